@@ -1,0 +1,204 @@
+//! Ids and names: UUID v4 formatting from injected random bytes, and `llmName`.
+//!
+//! The core never reads global randomness: callers hand in 16 random bytes
+//! (in WebAssembly from `crypto.getRandomValues`, in tests from a seeded source).
+
+/// A source of cryptographically random bytes, injected into the core.
+pub trait RandomSource {
+    /// Fills `buf` with random bytes. Errors leave the id unminted.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), RandomError>;
+}
+
+/// The random source failed (for instance, no `crypto` in this realm).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RandomError(pub String);
+
+impl std::fmt::Display for RandomError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "random source failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for RandomError {}
+
+/// Formats 16 random bytes as an RFC 4122 version 4 UUID (lowercase, hyphenated):
+/// the version nibble is forced to 4 and the variant bits to `10`.
+pub fn uuid_v4_from_bytes(mut bytes: [u8; 16]) -> String {
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let mut out = String::with_capacity(36);
+    for (i, byte) in bytes.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push('-');
+        }
+        out.push(hex_digit(byte >> 4));
+        out.push(hex_digit(byte & 0x0f));
+    }
+    out
+}
+
+fn hex_digit(nibble: u8) -> char {
+    char::from_digit(u32::from(nibble), 16).unwrap_or('0')
+}
+
+/// Mints a UUID v4 from the injected random source.
+pub fn new_id(rng: &mut dyn RandomSource) -> Result<String, RandomError> {
+    let mut bytes = [0u8; 16];
+    rng.fill(&mut bytes)?;
+    Ok(uuid_v4_from_bytes(bytes))
+}
+
+/// 32-bit FNV-1a over bytes.
+pub fn fnv1a_32(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5_u32, |hash, byte| {
+        (hash ^ u32::from(*byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// Longest llmName the protocol allows.
+pub const LLM_NAME_MAX: usize = 64;
+const LLM_NAME_PREFIX: usize = 55;
+
+/// The LLM-facing name of a tool: `.` becomes `__`; a result longer than 64
+/// characters keeps its first 55 characters, then `_` and the 8 lowercase hex
+/// digits of the FNV-1a hash of the full name's UTF-8 bytes.
+pub fn llm_name(name: &str) -> String {
+    let replaced = name.replace('.', "__");
+    if replaced.chars().count() <= LLM_NAME_MAX {
+        return replaced;
+    }
+    let mut out: String = replaced.chars().take(LLM_NAME_PREFIX).collect();
+    out.push('_');
+    out.push_str(&format!("{:08x}", fnv1a_32(name.as_bytes())));
+    out
+}
+
+/// Longest full tool name.
+pub const TOOL_NAME_MAX: usize = 128;
+
+/// A full tool name: `^[A-Za-z0-9_.-]{1,128}$`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=TOOL_NAME_MAX).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// An llmName: `^[a-zA-Z0-9_-]{1,64}$`.
+pub fn is_valid_llm_name(name: &str) -> bool {
+    (1..=LLM_NAME_MAX).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_sets_version_and_variant() {
+        assert_eq!(
+            uuid_v4_from_bytes([0xff; 16]),
+            "ffffffff-ffff-4fff-bfff-ffffffffffff"
+        );
+        assert_eq!(
+            uuid_v4_from_bytes([0; 16]),
+            "00000000-0000-4000-8000-000000000000"
+        );
+        let bytes = [
+            0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x0f, 0xed, 0xcb, 0xa9, 0x87, 0x65,
+            0x43, 0x21,
+        ];
+        assert_eq!(
+            uuid_v4_from_bytes(bytes),
+            "12345678-9abc-4ef0-8fed-cba987654321"
+        );
+    }
+
+    struct Fixed(u8);
+    impl RandomSource for Fixed {
+        fn fill(&mut self, buf: &mut [u8]) -> Result<(), RandomError> {
+            for b in buf.iter_mut() {
+                *b = self.0;
+                self.0 = self.0.wrapping_add(1);
+            }
+            Ok(())
+        }
+    }
+
+    struct Broken;
+    impl RandomSource for Broken {
+        fn fill(&mut self, _: &mut [u8]) -> Result<(), RandomError> {
+            Err(RandomError("no crypto".into()))
+        }
+    }
+
+    #[test]
+    fn new_id_uses_the_injected_source() {
+        let mut rng = Fixed(0);
+        assert_eq!(
+            new_id(&mut rng).ok().as_deref(),
+            Some("00010203-0405-4607-8809-0a0b0c0d0e0f")
+        );
+        assert_eq!(
+            new_id(&mut rng).ok().as_deref(),
+            Some("10111213-1415-4617-9819-1a1b1c1d1e1f")
+        );
+        assert!(new_id(&mut Broken).is_err());
+    }
+
+    #[test]
+    fn name_patterns() {
+        assert!(is_valid_tool_name("signup.fill"));
+        assert!(is_valid_tool_name("A-z_0.9"));
+        assert!(is_valid_tool_name(&"a".repeat(128)));
+        assert!(!is_valid_tool_name(&"a".repeat(129)));
+        assert!(!is_valid_tool_name(""));
+        assert!(!is_valid_tool_name("sign up"));
+        assert!(!is_valid_tool_name("naïve"));
+        assert!(!is_valid_tool_name("a/b"));
+        assert!(is_valid_llm_name("signup__fill"));
+        assert!(!is_valid_llm_name("signup.fill"));
+        assert!(!is_valid_llm_name(&"a".repeat(65)));
+        assert!(!is_valid_llm_name(""));
+        // Every llmName of a valid tool name is a valid llmName.
+        assert!(is_valid_llm_name(&llm_name(&"a.".repeat(64))));
+    }
+
+    #[test]
+    fn fnv1a_vectors() {
+        // Published FNV-1a 32-bit test vectors.
+        assert_eq!(fnv1a_32(b""), 0x811c9dc5);
+        assert_eq!(fnv1a_32(b"a"), 0xe40c292c);
+        assert_eq!(fnv1a_32(b"foobar"), 0xbf9cf968);
+    }
+
+    #[test]
+    fn llm_name_short_names() {
+        assert_eq!(llm_name("signup.fill"), "signup__fill");
+        assert_eq!(llm_name("a.b.c"), "a__b__c");
+        assert_eq!(llm_name("plain_name-1"), "plain_name-1");
+        let exactly_64 = "x".repeat(64);
+        assert_eq!(llm_name(&exactly_64), exactly_64);
+    }
+
+    #[test]
+    fn llm_name_long_names_are_truncated_and_hashed() {
+        let name = "y".repeat(65);
+        let expected = format!("{}_{:08x}", "y".repeat(55), fnv1a_32(name.as_bytes()));
+        assert_eq!(llm_name(&name), expected);
+        assert_eq!(llm_name(&name).len(), 64);
+        // The dots count after replacement: 32 dots become 64 chars + 1.
+        let dotted = format!("{}a", ".".repeat(32));
+        let got = llm_name(&dotted);
+        assert_eq!(got.len(), 64);
+        assert!(got.starts_with(&"_".repeat(55)));
+        assert!(got.ends_with(&format!("_{:08x}", fnv1a_32(dotted.as_bytes()))));
+        // Fixed vector, computed independently (Python).
+        assert_eq!(
+            llm_name("billing.invoices.line_items.adjustments.create_with_a_really_long_name"),
+            "billing__invoices__line_items__adjustments__create_with_14142769"
+        );
+    }
+}

@@ -1,0 +1,162 @@
+//! Every code of the spec, as enums that serialize to the exact strings.
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $text)] $variant),+
+        }
+
+        impl $name {
+            /// Every value, in the spec's order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The exact wire string.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            /// Parses the exact wire string.
+            pub fn parse(text: &str) -> Option<Self> {
+                match text { $($text => Some($name::$variant),)+ _ => None }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+string_enum! {
+    /// `code` of a `refused` result.
+    RefusedCode {
+        /// No such tool, or not visible (carries the current rev).
+        UnknownTool => "unknown_tool",
+        /// The call's rev is out of date and the tool is gone; or a form changed since confirmation.
+        Stale => "stale",
+        /// The caller's policy does not allow this tool.
+        NotAllowed => "not_allowed",
+        /// The tool's scope already has 32 pending calls.
+        Busy => "busy",
+        /// `undo(callId)` found no restorer.
+        UndoUnavailable => "undo_unavailable",
+        /// The confirmId expired, was already used, or was evicted.
+        ConfirmationExpired => "confirmation_expired",
+    }
+}
+
+impl RefusedCode {
+    /// Only these refusals carry the page's current `rev`.
+    pub fn carries_rev(self) -> bool {
+        matches!(self, RefusedCode::UnknownTool | RefusedCode::Stale)
+    }
+}
+
+string_enum! {
+    /// `by` of a `cancelled` result.
+    CancelledBy {
+        /// A human rejected.
+        Operator => "operator",
+        /// Aborted: cancel, or the abort grace period elapsed.
+        Signal => "signal",
+        /// Cancelled by policy.
+        Policy => "policy",
+    }
+}
+
+string_enum! {
+    /// Codes of page-side `error` events (thrown as `ToolmarkError` in dev mode).
+    ErrorEventCode {
+        DuplicateName => "duplicate_name",
+        InvalidName => "invalid_name",
+        InvalidScope => "invalid_scope",
+        MissingConfirmHandler => "missing_confirm_handler",
+        SchemaConversionFailed => "schema_conversion_failed",
+        ToolThrew => "tool_threw",
+        OutputInvalid => "output_invalid",
+        TransportFailed => "transport_failed",
+        ToolBudgetExceeded => "tool_budget_exceeded",
+        CtxConfirmUnavailable => "ctx_confirm_unavailable",
+        InvalidConfirmMode => "invalid_confirm_mode",
+        InvalidPolicy => "invalid_policy",
+        LateResult => "late_result",
+        InvalidMessage => "invalid_message",
+        ScopeDisposed => "scope_disposed",
+    }
+}
+
+string_enum! {
+    /// Codes of `ToolmarkError`s that are only thrown or rejected, never events.
+    ThrownErrorCode {
+        InvalidPath => "invalid_path",
+        FilesNotConfigured => "files_not_configured",
+    }
+}
+
+string_enum! {
+    /// Which way a message travels.
+    Direction {
+        /// Agent → page messages (`call`, `describe`, `cancel`): `validateMessage(v, 'toPage')`.
+        ToPage => "toPage",
+        /// Page → agent messages (`manifest`, `changed`, `result`, `confirmed`).
+        ToAgent => "toAgent",
+    }
+}
+
+/// The generic `error` result messages of the bridge (details go to events only).
+pub mod error_message {
+    pub const UNSUPPORTED_PROTOCOL: &str = "unsupported protocol";
+    pub const TOOL_FAILED: &str = "Tool failed";
+    pub const NOT_SERIALIZABLE: &str = "Result not serializable";
+}
+
+/// Fixed refusal messages of the spec.
+pub mod refused_message {
+    pub const CONFIRMATION_EXPIRED: &str = "The confirmation expired or was already used";
+    pub const FORM_CHANGED: &str = "Form changed since confirmation was requested";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_serialize_to_the_exact_strings() {
+        let refused: Vec<&str> = RefusedCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(
+            refused,
+            [
+                "unknown_tool",
+                "stale",
+                "not_allowed",
+                "busy",
+                "undo_unavailable",
+                "confirmation_expired"
+            ]
+        );
+        for code in RefusedCode::ALL {
+            let json = serde_json::to_string(code).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", code.as_str()));
+            assert_eq!(RefusedCode::parse(code.as_str()), Some(*code));
+        }
+        assert_eq!(ErrorEventCode::ALL.len(), 15);
+        for code in ErrorEventCode::ALL {
+            assert_eq!(
+                serde_json::to_value(code).ok(),
+                Some(serde_json::Value::String(code.as_str().into()))
+            );
+        }
+        assert_eq!(
+            serde_json::to_string(&CancelledBy::Operator).ok().as_deref(),
+            Some("\"operator\"")
+        );
+        assert_eq!(ThrownErrorCode::InvalidPath.as_str(), "invalid_path");
+        assert_eq!(RefusedCode::parse("Busy"), None);
+    }
+}

@@ -1,0 +1,320 @@
+//! Inbound parsing: text → bounded, parsed, validated message, in the order
+//! the spec gives. Every failure is a typed [`Rejection`], never a panic.
+//!
+//! 1. UTF-8 byte length of the text over `max_message_bytes` → [`Rejection::TooLarge`]
+//! 2. nesting deeper than [`MAX_DEPTH`], found by a scan without recursion → [`Rejection::TooDeep`]
+//! 3. not JSON → [`Rejection::Malformed`]
+//! 4. `protocol` other than 1 → [`Rejection::UnsupportedProtocol`] (keeps a string `id` and `clientId`)
+//! 5. a known `type` of the other direction → [`Rejection::WrongDirection`]
+//! 6. an unknown top-level property → [`Rejection::UnknownProperty`]
+//! 7. bad field types or ranges (also a missing or unknown `type`) → [`Rejection::Invalid`]
+//!
+//! Steps 1–3 are [`parse_json`]; the bridge then filters by `clientId`
+//! ([`peek_client_id`]) before steps 4–7 ([`check_agent_to_page`]).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::check::Checker;
+use super::codes::Direction;
+use super::message::{self, AgentToPage, PageToAgent};
+use super::result::Issue;
+
+/// Default `maxMessageBytes`: 1 MiB of UTF-8.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1_048_576;
+/// Deepest nesting of arrays and objects accepted; the top-level object is depth 1.
+pub const MAX_DEPTH: usize = 64;
+
+/// Why an inbound message was not accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rejection {
+    TooLarge { bytes: usize, limit: usize },
+    TooDeep { limit: usize },
+    Malformed { reason: String },
+    /// `protocol` is missing or not 1. `id` and `client_id` are kept when they
+    /// are strings, so the bridge can answer "unsupported protocol" (rule 4).
+    UnsupportedProtocol {
+        id: Option<String>,
+        client_id: Option<String>,
+    },
+    WrongDirection { message_type: String },
+    UnknownProperty { name: String },
+    Invalid { issues: Vec<Issue> },
+}
+
+impl Rejection {
+    /// The rejection as `{ path, message }` items (for `validateMessage`).
+    pub fn issues(&self) -> Vec<Issue> {
+        let issue = |path: &str, message: String| {
+            vec![Issue {
+                path: path.to_owned(),
+                message,
+            }]
+        };
+        match self {
+            Rejection::Invalid { issues } => issues.clone(),
+            Rejection::UnknownProperty { name } => {
+                issue(name, "must NOT have additional properties".into())
+            }
+            Rejection::UnsupportedProtocol { .. } => issue("protocol", "must be equal to 1".into()),
+            Rejection::WrongDirection { message_type } => issue(
+                "type",
+                format!("'{message_type}' does not travel in this direction"),
+            ),
+            other => issue("", other.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Rejection::TooLarge { bytes, limit } => {
+                write!(f, "message of {bytes} bytes exceeds maxMessageBytes {limit}")
+            }
+            Rejection::TooDeep { limit } => write!(f, "message nested deeper than {limit}"),
+            Rejection::Malformed { reason } => write!(f, "malformed JSON: {reason}"),
+            Rejection::UnsupportedProtocol { .. } => f.write_str("unsupported protocol"),
+            Rejection::WrongDirection { message_type } => {
+                write!(f, "message type '{message_type}' travels the other way")
+            }
+            Rejection::UnknownProperty { name } => write!(f, "unknown property '{name}'"),
+            Rejection::Invalid { issues } => {
+                f.write_str("invalid message:")?;
+                for issue in issues {
+                    let path = if issue.path.is_empty() { "(root)" } else { &issue.path };
+                    write!(f, " {path}: {};", issue.message)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Steps 1–3: size, depth, JSON.
+pub fn parse_json(text: &str, max_message_bytes: usize) -> Result<Value, Rejection> {
+    if text.len() > max_message_bytes {
+        return Err(Rejection::TooLarge {
+            bytes: text.len(),
+            limit: max_message_bytes,
+        });
+    }
+    if nesting_exceeds(text.as_bytes(), MAX_DEPTH) {
+        return Err(Rejection::TooDeep { limit: MAX_DEPTH });
+    }
+    parse_value(text)
+}
+
+/// Step 3 alone: JSON text to a value, with no size or depth limit of ours
+/// (serde_json still refuses nesting past 128).
+pub fn parse_value(text: &str) -> Result<Value, Rejection> {
+    let text = replace_lone_surrogate_escapes(text);
+    serde_json::from_str(&text).map_err(|error| Rejection::Malformed {
+        reason: error.to_string(),
+    })
+}
+
+/// True when arrays/objects nest deeper than `max` (strings are skipped).
+/// A flat scan: hostile input cannot grow the stack.
+pub fn nesting_exceeds(bytes: &[u8], max: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &byte in bytes {
+        if in_string {
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// JavaScript strings may hold unpaired surrogates, which `JSON.stringify`
+/// writes as `\udXXX` escapes and Rust strings cannot hold. Each becomes
+/// U+FFFD (one UTF-16 unit for one), so such a message is judged like any
+/// other string instead of failing as malformed.
+fn replace_lone_surrogate_escapes(text: &str) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    if !bytes.windows(3).any(|w| w.starts_with(b"\\u") && matches!(w.get(2), Some(b'd' | b'D'))) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut rest = text;
+    while let Some(ch) = rest.chars().next() {
+        if !in_string {
+            if ch == '"' {
+                in_string = true;
+            }
+            out.push(ch);
+            rest = rest.get(ch.len_utf8()..).unwrap_or("");
+            continue;
+        }
+        match ch {
+            '"' => {
+                in_string = false;
+                out.push(ch);
+                rest = rest.get(1..).unwrap_or("");
+            }
+            '\\' => {
+                if let Some(unit) = escape_unit(rest) {
+                    let next = rest.get(6..).unwrap_or("");
+                    if (0xD800..0xDC00).contains(&unit) {
+                        if escape_unit(next).is_some_and(|low| (0xDC00..0xE000).contains(&low)) {
+                            out.push_str(rest.get(..12).unwrap_or(""));
+                            rest = rest.get(12..).unwrap_or("");
+                        } else {
+                            out.push_str("\\ufffd");
+                            rest = next;
+                        }
+                    } else if (0xDC00..0xE000).contains(&unit) {
+                        out.push_str("\\ufffd");
+                        rest = next;
+                    } else {
+                        out.push_str(rest.get(..6).unwrap_or(""));
+                        rest = next;
+                    }
+                } else {
+                    // Any other escape: copy the backslash and the escaped char.
+                    let len = rest.chars().nth(1).map_or(1, |c| 1 + c.len_utf8());
+                    out.push_str(rest.get(..len).unwrap_or(rest));
+                    rest = rest.get(len..).unwrap_or("");
+                }
+            }
+            _ => {
+                out.push(ch);
+                rest = rest.get(ch.len_utf8()..).unwrap_or("");
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The UTF-16 unit of a `\uXXXX` escape at the start of `text`.
+fn escape_unit(text: &str) -> Option<u32> {
+    let hex = text.strip_prefix("\\u")?.get(..4)?;
+    if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(hex, 16).ok()
+}
+
+/// The message's `clientId` when it is a string (rule 8 filters on it before validating).
+pub fn peek_client_id(value: &Value) -> Option<&str> {
+    value.get("clientId")?.as_str()
+}
+
+enum Checked {
+    ToPage(AgentToPage),
+    ToAgent(PageToAgent),
+}
+
+fn check_message(value: &Value, direction: Direction) -> Result<Checked, Rejection> {
+    let mut c = Checker::default();
+    let Some(obj) = c.object(value, "") else {
+        return Err(Rejection::Invalid { issues: c.issues });
+    };
+    let protocol_ok = obj
+        .map
+        .get("protocol")
+        .and_then(Value::as_f64)
+        .is_some_and(|p| p == f64::from(super::PROTOCOL_VERSION));
+    if !protocol_ok {
+        let string = |key: &str| obj.map.get(key).and_then(Value::as_str).map(str::to_owned);
+        return Err(Rejection::UnsupportedProtocol {
+            id: string("id"),
+            client_id: string("clientId"),
+        });
+    }
+    let message_type = obj.map.get("type").and_then(Value::as_str).unwrap_or("");
+    let (ours, theirs): (&[&str], &[&str]) = match direction {
+        Direction::ToPage => (&["call", "describe", "cancel"], &["manifest", "changed", "result", "confirmed"]),
+        Direction::ToAgent => (&["manifest", "changed", "result", "confirmed"], &["call", "describe", "cancel"]),
+    };
+    if theirs.contains(&message_type) {
+        return Err(Rejection::WrongDirection {
+            message_type: message_type.to_owned(),
+        });
+    }
+    if !ours.contains(&message_type) {
+        let message = if obj.map.contains_key("type") {
+            "must be equal to one of the allowed values"
+        } else {
+            "must have required property 'type'"
+        };
+        c.fail("type", message);
+        return Err(Rejection::Invalid { issues: c.issues });
+    }
+    if let Some(name) = obj.first_unknown(message::known_keys(message_type)) {
+        return Err(Rejection::UnknownProperty {
+            name: name.to_owned(),
+        });
+    }
+    let checked = match direction {
+        Direction::ToPage => message::check_agent_to_page(&obj, message_type, &mut c).map(Checked::ToPage),
+        Direction::ToAgent => message::check_page_to_agent(&obj, message_type, &mut c).map(Checked::ToAgent),
+    };
+    match checked {
+        Some(checked) if c.issues.is_empty() => Ok(checked),
+        _ => {
+            if c.issues.is_empty() {
+                c.fail("", "invalid message");
+            }
+            Err(Rejection::Invalid { issues: c.issues })
+        }
+    }
+}
+
+/// Steps 4–7 for agent → page messages.
+pub fn check_agent_to_page(value: &Value) -> Result<AgentToPage, Rejection> {
+    match check_message(value, Direction::ToPage)? {
+        Checked::ToPage(message) => Ok(message),
+        Checked::ToAgent(_) => Err(Rejection::Malformed {
+            reason: "direction mix-up".into(),
+        }),
+    }
+}
+
+/// Steps 4–7 for page → agent messages.
+pub fn check_page_to_agent(value: &Value) -> Result<PageToAgent, Rejection> {
+    match check_message(value, Direction::ToAgent)? {
+        Checked::ToAgent(message) => Ok(message),
+        Checked::ToPage(_) => Err(Rejection::Malformed {
+            reason: "direction mix-up".into(),
+        }),
+    }
+}
+
+/// All steps for an agent → page message given as text.
+pub fn parse_agent_to_page(text: &str, max_message_bytes: usize) -> Result<AgentToPage, Rejection> {
+    check_agent_to_page(&parse_json(text, max_message_bytes)?)
+}
+
+/// All steps for a page → agent message given as text.
+pub fn parse_page_to_agent(text: &str, max_message_bytes: usize) -> Result<PageToAgent, Rejection> {
+    check_page_to_agent(&parse_json(text, max_message_bytes)?)
+}
+
+/// `validateMessage`: does `value` match the published schema of `direction`?
+pub fn validate(value: &Value, direction: Direction) -> Result<(), Vec<Issue>> {
+    check_message(value, direction)
+        .map(|_| ())
+        .map_err(|rejection| rejection.issues())
+}

@@ -1,0 +1,259 @@
+//! One Rust type per protocol message, in both directions.
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use super::check::{Checker, Obj};
+use super::manifest::ToolManifestSummary;
+use super::result::ToolResult;
+
+/// The `protocol` field: always the number 1.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProtocolV1;
+
+impl Serialize for ProtocolV1 {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u8(super::PROTOCOL_VERSION)
+    }
+}
+
+/// Page → agent: the tool list visible to caller `inapp`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    pub protocol: ProtocolV1,
+    pub client_id: String,
+    pub rev: u64,
+    pub tools: Vec<ToolManifestSummary>,
+}
+
+/// Page → agent: the registry changed (`onChange: 'changed'` mode).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Changed {
+    pub protocol: ProtocolV1,
+    pub client_id: String,
+    pub rev: u64,
+}
+
+/// Page → agent: the one answer to a `call` or `describe`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultMessage {
+    pub protocol: ProtocolV1,
+    pub client_id: String,
+    pub id: String,
+    pub result: ToolResult,
+}
+
+/// Page → agent: the final outcome of a deferred confirmation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Confirmed {
+    pub protocol: ProtocolV1,
+    pub client_id: String,
+    pub confirm_id: String,
+    pub result: ToolResult,
+}
+
+/// Agent → page: run a tool as caller `inapp`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Call {
+    pub protocol: ProtocolV1,
+    pub client_id: String,
+    pub id: String,
+    /// The manifest revision the agent saw, if it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rev: Option<u64>,
+    pub tool: String,
+    pub input: Value,
+}
+
+/// Agent → page: fetch a tool's full manifest entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Describe {
+    pub protocol: ProtocolV1,
+    pub client_id: String,
+    pub id: String,
+    pub tool: String,
+}
+
+/// Agent → page: abort the in-flight call `id` (never answered itself).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cancel {
+    pub protocol: ProtocolV1,
+    pub client_id: String,
+    pub id: String,
+}
+
+/// Every page → agent message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PageToAgent {
+    Manifest(Manifest),
+    Changed(Changed),
+    Result(ResultMessage),
+    Confirmed(Confirmed),
+}
+
+/// Every agent → page message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentToPage {
+    Call(Call),
+    Describe(Describe),
+    Cancel(Cancel),
+}
+
+impl PageToAgent {
+    pub fn client_id(&self) -> &str {
+        match self {
+            PageToAgent::Manifest(m) => &m.client_id,
+            PageToAgent::Changed(m) => &m.client_id,
+            PageToAgent::Result(m) => &m.client_id,
+            PageToAgent::Confirmed(m) => &m.client_id,
+        }
+    }
+
+    /// The message as JSON text.
+    pub fn to_json(&self) -> String {
+        // Serializing these types cannot fail: every map key is a string.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+impl AgentToPage {
+    pub fn client_id(&self) -> &str {
+        match self {
+            AgentToPage::Call(m) => &m.client_id,
+            AgentToPage::Describe(m) => &m.client_id,
+            AgentToPage::Cancel(m) => &m.client_id,
+        }
+    }
+
+    /// The message as JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// The top-level properties allowed for each message type.
+pub(crate) fn known_keys(message_type: &str) -> &'static [&'static str] {
+    match message_type {
+        "manifest" => &["protocol", "type", "clientId", "rev", "tools"],
+        "changed" => &["protocol", "type", "clientId", "rev"],
+        "result" => &["protocol", "type", "clientId", "id", "result"],
+        "confirmed" => &["protocol", "type", "clientId", "confirmId", "result"],
+        "call" => &["protocol", "type", "clientId", "id", "rev", "tool", "input"],
+        "describe" => &["protocol", "type", "clientId", "id", "tool"],
+        "cancel" => &["protocol", "type", "clientId", "id"],
+        _ => &[],
+    }
+}
+
+/// Checks the fields of an object already known to carry `protocol: 1`, a
+/// page → agent `type` and no unknown property.
+pub(crate) fn check_page_to_agent(
+    obj: &Obj<'_>,
+    message_type: &str,
+    c: &mut Checker,
+) -> Option<PageToAgent> {
+    let client_id = obj.string("clientId", true, c);
+    let message = match message_type {
+        "manifest" => {
+            let rev = obj.rev("rev", c);
+            let tools = obj.array("tools", c).map(|tools| {
+                tools
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, tool)| {
+                        ToolManifestSummary::check(tool, &format!("tools.{i}"), c)
+                    })
+                    .collect::<Vec<_>>()
+            });
+            PageToAgent::Manifest(Manifest {
+                protocol: ProtocolV1,
+                client_id: client_id?,
+                rev: rev?,
+                tools: tools?,
+            })
+        }
+        "changed" => {
+            let rev = obj.rev("rev", c);
+            PageToAgent::Changed(Changed {
+                protocol: ProtocolV1,
+                client_id: client_id?,
+                rev: rev?,
+            })
+        }
+        "result" => {
+            let id = obj.string("id", true, c);
+            let result = obj
+                .any("result", c)
+                .and_then(|r| ToolResult::check(r, "result", c));
+            PageToAgent::Result(ResultMessage {
+                protocol: ProtocolV1,
+                client_id: client_id?,
+                id: id?,
+                result: result?,
+            })
+        }
+        _ => {
+            let confirm_id = obj.string("confirmId", true, c);
+            let result = obj
+                .any("result", c)
+                .and_then(|r| ToolResult::check(r, "result", c));
+            PageToAgent::Confirmed(Confirmed {
+                protocol: ProtocolV1,
+                client_id: client_id?,
+                confirm_id: confirm_id?,
+                result: result?,
+            })
+        }
+    };
+    Some(message)
+}
+
+/// Checks the fields of an object already known to carry `protocol: 1`, an
+/// agent → page `type` and no unknown property.
+pub(crate) fn check_agent_to_page(
+    obj: &Obj<'_>,
+    message_type: &str,
+    c: &mut Checker,
+) -> Option<AgentToPage> {
+    let client_id = obj.string("clientId", true, c);
+    let id = obj.string("id", true, c);
+    let message = match message_type {
+        "call" => {
+            let rev = obj.opt_rev("rev", c);
+            let tool = obj.string("tool", true, c);
+            let input = obj.any("input", c);
+            AgentToPage::Call(Call {
+                protocol: ProtocolV1,
+                client_id: client_id?,
+                id: id?,
+                rev: rev.ok()?,
+                tool: tool?,
+                input: input?.clone(),
+            })
+        }
+        "describe" => {
+            let tool = obj.string("tool", true, c);
+            AgentToPage::Describe(Describe {
+                protocol: ProtocolV1,
+                client_id: client_id?,
+                id: id?,
+                tool: tool?,
+            })
+        }
+        _ => AgentToPage::Cancel(Cancel {
+            protocol: ProtocolV1,
+            client_id: client_id?,
+            id: id?,
+        }),
+    };
+    Some(message)
+}

@@ -1,0 +1,25 @@
+//! The protocol layer: message types, codes, inbound parsing and the
+//! published JSON Schemas of Toolmark bridge protocol v1.
+
+mod check;
+pub mod codes;
+pub mod inbound;
+pub mod manifest;
+pub mod message;
+pub mod result;
+pub mod schemas;
+
+/// `protocol: 1`.
+pub const PROTOCOL_VERSION: u8 = 1;
+
+pub use codes::{CancelledBy, Direction, ErrorEventCode, RefusedCode, ThrownErrorCode};
+pub use inbound::{
+    check_agent_to_page, check_page_to_agent, parse_agent_to_page, parse_json,
+    parse_page_to_agent, parse_value, peek_client_id, validate, Rejection, DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH,
+};
+pub use manifest::{Hints, ToolManifest, ToolManifestSummary, ToolMode};
+pub use message::{
+    AgentToPage, Call, Cancel, Changed, Confirmed, Describe, Manifest, PageToAgent, ProtocolV1,
+    ResultMessage,
+};
+pub use result::{FieldChange, Issue, ToolResult};
