@@ -22,4 +22,4 @@ pub mod protocol;
 pub mod schema;
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;

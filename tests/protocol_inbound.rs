@@ -37,7 +37,8 @@ fn a_valid_call_parses_into_its_type() {
 
 #[test]
 fn describe_and_cancel_parse() {
-    let describe = json!({"protocol": 1, "type": "describe", "clientId": "p", "id": "d", "tool": "x"});
+    let describe =
+        json!({"protocol": 1, "type": "describe", "clientId": "p", "id": "d", "tool": "x"});
     assert!(matches!(parse(&describe), Ok(AgentToPage::Describe(d)) if d.tool == "x"));
     let cancel = json!({"protocol": 1, "type": "cancel", "clientId": "p", "id": "d"});
     assert!(matches!(parse(&cancel), Ok(AgentToPage::Cancel(c)) if c.id == "d"));
@@ -49,7 +50,10 @@ fn size_is_checked_first_in_utf8_bytes() {
     assert!(parse_agent_to_page(&text, text.len()).is_ok());
     assert_eq!(
         parse_agent_to_page(&text, text.len() - 1),
-        Err(Rejection::TooLarge { bytes: text.len(), limit: text.len() - 1 })
+        Err(Rejection::TooLarge {
+            bytes: text.len(),
+            limit: text.len() - 1
+        })
     );
     // "é" is one UTF-16 unit but two UTF-8 bytes: the limit counts bytes.
     let mut wide = call();
@@ -67,7 +71,10 @@ fn size_is_checked_first_in_utf8_bytes() {
     ));
     // Default limit: 1 MiB.
     let big = format!("\"{}\"", "x".repeat(LIMIT));
-    assert!(matches!(parse_agent_to_page(&big, LIMIT), Err(Rejection::TooLarge { .. })));
+    assert!(matches!(
+        parse_agent_to_page(&big, LIMIT),
+        Err(Rejection::TooLarge { .. })
+    ));
 }
 
 #[test]
@@ -80,7 +87,10 @@ fn depth_64_is_accepted_and_65_is_not() {
     // Checked before parsing: unbalanced, malformed nesting is still "too deep",
     // and a megabyte of brackets does not recurse.
     let brackets = "[".repeat(LIMIT);
-    assert_eq!(parse_agent_to_page(&brackets, LIMIT), Err(Rejection::TooDeep { limit: 64 }));
+    assert_eq!(
+        parse_agent_to_page(&brackets, LIMIT),
+        Err(Rejection::TooDeep { limit: 64 })
+    );
     // Brackets inside strings do not count, nor do escaped quotes end a string.
     let in_string = format!("{{\"a\":\"\\\"{}\"}}", "[".repeat(200));
     assert!(matches!(
@@ -91,9 +101,21 @@ fn depth_64_is_accepted_and_65_is_not() {
 
 #[test]
 fn malformed_json_is_rejected() {
-    for text in ["", "{", "{\"a\":}", "nul", "{\"a\":1,}", "\"\\x\"", "1e400", "{'a':1}"] {
+    for text in [
+        "",
+        "{",
+        "{\"a\":}",
+        "nul",
+        "{\"a\":1,}",
+        "\"\\x\"",
+        "1e400",
+        "{'a':1}",
+    ] {
         assert!(
-            matches!(parse_agent_to_page(text, LIMIT), Err(Rejection::Malformed { .. })),
+            matches!(
+                parse_agent_to_page(text, LIMIT),
+                Err(Rejection::Malformed { .. })
+            ),
             "{text:?}"
         );
     }
@@ -114,31 +136,54 @@ fn other_protocols_keep_string_id_and_client_id() {
     v.as_object_mut().map(|o| o.remove("clientId"));
     assert_eq!(
         parse(&v),
-        Err(Rejection::UnsupportedProtocol { id: None, client_id: None })
+        Err(Rejection::UnsupportedProtocol {
+            id: None,
+            client_id: None
+        })
     );
     for protocol in [json!("1"), json!(null), json!(true), json!(1.5), json!(0)] {
         let mut v = call();
         v["protocol"] = protocol;
-        assert!(matches!(parse(&v), Err(Rejection::UnsupportedProtocol { .. })));
+        assert!(matches!(
+            parse(&v),
+            Err(Rejection::UnsupportedProtocol { .. })
+        ));
     }
     let mut missing = call();
     missing.as_object_mut().map(|o| o.remove("protocol"));
-    assert!(matches!(parse(&missing), Err(Rejection::UnsupportedProtocol { .. })));
+    assert!(matches!(
+        parse(&missing),
+        Err(Rejection::UnsupportedProtocol { .. })
+    ));
     // 1.0 is the number 1.
-    assert!(parse_agent_to_page(&call().to_string().replace("\"protocol\":1", "\"protocol\":1.0"), LIMIT).is_ok());
+    assert!(parse_agent_to_page(
+        &call()
+            .to_string()
+            .replace("\"protocol\":1", "\"protocol\":1.0"),
+        LIMIT
+    )
+    .is_ok());
 }
 
 #[test]
 fn protocol_is_checked_before_direction_and_properties() {
     let v = json!({"protocol": 2, "type": "result", "clientId": "p", "id": "i", "bogus": 1});
-    assert!(matches!(parse(&v), Err(Rejection::UnsupportedProtocol { .. })));
+    assert!(matches!(
+        parse(&v),
+        Err(Rejection::UnsupportedProtocol { .. })
+    ));
 }
 
 #[test]
 fn wrong_direction_is_its_own_rejection() {
     for t in ["manifest", "changed", "result", "confirmed"] {
         let v = json!({"protocol": 1, "type": t, "clientId": "p", "id": "i"});
-        assert_eq!(parse(&v), Err(Rejection::WrongDirection { message_type: t.into() }));
+        assert_eq!(
+            parse(&v),
+            Err(Rejection::WrongDirection {
+                message_type: t.into()
+            })
+        );
     }
     let v = json!({"protocol": 1, "type": "call", "clientId": "p", "id": "i", "tool": "t", "input": {}});
     assert!(matches!(
@@ -152,7 +197,12 @@ fn unknown_top_level_properties_are_rejected_before_field_types() {
     let mut v = call();
     v["extra"] = json!(1);
     v["id"] = json!(5);
-    assert_eq!(parse(&v), Err(Rejection::UnknownProperty { name: "extra".into() }));
+    assert_eq!(
+        parse(&v),
+        Err(Rejection::UnknownProperty {
+            name: "extra".into()
+        })
+    );
     // Unknown properties inside `input` are the tool's business.
     let mut v = call();
     v["input"] = json!({"anything": {"goes": [1, null]}});
@@ -199,7 +249,10 @@ fn field_types_and_ranges() {
     let mut v = call();
     v["id"] = json!(1);
     v["tool"] = json!(2);
-    assert_eq!(invalid_paths(&v), vec!["id".to_string(), "tool".to_string()]);
+    assert_eq!(
+        invalid_paths(&v),
+        vec!["id".to_string(), "tool".to_string()]
+    );
     assert_eq!(invalid_paths(&json!([1])), vec![String::new()]);
     assert_eq!(invalid_paths(&json!("call")), vec![String::new()]);
 }
@@ -207,27 +260,40 @@ fn field_types_and_ranges() {
 #[test]
 fn integer_revisions_follow_json_schema() {
     let text = call().to_string().replace("\"rev\":3", "\"rev\":7.0");
-    assert!(matches!(parse_agent_to_page(&text, LIMIT), Ok(AgentToPage::Call(c)) if c.rev == Some(7)));
+    assert!(
+        matches!(parse_agent_to_page(&text, LIMIT), Ok(AgentToPage::Call(c)) if c.rev == Some(7))
+    );
     let text = call().to_string().replace("\"rev\":3", "\"rev\":1e300");
-    assert!(matches!(parse_agent_to_page(&text, LIMIT), Ok(AgentToPage::Call(c)) if c.rev == Some(u64::MAX)));
+    assert!(
+        matches!(parse_agent_to_page(&text, LIMIT), Ok(AgentToPage::Call(c)) if c.rev == Some(u64::MAX))
+    );
     let text = call().to_string().replace("\"rev\":3", "\"rev\":-0");
     assert!(parse_agent_to_page(&text, LIMIT).is_ok());
     let text = call().to_string().replace("\"rev\":3", "\"rev\":-1e300");
-    assert!(matches!(parse_agent_to_page(&text, LIMIT), Err(Rejection::Invalid { .. })));
-    let text = call().to_string().replace("\"rev\":3", "\"rev\":18446744073709551616");
+    assert!(matches!(
+        parse_agent_to_page(&text, LIMIT),
+        Err(Rejection::Invalid { .. })
+    ));
+    let text = call()
+        .to_string()
+        .replace("\"rev\":3", "\"rev\":18446744073709551616");
     assert!(parse_agent_to_page(&text, LIMIT).is_ok());
 }
 
 #[test]
 fn lone_surrogates_become_replacement_characters() {
-    let text = call().to_string().replace("call-1", "a\\ud800b\\udc00c\\ud83d\\ude00");
+    let text = call()
+        .to_string()
+        .replace("call-1", "a\\ud800b\\udc00c\\ud83d\\ude00");
     let Ok(AgentToPage::Call(c)) = parse_agent_to_page(&text, LIMIT) else {
         panic!("lone surrogates should not make the message malformed")
     };
     assert_eq!(c.id, "a\u{fffd}b\u{fffd}c\u{1f600}");
     // An escaped backslash before "ud800" is not an escape.
     let text = call().to_string().replace("call-1", "\\\\ud800");
-    assert!(matches!(parse_agent_to_page(&text, LIMIT), Ok(AgentToPage::Call(c)) if c.id == "\\ud800"));
+    assert!(
+        matches!(parse_agent_to_page(&text, LIMIT), Ok(AgentToPage::Call(c)) if c.id == "\\ud800")
+    );
 }
 
 #[test]
@@ -252,7 +318,9 @@ fn page_to_agent_messages_round_trip() {
     ];
     for value in messages {
         let parsed = parse_page_to_agent(&value.to_string(), LIMIT);
-        let Ok(parsed) = parsed else { panic!("{value} should parse: {parsed:?}") };
+        let Ok(parsed) = parsed else {
+            panic!("{value} should parse: {parsed:?}")
+        };
         let back: Value = serde_json::from_str(&parsed.to_json()).unwrap_or_default();
         assert_eq!(back, value);
         assert_eq!(parsed.client_id(), "p");
@@ -267,11 +335,17 @@ fn validate_reports_issues_with_paths() {
                      "tools": [{"name": "ok", "llmName": "ok", "description": "d", "hints": {"readOnly": 1}}]});
     assert_eq!(
         validate(&bad, Direction::ToAgent),
-        Err(vec![Issue { path: "tools.0.hints.readOnly".into(), message: "must be boolean".into() }])
+        Err(vec![Issue {
+            path: "tools.0.hints.readOnly".into(),
+            message: "must be boolean".into()
+        }])
     );
     let other_protocol = json!({"protocol": 2});
     assert_eq!(
         validate(&other_protocol, Direction::ToPage),
-        Err(vec![Issue { path: "protocol".into(), message: "must be equal to 1".into() }])
+        Err(vec![Issue {
+            path: "protocol".into(),
+            message: "must be equal to 1".into()
+        }])
     );
 }

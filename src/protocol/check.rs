@@ -111,11 +111,7 @@ impl<'a> Obj<'a> {
     }
 
     /// `type: string`, optional.
-    pub(crate) fn opt_string(
-        &self,
-        key: &str,
-        c: &mut Checker,
-    ) -> Result<Option<String>, ()> {
+    pub(crate) fn opt_string(&self, key: &str, c: &mut Checker) -> Result<Option<String>, ()> {
         match self.map.get(key) {
             None => Ok(None),
             Some(value) => self.check_string(key, value, false, c).map(Some).ok_or(()),
@@ -183,7 +179,11 @@ impl<'a> Obj<'a> {
     }
 
     /// `type: array`, optional.
-    pub(crate) fn opt_array(&self, key: &str, c: &mut Checker) -> Result<Option<&'a Vec<Value>>, ()> {
+    pub(crate) fn opt_array(
+        &self,
+        key: &str,
+        c: &mut Checker,
+    ) -> Result<Option<&'a Vec<Value>>, ()> {
         match self.map.get(key) {
             None => Ok(None),
             Some(value) => self.check_array(key, value, c).map(Some).ok_or(()),

@@ -153,7 +153,9 @@ mod tests {
             );
         }
         assert_eq!(
-            serde_json::to_string(&CancelledBy::Operator).ok().as_deref(),
+            serde_json::to_string(&CancelledBy::Operator)
+                .ok()
+                .as_deref(),
             Some("\"operator\"")
         );
         assert_eq!(ThrownErrorCode::InvalidPath.as_str(), "invalid_path");

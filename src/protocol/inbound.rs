@@ -29,18 +29,31 @@ pub const MAX_DEPTH: usize = 64;
 /// Why an inbound message was not accepted.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Rejection {
-    TooLarge { bytes: usize, limit: usize },
-    TooDeep { limit: usize },
-    Malformed { reason: String },
+    TooLarge {
+        bytes: usize,
+        limit: usize,
+    },
+    TooDeep {
+        limit: usize,
+    },
+    Malformed {
+        reason: String,
+    },
     /// `protocol` is missing or not 1. `id` and `client_id` are kept when they
     /// are strings, so the bridge can answer "unsupported protocol" (rule 4).
     UnsupportedProtocol {
         id: Option<String>,
         client_id: Option<String>,
     },
-    WrongDirection { message_type: String },
-    UnknownProperty { name: String },
-    Invalid { issues: Vec<Issue> },
+    WrongDirection {
+        message_type: String,
+    },
+    UnknownProperty {
+        name: String,
+    },
+    Invalid {
+        issues: Vec<Issue>,
+    },
 }
 
 impl Rejection {
@@ -71,7 +84,10 @@ impl std::fmt::Display for Rejection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Rejection::TooLarge { bytes, limit } => {
-                write!(f, "message of {bytes} bytes exceeds maxMessageBytes {limit}")
+                write!(
+                    f,
+                    "message of {bytes} bytes exceeds maxMessageBytes {limit}"
+                )
             }
             Rejection::TooDeep { limit } => write!(f, "message nested deeper than {limit}"),
             Rejection::Malformed { reason } => write!(f, "malformed JSON: {reason}"),
@@ -83,7 +99,11 @@ impl std::fmt::Display for Rejection {
             Rejection::Invalid { issues } => {
                 f.write_str("invalid message:")?;
                 for issue in issues {
-                    let path = if issue.path.is_empty() { "(root)" } else { &issue.path };
+                    let path = if issue.path.is_empty() {
+                        "(root)"
+                    } else {
+                        &issue.path
+                    };
                     write!(f, " {path}: {};", issue.message)?;
                 }
                 Ok(())
@@ -152,7 +172,10 @@ pub fn nesting_exceeds(bytes: &[u8], max: usize) -> bool {
 /// other string instead of failing as malformed.
 fn replace_lone_surrogate_escapes(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
-    if !bytes.windows(3).any(|w| w.starts_with(b"\\u") && matches!(w.get(2), Some(b'd' | b'D'))) {
+    if !bytes
+        .windows(3)
+        .any(|w| w.starts_with(b"\\u") && matches!(w.get(2), Some(b'd' | b'D')))
+    {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -245,8 +268,14 @@ fn check_message(value: &Value, direction: Direction) -> Result<Checked, Rejecti
     }
     let message_type = obj.map.get("type").and_then(Value::as_str).unwrap_or("");
     let (ours, theirs): (&[&str], &[&str]) = match direction {
-        Direction::ToPage => (&["call", "describe", "cancel"], &["manifest", "changed", "result", "confirmed"]),
-        Direction::ToAgent => (&["manifest", "changed", "result", "confirmed"], &["call", "describe", "cancel"]),
+        Direction::ToPage => (
+            &["call", "describe", "cancel"],
+            &["manifest", "changed", "result", "confirmed"],
+        ),
+        Direction::ToAgent => (
+            &["manifest", "changed", "result", "confirmed"],
+            &["call", "describe", "cancel"],
+        ),
     };
     if theirs.contains(&message_type) {
         return Err(Rejection::WrongDirection {
@@ -268,8 +297,12 @@ fn check_message(value: &Value, direction: Direction) -> Result<Checked, Rejecti
         });
     }
     let checked = match direction {
-        Direction::ToPage => message::check_agent_to_page(&obj, message_type, &mut c).map(Checked::ToPage),
-        Direction::ToAgent => message::check_page_to_agent(&obj, message_type, &mut c).map(Checked::ToAgent),
+        Direction::ToPage => {
+            message::check_agent_to_page(&obj, message_type, &mut c).map(Checked::ToPage)
+        }
+        Direction::ToAgent => {
+            message::check_page_to_agent(&obj, message_type, &mut c).map(Checked::ToAgent)
+        }
     };
     match checked {
         Some(checked) if c.issues.is_empty() => Ok(checked),

@@ -58,7 +58,12 @@ pub struct ToolManifest {
 }
 
 const SUMMARY_KEYS: &[&str] = &["name", "llmName", "title", "description", "hints", "mode"];
-const HINT_KEYS: &[&str] = &["readOnly", "consequential", "destructive", "untrustedContent"];
+const HINT_KEYS: &[&str] = &[
+    "readOnly",
+    "consequential",
+    "destructive",
+    "untrustedContent",
+];
 
 fn extra_of(obj: &Obj<'_>, known: &[&str]) -> Map<String, Value> {
     obj.map
@@ -166,7 +171,13 @@ mod tests {
         let paths: Vec<&str> = c.issues.iter().map(|i| i.path.as_str()).collect();
         assert_eq!(
             paths,
-            ["t.name", "t.llmName", "t.description", "t.hints.readOnly", "t.mode"]
+            [
+                "t.name",
+                "t.llmName",
+                "t.description",
+                "t.hints.readOnly",
+                "t.mode"
+            ]
         );
     }
 
@@ -187,8 +198,10 @@ mod tests {
         };
         assert_eq!(
             serde_json::to_value(&entry).ok(),
-            Some(json!({"name": "a", "llmName": "a", "description": "d", "hints": {},
-                        "inputSchema": {"type": "object"}}))
+            Some(
+                json!({"name": "a", "llmName": "a", "description": "d", "hints": {},
+                        "inputSchema": {"type": "object"}})
+            )
         );
     }
 }

@@ -172,10 +172,7 @@ fn check_refused(obj: &Obj<'_>, c: &mut Checker) -> Option<ToolResult> {
         return None;
     }
     if rev.is_none() && code.carries_rev() {
-        c.fail(
-            &obj.path_of("rev"),
-            "must have required property 'rev'",
-        );
+        c.fail(&obj.path_of("rev"), "must have required property 'rev'");
         return None;
     }
     Some(ToolResult::Refused {

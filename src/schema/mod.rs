@@ -1,1 +1,275 @@
-//! JSON Schema draft 2020-12 validation for tool inputs (in progress).
+//! JSON Schema draft 2020-12 validation for tool inputs.
+//!
+//! A tool's `inputSchema` is compiled once with [`CompiledSchema::compile`]
+//! (all `$id` base URIs, `$anchor`s, `$dynamicAnchor`s and JSON-pointer
+//! references are resolved to node indexes up front), then every call's input
+//! is checked with [`CompiledSchema::validate`], which returns the failures
+//! as [`SchemaIssue`]s with dotted instance paths (`""`, `email`,
+//! `items.0.name`).
+//!
+//! Coverage: the whole 2020-12 vocabulary (core, applicator, unevaluated,
+//! validation; `format` and `content*` as annotations only) except remote
+//! references: a `$ref` whose target is not inside the schema document is a
+//! [`SchemaError::RemoteRef`] at compile time.
+//!
+//! Regular expressions (`pattern`, `patternProperties`) are evaluated by an
+//! injected [`PatternMatcher`], so that WebAssembly builds can use the
+//! browser's ECMA-262 `RegExp` instead of shipping a regex engine.
+//!
+//! This code runs inside the page's WebAssembly bridge and must never panic:
+//! no `unwrap`, no indexing, bounded recursion: nested schema evaluations are
+//! limited to [`MAX_EVAL_DEPTH`] and total work to [`MAX_EVAL_STEPS`];
+//! schema compilation uses explicit work lists (no recursion) and rejects
+//! schemas nested deeper than [`MAX_SCHEMA_DEPTH`]; value comparisons
+//! (`const`, `enum`, `uniqueItems`) stop at 512 levels.
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable,
+    clippy::todo,
+    clippy::unimplemented,
+    clippy::indexing_slicing,
+    clippy::string_slice
+)]
+
+mod compile;
+mod eval;
+mod num;
+mod uri;
+
+#[cfg(test)]
+mod tests;
+
+use serde_json::{Number, Value};
+use std::collections::HashMap;
+use std::fmt;
+
+/// Maximum number of nested (object) schema evaluations, e.g. through
+/// `properties` → `$ref` → `properties` → ... . Deeper evaluation stops with
+/// an issue instead of overflowing the stack; a cyclic `{"$ref": "#"}` ends
+/// here.
+pub const MAX_EVAL_DEPTH: usize = 256;
+
+/// Maximum JSON nesting of a subschema inside the schema document
+/// (`/properties/a/items` is 3 levels). Deeper schemas are a
+/// [`SchemaError::TooDeep`].
+pub const MAX_SCHEMA_DEPTH: usize = 512;
+
+/// Maximum number of schema evaluations in one `validate` / `is_valid` call.
+/// Guards against exponential schemas (nested `anyOf` of refs...) hanging
+/// the page; exceeded, validation stops with an issue.
+pub const MAX_EVAL_STEPS: usize = 1_000_000;
+
+/// An ECMA-262 regex matcher, injected: in WebAssembly it is JS `RegExp` with
+/// the `u` flag; natively tests use the `regex` crate.
+pub trait PatternMatcher {
+    /// Ok(true) when `text` matches `pattern` (unanchored search, like
+    /// RegExp.prototype.test). Err(message) when the pattern is not a valid regex.
+    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String>;
+}
+
+/// One validation failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaIssue {
+    /// Dotted instance path: `""` for the root, `email`, `items.0.name`.
+    pub path: String,
+    /// Short English message, e.g. `must be string`.
+    pub message: String,
+}
+
+/// Why a schema could not be compiled. `location` fields are JSON Pointers
+/// into the schema document written as URI fragments (`#`, `#/properties/a`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// A schema (root or subschema) is neither an object nor a boolean.
+    NotASchema { location: String },
+    /// A keyword has a value of the wrong type or range.
+    InvalidKeyword {
+        location: String,
+        keyword: String,
+        reason: String,
+    },
+    /// A `$ref` / `$dynamicRef` points outside the schema document (e.g. the
+    /// draft 2020-12 metaschema); remote references are not supported.
+    RemoteRef {
+        location: String,
+        reference: String,
+        uri: String,
+    },
+    /// A `$ref` / `$dynamicRef` names a document that exists but a fragment
+    /// (JSON pointer or anchor) that does not.
+    UnresolvedRef {
+        location: String,
+        reference: String,
+        reason: String,
+    },
+    /// Two schemas declare the same `$id`.
+    DuplicateId { location: String, uri: String },
+    /// Two schemas in one resource declare the same `$anchor` / `$dynamicAnchor`.
+    DuplicateAnchor { location: String, anchor: String },
+    /// Subschemas are nested deeper than [`MAX_SCHEMA_DEPTH`] JSON levels.
+    TooDeep { location: String },
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchemaError::NotASchema { location } => {
+                write!(f, "schema at {location} must be an object or a boolean")
+            }
+            SchemaError::InvalidKeyword {
+                location,
+                keyword,
+                reason,
+            } => write!(f, "invalid \"{keyword}\" at {location}: {reason}"),
+            SchemaError::RemoteRef {
+                location,
+                reference,
+                uri,
+            } => write!(
+                f,
+                "unsupported remote reference \"{reference}\" at {location} (resolves to {uri}, \
+                 which is not inside the schema document)"
+            ),
+            SchemaError::UnresolvedRef {
+                location,
+                reference,
+                reason,
+            } => write!(
+                f,
+                "cannot resolve reference \"{reference}\" at {location}: {reason}"
+            ),
+            SchemaError::DuplicateId { location, uri } => {
+                write!(f, "duplicate $id \"{uri}\" at {location}")
+            }
+            SchemaError::DuplicateAnchor { location, anchor } => {
+                write!(f, "duplicate anchor \"{anchor}\" at {location}")
+            }
+            SchemaError::TooDeep { location } => write!(
+                f,
+                "schema at {location} is nested deeper than {MAX_SCHEMA_DEPTH} levels"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+/// A schema compiled for repeated validation. Immutable; cheap to share.
+#[derive(Debug, Clone)]
+pub struct CompiledSchema {
+    nodes: Vec<Node>,
+    /// Per schema resource: its `$dynamicAnchor` names → node index.
+    dynamic_anchors: Vec<HashMap<String, usize>>,
+    root: usize,
+}
+
+impl CompiledSchema {
+    /// Compile a draft 2020-12 schema (an object or a boolean).
+    pub fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
+        compile::compile(schema)
+    }
+
+    /// Validate `instance`; an empty result means valid. Issues come in a
+    /// deterministic order (keyword order, then instance order).
+    pub fn validate(&self, instance: &Value, matcher: &dyn PatternMatcher) -> Vec<SchemaIssue> {
+        eval::validate(self, instance, matcher)
+    }
+
+    /// `validate(..).is_empty()`, but stops at the first failure and does not
+    /// build messages.
+    pub fn is_valid(&self, instance: &Value, matcher: &dyn PatternMatcher) -> bool {
+        eval::is_valid(self, instance, matcher)
+    }
+}
+
+/// A compiled schema: `true`, `false`, or an object's keywords.
+#[derive(Debug, Clone)]
+enum Node {
+    Bool(bool),
+    Obj(ObjNode),
+}
+
+#[derive(Debug, Clone)]
+struct ObjNode {
+    /// Schema resource (`$id` scope) this schema belongs to; index into
+    /// `CompiledSchema::dynamic_anchors`.
+    resource: usize,
+    /// Has `unevaluatedItems` / `unevaluatedProperties`: collects annotations.
+    has_unevaluated: bool,
+    /// Keywords in evaluation order (`unevaluated*` last).
+    keywords: Vec<Keyword>,
+}
+
+/// JSON type bits for the `type` keyword.
+mod types {
+    pub(super) const NULL: u8 = 1;
+    pub(super) const BOOLEAN: u8 = 2;
+    pub(super) const OBJECT: u8 = 4;
+    pub(super) const ARRAY: u8 = 8;
+    pub(super) const NUMBER: u8 = 16;
+    pub(super) const STRING: u8 = 32;
+    pub(super) const INTEGER: u8 = 64;
+}
+
+#[derive(Debug, Clone)]
+enum Keyword {
+    Ref(usize),
+    DynamicRef {
+        target: usize,
+        /// Set when the static target carries a matching `$dynamicAnchor`:
+        /// then the outermost resource in the dynamic scope with that
+        /// anchor wins.
+        anchor: Option<String>,
+    },
+    Type {
+        mask: u8,
+        names: String,
+    },
+    Const(Value),
+    Enum(Vec<Value>),
+    MultipleOf(Number),
+    Maximum(Number),
+    ExclusiveMaximum(Number),
+    Minimum(Number),
+    ExclusiveMinimum(Number),
+    MaxLength(u64),
+    MinLength(u64),
+    Pattern(String),
+    MaxItems(u64),
+    MinItems(u64),
+    UniqueItems,
+    Items {
+        prefix: Vec<usize>,
+        rest: Option<usize>,
+    },
+    Contains {
+        schema: usize,
+        min: u64,
+        max: Option<u64>,
+    },
+    MaxProperties(u64),
+    MinProperties(u64),
+    Required(Vec<String>),
+    DependentRequired(Vec<(String, Vec<String>)>),
+    Properties {
+        properties: HashMap<String, usize>,
+        patterns: Vec<(String, usize)>,
+        additional: Option<usize>,
+    },
+    PropertyNames(usize),
+    DependentSchemas(Vec<(String, usize)>),
+    AllOf(Vec<usize>),
+    AnyOf(Vec<usize>),
+    OneOf(Vec<usize>),
+    Not(usize),
+    If {
+        condition: usize,
+        then: Option<usize>,
+        otherwise: Option<usize>,
+    },
+    UnevaluatedItems(usize),
+    UnevaluatedProperties(usize),
+}

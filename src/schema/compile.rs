@@ -1,0 +1,695 @@
+//! Schema compilation: resource / anchor discovery, reference resolution and
+//! keyword parsing into [`Node`]s.
+//!
+//! Nothing here recurses on the schema's shape: the scan for `$id` /
+//! `$anchor` / `$dynamicAnchor` uses an explicit stack and subschemas are
+//! compiled from a work list, so arbitrarily deep or cyclic schemas cannot
+//! overflow the stack.
+
+use super::uri::{self, DEFAULT_BASE};
+use super::{types, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH};
+use serde_json::{Map, Number, Value};
+use std::collections::HashMap;
+
+/// A schema resource: a document root or a subschema with `$id`.
+struct Resource {
+    /// Absolute URI without fragment.
+    uri: String,
+    /// JSON pointer of the resource's root in the document.
+    pointer: String,
+    /// `$anchor` / `$dynamicAnchor` name → (pointer, is dynamic).
+    anchors: HashMap<String, (String, bool)>,
+    /// `$dynamicAnchor` name → node index.
+    dynamic: HashMap<String, usize>,
+}
+
+struct Compiler<'a> {
+    root: &'a Value,
+    resources: Vec<Resource>,
+    by_uri: HashMap<String, usize>,
+    /// Scanned schema location (pointer) → resource index.
+    resource_at: HashMap<String, usize>,
+    nodes: Vec<Node>,
+    node_at: HashMap<String, usize>,
+    /// Reserved nodes still to compile: (node index, pointer).
+    work: Vec<(usize, String)>,
+}
+
+/// A pointer as a URI fragment, for error messages.
+fn loc(pointer: &str) -> String {
+    format!("#{pointer}")
+}
+
+fn child_pointer(parent: &str, token: &str) -> String {
+    format!("{parent}/{}", uri::escape_token(token))
+}
+
+fn invalid(pointer: &str, keyword: &str, reason: &str) -> SchemaError {
+    SchemaError::InvalidKeyword {
+        location: loc(pointer),
+        keyword: keyword.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+/// Keywords whose value is a single subschema.
+const SINGLE: [&str; 10] = [
+    "additionalProperties",
+    "propertyNames",
+    "items",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+];
+/// Keywords whose value is an array of subschemas.
+const ARRAYS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
+/// Keywords whose value is an object of subschemas.
+const MAPS: [&str; 5] = [
+    "$defs",
+    "definitions",
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+];
+
+pub(super) fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
+    let mut c = Compiler {
+        root: schema,
+        resources: vec![Resource {
+            uri: DEFAULT_BASE.to_string(),
+            pointer: String::new(),
+            anchors: HashMap::new(),
+            dynamic: HashMap::new(),
+        }],
+        by_uri: HashMap::from([(DEFAULT_BASE.to_string(), 0usize)]),
+        resource_at: HashMap::new(),
+        nodes: Vec::new(),
+        node_at: HashMap::new(),
+        work: Vec::new(),
+    };
+    c.scan(schema, String::new(), 0)?;
+    let root = c.reserve("")?;
+    while let Some((idx, pointer)) = c.work.pop() {
+        let node = c.compile_node(&pointer)?;
+        if let Some(slot) = c.nodes.get_mut(idx) {
+            *slot = node;
+        }
+    }
+    Ok(CompiledSchema {
+        nodes: c.nodes,
+        dynamic_anchors: c.resources.into_iter().map(|r| r.dynamic).collect(),
+        root,
+    })
+}
+
+impl<'a> Compiler<'a> {
+    fn lookup(&self, pointer: &str) -> Option<&'a Value> {
+        let mut v = self.root;
+        for token in uri::pointer_tokens(pointer)? {
+            v = match v {
+                Value::Object(m) => m.get(&token)?,
+                Value::Array(a) => a.get(uri::array_index(&token)?)?,
+                _ => return None,
+            };
+        }
+        Some(v)
+    }
+
+    /// Node index for the schema at `pointer`, compiled later from the work list.
+    fn reserve(&mut self, pointer: &str) -> Result<usize, SchemaError> {
+        if let Some(&idx) = self.node_at.get(pointer) {
+            return Ok(idx);
+        }
+        // A subschema the scan did not visit (reached through a JSON pointer
+        // into an unknown keyword): register its identifiers now.
+        if !self.resource_at.contains_key(pointer) {
+            let parent = self.nearest_scanned_resource(pointer);
+            if let Some(v) = self.lookup(pointer) {
+                self.scan(v, pointer.to_string(), parent)?;
+            }
+        }
+        let idx = self.nodes.len();
+        self.nodes.push(Node::Bool(false));
+        self.node_at.insert(pointer.to_string(), idx);
+        self.work.push((idx, pointer.to_string()));
+        Ok(idx)
+    }
+
+    fn nearest_scanned_resource(&self, pointer: &str) -> usize {
+        let mut p = pointer;
+        loop {
+            if let Some(&r) = self.resource_at.get(p) {
+                return r;
+            }
+            match p.rfind('/') {
+                Some(i) => p = p.get(..i).unwrap_or(""),
+                None => return 0,
+            }
+        }
+    }
+
+    fn resource_uri(&self, res: usize) -> &str {
+        self.resources
+            .get(res)
+            .map_or(DEFAULT_BASE, |r| r.uri.as_str())
+    }
+
+    /// Register `$id`s and anchors of the schema at `start` and all its
+    /// subschemas (known applicator keywords only).
+    fn scan(
+        &mut self,
+        start: &'a Value,
+        pointer: String,
+        parent: usize,
+    ) -> Result<(), SchemaError> {
+        let mut stack: Vec<(&'a Value, String, usize)> = vec![(start, pointer, parent)];
+        while let Some((value, pointer, parent)) = stack.pop() {
+            if self.resource_at.contains_key(&pointer) {
+                continue;
+            }
+            if pointer.matches('/').count() > MAX_SCHEMA_DEPTH {
+                return Err(SchemaError::TooDeep {
+                    location: loc(&pointer),
+                });
+            }
+            let Value::Object(map) = value else {
+                self.resource_at.insert(pointer, parent);
+                continue;
+            };
+            let mut res = parent;
+            if let Some(id) = map.get("$id") {
+                let Value::String(id) = id else {
+                    return Err(invalid(&pointer, "$id", "must be a string"));
+                };
+                let resolved = uri::resolve(self.resource_uri(parent), id);
+                let (doc, fragment) = uri::split_fragment(&resolved);
+                if fragment.is_some_and(|f| !f.is_empty()) {
+                    return Err(invalid(
+                        &pointer,
+                        "$id",
+                        "must not contain a non-empty fragment",
+                    ));
+                }
+                if let Some(&existing) = self.by_uri.get(doc) {
+                    let same = self
+                        .resources
+                        .get(existing)
+                        .is_some_and(|r| r.pointer == pointer);
+                    if !same {
+                        return Err(SchemaError::DuplicateId {
+                            location: loc(&pointer),
+                            uri: doc.to_string(),
+                        });
+                    }
+                    res = existing;
+                } else {
+                    res = self.resources.len();
+                    self.resources.push(Resource {
+                        uri: doc.to_string(),
+                        pointer: pointer.clone(),
+                        anchors: HashMap::new(),
+                        dynamic: HashMap::new(),
+                    });
+                    self.by_uri.insert(doc.to_string(), res);
+                }
+            }
+            self.resource_at.insert(pointer.clone(), res);
+            for (keyword, dynamic) in [("$anchor", false), ("$dynamicAnchor", true)] {
+                let Some(anchor) = map.get(keyword) else {
+                    continue;
+                };
+                let Value::String(name) = anchor else {
+                    return Err(invalid(&pointer, keyword, "must be a string"));
+                };
+                self.add_anchor(res, name, &pointer, dynamic)?;
+            }
+            for keyword in SINGLE {
+                if let Some(sub) = map.get(keyword) {
+                    stack.push((sub, child_pointer(&pointer, keyword), res));
+                }
+            }
+            for keyword in ARRAYS {
+                if let Some(Value::Array(subs)) = map.get(keyword) {
+                    let base = child_pointer(&pointer, keyword);
+                    for (i, sub) in subs.iter().enumerate() {
+                        stack.push((sub, format!("{base}/{i}"), res));
+                    }
+                }
+            }
+            for keyword in MAPS {
+                if let Some(Value::Object(subs)) = map.get(keyword) {
+                    let base = child_pointer(&pointer, keyword);
+                    for (name, sub) in subs {
+                        stack.push((sub, child_pointer(&base, name), res));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn add_anchor(
+        &mut self,
+        res: usize,
+        name: &str,
+        pointer: &str,
+        dynamic: bool,
+    ) -> Result<(), SchemaError> {
+        let existing = self
+            .resources
+            .get(res)
+            .and_then(|r| r.anchors.get(name))
+            .cloned();
+        match existing {
+            Some((p, _)) if p != pointer => {
+                return Err(SchemaError::DuplicateAnchor {
+                    location: loc(pointer),
+                    anchor: name.to_string(),
+                });
+            }
+            Some((_, was_dynamic)) if was_dynamic || !dynamic => return Ok(()),
+            _ => {}
+        }
+        let node = if dynamic {
+            Some(self.reserve(pointer)?)
+        } else {
+            None
+        };
+        if let Some(r) = self.resources.get_mut(res) {
+            r.anchors
+                .insert(name.to_string(), (pointer.to_string(), dynamic));
+            if let Some(node) = node {
+                r.dynamic.insert(name.to_string(), node);
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolve a reference made from resource `res`. Returns the target's
+    /// pointer and, for plain-name fragments, whether that anchor is a
+    /// `$dynamicAnchor` (with its name).
+    fn resolve_ref(
+        &self,
+        reference: &str,
+        res: usize,
+        pointer: &str,
+    ) -> Result<(String, Option<String>), SchemaError> {
+        let resolved = uri::resolve(self.resource_uri(res), reference);
+        let (doc, fragment) = uri::split_fragment(&resolved);
+        let Some(target) = self.by_uri.get(doc).and_then(|&r| self.resources.get(r)) else {
+            return Err(SchemaError::RemoteRef {
+                location: loc(pointer),
+                reference: reference.to_string(),
+                uri: resolved.clone(),
+            });
+        };
+        let unresolved = |reason: String| SchemaError::UnresolvedRef {
+            location: loc(pointer),
+            reference: reference.to_string(),
+            reason,
+        };
+        let fragment = uri::percent_decode(fragment.unwrap_or(""));
+        if fragment.is_empty() {
+            return Ok((target.pointer.clone(), None));
+        }
+        if fragment.starts_with('/') {
+            let tokens = uri::pointer_tokens(&fragment)
+                .ok_or_else(|| unresolved("malformed JSON pointer".to_string()))?;
+            let mut p = target.pointer.clone();
+            for t in &tokens {
+                p = child_pointer(&p, t);
+            }
+            if self.lookup(&p).is_none() {
+                return Err(unresolved(format!("no value at #{fragment}")));
+            }
+            return Ok((p, None));
+        }
+        match target.anchors.get(&fragment) {
+            Some((p, dynamic)) => Ok((p.clone(), dynamic.then_some(fragment))),
+            None => Err(unresolved(format!("no anchor named \"{fragment}\""))),
+        }
+    }
+
+    fn compile_node(&mut self, pointer: &str) -> Result<Node, SchemaError> {
+        let map = match self.lookup(pointer) {
+            Some(Value::Bool(b)) => return Ok(Node::Bool(*b)),
+            Some(Value::Object(map)) => map,
+            _ => {
+                return Err(SchemaError::NotASchema {
+                    location: loc(pointer),
+                })
+            }
+        };
+        let res = self.nearest_scanned_resource(pointer);
+        let mut kws: Vec<Keyword> = Vec::new();
+        let p = pointer;
+
+        if let Some(r) = map.get("$ref") {
+            let Value::String(r) = r else {
+                return Err(invalid(p, "$ref", "must be a string"));
+            };
+            let (target, _) = self.resolve_ref(r, res, p)?;
+            kws.push(Keyword::Ref(self.reserve(&target)?));
+        }
+        if let Some(r) = map.get("$dynamicRef") {
+            let Value::String(r) = r else {
+                return Err(invalid(p, "$dynamicRef", "must be a string"));
+            };
+            let (target, anchor) = self.resolve_ref(r, res, p)?;
+            kws.push(Keyword::DynamicRef {
+                target: self.reserve(&target)?,
+                anchor,
+            });
+        }
+        if let Some(t) = map.get("type") {
+            kws.push(compile_type(t, p)?);
+        }
+        if let Some(v) = map.get("const") {
+            check_value_depth(v, p, "const")?;
+            kws.push(Keyword::Const(v.clone()));
+        }
+        if let Some(v) = map.get("enum") {
+            let Value::Array(values) = v else {
+                return Err(invalid(p, "enum", "must be an array"));
+            };
+            check_value_depth(v, p, "enum")?;
+            kws.push(Keyword::Enum(values.clone()));
+        }
+        if let Some(v) = map.get("multipleOf") {
+            let n = number(v, p, "multipleOf")?;
+            if n.as_f64().is_none_or(|f| f <= 0.0) {
+                return Err(invalid(p, "multipleOf", "must be a number greater than 0"));
+            }
+            kws.push(Keyword::MultipleOf(n));
+        }
+        for (name, make) in [
+            ("maximum", Keyword::Maximum as fn(Number) -> Keyword),
+            ("exclusiveMaximum", Keyword::ExclusiveMaximum),
+            ("minimum", Keyword::Minimum),
+            ("exclusiveMinimum", Keyword::ExclusiveMinimum),
+        ] {
+            if let Some(v) = map.get(name) {
+                kws.push(make(number(v, p, name)?));
+            }
+        }
+        for (name, make) in [
+            ("maxLength", Keyword::MaxLength as fn(u64) -> Keyword),
+            ("minLength", Keyword::MinLength),
+        ] {
+            if let Some(v) = map.get(name) {
+                kws.push(make(count(v, p, name)?));
+            }
+        }
+        if let Some(v) = map.get("pattern") {
+            let Value::String(s) = v else {
+                return Err(invalid(p, "pattern", "must be a string"));
+            };
+            kws.push(Keyword::Pattern(s.clone()));
+        }
+        for (name, make) in [
+            ("maxItems", Keyword::MaxItems as fn(u64) -> Keyword),
+            ("minItems", Keyword::MinItems),
+        ] {
+            if let Some(v) = map.get(name) {
+                kws.push(make(count(v, p, name)?));
+            }
+        }
+        if let Some(v) = map.get("uniqueItems") {
+            let Value::Bool(b) = v else {
+                return Err(invalid(p, "uniqueItems", "must be a boolean"));
+            };
+            if *b {
+                kws.push(Keyword::UniqueItems);
+            }
+        }
+        let prefix = match map.get("prefixItems") {
+            Some(v) => self.schema_array(v, p, "prefixItems")?,
+            None => Vec::new(),
+        };
+        if let Some(Value::Array(_)) = map.get("items") {
+            return Err(invalid(
+                p,
+                "items",
+                "must be a schema (the array form is draft-07; use \"prefixItems\")",
+            ));
+        }
+        let rest = self.single(map, p, "items")?;
+        if !prefix.is_empty() || rest.is_some() {
+            kws.push(Keyword::Items { prefix, rest });
+        }
+        if let Some(schema) = self.single(map, p, "contains")? {
+            let min = match map.get("minContains") {
+                Some(v) => count(v, p, "minContains")?,
+                None => 1,
+            };
+            let max = match map.get("maxContains") {
+                Some(v) => Some(count(v, p, "maxContains")?),
+                None => None,
+            };
+            kws.push(Keyword::Contains { schema, min, max });
+        }
+        for (name, make) in [
+            (
+                "maxProperties",
+                Keyword::MaxProperties as fn(u64) -> Keyword,
+            ),
+            ("minProperties", Keyword::MinProperties),
+        ] {
+            if let Some(v) = map.get(name) {
+                kws.push(make(count(v, p, name)?));
+            }
+        }
+        if let Some(v) = map.get("required") {
+            let names = string_array(v, p, "required")?;
+            if !names.is_empty() {
+                kws.push(Keyword::Required(names));
+            }
+        }
+        if let Some(v) = map.get("dependentRequired") {
+            let Value::Object(deps) = v else {
+                return Err(invalid(p, "dependentRequired", "must be an object"));
+            };
+            let mut list = Vec::new();
+            for (name, reqs) in deps {
+                list.push((name.clone(), string_array(reqs, p, "dependentRequired")?));
+            }
+            kws.push(Keyword::DependentRequired(list));
+        }
+        let properties = self.schema_map(map, p, "properties")?;
+        let patterns = self.schema_map(map, p, "patternProperties")?;
+        let additional = self.single(map, p, "additionalProperties")?;
+        if !properties.is_empty() || !patterns.is_empty() || additional.is_some() {
+            kws.push(Keyword::Properties {
+                properties: properties.into_iter().collect(),
+                patterns,
+                additional,
+            });
+        }
+        if let Some(s) = self.single(map, p, "propertyNames")? {
+            kws.push(Keyword::PropertyNames(s));
+        }
+        let dependent = self.schema_map(map, p, "dependentSchemas")?;
+        if !dependent.is_empty() {
+            kws.push(Keyword::DependentSchemas(dependent));
+        }
+        for (name, make) in [
+            ("allOf", Keyword::AllOf as fn(Vec<usize>) -> Keyword),
+            ("anyOf", Keyword::AnyOf),
+            ("oneOf", Keyword::OneOf),
+        ] {
+            if let Some(v) = map.get(name) {
+                kws.push(make(self.schema_array(v, p, name)?));
+            }
+        }
+        if let Some(s) = self.single(map, p, "not")? {
+            kws.push(Keyword::Not(s));
+        }
+        if let Some(condition) = self.single(map, p, "if")? {
+            let then = self.single(map, p, "then")?;
+            let otherwise = self.single(map, p, "else")?;
+            kws.push(Keyword::If {
+                condition,
+                then,
+                otherwise,
+            });
+        }
+        let mut has_unevaluated = false;
+        if let Some(s) = self.single(map, p, "unevaluatedItems")? {
+            kws.push(Keyword::UnevaluatedItems(s));
+            has_unevaluated = true;
+        }
+        if let Some(s) = self.single(map, p, "unevaluatedProperties")? {
+            kws.push(Keyword::UnevaluatedProperties(s));
+            has_unevaluated = true;
+        }
+        Ok(Node::Obj(ObjNode {
+            resource: res,
+            has_unevaluated,
+            keywords: kws,
+        }))
+    }
+
+    fn single(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        keyword: &str,
+    ) -> Result<Option<usize>, SchemaError> {
+        if !map.contains_key(keyword) {
+            return Ok(None);
+        }
+        self.reserve(&child_pointer(pointer, keyword)).map(Some)
+    }
+
+    fn schema_array(
+        &mut self,
+        value: &Value,
+        pointer: &str,
+        keyword: &str,
+    ) -> Result<Vec<usize>, SchemaError> {
+        let Value::Array(items) = value else {
+            return Err(invalid(pointer, keyword, "must be an array of schemas"));
+        };
+        let base = child_pointer(pointer, keyword);
+        (0..items.len())
+            .map(|i| self.reserve(&format!("{base}/{i}")))
+            .collect()
+    }
+
+    fn schema_map(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        keyword: &str,
+    ) -> Result<Vec<(String, usize)>, SchemaError> {
+        let Some(value) = map.get(keyword) else {
+            return Ok(Vec::new());
+        };
+        let Value::Object(entries) = value else {
+            return Err(invalid(pointer, keyword, "must be an object of schemas"));
+        };
+        let base = child_pointer(pointer, keyword);
+        let mut out = Vec::with_capacity(entries.len());
+        for name in entries.keys() {
+            out.push((name.clone(), self.reserve(&child_pointer(&base, name))?));
+        }
+        Ok(out)
+    }
+}
+
+/// `const` / `enum` values are cloned into the compiled schema, and
+/// `Value::clone` / `drop` recurse: refuse values nested deeper than
+/// [`MAX_SCHEMA_DEPTH`] (measured without recursion).
+fn check_value_depth(v: &Value, pointer: &str, keyword: &str) -> Result<(), SchemaError> {
+    let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
+    while let Some((v, depth)) = stack.pop() {
+        if depth > MAX_SCHEMA_DEPTH {
+            return Err(SchemaError::TooDeep {
+                location: loc(&child_pointer(pointer, keyword)),
+            });
+        }
+        let next = depth.saturating_add(1);
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, next))),
+            Value::Object(m) => stack.extend(m.values().map(|i| (i, next))),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn number(v: &Value, pointer: &str, keyword: &str) -> Result<Number, SchemaError> {
+    match v {
+        Value::Number(n) => Ok(n.clone()),
+        _ => Err(invalid(pointer, keyword, "must be a number")),
+    }
+}
+
+/// A non-negative integer (`2.0` accepted); values beyond `u64` saturate.
+fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, SchemaError> {
+    let err = || invalid(pointer, keyword, "must be a non-negative integer");
+    let Value::Number(n) = v else {
+        return Err(err());
+    };
+    if let Some(u) = n.as_u64() {
+        return Ok(u);
+    }
+    match n.as_f64() {
+        Some(f) if f >= 0.0 && f.fract() == 0.0 => {
+            // Saturating float-to-int conversion (no UB, no panic).
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let u = f as u64;
+            Ok(u)
+        }
+        _ => Err(err()),
+    }
+}
+
+fn string_array(v: &Value, pointer: &str, keyword: &str) -> Result<Vec<String>, SchemaError> {
+    let err = || invalid(pointer, keyword, "must be an array of strings");
+    let Value::Array(items) = v else {
+        return Err(err());
+    };
+    items
+        .iter()
+        .map(|i| match i {
+            Value::String(s) => Ok(s.clone()),
+            _ => Err(err()),
+        })
+        .collect()
+}
+
+fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, SchemaError> {
+    let one = |name: &str| -> Result<u8, SchemaError> {
+        Ok(match name {
+            "null" => types::NULL,
+            "boolean" => types::BOOLEAN,
+            "object" => types::OBJECT,
+            "array" => types::ARRAY,
+            "number" => types::NUMBER,
+            "string" => types::STRING,
+            "integer" => types::INTEGER,
+            _ => {
+                return Err(invalid(
+                    pointer,
+                    "type",
+                    &format!("unknown type \"{name}\""),
+                ))
+            }
+        })
+    };
+    match v {
+        Value::String(s) => Ok(Keyword::Type {
+            mask: one(s)?,
+            names: s.clone(),
+        }),
+        Value::Array(items) => {
+            let mut mask = 0u8;
+            let mut names: Vec<&str> = Vec::new();
+            for item in items {
+                let Value::String(s) = item else {
+                    return Err(invalid(
+                        pointer,
+                        "type",
+                        "must be a string or an array of strings",
+                    ));
+                };
+                mask |= one(s)?;
+                names.push(s);
+            }
+            Ok(Keyword::Type {
+                mask,
+                names: names.join(" or "),
+            })
+        }
+        _ => Err(invalid(
+            pointer,
+            "type",
+            "must be a string or an array of strings",
+        )),
+    }
+}

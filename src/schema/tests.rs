@@ -1,0 +1,600 @@
+//! Unit tests for the schema module (the official suite runs in
+//! `tests/schema_suite.rs`).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use super::*;
+use serde_json::{json, Map};
+
+/// A matcher for unit tests: the `regex` crate, no ECMA translation.
+struct Re;
+
+impl PatternMatcher for Re {
+    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
+        regex::Regex::new(pattern)
+            .map(|r| r.is_match(text))
+            .map_err(|e| e.to_string())
+    }
+}
+
+fn issues(schema: Value, instance: Value) -> Vec<(String, String)> {
+    let compiled = CompiledSchema::compile(&schema).expect("schema compiles");
+    let found = compiled.validate(&instance, &Re);
+    assert_eq!(
+        found.is_empty(),
+        compiled.is_valid(&instance, &Re),
+        "validate and is_valid disagree"
+    );
+    found.into_iter().map(|i| (i.path, i.message)).collect()
+}
+
+fn one(path: &str, message: &str) -> Vec<(String, String)> {
+    vec![(path.to_string(), message.to_string())]
+}
+
+/// Run `f` on a thread with a small stack: 1 MiB is the default stack of
+/// `wasm32-unknown-unknown`, and debug builds use far bigger frames than the
+/// size-optimised release build that ships.
+fn with_small_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(1024 * 1024)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn dotted_issue_paths() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": { "name": { "type": "string" } }
+                }
+            }
+        }
+    });
+    assert_eq!(
+        issues(schema.clone(), json!({ "items": [{ "name": 1 }] })),
+        one("items.0.name", "must be string")
+    );
+    assert_eq!(
+        issues(
+            schema.clone(),
+            json!({ "items": [{ "name": "a" }, { "name": null }] })
+        ),
+        one("items.1.name", "must be string")
+    );
+    assert_eq!(issues(schema.clone(), json!([])), one("", "must be object"));
+    assert!(issues(schema, json!({ "items": [] })).is_empty());
+}
+
+#[test]
+fn required_and_additional_properties_messages() {
+    let schema = json!({
+        "type": "object",
+        "required": ["email", "address"],
+        "properties": {
+            "email": { "type": "string" },
+            "address": {
+                "type": "object",
+                "required": ["street"],
+                "properties": { "street": { "type": "string" } },
+                "additionalProperties": false
+            }
+        },
+        "additionalProperties": false
+    });
+    assert_eq!(
+        issues(schema.clone(), json!({})),
+        vec![
+            ("email".into(), "must have required property 'email'".into()),
+            (
+                "address".into(),
+                "must have required property 'address'".into()
+            ),
+        ]
+    );
+    assert_eq!(
+        issues(
+            schema.clone(),
+            json!({ "email": "a@b.c", "address": { "zip": "1" }, "extra": 1 })
+        ),
+        vec![
+            (
+                "address.street".into(),
+                "must have required property 'street'".into()
+            ),
+            (
+                "address.zip".into(),
+                "must NOT have additional properties".into()
+            ),
+            ("extra".into(), "must NOT have additional properties".into()),
+        ]
+    );
+    assert_eq!(
+        issues(
+            json!({ "dependentRequired": { "a": ["b"] } }),
+            json!({ "a": 1 })
+        ),
+        one("b", "must have property 'b' when property 'a' is present")
+    );
+}
+
+#[test]
+fn keyword_messages() {
+    let cases = [
+        (json!({ "minimum": 3 }), json!(2), "must be >= 3"),
+        (json!({ "maximum": 3 }), json!(4), "must be <= 3"),
+        (json!({ "exclusiveMinimum": 3 }), json!(3), "must be > 3"),
+        (json!({ "exclusiveMaximum": 3 }), json!(3.0), "must be < 3"),
+        (
+            json!({ "multipleOf": 2 }),
+            json!(3),
+            "must be multiple of 2",
+        ),
+        (
+            json!({ "minLength": 2 }),
+            json!("é"),
+            "must NOT have fewer than 2 characters",
+        ),
+        (
+            json!({ "maxLength": 1 }),
+            json!("ab"),
+            "must NOT have more than 1 character",
+        ),
+        (
+            json!({ "pattern": "^a" }),
+            json!("ba"),
+            "must match pattern \"^a\"",
+        ),
+        (
+            json!({ "minItems": 1 }),
+            json!([]),
+            "must NOT have fewer than 1 item",
+        ),
+        (
+            json!({ "maxItems": 0 }),
+            json!([1]),
+            "must NOT have more than 0 items",
+        ),
+        (
+            json!({ "uniqueItems": true }),
+            json!([1, 2, 1.0]),
+            "must NOT have duplicate items (items 0 and 2 are identical)",
+        ),
+        (
+            json!({ "contains": { "type": "string" } }),
+            json!([1]),
+            "must contain at least 1 valid item",
+        ),
+        (
+            json!({ "contains": true, "maxContains": 1 }),
+            json!([1, 2]),
+            "must contain at most 1 valid item",
+        ),
+        (
+            json!({ "minProperties": 1 }),
+            json!({}),
+            "must NOT have fewer than 1 property",
+        ),
+        (
+            json!({ "type": ["string", "null"] }),
+            json!(1),
+            "must be string or null",
+        ),
+        (json!({ "type": "integer" }), json!(1.5), "must be integer"),
+        (json!({ "const": 1 }), json!(2), "must be equal to constant"),
+        (
+            json!({ "enum": [1, "a"] }),
+            json!("b"),
+            "must be equal to one of the allowed values",
+        ),
+        (
+            json!({ "anyOf": [{ "type": "string" }, { "type": "null" }] }),
+            json!(1),
+            "must match a schema in anyOf",
+        ),
+        (
+            json!({ "oneOf": [{ "type": "string" }] }),
+            json!(1),
+            "must match exactly one schema in oneOf",
+        ),
+        (
+            json!({ "oneOf": [true, {}] }),
+            json!(1),
+            "must match exactly one schema in oneOf, but matches schemas 0 and 1",
+        ),
+        (json!({ "not": {} }), json!(1), "must NOT be valid"),
+        (json!(false), json!(1), "is not allowed"),
+        (
+            json!({ "items": false }),
+            json!([1]),
+            "must NOT have more than 0 items",
+        ),
+    ];
+    for (schema, instance, message) in cases {
+        assert_eq!(
+            issues(schema.clone(), instance),
+            one("", message),
+            "{schema}"
+        );
+    }
+    assert_eq!(
+        issues(
+            json!({ "propertyNames": { "maxLength": 2 } }),
+            json!({ "abc": 1 })
+        ),
+        one(
+            "abc",
+            "property name 'abc' must NOT have more than 2 characters"
+        )
+    );
+    assert_eq!(
+        issues(json!({ "unevaluatedProperties": false }), json!({ "a": 1 })),
+        one("a", "must NOT have unevaluated properties")
+    );
+    assert_eq!(
+        issues(
+            json!({ "prefixItems": [true], "unevaluatedItems": false }),
+            json!([1, 2])
+        ),
+        one("1", "must NOT have unevaluated items")
+    );
+    // then/else spill their issues; the `if` condition does not.
+    assert_eq!(
+        issues(
+            json!({
+                "if": { "properties": { "country": { "const": "US" } } },
+                "then": { "required": ["zip"] }
+            }),
+            json!({ "country": "US" })
+        ),
+        one("zip", "must have required property 'zip'")
+    );
+}
+
+#[test]
+fn all_failures_reported_in_order() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "a": { "type": "string", "minLength": 3, "pattern": "^x" },
+            "b": { "type": "integer", "minimum": 0 }
+        },
+        "required": ["c"]
+    });
+    assert_eq!(
+        issues(schema, json!({ "b": -1.5, "a": "y" })),
+        vec![
+            ("c".into(), "must have required property 'c'".into()),
+            ("b".into(), "must be integer".into()),
+            ("b".into(), "must be >= 0".into()),
+            ("a".into(), "must NOT have fewer than 3 characters".into()),
+            ("a".into(), "must match pattern \"^x\"".into()),
+        ]
+    );
+}
+
+#[test]
+fn cyclic_refs_do_not_overflow() {
+    with_small_stack(|| {
+        let schemas = [
+            json!({ "$ref": "#" }),
+            json!({ "$defs": { "a": { "$ref": "#/$defs/b" }, "b": { "$ref": "#/$defs/a" } }, "$ref": "#/$defs/a" }),
+            json!({ "allOf": [{ "$ref": "#" }] }),
+            json!({ "not": { "$ref": "#" } }),
+            // Exponential without the abort: every level doubles.
+            json!({ "anyOf": [{ "$ref": "#" }, { "$ref": "#" }] }),
+            json!({ "$dynamicAnchor": "x", "anyOf": [{ "$dynamicRef": "#x" }, { "$dynamicRef": "#x" }] }),
+        ];
+        for schema in schemas {
+            let compiled = CompiledSchema::compile(&schema).unwrap();
+            let found = compiled.validate(&json!({ "a": 1 }), &Re);
+            assert_eq!(found.len(), 1, "{schema}: {found:?}");
+            assert!(found[0].message.contains("maximum depth"), "{found:?}");
+            assert!(!compiled.is_valid(&json!(1), &Re));
+        }
+        // A legitimately recursive schema still works.
+        let tree = json!({
+            "type": "object",
+            "properties": { "children": { "type": "array", "items": { "$ref": "#" } } },
+            "unevaluatedProperties": false
+        });
+        let compiled = CompiledSchema::compile(&tree).unwrap();
+        let mut deep = json!({});
+        for _ in 0..20 {
+            deep = json!({ "children": [deep] });
+        }
+        assert!(compiled.is_valid(&deep, &Re));
+        deep = json!({ "children": [deep], "oops": 1 });
+        assert_eq!(
+            compiled.validate(&deep, &Re),
+            vec![SchemaIssue {
+                path: "oops".into(),
+                message: "must NOT have unevaluated properties".into()
+            }]
+        );
+    });
+}
+
+#[test]
+fn invalid_pattern_is_an_issue() {
+    assert_eq!(
+        issues(json!({ "pattern": "(" }), json!("x"))[0]
+            .1
+            .split(':')
+            .next(),
+        Some("invalid pattern \"(\"")
+    );
+    let found = issues(
+        json!({ "patternProperties": { "(": true, "^a": { "type": "string" } } }),
+        json!({ "a": 1, "b": 2 }),
+    );
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].0, "");
+    assert!(found[0].1.starts_with("invalid pattern \"(\""));
+    assert_eq!(found[1], ("a".to_string(), "must be string".to_string()));
+    // Non-strings are not checked against `pattern`.
+    assert!(issues(json!({ "pattern": "(" }), json!(1)).is_empty());
+}
+
+#[test]
+fn huge_numbers() {
+    let big: Value = serde_json::from_str("1e308").unwrap();
+    assert!(issues(json!({ "type": "integer" }), big.clone()).is_empty());
+    assert_eq!(
+        issues(json!({ "multipleOf": 0.123456789 }), big.clone()),
+        one("", "must be multiple of 0.123456789")
+    );
+    assert!(issues(json!({ "multipleOf": 1e300 }), big.clone()).is_empty());
+    assert_eq!(issues(json!({ "maximum": u64::MAX }), big.clone()).len(), 1);
+    assert!(issues(json!({ "minimum": i64::MIN }), json!(-1e300)).len() == 1);
+    assert!(issues(json!({ "maximum": 1e300 }), json!(u64::MAX)).is_empty());
+    assert_eq!(
+        issues(
+            json!({ "exclusiveMaximum": 9007199254740992.0 }),
+            json!(9007199254740993u64)
+        ),
+        one("", "must be < 9007199254740992.0")
+    );
+    assert!(issues(json!({ "multipleOf": 3 }), json!(u64::MAX)).is_empty());
+    assert!(issues(json!({ "multipleOf": 1e-300 }), json!(1e-300)).is_empty());
+    assert!(issues(json!({ "multipleOf": 7 }), json!(i64::MIN)).len() == 1);
+    assert!(issues(json!({ "maxLength": 1e300 }), json!("abc")).is_empty());
+    assert!(issues(json!({ "const": 1 }), json!(1.0)).is_empty());
+    assert!(issues(
+        json!({ "enum": [[1.0, { "a": 2 }]] }),
+        json!([1, { "a": 2.0 }])
+    )
+    .is_empty());
+}
+
+fn nested_arrays(depth: usize) -> Value {
+    let mut v = json!("leaf");
+    for _ in 0..depth {
+        v = Value::Array(vec![v]);
+    }
+    v
+}
+
+/// Build deep values on a thread with a big stack (serde_json drops values
+/// recursively), evaluate them on a 1 MiB one.
+fn with_deep_values(build: fn() -> Vec<Value>, check: fn(&[Value])) {
+    std::thread::Builder::new()
+        .stack_size(64 * 1024 * 1024)
+        .spawn(move || {
+            let values = std::sync::Arc::new(build());
+            let shared = std::sync::Arc::clone(&values);
+            with_small_stack(move || check(&shared));
+            drop(values);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn deeply_nested_instance() {
+    with_deep_values(
+        || {
+            vec![
+                nested_arrays(5_000),
+                Value::Object(Map::from_iter([(
+                    "const".to_string(),
+                    nested_arrays(5_000),
+                )])),
+                Value::Object(Map::from_iter([("const".to_string(), nested_arrays(400))])),
+                Value::Array((0..20).map(|_| nested_arrays(600)).collect()),
+            ]
+        },
+        |values| {
+            let [deep, too_deep_const, const_schema, many] = values else {
+                panic!("four values");
+            };
+            // Recursion through the instance stops at the evaluation depth limit.
+            let compiled = CompiledSchema::compile(&json!({ "items": { "$ref": "#" } })).unwrap();
+            let found = compiled.validate(deep, &Re);
+            assert_eq!(found.len(), 1);
+            assert!(found[0].message.contains("maximum depth"), "{found:?}");
+            assert!(found[0].path.starts_with("0.0.0."));
+            assert!(!compiled.is_valid(deep, &Re));
+            // Keywords that do not recurse into the instance are fine.
+            let flat = CompiledSchema::compile(&json!({ "type": "array", "minItems": 1 })).unwrap();
+            assert!(flat.validate(deep, &Re).is_empty());
+            // Value comparisons (const / enum / uniqueItems) are bounded too.
+            assert!(matches!(
+                CompiledSchema::compile(too_deep_const),
+                Err(SchemaError::TooDeep { ref location }) if location == "#/const"
+            ));
+            let same = CompiledSchema::compile(const_schema).unwrap();
+            assert!(!same.is_valid(deep, &Re));
+            assert!(same.is_valid(&const_schema["const"], &Re));
+            let unique = CompiledSchema::compile(&json!({ "uniqueItems": true })).unwrap();
+            assert!(unique.is_valid(many, &Re));
+            // Shallow recursion is fine.
+            let shallow = nested_arrays(50);
+            let strings = CompiledSchema::compile(&json!({
+                "anyOf": [{ "type": "string" }, { "type": "array", "items": { "$ref": "#" } }]
+            }))
+            .unwrap();
+            assert!(strings.is_valid(&shallow, &Re));
+            assert!(strings.validate(&shallow, &Re).is_empty());
+        },
+    );
+}
+
+#[test]
+fn deeply_nested_schemas() {
+    fn nested_items(depth: usize) -> Value {
+        let mut schema = json!({ "type": "string" });
+        for _ in 0..depth {
+            // Not `json!`: it would serialize (recursively) the nested value.
+            schema = Value::Object(Map::from_iter([("items".to_string(), schema)]));
+        }
+        schema
+    }
+    with_deep_values(
+        || vec![nested_items(5_000), nested_items(300), nested_arrays(400)],
+        |values| {
+            let [too_deep, deep, instance] = values else {
+                panic!("three values");
+            };
+            assert!(matches!(
+                CompiledSchema::compile(too_deep),
+                Err(SchemaError::TooDeep { .. })
+            ));
+            let compiled = CompiledSchema::compile(deep).unwrap();
+            let found = compiled.validate(instance, &Re);
+            assert!(found[0].message.contains("maximum depth"), "{found:?}");
+            let shallow =
+                CompiledSchema::compile(&json!({ "items": { "items": { "type": "string" } } }))
+                    .unwrap();
+            assert!(shallow.is_valid(&nested_arrays(2), &Re));
+        },
+    );
+}
+
+#[test]
+fn compile_errors() {
+    let err = |s: Value| CompiledSchema::compile(&s).unwrap_err();
+    assert!(matches!(err(json!(1)), SchemaError::NotASchema { .. }));
+    assert!(matches!(
+        err(json!({ "properties": { "a": 1 } })),
+        SchemaError::NotASchema { ref location } if location == "#/properties/a"
+    ));
+    assert!(matches!(
+        err(json!({ "$ref": "https://json-schema.org/draft/2020-12/schema" })),
+        SchemaError::RemoteRef { .. }
+    ));
+    assert!(matches!(
+        err(json!({ "$ref": "other.json" })),
+        SchemaError::RemoteRef { .. }
+    ));
+    assert!(matches!(
+        err(json!({ "$ref": "#/$defs/missing" })),
+        SchemaError::UnresolvedRef { .. }
+    ));
+    assert!(matches!(
+        err(json!({ "$ref": "#nope" })),
+        SchemaError::UnresolvedRef { .. }
+    ));
+    assert!(matches!(
+        err(json!({ "type": "strin" })),
+        SchemaError::InvalidKeyword { .. }
+    ));
+    assert!(matches!(
+        err(json!({ "items": [{ "type": "string" }] })),
+        SchemaError::InvalidKeyword { ref keyword, .. } if keyword == "items"
+    ));
+    assert!(matches!(
+        err(json!({ "required": "a" })),
+        SchemaError::InvalidKeyword { .. }
+    ));
+    assert!(matches!(
+        err(json!({ "minLength": -1 })),
+        SchemaError::InvalidKeyword { .. }
+    ));
+    assert!(matches!(
+        err(json!({ "multipleOf": 0 })),
+        SchemaError::InvalidKeyword { .. }
+    ));
+    assert!(matches!(
+        err(json!({ "$defs": { "a": { "$id": "x" }, "b": { "$id": "x" } } })),
+        SchemaError::DuplicateId { .. }
+    ));
+    let text = err(json!({ "$ref": "https://example.com/s.json" })).to_string();
+    assert!(text.contains("unsupported remote reference"), "{text}");
+    // Unreferenced, unknown and annotation keywords are not compiled.
+    assert!(CompiledSchema::compile(&json!({
+        "x-unknown": { "type": 5 },
+        "format": "email",
+        "contentMediaType": "application/json",
+        "$defs": { "unused": { "type": "string" } },
+        "definitions": { "legacy": { "minimum": 1 } },
+        "properties": { "n": { "$ref": "#/definitions/legacy" } }
+    }))
+    .is_ok());
+}
+
+#[test]
+fn refs_ids_and_anchors() {
+    let schema = json!({
+        "$id": "https://example.com/tool.json",
+        "type": "object",
+        "properties": {
+            "email": { "$ref": "#email" },
+            "address": { "$ref": "address.json" },
+            "tags": { "$ref": "#/$defs/tags" }
+        },
+        "$defs": {
+            "email": { "$anchor": "email", "type": "string", "format": "email" },
+            "address": {
+                "$id": "address.json",
+                "type": "object",
+                "required": ["street"],
+                "properties": { "street": { "$ref": "#/$defs/line" } },
+                "$defs": { "line": { "type": "string", "minLength": 1 } }
+            },
+            "tags": { "type": "array", "items": { "type": "string" }, "uniqueItems": true }
+        }
+    });
+    assert!(issues(
+        schema.clone(),
+        json!({ "email": "not-checked-format", "address": { "street": "x" }, "tags": ["a"] })
+    )
+    .is_empty());
+    assert_eq!(
+        issues(
+            schema,
+            json!({ "email": 1, "address": { "street": "" }, "tags": ["a", 2] })
+        ),
+        vec![
+            ("email".into(), "must be string".into()),
+            (
+                "address.street".into(),
+                "must NOT have fewer than 1 character".into()
+            ),
+            ("tags.1".into(), "must be string".into()),
+        ]
+    );
+}
+
+#[test]
+fn compiled_schema_is_reusable_and_shareable() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<CompiledSchema>();
+    let compiled = CompiledSchema::compile(&json!({ "type": "integer" })).unwrap();
+    for i in 0..3 {
+        assert!(compiled.is_valid(&json!(i), &Re));
+        assert!(!compiled.is_valid(&json!("x"), &Re));
+    }
+}

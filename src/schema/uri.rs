@@ -1,0 +1,302 @@
+//! Minimal RFC 3986 URI-reference resolution and JSON Pointer helpers.
+//!
+//! Only what `$id` / `$ref` handling needs: parse a URI reference into its five
+//! components, resolve it against an absolute base (RFC 3986 section 5.2),
+//! split off / percent-decode fragments, and escape / unescape JSON Pointer
+//! tokens. Never panics: all string handling goes through `find`, `get` and
+//! `split_at_checked`-style helpers.
+
+/// The base URI of a schema document that has no `$id`.
+pub(crate) const DEFAULT_BASE: &str = "json-schema:///";
+
+/// The five components of a URI reference (RFC 3986 appendix B).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct UriRef<'a> {
+    scheme: Option<&'a str>,
+    authority: Option<&'a str>,
+    path: &'a str,
+    query: Option<&'a str>,
+    fragment: Option<&'a str>,
+}
+
+fn is_scheme(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.')
+}
+
+fn parse(s: &str) -> UriRef<'_> {
+    let mut rest = s;
+    let mut out = UriRef::default();
+    if let Some((before, after)) = rest.split_once('#') {
+        out.fragment = Some(after);
+        rest = before;
+    }
+    if let Some((before, after)) = rest.split_once('?') {
+        out.query = Some(after);
+        rest = before;
+    }
+    if let Some((scheme, after)) = rest.split_once(':') {
+        if is_scheme(scheme) {
+            out.scheme = Some(scheme);
+            rest = after;
+        }
+    }
+    if let Some(after) = rest.strip_prefix("//") {
+        let end = after.find('/').unwrap_or(after.len());
+        let (authority, path) = split_at(after, end);
+        out.authority = Some(authority);
+        rest = path;
+    }
+    out.path = rest;
+    out
+}
+
+/// `str::split_at` that never panics (falls back to "everything, nothing").
+fn split_at(s: &str, at: usize) -> (&str, &str) {
+    s.split_at_checked(at).unwrap_or((s, ""))
+}
+
+/// RFC 3986 section 5.2.4.
+fn remove_dot_segments(path: &str) -> String {
+    let mut input = path;
+    let mut output: Vec<&str> = Vec::new();
+    // Work segment-wise: each output element is a "/seg" or "seg" string.
+    while !input.is_empty() {
+        if let Some(r) = input.strip_prefix("../") {
+            input = r;
+        } else if let Some(r) = input.strip_prefix("./") {
+            input = r;
+        } else if input.starts_with("/./") {
+            input = input.get(2..).unwrap_or("");
+        } else if input == "/." {
+            input = "/";
+        } else if input.starts_with("/../") {
+            input = input.get(3..).unwrap_or("");
+            output.pop();
+        } else if input == "/.." {
+            input = "/";
+            output.pop();
+        } else if input == "." || input == ".." {
+            input = "";
+        } else {
+            // Move the first segment (with its leading '/', if any) to the output.
+            let start = usize::from(input.starts_with('/'));
+            let end = input
+                .get(start..)
+                .and_then(|r| r.find('/'))
+                .map_or(input.len(), |i| i.saturating_add(start));
+            let (seg, r) = split_at(input, end);
+            output.push(seg);
+            input = r;
+        }
+    }
+    output.concat()
+}
+
+fn merge_paths(base: &UriRef<'_>, reference_path: &str) -> String {
+    if base.authority.is_some() && base.path.is_empty() {
+        return format!("/{reference_path}");
+    }
+    match base.path.rfind('/') {
+        Some(i) => {
+            let dir = base.path.get(..=i).unwrap_or("");
+            format!("{dir}{reference_path}")
+        }
+        None => reference_path.to_string(),
+    }
+}
+
+fn recompose(
+    scheme: Option<&str>,
+    authority: Option<&str>,
+    path: &str,
+    query: Option<&str>,
+    fragment: Option<&str>,
+) -> String {
+    let mut out = String::new();
+    if let Some(s) = scheme {
+        out.push_str(s);
+        out.push(':');
+    }
+    if let Some(a) = authority {
+        out.push_str("//");
+        out.push_str(a);
+    }
+    out.push_str(path);
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(q);
+    }
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
+/// Resolve `reference` against the absolute URI `base` (RFC 3986 section 5.2.2).
+pub(crate) fn resolve(base: &str, reference: &str) -> String {
+    let b = parse(base);
+    let r = parse(reference);
+    if r.scheme.is_some() {
+        let path = remove_dot_segments(r.path);
+        return recompose(r.scheme, r.authority, &path, r.query, r.fragment);
+    }
+    if r.authority.is_some() {
+        let path = remove_dot_segments(r.path);
+        return recompose(b.scheme, r.authority, &path, r.query, r.fragment);
+    }
+    if r.path.is_empty() {
+        let query = if r.query.is_some() { r.query } else { b.query };
+        return recompose(b.scheme, b.authority, b.path, query, r.fragment);
+    }
+    let path = if r.path.starts_with('/') {
+        remove_dot_segments(r.path)
+    } else {
+        remove_dot_segments(&merge_paths(&b, r.path))
+    };
+    recompose(b.scheme, b.authority, &path, r.query, r.fragment)
+}
+
+/// Split `uri` into the part before `#` and the (raw) fragment after it.
+pub(crate) fn split_fragment(uri: &str) -> (&str, Option<&str>) {
+    match uri.split_once('#') {
+        Some((doc, frag)) => (doc, Some(frag)),
+        None => (uri, None),
+    }
+}
+
+fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b.wrapping_sub(b'0')),
+        b'a'..=b'f' => Some(b.wrapping_sub(b'a').wrapping_add(10)),
+        b'A'..=b'F' => Some(b.wrapping_sub(b'A').wrapping_add(10)),
+        _ => None,
+    }
+}
+
+/// Percent-decode; malformed escapes are kept literally, invalid UTF-8 is replaced.
+pub(crate) fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let bytes = s.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    let mut i = 0usize;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hi = bytes.get(i.saturating_add(1)).copied().and_then(hex_val);
+            let lo = bytes.get(i.saturating_add(2)).copied().and_then(hex_val);
+            if let (Some(hi), Some(lo)) = (hi, lo) {
+                out.push(hi.wrapping_mul(16).wrapping_add(lo));
+                i = i.saturating_add(3);
+                continue;
+            }
+        }
+        out.push(b);
+        i = i.saturating_add(1);
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Escape one JSON Pointer reference token (RFC 6901).
+pub(crate) fn escape_token(token: &str) -> String {
+    if !token.contains(['~', '/']) {
+        return token.to_string();
+    }
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Unescape one JSON Pointer reference token (RFC 6901).
+pub(crate) fn unescape_token(token: &str) -> String {
+    if !token.contains('~') {
+        return token.to_string();
+    }
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// Split a JSON Pointer ("" or "/a/b") into unescaped tokens.
+/// Returns `None` when the pointer is not empty and does not start with '/'.
+pub(crate) fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
+    if pointer.is_empty() {
+        return Some(Vec::new());
+    }
+    let rest = pointer.strip_prefix('/')?;
+    Some(rest.split('/').map(unescape_token).collect())
+}
+
+/// Parse an array index token: decimal digits without leading zeros.
+pub(crate) fn array_index(token: &str) -> Option<usize> {
+    if token.is_empty()
+        || !token.bytes().all(|b| b.is_ascii_digit())
+        || (token.len() > 1 && token.starts_with('0'))
+    {
+        return None;
+    }
+    token.parse().ok()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3986_examples() {
+        let base = "http://a/b/c/d;p?q";
+        let cases = [
+            ("g:h", "g:h"),
+            ("g", "http://a/b/c/g"),
+            ("./g", "http://a/b/c/g"),
+            ("g/", "http://a/b/c/g/"),
+            ("/g", "http://a/g"),
+            ("//g", "http://g"),
+            ("?y", "http://a/b/c/d;p?y"),
+            ("g?y", "http://a/b/c/g?y"),
+            ("#s", "http://a/b/c/d;p?q#s"),
+            ("g#s", "http://a/b/c/g#s"),
+            (";x", "http://a/b/c/;x"),
+            ("", "http://a/b/c/d;p?q"),
+            (".", "http://a/b/c/"),
+            ("./", "http://a/b/c/"),
+            ("..", "http://a/b/"),
+            ("../", "http://a/b/"),
+            ("../g", "http://a/b/g"),
+            ("../..", "http://a/"),
+            ("../../g", "http://a/g"),
+            ("../../../g", "http://a/g"),
+            ("/./g", "http://a/g"),
+            ("/../g", "http://a/g"),
+            ("g.", "http://a/b/c/g."),
+            ("..g", "http://a/b/c/..g"),
+            ("./../g", "http://a/b/g"),
+            ("g/./h", "http://a/b/c/g/h"),
+            ("g/../h", "http://a/b/c/h"),
+        ];
+        for (r, want) in cases {
+            assert_eq!(resolve(base, r), want, "resolving {r:?}");
+        }
+    }
+
+    #[test]
+    fn urn_and_default_base() {
+        assert_eq!(
+            resolve("urn:uuid:deadbeef", "#/$defs/bar"),
+            "urn:uuid:deadbeef#/$defs/bar"
+        );
+        assert_eq!(resolve(DEFAULT_BASE, "list"), "json-schema:///list");
+        assert_eq!(resolve(DEFAULT_BASE, "#foo"), "json-schema:///#foo");
+        assert_eq!(percent_decode("a%25b%22c%zz"), "a%b\"c%zz");
+        assert_eq!(
+            pointer_tokens("/a~1b/c~0d//").unwrap(),
+            vec!["a/b", "c~d", "", ""]
+        );
+        assert_eq!(array_index("01"), None);
+        assert_eq!(array_index("+1"), None);
+        assert_eq!(array_index("10"), Some(10));
+    }
+}

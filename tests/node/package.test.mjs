@@ -1,0 +1,107 @@
+// The built package in Node: ready after import (no init call), every export of issue 2.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+// An independent llmName (JS FNV-1a), to check the Rust one against.
+import { llmNameOf } from './corpus.mjs';
+
+const pkgUrl = new URL('../../pkg/', import.meta.url);
+const root = await import(new URL('index.js', pkgUrl));
+const protocol = await import(new URL('protocol/index.js', pkgUrl));
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+test('usable right after import: no init call', () => {
+  assert.equal(typeof root.newId, 'function');
+  assert.match(root.newId(), UUID_V4);
+  assert.equal(protocol.PROTOCOL_VERSION, 1);
+});
+
+test('newId: RFC 4122 v4 UUIDs, all distinct', () => {
+  const ids = new Set();
+  for (let i = 0; i < 10000; i++) {
+    const id = root.newId();
+    assert.match(id, UUID_V4);
+    ids.add(id);
+  }
+  assert.equal(ids.size, 10000);
+});
+
+test('llmName: fixed vectors', () => {
+  assert.equal(root.llmName('signup.fill'), 'signup__fill');
+  assert.equal(root.llmName('a.b.c'), 'a__b__c');
+  assert.equal(root.llmName('x'.repeat(64)), 'x'.repeat(64));
+  assert.equal(
+    root.llmName('billing.invoices.line_items.adjustments.create_with_a_really_long_name'),
+    'billing__invoices__line_items__adjustments__create_with_14142769',
+  );
+  for (const name of ['y'.repeat(65), 'a.'.repeat(40) + 'z', 'scope.'.repeat(21) + 'tool']) {
+    assert.equal(root.llmName(name), llmNameOf(name));
+    assert.match(root.llmName(name), /^[a-zA-Z0-9_-]{1,64}$/);
+  }
+  assert.throws(() => root.llmName(42), TypeError);
+});
+
+test('protocolSchemas are the emitted JSON files, frozen', () => {
+  const read = (name) => JSON.parse(readFileSync(new URL(`protocol/v1/${name}.json`, pkgUrl), 'utf8'));
+  assert.deepEqual(protocol.protocolSchemas.pageToAgent, read('page-to-agent'));
+  assert.deepEqual(protocol.protocolSchemas.agentToPage, read('agent-to-page'));
+  assert.equal(protocol.protocolSchemas.pageToAgent.$id, 'urn:toolmark:protocol:v1:page-to-agent');
+  assert.equal(protocol.protocolSchemas.agentToPage.$id, 'urn:toolmark:protocol:v1:agent-to-page');
+  assert.ok(Object.isFrozen(protocol.protocolSchemas.pageToAgent.$defs));
+});
+
+test('validateMessage: valid messages come back as a plain copy', () => {
+  class Weird {
+    constructor() {
+      this.protocol = 1;
+      this.type = 'cancel';
+      this.clientId = 'page';
+      this.id = 'call';
+    }
+    get hidden() {
+      return 'getters on the prototype do not travel';
+    }
+  }
+  const result = protocol.validateMessage(new Weird(), 'toPage');
+  assert.equal(result.ok, true);
+  assert.deepEqual(result.message, { protocol: 1, type: 'cancel', clientId: 'page', id: 'call' });
+  assert.equal(Object.getPrototypeOf(result.message), Object.prototype);
+});
+
+test('validateMessage: errors with paths, both directions', () => {
+  const call = { protocol: 1, type: 'call', clientId: 'p', id: 'i', tool: 't', input: {} };
+  assert.deepEqual(protocol.validateMessage(call, 'toPage'), { ok: true, message: call });
+  const wrongWay = protocol.validateMessage(call, 'toAgent');
+  assert.equal(wrongWay.ok, false);
+  assert.equal(wrongWay.errors[0].path, 'type');
+  assert.deepEqual(protocol.validateMessage({ ...call, rev: -1 }, 'toPage').errors, [
+    { path: 'rev', message: 'must be an integer >= 0' },
+  ]);
+  assert.deepEqual(protocol.validateMessage({ ...call, protocol: 2 }, 'toPage').errors, [
+    { path: 'protocol', message: 'must be equal to 1' },
+  ]);
+  const result = { protocol: 1, type: 'result', clientId: 'p', id: 'i', result: { status: 'refused', code: 'busy', message: 'm', rev: 1 } };
+  assert.deepEqual(protocol.validateMessage(result, 'toAgent').errors, [
+    { path: 'result.rev', message: 'must NOT be present for this code' },
+  ]);
+});
+
+test('validateMessage: hostile values never throw', () => {
+  const cyclic = { protocol: 1 };
+  cyclic.self = cyclic;
+  for (const value of [undefined, null, 1, 'x', [], () => 1, Symbol('s'), cyclic, { toJSON() { throw new Error('boom'); } }, 10n]) {
+    const result = protocol.validateMessage(value, 'toPage');
+    assert.equal(result.ok, false);
+    assert.ok(result.errors.length > 0);
+  }
+  assert.throws(() => protocol.validateMessage({}, 'sideways'), TypeError);
+});
+
+test('validateMessage: unpaired surrogates are strings like any other', () => {
+  const cancel = { protocol: 1, type: 'cancel', clientId: 'p\ud800', id: '\udc00x' };
+  const result = protocol.validateMessage(cancel, 'toPage');
+  assert.equal(result.ok, true);
+  assert.equal(result.message.id, '\udc00x');
+  assert.equal(protocol.validateMessage({ ...cancel, clientId: 7 }, 'toPage').ok, false);
+});

@@ -1,0 +1,41 @@
+//! The checks the `inbound` fuzz target makes on one input, shared with
+//! `tests/fuzz_regressions.rs` so kept inputs replay exactly as fuzzed.
+
+use toolmark_bridge::protocol::{
+    check_agent_to_page, check_page_to_agent, parse_json, validate, Direction,
+    DEFAULT_MAX_MESSAGE_BYTES,
+};
+
+/// Never panics on its own account; asserts the parser's invariants: the
+/// first byte picks a size limit (so the size check is reached too), the
+/// typed parser and `validate` agree, and an accepted message serialized
+/// again is accepted again.
+pub fn check_inbound(data: &[u8]) {
+    let Some((&limit_byte, rest)) = data.split_first() else {
+        return;
+    };
+    let limit = if limit_byte < 16 {
+        usize::from(limit_byte) * 8
+    } else {
+        DEFAULT_MAX_MESSAGE_BYTES
+    };
+    let text = String::from_utf8_lossy(rest);
+    let Ok(value) = parse_json(&text, limit) else {
+        return;
+    };
+    for direction in [Direction::ToPage, Direction::ToAgent] {
+        let verdict = validate(&value, direction);
+        let typed = match direction {
+            Direction::ToPage => check_agent_to_page(&value).map(|m| m.to_json()),
+            Direction::ToAgent => check_page_to_agent(&value).map(|m| m.to_json()),
+        };
+        assert_eq!(verdict.is_ok(), typed.is_ok());
+        if let Ok(json) = typed {
+            let again = serde_json::from_str(&json).unwrap_or(serde_json::Value::Null);
+            assert!(
+                validate(&again, direction).is_ok(),
+                "re-serialized message rejected: {json}"
+            );
+        }
+    }
+}

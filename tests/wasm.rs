@@ -1,0 +1,154 @@
+//! The same behaviour inside WebAssembly, in real headless Chromium
+//! (`wasm-pack test --headless --chrome`): ids come from crypto.getRandomValues.
+#![cfg(target_arch = "wasm32")]
+
+use toolmark_bridge::ids::{is_valid_tool_name, llm_name};
+use toolmark_bridge::protocol::*;
+use toolmark_bridge::wasm;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen(inline_js = "
+let saved = null;
+export function stub_random(byte) {
+  saved = globalThis.crypto.getRandomValues;
+  globalThis.__stubCalls = 0;
+  globalThis.crypto.getRandomValues = (array) => {
+    globalThis.__stubCalls++;
+    array.fill(byte);
+    return array;
+  };
+}
+export function unstub_random() { globalThis.crypto.getRandomValues = saved; }
+export function stub_calls() { return globalThis.__stubCalls; }
+export function in_browser() { return typeof window === 'object' && typeof document === 'object'; }
+")]
+extern "C" {
+    fn stub_random(byte: u8);
+    fn unstub_random();
+    fn stub_calls() -> u32;
+    fn in_browser() -> bool;
+}
+
+fn is_uuid_v4(id: &str) -> bool {
+    let bytes = id.as_bytes();
+    id.len() == 36
+        && bytes.iter().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => *b == b'-',
+            14 => *b == b'4',
+            19 => matches!(b, b'8' | b'9' | b'a' | b'b'),
+            _ => b.is_ascii_hexdigit() && !b.is_ascii_uppercase(),
+        })
+}
+
+#[wasm_bindgen_test]
+fn runs_in_a_real_browser() {
+    assert!(in_browser());
+}
+
+#[wasm_bindgen_test]
+fn new_id_is_a_v4_uuid_and_unique() {
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..1000 {
+        let id = wasm::new_id().unwrap_or_default();
+        assert!(is_uuid_v4(&id), "{id}");
+        assert!(seen.insert(id));
+    }
+}
+
+#[wasm_bindgen_test]
+fn new_id_takes_its_bytes_from_crypto_get_random_values() {
+    stub_random(0xab);
+    let id = wasm::new_id().unwrap_or_default();
+    let calls = stub_calls();
+    unstub_random();
+    assert_eq!(id, "abababab-abab-4bab-abab-abababababab");
+    assert!(calls >= 1);
+    assert_ne!(wasm::new_id().unwrap_or_default(), id);
+}
+
+#[wasm_bindgen_test]
+fn llm_name_matches_native() {
+    assert_eq!(llm_name("signup.fill"), "signup__fill");
+    assert_eq!(
+        wasm::llm_name("billing.invoices.line_items.adjustments.create_with_a_really_long_name"),
+        "billing__invoices__line_items__adjustments__create_with_14142769"
+    );
+    assert!(is_valid_tool_name("signup.fill"));
+}
+
+const CALL: &str = r#"{"protocol":1,"type":"call","clientId":"p","id":"i","rev":2,"tool":"t","input":{"a":[1,2.5,"é"]}}"#;
+
+#[wasm_bindgen_test]
+fn inbound_parsing_in_wasm() {
+    let Ok(AgentToPage::Call(call)) = parse_agent_to_page(CALL, DEFAULT_MAX_MESSAGE_BYTES) else {
+        panic!("call should parse")
+    };
+    assert_eq!(call.rev, Some(2));
+    assert_eq!(call.input.to_string(), r#"{"a":[1,2.5,"é"]}"#);
+    assert!(matches!(
+        parse_agent_to_page(CALL, CALL.len() - 1),
+        Err(Rejection::TooLarge { .. })
+    ));
+    let deep = format!("{}{}", "[".repeat(65), "]".repeat(65));
+    assert_eq!(
+        parse_agent_to_page(&deep, DEFAULT_MAX_MESSAGE_BYTES),
+        Err(Rejection::TooDeep { limit: 64 })
+    );
+    // A megabyte of brackets: no recursion, no stack overflow, no trap.
+    let brackets = "[".repeat(DEFAULT_MAX_MESSAGE_BYTES);
+    assert!(parse_agent_to_page(&brackets, DEFAULT_MAX_MESSAGE_BYTES).is_err());
+    assert!(matches!(
+        parse_agent_to_page("{\"protocol\":", DEFAULT_MAX_MESSAGE_BYTES),
+        Err(Rejection::Malformed { .. })
+    ));
+    assert_eq!(
+        parse_agent_to_page(
+            &CALL.replace("\"protocol\":1", "\"protocol\":2"),
+            DEFAULT_MAX_MESSAGE_BYTES
+        ),
+        Err(Rejection::UnsupportedProtocol {
+            id: Some("i".into()),
+            client_id: Some("p".into())
+        })
+    );
+    assert!(matches!(
+        parse_agent_to_page(
+            &CALL.replace("\"call\"", "\"result\""),
+            DEFAULT_MAX_MESSAGE_BYTES
+        ),
+        Err(Rejection::WrongDirection { .. })
+    ));
+    assert!(matches!(
+        parse_agent_to_page(
+            &CALL.replace("\"rev\"", "\"extra\""),
+            DEFAULT_MAX_MESSAGE_BYTES
+        ),
+        Err(Rejection::UnknownProperty { .. })
+    ));
+    assert!(matches!(
+        parse_agent_to_page(
+            &CALL.replace("\"rev\":2", "\"rev\":-2"),
+            DEFAULT_MAX_MESSAGE_BYTES
+        ),
+        Err(Rejection::Invalid { .. })
+    ));
+}
+
+#[wasm_bindgen_test]
+fn validate_message_glue() {
+    assert_eq!(wasm::validate_message_text(CALL, "toPage").ok(), Some(None));
+    let errors = wasm::validate_message_text(CALL, "toAgent")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    assert!(errors.contains("\"path\":\"type\""), "{errors}");
+    assert!(wasm::validate_message_text(CALL, "sideways").is_err());
+    let errors = wasm::validate_message_text("not json", "toPage")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    assert!(errors.contains("malformed JSON"), "{errors}");
+}
