@@ -17,8 +17,13 @@
     )
 )]
 
+pub mod confirmations;
 pub mod ids;
+pub mod machine;
+pub mod policy;
 pub mod protocol;
+pub mod registry;
+pub mod scheduling;
 pub mod schema;
 
 #[cfg(target_arch = "wasm32")]

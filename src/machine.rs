@@ -1,0 +1,1703 @@
+//! The bridge core: a sans-IO state machine (in the style of quinn-proto and
+//! str0m) for the registry, calls, scopes and deferred confirmations.
+//!
+//! # Inputs
+//! Method calls that carry the current time in ms where time matters:
+//! registry commands ([`Toolmark::register`], [`Toolmark::unregister`],
+//! [`Toolmark::create_scope`], [`Toolmark::dispose_scope`]), bridges
+//! ([`Toolmark::attach`], [`Toolmark::detach`], [`Toolmark::handle_inbound`]
+//! with the inbound message text), page calls ([`Toolmark::call`],
+//! [`Toolmark::abort`], [`Toolmark::confirm`], [`Toolmark::undo`]), what JS
+//! reports back about the work it was asked to do
+//! ([`Toolmark::handle_outcome`], [`Toolmark::handle_validated`],
+//! [`Toolmark::handle_prepared`], [`Toolmark::handle_state`],
+//! [`Toolmark::handle_restored`]) and [`Toolmark::handle_timeout`].
+//!
+//! # Outputs, and the drain order
+//! After any input, drain in this order, each until it returns `None`:
+//! 1. [`Toolmark::poll_transmit`]: outbound message text, per bridge, in
+//!    send order (a `result` carrying `needs_confirmation` always comes out
+//!    before that confirmation's `confirmed`);
+//! 2. [`Toolmark::poll_event`]: error events, completions of page calls,
+//!    changes of the pending-confirmation list;
+//! 3. [`Toolmark::poll_action`]: work for JS: runs to start, validations,
+//!    summaries and form state to read, runs to abort, restorers to run or
+//!    drop, transports to close;
+//! 4. [`Toolmark::poll_timeout`]: the next deadline; call
+//!    [`Toolmark::handle_timeout`] when it is reached.
+//!
+//! Messages go out first so that nothing a page callback does in reaction
+//! to an event can overtake them. The machine reads no clock, does no IO and
+//! takes its randomness from the injected [`RandomSource`].
+
+use std::collections::{HashMap, VecDeque};
+
+use serde_json::Value;
+
+use crate::confirmations::{
+    Confirmation, Confirmations, RecentSet, Requester, ANSWERED_ID_MEMORY,
+    DEFAULT_CONFIRM_EXPIRY_MS, UNDO_STORE,
+};
+use crate::ids::{new_id, RandomSource};
+use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
+use crate::protocol::codes::{error_message, refused_message};
+use crate::protocol::{
+    check_agent_to_page, parse_json, parse_value, peek_client_id, AgentToPage, CancelledBy,
+    Changed, Confirmed, ErrorEventCode, FieldChange, Issue, Manifest, PageToAgent, ProtocolV1,
+    RefusedCode, Rejection, ResultMessage, ToolManifestSummary, ToolResult,
+    DEFAULT_MAX_MESSAGE_BYTES,
+};
+use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey, Validator};
+use crate::scheduling::{CallKey, Lanes, MAX_PENDING_PER_SCOPE};
+use crate::schema::PatternMatcher;
+
+/// Default time a tool gets to settle after its call is aborted.
+pub const DEFAULT_ABORT_GRACE_MS: u64 = 3_000;
+/// Default tool budget (visible tools; dev-mode warning only).
+pub const DEFAULT_TOOL_BUDGET: usize = 40;
+/// Abandoned runs remembered to report `late_result`.
+const ABANDONED_MEMORY: usize = 1000;
+/// What FieldChange values of sensitive paths become.
+pub const REDACTED: &str = "[redacted]";
+
+/// Options of `createToolmark`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Misconfiguration is an `Err` (thrown as `ToolmarkError`) instead of an event.
+    pub dev: bool,
+    pub tool_budget: usize,
+    pub confirm_expiry_ms: u64,
+    pub abort_grace_ms: u64,
+    /// The `policy` option as JSON (`null` when absent).
+    pub policy: Value,
+    /// The `confirmMode` option as JSON (`null` when absent).
+    pub confirm_mode: Value,
+    /// The page gave an inline confirmation handler (for `ctx.confirm` by a human).
+    pub inline_confirm: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            dev: false,
+            tool_budget: DEFAULT_TOOL_BUDGET,
+            confirm_expiry_ms: DEFAULT_CONFIRM_EXPIRY_MS,
+            abort_grace_ms: DEFAULT_ABORT_GRACE_MS,
+            policy: Value::Null,
+            confirm_mode: Value::Null,
+            inline_confirm: false,
+        }
+    }
+}
+
+/// `onChange` of a bridge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnChange {
+    Manifest,
+    Changed,
+}
+
+/// Options of `bridge(...)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BridgeOptions {
+    pub on_change: OnChange,
+    pub max_message_bytes: usize,
+}
+
+impl Default for BridgeOptions {
+    fn default() -> Self {
+        BridgeOptions {
+            on_change: OnChange::Manifest,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+}
+
+/// An attached bridge (one transport).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BridgeId(pub u32);
+
+/// One piece of work handed to JS; its answer names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RunId(pub u64);
+
+/// A page-side request (`tm.call`, `tm.confirmPending`, `tm.undo`), completed
+/// by [`Event::Completed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Handle(pub u64);
+
+/// How a tool run settled, as JS saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Returned a value: its JSON text (`JSON.stringify`), `None` for `undefined`.
+    Ok(Option<String>),
+    /// Threw or rejected (the detail goes to the `tool_threw` event only).
+    Threw(String),
+    /// Returned something JSON cannot carry.
+    NotSerializable(String),
+    /// Rejected because its signal was aborted.
+    Aborted,
+}
+
+/// What JS's validation of a Standard Schema input said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Validated {
+    /// Valid; `Some` carries the JSON text of the (possibly transformed) value.
+    Valid(Option<String>),
+    Invalid(Vec<Issue>),
+    Threw(String),
+}
+
+/// What a tool's `summary` / `changes` / form state gave for a confirmation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prepared {
+    pub summary: Option<String>,
+    pub changes: Option<Vec<FieldChange>>,
+    pub state: Option<String>,
+}
+
+/// Work for JS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Call the tool's `run(input, ctx)`; take its `snapshot(input)` first
+    /// when asked, and keep the restorer under `call_id`.
+    Run {
+        run: RunId,
+        tool: ToolKey,
+        name: String,
+        input: String,
+        caller: Caller,
+        call_id: String,
+        snapshot: bool,
+    },
+    /// Validate the input with the tool's Standard Schema; answer with
+    /// [`Toolmark::handle_validated`].
+    Validate {
+        run: RunId,
+        tool: ToolKey,
+        input: String,
+    },
+    /// Compute what a confirmation shows; answer with [`Toolmark::handle_prepared`].
+    Prepare {
+        run: RunId,
+        tool: ToolKey,
+        input: String,
+        summary: bool,
+        changes: bool,
+        state: bool,
+    },
+    /// Read the form state again at approval; answer with [`Toolmark::handle_state`].
+    ReadState {
+        run: RunId,
+        tool: ToolKey,
+        input: String,
+    },
+    /// Abort the run's `AbortSignal`.
+    Abort { run: RunId },
+    /// Run the restorer kept under `call_id`; answer with [`Toolmark::handle_restored`].
+    Restore { run: RunId, call_id: String },
+    /// Forget the restorer kept under `call_id`.
+    DropRestorer { call_id: String },
+    /// Close the bridge's transport.
+    Close { bridge: BridgeId },
+}
+
+/// Something the page should hear about.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A page-side error event (spec codes).
+    Error {
+        code: ErrorEventCode,
+        message: String,
+        tool: Option<String>,
+    },
+    /// A page request finished.
+    Completed { handle: Handle, result: ToolResult },
+    /// The pending-confirmation list changed.
+    PendingChanged,
+    /// The registry revision changed.
+    RevChanged { rev: u64 },
+}
+
+/// A message to send on a bridge's transport.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transmit {
+    pub bridge: BridgeId,
+    pub text: String,
+}
+
+/// A pending confirmation as the page shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingView {
+    pub confirm_id: String,
+    pub tool: String,
+    pub summary: String,
+    pub changes: Option<Vec<FieldChange>>,
+    pub expires_at: u64,
+}
+
+/// A misconfiguration, as thrown in dev mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolmarkError {
+    pub code: ErrorEventCode,
+    pub message: String,
+}
+
+impl From<RegistryError> for ToolmarkError {
+    fn from(e: RegistryError) -> Self {
+        ToolmarkError {
+            code: e.code,
+            message: e.message,
+        }
+    }
+}
+
+impl From<ConfigIssue> for ToolmarkError {
+    fn from(e: ConfigIssue) -> Self {
+        ToolmarkError {
+            code: e.code,
+            message: e.message,
+        }
+    }
+}
+
+impl std::fmt::Display for ToolmarkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ToolmarkError {}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Origin {
+    /// A `call` from a bridge, answered by a `result` with this id.
+    Bridge { bridge: BridgeId, id: String },
+    /// A page request.
+    Local(Handle),
+}
+
+#[derive(Debug, Clone)]
+struct Approval {
+    confirm_id: String,
+    requester: Requester,
+    state: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Queued,
+    Validating(RunId),
+    Preparing(RunId),
+    ReadingState(RunId),
+    Running(RunId),
+    Aborting { run: RunId, deadline: u64 },
+}
+
+impl Stage {
+    fn run(self) -> Option<RunId> {
+        match self {
+            Stage::Queued => None,
+            Stage::Validating(run)
+            | Stage::Preparing(run)
+            | Stage::ReadingState(run)
+            | Stage::Running(run)
+            | Stage::Aborting { run, .. } => Some(run),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Call {
+    origin: Origin,
+    tool: ToolKey,
+    tool_name: String,
+    scope: ScopeId,
+    caller: Caller,
+    call_id: String,
+    input: Value,
+    rev: Option<u64>,
+    stage: Stage,
+    approval: Option<Approval>,
+}
+
+#[derive(Debug)]
+struct BridgeState {
+    options: BridgeOptions,
+    answered: RecentSet,
+    in_flight: HashMap<String, CallKey>,
+}
+
+/// The page's Toolmark core. See the module docs for inputs, outputs and
+/// the drain order.
+pub struct Toolmark {
+    config: Config,
+    policy: Policy,
+    rng: Box<dyn RandomSource>,
+    matcher: Box<dyn PatternMatcher>,
+    client_id: String,
+    registry: Registry,
+    bridges: HashMap<BridgeId, BridgeState>,
+    calls: HashMap<CallKey, Call>,
+    runs: HashMap<RunId, CallKey>,
+    restores: HashMap<RunId, (Handle, String)>,
+    abandoned: VecDeque<(RunId, String)>,
+    lanes: Lanes,
+    confirmations: Confirmations,
+    undo: RecentSet,
+    budget_warned_rev: Option<u64>,
+    next_bridge: u32,
+    next_call: u64,
+    next_run: u64,
+    next_handle: u64,
+    transmits: VecDeque<Transmit>,
+    events: VecDeque<Event>,
+    actions: VecDeque<Action>,
+}
+
+impl std::fmt::Debug for Toolmark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Toolmark")
+            .field("client_id", &self.client_id)
+            .field("rev", &self.registry.rev())
+            .field("tools", &self.registry.len())
+            .field("calls", &self.calls.len())
+            .field("pending_confirmations", &self.confirmations.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn refused(code: RefusedCode, message: &str, rev: u64) -> ToolResult {
+    ToolResult::refused(code, message, rev)
+}
+
+fn error_result(message: &str) -> ToolResult {
+    ToolResult::Error {
+        message: message.to_owned(),
+    }
+}
+
+/// A FieldChange path is sensitive when it is a declared path or below one.
+fn is_sensitive(path: &str, sensitive: &[String]) -> bool {
+    sensitive.iter().any(|s| {
+        path == s
+            || path
+                .strip_prefix(s.as_str())
+                .is_some_and(|rest| rest.starts_with('.'))
+    })
+}
+
+fn redact(changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChange> {
+    changes
+        .into_iter()
+        .map(|mut change| {
+            if is_sensitive(&change.path, sensitive) {
+                let hide = |v: Option<Value>| v.map(|_| Value::String(REDACTED.into()));
+                change.before = hide(change.before);
+                change.after = hide(change.after);
+            }
+            change
+        })
+        .collect()
+}
+
+impl Toolmark {
+    /// Creates the core and mints the page's `clientId`. Bad `policy` or
+    /// `confirmMode` entries are `Err` in dev mode, else error events.
+    pub fn new(
+        config: Config,
+        mut rng: Box<dyn RandomSource>,
+        matcher: Box<dyn PatternMatcher>,
+    ) -> Result<Toolmark, ToolmarkError> {
+        let (policy, issues) = Policy::from_options(&config.policy, &config.confirm_mode);
+        if config.dev {
+            if let Some(issue) = issues.first() {
+                return Err(issue.clone().into());
+            }
+        }
+        let client_id = new_id(rng.as_mut()).map_err(|e| ToolmarkError {
+            code: ErrorEventCode::TransportFailed,
+            message: e.to_string(),
+        })?;
+        let mut machine = Toolmark {
+            config,
+            policy,
+            rng,
+            matcher,
+            client_id,
+            registry: Registry::new(),
+            bridges: HashMap::new(),
+            calls: HashMap::new(),
+            runs: HashMap::new(),
+            restores: HashMap::new(),
+            abandoned: VecDeque::new(),
+            lanes: Lanes::default(),
+            confirmations: Confirmations::default(),
+            undo: RecentSet::new(UNDO_STORE),
+            budget_warned_rev: None,
+            next_bridge: 0,
+            next_call: 0,
+            next_run: 0,
+            next_handle: 0,
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+            actions: VecDeque::new(),
+        };
+        for issue in issues {
+            machine.error_event(issue.code, issue.message, None);
+        }
+        Ok(machine)
+    }
+
+    // ----- queries -------------------------------------------------------
+
+    /// This page load's id: every agent → page message must carry it.
+    pub fn client_id(&self) -> &str {
+        &self.client_id
+    }
+
+    pub fn rev(&self) -> u64 {
+        self.registry.rev()
+    }
+
+    /// The manifest entries visible to `caller`, sorted by name.
+    pub fn manifest(&self, caller: Caller) -> Vec<ToolManifestSummary> {
+        self.registry
+            .tools()
+            .filter(|t| self.policy.visible(caller, &t.def.hints))
+            .map(Tool::summary)
+            .collect()
+    }
+
+    /// The pending deferred confirmations, oldest first.
+    pub fn pending_confirmations(&self) -> Vec<PendingView> {
+        self.confirmations
+            .iter()
+            .map(|c| PendingView {
+                confirm_id: c.confirm_id.clone(),
+                tool: c.tool_name.clone(),
+                summary: c.summary.clone(),
+                changes: c.changes.clone(),
+                expires_at: c.expires_at,
+            })
+            .collect()
+    }
+
+    /// Calls the machine is handling (queued, or with JS), for bounds checks.
+    pub fn calls_in_flight(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// The most pending calls on any one scope.
+    pub fn max_pending_per_scope(&self) -> usize {
+        self.lanes.max_pending()
+    }
+
+    pub fn pending_confirmation_count(&self) -> usize {
+        self.confirmations.len()
+    }
+
+    /// Answered ids remembered for a bridge (at most 1000).
+    pub fn answered_ids(&self, bridge: BridgeId) -> usize {
+        self.bridges.get(&bridge).map_or(0, |b| b.answered.len())
+    }
+
+    // ----- outputs -------------------------------------------------------
+
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// The next time [`Toolmark::handle_timeout`] must be called.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        let aborting = self.calls.values().filter_map(|c| match c.stage {
+            Stage::Aborting { deadline, .. } => Some(deadline),
+            _ => None,
+        });
+        aborting.chain(self.confirmations.next_expiry()).min()
+    }
+
+    // ----- registry ------------------------------------------------------
+
+    /// In dev mode an `Err` to throw; otherwise the problem becomes an
+    /// event and `Ok(None)` says nothing happened.
+    fn misconfigured<T>(
+        &mut self,
+        error: RegistryError,
+        tool: Option<String>,
+    ) -> Result<Option<T>, ToolmarkError> {
+        if self.config.dev {
+            Err(error.into())
+        } else {
+            self.error_event(error.code, error.message, tool);
+            Ok(None)
+        }
+    }
+
+    /// Registers a tool in a scope (`ScopeId::ROOT` for the registry itself).
+    pub fn register(
+        &mut self,
+        scope: ScopeId,
+        def: ToolDef,
+        now: u64,
+    ) -> Result<Option<ToolKey>, ToolmarkError> {
+        let tool_name = def.name.clone();
+        let needs_path = self.policy.visible(Caller::Inapp, &def.hints)
+            && self.policy.decide(Caller::Inapp, &def.hints) == Decision::Confirm
+            && self.policy.confirm_mode() == ConfirmMode::None;
+        if self.config.dev && needs_path {
+            return Err(ToolmarkError {
+                code: ErrorEventCode::MissingConfirmHandler,
+                message: format!("tool '{tool_name}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none'"),
+            });
+        }
+        let (key, warnings) = match self.registry.register(scope, def, self.config.dev) {
+            Ok(registered) => registered,
+            Err(error) => return self.misconfigured(error, Some(tool_name)),
+        };
+        let full_name = self
+            .registry
+            .by_key(key)
+            .map(|t| t.name.clone())
+            .unwrap_or(tool_name);
+        for warning in warnings {
+            self.error_event(warning.code, warning.message, Some(full_name.clone()));
+        }
+        if needs_path {
+            self.error_event(
+                ErrorEventCode::MissingConfirmHandler,
+                format!("tool '{full_name}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none': its calls are refused not_allowed"),
+                Some(full_name),
+            );
+        }
+        self.revised(now);
+        Ok(Some(key))
+    }
+
+    /// Unregisters a tool; unknown or already removed keys are ignored.
+    pub fn unregister(&mut self, key: ToolKey, now: u64) {
+        if self.registry.unregister(key) {
+            self.revised(now);
+        }
+    }
+
+    /// Creates a child scope.
+    pub fn create_scope(
+        &mut self,
+        parent: ScopeId,
+        name: &str,
+    ) -> Result<Option<ScopeId>, ToolmarkError> {
+        match self.registry.create_scope(parent, name) {
+            Ok(scope) => Ok(Some(scope)),
+            Err(error) => self.misconfigured(error, None),
+        }
+    }
+
+    /// Disposes a scope and its descendants (one revision if tools went).
+    pub fn dispose_scope(&mut self, scope: ScopeId, now: u64) -> Result<(), ToolmarkError> {
+        match self.registry.dispose_scope(scope) {
+            Ok(0) => Ok(()),
+            Ok(_) => {
+                self.revised(now);
+                Ok(())
+            }
+            Err(error) => self.misconfigured(error, None).map(|_: Option<()>| ()),
+        }
+    }
+
+    /// After every change of the tool set: tell the bridges, check the budget,
+    /// and start what can start (queued calls may now find their tool gone).
+    fn revised(&mut self, now: u64) {
+        let rev = self.registry.rev();
+        self.events.push_back(Event::RevChanged { rev });
+        let mut bridges: Vec<(BridgeId, OnChange)> = self
+            .bridges
+            .iter()
+            .map(|(id, b)| (*id, b.options.on_change))
+            .collect();
+        bridges.sort_by_key(|(id, _)| *id);
+        for (bridge, on_change) in bridges {
+            match on_change {
+                OnChange::Manifest => self.send_manifest(bridge),
+                OnChange::Changed => self.send(
+                    bridge,
+                    PageToAgent::Changed(Changed {
+                        protocol: ProtocolV1,
+                        client_id: self.client_id.clone(),
+                        rev,
+                    }),
+                ),
+            }
+        }
+        let visible = self.manifest(Caller::Inapp).len();
+        if self.config.dev
+            && visible > self.config.tool_budget
+            && self.budget_warned_rev != Some(rev)
+        {
+            self.budget_warned_rev = Some(rev);
+            self.error_event(
+                ErrorEventCode::ToolBudgetExceeded,
+                format!(
+                    "{visible} tools are visible to the agent, over the budget of {}",
+                    self.config.tool_budget
+                ),
+                None,
+            );
+        }
+        self.pump(now);
+    }
+
+    // ----- bridges -------------------------------------------------------
+
+    /// Attaches a bridge and sends its first manifest (possibly empty).
+    pub fn attach(&mut self, options: BridgeOptions) -> BridgeId {
+        let id = BridgeId(self.next_bridge);
+        self.next_bridge = self.next_bridge.saturating_add(1);
+        self.bridges.insert(
+            id,
+            BridgeState {
+                options,
+                answered: RecentSet::new(ANSWERED_ID_MEMORY),
+                in_flight: HashMap::new(),
+            },
+        );
+        self.send_manifest(id);
+        id
+    }
+
+    /// Detaches a bridge: its queued calls are dropped, its running calls
+    /// aborted (their results are no longer sent), its transport closed.
+    pub fn detach(&mut self, bridge: BridgeId, now: u64) {
+        let Some(state) = self.bridges.remove(&bridge) else {
+            return;
+        };
+        let mut keys: Vec<CallKey> = state.in_flight.values().copied().collect();
+        keys.sort();
+        for key in keys {
+            let Some(call) = self.calls.get(&key) else {
+                continue;
+            };
+            match call.stage {
+                Stage::Running(run) => {
+                    // Abandoned right away: nobody is left to answer.
+                    self.actions.push_back(Action::Abort { run });
+                    self.abandon(key, run);
+                }
+                _ => {
+                    if let Some(run) = call.stage.run() {
+                        self.runs.remove(&run);
+                    }
+                    self.remove_call(key);
+                }
+            }
+        }
+        self.actions.push_back(Action::Close { bridge });
+        self.pump(now);
+    }
+
+    fn send(&mut self, bridge: BridgeId, message: PageToAgent) {
+        if self.bridges.contains_key(&bridge) {
+            self.transmits.push_back(Transmit {
+                bridge,
+                text: message.to_json(),
+            });
+        }
+    }
+
+    fn send_manifest(&mut self, bridge: BridgeId) {
+        let message = PageToAgent::Manifest(Manifest {
+            protocol: ProtocolV1,
+            client_id: self.client_id.clone(),
+            rev: self.registry.rev(),
+            tools: self.manifest(Caller::Inapp),
+        });
+        self.send(bridge, message);
+    }
+
+    /// Rule 8: bounded, parsed, filtered by clientId, then validated.
+    pub fn handle_inbound(&mut self, bridge: BridgeId, text: &str, now: u64) {
+        let Some(state) = self.bridges.get(&bridge) else {
+            return;
+        };
+        let value = match parse_json(text, state.options.max_message_bytes) {
+            Ok(value) => value,
+            Err(rejection) => return self.invalid_message(&rejection),
+        };
+        if peek_client_id(&value).is_some_and(|id| id != self.client_id) {
+            return; // Rule 1: another page's message, ignored silently.
+        }
+        match check_agent_to_page(&value) {
+            Ok(AgentToPage::Call(call)) => {
+                self.inbound_call(bridge, call.id, call.tool, call.input, call.rev, now)
+            }
+            Ok(AgentToPage::Describe(describe)) => {
+                self.inbound_describe(bridge, describe.id, &describe.tool)
+            }
+            Ok(AgentToPage::Cancel(cancel)) => self.inbound_cancel(bridge, &cancel.id, now),
+            Err(Rejection::UnsupportedProtocol {
+                id: Some(id),
+                client_id: Some(client_id),
+            }) if client_id == self.client_id => {
+                // Rule 4: answered, once.
+                if !self.is_duplicate(bridge, &id) {
+                    self.answer_bridge(
+                        bridge,
+                        &id,
+                        error_result(error_message::UNSUPPORTED_PROTOCOL),
+                    );
+                }
+            }
+            Err(rejection) => self.invalid_message(&rejection),
+        }
+    }
+
+    fn invalid_message(&mut self, rejection: &Rejection) {
+        self.error_event(ErrorEventCode::InvalidMessage, rejection.to_string(), None);
+    }
+
+    /// Rule 2: in flight, or among the last 1000 answered.
+    fn is_duplicate(&self, bridge: BridgeId, id: &str) -> bool {
+        self.bridges
+            .get(&bridge)
+            .is_none_or(|b| b.in_flight.contains_key(id) || b.answered.contains(id))
+    }
+
+    fn answer_bridge(&mut self, bridge: BridgeId, id: &str, result: ToolResult) {
+        if let Some(state) = self.bridges.get_mut(&bridge) {
+            state.in_flight.remove(id);
+            state.answered.insert(id.to_owned());
+        }
+        self.send(
+            bridge,
+            PageToAgent::Result(ResultMessage {
+                protocol: ProtocolV1,
+                client_id: self.client_id.clone(),
+                id: id.to_owned(),
+                result,
+            }),
+        );
+    }
+
+    /// Rule 6: an unknown tool is `stale` when the caller's rev is older than
+    /// ours (the tool is gone), else `unknown_tool`.
+    fn missing_tool(&self, rev: Option<u64>) -> ToolResult {
+        let current = self.registry.rev();
+        if rev.is_some_and(|rev| rev < current) {
+            refused(
+                RefusedCode::Stale,
+                "The tool is gone: use the latest manifest",
+                current,
+            )
+        } else {
+            refused(RefusedCode::UnknownTool, "No such tool", current)
+        }
+    }
+
+    fn inbound_describe(&mut self, bridge: BridgeId, id: String, tool: &str) {
+        if self.is_duplicate(bridge, &id) {
+            return;
+        }
+        let entry = self
+            .registry
+            .by_name(tool)
+            .filter(|t| self.policy.visible(Caller::Inapp, &t.def.hints))
+            .map(Tool::manifest);
+        let result = match entry {
+            Some(entry) => ToolResult::Ok {
+                data: serde_json::to_value(entry).ok(),
+            },
+            None => refused(
+                RefusedCode::UnknownTool,
+                "No such tool",
+                self.registry.rev(),
+            ),
+        };
+        self.answer_bridge(bridge, &id, result);
+    }
+
+    fn inbound_cancel(&mut self, bridge: BridgeId, id: &str, now: u64) {
+        let key = self
+            .bridges
+            .get(&bridge)
+            .and_then(|b| b.in_flight.get(id).copied());
+        if let Some(key) = key {
+            self.cancel_call(key, now);
+        }
+    }
+
+    // ----- calls ---------------------------------------------------------
+
+    /// Checks a new call against the registry, policy and lane bound; `Err`
+    /// is the refusal to answer with.
+    fn admit(
+        &self,
+        name: &str,
+        caller: Caller,
+        rev: Option<u64>,
+    ) -> Result<(ToolKey, ScopeId), ToolResult> {
+        let current = self.registry.rev();
+        let tool = self
+            .registry
+            .by_name(name)
+            .filter(|t| self.policy.visible(caller, &t.def.hints))
+            .ok_or_else(|| self.missing_tool(rev))?;
+        match self.policy.decide(caller, &tool.def.hints) {
+            Decision::Deny | Decision::Hide => {
+                return Err(refused(
+                    RefusedCode::NotAllowed,
+                    "The caller's policy does not allow this tool",
+                    current,
+                ))
+            }
+            Decision::Confirm if self.policy.confirm_mode() == ConfirmMode::None => {
+                return Err(refused(
+                    RefusedCode::NotAllowed,
+                    "This tool needs a human's confirmation and there is no confirmation path",
+                    current,
+                ))
+            }
+            _ => {}
+        }
+        if self.lanes.pending(tool.scope) >= MAX_PENDING_PER_SCOPE {
+            return Err(refused(
+                RefusedCode::Busy,
+                "The tool's scope already has 32 pending calls",
+                current,
+            ));
+        }
+        Ok((tool.key, tool.scope))
+    }
+
+    fn inbound_call(
+        &mut self,
+        bridge: BridgeId,
+        id: String,
+        tool: String,
+        input: Value,
+        rev: Option<u64>,
+        now: u64,
+    ) {
+        if self.is_duplicate(bridge, &id) {
+            return;
+        }
+        match self.admit(&tool, Caller::Inapp, rev) {
+            Err(result) => self.answer_bridge(bridge, &id, result),
+            Ok((key, scope)) => {
+                let call = self.enqueue(
+                    Origin::Bridge {
+                        bridge,
+                        id: id.clone(),
+                    },
+                    key,
+                    tool,
+                    scope,
+                    Caller::Inapp,
+                    id.clone(),
+                    input,
+                    rev,
+                    None,
+                );
+                if let Some(state) = self.bridges.get_mut(&bridge) {
+                    state.in_flight.insert(id, call);
+                }
+                self.pump(now);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn enqueue(
+        &mut self,
+        origin: Origin,
+        tool: ToolKey,
+        tool_name: String,
+        scope: ScopeId,
+        caller: Caller,
+        call_id: String,
+        input: Value,
+        rev: Option<u64>,
+        approval: Option<Approval>,
+    ) -> CallKey {
+        let key = CallKey(self.next_call);
+        self.next_call += 1;
+        self.calls.insert(
+            key,
+            Call {
+                origin,
+                tool,
+                tool_name,
+                scope,
+                caller,
+                call_id,
+                input,
+                rev,
+                stage: Stage::Queued,
+                approval,
+            },
+        );
+        self.lanes.push(scope, key);
+        key
+    }
+
+    fn new_handle(&mut self) -> Handle {
+        let handle = Handle(self.next_handle);
+        self.next_handle += 1;
+        handle
+    }
+
+    fn complete(&mut self, handle: Handle, result: ToolResult) {
+        self.events.push_back(Event::Completed { handle, result });
+    }
+
+    /// `tm.call(name, input, { caller, rev })`: completes with the result.
+    pub fn call(
+        &mut self,
+        name: &str,
+        input_json: &str,
+        caller: Caller,
+        rev: Option<u64>,
+        now: u64,
+    ) -> Handle {
+        let handle = self.new_handle();
+        let input = match parse_value(input_json) {
+            Ok(input) => input,
+            Err(_) => {
+                self.complete(
+                    handle,
+                    ToolResult::Invalid {
+                        issues: vec![Issue {
+                            path: String::new(),
+                            message: "input must be JSON".into(),
+                        }],
+                    },
+                );
+                return handle;
+            }
+        };
+        let call_id = match new_id(self.rng.as_mut()) {
+            Ok(id) => id,
+            Err(error) => {
+                self.error_event(
+                    ErrorEventCode::ToolThrew,
+                    error.to_string(),
+                    Some(name.into()),
+                );
+                self.complete(handle, error_result(error_message::TOOL_FAILED));
+                return handle;
+            }
+        };
+        match self.admit(name, caller, rev) {
+            Err(result) => self.complete(handle, result),
+            Ok((key, scope)) => {
+                self.enqueue(
+                    Origin::Local(handle),
+                    key,
+                    name.to_owned(),
+                    scope,
+                    caller,
+                    call_id,
+                    input,
+                    rev,
+                    None,
+                );
+                self.pump(now);
+            }
+        }
+        handle
+    }
+
+    /// The `signal` of a page call was aborted.
+    pub fn abort(&mut self, handle: Handle, now: u64) {
+        let key = self
+            .calls
+            .iter()
+            .find(|(_, c)| c.origin == Origin::Local(handle))
+            .map(|(key, _)| *key);
+        if let Some(key) = key {
+            self.cancel_call(key, now);
+        }
+    }
+
+    /// `cancel`: a queued call is answered `cancelled signal` at once; a
+    /// running one is aborted and gets the grace period to settle.
+    fn cancel_call(&mut self, key: CallKey, now: u64) {
+        let Some(call) = self.calls.get_mut(&key) else {
+            return;
+        };
+        match call.stage {
+            Stage::Running(run) => {
+                call.stage = Stage::Aborting {
+                    run,
+                    deadline: now.saturating_add(self.config.abort_grace_ms),
+                };
+                self.actions.push_back(Action::Abort { run });
+            }
+            Stage::Aborting { .. } => {}
+            stage => {
+                if let Some(run) = stage.run() {
+                    self.runs.remove(&run);
+                }
+                self.finish(
+                    key,
+                    ToolResult::Cancelled {
+                        by: CancelledBy::Signal,
+                    },
+                    now,
+                );
+            }
+        }
+    }
+
+    /// Starts queued calls on every idle lane, until nothing more can start.
+    fn pump(&mut self, now: u64) {
+        loop {
+            let mut started = false;
+            for scope in self.lanes.idle_with_work() {
+                if let Some(key) = self.lanes.start_next(scope) {
+                    started = true;
+                    self.start(key, now);
+                }
+            }
+            if !started {
+                break;
+            }
+        }
+    }
+
+    fn new_run(&mut self, key: CallKey) -> RunId {
+        let run = RunId(self.next_run);
+        self.next_run += 1;
+        self.runs.insert(run, key);
+        run
+    }
+
+    fn input_text(call: &Call) -> String {
+        call.input.to_string()
+    }
+
+    /// A call reaches the front of its lane.
+    fn start(&mut self, key: CallKey, now: u64) {
+        let Some(call) = self.calls.get(&key) else {
+            return;
+        };
+        let Some(tool) = self.registry.by_key(call.tool) else {
+            // Unregistered while the call waited.
+            let result = match call.approval {
+                Some(_) => refused(
+                    RefusedCode::Stale,
+                    "The tool is gone since confirmation was requested",
+                    self.registry.rev(),
+                ),
+                None => self.missing_tool(call.rev),
+            };
+            return self.finish(key, result, now);
+        };
+        if call.approval.is_some() {
+            if tool.def.has_state {
+                let input = Self::input_text(call);
+                let tool = call.tool;
+                let run = self.new_run(key);
+                self.set_stage(key, Stage::ReadingState(run));
+                self.actions
+                    .push_back(Action::ReadState { run, tool, input });
+                return;
+            }
+            return self.start_run(key);
+        }
+        match &tool.input {
+            Validator::Any => self.validated(key, now),
+            Validator::Json(schema) => {
+                let issues = schema.validate(&call.input, self.matcher.as_ref());
+                if issues.is_empty() {
+                    self.validated(key, now)
+                } else {
+                    let issues = issues
+                        .into_iter()
+                        .map(|i| Issue {
+                            path: i.path,
+                            message: i.message,
+                        })
+                        .collect();
+                    self.finish(key, ToolResult::Invalid { issues }, now)
+                }
+            }
+            Validator::External => {
+                let input = Self::input_text(call);
+                let tool = call.tool;
+                let run = self.new_run(key);
+                self.set_stage(key, Stage::Validating(run));
+                self.actions
+                    .push_back(Action::Validate { run, tool, input });
+            }
+        }
+    }
+
+    fn set_stage(&mut self, key: CallKey, stage: Stage) {
+        if let Some(call) = self.calls.get_mut(&key) {
+            call.stage = stage;
+        }
+    }
+
+    /// Valid input: confirm first, or run.
+    fn validated(&mut self, key: CallKey, now: u64) {
+        let Some(call) = self.calls.get(&key) else {
+            return;
+        };
+        let Some(tool) = self.registry.by_key(call.tool) else {
+            return self.finish(key, self.missing_tool(call.rev), now);
+        };
+        if self.policy.decide(call.caller, &tool.def.hints) != Decision::Confirm {
+            return self.start_run(key);
+        }
+        let def = &tool.def;
+        if def.has_summary || def.has_changes || def.has_state {
+            let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
+            let input = Self::input_text(call);
+            let tool = call.tool;
+            let run = self.new_run(key);
+            self.set_stage(key, Stage::Preparing(run));
+            self.actions.push_back(Action::Prepare {
+                run,
+                tool,
+                input,
+                summary,
+                changes,
+                state,
+            });
+        } else {
+            self.request_confirmation(key, Prepared::default(), now);
+        }
+    }
+
+    fn start_run(&mut self, key: CallKey) {
+        let Some(call) = self.calls.get(&key) else {
+            return;
+        };
+        let snapshot = self
+            .registry
+            .by_key(call.tool)
+            .is_some_and(|t| t.def.has_snapshot);
+        let (tool, name, input, caller, call_id) = (
+            call.tool,
+            call.tool_name.clone(),
+            Self::input_text(call),
+            call.caller,
+            call.call_id.clone(),
+        );
+        let run = self.new_run(key);
+        self.set_stage(key, Stage::Running(run));
+        self.actions.push_back(Action::Run {
+            run,
+            tool,
+            name,
+            input,
+            caller,
+            call_id,
+            snapshot,
+        });
+    }
+
+    /// Step 1 of deferred confirmation: store it and answer `needs_confirmation`.
+    fn request_confirmation(&mut self, key: CallKey, prepared: Prepared, now: u64) {
+        let Some(call) = self.calls.get(&key) else {
+            return;
+        };
+        let Some(tool) = self.registry.by_key(call.tool) else {
+            return self.finish(key, self.missing_tool(call.rev), now);
+        };
+        let summary = prepared.summary.unwrap_or_else(|| {
+            tool.def
+                .title
+                .clone()
+                .unwrap_or_else(|| format!("Run {}", tool.name))
+        });
+        let changes = prepared
+            .changes
+            .map(|changes| redact(changes, &tool.def.sensitive));
+        let requester = match call.origin {
+            Origin::Bridge { bridge, .. } => Requester::Bridge(bridge.0),
+            Origin::Local(_) => Requester::Local,
+        };
+        let (tool_key, tool_name, call_id, input) = (
+            call.tool,
+            tool.name.clone(),
+            call.call_id.clone(),
+            call.input.clone(),
+        );
+        let confirm_id = match new_id(self.rng.as_mut()) {
+            Ok(id) => id,
+            Err(error) => {
+                self.error_event(
+                    ErrorEventCode::ToolThrew,
+                    error.to_string(),
+                    Some(tool_name),
+                );
+                return self.finish(key, error_result(error_message::TOOL_FAILED), now);
+            }
+        };
+        let evicted = self.confirmations.add(Confirmation {
+            confirm_id: confirm_id.clone(),
+            tool: tool_key,
+            tool_name,
+            call_id,
+            input,
+            summary: summary.clone(),
+            changes: changes.clone(),
+            state: prepared.state,
+            requester,
+            expires_at: now.saturating_add(self.config.confirm_expiry_ms),
+        });
+        if let Some(evicted) = evicted {
+            self.expire(evicted);
+        }
+        self.finish(
+            key,
+            ToolResult::NeedsConfirmation {
+                confirm_id,
+                summary,
+                changes,
+            },
+            now,
+        );
+        self.events.push_back(Event::PendingChanged);
+    }
+
+    /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
+    fn expire(&mut self, confirmation: Confirmation) {
+        let result = refused(
+            RefusedCode::ConfirmationExpired,
+            refused_message::CONFIRMATION_EXPIRED,
+            self.registry.rev(),
+        );
+        self.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
+    }
+
+    fn send_confirmed(&mut self, requester: &Requester, confirm_id: &str, result: ToolResult) {
+        if let Requester::Bridge(bridge) = requester {
+            self.send(
+                BridgeId(*bridge),
+                PageToAgent::Confirmed(Confirmed {
+                    protocol: ProtocolV1,
+                    client_id: self.client_id.clone(),
+                    confirm_id: confirm_id.to_owned(),
+                    result,
+                }),
+            );
+        }
+    }
+
+    /// `tm.confirmPending(confirmId, approve)`: completes with the final result,
+    /// which also goes to the requesting bridge as `confirmed`.
+    pub fn confirm(&mut self, confirm_id: &str, approve: bool, now: u64) -> Handle {
+        let handle = self.new_handle();
+        let Some(confirmation) = self.confirmations.take(confirm_id) else {
+            let result = refused(
+                RefusedCode::ConfirmationExpired,
+                refused_message::CONFIRMATION_EXPIRED,
+                self.registry.rev(),
+            );
+            self.complete(handle, result);
+            return handle;
+        };
+        self.events.push_back(Event::PendingChanged);
+        if !approve {
+            let result = ToolResult::Cancelled {
+                by: CancelledBy::Operator,
+            };
+            self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
+            self.complete(handle, result);
+            return handle;
+        }
+        let Some(scope) = self.registry.by_key(confirmation.tool).map(|t| t.scope) else {
+            let result = refused(
+                RefusedCode::Stale,
+                "The tool is gone since confirmation was requested",
+                self.registry.rev(),
+            );
+            self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
+            self.complete(handle, result);
+            return handle;
+        };
+        // The approved run waits its turn on the scope like any call; it is
+        // not refused busy (at most 100 confirmations exist).
+        self.enqueue(
+            Origin::Local(handle),
+            confirmation.tool,
+            confirmation.tool_name,
+            scope,
+            Caller::Human,
+            confirmation.call_id,
+            confirmation.input,
+            None,
+            Some(Approval {
+                confirm_id: confirmation.confirm_id,
+                requester: confirmation.requester,
+                state: confirmation.state,
+            }),
+        );
+        self.pump(now);
+        handle
+    }
+
+    /// `tm.undo(callId)`: runs the restorer kept for that call, once.
+    pub fn undo(&mut self, call_id: &str) -> Handle {
+        let handle = self.new_handle();
+        if self.undo.remove(call_id) {
+            let run = RunId(self.next_run);
+            self.next_run += 1;
+            self.restores.insert(run, (handle, call_id.to_owned()));
+            self.actions.push_back(Action::Restore {
+                run,
+                call_id: call_id.to_owned(),
+            });
+        } else {
+            let result = refused(
+                RefusedCode::UndoUnavailable,
+                "No restorer for this call (never registered, already used or evicted)",
+                self.registry.rev(),
+            );
+            self.complete(handle, result);
+        }
+        handle
+    }
+
+    /// `ctx.confirm` was used by a run: true when its caller has an inline
+    /// confirmation path (a human, with the page's handler).
+    pub fn ctx_confirm(&mut self, run: RunId) -> bool {
+        let Some(call) = self.runs.get(&run).and_then(|key| self.calls.get(key)) else {
+            return false;
+        };
+        if call.caller == Caller::Human && self.config.inline_confirm {
+            return true;
+        }
+        let (caller, tool) = (call.caller, call.tool_name.clone());
+        self.error_event(
+            ErrorEventCode::CtxConfirmUnavailable,
+            format!(
+                "ctx.confirm is not available to caller {}: it has no inline confirmation path",
+                caller.as_str()
+            ),
+            Some(tool),
+        );
+        false
+    }
+
+    // ----- answers from JS ----------------------------------------------
+
+    fn call_for(&self, run: RunId) -> Option<(CallKey, &Call)> {
+        let key = *self.runs.get(&run)?;
+        let call = self.calls.get(&key)?;
+        (call.stage.run() == Some(run)).then_some((key, call))
+    }
+
+    /// A tool run settled.
+    pub fn handle_outcome(&mut self, run: RunId, outcome: Outcome, now: u64) {
+        let Some((key, call)) = self.call_for(run) else {
+            return self.late(run, &outcome);
+        };
+        if !matches!(call.stage, Stage::Running(_) | Stage::Aborting { .. }) {
+            return;
+        }
+        let tool_name = call.tool_name.clone();
+        let call_id = call.call_id.clone();
+        let tool = self.registry.by_key(call.tool);
+        let snapshot = tool.is_some_and(|t| t.def.has_snapshot);
+        let result = match outcome {
+            Outcome::Ok(text) => match text.as_deref().map(parse_value) {
+                None => ToolResult::Ok { data: None },
+                Some(Ok(data)) => {
+                    if self.config.dev {
+                        if let Some(Validator::Json(schema)) = tool.and_then(|t| t.output.as_ref())
+                        {
+                            let issues = schema.validate(&data, self.matcher.as_ref());
+                            if let Some(first) = issues.first() {
+                                let message = format!(
+                                    "output of '{tool_name}' fails its output schema at '{}': {}",
+                                    first.path, first.message
+                                );
+                                self.error_event(
+                                    ErrorEventCode::OutputInvalid,
+                                    message,
+                                    Some(tool_name.clone()),
+                                );
+                            }
+                        }
+                    }
+                    ToolResult::Ok { data: Some(data) }
+                }
+                Some(Err(rejection)) => {
+                    self.error_event(
+                        ErrorEventCode::TransportFailed,
+                        rejection.to_string(),
+                        Some(tool_name.clone()),
+                    );
+                    error_result(error_message::NOT_SERIALIZABLE)
+                }
+            },
+            Outcome::Threw(detail) => {
+                self.error_event(ErrorEventCode::ToolThrew, detail, Some(tool_name.clone()));
+                error_result(error_message::TOOL_FAILED)
+            }
+            Outcome::NotSerializable(detail) => {
+                self.error_event(
+                    ErrorEventCode::TransportFailed,
+                    format!("result of '{tool_name}' is not serializable: {detail}"),
+                    Some(tool_name.clone()),
+                );
+                error_result(error_message::NOT_SERIALIZABLE)
+            }
+            Outcome::Aborted => ToolResult::Cancelled {
+                by: CancelledBy::Signal,
+            },
+        };
+        if snapshot {
+            if matches!(result, ToolResult::Ok { .. }) {
+                if let Some(forgotten) = self.undo.insert(call_id) {
+                    self.actions
+                        .push_back(Action::DropRestorer { call_id: forgotten });
+                }
+            } else {
+                self.actions.push_back(Action::DropRestorer { call_id });
+            }
+        }
+        self.runs.remove(&run);
+        self.finish(key, result, now);
+    }
+
+    /// An outcome for a run no call waits for: `late_result` when the run was
+    /// abandoned after its grace period.
+    fn late(&mut self, run: RunId, outcome: &Outcome) {
+        let Some(index) = self.abandoned.iter().position(|(r, _)| *r == run) else {
+            return;
+        };
+        let Some((_, tool)) = self.abandoned.remove(index) else {
+            return;
+        };
+        let status = match outcome {
+            Outcome::Ok(_) => "returned",
+            Outcome::Threw(_) => "threw",
+            Outcome::NotSerializable(_) => "returned an unserializable value",
+            Outcome::Aborted => "was aborted",
+        };
+        self.error_event(
+            ErrorEventCode::LateResult,
+            format!("tool '{tool}' {status} after its call was abandoned"),
+            Some(tool),
+        );
+    }
+
+    /// A Standard Schema validation finished.
+    pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
+        let Some((key, call)) = self.call_for(run) else {
+            return;
+        };
+        if call.stage != Stage::Validating(run) {
+            return;
+        }
+        let tool_name = call.tool_name.clone();
+        self.runs.remove(&run);
+        match validated {
+            Validated::Valid(text) => {
+                if let Some(text) = text {
+                    match parse_value(&text) {
+                        Ok(value) => {
+                            if let Some(call) = self.calls.get_mut(&key) {
+                                call.input = value;
+                            }
+                        }
+                        Err(rejection) => {
+                            self.error_event(
+                                ErrorEventCode::ToolThrew,
+                                rejection.to_string(),
+                                Some(tool_name),
+                            );
+                            return self.finish(key, error_result(error_message::TOOL_FAILED), now);
+                        }
+                    }
+                }
+                self.set_stage(key, Stage::Queued);
+                self.validated(key, now);
+            }
+            Validated::Invalid(issues) => self.finish(key, ToolResult::Invalid { issues }, now),
+            Validated::Threw(detail) => {
+                self.error_event(ErrorEventCode::ToolThrew, detail, Some(tool_name));
+                self.finish(key, error_result(error_message::TOOL_FAILED), now)
+            }
+        }
+    }
+
+    /// A tool's `summary` / `changes` / form state for a confirmation.
+    pub fn handle_prepared(&mut self, run: RunId, prepared: Result<Prepared, String>, now: u64) {
+        let Some((key, call)) = self.call_for(run) else {
+            return;
+        };
+        if call.stage != Stage::Preparing(run) {
+            return;
+        }
+        let tool_name = call.tool_name.clone();
+        self.runs.remove(&run);
+        match prepared {
+            Ok(prepared) => self.request_confirmation(key, prepared, now),
+            Err(detail) => {
+                self.error_event(ErrorEventCode::ToolThrew, detail, Some(tool_name));
+                self.finish(key, error_result(error_message::TOOL_FAILED), now)
+            }
+        }
+    }
+
+    /// The form state read again at approval: a change means `refused stale`.
+    pub fn handle_state(&mut self, run: RunId, state: Result<Option<String>, String>, now: u64) {
+        let Some((key, call)) = self.call_for(run) else {
+            return;
+        };
+        if call.stage != Stage::ReadingState(run) {
+            return;
+        }
+        let tool_name = call.tool_name.clone();
+        let expected = call.approval.as_ref().and_then(|a| a.state.clone());
+        self.runs.remove(&run);
+        match state {
+            Ok(state) if state == expected => self.start_run(key),
+            Ok(_) => {
+                let result = refused(
+                    RefusedCode::Stale,
+                    refused_message::FORM_CHANGED,
+                    self.registry.rev(),
+                );
+                self.finish(key, result, now)
+            }
+            Err(detail) => {
+                self.error_event(ErrorEventCode::ToolThrew, detail, Some(tool_name));
+                self.finish(key, error_result(error_message::TOOL_FAILED), now)
+            }
+        }
+    }
+
+    /// A restorer ran (for `tm.undo`).
+    pub fn handle_restored(&mut self, run: RunId, restored: Result<(), String>) {
+        let Some((handle, call_id)) = self.restores.remove(&run) else {
+            return;
+        };
+        let result = match restored {
+            Ok(()) => ToolResult::Ok { data: None },
+            Err(detail) => {
+                self.error_event(
+                    ErrorEventCode::ToolThrew,
+                    format!("restorer of call {call_id} threw: {detail}"),
+                    None,
+                );
+                error_result(error_message::TOOL_FAILED)
+            }
+        };
+        self.complete(handle, result);
+    }
+
+    /// Deadlines: expired confirmations, and aborted runs out of grace.
+    pub fn handle_timeout(&mut self, now: u64) {
+        let expired = self.confirmations.take_expired(now);
+        if !expired.is_empty() {
+            for confirmation in expired {
+                self.expire(confirmation);
+            }
+            self.events.push_back(Event::PendingChanged);
+        }
+        let mut overdue: Vec<(CallKey, RunId)> = self
+            .calls
+            .iter()
+            .filter_map(|(key, c)| match c.stage {
+                Stage::Aborting { run, deadline } if deadline <= now => Some((*key, run)),
+                _ => None,
+            })
+            .collect();
+        overdue.sort();
+        for (key, run) in overdue {
+            self.abandon(key, run);
+            self.finish(
+                key,
+                ToolResult::Cancelled {
+                    by: CancelledBy::Signal,
+                },
+                now,
+            );
+        }
+    }
+
+    /// The run is left to itself: its outcome, if it ever comes, is `late_result`.
+    fn abandon(&mut self, key: CallKey, run: RunId) {
+        self.runs.remove(&run);
+        let Some(call) = self.calls.get(&key) else {
+            return;
+        };
+        if self.abandoned.len() >= ABANDONED_MEMORY {
+            self.abandoned.pop_front();
+        }
+        self.abandoned.push_back((run, call.tool_name.clone()));
+        let snapshot = self
+            .registry
+            .by_key(call.tool)
+            .is_some_and(|t| t.def.has_snapshot);
+        if snapshot {
+            self.actions.push_back(Action::DropRestorer {
+                call_id: call.call_id.clone(),
+            });
+        }
+        // Detached bridges leave nobody to answer: drop the call now.
+        if let Origin::Bridge { bridge, .. } = call.origin {
+            if !self.bridges.contains_key(&bridge) {
+                self.remove_call(key);
+            }
+        }
+    }
+
+    fn remove_call(&mut self, key: CallKey) -> Option<Call> {
+        let call = self.calls.remove(&key)?;
+        self.lanes.finish(call.scope, key);
+        Some(call)
+    }
+
+    /// The one answer of a call: to its bridge or page request, plus the
+    /// `confirmed` of an approved confirmation. Frees the lane.
+    fn finish(&mut self, key: CallKey, result: ToolResult, now: u64) {
+        let Some(call) = self.remove_call(key) else {
+            return;
+        };
+        if let Some(run) = call.stage.run() {
+            self.runs.remove(&run);
+        }
+        if let Some(approval) = &call.approval {
+            self.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
+        }
+        match call.origin {
+            Origin::Bridge { bridge, id } => self.answer_bridge(bridge, &id, result),
+            Origin::Local(handle) => self.complete(handle, result),
+        }
+        self.pump(now);
+    }
+
+    fn error_event(&mut self, code: ErrorEventCode, message: String, tool: Option<String>) {
+        self.events.push_back(Event::Error {
+            code,
+            message,
+            tool,
+        });
+    }
+}
+
+/// Accepts every pattern as matching nothing special: for cores whose tools
+/// use no `pattern` keyword (tests; the wasm layer injects JS `RegExp`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoPatterns;
+
+impl PatternMatcher for NoPatterns {
+    fn is_match(&self, pattern: &str, _text: &str) -> Result<bool, String> {
+        Err(format!("no pattern matcher: cannot check \"{pattern}\""))
+    }
+}

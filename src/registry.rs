@@ -1,0 +1,425 @@
+//! The tool registry: names, scopes, revisions and compiled schemas.
+//!
+//! Tools live in scopes. The root scope has no prefix; `scope('signup')`
+//! makes a child whose tools are named `signup.<name>`. Every change to the
+//! set of tools is one revision (`rev` + 1). Calls are serialized per
+//! registration scope (see `scheduling`).
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Map, Value};
+
+use crate::ids::{is_valid_tool_name, llm_name};
+use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
+use crate::schema::CompiledSchema;
+
+/// A scope of this registry; `ScopeId::ROOT` is the registry itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScopeId(pub u32);
+
+impl ScopeId {
+    pub const ROOT: ScopeId = ScopeId(0);
+}
+
+/// A registered tool, for as long as it is registered (never reused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ToolKey(pub u32);
+
+/// How a tool's input (or output) is validated.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SchemaSpec {
+    /// A JSON Schema (draft 2020-12), validated in Rust.
+    Json(Value),
+    /// A Standard Schema validated by its own `~standard.validate` in JS;
+    /// `json` is its JSON Schema for the manifest, when one could be derived.
+    External { json: Option<Value> },
+}
+
+/// What an app registers (the functions stay in JS; flags say which exist).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDef {
+    /// The name within its scope; the full name is `<scope prefix>.<name>`.
+    pub name: String,
+    pub title: Option<String>,
+    pub description: String,
+    pub input_schema: Option<SchemaSpec>,
+    pub output_schema: Option<SchemaSpec>,
+    pub hints: Hints,
+    pub mode: Option<ToolMode>,
+    /// Paths whose values `FieldChange`s report as "[redacted]".
+    pub sensitive: Vec<String>,
+    pub has_summary: bool,
+    pub has_changes: bool,
+    pub has_snapshot: bool,
+    /// A form-like tool whose state is read at request and at approval
+    /// (a change in between makes the approval `refused stale`).
+    pub has_state: bool,
+}
+
+impl ToolDef {
+    /// A definition with just a name and a description.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> ToolDef {
+        ToolDef {
+            name: name.into(),
+            title: None,
+            description: description.into(),
+            input_schema: None,
+            output_schema: None,
+            hints: Hints::default(),
+            mode: None,
+            sensitive: Vec::new(),
+            has_summary: false,
+            has_changes: false,
+            has_snapshot: false,
+            has_state: false,
+        }
+    }
+}
+
+/// A validator ready to use.
+#[derive(Debug, Clone)]
+pub(crate) enum Validator {
+    /// No schema (or one that did not compile): any input.
+    Any,
+    Json(Box<CompiledSchema>),
+    External,
+}
+
+/// A registered tool.
+#[derive(Debug, Clone)]
+pub(crate) struct Tool {
+    pub(crate) key: ToolKey,
+    pub(crate) scope: ScopeId,
+    pub(crate) name: String,
+    pub(crate) llm_name: String,
+    pub(crate) def: ToolDef,
+    pub(crate) input: Validator,
+    pub(crate) input_json: Value,
+    pub(crate) output: Option<Validator>,
+    pub(crate) output_json: Option<Value>,
+}
+
+impl Tool {
+    pub(crate) fn summary(&self) -> ToolManifestSummary {
+        ToolManifestSummary {
+            name: self.name.clone(),
+            llm_name: self.llm_name.clone(),
+            title: self.def.title.clone(),
+            description: self.def.description.clone(),
+            hints: self.def.hints.clone(),
+            mode: self.def.mode,
+            extra: Map::new(),
+        }
+    }
+
+    pub(crate) fn manifest(&self) -> ToolManifest {
+        ToolManifest {
+            summary: self.summary(),
+            input_schema: self.input_json.clone(),
+            output_schema: self.output_json.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Scope {
+    parent: Option<ScopeId>,
+    prefix: String,
+    disposed: bool,
+}
+
+/// A registration problem: `Err` rejects, a warning registers anyway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistryError {
+    pub code: ErrorEventCode,
+    pub message: String,
+}
+
+impl RegistryError {
+    fn new(code: ErrorEventCode, message: impl Into<String>) -> Self {
+        RegistryError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Tools by name (so manifests come out sorted by name), and scopes.
+#[derive(Debug, Default)]
+pub struct Registry {
+    tools: BTreeMap<String, Tool>,
+    names: HashMap<ToolKey, String>,
+    llm_names: HashMap<String, ToolKey>,
+    scopes: HashMap<ScopeId, Scope>,
+    rev: u64,
+    next_key: u32,
+    next_scope: u32,
+}
+
+impl Registry {
+    pub fn new() -> Registry {
+        let mut scopes = HashMap::new();
+        scopes.insert(
+            ScopeId::ROOT,
+            Scope {
+                parent: None,
+                prefix: String::new(),
+                disposed: false,
+            },
+        );
+        Registry {
+            scopes,
+            next_scope: 1,
+            ..Registry::default()
+        }
+    }
+
+    /// The registry revision: + 1 on every change of the tool set.
+    pub fn rev(&self) -> u64 {
+        self.rev
+    }
+
+    fn live_scope(&self, scope: ScopeId) -> Result<&Scope, RegistryError> {
+        match self.scopes.get(&scope) {
+            None => Err(RegistryError::new(
+                ErrorEventCode::InvalidScope,
+                format!("scope {} does not belong to this registry", scope.0),
+            )),
+            Some(s) if s.disposed => Err(RegistryError::new(
+                ErrorEventCode::ScopeDisposed,
+                format!("scope '{}' is disposed", s.prefix),
+            )),
+            Some(s) => Ok(s),
+        }
+    }
+
+    fn join(prefix: &str, name: &str) -> String {
+        if prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{prefix}.{name}")
+        }
+    }
+
+    /// Creates a child scope; its tools are named `<parent prefix>.<name>.<tool>`.
+    pub fn create_scope(&mut self, parent: ScopeId, name: &str) -> Result<ScopeId, RegistryError> {
+        let prefix = Self::join(&self.live_scope(parent)?.prefix, name);
+        if name.is_empty() || !is_valid_tool_name(&prefix) {
+            return Err(RegistryError::new(
+                ErrorEventCode::InvalidName,
+                format!("scope name '{name}' does not make a valid tool name prefix ('{prefix}')"),
+            ));
+        }
+        let id = ScopeId(self.next_scope);
+        self.next_scope = self.next_scope.saturating_add(1);
+        self.scopes.insert(
+            id,
+            Scope {
+                parent: Some(parent),
+                prefix,
+                disposed: false,
+            },
+        );
+        Ok(id)
+    }
+
+    /// The full dotted prefix of a scope (`""` for the root).
+    pub fn scope_prefix(&self, scope: ScopeId) -> Option<&str> {
+        self.scopes.get(&scope).map(|s| s.prefix.as_str())
+    }
+
+    fn is_within(&self, mut scope: ScopeId, ancestor: ScopeId) -> bool {
+        loop {
+            if scope == ancestor {
+                return true;
+            }
+            match self.scopes.get(&scope).and_then(|s| s.parent) {
+                Some(parent) => scope = parent,
+                None => return false,
+            }
+        }
+    }
+
+    /// Registers a tool. `Ok` carries the key and any warning
+    /// (`schema_conversion_failed`: the tool is registered with `inputSchema: {}`);
+    /// with `strict`, a warning is an `Err` and nothing is registered.
+    pub fn register(
+        &mut self,
+        scope: ScopeId,
+        def: ToolDef,
+        strict: bool,
+    ) -> Result<(ToolKey, Vec<RegistryError>), RegistryError> {
+        let prefix = self.live_scope(scope)?.prefix.clone();
+        let name = Self::join(&prefix, &def.name);
+        if def.name.is_empty() || !is_valid_tool_name(&name) {
+            return Err(RegistryError::new(
+                ErrorEventCode::InvalidName,
+                format!("tool name '{name}' does not match ^[A-Za-z0-9_.-]{{1,128}}$"),
+            ));
+        }
+        let llm = llm_name(&name);
+        if self.tools.contains_key(&name) {
+            return Err(RegistryError::new(
+                ErrorEventCode::DuplicateName,
+                format!("a tool named '{name}' is already registered"),
+            ));
+        }
+        if let Some(other) = self.llm_names.get(&llm).and_then(|k| self.names.get(k)) {
+            return Err(RegistryError::new(
+                ErrorEventCode::DuplicateName,
+                format!("tool '{name}' has the llmName '{llm}' of the registered tool '{other}'"),
+            ));
+        }
+        let mut warnings = Vec::new();
+        let (input, input_json) =
+            compile_spec(&name, "input", def.input_schema.as_ref(), &mut warnings);
+        let (output, output_json) = match def.output_schema.as_ref() {
+            None => (None, None),
+            Some(spec) => {
+                let (validator, json) = compile_spec(&name, "output", Some(spec), &mut warnings);
+                (Some(validator), Some(json))
+            }
+        };
+        if strict {
+            if let Some(warning) = warnings.first() {
+                return Err(warning.clone());
+            }
+        }
+        let key = ToolKey(self.next_key);
+        self.next_key = self.next_key.saturating_add(1);
+        self.names.insert(key, name.clone());
+        self.llm_names.insert(llm.clone(), key);
+        self.tools.insert(
+            name.clone(),
+            Tool {
+                key,
+                scope,
+                name,
+                llm_name: llm,
+                def,
+                input,
+                input_json,
+                output,
+                output_json,
+            },
+        );
+        self.rev += 1;
+        Ok((key, warnings))
+    }
+
+    fn remove(&mut self, key: ToolKey) -> bool {
+        let Some(name) = self.names.remove(&key) else {
+            return false;
+        };
+        if let Some(tool) = self.tools.remove(&name) {
+            self.llm_names.remove(&tool.llm_name);
+        }
+        true
+    }
+
+    /// Unregisters a tool; false (and no revision) when it is already gone.
+    pub fn unregister(&mut self, key: ToolKey) -> bool {
+        let removed = self.remove(key);
+        if removed {
+            self.rev += 1;
+        }
+        removed
+    }
+
+    /// Disposes a scope and its descendants, unregistering their tools in
+    /// one revision. Returns how many tools were removed.
+    pub fn dispose_scope(&mut self, scope: ScopeId) -> Result<usize, RegistryError> {
+        if scope == ScopeId::ROOT {
+            return Err(RegistryError::new(
+                ErrorEventCode::InvalidScope,
+                "the root scope cannot be disposed",
+            ));
+        }
+        if !self.scopes.contains_key(&scope) {
+            return Err(RegistryError::new(
+                ErrorEventCode::InvalidScope,
+                format!("scope {} does not belong to this registry", scope.0),
+            ));
+        }
+        let doomed: Vec<ScopeId> = self
+            .scopes
+            .keys()
+            .copied()
+            .filter(|s| self.is_within(*s, scope))
+            .collect();
+        for s in &doomed {
+            if let Some(entry) = self.scopes.get_mut(s) {
+                entry.disposed = true;
+            }
+        }
+        let keys: Vec<ToolKey> = self
+            .tools
+            .values()
+            .filter(|t| doomed.contains(&t.scope))
+            .map(|t| t.key)
+            .collect();
+        for key in &keys {
+            self.remove(*key);
+        }
+        if !keys.is_empty() {
+            self.rev += 1;
+        }
+        Ok(keys.len())
+    }
+
+    pub(crate) fn by_name(&self, name: &str) -> Option<&Tool> {
+        self.tools.get(name)
+    }
+
+    pub(crate) fn by_key(&self, key: ToolKey) -> Option<&Tool> {
+        self.names.get(&key).and_then(|name| self.tools.get(name))
+    }
+
+    /// All tools, sorted by name.
+    pub(crate) fn tools(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.values()
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}
+
+/// Compiles a schema spec; a JSON Schema that does not compile is a warning
+/// and the tool gets `{}` (accept anything), as production does for a schema
+/// that cannot be converted.
+fn compile_spec(
+    name: &str,
+    which: &str,
+    spec: Option<&SchemaSpec>,
+    warnings: &mut Vec<RegistryError>,
+) -> (Validator, Value) {
+    let empty = || Value::Object(Map::new());
+    match spec {
+        None => (Validator::Any, empty()),
+        Some(SchemaSpec::External { json }) => {
+            let json = json.clone().unwrap_or_else(|| {
+                warnings.push(RegistryError::new(
+                    ErrorEventCode::SchemaConversionFailed,
+                    format!("tool '{name}': no JSON Schema could be derived for its {which} schema; the manifest shows {{}}"),
+                ));
+                empty()
+            });
+            (Validator::External, json)
+        }
+        Some(SchemaSpec::Json(schema)) => match CompiledSchema::compile(schema) {
+            Ok(compiled) => (Validator::Json(Box::new(compiled)), schema.clone()),
+            Err(error) => {
+                warnings.push(RegistryError::new(
+                    ErrorEventCode::SchemaConversionFailed,
+                    format!("tool '{name}': its {which} schema does not compile ({error}); registered with {{}}"),
+                ));
+                (Validator::Any, empty())
+            }
+        },
+    }
+}

@@ -1,0 +1,1140 @@
+//! The bridge core against the spec, rule by rule, natively with a
+//! simulated clock. Each test names the rule it holds the core to.
+
+mod support {
+    pub mod harness;
+}
+
+use serde_json::{json, Value};
+use support::harness::*;
+use toolmark_bridge::machine::{
+    Action, BridgeOptions, Config, Event, OnChange, Outcome, Prepared, Validated,
+};
+use toolmark_bridge::policy::Caller;
+use toolmark_bridge::protocol::{ErrorEventCode, FieldChange, Issue, ToolResult};
+use toolmark_bridge::registry::{SchemaSpec, ScopeId};
+
+fn only_run(page: &mut Page) -> toolmark_bridge::machine::RunId {
+    let runs = page.take_runs();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].0
+}
+
+// ----- manifest ---------------------------------------------------------
+
+#[test]
+fn manifest_on_attach_may_be_empty() {
+    let page = Page::new();
+    assert_eq!(
+        page.sent,
+        vec![
+            json!({"type": "manifest", "protocol": 1, "clientId": page.client_id(), "rev": 0, "tools": []})
+        ]
+    );
+}
+
+#[test]
+fn manifest_on_every_revision_sorted_by_name() {
+    let mut page = Page::new();
+    page.register(tool("b.tool"));
+    let key = page.register(consequential("a.tool"));
+    page.tm.unregister(key, page.now);
+    page.drain();
+    let revs: Vec<u64> = page
+        .manifests()
+        .iter()
+        .map(|m| m["rev"].as_u64().unwrap_or(99))
+        .collect();
+    assert_eq!(revs, [0, 1, 2, 3]);
+    let manifests = page.manifests();
+    let names: Vec<&str> = manifests[2]["tools"]
+        .as_array()
+        .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, ["a.tool", "b.tool"]);
+    assert_eq!(
+        page.manifests()[2]["tools"][0],
+        json!({"name": "a.tool", "llmName": "a__tool", "description": "The a.tool tool",
+               "hints": {"consequential": true}})
+    );
+    assert_eq!(page.tm.rev(), 3);
+}
+
+#[test]
+fn changed_mode_sends_changed_instead_of_manifest() {
+    let mut page = Page::with_options(
+        Config::default(),
+        BridgeOptions {
+            on_change: OnChange::Changed,
+            ..BridgeOptions::default()
+        },
+    );
+    page.register(tool("x"));
+    assert_eq!(page.sent.len(), 2);
+    assert_eq!(
+        page.sent[0]["type"], "manifest",
+        "attach still sends a manifest"
+    );
+    assert_eq!(
+        page.sent[1],
+        json!({"type": "changed", "protocol": 1, "clientId": page.client_id(), "rev": 1})
+    );
+}
+
+// ----- rule 1: clientId ---------------------------------------------------
+
+#[test]
+fn rule_1_other_client_ids_are_ignored_silently() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    let before = page.sent.len();
+    page.inbound(json!({"protocol": 1, "type": "call", "clientId": "someone-else", "id": "1", "tool": "t", "input": {}}));
+    // Even an invalid message for another page is ignored silently.
+    page.inbound(json!({"protocol": 1, "type": "bogus", "clientId": "someone-else"}));
+    page.inbound(json!({"protocol": 9, "type": "call", "clientId": "someone-else", "id": "2"}));
+    assert_eq!(page.sent.len(), before);
+    assert!(
+        page.events
+            .iter()
+            .all(|e| !matches!(e, Event::Error { .. })),
+        "{:?}",
+        page.events
+    );
+    assert!(page.take_runs().is_empty());
+}
+
+// ----- rule 2: exactly once -------------------------------------------------
+
+#[test]
+fn rule_2_each_call_is_answered_exactly_once_and_duplicates_are_ignored() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.call("c1", "t", json!({}));
+    page.call("c1", "t", json!({}));
+    let run = only_run(&mut page);
+    page.ok(run, json!(1));
+    page.call("c1", "t", json!({}));
+    page.describe("c1", "t");
+    assert!(page.take_runs().is_empty());
+    assert_eq!(page.result("c1"), json!({"status": "ok", "data": 1}));
+}
+
+#[test]
+fn rule_2_the_answered_memory_holds_the_last_1000_ids() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    for i in 0..1001 {
+        page.describe(&format!("d{i}"), "t");
+    }
+    assert_eq!(page.tm.answered_ids(page.bridge), 1000);
+    page.describe("d1", "t"); // still remembered
+    assert_eq!(page.results_for("d1").len(), 1);
+    page.describe("d0", "t"); // forgotten: answered again
+    assert_eq!(page.results_for("d0").len(), 2);
+}
+
+// ----- rule 4: protocol ------------------------------------------------------
+
+#[test]
+fn rule_4_other_protocols_are_answered_only_with_a_string_id_for_this_page() {
+    let mut page = Page::new();
+    let cid = page.client_id();
+    page.inbound(json!({"protocol": 2, "type": "call", "clientId": cid, "id": "p1", "tool": "t", "input": {}}));
+    assert_eq!(
+        page.result("p1"),
+        json!({"status": "error", "message": "unsupported protocol"})
+    );
+    page.inbound(json!({"protocol": 2, "clientId": cid, "id": "p1"}));
+    assert_eq!(page.results_for("p1").len(), 1, "answered once");
+    let before = page.sent.len();
+    page.inbound(json!({"protocol": 2, "clientId": cid, "id": 5}));
+    page.inbound(json!({"protocol": 2, "id": "p2"}));
+    assert_eq!(
+        page.sent.len(),
+        before,
+        "no string id or no clientId: dropped"
+    );
+    assert_eq!(
+        page.error_codes(),
+        [
+            ErrorEventCode::InvalidMessage,
+            ErrorEventCode::InvalidMessage
+        ]
+    );
+}
+
+// ----- rule 5: scopes ----------------------------------------------------------
+
+#[test]
+fn rule_5_calls_are_serialized_per_scope_and_parallel_across_scopes() {
+    let mut page = Page::new();
+    let signup = page
+        .tm
+        .create_scope(ScopeId::ROOT, "signup")
+        .ok()
+        .flatten()
+        .unwrap_or(ScopeId::ROOT);
+    let cart = page
+        .tm
+        .create_scope(ScopeId::ROOT, "cart")
+        .ok()
+        .flatten()
+        .unwrap_or(ScopeId::ROOT);
+    page.register_in(signup, tool("fill"));
+    page.register_in(signup, tool("check"));
+    page.register_in(cart, tool("add"));
+    page.call("a", "signup.fill", json!({}));
+    page.call("b", "signup.check", json!({}));
+    page.call("c", "cart.add", json!({}));
+    let runs = page.take_runs();
+    let names: Vec<&str> = runs.iter().map(|r| r.1.as_str()).collect();
+    assert_eq!(
+        names,
+        ["signup.fill", "cart.add"],
+        "one per scope at a time"
+    );
+    page.ok(runs[0].0, json!("filled"));
+    let next = page.take_runs();
+    assert_eq!(next.len(), 1);
+    assert_eq!(next[0].1, "signup.check", "FIFO within the scope");
+    page.ok(next[0].0, json!(null));
+    page.ok(runs[1].0, json!(null));
+    let order: Vec<&str> = page
+        .sent
+        .iter()
+        .filter(|m| m["type"] == "result")
+        .filter_map(|m| m["id"].as_str())
+        .collect();
+    assert_eq!(order, ["a", "b", "c"]);
+}
+
+#[test]
+fn rule_5_more_than_32_pending_on_a_scope_is_refused_busy() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.register(tool("u"));
+    for i in 0..32 {
+        page.call(&format!("c{i}"), "t", json!({}));
+    }
+    assert_eq!(page.tm.max_pending_per_scope(), 32);
+    page.call("c32", "u", json!({}));
+    assert_eq!(
+        page.result("c32"),
+        json!({"status": "refused", "code": "busy", "message": "The tool's scope already has 32 pending calls"})
+    );
+    let run = page.take_runs()[0].0;
+    page.ok(run, json!(1));
+    page.call("c33", "t", json!({}));
+    assert!(
+        page.results_for("c33").is_empty(),
+        "room again after one finished"
+    );
+}
+
+// ----- rule 6: rev ---------------------------------------------------------------
+
+#[test]
+fn rule_6_stale_and_unknown_tool_carry_the_current_rev() {
+    let mut page = Page::new();
+    let key = page.register(tool("gone"));
+    page.register(tool("kept"));
+    page.tm.unregister(key, page.now);
+    page.drain();
+    page.call_rev("s", "gone", json!({}), 2);
+    assert_eq!(page.result("s")["code"], "stale");
+    assert_eq!(page.result("s")["rev"], 3);
+    page.call_rev("u", "gone", json!({}), 3);
+    assert_eq!(page.result("u")["code"], "unknown_tool");
+    page.call("n", "never", json!({}));
+    assert_eq!(
+        page.result("n"),
+        json!({"status": "refused", "code": "unknown_tool", "message": "No such tool", "rev": 3})
+    );
+    page.call_rev("k", "kept", json!({}), 0);
+    assert_eq!(
+        page.take_runs().len(),
+        1,
+        "an old rev is fine when the tool is still there"
+    );
+}
+
+#[test]
+fn rule_6_a_queued_call_whose_tool_goes_away_is_answered_not_run() {
+    let mut page = Page::new();
+    page.register(tool("busy"));
+    let key = page.register(tool("soon.gone"));
+    page.call_rev("first", "busy", json!({}), 2);
+    page.call_rev("second", "soon.gone", json!({}), 2);
+    page.call("third", "soon.gone", json!({}));
+    let run = only_run(&mut page);
+    page.tm.unregister(key, page.now);
+    page.drain();
+    page.ok(run, json!(null));
+    assert!(page.take_runs().is_empty());
+    assert_eq!(
+        page.result("second")["code"],
+        "stale",
+        "its rev 2 is older than 3"
+    );
+    assert_eq!(page.result("third")["code"], "unknown_tool", "no rev given");
+}
+
+// ----- describe ------------------------------------------------------------------------
+
+#[test]
+fn describe_returns_the_full_entry_and_refuses_unknown_or_hidden_tools() {
+    let mut page = Page::with_config(Config {
+        policy: json!({"inapp": {"destructive": "hide"}}),
+        ..Config::default()
+    });
+    let mut def = tool("form.fill");
+    def.title = Some("Fill".into());
+    def.input_schema = Some(SchemaSpec::Json(
+        json!({"type": "object", "properties": {"email": {"type": "string"}}}),
+    ));
+    def.output_schema = Some(SchemaSpec::Json(json!({"type": "string"})));
+    page.register(def);
+    let mut hidden = tool("wipe");
+    hidden.hints.destructive = Some(true);
+    page.register(hidden);
+    page.describe("d1", "form.fill");
+    assert_eq!(
+        page.result("d1"),
+        json!({"status": "ok", "data": {"name": "form.fill", "llmName": "form__fill", "title": "Fill",
+            "description": "The form.fill tool", "hints": {},
+            "inputSchema": {"type": "object", "properties": {"email": {"type": "string"}}},
+            "outputSchema": {"type": "string"}}})
+    );
+    page.describe("d2", "wipe");
+    assert_eq!(
+        page.result("d2"),
+        json!({"status": "refused", "code": "unknown_tool", "message": "No such tool", "rev": 2})
+    );
+    page.call("c", "wipe", json!({}));
+    assert_eq!(page.result("c")["code"], "unknown_tool");
+    let tools = page
+        .manifests()
+        .last()
+        .map(|m| m["tools"].clone())
+        .unwrap_or_default();
+    assert_eq!(
+        tools.as_array().map(Vec::len),
+        Some(1),
+        "hidden tools are not in the manifest"
+    );
+    assert_eq!(
+        page.tm.manifest(Caller::Human).len(),
+        2,
+        "the human still sees it"
+    );
+}
+
+// ----- cancel and the abort grace period -----------------------------------------------
+
+#[test]
+fn cancel_of_a_queued_call_answers_cancelled_signal_at_once() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.call("a", "t", json!({}));
+    page.call("b", "t", json!({}));
+    page.cancel("b");
+    assert_eq!(
+        page.result("b"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert_eq!(
+        page.sent.iter().filter(|m| m["id"] == "b").count(),
+        1,
+        "cancel itself is never answered"
+    );
+}
+
+#[test]
+fn cancel_of_a_running_call_aborts_it_and_its_own_result_follows() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.call("a", "t", json!({}));
+    let run = only_run(&mut page);
+    page.cancel("a");
+    assert!(page.actions.contains(&Action::Abort { run }));
+    assert!(
+        page.results_for("a").is_empty(),
+        "not answered before the tool settles"
+    );
+    page.settle(run, Outcome::Aborted);
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    page.cancel("a");
+    page.cancel("nobody");
+    assert_eq!(page.results_for("a").len(), 1);
+}
+
+#[test]
+fn a_tool_that_ignores_abort_is_answered_after_the_grace_period_and_reports_late_result() {
+    let mut page = Page::with_config(Config {
+        abort_grace_ms: 500,
+        ..Config::default()
+    });
+    page.register(tool("slow"));
+    page.call("a", "slow", json!({}));
+    page.call("b", "slow", json!({}));
+    let run = only_run(&mut page);
+    page.cancel("a");
+    assert_eq!(page.tm.poll_timeout(), Some(page.now + 500));
+    page.advance(499);
+    assert!(page.results_for("a").is_empty());
+    page.advance(1);
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert_eq!(
+        page.take_runs().len(),
+        1,
+        "the scope moves on to the next call"
+    );
+    page.ok(run, json!("too late"));
+    assert_eq!(page.results_for("a").len(), 1);
+    assert_eq!(page.error_codes(), [ErrorEventCode::LateResult]);
+}
+
+// ----- results ------------------------------------------------------------------------------
+
+#[test]
+fn results_are_generic_and_details_go_to_events() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    for (id, outcome) in [
+        (
+            "threw",
+            Outcome::Threw("TypeError: x is undefined at secret.js:1".into()),
+        ),
+        (
+            "cyclic",
+            Outcome::NotSerializable("Converting circular structure".into()),
+        ),
+        ("undefined", Outcome::Ok(None)),
+        (
+            "date",
+            Outcome::Ok(Some("\"2026-11-30T10:00:00.000Z\"".into())),
+        ),
+    ] {
+        page.call(id, "t", json!({}));
+        let run = only_run(&mut page);
+        page.settle(run, outcome);
+    }
+    assert_eq!(
+        page.result("threw"),
+        json!({"status": "error", "message": "Tool failed"})
+    );
+    assert_eq!(
+        page.result("cyclic"),
+        json!({"status": "error", "message": "Result not serializable"})
+    );
+    assert_eq!(page.result("undefined"), json!({"status": "ok"}));
+    assert_eq!(
+        page.result("date"),
+        json!({"status": "ok", "data": "2026-11-30T10:00:00.000Z"})
+    );
+    assert_eq!(
+        page.error_codes(),
+        [ErrorEventCode::ToolThrew, ErrorEventCode::TransportFailed]
+    );
+    let detail = page.events.iter().find_map(|e| match e {
+        Event::Error { message, tool, .. } => Some((message.clone(), tool.clone())),
+        _ => None,
+    });
+    assert_eq!(
+        detail,
+        Some((
+            "TypeError: x is undefined at secret.js:1".into(),
+            Some("t".into())
+        ))
+    );
+}
+
+#[test]
+fn input_is_validated_against_the_schema_with_dotted_paths() {
+    let mut page = Page::new();
+    let mut def = tool("order");
+    def.input_schema = Some(SchemaSpec::Json(json!({
+        "type": "object", "required": ["email", "items"],
+        "properties": {
+            "email": {"type": "string", "pattern": "^[^@]+@[^@]+$"},
+            "items": {"type": "array", "items": {"type": "object", "required": ["name"],
+                       "properties": {"name": {"type": "string"}}}}
+        }
+    })));
+    page.register(def);
+    page.call(
+        "bad",
+        "order",
+        json!({"email": "nope", "items": [{"name": 3}]}),
+    );
+    assert!(
+        page.take_runs().is_empty(),
+        "invalid input never reaches the tool"
+    );
+    assert_eq!(
+        page.result("bad"),
+        json!({"status": "invalid", "issues": [
+            {"path": "email", "message": "must match pattern \"^[^@]+@[^@]+$\""},
+            {"path": "items.0.name", "message": "must be string"}
+        ]})
+    );
+    page.call(
+        "good",
+        "order",
+        json!({"email": "a@b", "items": [{"name": "x"}]}),
+    );
+    assert_eq!(page.take_runs().len(), 1);
+}
+
+#[test]
+fn standard_schema_inputs_are_validated_by_js_and_may_be_transformed() {
+    let mut page = Page::new();
+    let mut def = tool("t");
+    def.input_schema = Some(SchemaSpec::External {
+        json: Some(json!({"type": "object"})),
+    });
+    page.register(def);
+    page.call("a", "t", json!({"n": "5"}));
+    let run = match page.actions.pop() {
+        Some(Action::Validate { run, input, .. }) => {
+            assert_eq!(input, r#"{"n":"5"}"#);
+            run
+        }
+        other => panic!("expected Validate, got {other:?}"),
+    };
+    page.tm
+        .handle_validated(run, Validated::Valid(Some(r#"{"n":5}"#.into())), page.now);
+    page.drain();
+    let runs = page.take_runs();
+    assert_eq!(runs[0].2, json!({"n": 5}));
+    page.ok(runs[0].0, json!(null));
+    page.call("b", "t", json!({}));
+    let Some(Action::Validate { run, .. }) = page.actions.pop() else {
+        panic!("validate")
+    };
+    page.tm.handle_validated(
+        run,
+        Validated::Invalid(vec![Issue {
+            path: "n".into(),
+            message: "Required".into(),
+        }]),
+        page.now,
+    );
+    page.drain();
+    assert_eq!(
+        page.result("b"),
+        json!({"status": "invalid", "issues": [{"path": "n", "message": "Required"}]})
+    );
+}
+
+// ----- rule 7 and deferred confirmation ---------------------------------------------------------
+
+fn confirm_id_of(result: &Value) -> String {
+    assert_eq!(result["status"], "needs_confirmation", "{result}");
+    result["confirmId"].as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn rule_7_consequential_and_destructive_tools_need_confirmation() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    let mut wipe = tool("wipe");
+    wipe.hints.destructive = Some(true);
+    page.register(wipe);
+    page.call("a", "pay", json!({"amount": 5}));
+    page.call("b", "wipe", json!({}));
+    assert!(
+        page.take_runs().is_empty(),
+        "nothing runs for the agent without a human"
+    );
+    let id = confirm_id_of(&page.result("a"));
+    assert_eq!(id.len(), 36, "a UUID");
+    assert_eq!(page.result("a")["summary"], "Run pay");
+    confirm_id_of(&page.result("b"));
+    assert_eq!(page.tm.pending_confirmations().len(), 2);
+    assert!(page.events.contains(&Event::PendingChanged));
+}
+
+#[test]
+fn approval_runs_the_tool_as_human_and_sends_confirmed_after_the_result() {
+    let mut page = Page::new();
+    let mut def = consequential("signup.submit");
+    def.has_summary = true;
+    def.has_changes = true;
+    def.has_snapshot = true;
+    def.sensitive = vec!["password".into(), "card".into()];
+    page.register(def);
+    page.call("c1", "signup.submit", json!({"email": "a@b"}));
+    let Some(Action::Prepare {
+        run,
+        summary: true,
+        changes: true,
+        state: false,
+        ..
+    }) = page.actions.pop()
+    else {
+        panic!("prepare expected: {:?}", page.actions)
+    };
+    page.tm.handle_prepared(
+        run,
+        Ok(Prepared {
+            summary: Some("Create the account a@b".into()),
+            changes: Some(vec![
+                FieldChange {
+                    path: "email".into(),
+                    before: None,
+                    after: Some(json!("a@b")),
+                },
+                FieldChange {
+                    path: "password".into(),
+                    before: Some(json!("old")),
+                    after: Some(json!("hunter2")),
+                },
+                FieldChange {
+                    path: "card.number".into(),
+                    before: None,
+                    after: Some(json!("4111")),
+                },
+                FieldChange {
+                    path: "cardholder".into(),
+                    before: None,
+                    after: Some(json!("Ann")),
+                },
+            ]),
+            state: None,
+        }),
+        page.now,
+    );
+    page.drain();
+    let result = page.result("c1");
+    let confirm_id = confirm_id_of(&result);
+    assert_eq!(result["summary"], "Create the account a@b");
+    assert_eq!(
+        result["changes"],
+        json!([
+            {"path": "email", "after": "a@b"},
+            {"path": "password", "before": "[redacted]", "after": "[redacted]"},
+            {"path": "card.number", "after": "[redacted]"},
+            {"path": "cardholder", "after": "Ann"}
+        ])
+    );
+    let pending = page.tm.pending_confirmations();
+    assert_eq!(pending[0].expires_at, page.now + 600_000);
+    let handle = page.tm.confirm(&confirm_id, true, page.now);
+    page.drain();
+    let runs = page.take_runs();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(
+        (runs[0].1.as_str(), runs[0].3.as_str(), runs[0].4.as_str()),
+        ("signup.submit", "human", "c1")
+    );
+    assert_eq!(runs[0].2, json!({"email": "a@b"}));
+    page.ok(runs[0].0, json!({"account": 42}));
+    assert_eq!(
+        page.confirmed_for(&confirm_id),
+        [json!({"status": "ok", "data": {"account": 42}})]
+    );
+    assert_eq!(
+        page.completed(handle),
+        Some(ToolResult::Ok {
+            data: Some(json!({"account": 42}))
+        })
+    );
+    let result_at = page.sent.iter().position(|m| m["id"] == "c1");
+    let confirmed_at = page.sent.iter().position(|m| m["type"] == "confirmed");
+    assert!(result_at < confirmed_at);
+    // Already used: refused, and no second confirmed.
+    let again = page.tm.confirm(&confirm_id, true, page.now);
+    page.drain();
+    assert_eq!(
+        page.completed(again),
+        Some(ToolResult::Refused {
+            code: toolmark_bridge::protocol::RefusedCode::ConfirmationExpired,
+            message: "The confirmation expired or was already used".into(),
+            rev: None
+        })
+    );
+    assert_eq!(page.confirmed_for(&confirm_id).len(), 1);
+    // The approved run kept a restorer under the call's id.
+    let undo = page.tm.undo("c1");
+    page.drain();
+    assert!(page
+        .actions
+        .iter()
+        .any(|a| matches!(a, Action::Restore { call_id, .. } if call_id == "c1")));
+    let Some(Action::Restore { run, .. }) = page.actions.pop() else {
+        panic!()
+    };
+    page.tm.handle_restored(run, Ok(()));
+    page.drain();
+    assert_eq!(page.completed(undo), Some(ToolResult::Ok { data: None }));
+}
+
+#[test]
+fn rejection_is_cancelled_operator() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    page.call("c", "pay", json!({}));
+    let id = confirm_id_of(&page.result("c"));
+    page.tm.confirm(&id, false, page.now);
+    page.drain();
+    assert_eq!(
+        page.confirmed_for(&id),
+        [json!({"status": "cancelled", "by": "operator"})]
+    );
+    assert!(page.take_runs().is_empty());
+    assert!(page.tm.pending_confirmations().is_empty());
+}
+
+#[test]
+fn confirmations_expire_after_600000_ms_by_default() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    page.call("c", "pay", json!({}));
+    let id = confirm_id_of(&page.result("c"));
+    assert_eq!(page.tm.poll_timeout(), Some(page.now + 600_000));
+    page.advance(599_999);
+    assert!(page.confirmed_for(&id).is_empty());
+    page.advance(1);
+    assert_eq!(
+        page.confirmed_for(&id),
+        [
+            json!({"status": "refused", "code": "confirmation_expired", "message": "The confirmation expired or was already used"})
+        ]
+    );
+    let late = page.tm.confirm(&id, true, page.now);
+    page.drain();
+    assert!(matches!(
+        page.completed(late),
+        Some(ToolResult::Refused { .. })
+    ));
+    assert!(page.take_runs().is_empty());
+    assert_eq!(page.tm.poll_timeout(), None);
+}
+
+#[test]
+fn the_101st_pending_confirmation_expires_the_oldest() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    for i in 0..101 {
+        page.call(&format!("c{i}"), "pay", json!({}));
+    }
+    assert_eq!(page.tm.pending_confirmation_count(), 100);
+    let oldest = confirm_id_of(&page.result("c0"));
+    assert_eq!(
+        page.confirmed_for(&oldest)[0]["code"],
+        "confirmation_expired"
+    );
+    let result_at = page.sent.iter().position(|m| m["id"] == "c0");
+    let confirmed_at = page.sent.iter().position(|m| m["type"] == "confirmed");
+    assert!(result_at < confirmed_at);
+}
+
+#[test]
+fn a_form_changed_since_the_request_is_refused_stale() {
+    let mut page = Page::new();
+    let mut def = consequential("form.submit");
+    def.has_state = true;
+    page.register(def);
+    for (id, later_state) in [("changed", "v2"), ("same", "v1")] {
+        page.call(id, "form.submit", json!({}));
+        let Some(Action::Prepare {
+            run, state: true, ..
+        }) = page.actions.pop()
+        else {
+            panic!()
+        };
+        page.tm.handle_prepared(
+            run,
+            Ok(Prepared {
+                state: Some("v1".into()),
+                ..Prepared::default()
+            }),
+            page.now,
+        );
+        page.drain();
+        let confirm_id = confirm_id_of(&page.result(id));
+        page.tm.confirm(&confirm_id, true, page.now);
+        page.drain();
+        let Some(Action::ReadState { run, .. }) = page.actions.pop() else {
+            panic!("{:?}", page.actions)
+        };
+        page.tm
+            .handle_state(run, Ok(Some(later_state.into())), page.now);
+        page.drain();
+        if id == "changed" {
+            assert!(page.take_runs().is_empty());
+            assert_eq!(
+                page.confirmed_for(&confirm_id),
+                [
+                    json!({"status": "refused", "code": "stale", "message": "Form changed since confirmation was requested", "rev": 1})
+                ]
+            );
+        } else {
+            assert_eq!(page.take_runs().len(), 1);
+        }
+    }
+}
+
+// ----- registry and policy -----------------------------------------------------------------
+
+#[test]
+fn registry_names_scopes_and_duplicates() {
+    let mut page = Page::new();
+    let tm = &mut page.tm;
+    let now = 0;
+    assert!(tm
+        .register(ScopeId::ROOT, tool("bad name"), now)
+        .ok()
+        .flatten()
+        .is_none());
+    assert!(tm
+        .register(ScopeId::ROOT, tool(&"x".repeat(129)), now)
+        .ok()
+        .flatten()
+        .is_none());
+    assert!(tm
+        .register(ScopeId::ROOT, tool("a.b"), now)
+        .ok()
+        .flatten()
+        .is_some());
+    assert!(tm
+        .register(ScopeId::ROOT, tool("a.b"), now)
+        .ok()
+        .flatten()
+        .is_none());
+    assert!(
+        tm.register(ScopeId::ROOT, tool("a__b"), now)
+            .ok()
+            .flatten()
+            .is_none(),
+        "same llmName"
+    );
+    let scope = tm
+        .create_scope(ScopeId::ROOT, "signup")
+        .ok()
+        .flatten()
+        .unwrap_or(ScopeId::ROOT);
+    let inner = tm
+        .create_scope(scope, "address")
+        .ok()
+        .flatten()
+        .unwrap_or(ScopeId::ROOT);
+    assert!(tm
+        .register(inner, tool("fill"), now)
+        .ok()
+        .flatten()
+        .is_some());
+    assert!(tm
+        .register(ScopeId(999), tool("x"), now)
+        .ok()
+        .flatten()
+        .is_none());
+    assert_eq!(tm.rev(), 2);
+    tm.dispose_scope(scope, now).ok();
+    assert_eq!(tm.rev(), 3, "one revision for the whole scope");
+    assert!(tm
+        .register(inner, tool("again"), now)
+        .ok()
+        .flatten()
+        .is_none());
+    page.drain();
+    assert_eq!(
+        page.error_codes(),
+        [
+            ErrorEventCode::InvalidName,
+            ErrorEventCode::InvalidName,
+            ErrorEventCode::DuplicateName,
+            ErrorEventCode::DuplicateName,
+            ErrorEventCode::InvalidScope,
+            ErrorEventCode::ScopeDisposed
+        ]
+    );
+    let names: Vec<String> = page
+        .tm
+        .manifest(Caller::Inapp)
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["a.b"]);
+}
+
+#[test]
+fn dev_mode_turns_misconfiguration_into_errors() {
+    let mut page = Page::with_config(Config {
+        dev: true,
+        ..Config::default()
+    });
+    let error = page
+        .tm
+        .register(ScopeId::ROOT, tool("bad name"), 0)
+        .err()
+        .map(|e| e.code);
+    assert_eq!(error, Some(ErrorEventCode::InvalidName));
+    let mut def = tool("remote");
+    def.input_schema = Some(SchemaSpec::Json(
+        json!({"$ref": "https://example.com/s.json"}),
+    ));
+    let error = page
+        .tm
+        .register(ScopeId::ROOT, def.clone(), 0)
+        .err()
+        .map(|e| e.code);
+    assert_eq!(error, Some(ErrorEventCode::SchemaConversionFailed));
+    assert_eq!(page.tm.rev(), 0, "nothing registered");
+    let mut prod = Page::new();
+    prod.register(def);
+    assert_eq!(prod.error_codes(), [ErrorEventCode::SchemaConversionFailed]);
+    prod.describe("d", "remote");
+    assert_eq!(
+        prod.result("d")["data"]["inputSchema"],
+        json!({}),
+        "production registers it with {{}}"
+    );
+    let bad_policy = Config {
+        dev: true,
+        policy: json!({"human": {"x": "deny"}}),
+        ..Config::default()
+    };
+    let core = toolmark_bridge::machine::Toolmark::new(
+        bad_policy,
+        Box::new(SeededRandom(1)),
+        Box::new(RegexPatterns),
+    );
+    assert_eq!(
+        core.err().map(|e| e.code),
+        Some(ErrorEventCode::InvalidPolicy)
+    );
+}
+
+#[test]
+fn policy_deny_is_not_allowed_and_bad_policies_are_reported() {
+    let mut page = Page::with_config(Config {
+        policy: json!({"inapp": {"untrustedContent": "deny", "consequential": "allow", "bogus": "allow"}}),
+        confirm_mode: json!({"inapp": "inline"}),
+        ..Config::default()
+    });
+    assert_eq!(
+        page.error_codes(),
+        [
+            ErrorEventCode::InvalidPolicy,
+            ErrorEventCode::InvalidPolicy,
+            ErrorEventCode::InvalidConfirmMode
+        ]
+    );
+    let mut reader = tool("read.page");
+    reader.hints.untrusted_content = Some(true);
+    page.register(reader);
+    page.call("r", "read.page", json!({}));
+    assert_eq!(page.result("r")["code"], "not_allowed");
+    let human = page
+        .tm
+        .call("read.page", "{}", Caller::Human, None, page.now);
+    page.drain();
+    let run = only_run(&mut page);
+    page.ok(run, json!("text"));
+    assert_eq!(
+        page.completed(human),
+        Some(ToolResult::Ok {
+            data: Some(json!("text"))
+        }),
+        "policy binds the agent, not the human"
+    );
+    page.register(consequential("pay"));
+    page.call("p", "pay", json!({}));
+    assert_eq!(
+        page.result("p")["status"],
+        "needs_confirmation",
+        "'allow' for consequential was refused"
+    );
+}
+
+#[test]
+fn without_a_confirmation_path_consequential_tools_are_not_allowed() {
+    let mut page = Page::with_config(Config {
+        confirm_mode: json!({"inapp": "none"}),
+        ..Config::default()
+    });
+    page.register(consequential("pay"));
+    assert_eq!(page.error_codes(), [ErrorEventCode::MissingConfirmHandler]);
+    page.call("p", "pay", json!({}));
+    assert_eq!(page.result("p")["code"], "not_allowed");
+    let mut dev = Page::with_config(Config {
+        dev: true,
+        confirm_mode: json!({"inapp": "none"}),
+        ..Config::default()
+    });
+    let error = dev
+        .tm
+        .register(ScopeId::ROOT, consequential("pay"), 0)
+        .err()
+        .map(|e| e.code);
+    assert_eq!(error, Some(ErrorEventCode::MissingConfirmHandler));
+}
+
+#[test]
+fn ctx_confirm_is_only_for_callers_with_an_inline_path() {
+    let mut page = Page::with_config(Config {
+        inline_confirm: true,
+        ..Config::default()
+    });
+    page.register(tool("t"));
+    page.call("a", "t", json!({}));
+    let run = only_run(&mut page);
+    assert!(!page.tm.ctx_confirm(run));
+    page.drain();
+    assert_eq!(page.error_codes(), [ErrorEventCode::CtxConfirmUnavailable]);
+    page.tm.call("t", "{}", Caller::Human, None, page.now);
+    page.ok(run, json!(null));
+    let human_run = only_run(&mut page);
+    assert!(page.tm.ctx_confirm(human_run));
+}
+
+#[test]
+fn the_tool_budget_warns_in_dev_mode_once_per_revision() {
+    let mut page = Page::with_config(Config {
+        dev: true,
+        tool_budget: 2,
+        ..Config::default()
+    });
+    for name in ["a", "b", "c", "d"] {
+        page.register(tool(name));
+    }
+    assert_eq!(
+        page.error_codes(),
+        [
+            ErrorEventCode::ToolBudgetExceeded,
+            ErrorEventCode::ToolBudgetExceeded
+        ]
+    );
+    let mut prod = Page::with_config(Config {
+        tool_budget: 2,
+        ..Config::default()
+    });
+    for name in ["a", "b", "c"] {
+        prod.register(tool(name));
+    }
+    assert!(prod.error_codes().is_empty(), "dev only");
+}
+
+#[test]
+fn the_undo_store_keeps_the_last_100_restorers() {
+    let mut page = Page::new();
+    let mut def = tool("edit");
+    def.has_snapshot = true;
+    page.register(def);
+    let mut ids = Vec::new();
+    for i in 0..101 {
+        page.call(&format!("e{i}"), "edit", json!({}));
+        let runs = page.take_runs();
+        ids.push(runs[0].4.clone());
+        page.ok(runs[0].0, json!(null));
+    }
+    assert!(page.actions.contains(&Action::DropRestorer {
+        call_id: "e0".into()
+    }));
+    let evicted = page.tm.undo("e0");
+    let kept = page.tm.undo("e100");
+    page.drain();
+    assert!(matches!(
+        page.completed(evicted),
+        Some(ToolResult::Refused {
+            code: toolmark_bridge::protocol::RefusedCode::UndoUnavailable,
+            ..
+        })
+    ));
+    assert!(page.completed(kept).is_none(), "its restorer runs");
+    // A failed run keeps no restorer.
+    page.call("f", "edit", json!({}));
+    let run = only_run(&mut page);
+    page.settle(run, Outcome::Threw("boom".into()));
+    assert!(page.actions.contains(&Action::DropRestorer {
+        call_id: "f".into()
+    }));
+    let none = page.tm.undo("f");
+    page.drain();
+    assert!(matches!(
+        page.completed(none),
+        Some(ToolResult::Refused { .. })
+    ));
+}
+
+#[test]
+fn output_schemas_are_checked_in_dev_mode_only() {
+    for dev in [true, false] {
+        let mut page = Page::with_config(Config {
+            dev,
+            ..Config::default()
+        });
+        let mut def = tool("t");
+        def.output_schema = Some(SchemaSpec::Json(json!({"type": "string"})));
+        page.register(def);
+        page.call("a", "t", json!({}));
+        let run = only_run(&mut page);
+        page.ok(run, json!(5));
+        assert_eq!(page.result("a"), json!({"status": "ok", "data": 5}));
+        let expected: &[ErrorEventCode] = if dev {
+            &[ErrorEventCode::OutputInvalid]
+        } else {
+            &[]
+        };
+        assert_eq!(page.error_codes(), expected);
+    }
+}
+
+// ----- rule 8: hostile input ------------------------------------------------------------------
+
+#[test]
+fn rule_8_invalid_messages_are_dropped_with_invalid_message_and_never_answered() {
+    let mut page = Page::with_options(
+        Config::default(),
+        BridgeOptions {
+            max_message_bytes: 200,
+            ..BridgeOptions::default()
+        },
+    );
+    page.register(tool("t"));
+    let cid = page.client_id();
+    let before = page.sent.len();
+    let big = json!({"protocol": 1, "type": "call", "clientId": cid, "id": "big", "tool": "t", "input": "x".repeat(200)});
+    page.inbound(big);
+    page.inbound_text(&format!("{}{}", "[".repeat(65), "]".repeat(65)));
+    page.inbound_text("{not json");
+    page.inbound(json!({"protocol": 1, "type": "call", "clientId": cid, "id": "i", "tool": "t"}));
+    page.inbound(json!({"protocol": 1, "type": "result", "clientId": cid, "id": "i", "result": {"status": "ok"}}));
+    page.inbound(
+        json!({"protocol": 1, "type": "cancel", "clientId": cid, "id": "i", "extra": true}),
+    );
+    page.inbound(
+        json!({"protocol": 1, "type": "call", "clientId": 42, "id": "n", "tool": "t", "input": {}}),
+    );
+    assert_eq!(page.sent.len(), before, "never answered");
+    assert_eq!(page.error_codes(), vec![ErrorEventCode::InvalidMessage; 7]);
+    assert!(page.take_runs().is_empty());
+}
+
+#[test]
+fn detaching_aborts_in_flight_calls_and_closes_the_transport() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.call("a", "t", json!({}));
+    page.call("b", "t", json!({}));
+    let run = only_run(&mut page);
+    let sent = page.sent.len();
+    page.tm.detach(page.bridge, page.now);
+    page.drain();
+    assert!(page.actions.contains(&Action::Abort { run }));
+    assert!(page.actions.contains(&Action::Close {
+        bridge: page.bridge
+    }));
+    page.ok(run, json!(1));
+    assert_eq!(page.sent.len(), sent, "nothing is sent after detach");
+    assert!(page.take_runs().is_empty(), "queued calls are dropped");
+    assert_eq!(page.tm.calls_in_flight(), 0);
+}

@@ -1,0 +1,256 @@
+//! A page with one bridge around the sans-IO core, a simulated clock and a
+//! seeded random source, for native scenario and model tests.
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use toolmark_bridge::ids::{RandomError, RandomSource};
+use toolmark_bridge::machine::{
+    Action, BridgeId, BridgeOptions, Config, Event, Handle, Outcome, RunId, Toolmark,
+};
+use toolmark_bridge::protocol::{ErrorEventCode, ToolResult};
+use toolmark_bridge::registry::{ScopeId, ToolDef, ToolKey};
+use toolmark_bridge::schema::PatternMatcher;
+
+/// SplitMix64: deterministic test randomness.
+pub struct SeededRandom(pub u64);
+
+impl RandomSource for SeededRandom {
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), RandomError> {
+        for chunk in buf.chunks_mut(8) {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            for (b, v) in chunk.iter_mut().zip(z.to_le_bytes()) {
+                *b = v;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// ECMA-ish patterns through the regex crate (tests only).
+pub struct RegexPatterns;
+
+impl PatternMatcher for RegexPatterns {
+    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
+        regex::Regex::new(pattern)
+            .map(|re| re.is_match(text))
+            .map_err(|e| e.to_string())
+    }
+}
+
+pub struct Page {
+    pub tm: Toolmark,
+    pub bridge: BridgeId,
+    pub now: u64,
+    /// Every message sent, in order, as JSON.
+    pub sent: Vec<Value>,
+    pub events: Vec<Event>,
+    pub actions: Vec<Action>,
+}
+
+impl Page {
+    pub fn new() -> Page {
+        Page::with_config(Config::default())
+    }
+
+    pub fn with_config(config: Config) -> Page {
+        Page::with_options(config, BridgeOptions::default())
+    }
+
+    pub fn with_options(config: Config, options: BridgeOptions) -> Page {
+        let mut tm = Toolmark::new(config, Box::new(SeededRandom(7)), Box::new(RegexPatterns))
+            .unwrap_or_else(|e| panic!("core: {e}"));
+        let bridge = tm.attach(options);
+        let mut page = Page {
+            tm,
+            bridge,
+            now: 1_000,
+            sent: Vec::new(),
+            events: Vec::new(),
+            actions: Vec::new(),
+        };
+        page.drain();
+        page
+    }
+
+    pub fn client_id(&self) -> String {
+        self.tm.client_id().to_owned()
+    }
+
+    /// Drains every output, in the documented order.
+    pub fn drain(&mut self) {
+        while let Some(t) = self.tm.poll_transmit() {
+            assert_eq!(t.bridge, self.bridge, "only one bridge in these tests");
+            self.sent.push(
+                serde_json::from_str(&t.text).unwrap_or_else(|e| panic!("sent non-JSON {e}")),
+            );
+        }
+        while let Some(e) = self.tm.poll_event() {
+            self.events.push(e);
+        }
+        while let Some(a) = self.tm.poll_action() {
+            self.actions.push(a);
+        }
+    }
+
+    pub fn register(&mut self, def: ToolDef) -> ToolKey {
+        let key = self
+            .tm
+            .register(ScopeId::ROOT, def, self.now)
+            .unwrap_or_else(|e| panic!("register: {e}"))
+            .unwrap_or_else(|| panic!("register rejected: {:?}", self.tm.poll_event()));
+        self.drain();
+        key
+    }
+
+    pub fn register_in(&mut self, scope: ScopeId, def: ToolDef) -> ToolKey {
+        let key = self
+            .tm
+            .register(scope, def, self.now)
+            .unwrap_or_else(|e| panic!("register: {e}"))
+            .unwrap_or_else(|| panic!("register rejected"));
+        self.drain();
+        key
+    }
+
+    pub fn inbound(&mut self, message: Value) {
+        self.inbound_text(&message.to_string());
+    }
+
+    pub fn inbound_text(&mut self, text: &str) {
+        self.tm.handle_inbound(self.bridge, text, self.now);
+        self.drain();
+    }
+
+    pub fn call(&mut self, id: &str, tool: &str, input: Value) {
+        let message = json!({"protocol": 1, "type": "call", "clientId": self.client_id(),
+                             "id": id, "tool": tool, "input": input});
+        self.inbound(message);
+    }
+
+    pub fn call_rev(&mut self, id: &str, tool: &str, input: Value, rev: u64) {
+        let message = json!({"protocol": 1, "type": "call", "clientId": self.client_id(),
+                             "id": id, "tool": tool, "input": input, "rev": rev});
+        self.inbound(message);
+    }
+
+    pub fn describe(&mut self, id: &str, tool: &str) {
+        let message = json!({"protocol": 1, "type": "describe", "clientId": self.client_id(),
+                             "id": id, "tool": tool});
+        self.inbound(message);
+    }
+
+    pub fn cancel(&mut self, id: &str) {
+        let message =
+            json!({"protocol": 1, "type": "cancel", "clientId": self.client_id(), "id": id});
+        self.inbound(message);
+    }
+
+    pub fn advance(&mut self, ms: u64) {
+        self.now += ms;
+        self.tm.handle_timeout(self.now);
+        self.drain();
+    }
+
+    /// Takes the `Run` actions started so far: (run, tool name, input, caller, call id).
+    pub fn take_runs(&mut self) -> Vec<(RunId, String, Value, String, String)> {
+        let mut runs = Vec::new();
+        self.actions.retain(|a| match a {
+            Action::Run {
+                run,
+                name,
+                input,
+                caller,
+                call_id,
+                ..
+            } => {
+                runs.push((
+                    *run,
+                    name.clone(),
+                    serde_json::from_str(input).unwrap_or(Value::Null),
+                    caller.as_str().to_owned(),
+                    call_id.clone(),
+                ));
+                false
+            }
+            _ => true,
+        });
+        runs
+    }
+
+    pub fn settle(&mut self, run: RunId, outcome: Outcome) {
+        self.tm.handle_outcome(run, outcome, self.now);
+        self.drain();
+    }
+
+    pub fn ok(&mut self, run: RunId, data: Value) {
+        self.settle(run, Outcome::Ok(Some(data.to_string())));
+    }
+
+    /// Every `result` sent for `id`.
+    pub fn results_for(&self, id: &str) -> Vec<Value> {
+        self.sent
+            .iter()
+            .filter(|m| m["type"] == "result" && m["id"] == id)
+            .map(|m| m["result"].clone())
+            .collect()
+    }
+
+    /// The single result for `id` (fails unless exactly one was sent).
+    pub fn result(&self, id: &str) -> Value {
+        let results = self.results_for(id);
+        assert_eq!(
+            results.len(),
+            1,
+            "results for {id}: {results:?}\nsent: {:#?}",
+            self.sent
+        );
+        results[0].clone()
+    }
+
+    pub fn confirmed_for(&self, confirm_id: &str) -> Vec<Value> {
+        self.sent
+            .iter()
+            .filter(|m| m["type"] == "confirmed" && m["confirmId"] == confirm_id)
+            .map(|m| m["result"].clone())
+            .collect()
+    }
+
+    pub fn error_codes(&self) -> Vec<ErrorEventCode> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Error { code, .. } => Some(*code),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn completed(&self, handle: Handle) -> Option<ToolResult> {
+        self.events.iter().find_map(|e| match e {
+            Event::Completed { handle: h, result } if *h == handle => Some(result.clone()),
+            _ => None,
+        })
+    }
+
+    pub fn manifests(&self) -> Vec<Value> {
+        self.sent
+            .iter()
+            .filter(|m| m["type"] == "manifest")
+            .cloned()
+            .collect()
+    }
+}
+
+pub fn tool(name: &str) -> ToolDef {
+    ToolDef::new(name, format!("The {name} tool"))
+}
+
+pub fn consequential(name: &str) -> ToolDef {
+    let mut def = tool(name);
+    def.hints.consequential = Some(true);
+    def
+}
