@@ -1,5 +1,7 @@
 //! The bridge core against the spec, rule by rule, natively with a
 //! simulated clock. Each test names the rule it holds the core to.
+// Native only: uses the regex crate (the wasm tests are tests/wasm.rs).
+#![cfg(not(target_arch = "wasm32"))]
 
 mod support {
     pub mod harness;

@@ -152,3 +152,47 @@ fn validate_message_glue() {
         .unwrap_or_default();
     assert!(errors.contains("malformed JSON"), "{errors}");
 }
+
+#[wasm_bindgen_test]
+fn patterns_are_ecma_regexps_from_js() {
+    use toolmark_bridge::schema::PatternMatcher;
+    let matcher = wasm::JsRegExp::default();
+    assert_eq!(matcher.is_match("^[a-z]+$", "abc"), Ok(true));
+    assert_eq!(matcher.is_match("^[a-z]+$", "abc1"), Ok(false));
+    // ECMA-262 with the u flag: Unicode property escapes work, \d stays ASCII.
+    assert_eq!(matcher.is_match("^\\p{Lu}", "Élan"), Ok(true));
+    assert_eq!(matcher.is_match("^\\d$", "\u{663}"), Ok(false));
+    // Lookbehind, an ECMA feature the regex crate lacks.
+    assert_eq!(matcher.is_match("(?<=\\$)\\d+", "cost: $42"), Ok(true));
+    // An invalid pattern is an error, not a JS exception through the wasm.
+    assert!(matcher.is_match("(", "x").is_err());
+    assert!(
+        matcher.is_match("(", "x").is_err(),
+        "cached failures stay failures"
+    );
+}
+
+#[wasm_bindgen_test]
+fn the_core_runs_in_wasm_with_crypto_ids_and_js_patterns() {
+    let mut tm = wasm::WasmToolmark::new("{}").unwrap_or_else(|_| panic!("core"));
+    let client_id = tm.client_id();
+    assert_eq!(client_id.len(), 36);
+    let def = r#"{"name":"signup.fill","description":"Fill","inputSchema":{"kind":"json",
+        "schema":{"type":"object","properties":{"email":{"type":"string","pattern":"^[^@]+@[^@]+$"}}}}}"#;
+    let registered = tm.register(0, def, 1.0).unwrap_or_default();
+    assert_eq!(registered, r#"{"key":0}"#);
+    let bridge = tm.attach("manifest", None).unwrap_or(99);
+    let call = format!(
+        r#"{{"protocol":1,"type":"call","clientId":"{client_id}","id":"c1","tool":"signup.fill","input":{{"email":"nope"}}}}"#
+    );
+    tm.handle_inbound(bridge, &call, 2.0);
+    let out: serde_json::Value = serde_json::from_str(&tm.drain()).unwrap_or_default();
+    let sent = out["transmits"].as_array().cloned().unwrap_or_default();
+    assert_eq!(sent.len(), 2, "manifest, then the result: {out}");
+    let result: serde_json::Value =
+        serde_json::from_str(sent[1][1].as_str().unwrap_or("")).unwrap_or_default();
+    assert_eq!(
+        result["result"],
+        serde_json::json!({"status": "invalid", "issues": [{"path": "email", "message": "must match pattern \"^[^@]+@[^@]+$\""}]})
+    );
+}

@@ -1,6 +1,11 @@
 // @toolmark/bridge-wasm: the page side of the Toolmark bridge protocol.
 import { newId as wasmNewId, llmName as wasmLlmName } from './internal.js';
 
+export { createToolmark } from './toolmark.js';
+export { ToolmarkError } from './errors.js';
+export { getPath, setPath, flatten } from './paths.js';
+export { formTools } from './forms.js';
+
 /** An RFC 4122 v4 UUID from crypto.getRandomValues (never Math.random). */
 export function newId() {
   return wasmNewId();

@@ -8,6 +8,7 @@ pub mod manifest;
 pub mod message;
 pub mod result;
 pub mod schemas;
+mod values;
 
 /// `protocol: 1`.
 pub const PROTOCOL_VERSION: u8 = 1;
@@ -23,3 +24,4 @@ pub use message::{
     ResultMessage,
 };
 pub use result::{FieldChange, Issue, ToolResult};
+pub use values::{field_changes_from_value, hints_from_value, issues_from_value};

@@ -182,7 +182,7 @@ fn check_refused(obj: &Obj<'_>, c: &mut Checker) -> Option<ToolResult> {
     })
 }
 
-fn check_issue(value: &Value, path: &str, c: &mut Checker) -> Option<Issue> {
+pub(crate) fn check_issue(value: &Value, path: &str, c: &mut Checker) -> Option<Issue> {
     let obj = c.object(value, path)?;
     obj.deny_unknown(&["path", "message"], c);
     let issue_path = obj.string("path", false, c);
@@ -193,7 +193,11 @@ fn check_issue(value: &Value, path: &str, c: &mut Checker) -> Option<Issue> {
     })
 }
 
-fn check_field_change(value: &Value, path: &str, c: &mut Checker) -> Option<FieldChange> {
+pub(crate) fn check_field_change(
+    value: &Value,
+    path: &str,
+    c: &mut Checker,
+) -> Option<FieldChange> {
     let obj = c.object(value, path)?;
     obj.deny_unknown(&["path", "before", "after"], c);
     Some(FieldChange {

@@ -1,56 +1,12 @@
 //! WebAssembly glue: converts between JS and the core, decides nothing.
 //! Compiled only for `wasm32`; the JS shim in `js/` wraps these exports.
+//! Values cross as JSON text (one `JSON.parse` on the JS side), which keeps
+//! the glue small and copies everything the page hands in.
 
-use wasm_bindgen::prelude::*;
+mod core;
+mod protocol;
+mod regexp;
 
-use crate::ids::{self, RandomError, RandomSource};
-use crate::protocol::{self, Direction};
-
-/// `crypto.getRandomValues`, through getrandom's `wasm_js` backend.
-pub(crate) struct CryptoRandom;
-
-impl RandomSource for CryptoRandom {
-    fn fill(&mut self, buf: &mut [u8]) -> Result<(), RandomError> {
-        getrandom::fill(buf).map_err(|error| RandomError(error.to_string()))
-    }
-}
-
-/// `newId()`: an RFC 4122 v4 UUID from `crypto.getRandomValues`.
-#[wasm_bindgen(js_name = newId)]
-pub fn new_id() -> Result<String, JsError> {
-    ids::new_id(&mut CryptoRandom).map_err(|error| JsError::new(&error.to_string()))
-}
-
-/// `llmName(name)`.
-#[wasm_bindgen(js_name = llmName)]
-pub fn llm_name(name: &str) -> String {
-    ids::llm_name(name)
-}
-
-/// `PROTOCOL_VERSION`.
-#[wasm_bindgen(js_name = protocolVersion)]
-pub fn protocol_version() -> u8 {
-    protocol::PROTOCOL_VERSION
-}
-
-/// The published schemas as JSON text: `[pageToAgent, agentToPage]`.
-#[wasm_bindgen(js_name = protocolSchemaTexts)]
-pub fn protocol_schema_texts() -> Vec<String> {
-    vec![
-        protocol::schemas::PAGE_TO_AGENT.to_owned(),
-        protocol::schemas::AGENT_TO_PAGE.to_owned(),
-    ]
-}
-
-/// `validateMessage` on the JSON text of a value: returns `null` when valid,
-/// else the JSON text of the `[{ path, message }]` errors.
-#[wasm_bindgen(js_name = validateMessageText)]
-pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<String>, JsError> {
-    let direction = Direction::parse(direction)
-        .ok_or_else(|| JsError::new("direction must be 'toPage' or 'toAgent'"))?;
-    let issues = match protocol::parse_value(text) {
-        Ok(value) => protocol::validate(&value, direction).err(),
-        Err(rejection) => Some(rejection.issues()),
-    };
-    Ok(issues.map(|issues| serde_json::to_string(&issues).unwrap_or_default()))
-}
+pub use self::core::WasmToolmark;
+pub use self::protocol::*;
+pub use self::regexp::JsRegExp;

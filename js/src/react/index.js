@@ -1,0 +1,25 @@
+// usePendingConfirmations(tm): the live list of pending deferred
+// confirmations, with approve and reject (React is an optional peer).
+import { useCallback, useSyncExternalStore } from 'react';
+
+const EMPTY = [];
+
+export function usePendingConfirmations(tm) {
+  if (!tm || typeof tm.subscribePending !== 'function') {
+    throw new TypeError('usePendingConfirmations: pass the registry from createToolmark()');
+  }
+  const cache = useCallback(() => {
+    // A stable snapshot between changes, as useSyncExternalStore requires.
+    const list = tm.pendingConfirmations();
+    const key = JSON.stringify(list);
+    if (cache.key !== key) {
+      cache.key = key;
+      cache.value = list.length ? list : EMPTY;
+    }
+    return cache.value;
+  }, [tm]);
+  const pending = useSyncExternalStore(tm.subscribePending, cache, cache);
+  const approve = useCallback((confirmId) => tm.confirmPending(confirmId, true), [tm]);
+  const reject = useCallback((confirmId) => tm.confirmPending(confirmId, false), [tm]);
+  return { pending, approve, reject };
+}

@@ -1,0 +1,480 @@
+//! Glue for the bridge core: `WasmToolmark` wraps [`Toolmark`] for the JS
+//! shim. Inputs arrive as JSON text or numbers; `drain()` hands every output
+//! back at once, in the core's documented order, as one JSON text.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use super::protocol::CryptoRandom;
+use super::regexp::JsRegExp;
+use crate::machine::{
+    Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
+    Toolmark, ToolmarkError, Validated,
+};
+use crate::policy::Caller;
+use crate::protocol::{
+    field_changes_from_value, hints_from_value, issues_from_value, parse_value, ToolMode,
+    DEFAULT_MAX_MESSAGE_BYTES,
+};
+use crate::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
+
+fn js_error(message: impl std::fmt::Display) -> JsError {
+    JsError::new(&message.to_string())
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(text: &str, what: &str) -> Result<T, JsError> {
+    serde_json::from_str(text).map_err(|e| js_error(format!("{what}: {e}")))
+}
+
+/// Milliseconds from JS (`Date.now()` or an injected clock) as the core's u64.
+fn ms(now: f64) -> u64 {
+    if now.is_finite() && now > 0.0 {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let whole = now as u64;
+        whole
+    } else {
+        0
+    }
+}
+
+fn error_json(error: &ToolmarkError) -> String {
+    json!({"error": {"code": error.code.as_str(), "message": error.message}}).to_string()
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ConfigIn {
+    #[serde(default)]
+    dev: bool,
+    tool_budget: Option<f64>,
+    confirm_expiry_ms: Option<f64>,
+    abort_grace_ms: Option<f64>,
+    #[serde(default)]
+    policy: Value,
+    #[serde(default)]
+    confirm_mode: Value,
+    #[serde(default)]
+    inline_confirm: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SchemaIn {
+    /// `"json"` (validated in Rust) or `"external"` (Standard Schema, validated in JS).
+    kind: String,
+    #[serde(default)]
+    schema: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolDefIn {
+    name: String,
+    title: Option<String>,
+    description: String,
+    input_schema: Option<SchemaIn>,
+    output_schema: Option<SchemaIn>,
+    #[serde(default)]
+    hints: Value,
+    mode: Option<String>,
+    #[serde(default)]
+    sensitive: Vec<String>,
+    #[serde(default)]
+    has_summary: bool,
+    #[serde(default)]
+    has_changes: bool,
+    #[serde(default)]
+    has_snapshot: bool,
+    #[serde(default)]
+    has_state: bool,
+}
+
+fn schema_spec(schema: Option<SchemaIn>) -> Option<SchemaSpec> {
+    schema.map(|s| match s.kind.as_str() {
+        "external" => SchemaSpec::External { json: s.schema },
+        _ => SchemaSpec::Json(s.schema.unwrap_or(Value::Bool(true))),
+    })
+}
+
+fn tool_def(text: &str) -> Result<ToolDef, JsError> {
+    let def: ToolDefIn = parse(text, "tool definition")?;
+    let hints = match def.hints {
+        Value::Null => Default::default(),
+        hints => hints_from_value(&hints)
+            .map_err(|_| js_error("tool definition: hints must hold booleans"))?,
+    };
+    let mode = match def.mode.as_deref() {
+        None => None,
+        Some("stepwise") => Some(ToolMode::Stepwise),
+        Some(other) => return Err(js_error(format!("tool definition: unknown mode '{other}'"))),
+    };
+    Ok(ToolDef {
+        name: def.name,
+        title: def.title,
+        description: def.description,
+        input_schema: schema_spec(def.input_schema),
+        output_schema: schema_spec(def.output_schema),
+        hints,
+        mode,
+        sensitive: def.sensitive,
+        has_summary: def.has_summary,
+        has_changes: def.has_changes,
+        has_snapshot: def.has_snapshot,
+        has_state: def.has_state,
+    })
+}
+
+fn caller(text: &str) -> Result<Caller, JsError> {
+    Caller::parse(text).ok_or_else(|| js_error(format!("unknown caller '{text}'")))
+}
+
+fn event_json(event: Event) -> Value {
+    match event {
+        Event::Error {
+            code,
+            message,
+            tool,
+        } => json!({"kind": "error", "code": code.as_str(), "message": message, "tool": tool}),
+        Event::Completed { handle, result } => {
+            json!({"kind": "completed", "handle": handle.0, "result": result})
+        }
+        Event::PendingChanged => json!({"kind": "pending"}),
+        Event::RevChanged { rev } => json!({"kind": "rev", "rev": rev}),
+    }
+}
+
+fn action_json(action: Action) -> Value {
+    match action {
+        Action::Run {
+            run,
+            tool,
+            name,
+            input,
+            caller,
+            call_id,
+            snapshot,
+        } => json!({"kind": "run", "run": run.0, "tool": tool.0, "name": name, "input": input,
+                    "caller": caller.as_str(), "callId": call_id, "snapshot": snapshot}),
+        Action::Validate { run, tool, input } => {
+            json!({"kind": "validate", "run": run.0, "tool": tool.0, "input": input})
+        }
+        Action::Prepare {
+            run,
+            tool,
+            input,
+            summary,
+            changes,
+            state,
+        } => json!({"kind": "prepare", "run": run.0, "tool": tool.0, "input": input,
+                    "summary": summary, "changes": changes, "state": state}),
+        Action::ReadState { run, tool, input } => {
+            json!({"kind": "readState", "run": run.0, "tool": tool.0, "input": input})
+        }
+        Action::Abort { run } => json!({"kind": "abort", "run": run.0}),
+        Action::Restore { run, call_id } => {
+            json!({"kind": "restore", "run": run.0, "callId": call_id})
+        }
+        Action::DropRestorer { call_id } => json!({"kind": "dropRestorer", "callId": call_id}),
+        Action::Close { bridge } => json!({"kind": "close", "bridge": bridge.0}),
+    }
+}
+
+/// The core, for the JS shim.
+#[wasm_bindgen]
+pub struct WasmToolmark {
+    core: Toolmark,
+}
+
+#[wasm_bindgen]
+impl WasmToolmark {
+    /// `config`: `{ dev?, toolBudget?, confirmExpiryMs?, abortGraceMs?, policy?, confirmMode?, inlineConfirm? }`.
+    /// Throws `{code}: {message}` text in dev mode for a bad policy.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: &str) -> Result<WasmToolmark, JsError> {
+        let input: ConfigIn = parse(config, "createToolmark options")?;
+        let defaults = Config::default();
+        let count = |v: Option<f64>, default: u64| v.map_or(default, ms);
+        let config = Config {
+            dev: input.dev,
+            tool_budget: usize::try_from(count(input.tool_budget, defaults.tool_budget as u64))
+                .unwrap_or(usize::MAX),
+            confirm_expiry_ms: count(input.confirm_expiry_ms, defaults.confirm_expiry_ms),
+            abort_grace_ms: count(input.abort_grace_ms, defaults.abort_grace_ms),
+            policy: input.policy,
+            confirm_mode: input.confirm_mode,
+            inline_confirm: input.inline_confirm,
+        };
+        Toolmark::new(config, Box::new(CryptoRandom), Box::<JsRegExp>::default())
+            .map(|core| WasmToolmark { core })
+            .map_err(|e| js_error(error_json(&e)))
+    }
+
+    #[wasm_bindgen(js_name = clientId)]
+    pub fn client_id(&self) -> String {
+        self.core.client_id().to_owned()
+    }
+
+    pub fn rev(&self) -> f64 {
+        self.core.rev() as f64
+    }
+
+    /// JSON: `{"key": n}`, `{"rejected": true}` (reported as an event), or `{"error": {code, message}}` (dev).
+    pub fn register(&mut self, scope: u32, def: &str, now: f64) -> Result<String, JsError> {
+        let def = tool_def(def)?;
+        Ok(match self.core.register(ScopeId(scope), def, ms(now)) {
+            Ok(Some(key)) => json!({"key": key.0}).to_string(),
+            Ok(None) => json!({"rejected": true}).to_string(),
+            Err(error) => error_json(&error),
+        })
+    }
+
+    pub fn unregister(&mut self, key: u32, now: f64) {
+        self.core.unregister(ToolKey(key), ms(now));
+    }
+
+    /// JSON: `{"scope": n}`, `{"rejected": true}` or `{"error": …}`.
+    #[wasm_bindgen(js_name = createScope)]
+    pub fn create_scope(&mut self, parent: u32, name: &str) -> String {
+        match self.core.create_scope(ScopeId(parent), name) {
+            Ok(Some(scope)) => json!({"scope": scope.0}).to_string(),
+            Ok(None) => json!({"rejected": true}).to_string(),
+            Err(error) => error_json(&error),
+        }
+    }
+
+    /// JSON: `{}` or `{"error": …}`.
+    #[wasm_bindgen(js_name = disposeScope)]
+    pub fn dispose_scope(&mut self, scope: u32, now: f64) -> String {
+        match self.core.dispose_scope(ScopeId(scope), ms(now)) {
+            Ok(()) => "{}".into(),
+            Err(error) => error_json(&error),
+        }
+    }
+
+    /// `onChange`: "manifest" | "changed"; `maxMessageBytes`: a positive integer or undefined.
+    pub fn attach(
+        &mut self,
+        on_change: &str,
+        max_message_bytes: Option<f64>,
+    ) -> Result<u32, JsError> {
+        let on_change = match on_change {
+            "manifest" => OnChange::Manifest,
+            "changed" => OnChange::Changed,
+            other => {
+                return Err(js_error(format!(
+                    "bridge: onChange must be 'manifest' or 'changed', not '{other}'"
+                )))
+            }
+        };
+        let max_message_bytes = match max_message_bytes {
+            None => DEFAULT_MAX_MESSAGE_BYTES,
+            Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 => {
+                usize::try_from(ms(n)).unwrap_or(usize::MAX)
+            }
+            Some(n) => {
+                return Err(js_error(format!(
+                    "bridge: maxMessageBytes must be a positive integer, not {n}"
+                )))
+            }
+        };
+        Ok(self
+            .core
+            .attach(BridgeOptions {
+                on_change,
+                max_message_bytes,
+            })
+            .0)
+    }
+
+    pub fn detach(&mut self, bridge: u32, now: f64) {
+        self.core.detach(BridgeId(bridge), ms(now));
+    }
+
+    #[wasm_bindgen(js_name = handleInbound)]
+    pub fn handle_inbound(&mut self, bridge: u32, text: &str, now: f64) {
+        self.core.handle_inbound(BridgeId(bridge), text, ms(now));
+    }
+
+    pub fn call(
+        &mut self,
+        name: &str,
+        input: &str,
+        caller_name: &str,
+        rev: Option<f64>,
+        now: f64,
+    ) -> Result<f64, JsError> {
+        let caller = caller(caller_name)?;
+        let rev = rev.map(ms);
+        Ok(self.core.call(name, input, caller, rev, ms(now)).0 as f64)
+    }
+
+    pub fn abort(&mut self, handle: f64, now: f64) {
+        self.core.abort(Handle(ms(handle)), ms(now));
+    }
+
+    pub fn confirm(&mut self, confirm_id: &str, approve: bool, now: f64) -> f64 {
+        self.core.confirm(confirm_id, approve, ms(now)).0 as f64
+    }
+
+    pub fn undo(&mut self, call_id: &str) -> f64 {
+        self.core.undo(call_id).0 as f64
+    }
+
+    #[wasm_bindgen(js_name = ctxConfirm)]
+    pub fn ctx_confirm(&mut self, run: f64) -> bool {
+        self.core.ctx_confirm(RunId(ms(run)))
+    }
+
+    /// `kind`: "ok" (with `text`: JSON, or undefined), "threw", "notSerializable", "aborted".
+    #[wasm_bindgen(js_name = handleOutcome)]
+    pub fn handle_outcome(&mut self, run: f64, kind: &str, text: Option<String>, now: f64) {
+        let outcome = match kind {
+            "ok" => Outcome::Ok(text),
+            "threw" => Outcome::Threw(text.unwrap_or_default()),
+            "notSerializable" => Outcome::NotSerializable(text.unwrap_or_default()),
+            _ => Outcome::Aborted,
+        };
+        self.core.handle_outcome(RunId(ms(run)), outcome, ms(now));
+    }
+
+    /// `kind`: "valid" (`text`: the value's JSON or undefined), "invalid" (`text`: issues JSON), "threw".
+    #[wasm_bindgen(js_name = handleValidated)]
+    pub fn handle_validated(&mut self, run: f64, kind: &str, text: Option<String>, now: f64) {
+        let validated = match kind {
+            "valid" => Validated::Valid(text),
+            "invalid" => {
+                let issues = text
+                    .as_deref()
+                    .and_then(|t| parse_value(t).ok())
+                    .and_then(|v| issues_from_value(&v).ok());
+                match issues {
+                    Some(issues) => Validated::Invalid(issues),
+                    None => Validated::Threw("validator returned malformed issues".into()),
+                }
+            }
+            _ => Validated::Threw(text.unwrap_or_default()),
+        };
+        self.core
+            .handle_validated(RunId(ms(run)), validated, ms(now));
+    }
+
+    /// `prepared`: JSON `{summary?, changes?, state?}`; `threw`: the error text when it threw.
+    #[wasm_bindgen(js_name = handlePrepared)]
+    pub fn handle_prepared(
+        &mut self,
+        run: f64,
+        prepared: Option<String>,
+        threw: Option<String>,
+        now: f64,
+    ) {
+        let result = match (threw, prepared) {
+            (Some(detail), _) => Err(detail),
+            (None, text) => prepared_from(text.as_deref()),
+        };
+        self.core.handle_prepared(RunId(ms(run)), result, ms(now));
+    }
+
+    /// `state`: the form state text (or undefined); `threw`: error text.
+    #[wasm_bindgen(js_name = handleState)]
+    pub fn handle_state(
+        &mut self,
+        run: f64,
+        state: Option<String>,
+        threw: Option<String>,
+        now: f64,
+    ) {
+        let result = match threw {
+            Some(detail) => Err(detail),
+            None => Ok(state),
+        };
+        self.core.handle_state(RunId(ms(run)), result, ms(now));
+    }
+
+    #[wasm_bindgen(js_name = handleRestored)]
+    pub fn handle_restored(&mut self, run: f64, threw: Option<String>) {
+        self.core
+            .handle_restored(RunId(ms(run)), threw.map_or(Ok(()), Err));
+    }
+
+    #[wasm_bindgen(js_name = handleTimeout)]
+    pub fn handle_timeout(&mut self, now: f64) {
+        self.core.handle_timeout(ms(now));
+    }
+
+    /// Everything the core has to say, in its drain order:
+    /// `{"transmits": [[bridge, text]…], "events": […], "actions": […], "timeout": ms|null}`.
+    pub fn drain(&mut self) -> String {
+        let mut transmits = Vec::new();
+        while let Some(t) = self.core.poll_transmit() {
+            transmits.push(json!([t.bridge.0, t.text]));
+        }
+        let mut events = Vec::new();
+        while let Some(e) = self.core.poll_event() {
+            events.push(event_json(e));
+        }
+        let mut actions = Vec::new();
+        while let Some(a) = self.core.poll_action() {
+            actions.push(action_json(a));
+        }
+        json!({"transmits": transmits, "events": events, "actions": actions,
+               "timeout": self.core.poll_timeout()})
+        .to_string()
+    }
+
+    /// JSON array of the manifest entries visible to `caller`.
+    pub fn manifest(&self, caller_name: &str) -> Result<String, JsError> {
+        Ok(serde_json::to_string(&self.core.manifest(caller(caller_name)?)).unwrap_or_default())
+    }
+
+    /// JSON array of `{confirmId, tool, summary, changes?, expiresAt}`.
+    #[wasm_bindgen(js_name = pendingConfirmations)]
+    pub fn pending_confirmations(&self) -> String {
+        let list: Vec<Value> = self
+            .core
+            .pending_confirmations()
+            .into_iter()
+            .map(|p| {
+                let mut entry = json!({"confirmId": p.confirm_id, "tool": p.tool,
+                                       "summary": p.summary, "expiresAt": p.expires_at});
+                if let (Some(changes), Some(map)) = (p.changes, entry.as_object_mut()) {
+                    map.insert(
+                        "changes".into(),
+                        serde_json::to_value(changes).unwrap_or_default(),
+                    );
+                }
+                entry
+            })
+            .collect();
+        Value::Array(list).to_string()
+    }
+}
+
+fn prepared_from(text: Option<&str>) -> Result<Prepared, String> {
+    let Some(text) = text else {
+        return Ok(Prepared::default());
+    };
+    let value = parse_value(text).map_err(|e| e.to_string())?;
+    let summary = match value.get("summary") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err("summary() must return a string".into()),
+    };
+    let changes = match value.get("changes") {
+        None | Some(Value::Null) => None,
+        Some(changes) => Some(
+            field_changes_from_value(changes)
+                .map_err(|_| "changes() must return [{ path, before?, after? }]".to_string())?,
+        ),
+    };
+    let state = match value.get("state") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => Some(other.to_string()),
+    };
+    Ok(Prepared {
+        summary,
+        changes,
+        state,
+    })
+}

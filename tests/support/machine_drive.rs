@@ -1,0 +1,1412 @@
+//! The `machine` fuzz target's program interpreter, shared with
+//! `tests/fuzz_regressions.rs` so kept inputs replay exactly as fuzzed.
+//!
+//! The input bytes are a header (configuration and random seed) followed by
+//! a program of operations on one [`Toolmark`]: registry changes, bridges,
+//! inbound text (arbitrary, or well-formed messages with the right
+//! `clientId`), page calls, answers to the work the core hands out (also for
+//! stale and unknown runs), and clock moves. After every input the outputs
+//! are drained in the documented order and checked; at the end every piece
+//! of outstanding work is answered and the clock run past every deadline,
+//! and the core must have settled everything it owes.
+//!
+//! The decoder is a plain byte cursor (no `arbitrary`) so that this file
+//! compiles in the fuzz crate and in the root crate's tests alike. Reading
+//! past the end yields zeros; the program ends when the bytes do.
+//!
+//! Layout: `[flags, policy, confirmMode, abortGrace, confirmExpiry,
+//! budget, seed × 8, rngPeriod]`, then operations (`op % 32`, see
+//! [`Driver::step`]). In inbound text the two characters `$C` stand for
+//! the page's `clientId`, so that hand-written seeds and the fuzzer can
+//! address the page.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+
+use serde_json::{json, Map, Number, Value};
+use toolmark_bridge::ids::{RandomError, RandomSource};
+use toolmark_bridge::machine::{
+    Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
+    Toolmark, Validated,
+};
+use toolmark_bridge::policy::{Caller, Decision, Policy};
+use toolmark_bridge::protocol::{
+    check_agent_to_page, nesting_exceeds, parse_json, peek_client_id, validate, AgentToPage,
+    Direction, FieldChange, Hints, Issue, Rejection, ToolMode, ToolResult,
+    DEFAULT_MAX_MESSAGE_BYTES,
+};
+use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
+use toolmark_bridge::schema::{CompiledSchema, PatternMatcher};
+
+/// Spec rule 5: pending calls per scope.
+const MAX_PENDING_PER_SCOPE: usize = 32;
+/// Spec: pending deferred confirmations per page.
+const MAX_PENDING_CONFIRMATIONS: usize = 100;
+/// Spec rule 2: answered-id memory.
+const ANSWERED_ID_MEMORY: usize = 1000;
+/// JSON the driver makes up is kept to the inbound depth limit, so that a
+/// message wrapping it stays well inside serde_json's default limit of 128
+/// when the checker parses it back.
+const DRIVER_JSON_DEPTH: usize = 64;
+/// Flooded describes per input, all told (keeps executions fast).
+const FLOOD_BUDGET: usize = 4_000;
+/// Rounds of the final settling phase before it counts as a livelock.
+const SETTLE_ROUNDS: usize = 20_000;
+
+/// Interprets `data` as a program on a fresh core and checks its invariants:
+/// nothing panics; every transmitted text is JSON that passes
+/// `validate(_, ToAgent)`, carries the page's `clientId` and goes to an
+/// attached bridge; results answer ids the bridge received, once (no two
+/// for one id among the last 1000 of a bridge); a `confirmed` follows the
+/// `result` carrying its `needs_confirmation`, on the same bridge, at most
+/// once; page requests complete at most once; the lane and confirmation
+/// bounds hold; runs are only for registered tools, with input their JSON
+/// Schema accepts, and never for the agent without the policy allowing
+/// it; and once all work is answered and every deadline passed, nothing is
+/// left in flight or unanswered.
+pub fn drive_machine(data: &[u8]) {
+    let mut cursor = Cursor::new(data);
+    let Some(mut driver) = Driver::new(&mut cursor) else {
+        return;
+    };
+    let mut steps = 0usize;
+    while !cursor.is_done() && steps < 4_096 {
+        driver.step(&mut cursor);
+        steps += 1;
+    }
+    driver.settle();
+}
+
+// ----- decoding ------------------------------------------------------------
+
+/// Reads the program; past the end it yields zeros.
+struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        Cursor { data, pos: 0 }
+    }
+
+    fn is_done(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+
+    fn byte(&mut self) -> u8 {
+        let byte = self.data.get(self.pos).copied().unwrap_or(0);
+        self.pos = self.pos.saturating_add(1);
+        byte
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        usize::from(self.byte()) % n.max(1)
+    }
+
+    fn bool(&mut self) -> bool {
+        self.byte() & 1 == 1
+    }
+
+    fn u16(&mut self) -> u16 {
+        u16::from_le_bytes([self.byte(), self.byte()])
+    }
+
+    fn u64(&mut self) -> u64 {
+        let mut bytes = [0u8; 8];
+        for b in &mut bytes {
+            *b = self.byte();
+        }
+        u64::from_le_bytes(bytes)
+    }
+
+    fn bytes(&mut self, len: usize) -> &'a [u8] {
+        let start = self.pos.min(self.data.len());
+        let end = start.saturating_add(len).min(self.data.len());
+        self.pos = self.pos.saturating_add(len);
+        self.data.get(start..end).unwrap_or_default()
+    }
+
+    /// Up to `max` bytes as (lossy) UTF-8; the length comes first.
+    fn text(&mut self, max: usize) -> String {
+        let len = self.below(max + 1);
+        String::from_utf8_lossy(self.bytes(len)).into_owned()
+    }
+
+    fn pick<T: Clone>(&mut self, items: &[T]) -> Option<T> {
+        if items.is_empty() {
+            return None;
+        }
+        let i = self.below(items.len());
+        items.get(i).cloned()
+    }
+
+    fn pick_str(&mut self, items: &[&str]) -> String {
+        self.pick(items).unwrap_or_default().to_owned()
+    }
+}
+
+// ----- injected services ---------------------------------------------------
+
+/// SplitMix64, seeded from the input; with `fail_every` set, every n-th fill
+/// after the first (the page's `clientId`) fails, to reach the paths where
+/// an id cannot be minted.
+struct SeededRandom {
+    state: u64,
+    fills: u64,
+    fail_every: Option<u64>,
+}
+
+impl RandomSource for SeededRandom {
+    fn fill(&mut self, buf: &mut [u8]) -> Result<(), RandomError> {
+        self.fills += 1;
+        if let Some(n) = self.fail_every {
+            if self.fills > 1 && self.fills % n == 0 {
+                return Err(RandomError("seeded failure".into()));
+            }
+        }
+        for chunk in buf.chunks_mut(8) {
+            self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            for (b, v) in chunk.iter_mut().zip(z.to_le_bytes()) {
+                *b = v;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A never-panicking stand-in for `RegExp`: `^`/`$` anchors around a literal;
+/// a pattern containing `[` or `(` is "invalid".
+struct LiteralPatterns;
+
+impl PatternMatcher for LiteralPatterns {
+    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
+        if pattern.contains(['[', '(']) {
+            return Err(format!("unsupported pattern {pattern:?}"));
+        }
+        let (start, rest) = match pattern.strip_prefix('^') {
+            Some(rest) => (true, rest),
+            None => (false, pattern),
+        };
+        let (end, literal) = match rest.strip_suffix('$') {
+            Some(literal) => (true, literal),
+            None => (false, rest),
+        };
+        Ok(match (start, end) {
+            (true, true) => text == literal,
+            (true, false) => text.starts_with(literal),
+            (false, true) => text.ends_with(literal),
+            (false, false) => text.contains(literal),
+        })
+    }
+}
+
+// ----- value pools -----------------------------------------------------------
+
+const POLICIES: [&str; 6] = [
+    "null",
+    r#"{"inapp":{"consequential":"deny"}}"#,
+    r#"{"inapp":{"default":"confirm","readOnly":"allow"}}"#,
+    r#"{"inapp":{"destructive":"hide","untrustedContent":"deny"}}"#,
+    r#"{"inapp":{"consequential":"allow","bogus":"allow"},"human":{"x":"deny"}}"#,
+    r#"{"inapp":{"default":"hide"}}"#,
+];
+const CONFIRM_MODES: [&str; 5] = [
+    "null",
+    r#"{"inapp":"none"}"#,
+    r#"{"inapp":"deferred"}"#,
+    r#"{"inapp":"inline"}"#,
+    r#""none""#,
+];
+const ABORT_GRACES: [u64; 4] = [3_000, 0, 1, 50];
+const CONFIRM_EXPIRIES: [u64; 4] = [600_000, 0, 1, 1_000];
+const TOOL_NAMES: [&str; 12] = [
+    "a",
+    "b",
+    "c",
+    "form",
+    "a.b",
+    "a__b",
+    "x-y_z.1",
+    "",
+    "bad name",
+    "naïve",
+    "submit",
+    "llllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllll",
+];
+const SCOPE_NAMES: [&str; 5] = ["s", "t", "u.v", "", "bad name"];
+const JUNK_TOOLS: [&str; 6] = ["nope", "a", "s.a", "", "bad name", "s.t.form"];
+const ID_POOL: [&str; 9] = ["1", "2", "3", "4", "5", "6", "7", "8", ""];
+const KEYS: [&str; 6] = ["email", "name", "n", "password", "a", "x1"];
+const STRINGS: [&str; 6] = ["", "a@b.c", "abc", "a", "xyz", "password"];
+const CHANGE_PATHS: [&str; 6] = ["email", "password", "password.x", "passwordx", "a.b", ""];
+const STATES: [&str; 3] = ["s1", "s2", ""];
+
+fn schema_pool(i: usize) -> Option<Value> {
+    let schema = match i {
+        0 => json!({"type": "object", "properties": {"email": {"type": "string", "pattern": "@"}},
+                    "required": ["email"], "additionalProperties": false}),
+        1 => json!({"type": "string", "pattern": "^a"}),
+        2 => json!({"type": "integer", "minimum": 0, "maximum": 10}),
+        3 => json!({"type": 5}),
+        4 => json!({"$ref": "https://example.com/schema"}),
+        5 => json!(true),
+        6 => json!(false),
+        7 => json!({"pattern": "["}),
+        8 => json!({"type": "object", "patternProperties": {"^x": {"type": "number"}},
+                    "unevaluatedProperties": false}),
+        9 => json!({"anyOf": [{"type": "string", "minLength": 2},
+                              {"type": "array", "items": {"$ref": "#"}}]}),
+        10 => json!({"type": "object", "properties": {"name": {"type": "string", "pattern": "^[a-z]+$"}}}),
+        _ => return None,
+    };
+    Some(schema)
+}
+
+/// Text the driver made up, kept within [`DRIVER_JSON_DEPTH`].
+fn shallow(text: String) -> String {
+    if nesting_exceeds(text.as_bytes(), DRIVER_JSON_DEPTH) {
+        "[]".into()
+    } else {
+        text
+    }
+}
+
+fn gen_value(cur: &mut Cursor<'_>, depth: usize) -> Value {
+    match cur.below(11) {
+        0 => Value::Null,
+        1 => Value::Bool(cur.bool()),
+        2 => json!(i64::from(cur.byte() as i8)),
+        3 => Number::from_f64(f64::from_bits(cur.u64())).map_or(Value::Null, Value::Number),
+        4 => Value::String(cur.pick_str(&STRINGS)),
+        5 => Value::String(cur.text(16)),
+        6 if depth < 4 => {
+            let len = cur.below(4);
+            Value::Array((0..len).map(|_| gen_value(cur, depth + 1)).collect())
+        }
+        7 | 8 if depth < 4 => {
+            let len = cur.below(4);
+            let mut map = Map::new();
+            for _ in 0..len {
+                let key = cur.pick_str(&KEYS);
+                map.insert(key, gen_value(cur, depth + 1));
+            }
+            Value::Object(map)
+        }
+        9 => json!({"email": cur.pick_str(&STRINGS)}),
+        _ => json!({}),
+    }
+}
+
+/// JSON text: generated, or raw bytes (possibly not JSON at all).
+fn gen_json_text(cur: &mut Cursor<'_>) -> String {
+    if cur.below(4) == 0 {
+        shallow(cur.text(64))
+    } else {
+        gen_value(cur, 0).to_string()
+    }
+}
+
+fn gen_schema(cur: &mut Cursor<'_>) -> Option<SchemaSpec> {
+    match cur.below(16) {
+        i @ 0..=10 => schema_pool(i).map(SchemaSpec::Json),
+        11 => Some(SchemaSpec::External {
+            json: Some(json!({"type": "object"})),
+        }),
+        12 => Some(SchemaSpec::External { json: None }),
+        13 => {
+            let text = shallow(cur.text(96));
+            serde_json::from_str(&text).ok().map(SchemaSpec::Json)
+        }
+        14 => Some(SchemaSpec::Json(gen_value(cur, 0))),
+        _ => None,
+    }
+}
+
+fn gen_output_schema(cur: &mut Cursor<'_>) -> Option<SchemaSpec> {
+    match cur.below(8) {
+        0 => Some(SchemaSpec::Json(json!({"type": "object"}))),
+        1 => Some(SchemaSpec::Json(json!({"type": "string", "pattern": "z"}))),
+        2 => Some(SchemaSpec::Json(json!({"type": 7}))),
+        3 => Some(SchemaSpec::External { json: None }),
+        _ => None,
+    }
+}
+
+fn gen_hints(cur: &mut Cursor<'_>) -> Hints {
+    let bits = cur.byte();
+    let flag = |bit: u8| (bits & (1 << bit) != 0).then_some(true);
+    let mut hints = Hints {
+        read_only: flag(0),
+        consequential: flag(1),
+        destructive: flag(2),
+        untrusted_content: flag(3),
+        ..Hints::default()
+    };
+    if bits & 0x10 != 0 {
+        hints.extra.insert("futureHint".into(), json!(1));
+    }
+    if bits & 0x20 != 0 && hints.read_only.is_none() {
+        hints.read_only = Some(false);
+    }
+    hints
+}
+
+fn gen_changes(cur: &mut Cursor<'_>) -> Vec<FieldChange> {
+    let len = cur.below(4);
+    (0..len)
+        .map(|_| {
+            let path = cur.pick_str(&CHANGE_PATHS);
+            let before = cur.bool().then(|| gen_value(cur, 1));
+            let after = cur.bool().then(|| gen_value(cur, 1));
+            FieldChange {
+                path,
+                before,
+                after,
+            }
+        })
+        .collect()
+}
+
+fn gen_issues(cur: &mut Cursor<'_>) -> Vec<Issue> {
+    let len = cur.below(3);
+    (0..len)
+        .map(|_| Issue {
+            path: cur.pick_str(&KEYS),
+            message: cur.text(12),
+        })
+        .collect()
+}
+
+fn gen_state(cur: &mut Cursor<'_>) -> Option<String> {
+    match cur.below(4) {
+        0 => None,
+        _ => Some(cur.pick_str(&STATES)),
+    }
+}
+
+// ----- the model -----------------------------------------------------------
+
+/// What the driver knows of a registered tool.
+struct ToolInfo {
+    name: String,
+    scope: ScopeId,
+    hints: Hints,
+    schema: Option<CompiledSchema>,
+    external: bool,
+    has_summary: bool,
+    has_changes: bool,
+    has_state: bool,
+    has_snapshot: bool,
+}
+
+/// Per attached bridge: the ids it owes a result for, and the last 1000
+/// results it sent.
+struct BridgeModel {
+    max_message_bytes: usize,
+    owed: HashSet<String>,
+    recent: VecDeque<String>,
+    recent_set: HashSet<String>,
+    last_rev: Option<u64>,
+}
+
+impl BridgeModel {
+    fn is_duplicate(&self, id: &str) -> bool {
+        self.owed.contains(id) || self.recent_set.contains(id)
+    }
+}
+
+/// Work handed to JS that waits for an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Work {
+    Run(RunId),
+    Validate(RunId),
+    Prepare {
+        run: RunId,
+        summary: bool,
+        changes: bool,
+        state: bool,
+    },
+    ReadState(RunId),
+    Restore(RunId),
+}
+
+impl Work {
+    fn run(self) -> RunId {
+        match self {
+            Work::Run(run)
+            | Work::Validate(run)
+            | Work::ReadState(run)
+            | Work::Restore(run)
+            | Work::Prepare { run, .. } => run,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HandleKind {
+    Call,
+    Confirm,
+    Undo,
+}
+
+struct Driver {
+    tm: Toolmark,
+    policy: Policy,
+    client_id: String,
+    now: u64,
+    // registry mirror
+    tools: BTreeMap<ToolKey, ToolInfo>,
+    gone_keys: Vec<ToolKey>,
+    scopes: BTreeMap<ScopeId, (Option<ScopeId>, String)>,
+    // bridges
+    bridges: BTreeMap<BridgeId, BridgeModel>,
+    detached: Vec<BridgeId>,
+    next_fresh_id: u64,
+    flooded: usize,
+    // work and requests
+    outstanding: Vec<Work>,
+    runs_seen: BTreeSet<u64>,
+    run_list: Vec<RunId>,
+    call_ids: Vec<String>,
+    snapshot_call_ids: HashSet<String>,
+    handles: BTreeMap<Handle, HandleKind>,
+    completed: HashSet<Handle>,
+    // confirmations
+    needs: HashMap<String, BridgeId>,
+    confirmed: HashSet<String>,
+    confirm_ids: Vec<String>,
+}
+
+fn pick_policy(cur: &mut Cursor<'_>, items: &[&str]) -> Value {
+    serde_json::from_str(&cur.pick_str(items)).unwrap_or(Value::Null)
+}
+
+impl Driver {
+    fn new(cur: &mut Cursor<'_>) -> Option<Driver> {
+        let flags = cur.byte();
+        let policy = pick_policy(cur, &POLICIES);
+        let confirm_mode = pick_policy(cur, &CONFIRM_MODES);
+        let abort_grace_ms = cur.pick(&ABORT_GRACES).unwrap_or(3_000);
+        let confirm_expiry_ms = cur.pick(&CONFIRM_EXPIRIES).unwrap_or(600_000);
+        let tool_budget = cur.pick(&[40, 2, 0]).unwrap_or(40);
+        let seed = cur.u64();
+        let period = u64::from(cur.byte() % 7) + 2;
+        let config = Config {
+            dev: flags & 1 != 0,
+            inline_confirm: flags & 2 != 0,
+            tool_budget,
+            confirm_expiry_ms,
+            abort_grace_ms,
+            policy: policy.clone(),
+            confirm_mode: confirm_mode.clone(),
+        };
+        let rng = SeededRandom {
+            state: seed,
+            fills: 0,
+            fail_every: (flags & 4 != 0).then_some(period),
+        };
+        let tm = Toolmark::new(config, Box::new(rng), Box::new(LiteralPatterns)).ok()?;
+        let mut scopes = BTreeMap::new();
+        scopes.insert(ScopeId::ROOT, (None, String::new()));
+        let mut driver = Driver {
+            client_id: tm.client_id().to_owned(),
+            tm,
+            policy: Policy::from_options(&policy, &confirm_mode).0,
+            now: 1_000,
+            tools: BTreeMap::new(),
+            gone_keys: Vec::new(),
+            scopes,
+            bridges: BTreeMap::new(),
+            detached: Vec::new(),
+            next_fresh_id: 0,
+            flooded: 0,
+            outstanding: Vec::new(),
+            runs_seen: BTreeSet::new(),
+            run_list: Vec::new(),
+            call_ids: Vec::new(),
+            snapshot_call_ids: HashSet::new(),
+            handles: BTreeMap::new(),
+            completed: HashSet::new(),
+            needs: HashMap::new(),
+            confirmed: HashSet::new(),
+            confirm_ids: Vec::new(),
+        };
+        driver.drain();
+        // Most programs want a bridge; flag bit 3 starts without one.
+        if flags & 8 == 0 {
+            driver.attach(BridgeOptions::default());
+        }
+        Some(driver)
+    }
+
+    // ----- choosing ----------------------------------------------------------
+
+    fn pick_scope(&self, cur: &mut Cursor<'_>) -> ScopeId {
+        let scopes: Vec<ScopeId> = self.scopes.keys().copied().collect();
+        match cur.below(8) {
+            0 => ScopeId(u32::from(cur.byte())),
+            _ => cur.pick(&scopes).unwrap_or(ScopeId::ROOT),
+        }
+    }
+
+    fn pick_key(&self, cur: &mut Cursor<'_>) -> ToolKey {
+        let keys: Vec<ToolKey> = self.tools.keys().copied().collect();
+        match cur.below(6) {
+            0 => cur.pick(&self.gone_keys).unwrap_or(ToolKey(999)),
+            1 => ToolKey(u32::from(cur.byte())),
+            _ => cur.pick(&keys).unwrap_or(ToolKey(0)),
+        }
+    }
+
+    fn pick_tool_name(&self, cur: &mut Cursor<'_>) -> String {
+        let names: Vec<String> = self.tools.values().map(|t| t.name.clone()).collect();
+        match cur.below(6) {
+            0 => cur.pick_str(&JUNK_TOOLS),
+            _ => cur
+                .pick(&names)
+                .unwrap_or_else(|| cur.pick_str(&JUNK_TOOLS)),
+        }
+    }
+
+    fn pick_bridge(&self, cur: &mut Cursor<'_>) -> BridgeId {
+        let attached: Vec<BridgeId> = self.bridges.keys().copied().collect();
+        match cur.below(8) {
+            0 => cur.pick(&self.detached).unwrap_or(BridgeId(77)),
+            _ => cur.pick(&attached).unwrap_or(BridgeId(0)),
+        }
+    }
+
+    fn pick_id(&mut self, cur: &mut Cursor<'_>) -> String {
+        match cur.below(4) {
+            0 => {
+                self.next_fresh_id += 1;
+                format!("n{}", self.next_fresh_id)
+            }
+            _ => cur.pick_str(&ID_POOL),
+        }
+    }
+
+    fn pick_run(&self, cur: &mut Cursor<'_>) -> RunId {
+        let pending: Vec<RunId> = self.outstanding.iter().map(|w| w.run()).collect();
+        match cur.below(4) {
+            0 => RunId(u64::from(cur.byte())),
+            1 => cur.pick(&self.run_list).unwrap_or(RunId(0)),
+            _ => cur
+                .pick(&pending)
+                .unwrap_or_else(|| RunId(u64::from(cur.byte()))),
+        }
+    }
+
+    fn pick_rev(&self, cur: &mut Cursor<'_>) -> Option<u64> {
+        let rev = self.tm.rev();
+        match cur.below(6) {
+            0 => Some(rev),
+            1 => Some(rev.saturating_sub(1)),
+            2 => Some(0),
+            3 => Some(rev + 1),
+            _ => None,
+        }
+    }
+
+    // ----- the program -------------------------------------------------------
+
+    fn step(&mut self, cur: &mut Cursor<'_>) {
+        match cur.byte() % 32 {
+            0 | 1 => self.register(cur),
+            2 => {
+                let key = self.pick_key(cur);
+                self.tm.unregister(key, self.now);
+                if let Some(info) = self.tools.remove(&key) {
+                    let _ = info;
+                    self.gone_keys.push(key);
+                }
+                self.drain();
+            }
+            3 => {
+                let parent = self.pick_scope(cur);
+                let name = match cur.below(4) {
+                    0 => cur.text(8),
+                    _ => cur.pick_str(&SCOPE_NAMES),
+                };
+                let created = self.tm.create_scope(parent, &name);
+                if let Ok(Some(scope)) = created {
+                    let prefix = match self.scopes.get(&parent) {
+                        Some((_, p)) if !p.is_empty() => format!("{p}.{name}"),
+                        _ => name,
+                    };
+                    self.scopes.insert(scope, (Some(parent), prefix));
+                }
+                self.drain();
+            }
+            4 => {
+                let scope = self.pick_scope(cur);
+                let _ = self.tm.dispose_scope(scope, self.now);
+                if scope != ScopeId::ROOT && self.scopes.contains_key(&scope) {
+                    let doomed: Vec<ToolKey> = self
+                        .tools
+                        .iter()
+                        .filter(|(_, t)| self.is_within(t.scope, scope))
+                        .map(|(k, _)| *k)
+                        .collect();
+                    for key in doomed {
+                        self.tools.remove(&key);
+                        self.gone_keys.push(key);
+                    }
+                }
+                self.drain();
+            }
+            5 => {
+                let on_change = if cur.bool() {
+                    OnChange::Changed
+                } else {
+                    OnChange::Manifest
+                };
+                let max_message_bytes = cur
+                    .pick(&[DEFAULT_MAX_MESSAGE_BYTES, 64, 200, 0])
+                    .unwrap_or(DEFAULT_MAX_MESSAGE_BYTES);
+                self.attach(BridgeOptions {
+                    on_change,
+                    max_message_bytes,
+                });
+            }
+            6 => {
+                let bridge = self.pick_bridge(cur);
+                self.tm.detach(bridge, self.now);
+                if self.bridges.remove(&bridge).is_some() {
+                    self.detached.push(bridge);
+                }
+                self.drain();
+            }
+            7 | 8 => {
+                let bridge = self.pick_bridge(cur);
+                let text = cur.text(255).replace("$C", &self.client_id);
+                self.inbound(bridge, &text);
+            }
+            9..=11 => {
+                let bridge = self.pick_bridge(cur);
+                let id = self.pick_id(cur);
+                let tool = self.pick_tool_name(cur);
+                let input = gen_value(cur, 0);
+                let mut message = json!({"protocol": 1, "type": "call",
+                    "clientId": self.client_id, "id": id, "tool": tool, "input": input});
+                if let Some(rev) = self.pick_rev(cur) {
+                    message["rev"] = json!(rev);
+                }
+                self.inbound(bridge, &message.to_string());
+            }
+            12 => {
+                let bridge = self.pick_bridge(cur);
+                let id = self.pick_id(cur);
+                let tool = self.pick_tool_name(cur);
+                let message = json!({"protocol": 1, "type": "describe",
+                    "clientId": self.client_id, "id": id, "tool": tool});
+                self.inbound(bridge, &message.to_string());
+            }
+            13 => {
+                let bridge = self.pick_bridge(cur);
+                let id = self.pick_id(cur);
+                let message = json!({"protocol": 1, "type": "cancel",
+                    "clientId": self.client_id, "id": id});
+                self.inbound(bridge, &message.to_string());
+            }
+            14 => self.odd_inbound(cur),
+            15 | 16 => self.page_call(cur),
+            17 => {
+                let handles: Vec<Handle> = self.handles.keys().copied().collect();
+                let handle = match cur.below(4) {
+                    0 => Handle(u64::from(cur.byte())),
+                    _ => cur.pick(&handles).unwrap_or(Handle(0)),
+                };
+                self.tm.abort(handle, self.now);
+                self.drain();
+            }
+            18 | 19 => {
+                let pending: Vec<String> = self
+                    .tm
+                    .pending_confirmations()
+                    .into_iter()
+                    .map(|p| p.confirm_id)
+                    .collect();
+                let confirm_id = match cur.below(5) {
+                    0 => cur.text(8),
+                    1 => cur.pick(&self.confirm_ids).unwrap_or_default(),
+                    _ => cur
+                        .pick(&pending)
+                        .or_else(|| cur.pick(&self.confirm_ids))
+                        .unwrap_or_default(),
+                };
+                let approve = cur.byte() % 4 != 0;
+                let handle = self.tm.confirm(&confirm_id, approve, self.now);
+                self.issued(handle, HandleKind::Confirm);
+                self.drain();
+            }
+            20 => {
+                let call_id = match cur.below(4) {
+                    0 => cur.text(8),
+                    _ => cur.pick(&self.call_ids).unwrap_or_default(),
+                };
+                let handle = self.tm.undo(&call_id);
+                self.issued(handle, HandleKind::Undo);
+                self.drain();
+            }
+            21..=24 => {
+                if self.outstanding.is_empty() {
+                    return;
+                }
+                let index = cur.below(self.outstanding.len());
+                let work = self.outstanding.remove(index);
+                self.answer(work, cur);
+            }
+            25 => self.junk_answer(cur),
+            26 => {
+                let run = self.pick_run(cur);
+                let _ = self.tm.ctx_confirm(run);
+                self.drain();
+            }
+            27 | 28 => {
+                let next = self.tm.poll_timeout();
+                let delta = match cur.below(10) {
+                    0 => 0,
+                    1 => 1,
+                    2 => 100,
+                    3 => 2_999,
+                    4 => 3_000,
+                    5 => 600_000,
+                    6 => u64::from(cur.u16()),
+                    7 => next.map_or(0, |t| t.saturating_sub(self.now).saturating_sub(1)),
+                    _ => next.map_or(1, |t| t.saturating_sub(self.now)),
+                };
+                self.now = self.now.saturating_add(delta);
+                self.tm.handle_timeout(self.now);
+                self.drain();
+            }
+            29 => self.flood(cur),
+            30 => {
+                // A burst of calls to one tool: reaches the per-scope bound.
+                let bridge = self.pick_bridge(cur);
+                let tool = self.pick_tool_name(cur);
+                let count = cur.below(40) + 1;
+                for _ in 0..count {
+                    self.next_fresh_id += 1;
+                    let message = json!({"protocol": 1, "type": "call",
+                        "clientId": self.client_id, "id": format!("b{}", self.next_fresh_id),
+                        "tool": tool, "input": {}});
+                    self.inbound(bridge, &message.to_string());
+                }
+            }
+            _ => {
+                for work in std::mem::take(&mut self.outstanding) {
+                    self.answer_plainly(work);
+                }
+            }
+        }
+    }
+
+    fn is_within(&self, mut scope: ScopeId, ancestor: ScopeId) -> bool {
+        loop {
+            if scope == ancestor {
+                return true;
+            }
+            match self.scopes.get(&scope).and_then(|(parent, _)| *parent) {
+                Some(parent) => scope = parent,
+                None => return false,
+            }
+        }
+    }
+
+    fn register(&mut self, cur: &mut Cursor<'_>) {
+        let scope = self.pick_scope(cur);
+        let name = match cur.below(8) {
+            0 => cur.text(10),
+            _ => cur.pick_str(&TOOL_NAMES),
+        };
+        let mut def = ToolDef::new(name.clone(), cur.text(24));
+        def.hints = gen_hints(cur);
+        let flags = cur.byte();
+        def.has_summary = flags & 1 != 0;
+        def.has_changes = flags & 2 != 0;
+        def.has_snapshot = flags & 4 != 0;
+        def.has_state = flags & 8 != 0;
+        if flags & 0x10 != 0 {
+            def.title = Some(cur.text(12));
+        }
+        if flags & 0x20 != 0 {
+            def.mode = Some(ToolMode::Stepwise);
+        }
+        if flags & 0x40 != 0 {
+            def.sensitive = vec!["password".into()];
+        }
+        if flags & 0x80 != 0 {
+            def.sensitive.push(String::new());
+            def.sensitive.push("a".into());
+        }
+        def.input_schema = gen_schema(cur);
+        def.output_schema = gen_output_schema(cur);
+        let (schema, external) = match &def.input_schema {
+            Some(SchemaSpec::Json(v)) => (CompiledSchema::compile(v).ok(), false),
+            Some(SchemaSpec::External { .. }) => (None, true),
+            None => (None, false),
+        };
+        let info = ToolInfo {
+            name: match self.scopes.get(&scope) {
+                Some((_, prefix)) if !prefix.is_empty() => format!("{prefix}.{name}"),
+                _ => name,
+            },
+            scope,
+            hints: def.hints.clone(),
+            schema,
+            external,
+            has_summary: def.has_summary,
+            has_changes: def.has_changes,
+            has_state: def.has_state,
+            has_snapshot: def.has_snapshot,
+        };
+        if let Ok(Some(key)) = self.tm.register(scope, def, self.now) {
+            assert!(
+                !self.tools.contains_key(&key) && !self.gone_keys.contains(&key),
+                "tool key {key:?} reused"
+            );
+            self.tools.insert(key, info);
+        }
+        self.drain();
+    }
+
+    fn attach(&mut self, options: BridgeOptions) {
+        let bridge = self.tm.attach(options);
+        assert!(
+            !self.bridges.contains_key(&bridge) && !self.detached.contains(&bridge),
+            "bridge id {bridge:?} reused"
+        );
+        self.bridges.insert(
+            bridge,
+            BridgeModel {
+                max_message_bytes: options.max_message_bytes,
+                owed: HashSet::new(),
+                recent: VecDeque::new(),
+                recent_set: HashSet::new(),
+                last_rev: None,
+            },
+        );
+        self.drain();
+    }
+
+    /// Hands text to the core, after working out what it owes for it:
+    /// the same steps the spec gives (bounded, parsed, filtered, checked).
+    fn inbound(&mut self, bridge: BridgeId, text: &str) {
+        if let Some(model) = self.bridges.get_mut(&bridge) {
+            let owed = match parse_json(text, model.max_message_bytes) {
+                Err(_) => None,
+                Ok(value) if peek_client_id(&value).is_some_and(|id| id != self.client_id) => None,
+                Ok(value) => match check_agent_to_page(&value) {
+                    Ok(AgentToPage::Call(call)) => Some(call.id),
+                    Ok(AgentToPage::Describe(describe)) => Some(describe.id),
+                    Ok(AgentToPage::Cancel(_)) => None,
+                    Err(Rejection::UnsupportedProtocol {
+                        id: Some(id),
+                        client_id: Some(client_id),
+                    }) if client_id == self.client_id => Some(id),
+                    Err(_) => None,
+                },
+            };
+            if let Some(id) = owed {
+                if !model.is_duplicate(&id) {
+                    model.owed.insert(id);
+                }
+            }
+        }
+        self.tm.handle_inbound(bridge, text, self.now);
+        self.drain();
+    }
+
+    fn odd_inbound(&mut self, cur: &mut Cursor<'_>) {
+        let bridge = self.pick_bridge(cur);
+        let id = self.pick_id(cur);
+        let tool = self.pick_tool_name(cur);
+        let cid = self.client_id.clone();
+        let text = match cur.below(10) {
+            0 => json!({"protocol": 2, "type": "call", "clientId": cid, "id": id}).to_string(),
+            1 => json!({"protocol": "1", "type": "describe", "clientId": cid, "id": id, "tool": tool})
+                .to_string(),
+            2 => json!({"protocol": 1, "type": "result", "clientId": cid, "id": id,
+                        "result": {"status": "ok"}})
+            .to_string(),
+            3 => json!({"protocol": 1, "type": "call", "clientId": cid, "id": id, "tool": tool,
+                        "input": {}, "extra": true})
+            .to_string(),
+            4 => json!({"protocol": 1, "type": "call", "clientId": cid, "id": id, "tool": tool})
+                .to_string(),
+            5 => json!({"protocol": 1, "type": "call", "clientId": cid, "id": id, "tool": tool,
+                        "input": {}, "rev": cur.pick(&[json!(-1), json!(1.5), json!(u64::MAX), json!("1")])})
+            .to_string(),
+            6 => json!({"protocol": 2, "id": id}).to_string(),
+            7 => {
+                let depth = 60 + cur.below(10);
+                format!(
+                    r#"{{"protocol":1,"type":"call","clientId":"{cid}","id":"{id}","tool":"{tool}","input":{}{}}}"#,
+                    "[".repeat(depth),
+                    "]".repeat(depth)
+                )
+            }
+            8 => json!({"protocol": 1, "type": "call", "clientId": "00000000-0000-4000-8000-000000000000",
+                        "id": id, "tool": tool, "input": {}})
+            .to_string(),
+            _ => json!({"protocol": 1, "type": "describe", "clientId": cid, "id": id, "tool": tool,
+                        "pad": "x".repeat(cur.below(300))})
+            .to_string(),
+        };
+        self.inbound(bridge, &text);
+    }
+
+    fn page_call(&mut self, cur: &mut Cursor<'_>) {
+        let name = self.pick_tool_name(cur);
+        let input = gen_json_text(cur);
+        let caller = if cur.bool() {
+            Caller::Human
+        } else {
+            Caller::Inapp
+        };
+        let rev = self.pick_rev(cur);
+        let handle = self.tm.call(&name, &input, caller, rev, self.now);
+        self.issued(handle, HandleKind::Call);
+        self.drain();
+    }
+
+    fn issued(&mut self, handle: Handle, kind: HandleKind) {
+        assert!(
+            self.handles.insert(handle, kind).is_none(),
+            "handle {handle:?} issued twice"
+        );
+    }
+
+    fn flood(&mut self, cur: &mut Cursor<'_>) {
+        let bridge = self.pick_bridge(cur);
+        let count = (cur.below(16) + 1) * 80;
+        let count = count.min(FLOOD_BUDGET.saturating_sub(self.flooded));
+        self.flooded += count;
+        let tool = self.pick_tool_name(cur);
+        for _ in 0..count {
+            self.next_fresh_id += 1;
+            let message = json!({"protocol": 1, "type": "describe", "clientId": self.client_id,
+                "id": format!("f{}", self.next_fresh_id), "tool": tool});
+            self.inbound(bridge, &message.to_string());
+        }
+    }
+
+    // ----- answering work ----------------------------------------------------
+
+    fn answer(&mut self, work: Work, cur: &mut Cursor<'_>) {
+        let now = self.now;
+        match work {
+            Work::Run(run) => {
+                let outcome = match cur.below(8) {
+                    0 => Outcome::Ok(None),
+                    1 => Outcome::Ok(Some(shallow(cur.text(64)))),
+                    2 => Outcome::Threw(cur.text(16)),
+                    3 => Outcome::NotSerializable(cur.text(16)),
+                    4 => Outcome::Aborted,
+                    _ => Outcome::Ok(Some(gen_value(cur, 0).to_string())),
+                };
+                self.tm.handle_outcome(run, outcome, now);
+            }
+            Work::Validate(run) => {
+                let validated = match cur.below(5) {
+                    0 => Validated::Valid(None),
+                    1 => Validated::Valid(Some(gen_json_text(cur))),
+                    2 => Validated::Invalid(gen_issues(cur)),
+                    3 => Validated::Threw(cur.text(16)),
+                    _ => Validated::Valid(Some(gen_value(cur, 0).to_string())),
+                };
+                self.tm.handle_validated(run, validated, now);
+            }
+            Work::Prepare {
+                run,
+                summary,
+                changes,
+                state,
+            } => {
+                let prepared = if cur.below(6) == 0 {
+                    Err(cur.text(16))
+                } else {
+                    // Mostly what was asked for; sometimes more or less.
+                    let loose = cur.below(4) == 0;
+                    Ok(Prepared {
+                        summary: (summary || loose).then(|| cur.text(24)),
+                        changes: (changes || loose).then(|| gen_changes(cur)),
+                        state: if state || loose {
+                            gen_state(cur)
+                        } else {
+                            None
+                        },
+                    })
+                };
+                self.tm.handle_prepared(run, prepared, now);
+            }
+            Work::ReadState(run) => {
+                let state = match cur.below(5) {
+                    0 => Err(cur.text(16)),
+                    _ => Ok(gen_state(cur)),
+                };
+                self.tm.handle_state(run, state, now);
+            }
+            Work::Restore(run) => {
+                let restored = if cur.below(4) == 0 {
+                    Err(cur.text(16))
+                } else {
+                    Ok(())
+                };
+                self.tm.handle_restored(run, restored);
+            }
+        }
+        self.drain();
+    }
+
+    /// Any kind of answer to any run: the core must ignore what does not fit.
+    fn junk_answer(&mut self, cur: &mut Cursor<'_>) {
+        let run = self.pick_run(cur);
+        let now = self.now;
+        match cur.below(5) {
+            0 => {
+                let outcome = match cur.below(3) {
+                    0 => Outcome::Aborted,
+                    1 => Outcome::Ok(Some(shallow(cur.text(32)))),
+                    _ => Outcome::Threw(String::new()),
+                };
+                self.tm.handle_outcome(run, outcome, now);
+            }
+            1 => self.tm.handle_validated(run, Validated::Valid(None), now),
+            2 => self.tm.handle_prepared(run, Ok(Prepared::default()), now),
+            3 => self.tm.handle_state(run, Ok(gen_state(cur)), now),
+            _ => self.tm.handle_restored(run, Ok(())),
+        }
+        self.drain();
+    }
+
+    /// The unremarkable answer, for the settling phase.
+    fn answer_plainly(&mut self, work: Work) {
+        let now = self.now;
+        match work {
+            Work::Run(run) => self.tm.handle_outcome(run, Outcome::Ok(None), now),
+            Work::Validate(run) => self.tm.handle_validated(run, Validated::Valid(None), now),
+            Work::Prepare { run, .. } => self.tm.handle_prepared(run, Ok(Prepared::default()), now),
+            Work::ReadState(run) => self.tm.handle_state(run, Ok(None), now),
+            Work::Restore(run) => self.tm.handle_restored(run, Ok(())),
+        }
+        self.drain();
+    }
+
+    /// Answers everything and runs the clock past every deadline; then the
+    /// core must owe nothing.
+    fn settle(&mut self) {
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            assert!(rounds < SETTLE_ROUNDS, "the core does not settle");
+            if !self.outstanding.is_empty() {
+                for work in std::mem::take(&mut self.outstanding) {
+                    self.answer_plainly(work);
+                }
+                continue;
+            }
+            let Some(deadline) = self.tm.poll_timeout() else {
+                break;
+            };
+            self.now = self.now.max(deadline);
+            self.tm.handle_timeout(self.now);
+            self.drain();
+        }
+        assert_eq!(self.tm.calls_in_flight(), 0, "calls left after settling");
+        assert_eq!(self.tm.max_pending_per_scope(), 0, "lanes left busy");
+        assert_eq!(
+            self.tm.pending_confirmation_count(),
+            0,
+            "confirmations left"
+        );
+        for handle in self.handles.keys() {
+            assert!(
+                self.completed.contains(handle),
+                "page request {handle:?} ({:?}) never completed",
+                self.handles.get(handle)
+            );
+        }
+        for (bridge, model) in &self.bridges {
+            assert!(
+                model.owed.is_empty(),
+                "bridge {bridge:?} never answered {:?}",
+                model.owed
+            );
+        }
+        for (confirm_id, bridge) in &self.needs {
+            if self.bridges.contains_key(bridge) {
+                assert!(
+                    self.confirmed.contains(confirm_id),
+                    "confirmation {confirm_id} of attached bridge {bridge:?} never confirmed"
+                );
+            }
+        }
+    }
+
+    // ----- draining and checking -------------------------------------------
+
+    fn drain(&mut self) {
+        while let Some(transmit) = self.tm.poll_transmit() {
+            self.check_transmit(transmit.bridge, &transmit.text);
+        }
+        while let Some(event) = self.tm.poll_event() {
+            self.check_event(event);
+        }
+        while let Some(action) = self.tm.poll_action() {
+            self.check_action(action);
+        }
+        let _ = self.tm.poll_timeout();
+        assert!(
+            self.tm.max_pending_per_scope() <= MAX_PENDING_PER_SCOPE,
+            "{} pending calls on one scope",
+            self.tm.max_pending_per_scope()
+        );
+        assert!(
+            self.tm.pending_confirmation_count() <= MAX_PENDING_CONFIRMATIONS,
+            "{} pending confirmations",
+            self.tm.pending_confirmation_count()
+        );
+        for bridge in self.bridges.keys() {
+            assert!(self.tm.answered_ids(*bridge) <= ANSWERED_ID_MEMORY);
+        }
+    }
+
+    fn check_transmit(&mut self, bridge: BridgeId, text: &str) {
+        let value: Value = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("transmitted text is not JSON ({e}): {text}"));
+        if let Err(issues) = validate(&value, Direction::ToAgent) {
+            panic!("transmitted message fails the page-to-agent schema: {issues:?}\n{text}");
+        }
+        assert_eq!(
+            value["clientId"].as_str(),
+            Some(self.client_id.as_str()),
+            "wrong clientId: {text}"
+        );
+        let current_rev = self.tm.rev();
+        let Some(model) = self.bridges.get_mut(&bridge) else {
+            panic!("message for a bridge that is not attached ({bridge:?}): {text}");
+        };
+        match value["type"].as_str() {
+            Some("manifest") | Some("changed") => {
+                let rev = value["rev"].as_u64().unwrap_or(u64::MAX);
+                assert!(rev <= current_rev, "rev {rev} ahead of {current_rev}");
+                assert!(
+                    model.last_rev.is_none_or(|last| rev >= last),
+                    "rev went back on {bridge:?}: {text}"
+                );
+                model.last_rev = Some(rev);
+                if let Some(tools) = value["tools"].as_array() {
+                    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+                    assert!(
+                        names.windows(2).all(|w| w.first() < w.get(1)),
+                        "manifest not sorted by name: {names:?}"
+                    );
+                    if rev == current_rev {
+                        for name in names {
+                            assert!(
+                                self.tools.values().any(|t| t.name == name),
+                                "manifest lists unregistered tool {name}"
+                            );
+                        }
+                    }
+                }
+            }
+            Some("result") => {
+                let id = value["id"].as_str().unwrap_or_default().to_owned();
+                assert!(
+                    !model.recent_set.contains(&id),
+                    "second result for id {id:?} on {bridge:?} within the last {ANSWERED_ID_MEMORY}: {text}"
+                );
+                assert!(
+                    model.owed.remove(&id),
+                    "result for id {id:?} that {bridge:?} is not owed: {text}"
+                );
+                if model.recent.len() >= ANSWERED_ID_MEMORY {
+                    if let Some(old) = model.recent.pop_front() {
+                        model.recent_set.remove(&old);
+                    }
+                }
+                model.recent_set.insert(id.clone());
+                model.recent.push_back(id);
+                if value["result"]["status"] == "needs_confirmation" {
+                    let confirm_id = value["result"]["confirmId"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
+                    assert!(
+                        self.needs.insert(confirm_id.clone(), bridge).is_none(),
+                        "confirmId {confirm_id} handed out twice"
+                    );
+                    self.confirm_ids.push(confirm_id);
+                }
+            }
+            Some("confirmed") => {
+                let confirm_id = value["confirmId"].as_str().unwrap_or_default().to_owned();
+                assert_eq!(
+                    self.needs.get(&confirm_id),
+                    Some(&bridge),
+                    "confirmed {confirm_id} without an earlier needs_confirmation result on {bridge:?}: {text}"
+                );
+                assert!(
+                    self.confirmed.insert(confirm_id.clone()),
+                    "second confirmed for {confirm_id}: {text}"
+                );
+                assert_ne!(
+                    value["result"]["status"], "needs_confirmation",
+                    "an approval asked for confirmation again: {text}"
+                );
+            }
+            other => panic!("unexpected message type {other:?}: {text}"),
+        }
+    }
+
+    fn check_event(&mut self, event: Event) {
+        match event {
+            Event::Completed { handle, result } => {
+                let kind = self.handles.get(&handle).copied();
+                assert!(kind.is_some(), "completion of unknown handle {handle:?}");
+                assert!(
+                    self.completed.insert(handle),
+                    "page request {handle:?} completed twice"
+                );
+                if let ToolResult::NeedsConfirmation { confirm_id, .. } = result {
+                    assert_eq!(
+                        kind,
+                        Some(HandleKind::Call),
+                        "needs_confirmation for a {kind:?} request"
+                    );
+                    assert!(
+                        !self.needs.contains_key(&confirm_id)
+                            && !self.confirm_ids.contains(&confirm_id),
+                        "confirmId {confirm_id} handed out twice"
+                    );
+                    self.confirm_ids.push(confirm_id);
+                }
+            }
+            Event::RevChanged { rev } => {
+                assert!(rev <= self.tm.rev(), "RevChanged {rev} ahead");
+            }
+            Event::Error { .. } | Event::PendingChanged => {}
+        }
+    }
+
+    fn fresh_run(&mut self, run: RunId) {
+        assert!(self.runs_seen.insert(run.0), "run id {run:?} reused");
+        self.run_list.push(run);
+    }
+
+    fn check_action(&mut self, action: Action) {
+        match action {
+            Action::Run {
+                run,
+                tool,
+                name,
+                input,
+                caller,
+                call_id,
+                snapshot,
+            } => {
+                self.fresh_run(run);
+                let Some(info) = self.tools.get(&tool) else {
+                    panic!("run of unregistered tool {tool:?} ({name})");
+                };
+                assert_eq!(info.name, name, "run names the wrong tool");
+                assert_eq!(snapshot, info.has_snapshot, "snapshot flag of {name}");
+                if caller == Caller::Inapp {
+                    let decision = self.policy.decide(Caller::Inapp, &info.hints);
+                    assert_eq!(
+                        decision,
+                        Decision::Allow,
+                        "ran {name} for the agent against policy ({decision:?})"
+                    );
+                }
+                let value: Value = serde_json::from_str(&input)
+                    .unwrap_or_else(|e| panic!("run input is not JSON ({e}): {input}"));
+                if let Some(schema) = &info.schema {
+                    let issues = schema.validate(&value, &LiteralPatterns);
+                    assert!(
+                        issues.is_empty(),
+                        "ran {name} with input its schema rejects: {input} {issues:?}"
+                    );
+                }
+                if snapshot {
+                    self.snapshot_call_ids.insert(call_id.clone());
+                }
+                self.call_ids.push(call_id);
+                self.outstanding.push(Work::Run(run));
+            }
+            Action::Validate { run, tool, input } => {
+                self.fresh_run(run);
+                let info = self.tools.get(&tool);
+                assert!(
+                    info.is_some_and(|t| t.external),
+                    "validation for a tool without a Standard Schema: {tool:?}"
+                );
+                assert!(serde_json::from_str::<Value>(&input).is_ok());
+                self.outstanding.push(Work::Validate(run));
+            }
+            Action::Prepare {
+                run,
+                tool,
+                input,
+                summary,
+                changes,
+                state,
+            } => {
+                self.fresh_run(run);
+                let Some(info) = self.tools.get(&tool) else {
+                    panic!("prepare for unregistered tool {tool:?}");
+                };
+                assert_eq!(
+                    (summary, changes, state),
+                    (info.has_summary, info.has_changes, info.has_state)
+                );
+                assert!(serde_json::from_str::<Value>(&input).is_ok());
+                self.outstanding.push(Work::Prepare {
+                    run,
+                    summary,
+                    changes,
+                    state,
+                });
+            }
+            Action::ReadState { run, tool, input } => {
+                self.fresh_run(run);
+                assert!(
+                    self.tools.get(&tool).is_some_and(|t| t.has_state),
+                    "form state read for {tool:?}"
+                );
+                assert!(serde_json::from_str::<Value>(&input).is_ok());
+                self.outstanding.push(Work::ReadState(run));
+            }
+            Action::Restore { run, call_id } => {
+                self.fresh_run(run);
+                assert!(
+                    self.snapshot_call_ids.contains(&call_id),
+                    "restore of {call_id}, which had no snapshot"
+                );
+                self.outstanding.push(Work::Restore(run));
+            }
+            Action::Abort { run } => {
+                assert!(self.runs_seen.contains(&run.0), "abort of unknown {run:?}");
+            }
+            Action::DropRestorer { call_id } => {
+                assert!(
+                    self.snapshot_call_ids.contains(&call_id),
+                    "drop of restorer {call_id}, which had no snapshot"
+                );
+            }
+            Action::Close { bridge } => {
+                assert!(
+                    !self.bridges.contains_key(&bridge),
+                    "close of attached bridge {bridge:?}"
+                );
+            }
+        }
+    }
+}
