@@ -1,26 +1,42 @@
-//! Every input kept from fuzzing (`fuzz/seeds/inbound`, and crashes found so
-//! far in `fuzz/regressions/inbound`) replayed through the same checks as
-//! the fuzz target, so a fixed crash stays fixed.
+//! Every input kept from fuzzing (`fuzz/seeds/<target>`, and crashes found
+//! so far in `fuzz/regressions/<target>`) replayed through the same checks
+//! as the fuzz target, so a fixed crash stays fixed.
 
 mod support {
     pub mod inbound_check;
+    pub mod machine_drive;
 }
 
 use std::path::Path;
 
-#[test]
-fn kept_fuzz_inputs_replay_cleanly() {
+/// Replays every file of the target's kept directories; returns how many.
+fn replay(target: &str, check: fn(&[u8])) -> usize {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
     let mut count = 0;
-    for dir in ["seeds/inbound", "regressions/inbound"] {
-        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+    for dir in ["seeds", "regressions"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir).join(target)) else {
             continue;
         };
-        for entry in entries.flatten() {
-            let data = std::fs::read(entry.path()).unwrap_or_default();
-            support::inbound_check::check_inbound(&data);
+        let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            let data = std::fs::read(&path).unwrap_or_default();
+            eprintln!("replaying {}", path.display());
+            check(&data);
             count += 1;
         }
     }
+    count
+}
+
+#[test]
+fn kept_fuzz_inputs_replay_cleanly() {
+    let count = replay("inbound", support::inbound_check::check_inbound);
     assert!(count >= 7, "expected the seed corpus, found {count} files");
+}
+
+#[test]
+fn kept_machine_fuzz_inputs_replay_cleanly() {
+    let count = replay("machine", support::machine_drive::drive_machine);
+    assert!(count >= 5, "expected the machine seed corpus, found {count} files");
 }

@@ -29,6 +29,14 @@ function pinnedBindgenVersion() {
   return match[1];
 }
 
+// --js-only: copy js/src over an existing pkg/ (no Rust rebuild), for shim work.
+if (process.argv.includes('--js-only')) {
+  if (!existsSync(join(pkg, 'wasm', 'bytes.js'))) throw new Error('pkg/ is not built yet: npm run build');
+  cpSync(join(root, 'js', 'src'), pkg, { recursive: true });
+  console.error('copied js/src into pkg/');
+  process.exit(0);
+}
+
 // 1. compile
 run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown']);
 

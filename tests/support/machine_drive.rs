@@ -620,8 +620,7 @@ impl Driver {
             2 => {
                 let key = self.pick_key(cur);
                 self.tm.unregister(key, self.now);
-                if let Some(info) = self.tools.remove(&key) {
-                    let _ = info;
+                if self.tools.remove(&key).is_some() {
                     self.gone_keys.push(key);
                 }
                 self.drain();
