@@ -48,7 +48,7 @@ use crate::protocol::{
     DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey, Validator};
-use crate::scheduling::{CallKey, Lanes, MAX_PENDING_PER_SCOPE};
+use crate::scheduling::{sort_small, CallKey, Lanes, MAX_PENDING_PER_SCOPE};
 use crate::schema::PatternMatcher;
 
 /// Default time a tool gets to settle after its call is aborted.
@@ -91,7 +91,7 @@ impl Default for Config {
 }
 
 /// `onChange` of a bridge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum OnChange {
     Manifest,
     Changed,
@@ -623,7 +623,7 @@ impl Toolmark {
             .iter()
             .map(|(id, b)| (*id, b.options.on_change))
             .collect();
-        bridges.sort_by_key(|(id, _)| *id);
+        sort_small(&mut bridges);
         for (bridge, on_change) in bridges {
             match on_change {
                 OnChange::Manifest => self.send_manifest(bridge),
@@ -680,7 +680,7 @@ impl Toolmark {
             return;
         };
         let mut keys: Vec<CallKey> = state.in_flight.values().copied().collect();
-        keys.sort();
+        sort_small(&mut keys);
         for key in keys {
             let Some(call) = self.calls.get(&key) else {
                 continue;
@@ -1617,7 +1617,7 @@ impl Toolmark {
                 _ => None,
             })
             .collect();
-        overdue.sort();
+        sort_small(&mut overdue);
         for (key, run) in overdue {
             self.abandon(key, run);
             self.finish(

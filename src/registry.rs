@@ -5,7 +5,7 @@
 //! set of tools is one revision (`rev` + 1). Calls are serialized per
 //! registration scope (see `scheduling`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -144,12 +144,12 @@ impl RegistryError {
     }
 }
 
-/// Tools by name (so manifests come out sorted by name), and scopes.
+/// Tools sorted by name (so manifests come out sorted by name), and scopes.
+/// A sorted `Vec` rather than maps: pages have tens of tools, and every map
+/// type costs code size in the wasm.
 #[derive(Debug, Default)]
 pub struct Registry {
-    tools: BTreeMap<String, Tool>,
-    names: HashMap<ToolKey, String>,
-    llm_names: HashMap<String, ToolKey>,
+    tools: Vec<Tool>,
     scopes: HashMap<ScopeId, Scope>,
     rev: u64,
     next_key: u32,
@@ -258,13 +258,22 @@ impl Registry {
             ));
         }
         let llm = llm_name(&name);
-        if self.tools.contains_key(&name) {
+        let slot = self
+            .tools
+            .binary_search_by(|t| t.name.as_str().cmp(&name))
+            .err();
+        let Some(slot) = slot else {
             return Err(RegistryError::new(
                 ErrorEventCode::DuplicateName,
                 format!("a tool named '{name}' is already registered"),
             ));
-        }
-        if let Some(other) = self.llm_names.get(&llm).and_then(|k| self.names.get(k)) {
+        };
+        if let Some(other) = self
+            .tools
+            .iter()
+            .find(|t| t.llm_name == llm)
+            .map(|t| &t.name)
+        {
             return Err(RegistryError::new(
                 ErrorEventCode::DuplicateName,
                 format!("tool '{name}' has the llmName '{llm}' of the registered tool '{other}'"),
@@ -287,10 +296,8 @@ impl Registry {
         }
         let key = ToolKey(self.next_key);
         self.next_key = self.next_key.saturating_add(1);
-        self.names.insert(key, name.clone());
-        self.llm_names.insert(llm.clone(), key);
         self.tools.insert(
-            name.clone(),
+            slot,
             Tool {
                 key,
                 scope,
@@ -308,13 +315,9 @@ impl Registry {
     }
 
     fn remove(&mut self, key: ToolKey) -> bool {
-        let Some(name) = self.names.remove(&key) else {
-            return false;
-        };
-        if let Some(tool) = self.tools.remove(&name) {
-            self.llm_names.remove(&tool.llm_name);
-        }
-        true
+        let before = self.tools.len();
+        self.tools.retain(|t| t.key != key);
+        self.tools.len() != before
     }
 
     /// Unregisters a tool; false (and no revision) when it is already gone.
@@ -354,7 +357,7 @@ impl Registry {
         }
         let keys: Vec<ToolKey> = self
             .tools
-            .values()
+            .iter()
             .filter(|t| doomed.contains(&t.scope))
             .map(|t| t.key)
             .collect();
@@ -368,16 +371,20 @@ impl Registry {
     }
 
     pub(crate) fn by_name(&self, name: &str) -> Option<&Tool> {
-        self.tools.get(name)
+        let index = self
+            .tools
+            .binary_search_by(|t| t.name.as_str().cmp(name))
+            .ok()?;
+        self.tools.get(index)
     }
 
     pub(crate) fn by_key(&self, key: ToolKey) -> Option<&Tool> {
-        self.names.get(&key).and_then(|name| self.tools.get(name))
+        self.tools.iter().find(|t| t.key == key)
     }
 
     /// All tools, sorted by name.
     pub(crate) fn tools(&self) -> impl Iterator<Item = &Tool> {
-        self.tools.values()
+        self.tools.iter()
     }
 
     pub fn len(&self) -> usize {

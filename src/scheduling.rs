@@ -74,7 +74,7 @@ impl Lanes {
             .filter(|(_, lane)| lane.active.is_none() && !lane.queue.is_empty())
             .map(|(scope, _)| *scope)
             .collect();
-        scopes.sort();
+        sort_small(&mut scopes);
         scopes
     }
 
@@ -87,9 +87,32 @@ impl Lanes {
     }
 }
 
+/// Sorts a short list. Insertion sort on purpose: one small loop instead of
+/// the standard library's sort machinery, which costs kilobytes of wasm per
+/// element type. The lists here (scopes, bridges, overdue calls) are short.
+pub fn sort_small<T: Ord>(items: &mut [T]) {
+    for i in 1..items.len() {
+        let mut j = i;
+        while j > 0 && items.get(j - 1) > items.get(j) {
+            items.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sort_small_sorts() {
+        let mut v = vec![5, 1, 4, 1, 3];
+        sort_small(&mut v);
+        assert_eq!(v, [1, 1, 3, 4, 5]);
+        let mut empty: Vec<u8> = vec![];
+        sort_small(&mut empty);
+        assert!(empty.is_empty());
+    }
 
     #[test]
     fn lanes_are_fifo_and_one_at_a_time() {

@@ -2,8 +2,7 @@
 //! shim. Inputs arrive as JSON text or numbers; `drain()` hands every output
 //! back at once, in the core's documented order, as one JSON text.
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use wasm_bindgen::prelude::*;
 
 use super::protocol::CryptoRandom;
@@ -23,8 +22,26 @@ fn js_error(message: impl std::fmt::Display) -> JsError {
     JsError::new(&message.to_string())
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(text: &str, what: &str) -> Result<T, JsError> {
-    serde_json::from_str(text).map_err(|e| js_error(format!("{what}: {e}")))
+/// Parses JSON text from the shim into an object (no serde derive: it costs
+/// wasm size, and these few fields read plainly).
+fn object(text: &str, what: &str) -> Result<Map<String, Value>, JsError> {
+    match parse_value(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(js_error(format!("{what}: must be an object"))),
+        Err(e) => Err(js_error(format!("{what}: {e}"))),
+    }
+}
+
+fn opt_string(map: &Map<String, Value>, key: &str, what: &str) -> Result<Option<String>, JsError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(js_error(format!("{what}: {key} must be a string"))),
+    }
+}
+
+fn flag(map: &Map<String, Value>, key: &str) -> bool {
+    map.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
 /// Milliseconds from JS (`Date.now()` or an injected clock) as the core's u64.
@@ -38,90 +55,75 @@ fn ms(now: f64) -> u64 {
     }
 }
 
+/// A non-negative whole-number option, or its default when absent.
+fn count(map: &Map<String, Value>, key: &str, default: u64) -> Result<u64, JsError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_f64()
+            .filter(|n| n.is_finite() && *n >= 0.0 && n.fract() == 0.0)
+            .map(ms)
+            .ok_or_else(|| js_error(format!("createToolmark: {key} must be a whole number >= 0"))),
+    }
+}
+
 fn error_json(error: &ToolmarkError) -> String {
     json!({"error": {"code": error.code.as_str(), "message": error.message}}).to_string()
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ConfigIn {
-    #[serde(default)]
-    dev: bool,
-    tool_budget: Option<f64>,
-    confirm_expiry_ms: Option<f64>,
-    abort_grace_ms: Option<f64>,
-    #[serde(default)]
-    policy: Value,
-    #[serde(default)]
-    confirm_mode: Value,
-    #[serde(default)]
-    inline_confirm: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SchemaIn {
-    /// `"json"` (validated in Rust) or `"external"` (Standard Schema, validated in JS).
-    kind: String,
-    #[serde(default)]
-    schema: Option<Value>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ToolDefIn {
-    name: String,
-    title: Option<String>,
-    description: String,
-    input_schema: Option<SchemaIn>,
-    output_schema: Option<SchemaIn>,
-    #[serde(default)]
-    hints: Value,
-    mode: Option<String>,
-    #[serde(default)]
-    sensitive: Vec<String>,
-    #[serde(default)]
-    has_summary: bool,
-    #[serde(default)]
-    has_changes: bool,
-    #[serde(default)]
-    has_snapshot: bool,
-    #[serde(default)]
-    has_state: bool,
-}
-
-fn schema_spec(schema: Option<SchemaIn>) -> Option<SchemaSpec> {
-    schema.map(|s| match s.kind.as_str() {
-        "external" => SchemaSpec::External { json: s.schema },
-        _ => SchemaSpec::Json(s.schema.unwrap_or(Value::Bool(true))),
+/// `{ kind: "json" | "external", schema? }` from the shim.
+fn schema_spec(map: &Map<String, Value>, key: &str) -> Option<SchemaSpec> {
+    let spec = map.get(key)?.as_object()?;
+    let schema = spec.get("schema").filter(|s| !s.is_null()).cloned();
+    Some(match spec.get("kind").and_then(Value::as_str) {
+        Some("external") => SchemaSpec::External { json: schema },
+        _ => SchemaSpec::Json(schema.unwrap_or(Value::Bool(true))),
     })
 }
 
 fn tool_def(text: &str) -> Result<ToolDef, JsError> {
-    let def: ToolDefIn = parse(text, "tool definition")?;
-    let hints = match def.hints {
-        Value::Null => Default::default(),
-        hints => hints_from_value(&hints)
+    const WHAT: &str = "tool definition";
+    let def = object(text, WHAT)?;
+    let name = opt_string(&def, "name", WHAT)?
+        .ok_or_else(|| js_error("tool definition: name must be a string"))?;
+    let description = opt_string(&def, "description", WHAT)?
+        .ok_or_else(|| js_error("tool definition: description must be a string"))?;
+    let hints = match def.get("hints") {
+        None | Some(Value::Null) => Default::default(),
+        Some(hints) => hints_from_value(hints)
             .map_err(|_| js_error("tool definition: hints must hold booleans"))?,
     };
-    let mode = match def.mode.as_deref() {
+    let mode = match opt_string(&def, "mode", WHAT)?.as_deref() {
         None => None,
         Some("stepwise") => Some(ToolMode::Stepwise),
         Some(other) => return Err(js_error(format!("tool definition: unknown mode '{other}'"))),
     };
+    let sensitive = match def.get("sensitive") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(paths)) => paths
+            .iter()
+            .map(|p| p.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| js_error("tool definition: sensitive must be an array of paths"))?,
+        Some(_) => {
+            return Err(js_error(
+                "tool definition: sensitive must be an array of paths",
+            ))
+        }
+    };
     Ok(ToolDef {
-        name: def.name,
-        title: def.title,
-        description: def.description,
-        input_schema: schema_spec(def.input_schema),
-        output_schema: schema_spec(def.output_schema),
+        name,
+        title: opt_string(&def, "title", WHAT)?,
+        description,
+        input_schema: schema_spec(&def, "inputSchema"),
+        output_schema: schema_spec(&def, "outputSchema"),
         hints,
         mode,
-        sensitive: def.sensitive,
-        has_summary: def.has_summary,
-        has_changes: def.has_changes,
-        has_snapshot: def.has_snapshot,
-        has_state: def.has_state,
+        sensitive,
+        has_summary: flag(&def, "hasSummary"),
+        has_changes: flag(&def, "hasChanges"),
+        has_snapshot: flag(&def, "hasSnapshot"),
+        has_state: flag(&def, "hasState"),
     })
 }
 
@@ -192,18 +194,17 @@ impl WasmToolmark {
     /// Throws `{code}: {message}` text in dev mode for a bad policy.
     #[wasm_bindgen(constructor)]
     pub fn new(config: &str) -> Result<WasmToolmark, JsError> {
-        let input: ConfigIn = parse(config, "createToolmark options")?;
+        let input = object(config, "createToolmark options")?;
         let defaults = Config::default();
-        let count = |v: Option<f64>, default: u64| v.map_or(default, ms);
         let config = Config {
-            dev: input.dev,
-            tool_budget: usize::try_from(count(input.tool_budget, defaults.tool_budget as u64))
+            dev: flag(&input, "dev"),
+            tool_budget: usize::try_from(count(&input, "toolBudget", defaults.tool_budget as u64)?)
                 .unwrap_or(usize::MAX),
-            confirm_expiry_ms: count(input.confirm_expiry_ms, defaults.confirm_expiry_ms),
-            abort_grace_ms: count(input.abort_grace_ms, defaults.abort_grace_ms),
-            policy: input.policy,
-            confirm_mode: input.confirm_mode,
-            inline_confirm: input.inline_confirm,
+            confirm_expiry_ms: count(&input, "confirmExpiryMs", defaults.confirm_expiry_ms)?,
+            abort_grace_ms: count(&input, "abortGraceMs", defaults.abort_grace_ms)?,
+            policy: input.get("policy").cloned().unwrap_or(Value::Null),
+            confirm_mode: input.get("confirmMode").cloned().unwrap_or(Value::Null),
+            inline_confirm: flag(&input, "inlineConfirm"),
         };
         Toolmark::new(config, Box::new(CryptoRandom), Box::<JsRegExp>::default())
             .map(|core| WasmToolmark { core })
@@ -272,10 +273,10 @@ impl WasmToolmark {
             Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 => {
                 usize::try_from(ms(n)).unwrap_or(usize::MAX)
             }
-            Some(n) => {
-                return Err(js_error(format!(
-                    "bridge: maxMessageBytes must be a positive integer, not {n}"
-                )))
+            Some(_) => {
+                return Err(js_error(
+                    "bridge: maxMessageBytes must be a positive integer",
+                ))
             }
         };
         Ok(self

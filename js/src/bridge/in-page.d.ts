@@ -1,0 +1,56 @@
+// Type declarations of `@toolmark/bridge-wasm/bridge/in-page`.
+import type { BridgeTransport } from './index.js';
+import type {
+  ConfirmedMessage,
+  PageToAgentMessage,
+  ToolManifest,
+  ToolManifestSummary,
+  ToolResult,
+} from '../protocol/index.js';
+
+/** What `agent.describe` resolves with: the full manifest entry as ok data, or why not. */
+export type DescribeResult =
+  | { status: 'ok'; data: ToolManifest }
+  | Exclude<ToolResult, { status: 'ok' }>;
+
+export interface InPageCallOptions {
+  /** The manifest revision the agent saw (default: none sent). */
+  rev?: number | undefined;
+  /** Rejects with a `TimeoutError` and sends `cancel` when no result arrives in time. */
+  timeoutMs?: number | undefined;
+}
+
+/** The agent end of an in-page channel: what a client-side agent loop and tests drive. */
+export interface InPageAgent {
+  /** Delivers the value to the page as is, unvalidated. */
+  send(message: unknown): void;
+  /** Every page → agent message (plain JSON); returns unsubscribe. */
+  onMessage(callback: (message: PageToAgentMessage) => void): () => void;
+  /** From the latest manifest (or `changed`); undefined before the first one. */
+  readonly clientId: string | undefined;
+  readonly rev: number | undefined;
+  /** The tools of the latest manifest. */
+  readonly tools: ToolManifestSummary[];
+  /** Sends a `call` with a fresh id and resolves with its result. */
+  call(tool: string, input?: unknown, options?: InPageCallOptions): Promise<ToolResult>;
+  /** Sends a `describe` with a fresh id and resolves with its result. */
+  describe(tool: string, options?: { timeoutMs?: number | undefined }): Promise<DescribeResult>;
+  /** Sends a `cancel` for that call id (never answered). */
+  cancel(id: string): void;
+  /** Every `confirmed` message; returns unsubscribe. */
+  onConfirmed(callback: (message: ConfirmedMessage) => void): () => void;
+}
+
+export interface InPageChannel {
+  /** The page end: `tm.use(bridge({ transport }))`. */
+  transport: BridgeTransport & { close(): void };
+  agent: InPageAgent;
+}
+
+/**
+ * Both ends of a bridge in one JavaScript realm, for a client-side agent
+ * loop or tests. Not a security boundary.
+ */
+export declare function createInPageChannel(): InPageChannel;
+
+export {};

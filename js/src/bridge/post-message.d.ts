@@ -1,0 +1,42 @@
+// Type declarations of `@toolmark/bridge-wasm/bridge/post-message`.
+import type { BridgeTransport } from './index.js';
+
+/** The envelope every message travels in. */
+export interface PostMessageEnvelope {
+  toolmark: 1;
+  message: unknown;
+}
+
+/** The other window (an iframe's `contentWindow`, `window.parent`, an opener…). */
+export interface PostMessageTarget {
+  postMessage(message: PostMessageEnvelope, targetOrigin: string): void;
+}
+
+/** A `message` event, as far as the transport reads it. */
+export interface MessageEventLike {
+  readonly source: unknown;
+  readonly origin: string;
+  readonly data: unknown;
+}
+
+/** Where inbound `message` events are listened for (default: `globalThis`, the page's window). */
+export interface MessageEventSourceLike {
+  addEventListener(type: 'message', listener: (event: MessageEventLike) => void): void;
+  removeEventListener(type: 'message', listener: (event: MessageEventLike) => void): void;
+}
+
+export interface PostMessageTransportOptions {
+  /** Messages go to `target.postMessage`; inbound ones are accepted only when `event.source === target`. */
+  target: PostMessageTarget;
+  /** The exact origin of the target, `scheme://host[:port]`; `'*'` is rejected. */
+  targetOrigin: string;
+  /** Exact serialized origins accepted inbound; `'*'` and `'null'` are rejected. */
+  allowedOrigins: readonly string[];
+  /** Where `message` events are listened for; default `globalThis`. */
+  source?: MessageEventSourceLike | undefined;
+}
+
+/** Iframes and extensions: every message travels as `{ toolmark: 1, message }`. */
+export declare function postMessageTransport(options: PostMessageTransportOptions): BridgeTransport & { close(): void };
+
+export {};
