@@ -742,10 +742,11 @@ impl Toolmark {
                 self.inbound_describe(bridge, describe.id, &describe.tool)
             }
             Ok(AgentToPage::Cancel(cancel)) => self.inbound_cancel(bridge, &cancel.id, now),
+            // An empty id could not be answered in a valid `result`: dropped.
             Err(Rejection::UnsupportedProtocol {
                 id: Some(id),
                 client_id: Some(client_id),
-            }) if client_id == self.client_id => {
+            }) if client_id == self.client_id && !id.is_empty() => {
                 // Rule 4: answered, once.
                 if !self.is_duplicate(bridge, &id) {
                     self.answer_bridge(
@@ -1298,6 +1299,8 @@ impl Toolmark {
     /// which also goes to the requesting bridge as `confirmed`.
     pub fn confirm(&mut self, confirm_id: &str, approve: bool, now: u64) -> Handle {
         let handle = self.new_handle();
+        // A late timer must not let an expired confirmation through.
+        self.expire_due(now);
         let Some(confirmation) = self.confirmations.take(confirm_id) else {
             let result = refused(
                 RefusedCode::ConfirmationExpired,
@@ -1602,13 +1605,7 @@ impl Toolmark {
 
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub fn handle_timeout(&mut self, now: u64) {
-        let expired = self.confirmations.take_expired(now);
-        if !expired.is_empty() {
-            for confirmation in expired {
-                self.expire(confirmation);
-            }
-            self.events.push_back(Event::PendingChanged);
-        }
+        self.expire_due(now);
         let mut overdue: Vec<(CallKey, RunId)> = self
             .calls
             .iter()
@@ -1630,16 +1627,32 @@ impl Toolmark {
         }
     }
 
-    /// The run is left to itself: its outcome, if it ever comes, is `late_result`.
+    /// Confirmations expired at `now` are taken out and reported.
+    fn expire_due(&mut self, now: u64) {
+        let expired = self.confirmations.take_expired(now);
+        if !expired.is_empty() {
+            for confirmation in expired {
+                self.expire(confirmation);
+            }
+            self.events.push_back(Event::PendingChanged);
+        }
+    }
+
+    /// The run is left to itself. After a grace period its outcome, if it
+    /// ever comes, is `late_result`; after a detach nobody waits, so it is
+    /// simply ignored.
     fn abandon(&mut self, key: CallKey, run: RunId) {
         self.runs.remove(&run);
         let Some(call) = self.calls.get(&key) else {
             return;
         };
-        if self.abandoned.len() >= ABANDONED_MEMORY {
-            self.abandoned.pop_front();
+        let detached = matches!(call.origin, Origin::Bridge { bridge, .. } if !self.bridges.contains_key(&bridge));
+        if !detached {
+            if self.abandoned.len() >= ABANDONED_MEMORY {
+                self.abandoned.pop_front();
+            }
+            self.abandoned.push_back((run, call.tool_name.clone()));
         }
-        self.abandoned.push_back((run, call.tool_name.clone()));
         let snapshot = self
             .registry
             .by_key(call.tool)

@@ -38,5 +38,8 @@ fn kept_fuzz_inputs_replay_cleanly() {
 #[test]
 fn kept_machine_fuzz_inputs_replay_cleanly() {
     let count = replay("machine", support::machine_drive::drive_machine);
-    assert!(count >= 5, "expected the machine seed corpus, found {count} files");
+    assert!(
+        count >= 5,
+        "expected the machine seed corpus, found {count} files"
+    );
 }

@@ -1140,3 +1140,45 @@ fn detaching_aborts_in_flight_calls_and_closes_the_transport() {
     assert!(page.take_runs().is_empty(), "queued calls are dropped");
     assert_eq!(page.tm.calls_in_flight(), 0);
 }
+
+#[test]
+fn an_empty_id_with_another_protocol_is_dropped_not_answered() {
+    let mut page = Page::new();
+    let cid = page.client_id();
+    let before = page.sent.len();
+    page.inbound(json!({"protocol": 2, "clientId": cid, "id": ""}));
+    assert_eq!(page.sent.len(), before);
+    assert_eq!(page.error_codes(), [ErrorEventCode::InvalidMessage]);
+}
+
+#[test]
+fn a_confirmation_past_its_expiry_is_refused_even_before_the_timer_fires() {
+    let mut page = Page::with_config(Config {
+        confirm_expiry_ms: 1_000,
+        ..Config::default()
+    });
+    page.register(consequential("pay"));
+    page.call("c", "pay", json!({}));
+    let id = confirm_id_of(&page.result("c"));
+    page.now += 5_000; // the timer has not run (a throttled tab)
+    let handle = page.tm.confirm(&id, true, page.now);
+    page.drain();
+    assert!(page.take_runs().is_empty());
+    assert!(matches!(
+        page.completed(handle),
+        Some(ToolResult::Refused { .. })
+    ));
+    assert_eq!(page.confirmed_for(&id)[0]["code"], "confirmation_expired");
+}
+
+#[test]
+fn a_tool_aborted_by_detach_reports_no_late_result() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.call("a", "t", json!({}));
+    let run = only_run(&mut page);
+    page.tm.detach(page.bridge, page.now);
+    page.drain();
+    page.settle(run, Outcome::Aborted);
+    assert!(page.error_codes().is_empty(), "{:?}", page.error_codes());
+}

@@ -1,7 +1,7 @@
 // createToolmark: the page's registry. Every decision is the core's (Rust,
 // in WebAssembly); this file calls tool functions, keeps timers and
 // AbortControllers, and routes what the core hands back.
-import { WasmToolmark } from './internal.js';
+import { wasm } from './internal.js';
 import { ToolmarkError, fromCoreError } from './errors.js';
 import { NOT_JSON, copyText, resultText } from './json.js';
 
@@ -16,23 +16,23 @@ function isStandardSchema(schema) {
   return schema != null && typeof schema === 'object' && typeof schema['~standard'] === 'object';
 }
 
-function standardJsonSchema(schema) {
+function standardJsonSchema(schema, io) {
   const standard = schema['~standard'];
   try {
-    if (standard.jsonSchema && typeof standard.jsonSchema.input === 'function') {
-      return standard.jsonSchema.input({ target: 'draft-2020-12' });
+    if (standard.jsonSchema && typeof standard.jsonSchema[io] === 'function') {
+      return standard.jsonSchema[io]({ target: 'draft-2020-12' });
     }
-    if (typeof schema.toJSONSchema === 'function') return schema.toJSONSchema();
+    if (typeof schema.toJSONSchema === 'function') return schema.toJSONSchema({ io, target: 'draft-2020-12' });
   } catch {
     return undefined;
   }
   return undefined;
 }
 
-function schemaSpec(schema) {
+function schemaSpec(schema, io = 'input') {
   if (schema === undefined || schema === null) return undefined;
   if (isStandardSchema(schema)) {
-    const json = standardJsonSchema(schema);
+    const json = standardJsonSchema(schema, io);
     return { kind: 'external', schema: json === undefined ? null : JSON.parse(JSON.stringify(json)) };
   }
   return { kind: 'json', schema };
@@ -76,7 +76,7 @@ export function createToolmark(options = {}) {
 
   let core;
   try {
-    core = new WasmToolmark(
+    core = new wasm.WasmToolmark(
       JSON.stringify({
         dev: Boolean(options.dev),
         toolBudget: options.toolBudget,
@@ -256,6 +256,7 @@ export function createToolmark(options = {}) {
         return undefined;
       })
       .then(() => def.run(input, ctx))
+      .then((value) => checkOutput(def, value))
       .then(
         (value) => {
           const { text, reason } = resultText(value);
@@ -267,6 +268,25 @@ export function createToolmark(options = {}) {
           else finishRun(action.run, 'threw', detail(error));
         },
       );
+  }
+
+  /** Dev only: a Standard Schema outputSchema checks the tool's value (the core checks JSON Schema ones). */
+  function checkOutput(def, value) {
+    if (!options.dev || !isStandardSchema(def.outputSchema)) return value;
+    const report = (text) =>
+      emitError({ code: 'output_invalid', tool: def.fullName, message: `output of '${def.fullName}' fails its output schema${text}` });
+    return Promise.resolve()
+      .then(() => def.outputSchema['~standard'].validate(value))
+      .then(
+        (result) => {
+          if (result && Array.isArray(result.issues) && result.issues.length > 0) {
+            const first = result.issues[0];
+            report(` at '${issuePath(first.path)}': ${String(first.message)}`);
+          }
+        },
+        (error) => report(`: its validator threw (${detail(error)})`),
+      )
+      .then(() => value);
   }
 
   async function ctxConfirm(run, def, message) {
@@ -294,8 +314,10 @@ export function createToolmark(options = {}) {
             }));
             answer('invalid', JSON.stringify(issues));
           } else {
-            const text = copyText(result ? result.value : undefined);
-            answer('valid', text);
+            // The validated value replaces the input; one that is not JSON-safe must not fall back to the raw input.
+            const { text, reason } = resultText(result ? result.value : undefined);
+            if (text === NOT_JSON) answer('threw', `validated input is not JSON-safe: ${reason}`);
+            else answer('valid', text);
           }
         },
         (error) => answer('threw', detail(error)),
@@ -361,7 +383,7 @@ export function createToolmark(options = {}) {
     if (def === null || typeof def !== 'object') throw new TypeError('register: a tool definition object is required');
     if (typeof def.run !== 'function') throw new TypeError('register: run must be a function');
     const inputSchema = schemaSpec(def.inputSchema);
-    const outputSchema = isStandardSchema(def.outputSchema) ? undefined : schemaSpec(def.outputSchema);
+    const outputSchema = schemaSpec(def.outputSchema, 'output');
     const spec = {
       name: def.name,
       title: def.title,

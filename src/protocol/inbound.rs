@@ -12,8 +12,6 @@
 //! Steps 1–3 are [`parse_json`]; the bridge then filters by `clientId`
 //! ([`peek_client_id`]) before steps 4–7 ([`check_agent_to_page`]).
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 use super::check::Checker;
@@ -127,10 +125,12 @@ pub fn parse_json(text: &str, max_message_bytes: usize) -> Result<Value, Rejecti
 }
 
 /// Step 3 alone: JSON text to a value, with no size or depth limit of ours
-/// (serde_json still refuses nesting past 128).
+/// (the parser still refuses nesting past 127, as serde_json does). A lone
+/// surrogate escape (`\ud800`: JavaScript strings may hold one, and
+/// `JSON.stringify` writes it so) becomes U+FFFD, so such a message is
+/// judged like any other string instead of failing as malformed.
 pub fn parse_value(text: &str) -> Result<Value, Rejection> {
-    let text = replace_lone_surrogate_escapes(text);
-    serde_json::from_str(&text).map_err(|error| Rejection::Malformed {
+    super::json::parse(text).map_err(|error| Rejection::Malformed {
         reason: error.to_string(),
     })
 }
@@ -164,79 +164,6 @@ pub fn nesting_exceeds(bytes: &[u8], max: usize) -> bool {
         }
     }
     false
-}
-
-/// JavaScript strings may hold unpaired surrogates, which `JSON.stringify`
-/// writes as `\udXXX` escapes and Rust strings cannot hold. Each becomes
-/// U+FFFD (one UTF-16 unit for one), so such a message is judged like any
-/// other string instead of failing as malformed.
-fn replace_lone_surrogate_escapes(text: &str) -> Cow<'_, str> {
-    let bytes = text.as_bytes();
-    if !bytes
-        .windows(3)
-        .any(|w| w.starts_with(b"\\u") && matches!(w.get(2), Some(b'd' | b'D')))
-    {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut rest = text;
-    while let Some(ch) = rest.chars().next() {
-        if !in_string {
-            if ch == '"' {
-                in_string = true;
-            }
-            out.push(ch);
-            rest = rest.get(ch.len_utf8()..).unwrap_or("");
-            continue;
-        }
-        match ch {
-            '"' => {
-                in_string = false;
-                out.push(ch);
-                rest = rest.get(1..).unwrap_or("");
-            }
-            '\\' => {
-                if let Some(unit) = escape_unit(rest) {
-                    let next = rest.get(6..).unwrap_or("");
-                    if (0xD800..0xDC00).contains(&unit) {
-                        if escape_unit(next).is_some_and(|low| (0xDC00..0xE000).contains(&low)) {
-                            out.push_str(rest.get(..12).unwrap_or(""));
-                            rest = rest.get(12..).unwrap_or("");
-                        } else {
-                            out.push_str("\\ufffd");
-                            rest = next;
-                        }
-                    } else if (0xDC00..0xE000).contains(&unit) {
-                        out.push_str("\\ufffd");
-                        rest = next;
-                    } else {
-                        out.push_str(rest.get(..6).unwrap_or(""));
-                        rest = next;
-                    }
-                } else {
-                    // Any other escape: copy the backslash and the escaped char.
-                    let len = rest.chars().nth(1).map_or(1, |c| 1 + c.len_utf8());
-                    out.push_str(rest.get(..len).unwrap_or(rest));
-                    rest = rest.get(len..).unwrap_or("");
-                }
-            }
-            _ => {
-                out.push(ch);
-                rest = rest.get(ch.len_utf8()..).unwrap_or("");
-            }
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// The UTF-16 unit of a `\uXXXX` escape at the start of `text`.
-fn escape_unit(text: &str) -> Option<u32> {
-    let hex = text.strip_prefix("\\u")?.get(..4)?;
-    if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    u32::from_str_radix(hex, 16).ok()
 }
 
 /// The message's `clientId` when it is a string (rule 8 filters on it before validating).

@@ -60,7 +60,16 @@ export declare function validateMessage(value: unknown, direction: 'toPage'):
 export declare function validateMessage(value: unknown, direction: 'toAgent'):
   { ok: true; message: PageToAgentMessage } | { ok: false; errors: ValidationError[] };
 
+/** The published JSON Schemas (draft 2020-12), deeply frozen; the same objects as protocol/v1/*.json. */
 export declare const protocolSchemas: {
-  readonly pageToAgent: Readonly<Record<string, unknown>>;
-  readonly agentToPage: Readonly<Record<string, unknown>>;
+  readonly pageToAgent: {
+    readonly $schema: 'https://json-schema.org/draft/2020-12/schema';
+    readonly $id: 'urn:toolmark:protocol:v1:page-to-agent';
+    readonly [keyword: string]: unknown;
+  };
+  readonly agentToPage: {
+    readonly $schema: 'https://json-schema.org/draft/2020-12/schema';
+    readonly $id: 'urn:toolmark:protocol:v1:agent-to-page';
+    readonly [keyword: string]: unknown;
+  };
 };

@@ -1,7 +1,7 @@
 // @toolmark/bridge-wasm/protocol: the protocol constant, validation and schemas.
-import { protocolVersion, protocolSchemaTexts, validateMessageText } from '../internal.js';
+import { wasm } from '../internal.js';
 
-export const PROTOCOL_VERSION = protocolVersion();
+export const PROTOCOL_VERSION = wasm.protocolVersion();
 
 function deepFreeze(value) {
   if (value && typeof value === 'object') {
@@ -11,7 +11,7 @@ function deepFreeze(value) {
   return value;
 }
 
-const [pageToAgentText, agentToPageText] = protocolSchemaTexts();
+const [pageToAgentText, agentToPageText] = wasm.protocolSchemaTexts();
 
 /** The published JSON Schemas (draft 2020-12), the same objects as protocol/v1/*.json. */
 export const protocolSchemas = deepFreeze({
@@ -37,7 +37,7 @@ export function validateMessage(value, direction) {
   if (text === undefined) {
     return { ok: false, errors: [{ path: '', message: 'must be object' }] };
   }
-  const errors = validateMessageText(text, direction);
+  const errors = wasm.validateMessageText(text, direction);
   if (errors === undefined || errors === null) return { ok: true, message: JSON.parse(text) };
   return { ok: false, errors: JSON.parse(errors) };
 }

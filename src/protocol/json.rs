@@ -1,0 +1,455 @@
+//! JSON text → [`serde_json::Value`], without serde's deserialization
+//! machinery (which is most of serde_json's share of the WebAssembly module).
+//!
+//! It accepts exactly what `serde_json::from_str::<Value>` accepts and
+//! builds the same value, with the same error text (`"{what} at line {l}
+//! column {c}"`), with two deliberate differences, both for JavaScript's sake:
+//!
+//! - a lone UTF-16 surrogate escape (`\ud800` alone, as `JSON.stringify`
+//!   writes a string holding one) becomes U+FFFD instead of an error;
+//! - numbers with a fraction or an exponent (and integers too big for `u64`)
+//!   are correctly rounded to `f64` (`str::parse`), as `JSON.parse` does,
+//!   where serde_json without `float_roundtrip` may be one ulp off.
+//!
+//! Otherwise: RFC 8259 only (no comments, no trailing commas, no leading
+//! zeros, no raw control characters in strings, nothing after the value but
+//! whitespace); an integer is a `u64` when it fits, a negative one an `i64`
+//! when it fits (`-0` is the float `-0.0`), anything else an `f64`, and a
+//! number too big for `f64` (`1e400`) is an error; a duplicate key keeps its
+//! first position and its last value. Arrays and objects may nest
+//! [`NESTING_LIMIT`]` - 1` deep (serde_json's recursion limit) and are built
+//! with an explicit stack, so no input can grow the call stack.
+//!
+//! `tests/json_differential.rs` and the `json` fuzz target hold it to
+//! serde_json (with `float_roundtrip`, after the surrogate pre-pass the
+//! bridge used before).
+
+use serde_json::{Map, Number, Value};
+
+/// Containers open at once that make the input an error (serde_json's
+/// recursion limit of 128: at most 127 nested arrays/objects parse).
+pub const NESTING_LIMIT: usize = 128;
+
+/// Why a text is not JSON, and where (1-based line; column in bytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    pub what: &'static str,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl std::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} at line {} column {}",
+            self.what, self.line, self.column
+        )
+    }
+}
+
+// serde_json's messages, word for word.
+const EOF_LIST: &str = "EOF while parsing a list";
+const EOF_OBJECT: &str = "EOF while parsing an object";
+const EOF_STRING: &str = "EOF while parsing a string";
+const EOF_VALUE: &str = "EOF while parsing a value";
+const EXPECTED_COLON: &str = "expected `:`";
+const EXPECTED_LIST_COMMA_OR_END: &str = "expected `,` or `]`";
+const EXPECTED_OBJECT_COMMA_OR_END: &str = "expected `,` or `}`";
+const EXPECTED_IDENT: &str = "expected ident";
+const EXPECTED_VALUE: &str = "expected value";
+const INVALID_ESCAPE: &str = "invalid escape";
+const INVALID_NUMBER: &str = "invalid number";
+const NUMBER_OUT_OF_RANGE: &str = "number out of range";
+const CONTROL_CHARACTER: &str = "control character (\\u0000-\\u001F) found while parsing a string";
+const KEY_MUST_BE_A_STRING: &str = "key must be a string";
+const RECURSION_LIMIT: &str = "recursion limit exceeded";
+const TRAILING_COMMA: &str = "trailing comma";
+const TRAILING_CHARACTERS: &str = "trailing characters";
+
+/// An array or object being filled: the object's entry whose value is
+/// being parsed has its key here.
+enum Open {
+    Array(Vec<Value>),
+    Object(Map<String, Value>, String),
+}
+
+/// Parses one JSON text.
+pub fn parse(text: &str) -> Result<Value, JsonError> {
+    let mut p = Parser { text, at: 0 };
+    let mut open: Vec<Open> = Vec::new();
+    'value: loop {
+        let Some(byte) = p.skip_whitespace() else {
+            return Err(p.peek_error(EOF_VALUE));
+        };
+        let mut value = match byte {
+            b'[' | b'{' => {
+                if open.len() + 1 >= NESTING_LIMIT {
+                    return Err(p.peek_error(RECURSION_LIMIT));
+                }
+                p.at += 1;
+                let next = p.skip_whitespace();
+                if byte == b'[' {
+                    match next {
+                        Some(b']') => {
+                            p.at += 1;
+                            Value::Array(Vec::new())
+                        }
+                        Some(_) => {
+                            open.push(Open::Array(Vec::new()));
+                            continue 'value;
+                        }
+                        None => return Err(p.peek_error(EOF_LIST)),
+                    }
+                } else {
+                    match next {
+                        Some(b'}') => {
+                            p.at += 1;
+                            Value::Object(Map::new())
+                        }
+                        Some(b'"') => {
+                            let key = p.key()?;
+                            open.push(Open::Object(Map::new(), key));
+                            continue 'value;
+                        }
+                        Some(_) => return Err(p.peek_error(KEY_MUST_BE_A_STRING)),
+                        None => return Err(p.peek_error(EOF_OBJECT)),
+                    }
+                }
+            }
+            b'"' => {
+                p.at += 1;
+                Value::String(p.string()?)
+            }
+            b'n' => p.ident("null", Value::Null)?,
+            b't' => p.ident("true", Value::Bool(true))?,
+            b'f' => p.ident("false", Value::Bool(false))?,
+            b'-' | b'0'..=b'9' => p.number()?,
+            _ => return Err(p.peek_error(EXPECTED_VALUE)),
+        };
+        // `value` is complete: hand it to the innermost open container,
+        // closing as many as end here.
+        loop {
+            let next = p.skip_whitespace();
+            let Some(container) = open.last_mut() else {
+                return match next {
+                    Some(_) => Err(p.peek_error(TRAILING_CHARACTERS)),
+                    None => Ok(value),
+                };
+            };
+            let (close, eof, comma_or_end) = match container {
+                Open::Array(items) => {
+                    items.push(value);
+                    (b']', EOF_LIST, EXPECTED_LIST_COMMA_OR_END)
+                }
+                Open::Object(map, key) => {
+                    map.insert(std::mem::take(key), value);
+                    (b'}', EOF_OBJECT, EXPECTED_OBJECT_COMMA_OR_END)
+                }
+            };
+            match next {
+                Some(b',') => {
+                    p.at += 1;
+                    let next = p.skip_whitespace();
+                    if next == Some(close) {
+                        return Err(p.peek_error(TRAILING_COMMA));
+                    }
+                    match container {
+                        Open::Array(_) if next.is_some() => continue 'value,
+                        Open::Object(_, key) if next == Some(b'"') => {
+                            *key = p.key()?;
+                            continue 'value;
+                        }
+                        Open::Object(..) if next.is_some() => {
+                            return Err(p.peek_error(KEY_MUST_BE_A_STRING))
+                        }
+                        _ => return Err(p.peek_error(EOF_VALUE)),
+                    }
+                }
+                Some(byte) if byte == close => {
+                    p.at += 1;
+                    value = match open.pop() {
+                        Some(Open::Array(items)) => Value::Array(items),
+                        Some(Open::Object(map, _)) => Value::Object(map),
+                        None => Value::Null,
+                    };
+                }
+                Some(_) => return Err(p.peek_error(comma_or_end)),
+                None => return Err(p.peek_error(eof)),
+            }
+        }
+    }
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    /// Index of the next byte.
+    at: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let byte = self.peek()?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    /// The first byte that is not JSON whitespace, not consumed.
+    fn skip_whitespace(&mut self) -> Option<u8> {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+        self.peek()
+    }
+
+    /// An error about the byte last consumed (serde_json's `error`).
+    #[cold]
+    fn error(&self, what: &'static str) -> JsonError {
+        self.error_at(what, self.at)
+    }
+
+    /// An error about the byte not yet consumed (serde_json's `peek_error`).
+    #[cold]
+    fn peek_error(&self, what: &'static str) -> JsonError {
+        self.error_at(what, (self.at + 1).min(self.text.len()))
+    }
+
+    #[cold]
+    fn error_at(&self, what: &'static str, at: usize) -> JsonError {
+        let before = self.text.as_bytes().get(..at).unwrap_or_default();
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |newline| newline + 1);
+        JsonError {
+            what,
+            line: 1 + before.iter().filter(|&&b| b == b'\n').count(),
+            column: at - line_start,
+        }
+    }
+
+    /// `null`, `true` or `false`, whose first byte is next.
+    fn ident(&mut self, word: &str, value: Value) -> Result<Value, JsonError> {
+        self.at += 1;
+        for &expected in word.as_bytes().get(1..).unwrap_or_default() {
+            match self.next() {
+                Some(byte) if byte == expected => {}
+                Some(_) => return Err(self.error(EXPECTED_IDENT)),
+                None => return Err(self.error(EOF_VALUE)),
+            }
+        }
+        Ok(value)
+    }
+
+    /// An object key (its opening quote is next), then the colon after it.
+    fn key(&mut self) -> Result<String, JsonError> {
+        self.at += 1;
+        let key = self.string()?;
+        match self.skip_whitespace() {
+            Some(b':') => {
+                self.at += 1;
+                Ok(key)
+            }
+            Some(_) => Err(self.peek_error(EXPECTED_COLON)),
+            None => Err(self.peek_error(EOF_OBJECT)),
+        }
+    }
+
+    /// The rest of a string whose opening quote was consumed.
+    fn string(&mut self) -> Result<String, JsonError> {
+        let mut out = String::new();
+        let mut start = self.at;
+        loop {
+            let Some(byte) = self.next() else {
+                return Err(self.error(EOF_STRING));
+            };
+            match byte {
+                b'"' | b'\\' => {
+                    // `start..at - 1` ends before an ASCII byte: a char boundary.
+                    out.push_str(self.text.get(start..self.at - 1).unwrap_or_default());
+                    if byte == b'"' {
+                        return Ok(out);
+                    }
+                    self.escape(&mut out)?;
+                    start = self.at;
+                }
+                0..=0x1f => return Err(self.error(CONTROL_CHARACTER)),
+                _ => {}
+            }
+        }
+    }
+
+    /// One escape after its backslash.
+    fn escape(&mut self, out: &mut String) -> Result<(), JsonError> {
+        let Some(byte) = self.next() else {
+            return Err(self.error(EOF_STRING));
+        };
+        out.push(match byte {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let unit = self.hex4()?;
+                if (0xD800..0xDC00).contains(&unit) {
+                    // A high surrogate pairs only with a `\u` low one right after.
+                    let low = self
+                        .text
+                        .as_bytes()
+                        .get(self.at..self.at + 6)
+                        .filter(|next| next.starts_with(b"\\u"))
+                        .and_then(|next| next.get(2..))
+                        .and_then(hex_value)
+                        .filter(|low| (0xDC00..0xE000).contains(low));
+                    match low {
+                        Some(low) => {
+                            self.at += 6;
+                            char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+                                .unwrap_or('\u{fffd}')
+                        }
+                        None => '\u{fffd}',
+                    }
+                } else {
+                    // A lone low surrogate is not a char either: U+FFFD.
+                    char::from_u32(unit).unwrap_or('\u{fffd}')
+                }
+            }
+            _ => return Err(self.error(INVALID_ESCAPE)),
+        });
+        Ok(())
+    }
+
+    /// The four hex digits of a `\u` escape.
+    fn hex4(&mut self) -> Result<u32, JsonError> {
+        let Some(digits) = self.text.as_bytes().get(self.at..self.at + 4) else {
+            self.at = self.text.len();
+            return Err(self.error(EOF_STRING));
+        };
+        self.at += 4;
+        hex_value(digits).ok_or_else(|| self.error(INVALID_ESCAPE))
+    }
+
+    /// A number whose first byte (`-` or a digit) is next.
+    fn number(&mut self) -> Result<Value, JsonError> {
+        let start = self.at;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.at += 1;
+        }
+        // The integer part, kept as a u64 while it fits.
+        let mut integer = Some(0u64);
+        match self.next() {
+            Some(b'0') => {
+                if self.peek().is_some_and(|b| b.is_ascii_digit()) {
+                    return Err(self.peek_error(INVALID_NUMBER));
+                }
+            }
+            Some(first @ b'1'..=b'9') => {
+                integer = Some(u64::from(first - b'0'));
+                while let Some(digit) = self.digit() {
+                    integer = integer
+                        .and_then(|n| n.checked_mul(10))
+                        .and_then(|n| n.checked_add(u64::from(digit)));
+                }
+            }
+            Some(_) => return Err(self.error(INVALID_NUMBER)),
+            None => return Err(self.error(EOF_VALUE)),
+        }
+        let mut zero = integer == Some(0);
+        let mut float = integer.is_none();
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            float = true;
+            let mut any = false;
+            while let Some(digit) = self.digit() {
+                any = true;
+                zero &= digit == 0;
+            }
+            if !any {
+                let what = if self.peek().is_some() {
+                    INVALID_NUMBER
+                } else {
+                    EOF_VALUE
+                };
+                return Err(self.peek_error(what));
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.at += 1;
+            float = true;
+            let positive = match self.peek() {
+                Some(b'+') => {
+                    self.at += 1;
+                    true
+                }
+                Some(b'-') => {
+                    self.at += 1;
+                    false
+                }
+                _ => true,
+            };
+            // serde_json counts the exponent in an i32 and, past it, calls a
+            // non-zero number with a positive exponent out of range right there.
+            let mut exponent = match self.next() {
+                Some(digit @ b'0'..=b'9') => i32::from(digit - b'0'),
+                Some(_) => return Err(self.error(INVALID_NUMBER)),
+                None => return Err(self.error(EOF_VALUE)),
+            };
+            while let Some(digit) = self.digit() {
+                exponent = match exponent
+                    .checked_mul(10)
+                    .and_then(|e| e.checked_add(i32::from(digit)))
+                {
+                    Some(e) => e,
+                    None if positive && !zero => return Err(self.error(NUMBER_OUT_OF_RANGE)),
+                    None => 0,
+                };
+            }
+        }
+        let number = match integer {
+            Some(n) if !float && !negative => Some(Number::from(n)),
+            Some(n) if !float && n != 0 && n <= i64::MIN.unsigned_abs() => {
+                Some(Number::from(0i64.wrapping_sub_unsigned(n)))
+            }
+            Some(n) if !float => Number::from_f64(-(n as f64)),
+            _ => {
+                let text = self.text.get(start..self.at).unwrap_or_default();
+                match text.parse::<f64>() {
+                    Ok(f) if f.is_finite() => Number::from_f64(f),
+                    _ => return Err(self.error(NUMBER_OUT_OF_RANGE)),
+                }
+            }
+        };
+        Ok(number.map_or(Value::Null, Value::Number))
+    }
+
+    /// The next byte's value when it is a decimal digit (consumed).
+    fn digit(&mut self) -> Option<u8> {
+        let digit = self.peek()?.wrapping_sub(b'0');
+        if digit < 10 {
+            self.at += 1;
+            Some(digit)
+        } else {
+            None
+        }
+    }
+}
+
+/// Four hex digits (either case) as a number.
+fn hex_value(digits: &[u8]) -> Option<u32> {
+    if digits.len() != 4 {
+        return None;
+    }
+    digits.iter().try_fold(0u32, |n, &b| {
+        let digit = char::from(b).to_digit(16)?;
+        Some(n * 16 + digit)
+    })
+}

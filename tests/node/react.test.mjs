@@ -1,0 +1,61 @@
+// usePendingConfirmations in a real React 19 page in headless Chromium: the
+// list follows the registry live, and its approve / reject settle confirmations.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { launchChromium, serve } from './support/browser.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const out = mkdtempSync(join(tmpdir(), 'toolmark-react-'));
+let server;
+let browser;
+
+before(async () => {
+  await build({
+    entryPoints: [join(root, 'tests/browser/react-app.js')],
+    bundle: true,
+    format: 'esm',
+    outfile: join(out, 'app.js'),
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'silent',
+  });
+  server = await serve(out, {
+    '/': '<!doctype html><meta charset="utf-8"><div id="root"></div><script type="module" src="/app.js"></script>',
+  });
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  rmSync(out, { recursive: true, force: true });
+});
+
+test('the pending list is live, and approve / reject settle confirmations', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/`);
+  await page.waitForFunction(() => window.agent && window.agent.clientId !== undefined);
+  assert.equal(await page.textContent('#count'), '0 pending');
+
+  await page.evaluate(() => Promise.all([window.agent.call('pay', { amount: 5 }), window.agent.call('pay', { amount: 7 })]));
+  await page.waitForFunction(() => document.querySelector('#count').textContent === '2 pending');
+  assert.deepEqual(await page.$$eval('.summary', (els) => els.map((e) => e.textContent)), ['Pay 5 EUR', 'Pay 7 EUR']);
+
+  await page.click('li:nth-child(1) .approve');
+  await page.waitForFunction(() => document.querySelector('#count').textContent === '1 pending');
+  await page.waitForFunction(() => document.querySelector('#last').textContent !== '');
+  assert.deepEqual(JSON.parse(await page.textContent('#last')), { status: 'ok', data: { paid: 5 } });
+
+  await page.click('li:nth-child(1) .reject');
+  await page.waitForFunction(() => document.querySelector('#count').textContent === '0 pending');
+  await page.waitForFunction(() => window.confirmed.length === 2);
+  assert.deepEqual(await page.evaluate(() => window.confirmed), [
+    { status: 'ok', data: { paid: 5 } },
+    { status: 'cancelled', by: 'operator' },
+  ]);
+  assert.deepEqual(page.errors, []);
+});

@@ -1,0 +1,2008 @@
+// End-to-end tests of the built package against the text of the Toolmark
+// bridge protocol v1 (/work/shared/spec/bridge-protocol-v1.md). The test
+// plays the agent over createInPageChannel() with raw protocol messages; the
+// page registers tools with createToolmark and attaches tm.use(bridge(...)).
+// Every expectation is derived from the spec (and API.md for the page API).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { ToolmarkError, createToolmark, flatten, formTools, getPath, llmName, newId, setPath } from '../../pkg/index.js';
+import { bridge } from '../../pkg/bridge/index.js';
+import { createInPageChannel } from '../../pkg/bridge/in-page.js';
+import { PROTOCOL_VERSION, validateMessage } from '../../pkg/protocol/index.js';
+import {
+  EXPIRED_MESSAGE,
+  UUID_V4,
+  deferred,
+  depthOf,
+  fakeClock,
+  flush,
+  fnv1a32,
+  page,
+  until,
+  untilAborted,
+} from './support/page-agent.mjs';
+import { fakeForm, field } from './support/fake-form.mjs';
+
+const echo = (name, extra = {}) => ({
+  name,
+  description: `Echo ${name}`,
+  run: (input) => ({ echoed: input }),
+  ...extra,
+});
+
+// ---------------------------------------------------------------------------
+describe('manifest', () => {
+  test('attach sends a manifest (may be empty) with a UUID v4 clientId and rev = tm.rev', async () => {
+    const h = page();
+    await h.ready();
+    assert.equal(PROTOCOL_VERSION, 1);
+    assert.equal(h.manifests().length, 1, 'exactly one manifest on attach');
+    const m = h.lastManifest();
+    assert.match(m.clientId, UUID_V4, 'clientId is an RFC 4122 v4 UUID');
+    assert.equal(m.rev, h.tm.rev);
+    assert.ok(Number.isInteger(m.rev) && m.rev >= 0, 'rev is an integer ≥ 0');
+    assert.deepEqual(m.tools, []);
+    assert.deepEqual(Object.keys(m).sort(), ['clientId', 'protocol', 'rev', 'tools', 'type']);
+    h.check();
+  });
+
+  test('attach after registration lists the tools already registered', async () => {
+    const h = page({ attach: false });
+    h.tm.register(echo('early'));
+    h.attach();
+    await h.ready();
+    assert.equal(h.manifests().length, 1);
+    assert.deepEqual(
+      h.lastManifest().tools.map((t) => t.name),
+      ['early'],
+    );
+    assert.equal(h.lastManifest().rev, h.tm.rev);
+    h.check();
+  });
+
+  test('a manifest on every registry revision, rev +1 per change, sorted by name, llmName, hints, title, mode', async () => {
+    const h = page();
+    await h.ready();
+    const rev0 = h.lastManifest().rev;
+    const offs = [];
+    const defs = [
+      echo('zeta', { hints: { readOnly: true } }),
+      echo('alpha', { title: 'Alpha (localized)', hints: { untrustedContent: true, readOnly: true } }),
+      echo('Beta', { mode: 'stepwise' }),
+      echo('a.b'),
+      echo('a-b'),
+      echo('a_b', { hints: {} }),
+    ];
+    for (const [i, def] of defs.entries()) {
+      offs.push(h.tm.register(def));
+      await until(() => h.manifests().length === i + 2, `manifest ${i + 2}`);
+      assert.equal(h.lastManifest().rev, rev0 + i + 1, 'rev +1 per registration');
+      assert.equal(h.tm.rev, rev0 + i + 1);
+    }
+    const m = h.lastManifest();
+    const names = m.tools.map((t) => t.name);
+    assert.deepEqual(names, [...names].sort(), 'tools sorted by name');
+    assert.deepEqual(new Set(names), new Set(defs.map((d) => d.name)));
+    for (const t of m.tools) {
+      assert.equal(t.llmName, t.name.replaceAll('.', '__'), 'llmName: name with . → __');
+      assert.match(t.llmName, /^[a-zA-Z0-9_-]{1,64}$/);
+      assert.equal(t.description, `Echo ${t.name}`);
+      assert.equal(typeof t.hints, 'object');
+      assert.ok(!('inputSchema' in t), 'the summary manifest carries no inputSchema');
+    }
+    const byName = Object.fromEntries(m.tools.map((t) => [t.name, t]));
+    assert.deepEqual(byName.zeta.hints, { readOnly: true });
+    assert.deepEqual(byName.alpha.hints, { untrustedContent: true, readOnly: true });
+    assert.equal(byName.alpha.title, 'Alpha (localized)');
+    assert.ok(!('title' in byName.zeta), 'title only when given');
+    assert.equal(byName.Beta.mode, 'stepwise');
+    assert.ok(!('mode' in byName.zeta));
+    assert.deepEqual(m.tools, h.tm.manifest('inapp'), 'the manifest lists what inapp sees');
+
+    // Unregistering is a change too: one manifest, rev +1.
+    const before = h.manifests().length;
+    offs[0]();
+    await until(() => h.manifests().length === before + 1, 'manifest after unregister');
+    assert.equal(h.lastManifest().rev, rev0 + defs.length + 1);
+    assert.ok(!h.lastManifest().tools.some((t) => t.name === 'zeta'));
+    offs[0](); // a second unregister is no change
+    await flush();
+    assert.equal(h.manifests().length, before + 1);
+    assert.equal(h.tm.rev, rev0 + defs.length + 1);
+    h.check();
+  });
+
+  test("onChange: 'changed' sends the attach manifest, then only `changed` with the new rev", async () => {
+    const h = page({ bridge: { onChange: 'changed' } });
+    await h.ready();
+    assert.equal(h.manifests().length, 1, 'manifest on attach');
+    const rev0 = h.lastManifest().rev;
+    const off = h.tm.register(echo('one'));
+    await until(() => h.changes().length === 1, 'changed');
+    assert.deepEqual(h.changes()[0], { protocol: 1, type: 'changed', clientId: h.clientId, rev: rev0 + 1 });
+    off();
+    await until(() => h.changes().length === 2, 'changed 2');
+    assert.equal(h.changes()[1].rev, rev0 + 2);
+    assert.equal(h.manifests().length, 1, 'no manifest after attach in changed mode');
+    h.check();
+  });
+
+  test("scopes join names with '.', nest, and s.dispose() removes their tools in a new revision", async () => {
+    const h = page();
+    await h.ready();
+    const s = h.tm.scope('signup');
+    s.register(echo('fill'));
+    const step = s.scope('step');
+    step.register(echo('next'));
+    h.tm.register(echo('other'));
+    await until(() => h.lastManifest().tools.length === 3, 'three tools');
+    const m = h.lastManifest();
+    assert.deepEqual(
+      m.tools.map((t) => [t.name, t.llmName]),
+      [
+        ['other', 'other'],
+        ['signup.fill', 'signup__fill'],
+        ['signup.step.next', 'signup__step__next'],
+      ],
+    );
+    assert.deepEqual(await h.callAndWait('signup.fill', { a: 1 }), { status: 'ok', data: { echoed: { a: 1 } } });
+
+    const revBefore = h.lastManifest().rev;
+    const count = h.manifests().length;
+    s.dispose();
+    await until(() => h.manifests().length > count, 'manifest after dispose');
+    const after = h.lastManifest();
+    assert.ok(after.rev > revBefore, 'dispose is a new revision');
+    assert.equal(after.rev, h.tm.rev);
+    assert.deepEqual(
+      after.tools.map((t) => t.name),
+      ['other'],
+      'the scope and its descendants are gone',
+    );
+    // Calls to the gone tool: unknown_tool with the current rev (no rev given).
+    const gone = await h.callAndWait('signup.fill', {});
+    assert.equal(gone.status, 'refused');
+    assert.equal(gone.code, 'unknown_tool');
+    assert.equal(gone.rev, h.tm.rev);
+    // Registering into the disposed scope: scope_disposed, no revision.
+    const revNow = h.tm.rev;
+    const manifests = h.manifests().length;
+    s.register(echo('again'));
+    step.register(echo('again'));
+    await flush();
+    assert.equal(h.errorsOf('scope_disposed').length, 2);
+    assert.equal(h.tm.rev, revNow);
+    assert.equal(h.manifests().length, manifests);
+    h.check();
+  });
+
+  test('llmName: names longer than 64 chars are truncated to 55 chars + _ + 8 hex chars of FNV-1a', async () => {
+    const h = page();
+    await h.ready();
+    const longA = `${'a'.repeat(40)}.${'b'.repeat(40)}`;
+    const longB = `${'a'.repeat(40)}.${'b'.repeat(39)}c`;
+    const exact = `${'x'.repeat(61)}.y`; // llmName is exactly 64 chars
+    h.tm.register(echo(longA));
+    h.tm.register(echo(longB));
+    h.tm.register(echo(exact));
+    await until(() => h.lastManifest().tools.length === 3, 'three tools');
+    const byName = Object.fromEntries(h.lastManifest().tools.map((t) => [t.name, t.llmName]));
+    for (const name of [longA, longB]) {
+      const l = byName[name];
+      const replaced = name.replaceAll('.', '__');
+      assert.equal(l.length, 64);
+      assert.match(l, /^[a-zA-Z0-9_-]{1,64}$/);
+      assert.equal(l.slice(0, 55), replaced.slice(0, 55));
+      assert.equal(l[55], '_');
+      assert.match(l.slice(56), /^[0-9a-f]{8}$/);
+      assert.ok([fnv1a32(name), fnv1a32(replaced)].includes(l.slice(56)), 'the 8 hex chars are an FNV-1a hash');
+      assert.equal(llmName(name), l, 'llmName() agrees with the manifest');
+    }
+    assert.notEqual(byName[longA], byName[longB]);
+    assert.equal(byName[exact], exact.replaceAll('.', '__'), 'a 64-char llmName is not truncated');
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('ids', () => {
+  test('clientId, confirmId and newId() are random UUID v4, never from Math.random', async () => {
+    const original = Math.random;
+    let mathRandomCalls = 0;
+    Math.random = () => {
+      mathRandomCalls += 1;
+      return original();
+    };
+    try {
+      const pages = [page(), page()];
+      for (const h of pages) {
+        h.tm.register({ name: 'c', description: 'd', hints: { consequential: true }, run: () => 1 });
+        await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+      }
+      assert.notEqual(pages[0].clientId, pages[1].clientId, 'one clientId per page load');
+      const confirmIds = [];
+      for (let i = 0; i < 5; i++) confirmIds.push((await pages[0].callAndWait('c', {})).confirmId);
+      const ids = Array.from({ length: 1000 }, () => newId());
+      for (const id of [...pages.map((h) => h.clientId), ...confirmIds, ...ids]) assert.match(id, UUID_V4);
+      assert.equal(new Set(ids).size, ids.length);
+      assert.equal(new Set(confirmIds).size, confirmIds.length);
+      assert.equal(mathRandomCalls, 0, 'never Math.random');
+      for (const h of pages) h.check();
+    } finally {
+      Math.random = original;
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('in-page channel agent helpers', () => {
+  test('agent.clientId/rev/tools follow the latest manifest; agent.call, agent.describe, agent.onConfirmed', async () => {
+    const h = page();
+    h.tm.register(echo('e', { inputSchema: { type: 'object' } }));
+    h.tm.register({ name: 'c', description: 'd', hints: { consequential: true }, run: () => 'done' });
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
+    assert.equal(h.agent.clientId, h.clientId);
+    assert.equal(h.agent.rev, h.tm.rev);
+    assert.deepEqual(h.agent.tools, h.lastManifest().tools);
+    assert.deepEqual(await h.agent.call('e', { a: 1 }), { status: 'ok', data: { echoed: { a: 1 } } });
+    const d = await h.agent.describe('e');
+    assert.deepEqual(d.data.inputSchema, { type: 'object' });
+    const confirmed = [];
+    h.agent.onConfirmed((m) => confirmed.push(m));
+    const r = await h.agent.call('c', {});
+    await h.tm.confirmPending(r.confirmId, true);
+    await until(() => confirmed.length === 1, 'onConfirmed');
+    assert.deepEqual(confirmed[0].result, { status: 'ok', data: 'done' });
+    assert.equal(confirmed[0].confirmId, r.confirmId);
+    for (const m of h.inbound) assert.ok(validateMessage(m, 'toPage').ok, 'the agent helpers send valid messages');
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('rule 1: other clientIds', () => {
+  test('messages addressed to another clientId are ignored silently: nothing runs, nothing is sent, no event', async () => {
+    const h = page();
+    await h.ready();
+    let runs = 0;
+    h.tm.register({ name: 'act', description: 'd', run: () => ++runs });
+    await until(() => h.lastManifest().tools.length === 1, 'tool');
+    const sentBefore = h.sent.length;
+    const other = newId();
+    const messages = [
+      { protocol: 1, type: 'call', clientId: other, id: newId(), tool: 'act', input: {} },
+      { protocol: 1, type: 'describe', clientId: other, id: newId(), tool: 'act' },
+      { protocol: 1, type: 'cancel', clientId: other, id: newId() },
+      { protocol: 2, type: 'call', clientId: other, id: newId(), tool: 'act', input: {} },
+      { protocol: 1, type: 'call', clientId: other, id: 5, tool: 'act', input: {}, extra: true },
+      { protocol: 1, type: 'bogus', clientId: other },
+    ];
+    for (const m of messages) h.send(m);
+    await flush();
+    assert.equal(runs, 0);
+    assert.equal(h.sent.length, sentBefore, 'nothing answered');
+    assert.deepEqual(h.errors, [], 'no event');
+    // The same call addressed to this page runs.
+    assert.deepEqual(await h.callAndWait('act', {}), { status: 'ok', data: 1 });
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('rule 2: answered exactly once, duplicate ids ignored', () => {
+  test('a duplicate id still in flight is ignored (call or describe)', async () => {
+    const h = page();
+    await h.ready();
+    const gate = deferred();
+    let runs = 0;
+    h.tm.register({
+      name: 'slow',
+      description: 'd',
+      run: async () => {
+        runs += 1;
+        await gate.promise;
+        return 'done';
+      },
+    });
+    await until(() => h.lastManifest().tools.length === 1, 'tool');
+    const id = h.call('slow', {});
+    await until(() => runs === 1, 'run');
+    h.call('slow', {}, { id });
+    h.describe('slow', { id });
+    await flush();
+    assert.equal(h.results(id).length, 0);
+    gate.resolve();
+    assert.deepEqual(await h.result(id), { status: 'ok', data: 'done' });
+    await flush();
+    assert.equal(runs, 1, 'the tool ran once');
+    assert.equal(h.results(id).length, 1);
+    h.check();
+  });
+
+  test('a duplicate of an answered id is ignored', async () => {
+    const h = page();
+    await h.ready();
+    let runs = 0;
+    h.tm.register({ name: 'count', description: 'd', run: () => ++runs });
+    await until(() => h.lastManifest().tools.length === 1, 'tool');
+    const id = h.call('count', {});
+    assert.deepEqual(await h.result(id), { status: 'ok', data: 1 });
+    h.call('count', {}, { id });
+    h.describe('count', { id });
+    const d = h.describe('count');
+    await h.result(d);
+    h.describe('count', { id: d });
+    h.call('count', {}, { id: d });
+    await flush();
+    assert.equal(runs, 1);
+    assert.equal(h.results(id).length, 1);
+    assert.equal(h.results(d).length, 1);
+    h.check();
+  });
+
+  test('the last 1000 answered call/describe ids are remembered; the 1001st-oldest is forgotten', async () => {
+    const h = page();
+    await h.ready();
+    let runs = 0;
+    h.tm.register({ name: 'n', description: 'd', run: () => ++runs });
+    await until(() => h.lastManifest().tools.length === 1, 'tool');
+    const ids = Array.from({ length: 1001 }, (_, i) => `id-${i}-${newId()}`);
+    // Alternate calls and describes: the memory covers both. In batches of
+    // 16, so that the scope never has more than 32 pending calls (rule 5).
+    for (const [i, id] of ids.entries()) {
+      if (i % 2 === 0) h.call('n', {}, { id });
+      else h.describe('n', { id });
+      // Describes are answered before calls still running: wait for the first
+      // two answers one by one so that ids[0] is the oldest answered id.
+      if (i < 2 || i % 16 === 15) await until(() => h.results().length === i + 1, `results up to ${i}`);
+    }
+    await until(() => h.results().length === 1001, '1001 results');
+    assert.equal(runs, 501);
+    // ids[1] is still among the last 1000 answered: ignored.
+    h.describe('n', { id: ids[1] });
+    h.call('n', {}, { id: ids[1000] });
+    await flush();
+    assert.equal(h.results().length, 1001);
+    // ids[0] is the 1001st-oldest: forgotten, so answered again.
+    h.sent.length = 0; // (per-test invariant: each id once in what we keep)
+    h.call('n', {}, { id: ids[0] });
+    assert.deepEqual(await h.result(ids[0]), { status: 'ok', data: 502 });
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('rule 3: timeouts are the server side’s', () => {
+  test('agent.call with timeoutMs rejects and sends cancel; the page answers cancelled signal, never timeout', async () => {
+    const h = page();
+    await h.ready();
+    let signal;
+    h.tm.register({
+      name: 'hang',
+      description: 'd',
+      run: (_input, ctx) => {
+        signal = ctx.signal;
+        return untilAborted(ctx.signal);
+      },
+    });
+    await until(() => h.lastManifest().tools.length === 1, 'tool');
+    await assert.rejects(h.agent.call('hang', {}, { timeoutMs: 30 }), (error) => error.name === 'TimeoutError');
+    const call = h.inbound.find((m) => m.type === 'call');
+    const cancel = await until(() => h.inbound.find((m) => m.type === 'cancel'), 'cancel to reach the page');
+    assert.equal(cancel.id, call.id, 'the agent sent cancel for the timed-out id');
+    assert.equal(cancel.clientId, h.clientId);
+    assert.ok(validateMessage(cancel, 'toPage').ok);
+    const result = await h.result(call.id);
+    assert.ok(signal.aborted, 'the page stopped the work');
+    assert.deepEqual(result, { status: 'cancelled', by: 'signal' });
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('rule 4: unsupported protocol', () => {
+  test('protocol other than 1, string id, this clientId → error "unsupported protocol", once', async () => {
+    const h = page();
+    await h.ready();
+    let runs = 0;
+    h.tm.register({ name: 'act', description: 'd', run: () => ++runs });
+    await until(() => h.lastManifest().tools.length === 1, 'tool');
+    const ids = [newId(), newId(), newId()];
+    h.send({ protocol: 2, type: 'call', clientId: h.clientId, id: ids[0], tool: 'act', input: {} });
+    h.send({ protocol: 0, type: 'describe', clientId: h.clientId, id: ids[1], tool: 'act' });
+    h.send({ protocol: 2, type: 'something-new', clientId: h.clientId, id: ids[2], newField: [1, 2] });
+    for (const id of ids) {
+      assert.deepEqual(await h.result(id), { status: 'error', message: 'unsupported protocol' });
+    }
+    // Answered once: the same id again (any protocol) is a duplicate.
+    h.send({ protocol: 2, type: 'call', clientId: h.clientId, id: ids[0], tool: 'act', input: {} });
+    h.call('act', {}, { id: ids[1] });
+    await flush();
+    for (const id of ids) assert.equal(h.results(id).length, 1);
+    assert.equal(runs, 0, 'nothing ran');
+    h.check();
+  });
+
+  test('protocol other than 1 without a string id or without this clientId is dropped (invalid_message), never answered', async () => {
+    const h = page();
+    await h.ready();
+    const sentBefore = h.sent.length;
+    h.send({ protocol: 2, type: 'call', clientId: h.clientId, tool: 'act', input: {} }); // no id
+    h.send({ protocol: 2, type: 'call', clientId: h.clientId, id: 7, tool: 'act', input: {} }); // numeric id
+    h.send({ protocol: 2, type: 'call', id: newId(), tool: 'act', input: {} }); // no clientId
+    await flush();
+    assert.equal(h.sent.length, sentBefore, 'never answered');
+    assert.equal(h.errorsOf('invalid_message').length, 3);
+    // Another page's clientId: ignored silently (rules 1 and 8).
+    h.send({ protocol: 2, type: 'call', clientId: newId(), id: newId(), tool: 'act', input: {} });
+    await flush();
+    assert.equal(h.sent.length, sentBefore);
+    assert.equal(h.errors.length, 3);
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('rule 5: per-scope serialization', () => {
+  test('calls on one scope run one at a time in FIFO order; other scopes run in parallel', async () => {
+    const h = page();
+    await h.ready();
+    const log = [];
+    const gates = new Map();
+    const gated = (label) => async (input) => {
+      log.push(`start ${label}:${input.n}`);
+      const gate = deferred();
+      gates.set(`${label}:${input.n}`, gate);
+      await gate.promise;
+      log.push(`end ${label}:${input.n}`);
+      return input.n;
+    };
+    const a = h.tm.scope('a');
+    a.register({ name: 'slow', description: 'd', run: gated('a.slow') });
+    a.register({ name: 'fast', description: 'd', run: (input) => (log.push(`run a.fast:${input.n}`), input.n) });
+    h.tm.scope('b').register({ name: 'slow', description: 'd', run: gated('b.slow') });
+    await until(() => h.lastManifest().tools.length === 3, 'tools');
+
+    const c1 = h.call('a.slow', { n: 1 });
+    const c2 = h.call('a.fast', { n: 2 });
+    const c3 = h.call('a.slow', { n: 3 });
+    const c4 = h.call('b.slow', { n: 4 });
+    await until(() => gates.has('a.slow:1') && gates.has('b.slow:4'), 'a.slow:1 and b.slow:4 started');
+    await flush();
+    assert.deepEqual(log.slice().sort(), ['start a.slow:1', 'start b.slow:4'], 'scope b runs beside scope a; a waits');
+    gates.get('b.slow:4').resolve();
+    assert.deepEqual(await h.result(c4), { status: 'ok', data: 4 });
+    assert.equal(h.results(c1).length, 0, 'scope a is still busy with call 1');
+    gates.get('a.slow:1').resolve();
+    await until(() => gates.has('a.slow:3'), 'a.slow:3 started');
+    await flush();
+    assert.equal(h.results(c3).length, 0);
+    gates.get('a.slow:3').resolve();
+    await h.result(c3);
+    assert.deepEqual(
+      log.filter((l) => l.includes('a.')),
+      ['start a.slow:1', 'end a.slow:1', 'run a.fast:2', 'start a.slow:3', 'end a.slow:3'],
+      'FIFO, one at a time',
+    );
+    const order = h.results().map((m) => m.id);
+    assert.deepEqual(order, [c4, c1, c2, c3]);
+    h.check();
+  });
+
+  test('more than 32 pending calls on one scope → the 33rd is refused busy; other scopes unaffected', async () => {
+    const h = page();
+    await h.ready();
+    const gate = deferred();
+    let started = 0;
+    const a = h.tm.scope('a');
+    a.register({
+      name: 'wait',
+      description: 'd',
+      run: async () => {
+        started += 1;
+        await gate.promise;
+        return 'ok';
+      },
+    });
+    h.tm.scope('b').register(echo('echo'));
+    await until(() => h.lastManifest().tools.length === 2, 'tools');
+    const ids = [];
+    for (let i = 0; i < 32; i++) ids.push(h.call('a.wait', {}));
+    await until(() => started === 1, 'first started');
+    await flush();
+    assert.equal(h.results().length, 0, '32 pending calls are accepted');
+    const busy = h.call('a.wait', {});
+    const busyResult = await h.result(busy);
+    assert.equal(busyResult.status, 'refused');
+    assert.equal(busyResult.code, 'busy');
+    assert.equal(typeof busyResult.message, 'string');
+    assert.ok(!('rev' in busyResult), 'rev only for unknown_tool / stale');
+    assert.deepEqual(await h.callAndWait('b.echo', { x: 1 }), { status: 'ok', data: { echoed: { x: 1 } } });
+    gate.resolve();
+    for (const id of ids) assert.deepEqual(await h.result(id), { status: 'ok', data: 'ok' });
+    assert.equal(started, 32);
+    assert.deepEqual(await h.callAndWait('a.wait', {}), { status: 'ok', data: 'ok' }, 'accepted again once drained');
+    // The refused id was answered: sending it again is a duplicate (rule 2).
+    h.call('a.wait', {}, { id: busy });
+    await flush();
+    assert.equal(h.results(busy).length, 1);
+    assert.equal(started, 33);
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('rule 6: stale and unknown_tool', () => {
+  test('older rev + tool gone → stale with the current rev; unknown tool → unknown_tool with the current rev', async () => {
+    const h = page();
+    await h.ready();
+    h.tm.register(echo('keep'));
+    const off = h.tm.register(echo('gone'));
+    await until(() => h.lastManifest().tools.length === 2, 'tools');
+    const seenRev = h.lastManifest().rev;
+    off();
+    await until(() => h.lastManifest().rev === seenRev + 1, 'manifest');
+    const current = h.tm.rev;
+
+    const stale = await h.callAndWait('gone', {}, { rev: seenRev });
+    assert.equal(stale.status, 'refused');
+    assert.equal(stale.code, 'stale');
+    assert.equal(stale.rev, current);
+    assert.equal(typeof stale.message, 'string');
+
+    for (const extra of [{ rev: current }, {}]) {
+      const unknown = await h.callAndWait('never-was', {}, extra);
+      assert.equal(unknown.status, 'refused');
+      assert.equal(unknown.code, 'unknown_tool');
+      assert.equal(unknown.rev, current);
+    }
+    const goneNow = await h.callAndWait('gone', {}, { rev: current });
+    assert.equal(goneNow.code, 'unknown_tool', 'with the current rev the tool is simply unknown');
+    assert.equal(goneNow.rev, current);
+
+    // An older rev does not matter when the tool is still there.
+    assert.deepEqual(await h.callAndWait('keep', { a: 1 }, { rev: seenRev }), { status: 'ok', data: { echoed: { a: 1 } } });
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('rule 7 and deferred confirmation', () => {
+  function confirmPage(t, toolmarkOptions = {}) {
+    const h = page({ toolmark: toolmarkOptions });
+    const runs = [];
+    h.tm.register({
+      name: 'send',
+      title: 'Send the order',
+      description: 'd',
+      hints: { consequential: true },
+      run: (input, ctx) => {
+        runs.push({ input, caller: ctx.caller });
+        return { sent: input.order ?? null };
+      },
+    });
+    h.tm.scope('acct').register({
+      name: 'delete',
+      description: 'd',
+      hints: { destructive: true },
+      run: (_input, ctx) => {
+        runs.push({ tool: 'acct.delete', caller: ctx.caller });
+        return 'deleted';
+      },
+    });
+    h.tm.register({
+      name: 'profile',
+      description: 'd',
+      hints: { consequential: true },
+      sensitive: ['password'],
+      summary: (input) => `Save profile for ${input.email}`,
+      changes: (input) => [
+        { path: 'email', before: 'old@example.com', after: input.email },
+        { path: 'password', after: input.password },
+        { path: 'password', before: 'hunter1', after: input.password },
+        { path: 'nickname' },
+      ],
+      run: (input, ctx) => {
+        runs.push({ tool: 'profile', caller: ctx.caller });
+        return 'saved';
+      },
+    });
+    h.tm.register({
+      name: 'boom',
+      description: 'd',
+      hints: { consequential: true },
+      run: () => {
+        throw new Error('exploded');
+      },
+    });
+    return { h, runs };
+  }
+
+  test('step 1: consequential/destructive inapp calls answer needs_confirmation (confirmId, summary, changes) and do not run', async () => {
+    const { h, runs } = confirmPage();
+    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    const r1 = await h.callAndWait('send', { order: 7 });
+    assert.equal(r1.status, 'needs_confirmation');
+    assert.match(r1.confirmId, UUID_V4, 'confirmId minted as a UUID v4');
+    assert.equal(r1.summary, 'Send the order', "the tool's title");
+    const r2 = await h.callAndWait('acct.delete', {});
+    assert.equal(r2.status, 'needs_confirmation');
+    assert.equal(r2.summary, 'Run acct.delete', 'default summary');
+    assert.notEqual(r2.confirmId, r1.confirmId);
+    const r3 = await h.callAndWait('profile', { email: 'new@example.com', password: 'hunter2' });
+    assert.deepEqual(r3, {
+      status: 'needs_confirmation',
+      confirmId: r3.confirmId,
+      summary: 'Save profile for new@example.com',
+      changes: [
+        { path: 'email', before: 'old@example.com', after: 'new@example.com' },
+        { path: 'password', after: '[redacted]' },
+        { path: 'password', before: '[redacted]', after: '[redacted]' },
+        { path: 'nickname' },
+      ],
+    });
+    assert.ok(!JSON.stringify(h.sent).includes('hunter'), 'sensitive values never leave the page');
+    assert.deepEqual(runs, [], 'nothing ran');
+    const pending = h.tm.pendingConfirmations();
+    assert.deepEqual(
+      pending.map((p) => [p.confirmId, p.tool, p.summary]),
+      [
+        [r1.confirmId, 'send', 'Send the order'],
+        [r2.confirmId, 'acct.delete', 'Run acct.delete'],
+        [r3.confirmId, 'profile', 'Save profile for new@example.com'],
+      ],
+    );
+    assert.deepEqual(pending[2].changes, r3.changes);
+    assert.equal(h.confirmeds().length, 0);
+    h.check();
+  });
+
+  test('steps 2–3: approval runs the tool as caller human and sends confirmed with its outcome, after the result', async () => {
+    const { h, runs } = confirmPage();
+    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    const id = h.call('send', { order: 42 });
+    const r = await h.result(id);
+    const final = await h.tm.confirmPending(r.confirmId, true);
+    assert.deepEqual(final, { status: 'ok', data: { sent: 42 } });
+    assert.deepEqual(runs, [{ input: { order: 42 }, caller: 'human' }], 'the approved run is caller human');
+    const confirmed = await until(() => h.confirmeds(r.confirmId)[0], 'confirmed');
+    assert.deepEqual(confirmed, {
+      protocol: 1,
+      type: 'confirmed',
+      clientId: h.clientId,
+      confirmId: r.confirmId,
+      result: { status: 'ok', data: { sent: 42 } },
+    });
+    assert.ok(h.sent.indexOf(confirmed) > h.sent.indexOf(h.results(id)[0]), 'confirmed after the result');
+    assert.deepEqual(h.tm.pendingConfirmations(), []);
+    // The approved tool's outcome can be an error.
+    const rb = await h.callAndWait('boom', {});
+    assert.deepEqual(await h.tm.confirmPending(rb.confirmId, true), { status: 'error', message: 'Tool failed' });
+    const cb = await until(() => h.confirmeds(rb.confirmId)[0], 'confirmed boom');
+    assert.deepEqual(cb.result, { status: 'error', message: 'Tool failed' });
+    assert.equal(h.errorsOf('tool_threw').length, 1);
+    h.check();
+  });
+
+  test('rejection → confirmed cancelled operator; the tool never runs', async () => {
+    const { h, runs } = confirmPage();
+    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    const r = await h.callAndWait('acct.delete', {});
+    assert.deepEqual(await h.tm.confirmPending(r.confirmId, false), { status: 'cancelled', by: 'operator' });
+    const c = await until(() => h.confirmeds(r.confirmId)[0], 'confirmed');
+    assert.deepEqual(c.result, { status: 'cancelled', by: 'operator' });
+    assert.deepEqual(runs, []);
+    h.check();
+  });
+
+  test('approval/rejection from a synchronous pending-list subscriber still sends result before confirmed', async () => {
+    const { h } = confirmPage();
+    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    let approve = true;
+    h.tm.subscribePending(() => {
+      for (const p of h.tm.pendingConfirmations()) void h.tm.confirmPending(p.confirmId, approve);
+    });
+    const id1 = h.call('send', { order: 1 });
+    const r1 = await h.result(id1);
+    const c1 = await until(() => h.confirmeds(r1.confirmId)[0], 'confirmed 1');
+    approve = false;
+    const id2 = h.call('send', { order: 2 });
+    const r2 = await h.result(id2);
+    const c2 = await until(() => h.confirmeds(r2.confirmId)[0], 'confirmed 2');
+    assert.equal(r1.status, 'needs_confirmation');
+    assert.deepEqual(c1.result, { status: 'ok', data: { sent: 1 } });
+    assert.deepEqual(c2.result, { status: 'cancelled', by: 'operator' });
+    assert.ok(h.sent.indexOf(c1) > h.sent.indexOf(h.results(id1)[0]));
+    assert.ok(h.sent.indexOf(c2) > h.sent.indexOf(h.results(id2)[0]));
+    h.check();
+  });
+
+  test('expiry (confirmExpiryMs, fake clock) → confirmed refused confirmation_expired; approving later gets the same', async (t) => {
+    const clock = fakeClock(t);
+    const { h, runs } = confirmPage(t, { confirmExpiryMs: 1000, now: clock.now });
+    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    const r = await h.callAndWait('send', { order: 1 });
+    const [p] = h.tm.pendingConfirmations();
+    assert.equal(p.expiresAt, clock.value + 1000);
+    await clock.advance(999);
+    assert.equal(h.confirmeds().length, 0, 'not expired before confirmExpiryMs');
+    await clock.advance(2);
+    const c = await until(() => h.confirmeds(r.confirmId)[0], 'expired confirmed');
+    assert.deepEqual(c.result, { status: 'refused', code: 'confirmation_expired', message: EXPIRED_MESSAGE });
+    assert.deepEqual(h.tm.pendingConfirmations(), []);
+    assert.deepEqual(await h.tm.confirmPending(r.confirmId, true), {
+      status: 'refused',
+      code: 'confirmation_expired',
+      message: EXPIRED_MESSAGE,
+    });
+    await flush();
+    assert.deepEqual(runs, []);
+    assert.equal(h.confirmeds().length, 1, 'one confirmed per confirmId');
+    h.check();
+  });
+
+  test('default expiry is 600000 ms', async (t) => {
+    const clock = fakeClock(t);
+    const { h } = confirmPage(t, { now: clock.now });
+    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    const r = await h.callAndWait('send', {});
+    await clock.advance(599_999);
+    assert.equal(h.confirmeds().length, 0);
+    await clock.advance(2);
+    const c = await until(() => h.confirmeds(r.confirmId)[0], 'expired');
+    assert.deepEqual(c.result, { status: 'refused', code: 'confirmation_expired', message: EXPIRED_MESSAGE });
+    h.check();
+  });
+
+  test('an already used confirmId → refused confirmation_expired, no second confirmed', async () => {
+    const { h, runs } = confirmPage();
+    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    const r = await h.callAndWait('send', { order: 5 });
+    assert.equal((await h.tm.confirmPending(r.confirmId, true)).status, 'ok');
+    const expired = { status: 'refused', code: 'confirmation_expired', message: EXPIRED_MESSAGE };
+    assert.deepEqual(await h.tm.confirmPending(r.confirmId, true), expired);
+    assert.deepEqual(await h.tm.confirmPending(r.confirmId, false), expired);
+    assert.deepEqual(await h.tm.confirmPending('no-such-confirm-id', true), expired);
+    await flush();
+    assert.equal(runs.length, 1);
+    assert.equal(h.confirmeds().length, 1);
+    h.check();
+  });
+
+  test('at most 100 pending: the 101st expires the oldest, whose confirmed carries confirmation_expired', async () => {
+    const { h } = confirmPage();
+    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    const ids = [];
+    for (let i = 0; i < 100; i++) ids.push(h.call('send', { order: i }));
+    await until(() => h.results().length === 100, '100 needs_confirmation');
+    assert.equal(h.tm.pendingConfirmations().length, 100);
+    assert.equal(h.confirmeds().length, 0);
+    const oldest = (await h.result(ids[0])).confirmId;
+    const last = h.call('send', { order: 100 });
+    const rLast = await h.result(last);
+    assert.equal(rLast.status, 'needs_confirmation');
+    const c = await until(() => h.confirmeds(oldest)[0], 'oldest expired');
+    assert.deepEqual(c.result, { status: 'refused', code: 'confirmation_expired', message: EXPIRED_MESSAGE });
+    assert.equal(h.confirmeds().length, 1, 'only the oldest expired');
+    const pending = h.tm.pendingConfirmations();
+    assert.equal(pending.length, 100);
+    assert.ok(!pending.some((p) => p.confirmId === oldest));
+    assert.ok(pending.some((p) => p.confirmId === rLast.confirmId));
+    assert.equal((await h.tm.confirmPending(oldest, true)).code, 'confirmation_expired');
+    h.check();
+  });
+
+  test('confirmed is sent only for confirmations created by a bridge call', async () => {
+    const { h, runs } = confirmPage();
+    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    const local = await h.tm.call('send', { order: 3 }, { caller: 'inapp' });
+    assert.equal(local.status, 'needs_confirmation');
+    assert.deepEqual(await h.tm.confirmPending(local.confirmId, true), { status: 'ok', data: { sent: 3 } });
+    await flush();
+    assert.equal(h.confirmeds().length, 0);
+    assert.deepEqual(runs, [{ input: { order: 3 }, caller: 'human' }]);
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('rule 8: hostile input', () => {
+  async function hostilePage(bridgeOptions = {}) {
+    const h = page({ bridge: bridgeOptions });
+    const runs = [];
+    h.tm.register({ name: 'act', description: 'd', run: (input) => (runs.push(input), 'ran') });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    return { h, runs };
+  }
+
+  /** Sends each value; each must be dropped with exactly one invalid_message and never answered. */
+  async function expectDropped(h, runs, values) {
+    for (const [i, value] of values.entries()) {
+      const sentBefore = h.sent.length;
+      const eventsBefore = h.errorsOf('invalid_message').length;
+      h.send(value);
+      await flush();
+      assert.equal(h.sent.length, sentBefore, `value ${i} is never answered`);
+      assert.equal(h.errorsOf('invalid_message').length, eventsBefore + 1, `value ${i}: one invalid_message event`);
+    }
+    assert.deepEqual(runs, []);
+  }
+
+  test('malformed, wrong direction, unknown properties, bad types → dropped with invalid_message, never answered', async () => {
+    const { h, runs } = await hostilePage();
+    const cid = h.clientId;
+    const call = (fields) => ({ protocol: 1, type: 'call', clientId: cid, id: newId(), tool: 'act', input: {}, ...fields });
+    const cycle = { protocol: 1, type: 'call', clientId: cid, id: newId(), tool: 'act', input: {} };
+    cycle.input.self = cycle;
+    const values = [
+      undefined,
+      null,
+      'a string',
+      42,
+      true,
+      [call({})],
+      {},
+      { protocol: 1, clientId: cid, id: newId() }, // no type
+      { protocol: 1, type: 'bogus', clientId: cid, id: newId() },
+      // wrong direction: page→agent message types
+      { protocol: 1, type: 'result', clientId: cid, id: newId(), result: { status: 'ok' } },
+      { protocol: 1, type: 'manifest', clientId: cid, rev: 0, tools: [] },
+      { protocol: 1, type: 'changed', clientId: cid, rev: 1 },
+      { protocol: 1, type: 'confirmed', clientId: cid, confirmId: newId(), result: { status: 'ok' } },
+      // unknown top-level properties
+      call({ extra: 1 }),
+      { protocol: 1, type: 'describe', clientId: cid, id: newId(), tool: 'act', input: {} },
+      { protocol: 1, type: 'cancel', clientId: cid, id: newId(), tool: 'act' },
+      // missing / bad fields
+      (({ input, ...rest }) => rest)(call({})), // no input
+      (({ id, ...rest }) => rest)(call({})), // no id
+      (({ clientId, ...rest }) => rest)(call({})), // no clientId
+      (({ tool, ...rest }) => rest)(call({})), // no tool
+      call({ id: 7 }),
+      call({ id: '' }),
+      call({ clientId: 7 }),
+      call({ tool: 7 }),
+      call({ tool: '' }),
+      call({ rev: -1 }),
+      call({ rev: 1.5 }),
+      call({ rev: '1' }),
+      call({ type: 'CALL' }),
+      { protocol: 1, type: 'describe', clientId: cid, id: newId() }, // describe without tool
+      { protocol: 1, type: 'cancel', clientId: cid }, // cancel without id
+      // not JSON at all
+      call({ input: { n: 10n } }),
+      cycle,
+    ];
+    await expectDropped(h, runs, values);
+    // Still working afterwards.
+    assert.deepEqual(await h.callAndWait('act', { ok: true }), { status: 'ok', data: 'ran' });
+    h.check();
+  });
+
+  test('invalid messages carrying another page’s string clientId are ignored silently (no event)', async () => {
+    const { h, runs } = await hostilePage();
+    const other = newId();
+    const sentBefore = h.sent.length;
+    h.send({ protocol: 1, type: 'call', clientId: other, id: newId(), tool: 'act', input: {}, extra: 1 });
+    h.send({ protocol: 1, type: 'result', clientId: other, id: newId(), result: { status: 'ok' } });
+    h.send({ protocol: 1, type: 'call', clientId: other, id: 5 });
+    await flush();
+    assert.equal(h.sent.length, sentBefore);
+    assert.deepEqual(h.errors, []);
+    assert.deepEqual(runs, []);
+    h.check();
+  });
+
+  test('oversized per maxMessageBytes (UTF-8 bytes of the JSON) → dropped with invalid_message; at the limit accepted', async () => {
+    const limit = 400;
+    const { h, runs } = await hostilePage({ maxMessageBytes: limit });
+    // A call whose JSON is exactly `bytes` UTF-8 bytes long, padded with `unit`.
+    const sized = (bytes, unit) => {
+      const message = { protocol: 1, type: 'call', clientId: h.clientId, id: newId(), tool: 'act', input: { pad: '' } };
+      const base = Buffer.byteLength(JSON.stringify(message));
+      const unitBytes = Buffer.byteLength(unit);
+      assert.equal((bytes - base) % unitBytes, 0);
+      message.input.pad = unit.repeat((bytes - base) / unitBytes);
+      assert.equal(Buffer.byteLength(JSON.stringify(message)), bytes);
+      return message;
+    };
+    const atLimit = sized(limit, 'x');
+    assert.deepEqual(await h.result((h.send(atLimit), atLimit.id)), { status: 'ok', data: 'ran' });
+    runs.length = 0;
+    // One byte over (ASCII), and over only when counted in UTF-8 bytes (é is 2 bytes, 1 UTF-16 unit).
+    const over = sized(limit + 1, 'x');
+    const base = Buffer.byteLength(JSON.stringify({ ...over, input: { pad: '' } }));
+    const multibyte = sized(base + 2 * Math.ceil((limit + 1 - base) / 2), 'é');
+    assert.ok(JSON.stringify(multibyte).length <= limit, 'under the limit in UTF-16 units');
+    // Oversized messages are bounded before the clientId filter: even another page's is reported.
+    const otherPage = { ...sized(limit + 1, 'x'), clientId: newId() };
+    otherPage.input = { pad: `${otherPage.input.pad}${'x'.repeat(10)}` };
+    await expectDropped(h, runs, [over, multibyte, otherPage]);
+    h.check();
+  });
+
+  test('the default maxMessageBytes is 1048576', async () => {
+    const { h, runs } = await hostilePage();
+    const sized = (bytes) => {
+      const message = { protocol: 1, type: 'call', clientId: h.clientId, id: newId(), tool: 'act', input: { pad: '' } };
+      message.input.pad = 'x'.repeat(bytes - Buffer.byteLength(JSON.stringify(message)));
+      return message;
+    };
+    const atLimit = sized(1048576);
+    h.send(atLimit);
+    assert.deepEqual(await h.result(atLimit.id), { status: 'ok', data: 'ran' });
+    runs.length = 0;
+    await expectDropped(h, runs, [sized(1048577)]);
+    h.check();
+  });
+
+  test('nesting deeper than 64 → dropped with invalid_message; moderate nesting accepted', async () => {
+    const { h, runs } = await hostilePage();
+    const nested = (levels) => {
+      let value = {};
+      for (let i = 1; i < levels; i++) value = i % 2 ? [value] : { v: value };
+      return value;
+    };
+    // The whole message counts: the message object is 1 level, input adds the rest.
+    const ok = h.msg('call', { id: newId(), tool: 'act', input: nested(63) });
+    assert.equal(depthOf(ok), 64);
+    h.send(ok);
+    assert.deepEqual(await h.result(ok.id), { status: 'ok', data: 'ran' });
+    runs.length = 0;
+    const tooDeep = h.msg('call', { id: newId(), tool: 'act', input: nested(65) });
+    assert.equal(depthOf(tooDeep), 66);
+    const wayTooDeep = h.msg('call', { id: newId(), tool: 'act', input: nested(5000) });
+    const otherPage = { ...h.msg('call', { id: newId(), tool: 'act', input: nested(100) }), clientId: newId() };
+    await expectDropped(h, runs, [tooDeep, wayTooDeep, otherPage]);
+    h.check();
+  });
+
+  test('messages are copied once: getters are read once, prototypes do not survive', async () => {
+    const h = page();
+    const inputs = [];
+    h.tm.register({
+      name: 'strict',
+      description: 'd',
+      inputSchema: { type: 'object', properties: { n: { const: 0 } }, required: ['n'] },
+      run: (input) => {
+        inputs.push(input);
+        return 'ran';
+      },
+    });
+    let dangerRuns = 0;
+    h.tm.register({ name: 'danger', description: 'd', run: () => ++dangerRuns });
+    h.tm.register({ name: 'safe', description: 'd', run: () => 'safe' });
+    await until(() => h.lastManifest()?.tools.length === 3, 'tools');
+
+    // A getter whose input changes on every read: the tool never sees unvalidated input.
+    let reads = 0;
+    const id1 = newId();
+    h.send({
+      protocol: 1,
+      type: 'call',
+      clientId: h.clientId,
+      id: id1,
+      tool: 'strict',
+      get input() {
+        return { n: reads++ };
+      },
+    });
+    const r1 = await h.result(id1);
+    await flush();
+    assert.ok(r1.status === 'ok' || r1.status === 'invalid', JSON.stringify(r1));
+    for (const input of inputs) assert.deepEqual(input, { n: 0 }, 'only validated input reaches the tool');
+    assert.equal(inputs.length, r1.status === 'ok' ? 1 : 0);
+
+    // A getter whose id changes on every read: one answer, for an id that was read.
+    const minted = [];
+    h.send({
+      protocol: 1,
+      type: 'call',
+      clientId: h.clientId,
+      get id() {
+        const id = newId();
+        minted.push(id);
+        return id;
+      },
+      tool: 'safe',
+      input: {},
+    });
+    await until(() => h.results().some((m) => minted.includes(m.id)), 'answer to the id getter call');
+    await flush();
+    assert.equal(h.results().filter((m) => minted.includes(m.id)).length, 1, 'answered exactly once');
+
+    // A getter whose tool flips from 'safe' to 'danger' after the first read.
+    let toolReads = 0;
+    const id3 = newId();
+    h.send({
+      protocol: 1,
+      type: 'call',
+      clientId: h.clientId,
+      id: id3,
+      get tool() {
+        return toolReads++ === 0 ? 'safe' : 'danger';
+      },
+      input: {},
+    });
+    const r3 = await h.result(id3);
+    await flush();
+    assert.deepEqual(r3, { status: 'ok', data: 'safe' }, 'the value read when the message was copied is used');
+    assert.equal(dangerRuns, 0);
+
+    // Inherited properties do not survive: a call whose input lives on the prototype lacks input.
+    const errorsBefore = h.errorsOf('invalid_message').length;
+    const proto = Object.create({ input: {} });
+    Object.assign(proto, { protocol: 1, type: 'call', clientId: h.clientId, id: newId(), tool: 'safe' });
+    h.send(proto);
+    await flush();
+    assert.equal(h.results(proto.id).length, 0, 'never answered');
+    assert.equal(h.errorsOf('invalid_message').length, errorsBefore + 1);
+
+    // Class instances arrive as plain JSON objects, without accessors.
+    class Fancy {
+      constructor() {
+        this.n = 0;
+      }
+      get hidden() {
+        return 'accessor';
+      }
+    }
+    const id5 = newId();
+    h.send(h.msg('call', { id: id5, tool: 'strict', input: new Fancy() }));
+    assert.deepEqual(await h.result(id5), { status: 'ok', data: 'ran' });
+    const received = inputs.at(-1);
+    assert.equal(Object.getPrototypeOf(received), Object.prototype);
+    assert.deepEqual(received, { n: 0 });
+    h.check();
+  });
+
+  test('mutating a message after sending does not reach the running tool', async () => {
+    const h = page();
+    const gate = deferred();
+    let seen;
+    h.tm.register({
+      name: 'hold',
+      description: 'd',
+      run: async (input) => {
+        seen = input;
+        await gate.promise;
+        return input;
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const id = newId();
+    const message = h.msg('call', { id, tool: 'hold', input: { value: 'original' } });
+    h.send(message);
+    await until(() => seen, 'run');
+    message.input.value = 'mutated';
+    message.id = 'mutated-id';
+    assert.deepEqual(seen, { value: 'original' });
+    gate.resolve();
+    const r = await h.result(id);
+    assert.deepEqual(r, { status: 'ok', data: { value: 'original' } });
+    assert.equal(h.results('mutated-id').length, 0);
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('describe', () => {
+  test('returns the full manifest entry (summary + inputSchema + outputSchema) as ok data', async () => {
+    const h = page();
+    const inputSchema = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
+    const outputSchema = { type: 'array', items: { type: 'string' } };
+    h.tm.scope('search').register({
+      name: 'find',
+      title: 'Find',
+      description: 'Search the page',
+      hints: { readOnly: true, untrustedContent: true },
+      inputSchema,
+      outputSchema,
+      run: () => [],
+    });
+    h.tm.register({ name: 'plain', description: 'No schema', run: () => 1 });
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
+    const r = await h.result(h.describe('search.find'));
+    assert.equal(r.status, 'ok');
+    const summary = h.lastManifest().tools.find((t) => t.name === 'search.find');
+    assert.deepEqual(r.data, { ...summary, inputSchema, outputSchema });
+    assert.equal(r.data.llmName, 'search__find');
+    const plain = await h.result(h.describe('plain'));
+    assert.equal(plain.status, 'ok');
+    assert.ok('inputSchema' in plain.data, 'inputSchema is always part of the full entry');
+    assert.ok(!('outputSchema' in plain.data), 'outputSchema is optional');
+    h.check();
+  });
+
+  test('unknown or hidden tools → refused unknown_tool with the current rev', async () => {
+    const h = page({ toolmark: { policy: { inapp: { destructive: 'hide' } } } });
+    h.tm.register({ name: 'wipe', description: 'd', hints: { destructive: true }, run: () => 1 });
+    await until(() => h.tm.rev === 1 && h.manifests().length === 2, 'manifest');
+    for (const tool of ['nope', 'wipe']) {
+      const r = await h.result(h.describe(tool));
+      assert.equal(r.status, 'refused');
+      assert.equal(r.code, 'unknown_tool');
+      assert.equal(r.rev, h.tm.rev);
+      assert.equal(typeof r.message, 'string');
+    }
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('cancel', () => {
+  test('cancel aborts the call; the call’s own result follows as cancelled signal; cancel itself is never answered', async () => {
+    const h = page();
+    let signal;
+    h.tm.register({
+      name: 'hang',
+      description: 'd',
+      run: (_input, ctx) => {
+        signal = ctx.signal;
+        return untilAborted(ctx.signal);
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const id = h.call('hang', {});
+    await until(() => signal, 'run');
+    assert.equal(signal.aborted, false);
+    h.cancel(id);
+    assert.deepEqual(await h.result(id), { status: 'cancelled', by: 'signal' });
+    assert.equal(signal.aborted, true);
+    // Cancelling again, an unknown id, an answered id: no message, no event.
+    const count = h.sent.length;
+    h.cancel(id);
+    h.cancel(newId());
+    await flush();
+    assert.equal(h.sent.length, count);
+    assert.deepEqual(h.errors, []);
+    h.check();
+  });
+
+  test('a queued call that is cancelled is answered cancelled signal and never runs', async () => {
+    const h = page();
+    const gate = deferred();
+    const runs = [];
+    h.tm.scope('s').register({
+      name: 'slow',
+      description: 'd',
+      run: async (input) => {
+        runs.push(input.n);
+        await gate.promise;
+        return input.n;
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const first = h.call('s.slow', { n: 1 });
+    const second = h.call('s.slow', { n: 2 });
+    await until(() => runs.length === 1, 'first run');
+    h.cancel(second);
+    assert.deepEqual(await h.result(second), { status: 'cancelled', by: 'signal' });
+    gate.resolve();
+    assert.deepEqual(await h.result(first), { status: 'ok', data: 1 });
+    await flush();
+    assert.deepEqual(runs, [1]);
+    h.check();
+  });
+
+  test('a tool ignoring the signal is answered cancelled signal after abortGraceMs; its late settle raises late_result', async (t) => {
+    const clock = fakeClock(t);
+    const h = page({ toolmark: { abortGraceMs: 500, now: clock.now } });
+    const gate = deferred();
+    let signal;
+    h.tm.register({
+      name: 'stubborn',
+      description: 'd',
+      run: async (_input, ctx) => {
+        signal = ctx.signal;
+        await gate.promise;
+        return 'finished anyway';
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const id = h.call('stubborn', {});
+    await until(() => signal, 'run');
+    h.cancel(id);
+    await flush();
+    assert.equal(signal.aborted, true);
+    await clock.advance(499);
+    assert.equal(h.results(id).length, 0, 'the tool still has its grace period');
+    await clock.advance(1);
+    assert.deepEqual(await h.result(id), { status: 'cancelled', by: 'signal' });
+    assert.equal(h.errorsOf('late_result').length, 0);
+    gate.resolve();
+    await until(() => h.errorsOf('late_result').length === 1, 'late_result');
+    await flush();
+    assert.equal(h.results(id).length, 1, 'the late value is never sent');
+    const late = h.errorsOf('late_result')[0];
+    if ('tool' in late) assert.equal(late.tool, 'stubborn');
+    h.check();
+  });
+
+  test('the abort grace period defaults to 3000 ms', async (t) => {
+    const clock = fakeClock(t);
+    const h = page({ toolmark: { now: clock.now } });
+    let started = false;
+    h.tm.register({
+      name: 'stubborn',
+      description: 'd',
+      run: () => {
+        started = true;
+        return new Promise(() => {});
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const id = h.call('stubborn', {});
+    await until(() => started, 'run');
+    h.cancel(id);
+    await flush();
+    await clock.advance(2999);
+    assert.equal(h.results(id).length, 0);
+    await clock.advance(1);
+    assert.deepEqual(await h.result(id), { status: 'cancelled', by: 'signal' });
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('tool results', () => {
+  test('JSON semantics: toJSON (Date → ISO string), undefined properties dropped, undefined → ok without data', async () => {
+    const h = page();
+    const date = new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 678));
+    const values = {
+      date: () => ({ at: date }),
+      bareDate: () => date,
+      tojson: () => ({ custom: { toJSON: () => ({ replaced: true }) } }),
+      undef: () => ({ keep: 1, drop: undefined, nested: { also: undefined } }),
+      nothing: () => undefined,
+      nothingAsync: async () => {},
+      nul: () => null,
+      str: () => 'text',
+      zero: () => 0,
+      falsy: () => false,
+      array: () => [1, 'two', { three: 3 }],
+    };
+    for (const [name, run] of Object.entries(values)) h.tm.register({ name, description: 'd', run });
+    await until(() => h.lastManifest()?.tools.length === Object.keys(values).length, 'tools');
+    const get = (name) => h.callAndWait(name, {});
+    assert.deepEqual(await get('date'), { status: 'ok', data: { at: '2024-01-02T03:04:05.678Z' } });
+    assert.deepEqual(await get('bareDate'), { status: 'ok', data: '2024-01-02T03:04:05.678Z' });
+    assert.deepEqual(await get('tojson'), { status: 'ok', data: { custom: { replaced: true } } });
+    assert.deepEqual(await get('undef'), { status: 'ok', data: { keep: 1, nested: {} } });
+    for (const name of ['nothing', 'nothingAsync']) {
+      const r = await get(name);
+      assert.deepEqual(r, { status: 'ok' });
+      assert.ok(!('data' in r), 'no value: data absent');
+    }
+    assert.deepEqual(await get('nul'), { status: 'ok', data: null });
+    assert.deepEqual(await get('str'), { status: 'ok', data: 'text' });
+    assert.deepEqual(await get('zero'), { status: 'ok', data: 0 });
+    assert.deepEqual(await get('falsy'), { status: 'ok', data: false });
+    assert.deepEqual(await get('array'), { status: 'ok', data: [1, 'two', { three: 3 }] });
+    assert.deepEqual(h.errors, []);
+    h.check();
+  });
+
+  test('BigInt, cycles, functions, symbols → error "Result not serializable" + event transport_failed', async () => {
+    const h = page();
+    const cyclic = { a: 1 };
+    cyclic.self = cyclic;
+    const values = {
+      bigint: () => ({ n: 10n }),
+      bareBigint: () => 10n,
+      cycle: () => cyclic,
+      fn: () => () => 1,
+      nestedFn: () => ({ ok: 1, callback() {} }),
+      symbol: () => Symbol('s'),
+    };
+    for (const [name, run] of Object.entries(values)) h.tm.register({ name, description: 'd', run });
+    await until(() => h.lastManifest()?.tools.length === Object.keys(values).length, 'tools');
+    for (const name of Object.keys(values)) {
+      const before = h.errorsOf('transport_failed').length;
+      assert.deepEqual(await h.callAndWait(name, {}), { status: 'error', message: 'Result not serializable' }, name);
+      await flush();
+      assert.equal(h.errorsOf('transport_failed').length, before + 1, `${name}: one transport_failed event`);
+    }
+    h.check();
+  });
+
+  test('a throwing tool → error "Tool failed"; the details go only to the tool_threw event', async () => {
+    const h = page();
+    h.tm.register({ name: 'sync', description: 'd', run: () => { throw new Error('secret-detail-1'); } });
+    h.tm.register({ name: 'async', description: 'd', run: async () => { throw new TypeError('secret-detail-2'); } });
+    h.tm.register({ name: 'str', description: 'd', run: () => { throw 'secret-detail-3'; } });
+    await until(() => h.lastManifest()?.tools.length === 3, 'tools');
+    for (const [i, name] of ['sync', 'async', 'str'].entries()) {
+      assert.deepEqual(await h.callAndWait(name, {}), { status: 'error', message: 'Tool failed' });
+      await flush();
+      const events = h.errorsOf('tool_threw');
+      assert.equal(events.length, i + 1);
+      assert.match(events[i].message, new RegExp(`secret-detail-${i + 1}`), 'details in the event');
+      if ('tool' in events[i]) assert.equal(events[i].tool, name);
+    }
+    assert.ok(!JSON.stringify(h.sent).includes('secret-detail'), 'details never sent');
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('input validation', () => {
+  test('input that fails inputSchema → invalid with dotted issue paths; the tool does not run', async () => {
+    const h = page();
+    const runs = [];
+    h.tm.register({
+      name: 'order',
+      description: 'd',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          email: { type: 'string' },
+          items: {
+            type: 'array',
+            items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+          },
+        },
+        required: ['items'],
+      },
+      run: (input) => (runs.push(input), 'ordered'),
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const r = await h.callAndWait('order', { items: [{ name: 5 }] });
+    assert.equal(r.status, 'invalid');
+    assert.ok(Array.isArray(r.issues) && r.issues.length >= 1);
+    assert.ok(r.issues.some((i) => i.path === 'items.0.name'), JSON.stringify(r.issues));
+    for (const issue of r.issues) assert.equal(typeof issue.message, 'string');
+    const r2 = await h.callAndWait('order', { email: 5, items: [] });
+    assert.equal(r2.status, 'invalid');
+    assert.ok(r2.issues.some((i) => i.path === 'email'), JSON.stringify(r2.issues));
+    assert.deepEqual(runs, []);
+    assert.deepEqual(await h.callAndWait('order', { items: [{ name: 'tea' }] }), { status: 'ok', data: 'ordered' });
+    h.check();
+  });
+
+  test('a Standard Schema (zod) validates too, with dotted issue paths', async () => {
+    const { z } = await import('zod');
+    const h = page();
+    const runs = [];
+    h.tm.register({
+      name: 'order',
+      description: 'd',
+      inputSchema: z.object({ items: z.array(z.object({ name: z.string() })) }),
+      run: (input) => (runs.push(input), 'ordered'),
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const r = await h.callAndWait('order', { items: [{ name: 5 }] });
+    assert.equal(r.status, 'invalid');
+    assert.ok(r.issues.some((i) => i.path === 'items.0.name'), JSON.stringify(r.issues));
+    assert.deepEqual(runs, []);
+    assert.deepEqual(await h.callAndWait('order', { items: [{ name: 'tea' }] }), { status: 'ok', data: 'ordered' });
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('registry errors', () => {
+  test('invalid_name and duplicate_name (incl. llmName collisions) are error events; nothing is registered', async () => {
+    const h = page();
+    await h.ready();
+    h.tm.register(echo('a.b'));
+    h.tm.register(echo('taken'));
+    await until(() => h.lastManifest().tools.length === 2, 'tools');
+    const rev = h.tm.rev;
+    const manifests = h.manifests().length;
+    for (const name of ['', 'has space', 'sla/sh', 'ümlaut', 'x'.repeat(129)]) h.tm.register(echo(name));
+    const ten = h.tm.scope('s'.repeat(10));
+    ten.register(echo('n'.repeat(118))); // 129 after joining
+    await flush();
+    assert.equal(h.errorsOf('invalid_name').length, 6);
+    h.tm.register(echo('taken'));
+    h.tm.register(echo('a__b')); // llmName a__b collides with a.b's
+    h.tm.scope('a').register(echo('b')); // same full name a.b
+    await flush();
+    assert.equal(h.errorsOf('duplicate_name').length, 3);
+    assert.equal(h.tm.rev, rev, 'no revision');
+    assert.equal(h.manifests().length, manifests, 'no manifest');
+    // The boundaries that are valid.
+    h.tm.register(echo('x'.repeat(128)));
+    ten.register(echo('n'.repeat(117))); // 128 after joining
+    await until(() => h.lastManifest().tools.length === 4, 'valid names');
+    assert.equal(h.errors.length, 9);
+    h.check();
+  });
+
+  test('with dev: true the same problems throw ToolmarkError with the same code', async () => {
+    const h = page({ toolmark: { dev: true } });
+    await h.ready();
+    h.tm.register(echo('a.b'));
+    const throwsCode = (fn, code) =>
+      assert.throws(fn, (error) => error instanceof ToolmarkError && error.code === code && error.name === 'ToolmarkError');
+    throwsCode(() => h.tm.register(echo('bad name')), 'invalid_name');
+    throwsCode(() => h.tm.register(echo('x'.repeat(129))), 'invalid_name');
+    throwsCode(() => h.tm.register(echo('a.b')), 'duplicate_name');
+    throwsCode(() => h.tm.register(echo('a__b')), 'duplicate_name');
+    const s = h.tm.scope('gone');
+    s.dispose();
+    throwsCode(() => s.register(echo('x')), 'scope_disposed');
+    await flush();
+    assert.deepEqual(h.errors, [], 'thrown instead of emitted');
+    assert.deepEqual(
+      h.lastManifest().tools.map((t) => t.name),
+      ['a.b'],
+    );
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('policy', () => {
+  test("inapp destructive 'hide' → not in the manifest, calls refused unknown_tool with rev", async () => {
+    const h = page({ toolmark: { policy: { inapp: { destructive: 'hide' } } } });
+    let runs = 0;
+    h.tm.register({ name: 'wipe', description: 'd', hints: { destructive: true }, run: () => ++runs });
+    h.tm.register({ name: 'look', description: 'd', hints: { readOnly: true }, run: () => 'seen' });
+    await until(() => h.tm.rev === 2 && h.lastManifest()?.rev === 2, 'manifest');
+    assert.deepEqual(
+      h.lastManifest().tools.map((t) => t.name),
+      ['look'],
+    );
+    const r = await h.callAndWait('wipe', {});
+    assert.equal(r.status, 'refused');
+    assert.equal(r.code, 'unknown_tool');
+    assert.equal(r.rev, h.tm.rev);
+    assert.deepEqual(await h.callAndWait('look', {}), { status: 'ok', data: 'seen' });
+    assert.equal(runs, 0);
+    h.check();
+  });
+
+  test("inapp destructive 'deny' → listed, calls refused not_allowed (no rev); the human can still run it", async () => {
+    const h = page({ toolmark: { policy: { inapp: { destructive: 'deny' } } } });
+    let runs = 0;
+    h.tm.register({ name: 'wipe', description: 'd', hints: { destructive: true }, run: () => ++runs });
+    await until(() => h.lastManifest()?.tools.length === 1, 'manifest');
+    const r = await h.callAndWait('wipe', {});
+    assert.equal(r.status, 'refused');
+    assert.equal(r.code, 'not_allowed');
+    assert.equal(typeof r.message, 'string');
+    assert.ok(!('rev' in r), 'rev only for unknown_tool / stale');
+    assert.equal(runs, 0);
+    assert.deepEqual(await h.tm.call('wipe', {}, { caller: 'human' }), { status: 'ok', data: 1 });
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('undo, files, bridge lifecycle', () => {
+  test('tm.undo(callId) runs the snapshot restorer once; otherwise refused undo_unavailable', async () => {
+    const h = page();
+    const state = { value: 'before' };
+    const callIds = [];
+    let restores = 0;
+    h.tm.register({
+      name: 'set',
+      description: 'd',
+      snapshot: (input) => {
+        assert.ok(input && typeof input === 'object');
+        const saved = state.value;
+        return () => {
+          restores += 1;
+          state.value = saved;
+        };
+      },
+      run: (input, ctx) => {
+        callIds.push(ctx.callId);
+        state.value = input.value;
+        return state.value;
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    assert.deepEqual(await h.callAndWait('set', { value: 'after' }), { status: 'ok', data: 'after' });
+    assert.equal(typeof callIds[0], 'string');
+    assert.deepEqual(await h.tm.undo(callIds[0]), { status: 'ok' });
+    assert.equal(state.value, 'before');
+    assert.equal(restores, 1);
+    const unavailable = await h.tm.undo(callIds[0]);
+    assert.equal(unavailable.status, 'refused');
+    assert.equal(unavailable.code, 'undo_unavailable');
+    assert.ok(!('rev' in unavailable));
+    assert.equal((await h.tm.undo('never-called')).code, 'undo_unavailable');
+    assert.equal(restores, 1);
+
+    // The undo store keeps 100 entries: the 101st evicts the oldest.
+    callIds.length = 0;
+    for (let i = 0; i < 101; i++) {
+      h.call('set', { value: `v${i}` });
+      if (i % 16 === 15) await until(() => callIds.length === i + 1 && h.results().length === i + 2, 'batch');
+    }
+    await until(() => callIds.length === 101 && h.results().length === 102, '101 calls');
+    assert.equal((await h.tm.undo(callIds[0])).code, 'undo_unavailable', 'evicted');
+    assert.deepEqual(await h.tm.undo(callIds[1]), { status: 'ok' });
+    assert.deepEqual(await h.tm.undo(callIds[100]), { status: 'ok' });
+    h.check();
+  });
+
+  test('ctx.files.resolve throws ToolmarkError files_not_configured', async () => {
+    const h = page();
+    let caught;
+    h.tm.register({
+      name: 'upload',
+      description: 'd',
+      run: (_input, ctx) => {
+        try {
+          ctx.files.resolve('file-1');
+        } catch (error) {
+          caught = error;
+        }
+        return caught?.code;
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    assert.deepEqual(await h.callAndWait('upload', {}), { status: 'ok', data: 'files_not_configured' });
+    assert.ok(caught instanceof ToolmarkError);
+    assert.equal(caught.code, 'files_not_configured');
+    h.check();
+  });
+
+  test('disposing the bridge aborts in-flight calls and closes the transport; a new transport attaches again', async () => {
+    const h = page();
+    let signal;
+    let queuedRuns = 0;
+    const s = h.tm.scope('s');
+    s.register({
+      name: 'hang',
+      description: 'd',
+      run: (_input, ctx) => {
+        signal = ctx.signal;
+        return untilAborted(ctx.signal);
+      },
+    });
+    s.register({ name: 'next', description: 'd', run: () => ++queuedRuns });
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
+    const id = h.call('s.hang', {});
+    const queued = h.call('s.next', {});
+    await until(() => signal, 'run');
+    const clientId = h.clientId;
+    const firstChannel = h.channel;
+    const sentBefore = h.sent.length;
+    h.detach();
+    await flush();
+    assert.equal(signal.aborted, true, 'in-flight call aborted');
+    assert.equal(h.closes, 1, 'transport.close() called');
+    h.detach(); // idempotent
+    await flush();
+    assert.equal(h.closes, 1);
+    assert.equal(h.sent.length, sentBefore, 'nothing sent after dispose');
+    assert.equal(queuedRuns, 0, 'queued calls do not run');
+    assert.equal(h.results(id).length + h.results(queued).length, 0);
+    // Revisions are no longer sent on the old transport.
+    h.tm.register(echo('later'));
+    await flush();
+    assert.equal(h.sent.length, sentBefore);
+    // Messages to the old transport are not handled.
+    firstChannel.agent.send({ protocol: 1, type: 'call', clientId, id: newId(), tool: 's.next', input: {} });
+    await flush();
+    assert.equal(queuedRuns, 0);
+
+    // A new transport attaches again: fresh manifest with the current tools.
+    h.attach();
+    const manifest = await until(() => h.sent.length > sentBefore && h.sent.at(-1), 'new manifest');
+    assert.equal(manifest.type, 'manifest');
+    assert.equal(manifest.clientId, clientId, 'same page load, same clientId');
+    assert.equal(manifest.rev, h.tm.rev);
+    assert.deepEqual(
+      manifest.tools.map((t) => t.name),
+      ['later', 's.hang', 's.next'],
+    );
+    assert.deepEqual(await h.callAndWait('s.next', {}), { status: 'ok', data: 1 });
+    h.check();
+  });
+
+  test("bridge caller accepts only 'inapp' (any other value throws when the bridge is created)", () => {
+    const { transport } = createInPageChannel();
+    assert.throws(() => bridge({ transport, caller: 'human' }));
+    assert.throws(() => bridge({ transport, caller: 'agent' }));
+    assert.doesNotThrow(() => bridge({ transport, caller: 'inapp' }));
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('formTools: FieldChange redaction and the stale-form rule', () => {
+  function signupPage() {
+    const h = page();
+    const form = fakeForm('signup', [
+      field('email'),
+      field('password', { type: 'password' }),
+      field('card', { autocomplete: 'cc-number' }),
+      field('secret'),
+      field('nickname', { value: 'nick' }),
+    ]);
+    formTools(form, { scope: h.tm.scope('signup'), sensitive: ['secret'] });
+    return { h, form };
+  }
+  const SECRETS = { email: 'a@example.com', password: 'hunter2', card: '4111111111111111', secret: 's3cr3t-value' };
+
+  test('submit is consequential: needs_confirmation with changes, sensitive fields "[redacted]"; approval submits', async () => {
+    const { h, form } = signupPage();
+    await until(() => h.lastManifest()?.tools.length === 3, 'form tools');
+    const byName = Object.fromEntries(h.lastManifest().tools.map((t) => [t.name, t]));
+    assert.deepEqual(Object.keys(byName).sort(), ['signup.fill', 'signup.read', 'signup.submit']);
+    assert.equal(byName['signup.submit'].hints.consequential, true);
+
+    assert.equal((await h.callAndWait('signup.fill', SECRETS)).status, 'ok');
+    const read = await h.callAndWait('signup.read', {});
+    assert.equal(read.status, 'ok');
+    assert.equal(read.data.email, 'a@example.com');
+    for (const name of ['password', 'card', 'secret']) assert.equal(read.data[name], '[redacted]', `read: ${name}`);
+
+    const id = h.call('signup.submit', {});
+    const r = await h.result(id);
+    assert.equal(r.status, 'needs_confirmation');
+    assert.equal(typeof r.summary, 'string');
+    const changes = Object.fromEntries(r.changes.map((c) => [c.path, c]));
+    assert.deepEqual(changes.email, { path: 'email', after: 'a@example.com' }, 'empty before a fill: before absent');
+    for (const name of ['password', 'card', 'secret']) {
+      assert.deepEqual(changes[name], { path: name, after: '[redacted]' }, `changes: ${name}`);
+    }
+    assert.equal(form.submits, 0, 'not submitted before approval');
+    const serialized = JSON.stringify(h.sent);
+    for (const name of ['password', 'card', 'secret']) assert.ok(!serialized.includes(SECRETS[name]), `${name} never sent`);
+
+    assert.deepEqual(await h.tm.confirmPending(r.confirmId, true), { status: 'ok', data: { submitted: true } });
+    const c = await until(() => h.confirmeds(r.confirmId)[0], 'confirmed');
+    assert.deepEqual(c.result, { status: 'ok', data: { submitted: true } });
+    assert.equal(form.submits, 1);
+    h.check();
+  });
+
+  test('a submit approved after the form changed → refused stale "Form changed since confirmation was requested"', async () => {
+    const { h, form } = signupPage();
+    await until(() => h.lastManifest()?.tools.length === 3, 'form tools');
+    await h.callAndWait('signup.fill', SECRETS);
+    const r = await h.callAndWait('signup.submit', {});
+    assert.equal(r.status, 'needs_confirmation');
+    // The agent (or the user) changes the form while the confirmation waits.
+    assert.equal((await h.callAndWait('signup.fill', { email: 'b@example.com' })).status, 'ok');
+    const stale = {
+      status: 'refused',
+      code: 'stale',
+      message: 'Form changed since confirmation was requested',
+      rev: h.tm.rev,
+    };
+    assert.deepEqual(await h.tm.confirmPending(r.confirmId, true), stale);
+    const c = await until(() => h.confirmeds(r.confirmId)[0], 'confirmed');
+    assert.deepEqual(c.result, stale);
+    assert.equal(form.submits, 0);
+    // Re-fill and ask again: unchanged form → approved submit runs.
+    const again = await h.callAndWait('signup.submit', {});
+    assert.deepEqual(await h.tm.confirmPending(again.confirmId, true), { status: 'ok', data: { submitted: true } });
+    assert.equal(form.submits, 1);
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('navigation (D23)', () => {
+  test('a navigation tool returns ok before its scope is disposed; the page then publishes the new tool list, same clientId', async () => {
+    const h = page();
+    await h.ready();
+    const first = h.tm.scope('page1');
+    first.register({
+      name: 'go',
+      description: 'Navigate to page 2',
+      run: () => {
+        setImmediate(() => {
+          first.dispose();
+          h.tm.scope('page2').register(echo('here'));
+        });
+        return { navigated: true };
+      },
+    });
+    const other = h.tm.scope('page3');
+    other.register({
+      name: 'go',
+      description: 'Navigates in a microtask',
+      run: () => {
+        queueMicrotask(() => other.dispose());
+        return { navigated: 3 };
+      },
+    });
+    await until(() => h.lastManifest().tools.length === 2, 'tools');
+    const clientId = h.clientId;
+    const id = h.call('page1.go', {});
+    assert.deepEqual(await h.result(id), { status: 'ok', data: { navigated: true } });
+    await until(() => h.lastManifest().tools.some((t) => t.name === 'page2.here'), 'page 2 manifest');
+    const resultIndex = h.sent.indexOf(h.results(id)[0]);
+    const after = h.manifests().filter((m) => h.sent.indexOf(m) > resultIndex);
+    assert.ok(after.length >= 1, 'the new tool list follows the result');
+    assert.ok(after.every((m) => m.clientId === clientId), 'the clientId stays the same');
+    assert.ok(!h.lastManifest().tools.some((t) => t.name === 'page1.go'));
+    // A scope disposed right after its tool returned: the call still answers ok.
+    assert.deepEqual(await h.callAndWait('page3.go', {}), { status: 'ok', data: { navigated: 3 } });
+    await until(() => !h.lastManifest().tools.some((t) => t.name === 'page3.go'), 'page 3 gone');
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('page-side error event codes', () => {
+  test('tool_threw covers summary, snapshot and validator too (result: error "Tool failed")', async () => {
+    const h = page();
+    const throwingStandard = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate: () => {
+          throw new Error('validator-detail');
+        },
+      },
+    };
+    let runs = 0;
+    h.tm.register({
+      name: 'sum',
+      description: 'd',
+      hints: { consequential: true },
+      summary: () => {
+        throw new Error('summary-detail');
+      },
+      run: () => ++runs,
+    });
+    h.tm.register({
+      name: 'snap',
+      description: 'd',
+      snapshot: () => {
+        throw new Error('snapshot-detail');
+      },
+      run: () => ++runs,
+    });
+    h.tm.register({ name: 'val', description: 'd', inputSchema: throwingStandard, run: () => ++runs });
+    await until(() => h.lastManifest()?.tools.length === 3, 'tools');
+    for (const [name, detail] of [
+      ['sum', 'summary-detail'],
+      ['snap', 'snapshot-detail'],
+      ['val', 'validator-detail'],
+    ]) {
+      assert.deepEqual(await h.callAndWait(name, {}), { status: 'error', message: 'Tool failed' }, name);
+      await flush();
+      assert.ok(
+        h.errorsOf('tool_threw').some((e) => e.message.includes(detail)),
+        `${name}: tool_threw carries the detail`,
+      );
+    }
+    assert.equal(runs, 0);
+    assert.ok(!JSON.stringify(h.sent).includes('-detail'));
+    h.check();
+  });
+
+  test('transport_failed when the transport fails to send or to close', async () => {
+    let failing = true;
+    const h = page({ failSend: (m) => failing && m.type === 'result', failClose: true });
+    h.tm.register(echo('e'));
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const id = h.call('e', {});
+    await until(() => h.errorsOf('transport_failed').length === 1, 'transport_failed on send');
+    assert.equal(h.results(id).length, 0);
+    failing = false;
+    assert.deepEqual(await h.callAndWait('e', { again: 1 }), { status: 'ok', data: { echoed: { again: 1 } } });
+    h.detach();
+    await flush();
+    assert.equal(h.closes, 1);
+    assert.equal(h.errorsOf('transport_failed').length, 2, 'transport_failed on close');
+    h.check();
+  });
+
+  test("missing_confirm_handler: a consequential tool without a confirmation path (confirmMode.inapp 'none') → refused not_allowed", async () => {
+    const h = page({ toolmark: { confirmMode: { inapp: 'none' } } });
+    let runs = 0;
+    h.tm.register({ name: 'pay', description: 'd', hints: { consequential: true }, run: () => ++runs });
+    await until(() => h.tm.rev === 1, 'registered');
+    await flush();
+    assert.equal(h.errorsOf('missing_confirm_handler').length, 1);
+    const r = await h.callAndWait('pay', {});
+    assert.equal(r.status, 'refused');
+    assert.equal(r.code, 'not_allowed');
+    assert.ok(!('rev' in r));
+    assert.equal(runs, 0);
+    const dev = createToolmark({ dev: true, confirmMode: { inapp: 'none' } });
+    assert.throws(
+      () => dev.register({ name: 'pay', description: 'd', hints: { consequential: true }, run: () => 1 }),
+      (e) => e instanceof ToolmarkError && e.code === 'missing_confirm_handler',
+    );
+    h.check();
+  });
+
+  test('ctx_confirm_unavailable: ctx.confirm used by caller inapp resolves false and raises the event', async () => {
+    const h = page();
+    h.tm.register({
+      name: 'ask',
+      description: 'd',
+      run: async (_input, ctx) => ({ confirmed: await ctx.confirm('Really?') }),
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    assert.deepEqual(await h.callAndWait('ask', {}), { status: 'ok', data: { confirmed: false } });
+    assert.equal(h.errorsOf('ctx_confirm_unavailable').length, 1);
+    h.check();
+  });
+
+  test('invalid_policy (policy.human entry, unknown hint class) and invalid_confirm_mode: events, thrown in dev', () => {
+    for (const [options, code] of [
+      [{ policy: { human: { destructive: 'deny' } } }, 'invalid_policy'],
+      [{ policy: { inapp: { sparkly: 'deny' } } }, 'invalid_policy'],
+      [{ confirmMode: { inapp: 'sometimes' } }, 'invalid_confirm_mode'],
+    ]) {
+      const events = [];
+      assert.doesNotThrow(() => createToolmark({ ...options, onError: (e) => events.push(e) }));
+      assert.deepEqual(
+        events.map((e) => e.code),
+        [code],
+        JSON.stringify(options),
+      );
+      assert.throws(
+        () => createToolmark({ ...options, dev: true }),
+        (e) => e instanceof ToolmarkError && e.code === code,
+        JSON.stringify(options),
+      );
+    }
+  });
+
+  test('tool_budget_exceeded: dev only, once per revision, visible tools over the budget (default 40)', async () => {
+    const h = page({ toolmark: { dev: true, toolBudget: 2, policy: { inapp: { destructive: 'hide' } } } });
+    await h.ready();
+    h.tm.register(echo('one'));
+    h.tm.register(echo('two'));
+    h.tm.register({ ...echo('hidden'), hints: { destructive: true } });
+    await flush();
+    assert.equal(h.errorsOf('tool_budget_exceeded').length, 0, 'hidden tools do not count');
+    h.tm.register(echo('three'));
+    await flush();
+    assert.equal(h.errorsOf('tool_budget_exceeded').length, 1);
+    h.tm.register(echo('four'));
+    await flush();
+    assert.equal(h.errorsOf('tool_budget_exceeded').length, 2, 'once per revision');
+
+    const prod = page({ toolmark: { toolBudget: 2 } });
+    for (const n of ['a', 'b', 'c']) prod.tm.register(echo(n));
+    await flush();
+    assert.equal(prod.errorsOf('tool_budget_exceeded').length, 0, 'dev only');
+
+    const dflt = page({ toolmark: { dev: true } });
+    for (let i = 0; i < 40; i++) dflt.tm.register(echo(`t${String(i).padStart(2, '0')}`));
+    await flush();
+    assert.equal(dflt.errorsOf('tool_budget_exceeded').length, 0);
+    dflt.tm.register(echo('t40'));
+    await flush();
+    assert.equal(dflt.errorsOf('tool_budget_exceeded').length, 1);
+    h.check();
+    prod.check();
+    dflt.check();
+  });
+
+  test('output_invalid: a tool output failing its outputSchema is reported in development only', async () => {
+    const def = {
+      name: 'count',
+      description: 'd',
+      outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+      run: () => ({ n: 'not a number' }),
+    };
+    const dev = page({ toolmark: { dev: true } });
+    dev.tm.register(def);
+    await until(() => dev.lastManifest()?.tools.length === 1, 'tool');
+    const r = await dev.callAndWait('count', {});
+    await flush();
+    assert.equal(dev.errorsOf('output_invalid').length, 1);
+    assert.equal(typeof r.status, 'string');
+    const prod = page();
+    prod.tm.register(def);
+    await until(() => prod.lastManifest()?.tools.length === 1, 'tool');
+    await prod.callAndWait('count', {});
+    await flush();
+    assert.equal(prod.errorsOf('output_invalid').length, 0);
+    dev.check();
+    prod.check();
+  });
+
+  test('schema_conversion_failed: no JSON Schema for the input → production registers it with inputSchema {}; dev throws', async () => {
+    const opaque = {
+      '~standard': {
+        version: 1,
+        vendor: 'opaque',
+        validate: (value) =>
+          value && typeof value.n === 'number' ? { value } : { issues: [{ message: 'n must be a number', path: ['n'] }] },
+      },
+    };
+    const h = page();
+    h.tm.register({ name: 'opaque', description: 'd', inputSchema: opaque, run: (input) => input.n });
+    await until(() => h.lastManifest()?.tools.length === 1, 'registered anyway');
+    assert.equal(h.errorsOf('schema_conversion_failed').length, 1);
+    const d = await h.result(h.describe('opaque'));
+    assert.deepEqual(d.data.inputSchema, {});
+    assert.deepEqual(await h.callAndWait('opaque', { n: 3 }), { status: 'ok', data: 3 });
+    const bad = await h.callAndWait('opaque', { n: 'x' });
+    assert.equal(bad.status, 'invalid');
+    assert.deepEqual(bad.issues.map((i) => i.path), ['n']);
+    const dev = createToolmark({ dev: true });
+    assert.throws(
+      () => dev.register({ name: 'opaque', description: 'd', inputSchema: opaque, run: () => 1 }),
+      (e) => e instanceof ToolmarkError && e.code === 'schema_conversion_failed',
+    );
+    h.check();
+  });
+});
+
+// ---------------------------------------------------------------------------
+describe('ToolmarkError invalid_path (path helpers)', () => {
+  test('unsafe or malformed paths throw ToolmarkError invalid_path; nothing is polluted', () => {
+    const isInvalidPath = (e) => e instanceof ToolmarkError && e.code === 'invalid_path';
+    for (const path of ['__proto__.polluted', 'constructor.prototype.polluted', 'a..b', 'a.', '.a']) {
+      assert.throws(() => setPath({}, path, 1), isInvalidPath, `setPath ${path}`);
+      assert.throws(() => getPath({}, path), isInvalidPath, `getPath ${path}`);
+    }
+    assert.equal({}.polluted, undefined);
+    assert.throws(() => flatten(JSON.parse('{"__proto__": {"x": 1}}')), isInvalidPath);
+    // Well-formed paths work.
+    assert.equal(getPath({ items: [{ name: 'tea' }] }, 'items.0.name'), 'tea');
+    assert.deepEqual(setPath({}, 'items.0.name', 'tea'), { items: [{ name: 'tea' }] });
+    assert.deepEqual(flatten({ a: { b: 1 }, c: [2] }), { 'a.b': 1, 'c.0': 2 });
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Edge cases found by these tests (fixed in the core).
+describe('spec edge cases', () => {
+  test(
+    'rule 4 + schemas: an unsupported-protocol message with an empty string id never yields an invalid page→agent message',
+    async () => {
+      const h = page();
+      await h.ready();
+      h.send({ protocol: 2, type: 'call', clientId: h.clientId, id: '', tool: 'x', input: {} });
+      await flush();
+      assert.deepEqual(
+        h.invalidOut.map((x) => x.message),
+        [],
+        'every page→agent message passes validateMessage(m, "toAgent")',
+      );
+      h.check();
+    },
+  );
+
+  test(
+    'deferred confirmation: approving after the expiry time (timer not yet run) → refused confirmation_expired, the tool does not run',
+    async (t) => {
+      const clock = fakeClock(t);
+      const h = page({ toolmark: { now: clock.now, confirmExpiryMs: 1000 } });
+      let runs = 0;
+      h.tm.register({ name: 'pay', description: 'd', hints: { consequential: true }, run: () => ++runs });
+      await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+      const r = await h.callAndWait('pay', {});
+      // The clock moves on but the timer is late (throttled background tab, suspended laptop…).
+      clock.value += 5000;
+      const final = await h.tm.confirmPending(r.confirmId, true);
+      await flush();
+      assert.deepEqual(final, { status: 'refused', code: 'confirmation_expired', message: EXPIRED_MESSAGE });
+      assert.equal(runs, 0);
+      h.check();
+    },
+  );
+
+  test(
+    'disposing the bridge: a tool that honours the abort promptly does not raise late_result',
+    async () => {
+      const h = page();
+      let signal;
+      h.tm.register({
+        name: 'hang',
+        description: 'd',
+        run: (_input, ctx) => {
+          signal = ctx.signal;
+          return untilAborted(ctx.signal);
+        },
+      });
+      await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+      h.call('hang', {});
+      await until(() => signal, 'run');
+      h.detach();
+      await flush();
+      assert.equal(signal.aborted, true);
+      assert.deepEqual(h.errorsOf('late_result'), [], 'late_result is for settling after the abort grace period');
+    },
+  );
+});

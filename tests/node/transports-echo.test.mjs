@@ -1,0 +1,239 @@
+// echoTransport with the real laravel-echo + pusher-js (Node build) clients against a
+// minimal Pusher-protocol server and a Laravel-like HTTP backend on 127.0.0.1
+// (tests/node/support/echo-backend.mjs). The same flow in Chromium, with real cookies
+// and a real same-origin check, is in transports-echo-browser.test.mjs.
+import { test, before, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import Echo from 'laravel-echo';
+import Pusher from 'pusher-js';
+import { startEchoBackend } from './support/echo-backend.mjs';
+import { waitFor, sleep } from './support/ws-agent.mjs';
+
+const { createToolmark, newId } = await import(new URL('../../pkg/index.js', import.meta.url));
+const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
+const echoModule = await import(new URL('../../pkg/bridge/echo.js', import.meta.url));
+const { echoTransport } = echoModule;
+
+const CHANNEL = 'toolmark.7.42'; // toolmark.{user}.{conversation}
+const PRIVATE = `private-${CHANNEL}`;
+const USER_TOKEN = 'user-7-token';
+
+let backend;
+const cleanups = [];
+
+before(async () => {
+  backend = await startEchoBackend({
+    // The channel authorization checks user and conversation (Security MUST 1).
+    authorize: ({ channel, headers }) => headers.authorization === `Bearer ${USER_TOKEN}` && channel === PRIVATE,
+  });
+});
+after(() => backend.close());
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  backend.postStatus = 200;
+  backend.onPost = undefined;
+});
+
+function newEcho() {
+  const echo = new Echo({
+    broadcaster: 'pusher',
+    Pusher,
+    key: backend.key,
+    cluster: 'mt1',
+    wsHost: backend.host,
+    wsPort: backend.port,
+    forceTLS: false,
+    enabledTransports: ['ws'],
+    disableStats: true,
+    authEndpoint: `${backend.url}/broadcasting/auth`,
+    bearerToken: USER_TOKEN,
+  });
+  cleanups.push(() => echo.disconnect());
+  return echo;
+}
+
+function newTransport(options) {
+  const transport = echoTransport({ postUrl: `${backend.url}/toolmark/bridge`, ...options });
+  cleanups.push(() => transport.close());
+  return transport;
+}
+
+function page() {
+  const tm = createToolmark();
+  const errors = [];
+  tm.events.on('error', (e) => errors.push(e));
+  tm.register({
+    name: 'greet',
+    description: 'Greets someone',
+    hints: { readOnly: true },
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    run: ({ name }) => `hello ${name}`,
+  });
+  return { tm, errors };
+}
+
+const postsOf = (type) => backend.posts.filter((p) => p.json && p.json.type === type);
+
+test('the module exports only echoTransport, and validates its options', () => {
+  assert.deepEqual(Object.keys(echoModule), ['echoTransport']);
+  assert.throws(() => echoTransport({ channel: CHANNEL }), /Echo instance/);
+  const echo = { private: () => ({}) };
+  assert.throws(() => echoTransport({ echo }), /channel/);
+  assert.throws(() => echoTransport({ echo, channel: CHANNEL, headers: { 'X-XSRF-TOKEN': 'x' } }), /headers must be a function/);
+});
+
+test('round trip over a private channel: manifest POSTed, { message } and bare payloads answered', async () => {
+  const echo = newEcho();
+  let token = 'xsrf-1';
+  const { tm, errors } = page();
+  const transport = newTransport({ echo, channel: CHANNEL, headers: () => ({ 'X-XSRF-TOKEN': token }) });
+  tm.use(bridge({ transport }));
+
+  const [manifest] = await waitFor(() => postsOf('manifest').length && postsOf('manifest'), { what: 'manifest POST' });
+  assert.deepEqual(manifest.json.tools.map((t) => t.name), ['greet']);
+  const { headers } = manifest;
+  assert.equal(headers['content-type'], 'application/json');
+  assert.equal(headers.accept, 'application/json');
+  assert.equal(headers['x-requested-with'], 'XMLHttpRequest');
+  assert.equal(headers['x-xsrf-token'], 'xsrf-1');
+  const clientId = manifest.json.clientId;
+
+  // Only the private channel was joined, through the authorization route.
+  await waitFor(() => backend.subscribed(echo.socketId(), PRIVATE), { what: 'subscription' });
+  assert.deepEqual(backend.subscriptions, [{ channel: PRIVATE, granted: true }]);
+  assert.deepEqual(backend.authRequests.map((r) => [r.channel, r.granted]), [[PRIVATE, true]]);
+
+  // A public channel of the same name is never listened to.
+  const decoy = { protocol: 1, type: 'call', clientId, id: newId(), tool: 'greet', input: { name: 'public' } };
+  backend.broadcast(CHANNEL, 'toolmark.message', decoy);
+
+  // Laravel's `{ message }` payload, then a bare one; headers() is read again on every send.
+  const wrapped = { protocol: 1, type: 'call', clientId, id: newId(), tool: 'greet', input: { name: 'ada' } };
+  backend.broadcast(PRIVATE, 'toolmark.message', { message: wrapped });
+  await waitFor(() => postsOf('result').length === 1, { what: 'first result' });
+  token = 'xsrf-2';
+  const bare = { protocol: 1, type: 'call', clientId, id: newId(), tool: 'greet', input: { name: 'grace' } };
+  backend.broadcast(PRIVATE, 'toolmark.message', bare);
+  await waitFor(() => postsOf('result').length === 2, { what: 'second result' });
+  // Another event name on the channel is not ours.
+  backend.broadcast(PRIVATE, 'other.event', { message: { ...bare, id: newId() } });
+  await sleep(150);
+
+  const results = postsOf('result');
+  assert.equal(results.length, 2);
+  assert.deepEqual(results.map((p) => [p.json.id, p.json.result]), [
+    [wrapped.id, { status: 'ok', data: 'hello ada' }],
+    [bare.id, { status: 'ok', data: 'hello grace' }],
+  ]);
+  assert.deepEqual(results.map((p) => p.headers['x-xsrf-token']), ['xsrf-1', 'xsrf-2']);
+  assert.deepEqual(errors, []);
+});
+
+test('a channel the user may not join is never subscribed, so nothing arrives', async () => {
+  const echo = newEcho();
+  const seen = [];
+  const transport = newTransport({ echo, channel: 'toolmark.8.42', headers: () => ({}) });
+  transport.onMessage((m) => seen.push(m));
+  await waitFor(() => backend.authRequests.some((r) => r.channel === 'private-toolmark.8.42'), { what: 'auth request' });
+  backend.broadcast('private-toolmark.8.42', 'toolmark.message', { message: { x: 1 } });
+  await sleep(150);
+  assert.equal(backend.subscribed(echo.socketId(), 'private-toolmark.8.42'), false);
+  assert.deepEqual(seen, []);
+});
+
+test('a non-2xx answer or a network failure rejects send, reported as transport_failed', async () => {
+  const echo = newEcho();
+  const { tm, errors } = page();
+  backend.postStatus = 419; // Laravel's CSRF token mismatch
+  const transport = newTransport({ echo, channel: CHANNEL, headers: () => ({ 'X-XSRF-TOKEN': 'stale' }) });
+  await assert.rejects(transport.send({ probe: 1 }), /419/);
+  tm.use(bridge({ transport }));
+  await waitFor(() => errors.some((e) => e.code === 'transport_failed'), { what: 'transport_failed' });
+  assert.match(errors.find((e) => e.code === 'transport_failed').message, /419/);
+
+  backend.postStatus = 500;
+  await assert.rejects(transport.send({ probe: 2 }), /500/);
+
+  const down = echoTransport({ echo, channel: CHANNEL, postUrl: 'http://127.0.0.1:1/toolmark/bridge' });
+  cleanups.push(() => down.close());
+  await assert.rejects(down.send({ probe: 3 }));
+
+  const throwing = echoTransport({ echo, channel: CHANNEL, postUrl: `${backend.url}/toolmark/bridge`, headers: () => { throw new Error('no cookie'); } });
+  cleanups.push(() => throwing.close());
+  await assert.rejects(throwing.send({ probe: 4 }), /no cookie/);
+});
+
+test('fetch can be injected: the exact request echoTransport makes', async () => {
+  const calls = [];
+  const echo = newEcho();
+  const transport = newTransport({
+    echo,
+    channel: CHANNEL,
+    postUrl: 'https://app.test/toolmark/bridge',
+    headers: () => ({ 'X-XSRF-TOKEN': 'tok' }),
+    fetch: async (url, init) => {
+      calls.push({ url, init });
+      return { ok: true, status: 204 };
+    },
+  });
+  await transport.send({ protocol: 1, type: 'changed', clientId: 'c', rev: 1 });
+  assert.deepEqual(calls, [{
+    url: 'https://app.test/toolmark/bridge',
+    init: {
+      method: 'POST',
+      credentials: 'same-origin',
+      redirect: 'error',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest', 'X-XSRF-TOKEN': 'tok' },
+      body: '{"protocol":1,"type":"changed","clientId":"c","rev":1}',
+    },
+  }]);
+});
+
+test('unsubscribing uses stopListening; close() leaves the private channel and ends sending', async () => {
+  const echo = newEcho();
+  const transport = echoTransport({ echo, channel: CHANNEL, postUrl: `${backend.url}/toolmark/bridge` });
+  const first = [];
+  const second = [];
+  const offFirst = transport.onMessage((m) => first.push(m));
+  transport.onMessage((m) => second.push(m));
+  await waitFor(() => backend.subscribed(echo.socketId(), PRIVATE), { what: 'subscription' });
+  backend.broadcast(PRIVATE, 'toolmark.message', { message: { n: 1 } });
+  await waitFor(() => second.length === 1, { what: 'n=1' });
+  offFirst();
+  backend.broadcast(PRIVATE, 'toolmark.message', { n: 2 });
+  await waitFor(() => second.length === 2, { what: 'n=2' });
+  assert.deepEqual(first, [{ n: 1 }]);
+  assert.deepEqual(second, [{ n: 1 }, { n: 2 }]);
+
+  transport.close();
+  await waitFor(() => backend.unsubscriptions.includes(PRIVATE), { what: 'unsubscribe' });
+  assert.equal(echo.connector.channels[PRIVATE], undefined);
+  await assert.rejects(transport.send({ n: 3 }), /closed/);
+});
+
+test('postUrl must be same-origin when a location exists', async (t) => {
+  const echo = { private: () => ({ listen() {}, stopListening() {} }), leaveChannel() {} };
+  const saved = Object.getOwnPropertyDescriptor(globalThis, 'location');
+  t.after(() => {
+    if (saved) Object.defineProperty(globalThis, 'location', saved);
+    else delete globalThis.location;
+  });
+  Object.defineProperty(globalThis, 'location', { value: new URL('https://app.test/chat/5'), configurable: true });
+  for (const postUrl of ['https://evil.test/toolmark/bridge', '//evil.test/x', 'http://app.test/toolmark/bridge', 'https://app.test:8443/x', 'data:text/plain,x']) {
+    assert.throws(() => echoTransport({ echo, channel: CHANNEL, postUrl }), /same-origin/, postUrl);
+  }
+  const calls = [];
+  const fetch = async (url) => {
+    calls.push(url);
+    return { ok: true, status: 200 };
+  };
+  for (const postUrl of ['/toolmark/bridge', 'toolmark/bridge', 'https://app.test/api/bridge', undefined]) {
+    await echoTransport({ echo, channel: CHANNEL, postUrl, fetch }).send({});
+  }
+  assert.deepEqual(calls, [
+    'https://app.test/toolmark/bridge',
+    'https://app.test/chat/toolmark/bridge',
+    'https://app.test/api/bridge',
+    'https://app.test/toolmark/bridge',
+  ]);
+});

@@ -1,0 +1,264 @@
+// postMessageTransport in real headless Chromium with real iframes on two origins: two
+// serve() servers on different ports of 127.0.0.1. Origin A hosts the page with the
+// bridge, origin B the agent (and the other way round in the last round trip).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, serve } from './support/browser.mjs';
+import { waitFor, sleep } from './support/ws-agent.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+// The agent end: records every message event, posts to its parent on request.
+const AGENT = `<!doctype html><title>agent</title><script>
+window.received = [];
+addEventListener('message', (e) => received.push({ origin: e.origin, fromParent: e.source === parent, data: e.data }));
+window.post = (data, origin) => parent.postMessage(data, origin);
+</script>`;
+
+// The page with a bridge inside an iframe (for the reversed orientation).
+const CHILD_PAGE = `<!doctype html><title>child</title><script type="module">
+const { createToolmark } = await import('/pkg/index.js');
+const { bridge } = await import('/pkg/bridge/index.js');
+const { postMessageTransport } = await import('/pkg/bridge/post-message.js');
+const parentOrigin = new URLSearchParams(location.search).get('parent');
+const tm = createToolmark();
+window.errors = [];
+tm.events.on('error', (e) => errors.push(e));
+tm.register({ name: 'where', description: 'Where the page runs', hints: { readOnly: true }, run: () => location.origin });
+tm.use(bridge({ transport: postMessageTransport({ target: parent, targetOrigin: parentOrigin, allowedOrigins: [parentOrigin] }) }));
+</script>`;
+
+let a; // origin A
+let b; // origin B
+let browser;
+
+before(async () => {
+  const pages = { '/agent.html': AGENT, '/blank.html': '<!doctype html><title>blank</title>', '/child.html': CHILD_PAGE };
+  a = await serve(root, pages);
+  b = await serve(root, pages);
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await a?.close();
+  await b?.close();
+});
+
+/**
+ * Origin A page with the bridge; iframes 'agent' and 'other' load B's agent page.
+ * The transport's target is the 'agent' iframe. window.inbound records what the
+ * transport hands to the bridge; window.runs every tool run.
+ */
+async function openBridgePage() {
+  const page = await browser.newPage();
+  await page.goto(`${a.url}/blank.html`);
+  await page.evaluate(async (agentOrigin) => {
+    const load = (name) =>
+      new Promise((resolve) => {
+        const frame = document.createElement('iframe');
+        frame.name = name;
+        frame.src = `${agentOrigin}/agent.html`;
+        frame.onload = () => resolve(frame);
+        document.body.append(frame);
+      });
+    const agentFrame = await load('agent');
+    await load('other');
+    const { createToolmark } = await import('/pkg/index.js');
+    const { bridge } = await import('/pkg/bridge/index.js');
+    const { postMessageTransport } = await import('/pkg/bridge/post-message.js');
+    const tm = createToolmark();
+    window.tm = tm;
+    window.errors = [];
+    window.runs = [];
+    window.inbound = [];
+    tm.events.on('error', (e) => window.errors.push(e));
+    tm.register({
+      name: 'greet',
+      description: 'Greets someone',
+      hints: { readOnly: true },
+      inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      run: ({ name }) => {
+        window.runs.push(name);
+        return `hello ${name}`;
+      },
+    });
+    const transport = postMessageTransport({
+      target: agentFrame.contentWindow,
+      targetOrigin: agentOrigin,
+      allowedOrigins: [agentOrigin],
+    });
+    const recording = {
+      send: (m) => transport.send(m),
+      onMessage: (cb) => transport.onMessage((m) => {
+        window.inbound.push(m);
+        cb(m);
+      }),
+      close: () => transport.close(),
+    };
+    window.detach = tm.use(bridge({ transport: recording }));
+  }, b.url);
+  return { page, agent: page.frame({ name: 'agent' }), other: page.frame({ name: 'other' }) };
+}
+
+const envelopes = (received, type) =>
+  received.filter((r) => r.data && r.data.toolmark === 1 && r.data.message && (type === undefined || r.data.message.type === type));
+
+async function receivedBy(frame, predicate, what) {
+  return waitFor(async () => {
+    const received = await frame.evaluate(() => window.received);
+    return predicate(received) && received;
+  }, { what });
+}
+
+const call = (clientId, name) => ({ protocol: 1, type: 'call', clientId, id: crypto.randomUUID(), tool: 'greet', input: { name } });
+
+test('round trip between a page on origin A and an agent iframe on origin B', async () => {
+  const { page, agent } = await openBridgePage();
+  const received = await receivedBy(agent, (r) => envelopes(r, 'manifest').length > 0, 'manifest');
+  const [manifest] = envelopes(received, 'manifest');
+  assert.equal(manifest.origin, a.url);
+  assert.equal(manifest.fromParent, true);
+  assert.deepEqual(Object.keys(manifest.data), ['toolmark', 'message']);
+  assert.deepEqual(manifest.data.message.tools.map((t) => t.name), ['greet']);
+
+  const message = call(manifest.data.message.clientId, 'ada');
+  await agent.evaluate(([data, origin]) => window.post(data, origin), [{ toolmark: 1, message }, a.url]);
+  const after = await receivedBy(agent, (r) => envelopes(r, 'result').length > 0, 'result');
+  assert.deepEqual(envelopes(after, 'result')[0].data, {
+    toolmark: 1,
+    message: { protocol: 1, type: 'result', clientId: message.clientId, id: message.id, result: { status: 'ok', data: 'hello ada' } },
+  });
+  assert.deepEqual(await page.evaluate(() => window.errors), []);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('another window, a missing envelope and a wrong origin are ignored silently', async () => {
+  const { page, agent, other } = await openBridgePage();
+  const received = await receivedBy(agent, (r) => envelopes(r, 'manifest').length > 0, 'manifest');
+  const clientId = envelopes(received, 'manifest')[0].data.message.clientId;
+
+  // Right origin (B), valid envelope, but not the target window.
+  const fromOther = call(clientId, 'other window');
+  await other.evaluate(([data, origin]) => window.post(data, origin), [{ toolmark: 1, message: fromOther }, a.url]);
+  // The target window, but no (or a wrong) envelope.
+  const bare = call(clientId, 'bare');
+  for (const data of [
+    bare,
+    { toolmark: 2, message: call(clientId, 'v2') },
+    { toolmark: '1', message: call(clientId, 'string version') },
+    { toolmark: 1 },
+    { toolmark: 1, msg: call(clientId, 'misspelt') },
+    JSON.stringify({ toolmark: 1, message: call(clientId, 'as text') }),
+    null,
+    [1, call(clientId, 'array')],
+  ]) {
+    await agent.evaluate(([value, origin]) => window.post(value, origin), [data, a.url]);
+  }
+  // A valid message last: everything before it has been dispatched by then.
+  const good = call(clientId, 'good');
+  await agent.evaluate(([data, origin]) => window.post(data, origin), [{ toolmark: 1, message: good }, a.url]);
+  await receivedBy(agent, (r) => envelopes(r, 'result').length > 0, 'result');
+  assert.deepEqual(await page.evaluate(() => window.runs), ['good']);
+  assert.deepEqual(await page.evaluate(() => window.inbound.map((m) => m.id)), [good.id]);
+  assert.deepEqual(await page.evaluate(() => window.errors), []); // never reached the bridge
+
+  // The same target window navigated to another origin (A itself): ignored, and the
+  // page's own messages (targetOrigin B) are no longer delivered to it.
+  await agent.goto(`${a.url}/agent.html`);
+  const wrongOrigin = call(clientId, 'wrong origin');
+  await agent.evaluate(([data, origin]) => window.post(data, origin), [{ toolmark: 1, message: wrongOrigin }, a.url]);
+  await page.evaluate(() => window.tm.register({ name: 'later', description: 'A later tool', run: () => 1 })); // → manifest
+  await sleep(300);
+  assert.deepEqual(await page.evaluate(() => window.runs), ['good']);
+  assert.deepEqual(await page.evaluate(() => window.inbound.length), 1);
+  assert.deepEqual(await agent.evaluate(() => window.received), []);
+  assert.deepEqual(await page.evaluate(() => window.errors), []);
+  await page.close();
+});
+
+test('close() stops listening: messages after detach are ignored', async () => {
+  const { page, agent } = await openBridgePage();
+  const received = await receivedBy(agent, (r) => envelopes(r, 'manifest').length > 0, 'manifest');
+  const clientId = envelopes(received, 'manifest')[0].data.message.clientId;
+  await page.evaluate(() => window.detach());
+  await agent.evaluate(([data, origin]) => window.post(data, origin), [{ toolmark: 1, message: call(clientId, 'late') }, a.url]);
+  await sleep(200);
+  assert.deepEqual(await page.evaluate(() => window.inbound), []);
+  await page.close();
+});
+
+test('reversed: the bridge in an iframe on origin B, the agent in the parent on origin A', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${a.url}/agent.html`);
+  // The parent page plays the agent: record message events from the child.
+  await page.evaluate((src) => {
+    window.fromChild = [];
+    addEventListener('message', (e) => {
+      const frame = document.querySelector('iframe');
+      window.fromChild.push({ origin: e.origin, fromFrame: e.source === frame.contentWindow, data: e.data });
+    });
+    const frame = document.createElement('iframe');
+    frame.src = src;
+    document.body.append(frame);
+  }, `${b.url}/child.html?parent=${encodeURIComponent(a.url)}`);
+  const manifest = await waitFor(async () => {
+    const list = await page.evaluate(() => window.fromChild);
+    return list.find((m) => m.data?.message?.type === 'manifest');
+  }, { what: 'manifest from the child' });
+  assert.equal(manifest.origin, b.url);
+  assert.equal(manifest.fromFrame, true);
+  const message = { protocol: 1, type: 'call', clientId: manifest.data.message.clientId, id: crypto.randomUUID(), tool: 'where', input: {} };
+  await page.evaluate(([data, origin]) => {
+    const frame = document.querySelector('iframe');
+    frame.contentWindow.postMessage(data, origin);
+  }, [{ toolmark: 1, message }, b.url]);
+  const result = await waitFor(async () => {
+    const list = await page.evaluate(() => window.fromChild);
+    return list.find((m) => m.data?.message?.type === 'result');
+  }, { what: 'result from the child' });
+  assert.deepEqual(result.data.message.result, { status: 'ok', data: b.url });
+  const child = page.frames().find((f) => f.url().startsWith(`${b.url}/child.html`));
+  assert.deepEqual(await child.evaluate(() => window.errors), []);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('construction rejects wildcard, null and non-origin values', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${a.url}/blank.html`);
+  const out = await page.evaluate(async (origin) => {
+    const mod = await import('/pkg/bridge/post-message.js');
+    const target = window; // any window
+    const attempt = (targetOrigin, allowedOrigins) => {
+      try {
+        mod.postMessageTransport({ target, targetOrigin, allowedOrigins }).close();
+        return 'accepted';
+      } catch (error) {
+        return `${error.name}: ${error.message}`;
+      }
+    };
+    return {
+      exports: Object.keys(mod),
+      star: attempt('*', [origin]),
+      slash: attempt('/', [origin]),
+      trailing: attempt(`${origin}/`, [origin]),
+      path: attempt(`${origin}/page.html`, [origin]),
+      allowedStar: attempt(origin, ['*']),
+      allowedNull: attempt(origin, ['null']),
+      allowedTrailing: attempt(origin, [`${origin}/`]),
+      allowedEmpty: attempt(origin, []),
+      allowedMissing: attempt(origin, undefined),
+      ok: attempt(origin, [origin, 'https://example.com', 'chrome-extension://abcdefghijklmnopabcdefghijklmnop']),
+    };
+  }, a.url);
+  assert.deepEqual(out.exports, ['postMessageTransport']);
+  assert.match(out.star, /^TypeError: .*'\*'/);
+  for (const key of ['slash', 'trailing', 'path', 'allowedStar', 'allowedNull', 'allowedTrailing', 'allowedEmpty', 'allowedMissing']) {
+    assert.match(out[key], /^TypeError: /, key);
+  }
+  assert.equal(out.ok, 'accepted');
+  await page.close();
+});

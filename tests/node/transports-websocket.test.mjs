@@ -1,0 +1,288 @@
+// websocketTransport against a real `ws` WebSocketServer on 127.0.0.1 that plays the
+// server/agent: round trip, reconnect backoff, buffering, terminal codes, onOpen, frame
+// filtering and close().
+import { test, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { WebSocket } from 'ws';
+import { startWsAgent, waitFor, sleep } from './support/ws-agent.mjs';
+
+const { createToolmark, newId } = await import(new URL('../../pkg/index.js', import.meta.url));
+const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
+const websocketModule = await import(new URL('../../pkg/bridge/websocket.js', import.meta.url));
+const { websocketTransport } = websocketModule;
+
+const MAX_FRAME = 4 * 1048576;
+const cleanups = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function agentServer() {
+  const server = await startWsAgent();
+  cleanups.push(() => server.close());
+  return server;
+}
+
+function transport(options) {
+  const t = websocketTransport({ WebSocket, ...options });
+  cleanups.push(() => t.close());
+  return t;
+}
+
+function page() {
+  const tm = createToolmark();
+  const errors = [];
+  tm.events.on('error', (e) => errors.push(e));
+  tm.register({
+    name: 'greet',
+    description: 'Greets someone',
+    hints: { readOnly: true },
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    run: ({ name }) => ({ text: `hello ${name}` }),
+  });
+  return { tm, errors };
+}
+
+const call = (clientId, input = { name: 'ada' }) => ({ protocol: 1, type: 'call', clientId, id: newId(), tool: 'greet', input });
+
+test('the module exports only websocketTransport', () => {
+  assert.deepEqual(Object.keys(websocketModule), ['websocketTransport']);
+  if (typeof globalThis.WebSocket !== 'function') {
+    assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1' }), /WebSocket/); // Node 20: no global WebSocket
+  }
+  assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1', WebSocket, maxDelayMs: 0 }), TypeError);
+  assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1', WebSocket, terminalCloseCodes: ['4001'] }), TypeError);
+  assert.throws(() => websocketTransport({ url: 'not a url', WebSocket }), SyntaxError);
+});
+
+test('round trip: the manifest arrives, a call is answered, onOpen authenticates the socket', async () => {
+  const server = await agentServer();
+  const opened = [];
+  const { tm, errors } = page();
+  const t = transport({
+    url: server.url,
+    onOpen: (ws) => {
+      opened.push(ws);
+      ws.send(JSON.stringify({ auth: 'token-1' })); // e.g. a short-lived token
+    },
+  });
+  const detach = tm.use(bridge({ transport: t }));
+  const [manifest] = await waitFor(() => server.messages('manifest').length && server.messages('manifest'), { what: 'manifest' });
+  assert.equal(opened.length, 1);
+  assert.ok(opened[0] instanceof WebSocket);
+  // The auth frame was sent by onOpen before anything the bridge buffered meanwhile.
+  assert.deepEqual(server.frames[0].json, { auth: 'token-1' });
+  assert.equal(manifest.protocol, 1);
+  assert.deepEqual(manifest.tools.map((tool) => tool.name), ['greet']);
+
+  const message = call(manifest.clientId);
+  server.latest().send(JSON.stringify(message));
+  const [result] = await waitFor(() => server.messages('result').length && server.messages('result'), { what: 'result' });
+  assert.deepEqual(result, {
+    protocol: 1, type: 'result', clientId: manifest.clientId, id: message.id, result: { status: 'ok', data: { text: 'hello ada' } },
+  });
+  assert.deepEqual(errors, []);
+
+  // Disposing the bridge closes the transport: a normal close, and no reconnect.
+  detach();
+  await waitFor(() => server.closes.length === 1, { what: 'close' });
+  assert.equal(server.closes[0].code, 1000);
+  await sleep(700);
+  assert.equal(server.attempts.length, 1);
+});
+
+test('reconnects with exponential backoff from 500 ms, capped by maxDelayMs, reset after a connection', async () => {
+  const server = await agentServer();
+  const t = transport({ url: server.url, maxDelayMs: 1200 });
+  await waitFor(() => server.sockets.length === 1, { what: 'first connection' });
+
+  server.accept = false; // the server goes down
+  const dropped = performance.now();
+  server.latest().terminate();
+  await waitFor(() => server.attempts.length >= 5, { timeoutMs: 8000, what: 'four reconnect attempts' });
+  const times = [dropped, ...server.attempts.slice(1, 5)];
+  const delays = times.slice(1).map((time, i) => time - times[i]);
+  // Expected 500, 1000, 1200 (cap), 1200.
+  assert.ok(delays[0] >= 450 && delays[0] < 800, `first delay ~500 ms, got ${delays[0]}`);
+  for (let i = 1; i < delays.length; i++) {
+    assert.ok(delays[i] >= delays[i - 1] - 30, `delays must not decrease: ${delays.map(Math.round)}`);
+  }
+  assert.ok(delays[1] >= 950 && delays[1] < 1150, `second delay ~1000 ms, got ${delays[1]}`);
+  assert.ok(delays[3] >= 1150 && delays[3] < 1500, `capped at maxDelayMs, got ${delays[3]}`);
+
+  server.accept = true; // back up: the next attempt connects
+  await waitFor(() => server.sockets.length === 2, { timeoutMs: 3000, what: 'reconnection' });
+  const received = [];
+  t.onMessage((m) => received.push(m));
+  server.latest().send(JSON.stringify({ after: 'reconnect' }));
+  await waitFor(() => received.length === 1, { what: 'inbound after reconnect' });
+  assert.deepEqual(received, [{ after: 'reconnect' }]);
+
+  // A successful connection resets the backoff to 500 ms.
+  const before = server.attempts.length;
+  const droppedAgain = performance.now();
+  server.latest().terminate();
+  await waitFor(() => server.attempts.length > before, { what: 'reconnect after reset' });
+  const delay = server.attempts[before] - droppedAgain;
+  assert.ok(delay >= 450 && delay < 800, `backoff reset to ~500 ms, got ${delay}`);
+});
+
+test('buffers up to 100 outgoing messages while disconnected, evicting the oldest', async () => {
+  const server = await agentServer();
+  server.accept = false;
+  const t = transport({ url: server.url, maxDelayMs: 500 });
+  for (let n = 0; n < 101; n++) t.send({ n });
+  await waitFor(() => server.attempts.length >= 1, { what: 'refused attempt' });
+  server.accept = true;
+  await waitFor(() => server.frames.length === 100, { timeoutMs: 3000, what: '100 buffered frames' });
+  await sleep(50);
+  assert.deepEqual(server.frames.map((f) => f.json.n), Array.from({ length: 100 }, (_, i) => i + 1));
+  // Once connected, sends go straight out.
+  t.send({ n: 'live' });
+  await waitFor(() => server.frames.length === 101, { what: 'live frame' });
+  assert.deepEqual(server.frames[100].json, { n: 'live' });
+});
+
+test('a close code in terminalCloseCodes stops reconnecting; other codes do not', async () => {
+  const server = await agentServer();
+  const { tm, errors } = page();
+  const t = transport({ url: server.url, terminalCloseCodes: [4001], maxDelayMs: 500 });
+  tm.use(bridge({ transport: t }));
+  await waitFor(() => server.messages('manifest').length === 1, { what: 'manifest' });
+
+  server.latest().close(4000, 'retry'); // not terminal
+  await waitFor(() => server.sockets.length === 2, { timeoutMs: 2000, what: 'reconnect after 4000' });
+
+  server.latest().close(4001, 'unauthorized'); // terminal
+  await sleep(1200);
+  assert.equal(server.sockets.length, 2);
+  assert.equal(server.attempts.length, 2);
+
+  // The transport is finished: a send fails, and the bridge reports transport_failed.
+  assert.throws(() => t.send({ x: 1 }), /closed/);
+  tm.register({ name: 'later', description: 'A later tool', run: () => 1 }); // revision → manifest
+  await waitFor(() => errors.some((e) => e.code === 'transport_failed'), { what: 'transport_failed' });
+});
+
+test('a rejecting onOpen stops the transport; a resolving one lets traffic through', async () => {
+  const server = await agentServer();
+  let opens = 0;
+  const received = [];
+  const t = transport({
+    url: server.url,
+    maxDelayMs: 500,
+    onOpen: async (ws) => {
+      opens++;
+      assert.ok(ws instanceof WebSocket);
+      if (opens === 1) return; // first connection: authenticated
+      throw new Error('token expired');
+    },
+  });
+  t.onMessage((m) => received.push(m));
+  await waitFor(() => server.sockets.length === 1, { what: 'first connection' });
+  await waitFor(() => opens === 1, { what: 'onOpen' });
+  server.latest().terminate(); // dropped: reconnects, onOpen rejects this time
+  await waitFor(() => server.sockets.length === 2, { timeoutMs: 2000, what: 'reconnect' });
+  await waitFor(() => server.closes.length === 2, { what: 'client closes the rejected socket' });
+  await sleep(1200);
+  assert.equal(opens, 2);
+  assert.equal(server.attempts.length, 2);
+  assert.throws(() => t.send({ x: 1 }), /closed/);
+  assert.deepEqual(received, []);
+});
+
+test('inbound frames before onOpen settles are held, and dropped when it rejects', async () => {
+  const server = await agentServer();
+  let release;
+  const gate = new Promise((resolve) => (release = resolve));
+  const received = [];
+  const t = transport({ url: server.url, onOpen: () => gate });
+  t.onMessage((m) => received.push(m));
+  await waitFor(() => server.sockets.length === 1, { what: 'connection' });
+  server.latest().send(JSON.stringify({ early: 1 }));
+  await sleep(100);
+  assert.deepEqual(received, []);
+  release();
+  await waitFor(() => received.length === 1, { what: 'held frame' });
+  assert.deepEqual(received, [{ early: 1 }]);
+
+  let refuse;
+  const denied = new Promise((_, reject) => (refuse = reject));
+  const dropped = [];
+  const t2 = transport({ url: server.url, onOpen: () => denied });
+  t2.onMessage((m) => dropped.push(m));
+  await waitFor(() => server.sockets.length === 2, { what: 'second connection' });
+  server.latest().send(JSON.stringify({ early: 2 }));
+  await sleep(100);
+  refuse(new Error('not authenticated'));
+  await waitFor(() => server.closes.length === 1, { what: 'rejected socket closed' });
+  await sleep(50);
+  assert.deepEqual(dropped, []);
+});
+
+test('binary, non-JSON and oversized frames are dropped unparsed', async () => {
+  const server = await agentServer();
+  const { tm, errors } = page();
+  const t = transport({ url: server.url });
+  const seen = [];
+  t.onMessage((m) => seen.push(m));
+  tm.use(bridge({ transport: t }));
+  const [manifest] = await waitFor(() => server.messages('manifest').length && server.messages('manifest'), { what: 'manifest' });
+  const socket = server.latest();
+
+  const parse = JSON.parse;
+  let parsedLengths = [];
+  JSON.parse = function (text, ...rest) {
+    if (typeof text === 'string') parsedLengths.push(text.length);
+    return parse.call(this, text, ...rest);
+  };
+  try {
+    socket.send(Buffer.from(JSON.stringify(call(manifest.clientId))), { binary: true });
+    socket.send('{"protocol": 1, "type": "call", not json');
+    // One UTF-16 code unit too many (the emoji is two code units, 4 UTF-8 bytes).
+    const pad = (units) => {
+      const head = `{"protocol":1,"type":"call","clientId":"${manifest.clientId}","id":"${newId()}","tool":"greet","input":{"name":"😀`;
+      const tail = '"}}';
+      return head + 'a'.repeat(units - head.length - tail.length) + tail;
+    };
+    const oversized = pad(MAX_FRAME + 1);
+    assert.equal(oversized.length, MAX_FRAME + 1);
+    socket.send(oversized);
+    const good = call(manifest.clientId, { name: 'grace' });
+    socket.send(JSON.stringify(good));
+    const results = await waitFor(() => server.messages('result').length && server.messages('result'), { what: 'result' });
+    assert.equal(results.length, 1);
+    assert.equal(results[0].id, good.id);
+    assert.equal(seen.length, 1);
+    assert.ok(parsedLengths.every((n) => n <= MAX_FRAME), 'the oversized frame was never parsed');
+    assert.deepEqual(errors, []); // dropped by the transport, so the bridge never saw them
+
+    // Exactly at the limit, a frame passes the transport; the bridge's own 1 MiB limit drops it.
+    parsedLengths = [];
+    socket.send(pad(MAX_FRAME));
+    await waitFor(() => seen.length === 2, { what: 'frame at the limit' });
+    assert.ok(parsedLengths.includes(MAX_FRAME));
+    await waitFor(() => errors.some((e) => e.code === 'invalid_message'), { what: 'bridge limit' });
+  } finally {
+    JSON.parse = parse;
+  }
+});
+
+test('close() stops reconnecting, also during a backoff wait', async () => {
+  const server = await agentServer();
+  const t = transport({ url: server.url, maxDelayMs: 500 });
+  await waitFor(() => server.sockets.length === 1, { what: 'connection' });
+  t.close();
+  await waitFor(() => server.closes.length === 1, { what: 'close frame' });
+  assert.equal(server.closes[0].code, 1000);
+  assert.throws(() => t.send({ x: 1 }), /closed/);
+
+  const t2 = transport({ url: server.url, maxDelayMs: 500 });
+  await waitFor(() => server.sockets.length === 2, { what: 'second connection' });
+  server.accept = false;
+  server.latest().terminate();
+  await waitFor(() => server.attempts.length === 3, { timeoutMs: 2000, what: 'refused attempt' });
+  t2.close(); // while waiting for the next attempt
+  await sleep(1200);
+  assert.equal(server.attempts.length, 3);
+});
