@@ -527,10 +527,16 @@ export function createToolmark(options = {}) {
       }
       const entry = { transport, off: () => {} };
       bridges.set(id, entry);
+      // Longer than the limit in UTF-16 units means longer in UTF-8 bytes too:
+      // only a prefix crosses into wasm memory (which never shrinks), and the
+      // core still rejects it as too large.
+      const limit = maxMessageBytes ?? 1048576;
       entry.off = transport.onMessage((message) => {
         if (!bridges.has(id)) return;
-        const text = copyText(message);
-        core.handleInbound(id, text === undefined ? '' : text, now());
+        let text = copyText(message);
+        if (text === undefined) text = '';
+        else if (text.length > limit) text = text.slice(0, limit + 1);
+        core.handleInbound(id, text, now());
         drain();
       });
       drain();
