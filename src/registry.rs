@@ -46,7 +46,7 @@ pub struct ToolDef {
     pub output_schema: Option<SchemaSpec>,
     pub hints: Hints,
     pub mode: Option<ToolMode>,
-    /// Paths whose values `FieldChange`s report as "[redacted]".
+    /// Paths whose values `FieldChange`s report as `"[redacted]"`.
     pub sensitive: Vec<String>,
     pub has_summary: bool,
     pub has_changes: bool,
