@@ -62,6 +62,11 @@ impl Confirmations {
         evicted
     }
 
+    /// A pending confirmation, left in place.
+    pub fn get(&self, confirm_id: &str) -> Option<&Confirmation> {
+        self.pending.iter().find(|c| c.confirm_id == confirm_id)
+    }
+
     /// Takes a pending confirmation out (single use).
     pub fn take(&mut self, confirm_id: &str) -> Option<Confirmation> {
         let index = self

@@ -319,6 +319,8 @@ struct Call {
     rev: Option<u64>,
     stage: Stage,
     approval: Option<Approval>,
+    /// Its run took a snapshot (decided at start: the tool may be gone by the end).
+    snapshot: bool,
 }
 
 #[derive(Debug)]
@@ -491,6 +493,13 @@ impl Toolmark {
     /// The most pending calls on any one scope.
     pub fn max_pending_per_scope(&self) -> usize {
         self.lanes.max_pending()
+    }
+
+    /// Pending calls on the scope of the named tool (`None` for no such tool).
+    pub fn scope_pending(&self, tool: &str) -> Option<usize> {
+        self.registry
+            .by_name(tool)
+            .map(|t| self.lanes.pending(t.scope))
     }
 
     pub fn pending_confirmation_count(&self) -> usize {
@@ -691,6 +700,7 @@ impl Toolmark {
                     self.actions.push_back(Action::Abort { run });
                     self.abandon(key, run);
                 }
+                Stage::Aborting { run, .. } => self.abandon(key, run),
                 _ => {
                     if let Some(run) = call.stage.run() {
                         self.runs.remove(&run);
@@ -942,6 +952,7 @@ impl Toolmark {
                 rev,
                 stage: Stage::Queued,
                 approval,
+                snapshot: false,
             },
         );
         self.lanes.push(scope, key);
@@ -1111,7 +1122,7 @@ impl Toolmark {
                     .push_back(Action::ReadState { run, tool, input });
                 return;
             }
-            return self.start_run(key);
+            return self.start_run(key, now);
         }
         match &tool.input {
             Validator::Any => self.validated(key, now),
@@ -1156,7 +1167,7 @@ impl Toolmark {
             return self.finish(key, self.missing_tool(call.rev), now);
         };
         if self.policy.decide(call.caller, &tool.def.hints) != Decision::Confirm {
-            return self.start_run(key);
+            return self.start_run(key, now);
         }
         let def = &tool.def;
         if def.has_summary || def.has_changes || def.has_state {
@@ -1178,14 +1189,22 @@ impl Toolmark {
         }
     }
 
-    fn start_run(&mut self, key: CallKey) {
+    /// Only a registered tool ever runs: one gone by now answers the call instead.
+    fn start_run(&mut self, key: CallKey, now: u64) {
         let Some(call) = self.calls.get(&key) else {
             return;
         };
-        let snapshot = self
-            .registry
-            .by_key(call.tool)
-            .is_some_and(|t| t.def.has_snapshot);
+        let Some(snapshot) = self.registry.by_key(call.tool).map(|t| t.def.has_snapshot) else {
+            let result = match call.approval {
+                Some(_) => refused(
+                    RefusedCode::Stale,
+                    "The tool is gone since confirmation was requested",
+                    self.registry.rev(),
+                ),
+                None => self.missing_tool(call.rev),
+            };
+            return self.finish(key, result, now);
+        };
         let (tool, name, input, caller, call_id) = (
             call.tool,
             call.tool_name.clone(),
@@ -1195,6 +1214,9 @@ impl Toolmark {
         );
         let run = self.new_run(key);
         self.set_stage(key, Stage::Running(run));
+        if let Some(call) = self.calls.get_mut(&key) {
+            call.snapshot = snapshot;
+        }
         self.actions.push_back(Action::Run {
             run,
             tool,
@@ -1301,6 +1323,22 @@ impl Toolmark {
         let handle = self.new_handle();
         // A late timer must not let an expired confirmation through.
         self.expire_due(now);
+        // Rule 5 holds for approved runs too. A busy scope refuses the
+        // approval but keeps the confirmation pending: the human can retry.
+        let busy_scope = self
+            .confirmations
+            .get(confirm_id)
+            .and_then(|c| self.registry.by_key(c.tool))
+            .is_some_and(|t| self.lanes.pending(t.scope) >= MAX_PENDING_PER_SCOPE);
+        if approve && busy_scope {
+            let result = refused(
+                RefusedCode::Busy,
+                "The tool's scope already has 32 pending calls; the confirmation is still pending",
+                self.registry.rev(),
+            );
+            self.complete(handle, result);
+            return handle;
+        }
         let Some(confirmation) = self.confirmations.take(confirm_id) else {
             let result = refused(
                 RefusedCode::ConfirmationExpired,
@@ -1329,8 +1367,7 @@ impl Toolmark {
             self.complete(handle, result);
             return handle;
         };
-        // The approved run waits its turn on the scope like any call; it is
-        // not refused busy (at most 100 confirmations exist).
+        // The approved run waits its turn on the scope like any call.
         self.enqueue(
             Origin::Local(handle),
             confirmation.tool,
@@ -1412,7 +1449,7 @@ impl Toolmark {
         let tool_name = call.tool_name.clone();
         let call_id = call.call_id.clone();
         let tool = self.registry.by_key(call.tool);
-        let snapshot = tool.is_some_and(|t| t.def.has_snapshot);
+        let snapshot = call.snapshot;
         let result = match outcome {
             Outcome::Ok(text) => match text.as_deref().map(parse_value) {
                 None => ToolResult::Ok { data: None },
@@ -1568,7 +1605,7 @@ impl Toolmark {
         let expected = call.approval.as_ref().and_then(|a| a.state.clone());
         self.runs.remove(&run);
         match state {
-            Ok(state) if state == expected => self.start_run(key),
+            Ok(state) if state == expected => self.start_run(key, now),
             Ok(_) => {
                 let result = refused(
                     RefusedCode::Stale,
@@ -1653,11 +1690,7 @@ impl Toolmark {
             }
             self.abandoned.push_back((run, call.tool_name.clone()));
         }
-        let snapshot = self
-            .registry
-            .by_key(call.tool)
-            .is_some_and(|t| t.def.has_snapshot);
-        if snapshot {
+        if call.snapshot {
             self.actions.push_back(Action::DropRestorer {
                 call_id: call.call_id.clone(),
             });

@@ -1182,3 +1182,27 @@ fn a_tool_aborted_by_detach_reports_no_late_result() {
     page.settle(run, Outcome::Aborted);
     assert!(page.error_codes().is_empty(), "{:?}", page.error_codes());
 }
+
+#[test]
+fn rule_5_an_approval_on_a_full_scope_is_refused_busy_and_stays_pending() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    page.register(tool("t"));
+    page.call("p", "pay", json!({}));
+    let id = confirm_id_of(&page.result("p"));
+    for i in 0..32 {
+        page.call(&format!("c{i}"), "t", json!({}));
+    }
+    let handle = page.tm.confirm(&id, true, page.now);
+    page.drain();
+    assert!(matches!(
+        page.completed(handle),
+        Some(ToolResult::Refused {
+            code: toolmark_bridge::protocol::RefusedCode::Busy,
+            ..
+        })
+    ));
+    assert_eq!(page.tm.max_pending_per_scope(), 32);
+    assert!(page.confirmed_for(&id).is_empty(), "nothing final yet");
+    assert_eq!(page.tm.pending_confirmations().len(), 1, "still pending");
+}

@@ -1,0 +1,2861 @@
+//! A property-based model test of the bridge core: random sequences of
+//! registry changes, inbound messages (valid, duplicate, foreign, invalid,
+//! oversized), JS answers (run outcomes, validations, confirmation
+//! preparations, form state reads, restorers), page calls, confirmations,
+//! undo, clock jumps and bridge detach/attach drive the sans-IO core, and
+//! after every single input the whole output is drained and checked against
+//! a model of the spec's rules. At the end of each case everything
+//! outstanding is settled and the core must be empty, with every accepted
+//! call answered exactly once.
+// Native only: the harness uses the regex crate (the wasm tests are tests/wasm.rs).
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support {
+    pub mod harness;
+}
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+
+use proptest::prelude::*;
+use proptest::test_runner::{TestCaseError, TestRunner};
+use serde_json::{json, Value};
+use support::harness::*;
+use toolmark_bridge::machine::{
+    Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
+    Toolmark, Validated, DEFAULT_ABORT_GRACE_MS,
+};
+use toolmark_bridge::policy::Caller;
+use toolmark_bridge::protocol::{
+    validate, Direction, ErrorEventCode, FieldChange, Issue, DEFAULT_MAX_MESSAGE_BYTES,
+};
+use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
+
+// ----- the fixed pools ------------------------------------------------------
+
+/// Call/describe ids: a small pool, so duplicates happen all the time.
+const POOL: [&str; 6] = ["i0", "i1", "i2", "i3", "i4", "i5"];
+const CONFIRM_EXPIRY: u64 = 600_000;
+const GRACE: u64 = DEFAULT_ABORT_GRACE_MS;
+const OTHER_CLIENT: &str = "00000000-0000-4000-8000-000000000000";
+
+/// Scope slots: (parent slot, name). Slot 0 is the root.
+const SLOTS: [(usize, &str); 4] = [(0, ""), (0, "s"), (0, "r"), (1, "in")];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Schema {
+    Any,
+    /// A Standard Schema: JS validates (`Action::Validate`).
+    External,
+    /// `{"type": "object", "required": ["a"]}`, validated in Rust.
+    RequiresA,
+}
+
+struct ToolSpec {
+    slot: usize,
+    name: &'static str,
+    full: &'static str,
+    read_only: bool,
+    consequential: bool,
+    destructive: bool,
+    untrusted: bool,
+    summary: bool,
+    changes: bool,
+    state: bool,
+    snapshot: bool,
+    schema: Schema,
+}
+
+const fn spec(slot: usize, name: &'static str, full: &'static str) -> ToolSpec {
+    ToolSpec {
+        slot,
+        name,
+        full,
+        read_only: false,
+        consequential: false,
+        destructive: false,
+        untrusted: false,
+        summary: false,
+        changes: false,
+        state: false,
+        snapshot: false,
+        schema: Schema::Any,
+    }
+}
+
+const TOOLS: [ToolSpec; 10] = [
+    spec(0, "t0", "t0"),
+    ToolSpec {
+        consequential: true,
+        ..spec(0, "pay", "pay")
+    },
+    ToolSpec {
+        destructive: true,
+        state: true,
+        snapshot: true,
+        summary: true,
+        ..spec(0, "wipe", "wipe")
+    },
+    ToolSpec {
+        snapshot: true,
+        schema: Schema::External,
+        ..spec(0, "edit", "edit")
+    },
+    ToolSpec {
+        schema: Schema::RequiresA,
+        ..spec(0, "form", "form")
+    },
+    ToolSpec {
+        snapshot: true,
+        ..spec(1, "a", "s.a")
+    },
+    ToolSpec {
+        consequential: true,
+        state: true,
+        changes: true,
+        snapshot: true,
+        ..spec(1, "submit", "s.submit")
+    },
+    ToolSpec {
+        read_only: true,
+        untrusted: true,
+        ..spec(2, "c", "r.c")
+    },
+    ToolSpec {
+        destructive: true,
+        summary: true,
+        snapshot: true,
+        ..spec(3, "d", "s.in.d")
+    },
+    ToolSpec {
+        consequential: true,
+        schema: Schema::External,
+        ..spec(3, "v", "s.in.v")
+    },
+];
+
+/// Names that are never tools (a scope prefix alone, a made-up name).
+const UNKNOWN_NAMES: [&str; 2] = ["nope", "s"];
+const CALL_TOOLS: usize = TOOLS.len() + UNKNOWN_NAMES.len();
+
+fn tool_name(index: usize) -> &'static str {
+    match TOOLS.get(index) {
+        Some(t) => t.full,
+        None => UNKNOWN_NAMES[(index - TOOLS.len()) % UNKNOWN_NAMES.len()],
+    }
+}
+
+fn tool_index(name: &str) -> Option<usize> {
+    TOOLS.iter().position(|t| t.full == name)
+}
+
+fn tool_def(index: usize) -> ToolDef {
+    let t = &TOOLS[index];
+    let mut def = tool(t.name);
+    let on = |b: bool| b.then_some(true);
+    def.hints.read_only = on(t.read_only);
+    def.hints.consequential = on(t.consequential);
+    def.hints.destructive = on(t.destructive);
+    def.hints.untrusted_content = on(t.untrusted);
+    def.has_summary = t.summary;
+    def.has_changes = t.changes;
+    def.has_state = t.state;
+    def.has_snapshot = t.snapshot;
+    def.sensitive = vec!["pw".into()];
+    def.input_schema = match t.schema {
+        Schema::Any => None,
+        Schema::External => Some(SchemaSpec::External {
+            json: Some(json!({"type": "object"})),
+        }),
+        Schema::RequiresA => Some(SchemaSpec::Json(
+            json!({"type": "object", "required": ["a"]}),
+        )),
+    };
+    def
+}
+
+/// Inputs (the last one is not JSON: page calls only).
+const INPUTS: [&str; 8] = [
+    "{}",
+    r#"{"a":1}"#,
+    r#"{"a":"x","pw":"hunter2"}"#,
+    "5",
+    r#""text""#,
+    "null",
+    r#"[1,{"a":2}]"#,
+    "{",
+];
+const JSON_INPUTS: usize = INPUTS.len() - 1;
+
+// ----- policy oracle ----------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PolicyKind {
+    /// No options: consequential/destructive need confirmation.
+    Default,
+    /// `{"inapp": {"destructive": "hide", "untrustedContent": "deny"}}`.
+    HideDestructive,
+    /// `{"inapp": {"default": "confirm"}}`: plain tools need confirmation too.
+    DefaultConfirm,
+    /// `confirmMode: {"inapp": "none"}`: no confirmation path.
+    NoConfirmPath,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum D {
+    Allow,
+    Confirm,
+    Deny,
+    Hide,
+}
+
+impl PolicyKind {
+    fn config(self) -> (Value, Value) {
+        match self {
+            PolicyKind::Default => (Value::Null, Value::Null),
+            PolicyKind::HideDestructive => (
+                json!({"inapp": {"destructive": "hide", "untrustedContent": "deny"}}),
+                Value::Null,
+            ),
+            PolicyKind::DefaultConfirm => (json!({"inapp": {"default": "confirm"}}), Value::Null),
+            PolicyKind::NoConfirmPath => (Value::Null, json!({"inapp": "none"})),
+        }
+    }
+
+    /// What the agent (`inapp`) gets for a tool, written from the spec, not
+    /// from the core's policy code.
+    fn inapp(self, index: usize) -> D {
+        let t = &TOOLS[index];
+        let plain = !t.read_only && !t.consequential && !t.destructive;
+        let mut d = D::Allow;
+        if t.consequential || t.destructive {
+            d = d.max(D::Confirm);
+        }
+        match self {
+            PolicyKind::HideDestructive => {
+                if t.destructive {
+                    d = d.max(D::Hide);
+                }
+                if t.untrusted {
+                    d = d.max(D::Deny);
+                }
+            }
+            PolicyKind::DefaultConfirm => {
+                if plain {
+                    d = d.max(D::Confirm);
+                }
+            }
+            PolicyKind::NoConfirmPath => {
+                if d == D::Confirm {
+                    d = D::Deny;
+                }
+            }
+            PolicyKind::Default => {}
+        }
+        d
+    }
+
+    fn decide(self, index: usize, caller: Caller) -> D {
+        match caller {
+            Caller::Human => D::Allow,
+            Caller::Inapp => self.inapp(index),
+        }
+    }
+}
+
+// ----- operations ---------------------------------------------------------------
+
+/// Picks one of a list that is only known when the operation runs (shrinks
+/// towards the first).
+#[derive(Debug, Clone, Copy)]
+struct Pick(u8);
+
+impl Pick {
+    fn index(self, len: usize) -> usize {
+        usize::from(self.0) % len.max(1)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum IdSel {
+    Pool(usize),
+    Fresh,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum RevSel {
+    None,
+    Current,
+    Old(Pick),
+    Future,
+}
+
+/// Which bridge an inbound message goes to: an attached one, or any ever
+/// attached (detached ones must stay silent).
+#[derive(Debug, Clone, Copy)]
+enum To {
+    Attached(Pick),
+    Any(Pick),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum CancelSel {
+    Pool(usize),
+    InFlight(Pick),
+    /// The id of a call whose tool is running.
+    Running(Pick),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum ConfSel {
+    Pending(Pick),
+    Known(Pick),
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum UndoSel {
+    Kept(Pick),
+    Pool(usize),
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Clock {
+    Small(u64),
+    Grace,
+    Expiry,
+    Huge(u64),
+    /// Time passes but the timer does not fire (a throttled tab).
+    Lag(u64),
+    ToDeadline,
+    JustBeforeDeadline,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum OutcomeSel {
+    OkJson(usize),
+    OkNone,
+    OkNotJson,
+    Threw,
+    NotSerializable,
+    Aborted,
+}
+
+const OK_JSON: [&str; 4] = ["1", r#"{"x":[1,2]}"#, "null", r#""s""#];
+
+#[derive(Debug, Clone)]
+enum Op {
+    Register(usize),
+    Unregister(Pick),
+    Recreate(usize),
+    Dispose(usize),
+    Call {
+        to: To,
+        id: IdSel,
+        tool: usize,
+        input: usize,
+        rev: RevSel,
+    },
+    Burst {
+        to: To,
+        tool: usize,
+        n: usize,
+    },
+    Describe {
+        to: To,
+        id: IdSel,
+        tool: usize,
+    },
+    Cancel {
+        to: To,
+        id: CancelSel,
+    },
+    Foreign {
+        to: To,
+        kind: u8,
+        id: IdSel,
+    },
+    Protocol2 {
+        to: To,
+        kind: u8,
+        id: IdSel,
+    },
+    Invalid {
+        to: To,
+        kind: u8,
+    },
+    Oversized {
+        to: To,
+        exact: bool,
+    },
+    Settle {
+        run: Pick,
+        outcome: OutcomeSel,
+    },
+    SettleAgain(Pick),
+    Validate {
+        pick: Pick,
+        kind: u8,
+    },
+    Prepare {
+        pick: Pick,
+        kind: u8,
+    },
+    ReadState {
+        pick: Pick,
+        kind: u8,
+    },
+    Restore {
+        pick: Pick,
+        ok: bool,
+    },
+    CtxConfirm(Pick),
+    PageCall {
+        tool: usize,
+        human: bool,
+        input: usize,
+        rev: RevSel,
+    },
+    PageBurst {
+        tool: usize,
+        n: usize,
+    },
+    Abort {
+        pick: Pick,
+        open: bool,
+    },
+    Confirm {
+        pick: ConfSel,
+        approve: bool,
+    },
+    Undo(UndoSel),
+    Clock(Clock),
+    Detach(Pick),
+    Attach {
+        changed: bool,
+        limit: usize,
+    },
+}
+
+fn id_sel() -> impl Strategy<Value = IdSel> {
+    prop_oneof![
+        5 => (0..POOL.len()).prop_map(IdSel::Pool),
+        1 => Just(IdSel::Fresh),
+    ]
+}
+
+fn rev_sel() -> impl Strategy<Value = RevSel> {
+    prop_oneof![
+        3 => Just(RevSel::None),
+        2 => Just(RevSel::Current),
+        2 => any::<u8>().prop_map(Pick).prop_map(RevSel::Old),
+        1 => Just(RevSel::Future),
+    ]
+}
+
+fn to_sel() -> impl Strategy<Value = To> {
+    prop_oneof![
+        12 => any::<u8>().prop_map(Pick).prop_map(To::Attached),
+        1 => any::<u8>().prop_map(Pick).prop_map(To::Any),
+    ]
+}
+
+fn outcome_sel() -> impl Strategy<Value = OutcomeSel> {
+    prop_oneof![
+        4 => (0..OK_JSON.len()).prop_map(OutcomeSel::OkJson),
+        2 => Just(OutcomeSel::OkNone),
+        1 => Just(OutcomeSel::OkNotJson),
+        2 => Just(OutcomeSel::Threw),
+        1 => Just(OutcomeSel::NotSerializable),
+        2 => Just(OutcomeSel::Aborted),
+    ]
+}
+
+fn clock_sel() -> impl Strategy<Value = Clock> {
+    prop_oneof![
+        4 => (1..2_500u64).prop_map(Clock::Small),
+        2 => Just(Clock::Grace),
+        2 => Just(Clock::Expiry),
+        1 => (600_001..2_000_000u64).prop_map(Clock::Huge),
+        1 => prop_oneof![1..5_000u64, 590_000..700_000u64].prop_map(Clock::Lag),
+        3 => Just(Clock::ToDeadline),
+        2 => Just(Clock::JustBeforeDeadline),
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        20 => (to_sel(), id_sel(), 0..CALL_TOOLS, 0..JSON_INPUTS, rev_sel())
+            .prop_map(|(to, id, tool, input, rev)| Op::Call { to, id, tool, input, rev }),
+        2 => (to_sel(), 0..TOOLS.len(), prop_oneof![4 => 1..40usize, 1 => 100..130usize])
+            .prop_map(|(to, tool, n)| Op::Burst { to, tool, n }),
+        5 => (to_sel(), id_sel(), 0..CALL_TOOLS).prop_map(|(to, id, tool)| Op::Describe { to, id, tool }),
+        8 => (
+            to_sel(),
+            prop_oneof![
+                1 => (0..POOL.len()).prop_map(CancelSel::Pool),
+                1 => any::<u8>().prop_map(Pick).prop_map(CancelSel::InFlight),
+                2 => any::<u8>().prop_map(Pick).prop_map(CancelSel::Running)
+            ]
+        )
+            .prop_map(|(to, id)| Op::Cancel { to, id }),
+        2 => (to_sel(), 0..6u8, id_sel()).prop_map(|(to, kind, id)| Op::Foreign { to, kind, id }),
+        2 => (to_sel(), 0..4u8, id_sel()).prop_map(|(to, kind, id)| Op::Protocol2 { to, kind, id }),
+        3 => (to_sel(), 0..15u8).prop_map(|(to, kind)| Op::Invalid { to, kind }),
+        1 => (to_sel(), any::<bool>()).prop_map(|(to, exact)| Op::Oversized { to, exact }),
+        18 => (any::<u8>().prop_map(Pick), outcome_sel()).prop_map(|(run, outcome)| Op::Settle { run, outcome }),
+        2 => any::<u8>().prop_map(Pick).prop_map(Op::SettleAgain),
+        4 => (any::<u8>().prop_map(Pick), 0..5u8).prop_map(|(pick, kind)| Op::Validate { pick, kind }),
+        5 => (any::<u8>().prop_map(Pick), 0..4u8).prop_map(|(pick, kind)| Op::Prepare { pick, kind }),
+        3 => (any::<u8>().prop_map(Pick), 0..4u8).prop_map(|(pick, kind)| Op::ReadState { pick, kind }),
+        2 => (any::<u8>().prop_map(Pick), any::<bool>()).prop_map(|(pick, ok)| Op::Restore { pick, ok }),
+        1 => any::<u8>().prop_map(Pick).prop_map(Op::CtxConfirm),
+        8 => (0..CALL_TOOLS, any::<bool>(), 0..INPUTS.len(), rev_sel())
+            .prop_map(|(tool, human, input, rev)| Op::PageCall { tool, human, input, rev }),
+        1 => (0..TOOLS.len(), 1..40usize).prop_map(|(tool, n)| Op::PageBurst { tool, n }),
+        3 => (any::<u8>().prop_map(Pick), prop::bool::weighted(0.8))
+            .prop_map(|(pick, open)| Op::Abort { pick, open }),
+        8 => (
+            prop_oneof![
+                4 => any::<u8>().prop_map(Pick).prop_map(ConfSel::Pending),
+                1 => any::<u8>().prop_map(Pick).prop_map(ConfSel::Known),
+                1 => Just(ConfSel::Unknown)
+            ],
+            any::<bool>()
+        )
+            .prop_map(|(pick, approve)| Op::Confirm { pick, approve }),
+        3 => prop_oneof![
+            3 => any::<u8>().prop_map(Pick).prop_map(UndoSel::Kept),
+            1 => (0..POOL.len()).prop_map(UndoSel::Pool),
+            1 => Just(UndoSel::Unknown)
+        ]
+        .prop_map(Op::Undo),
+        6 => clock_sel().prop_map(Op::Clock),
+        4 => (0..TOOLS.len()).prop_map(Op::Register),
+        2 => any::<u8>().prop_map(Pick).prop_map(Op::Unregister),
+        1 => (1..SLOTS.len()).prop_map(Op::Recreate),
+        1 => (1..SLOTS.len()).prop_map(Op::Dispose),
+        1 => any::<u8>().prop_map(Pick).prop_map(Op::Detach),
+        1 => (any::<bool>(), 0..3usize).prop_map(|(changed, limit)| Op::Attach { changed, limit }),
+    ]
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    dev: bool,
+    policy: PolicyKind,
+    inline_confirm: bool,
+    limit: usize,
+    changed: bool,
+    initial: u16,
+    /// Before this op (modulo the length), 1000 describes with fresh ids flood
+    /// the first bridge, so the pool ids fall out of the answered-id memory.
+    flood_at: Option<usize>,
+    /// Before this op (modulo the length), over 100 calls of `pay` make the
+    /// oldest pending confirmations be evicted.
+    storm_at: Option<usize>,
+    /// Settle the end by letting every deadline pass first (late results),
+    /// instead of answering the runs first.
+    end_with_timeout: bool,
+    ops: Vec<Op>,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        any::<bool>(),
+        prop_oneof![
+            3 => Just(PolicyKind::Default),
+            1 => Just(PolicyKind::HideDestructive),
+            1 => Just(PolicyKind::DefaultConfirm),
+            1 => Just(PolicyKind::NoConfirmPath),
+        ],
+        any::<bool>(),
+        0..3usize,
+        prop::bool::weighted(0.2),
+        (any::<u16>(), any::<u16>()).prop_map(|(a, b)| a | b),
+        (
+            prop::option::weighted(0.05, 0..200usize),
+            prop::option::weighted(0.1, 0..200usize),
+        ),
+        any::<bool>(),
+        prop::collection::vec(op(), 1..200),
+    )
+        .prop_map(
+            |(
+                dev,
+                policy,
+                inline_confirm,
+                limit,
+                changed,
+                initial,
+                (flood_at, storm_at),
+                end_with_timeout,
+                ops,
+            )| {
+                Case {
+                    dev,
+                    policy,
+                    inline_confirm,
+                    limit,
+                    changed,
+                    initial,
+                    flood_at,
+                    storm_at,
+                    end_with_timeout,
+                    ops,
+                }
+            },
+        )
+}
+
+fn limit_of(choice: usize) -> usize {
+    match choice {
+        0 => 600,
+        1 => 2048,
+        _ => DEFAULT_MAX_MESSAGE_BYTES,
+    }
+}
+
+// ----- the model --------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReqKind {
+    /// A `call`; `tool` is the pool index of a tool name (None: not a tool).
+    Call {
+        tool: Option<usize>,
+        rev: Option<u64>,
+    },
+    Describe,
+    Protocol2,
+}
+
+#[derive(Debug)]
+struct BridgeModel {
+    attached: bool,
+    limit: usize,
+    changed_mode: bool,
+    /// Accepted requests not answered yet.
+    in_flight: BTreeMap<String, ReqKind>,
+    /// The answered-id memory (rule 2: the last 1000).
+    answered: VecDeque<String>,
+    answered_set: HashSet<String>,
+    last_rev: Option<u64>,
+}
+
+impl BridgeModel {
+    fn new(limit: usize, changed_mode: bool) -> BridgeModel {
+        BridgeModel {
+            attached: true,
+            limit,
+            changed_mode,
+            in_flight: BTreeMap::new(),
+            answered: VecDeque::new(),
+            answered_set: HashSet::new(),
+            last_rev: None,
+        }
+    }
+
+    fn is_duplicate(&self, id: &str) -> bool {
+        self.in_flight.contains_key(id) || self.answered_set.contains(id)
+    }
+
+    fn remember(&mut self, id: &str) {
+        if self.answered_set.contains(id) {
+            return;
+        }
+        if self.answered.len() >= 1000 {
+            if let Some(old) = self.answered.pop_front() {
+                self.answered_set.remove(&old);
+            }
+        }
+        self.answered.push_back(id.to_owned());
+        self.answered_set.insert(id.to_owned());
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Abort {
+    /// Aborted by a detach: abandoned at once, a late outcome is ignored.
+    Detach,
+    /// Aborted by `cancel` / `abort`: the grace period runs.
+    Grace {
+        deadline: u64,
+        timed_out: bool,
+        detach_since: bool,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct RunInfo {
+    call_id: String,
+    tool: usize,
+    caller: Caller,
+    snapshot: bool,
+    abort: Option<Abort>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum HandleKind {
+    Call {
+        tool: Option<usize>,
+        caller: Caller,
+        rev: Option<u64>,
+        bad_input: bool,
+    },
+    Confirm,
+    Undo,
+}
+
+#[derive(Debug)]
+struct HandleInfo {
+    kind: HandleKind,
+    completed: bool,
+}
+
+#[derive(Debug)]
+struct ConfInfo {
+    requester: Option<BridgeId>,
+    confirmed: bool,
+    departed: bool,
+}
+
+/// What one input produced.
+#[derive(Debug, Default)]
+struct Step {
+    transmits: usize,
+    events: usize,
+    actions: usize,
+    results: Vec<(BridgeId, String, Value)>,
+    confirmeds: Vec<(BridgeId, String, Value)>,
+    completed: Vec<(Handle, Value)>,
+    errors: Vec<ErrorEventCode>,
+    rev_events: Vec<u64>,
+    announcements: Vec<(BridgeId, Value)>,
+    runs: Vec<(RunId, ToolKey, String)>,
+    restores: Vec<RunId>,
+    drops: Vec<String>,
+    closes: Vec<BridgeId>,
+}
+
+impl Step {
+    fn silent(&self) -> bool {
+        self.transmits == 0 && self.events == 0 && self.actions == 0
+    }
+
+    fn answers(&self) -> usize {
+        self.results.len() + self.confirmeds.len() + self.completed.len()
+    }
+
+    fn all_answer_values(&self) -> impl Iterator<Item = &Value> {
+        self.results
+            .iter()
+            .map(|r| &r.2)
+            .chain(self.confirmeds.iter().map(|c| &c.2))
+            .chain(self.completed.iter().map(|c| &c.1))
+    }
+
+    fn late_results(&self) -> usize {
+        self.errors
+            .iter()
+            .filter(|c| **c == ErrorEventCode::LateResult)
+            .count()
+    }
+}
+
+/// Context of an input, for the checks that depend on what it was.
+#[derive(Debug, Default)]
+struct Ctx {
+    detaching: Option<BridgeId>,
+    approving: Option<String>,
+}
+
+type R<T = ()> = Result<T, TestCaseError>;
+
+struct Model {
+    page: Page,
+    client_id: String,
+    policy: PolicyKind,
+    inline_confirm: bool,
+    bridges: BTreeMap<BridgeId, BridgeModel>,
+    /// Pool index → key of the registered tool.
+    tools: BTreeMap<usize, ToolKey>,
+    /// Keys of tools that are gone (unregistering them again must be a no-op).
+    gone_keys: Vec<ToolKey>,
+    scopes: [Option<ScopeId>; 4],
+    runs: BTreeMap<RunId, RunInfo>,
+    settled: Vec<RunId>,
+    validates: Vec<RunId>,
+    prepares: Vec<RunId>,
+    read_states: Vec<RunId>,
+    restores: BTreeMap<RunId, Handle>,
+    handles: BTreeMap<Handle, HandleInfo>,
+    confs: BTreeMap<String, ConfInfo>,
+    conf_order: Vec<String>,
+    pending: Vec<String>,
+    /// Handles of `confirm` calls on a live confirmation → its confirmId.
+    confirm_handles: BTreeMap<Handle, String>,
+    /// Call ids whose restorer should be in the undo store.
+    kept: Vec<String>,
+    fresh: u64,
+    busy_approvals: usize,
+    /// What the case covered (printed by the test).
+    stats: BTreeMap<String, usize>,
+}
+
+/// `status` plus `code` / `by` / `message`, for the coverage counts.
+fn label(result: &Value) -> String {
+    let status = result["status"].as_str().unwrap_or_default();
+    let detail = ["code", "by", "message"]
+        .iter()
+        .find_map(|k| result[*k].as_str())
+        .unwrap_or_default();
+    format!("{status} {detail}").trim_end().to_owned()
+}
+
+fn fail(message: String) -> TestCaseError {
+    TestCaseError::fail(message)
+}
+
+impl Model {
+    fn new(case: &Case) -> R<Model> {
+        let (policy, confirm_mode) = case.policy.config();
+        let config = Config {
+            dev: case.dev,
+            policy,
+            confirm_mode,
+            inline_confirm: case.inline_confirm,
+            ..Config::default()
+        };
+        let limit = limit_of(case.limit);
+        let page = Page::with_options(
+            config,
+            BridgeOptions {
+                on_change: if case.changed {
+                    OnChange::Changed
+                } else {
+                    OnChange::Manifest
+                },
+                max_message_bytes: limit,
+            },
+        );
+        let client_id = page.client_id();
+        let mut bridges = BTreeMap::new();
+        let mut first = BridgeModel::new(limit, case.changed);
+        // The attach manifest, drained by the harness.
+        prop_assert_eq!(page.sent.len(), 1, "one manifest on attach");
+        for message in &page.sent {
+            prop_assert!(validate(message, Direction::ToAgent).is_ok(), "{}", message);
+            prop_assert_eq!(&message["type"], "manifest");
+            prop_assert_eq!(message["rev"].as_u64(), Some(0));
+            first.last_rev = Some(0);
+        }
+        bridges.insert(page.bridge, first);
+        let mut model = Model {
+            page,
+            client_id,
+            policy: case.policy,
+            inline_confirm: case.inline_confirm,
+            bridges,
+            tools: BTreeMap::new(),
+            gone_keys: Vec::new(),
+            scopes: [Some(ScopeId::ROOT), None, None, None],
+            runs: BTreeMap::new(),
+            settled: Vec::new(),
+            validates: Vec::new(),
+            prepares: Vec::new(),
+            read_states: Vec::new(),
+            restores: BTreeMap::new(),
+            handles: BTreeMap::new(),
+            confs: BTreeMap::new(),
+            conf_order: Vec::new(),
+            pending: Vec::new(),
+            kept: Vec::new(),
+            confirm_handles: BTreeMap::new(),
+            fresh: 0,
+            busy_approvals: 0,
+            stats: BTreeMap::new(),
+        };
+        for slot in 1..SLOTS.len() {
+            model.recreate(slot)?;
+        }
+        for index in 0..TOOLS.len() {
+            if case.initial & (1 << index) != 0 {
+                model.register(index)?;
+            }
+        }
+        Ok(model)
+    }
+
+    fn count(&mut self, key: &str) {
+        *self.stats.entry(key.to_owned()).or_default() += 1;
+    }
+
+    fn now(&self) -> u64 {
+        self.page.now
+    }
+
+    // ----- one input, drained and checked --------------------------------------
+
+    /// Runs one input: `f` feeds the core, `pre` records what the input
+    /// returned before its outputs are checked.
+    fn step<T>(
+        &mut self,
+        ctx: Ctx,
+        f: impl FnOnce(&mut Toolmark, u64) -> T,
+        pre: impl FnOnce(&mut Model, &T),
+    ) -> R<(T, Step)> {
+        let rev_before = self.page.tm.rev();
+        let now = self.now();
+        let value = f(&mut self.page.tm, now);
+        pre(self, &value);
+        let mut step = Step::default();
+        let mut texts = Vec::new();
+        while let Some(t) = self.page.tm.poll_transmit() {
+            texts.push(t);
+        }
+        let mut events = Vec::new();
+        while let Some(e) = self.page.tm.poll_event() {
+            events.push(e);
+        }
+        let mut actions = Vec::new();
+        while let Some(a) = self.page.tm.poll_action() {
+            actions.push(a);
+        }
+        step.transmits = texts.len();
+        step.events = events.len();
+        step.actions = actions.len();
+        for t in texts {
+            self.absorb_transmit(t.bridge, &t.text, &mut step)?;
+        }
+        for e in events {
+            self.absorb_event(e, &mut step)?;
+        }
+        for a in actions {
+            self.absorb_action(a, &ctx, &mut step)?;
+        }
+        self.check_state(&ctx, &step, rev_before)?;
+        // A decided confirmation: the page's result and the requesting
+        // bridge's `confirmed` carry the same final result.
+        for (handle, result) in &step.completed {
+            let Some(confirm_id) = self.confirm_handles.get(handle) else {
+                continue;
+            };
+            let requester = self.confs.get(confirm_id).and_then(|c| c.requester);
+            if requester.is_some_and(|b| self.is_attached(b)) {
+                prop_assert!(
+                    step.confirmeds
+                        .iter()
+                        .any(|(_, id, r)| id == confirm_id && r == result),
+                    "confirmed of {} does not carry the final result {}: {:?}",
+                    confirm_id,
+                    result,
+                    step.confirmeds
+                );
+            }
+        }
+        for (_, _, result) in &step.results {
+            self.count(&format!("result {}", label(result)));
+        }
+        for (_, _, result) in &step.confirmeds {
+            self.count(&format!("confirmed {}", label(result)));
+        }
+        for (_, result) in &step.completed {
+            self.count(&format!("completed {}", label(result)));
+        }
+        for code in &step.errors {
+            self.count(&format!("event {code}"));
+        }
+        Ok((value, step))
+    }
+
+    fn absorb_transmit(&mut self, bridge: BridgeId, text: &str, step: &mut Step) -> R {
+        // Invariant 5: valid JSON, valid page → agent message, our clientId.
+        let message: Value =
+            serde_json::from_str(text).map_err(|e| fail(format!("sent non-JSON ({e}): {text}")))?;
+        if let Err(issues) = validate(&message, Direction::ToAgent) {
+            return Err(fail(format!(
+                "sent an invalid message {message}: {issues:?}"
+            )));
+        }
+        prop_assert_eq!(
+            message["clientId"].as_str(),
+            Some(self.client_id.as_str()),
+            "clientId of {}",
+            message
+        );
+        let Some(b) = self.bridges.get_mut(&bridge) else {
+            return Err(fail(format!(
+                "sent on an unknown bridge {bridge:?}: {message}"
+            )));
+        };
+        prop_assert!(
+            b.attached,
+            "sent on detached bridge {:?}: {}",
+            bridge,
+            message
+        );
+        match message["type"].as_str().unwrap_or_default() {
+            "result" => {
+                let id = message["id"].as_str().unwrap_or_default().to_owned();
+                let result = message["result"].clone();
+                // Invariant 1: answered at most once, and only what was asked.
+                let Some(kind) = b.in_flight.remove(&id) else {
+                    return Err(fail(format!(
+                        "result for id {id:?} on {bridge:?} that is not in flight \
+                         (a second answer, or never accepted): {message}"
+                    )));
+                };
+                b.remember(&id);
+                self.check_bridge_result(bridge, kind, &result)?;
+                step.results.push((bridge, id, result));
+            }
+            "confirmed" => {
+                let confirm_id = message["confirmId"].as_str().unwrap_or_default().to_owned();
+                // Invariant 3: only after its needs_confirmation, at most once.
+                let Some(conf) = self.confs.get_mut(&confirm_id) else {
+                    return Err(fail(format!(
+                        "confirmed before (or without) the result carrying its \
+                         needs_confirmation: {message}"
+                    )));
+                };
+                prop_assert_eq!(
+                    conf.requester,
+                    Some(bridge),
+                    "confirmed on the wrong bridge: {}",
+                    message
+                );
+                prop_assert!(!conf.confirmed, "a second confirmed: {}", message);
+                conf.confirmed = true;
+                step.confirmeds
+                    .push((bridge, confirm_id, message["result"].clone()));
+            }
+            "manifest" | "changed" => {
+                let rev = message["rev"].as_u64().unwrap_or_default();
+                if let Some(last) = b.last_rev {
+                    prop_assert!(rev >= last, "rev went back: {} after {}", rev, last);
+                }
+                if message["type"] == "changed" {
+                    prop_assert!(b.changed_mode, "changed in manifest mode");
+                } else {
+                    prop_assert!(
+                        !b.changed_mode || b.last_rev.is_none(),
+                        "manifest after attach in changed mode"
+                    );
+                }
+                b.last_rev = Some(rev);
+                step.announcements.push((bridge, message));
+            }
+            other => return Err(fail(format!("unexpected message type {other}"))),
+        }
+        Ok(())
+    }
+
+    /// What a result may be, given what was asked.
+    fn check_bridge_result(&mut self, bridge: BridgeId, kind: ReqKind, result: &Value) -> R {
+        let status = result["status"].as_str().unwrap_or_default();
+        match kind {
+            ReqKind::Protocol2 => prop_assert_eq!(
+                result,
+                &json!({"status": "error", "message": "unsupported protocol"})
+            ),
+            ReqKind::Describe => prop_assert!(
+                status == "ok" || result["code"] == "unknown_tool",
+                "describe answered {}",
+                result
+            ),
+            ReqKind::Call { tool, rev } => {
+                self.check_call_result(tool, Caller::Inapp, rev, result)?;
+                if status == "needs_confirmation" {
+                    self.announce(result, Some(bridge))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_call_result(
+        &self,
+        tool: Option<usize>,
+        caller: Caller,
+        rev: Option<u64>,
+        result: &Value,
+    ) -> R {
+        let status = result["status"].as_str().unwrap_or_default();
+        if result["issues"][0]["message"] == "input must be JSON" {
+            return Ok(());
+        }
+        let code = result["code"].as_str().unwrap_or_default();
+        if status == "refused" {
+            // Rule 6: unknown_tool and stale carry the current rev, nothing
+            // else does; stale exactly when the call's rev is older.
+            let current = self.page.tm.rev();
+            if code == "unknown_tool" || code == "stale" {
+                prop_assert_eq!(result["rev"].as_u64(), Some(current), "{}", result);
+                prop_assert_eq!(
+                    code == "stale",
+                    rev.is_some_and(|r| r < current),
+                    "rule 6: call rev {:?}, current {}: {}",
+                    rev,
+                    current,
+                    result
+                );
+            } else {
+                prop_assert!(result.get("rev").is_none(), "{}", result);
+            }
+            if code == "busy" {
+                prop_assert!(self.page.tm.max_pending_per_scope() >= 32, "busy below 32");
+            }
+        }
+        let Some(tool) = tool else {
+            prop_assert!(
+                status == "refused" && (code == "unknown_tool" || code == "stale"),
+                "a call of no tool answered {}",
+                result
+            );
+            return Ok(());
+        };
+        match self.policy.decide(tool, caller) {
+            D::Allow => prop_assert!(
+                status != "needs_confirmation",
+                "{} ({:?}) needs no confirmation: {}",
+                TOOLS[tool].full,
+                caller,
+                result
+            ),
+            D::Confirm => prop_assert!(
+                status != "ok",
+                "{} ran for inapp without a human's approval: {}",
+                TOOLS[tool].full,
+                result
+            ),
+            D::Deny => prop_assert!(
+                status == "refused" && ["not_allowed", "unknown_tool", "stale"].contains(&code),
+                "{} is not allowed for inapp: {}",
+                TOOLS[tool].full,
+                result
+            ),
+            D::Hide => prop_assert!(
+                status == "refused" && (code == "unknown_tool" || code == "stale"),
+                "{} is hidden from inapp: {}",
+                TOOLS[tool].full,
+                result
+            ),
+        }
+        if status == "needs_confirmation" {
+            prop_assert!(
+                result["confirmId"]
+                    .as_str()
+                    .is_some_and(|id| id.len() == 36),
+                "confirmId of {}",
+                result
+            );
+            if let Some(changes) = result["changes"].as_array() {
+                for change in changes {
+                    if change["path"] == "pw" {
+                        for side in ["before", "after"] {
+                            if !change[side].is_null() {
+                                prop_assert_eq!(&change[side], "[redacted]", "{}", result);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A needs_confirmation was handed out.
+    fn announce(&mut self, result: &Value, requester: Option<BridgeId>) -> R {
+        let confirm_id = result["confirmId"].as_str().unwrap_or_default().to_owned();
+        prop_assert!(
+            !self.confs.contains_key(&confirm_id),
+            "confirmId {} handed out twice",
+            confirm_id
+        );
+        self.confs.insert(
+            confirm_id.clone(),
+            ConfInfo {
+                requester,
+                confirmed: false,
+                departed: false,
+            },
+        );
+        self.conf_order.push(confirm_id);
+        Ok(())
+    }
+
+    fn absorb_event(&mut self, event: Event, step: &mut Step) -> R {
+        match event {
+            Event::Error { code, .. } => step.errors.push(code),
+            Event::Completed { handle, result } => {
+                let value = serde_json::to_value(&result)
+                    .map_err(|e| fail(format!("result not serializable: {e}")))?;
+                let Some(info) = self.handles.get_mut(&handle) else {
+                    return Err(fail(format!("Completed for unknown handle {handle:?}")));
+                };
+                prop_assert!(!info.completed, "{:?} completed twice", handle);
+                info.completed = true;
+                if let HandleKind::Call {
+                    tool,
+                    caller,
+                    rev,
+                    bad_input,
+                } = info.kind
+                {
+                    if bad_input {
+                        prop_assert_eq!(
+                            &value,
+                            &json!({"status": "invalid", "issues": [{"path": "", "message": "input must be JSON"}]})
+                        );
+                    }
+                    self.check_call_result(tool, caller, rev, &value)?;
+                    if value["status"] == "needs_confirmation" {
+                        self.announce(&value, None)?;
+                    }
+                }
+                step.completed.push((handle, value));
+            }
+            Event::RevChanged { rev } => step.rev_events.push(rev),
+            Event::PendingChanged => {}
+        }
+        Ok(())
+    }
+
+    fn absorb_action(&mut self, action: Action, ctx: &Ctx, step: &mut Step) -> R {
+        match action {
+            Action::Run {
+                run,
+                tool,
+                name,
+                input,
+                caller,
+                call_id,
+                snapshot,
+            } => {
+                prop_assert!(
+                    !self.runs.contains_key(&run) && !self.settled.contains(&run),
+                    "run {:?} started twice",
+                    run
+                );
+                let Some(index) = tool_index(&name) else {
+                    return Err(fail(format!("a run of unknown tool {name}")));
+                };
+                let t = &TOOLS[index];
+                // The core never runs a tool for the agent that the policy
+                // does not allow directly.
+                if caller == Caller::Inapp {
+                    prop_assert_eq!(self.policy.inapp(index), D::Allow, "{} ran for inapp", name);
+                }
+                // Only registered tools ever run.
+                let registered = self.tools.get(&index) == Some(&tool);
+                prop_assert!(registered, "a run of unregistered tool {}", name);
+                prop_assert_eq!(snapshot, t.snapshot, "snapshot flag of {}", name);
+                step.runs.push((run, tool, name.clone()));
+                let input: Value = serde_json::from_str(&input)
+                    .map_err(|e| fail(format!("run input not JSON: {e}")))?;
+                if t.schema == Schema::RequiresA {
+                    prop_assert!(
+                        input.get("a").is_some(),
+                        "{} ran with invalid input {}",
+                        name,
+                        input
+                    );
+                }
+                self.runs.insert(
+                    run,
+                    RunInfo {
+                        call_id,
+                        tool: index,
+                        caller,
+                        snapshot,
+                        abort: None,
+                    },
+                );
+            }
+            Action::Validate { run, .. } => self.validates.push(run),
+            Action::Prepare { run, .. } => self.prepares.push(run),
+            Action::ReadState { run, .. } => self.read_states.push(run),
+            Action::Abort { run } => {
+                let now = self.now();
+                let Some(info) = self.runs.get_mut(&run) else {
+                    return Err(fail(format!("Abort of run {run:?} that is not running")));
+                };
+                prop_assert!(info.abort.is_none(), "run {:?} aborted twice", run);
+                let key = if ctx.detaching.is_some() {
+                    "abort by detach"
+                } else {
+                    "abort by cancel/abort"
+                };
+                *self.stats.entry(key.into()).or_default() += 1;
+                let Some(info) = self.runs.get_mut(&run) else {
+                    return Err(fail(format!("Abort of run {run:?} that is not running")));
+                };
+                info.abort = Some(if ctx.detaching.is_some() {
+                    Abort::Detach
+                } else {
+                    Abort::Grace {
+                        deadline: now + GRACE,
+                        timed_out: false,
+                        detach_since: false,
+                    }
+                });
+            }
+            Action::Restore { run, .. } => step.restores.push(run),
+            Action::DropRestorer { call_id } => step.drops.push(call_id),
+            Action::Close { bridge } => {
+                prop_assert_eq!(
+                    ctx.detaching,
+                    Some(bridge),
+                    "Close of a bridge not detached"
+                );
+                step.closes.push(bridge);
+            }
+        }
+        Ok(())
+    }
+
+    /// The invariants that hold after every input.
+    fn check_state(&mut self, ctx: &Ctx, step: &Step, rev_before: u64) -> R {
+        let tm = &self.page.tm;
+        let rev = tm.rev();
+        // The registered tools, as the human (who sees all) sees them.
+        let names: BTreeSet<String> = tm
+            .manifest(Caller::Human)
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        self.tools
+            .retain(|index, _| names.contains(TOOLS[*index].full));
+        // Runs start only for registered tools.
+        for (run, key, name) in &step.runs {
+            let index = tool_index(name).unwrap_or(usize::MAX);
+            prop_assert_eq!(
+                self.tools.get(&index),
+                Some(key),
+                "run {:?} of {} ({:?}) which is not registered",
+                run,
+                name,
+                key
+            );
+        }
+        // Invariant 2: at most 32 pending per scope, approved runs included.
+        prop_assert!(
+            tm.max_pending_per_scope() <= 32,
+            "{} pending on a scope",
+            tm.max_pending_per_scope()
+        );
+        // Invariant 4: bounded, and exactly what is outstanding.
+        let open_calls = self
+            .handles
+            .values()
+            .filter(|h| !h.completed && !matches!(h.kind, HandleKind::Undo))
+            .count();
+        let mut bridge_calls = 0;
+        for (id, b) in &self.bridges {
+            if b.attached {
+                bridge_calls += b.in_flight.len();
+                prop_assert_eq!(
+                    tm.answered_ids(*id),
+                    b.answered.len(),
+                    "answered ids of {:?}",
+                    id
+                );
+                prop_assert!(tm.answered_ids(*id) <= 1000);
+                for (req, kind) in &b.in_flight {
+                    prop_assert!(
+                        matches!(kind, ReqKind::Call { .. }),
+                        "{} ({:?}) on {:?} was not answered at once",
+                        req,
+                        kind,
+                        id
+                    );
+                }
+            } else {
+                prop_assert!(b.in_flight.is_empty());
+                prop_assert_eq!(tm.answered_ids(*id), 0);
+            }
+        }
+        prop_assert_eq!(
+            tm.calls_in_flight(),
+            bridge_calls + open_calls,
+            "calls in flight vs. unanswered bridge calls ({}) and page calls ({})",
+            bridge_calls,
+            open_calls
+        );
+        // Confirmations.
+        let pending = tm.pending_confirmations();
+        prop_assert!(tm.pending_confirmation_count() <= 100);
+        prop_assert_eq!(tm.pending_confirmation_count(), pending.len());
+        let now = self.page.now;
+        let ids: Vec<String> = pending.iter().map(|p| p.confirm_id.clone()).collect();
+        for view in &pending {
+            let Some(conf) = self.confs.get(&view.confirm_id) else {
+                return Err(fail(format!(
+                    "pending confirmation {} was never handed out",
+                    view.confirm_id
+                )));
+            };
+            prop_assert!(
+                !conf.departed && !conf.confirmed,
+                "{} came back",
+                view.confirm_id
+            );
+            if !self.pending.contains(&view.confirm_id) {
+                prop_assert_eq!(
+                    view.expires_at,
+                    now + CONFIRM_EXPIRY,
+                    "expiry of a new confirmation"
+                );
+            }
+        }
+        let departed: Vec<String> = self
+            .pending
+            .iter()
+            .filter(|id| !ids.contains(id))
+            .cloned()
+            .collect();
+        for id in departed {
+            let attached = |b: &BridgeId| self.bridges.get(b).is_some_and(|b| b.attached);
+            let Some(conf) = self.confs.get_mut(&id) else {
+                continue;
+            };
+            conf.departed = true;
+            // Rejected, expired or evicted: its confirmed goes out now.
+            // (Approved: when the approved run finishes.)
+            if ctx.approving.as_deref() != Some(id.as_str())
+                && conf.requester.as_ref().is_some_and(attached)
+            {
+                prop_assert!(
+                    conf.confirmed,
+                    "confirmation {} ended without a confirmed",
+                    id
+                );
+            }
+        }
+        for (_, confirm_id, _) in &step.confirmeds {
+            prop_assert!(!ids.contains(confirm_id), "confirmed while still pending");
+        }
+        if ids.len() == 100 {
+            *self
+                .stats
+                .entry("100 pending confirmations".into())
+                .or_default() += 1;
+        }
+        self.pending = ids;
+        // The next deadline: the earliest expiry or end of an abort grace
+        // period (unknown when a detach may have dropped an aborting call).
+        let mut deadline = pending.iter().map(|p| p.expires_at).min();
+        let mut unsure = false;
+        for info in self.runs.values() {
+            if let Some(Abort::Grace {
+                deadline: end,
+                timed_out: false,
+                detach_since,
+            }) = info.abort
+            {
+                unsure |= detach_since;
+                if !detach_since {
+                    deadline = Some(deadline.map_or(end, |d| d.min(end)));
+                }
+            }
+        }
+        if !unsure {
+            prop_assert_eq!(tm.poll_timeout(), deadline, "poll_timeout");
+        }
+        // Revisions: every attached bridge hears about each one.
+        for r in &step.rev_events {
+            prop_assert_eq!(*r, rev);
+        }
+        if rev != rev_before {
+            let inapp: Vec<String> = tm
+                .manifest(Caller::Inapp)
+                .into_iter()
+                .map(|t| t.name)
+                .collect();
+            for (id, b) in &self.bridges {
+                if !b.attached {
+                    continue;
+                }
+                let Some((_, last)) = step.announcements.iter().rev().find(|(to, _)| to == id)
+                else {
+                    return Err(fail(format!("{id:?} did not hear of rev {rev}")));
+                };
+                prop_assert_eq!(last["rev"].as_u64(), Some(rev));
+                if last["type"] == "manifest" {
+                    let listed: Vec<&str> = last["tools"]
+                        .as_array()
+                        .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
+                        .unwrap_or_default();
+                    prop_assert_eq!(listed, inapp.iter().map(String::as_str).collect::<Vec<_>>());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ----- helpers -------------------------------------------------------------------
+
+    fn attached(&self) -> Vec<BridgeId> {
+        self.bridges
+            .iter()
+            .filter(|(_, b)| b.attached)
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    fn target(&self, to: To) -> BridgeId {
+        let attached = self.attached();
+        let all: Vec<BridgeId> = self.bridges.keys().copied().collect();
+        match to {
+            To::Attached(i) if !attached.is_empty() => attached[i.index(attached.len())],
+            To::Attached(i) | To::Any(i) => all[i.index(all.len())],
+        }
+    }
+
+    fn id(&mut self, sel: IdSel) -> String {
+        match sel {
+            IdSel::Pool(i) => POOL[i].to_owned(),
+            IdSel::Fresh => {
+                self.fresh += 1;
+                format!("f{}", self.fresh)
+            }
+        }
+    }
+
+    fn rev(&self, sel: RevSel) -> Option<u64> {
+        let current = self.page.tm.rev();
+        match sel {
+            RevSel::None => None,
+            RevSel::Current => Some(current),
+            RevSel::Old(i) => Some(i.index(current as usize + 1) as u64),
+            RevSel::Future => Some(current + 5),
+        }
+    }
+
+    fn is_attached(&self, bridge: BridgeId) -> bool {
+        self.bridges.get(&bridge).is_some_and(|b| b.attached)
+    }
+
+    fn inbound(&mut self, bridge: BridgeId, text: &str) -> R<Step> {
+        let (_, step) = self.step(
+            Ctx::default(),
+            |tm, now| tm.handle_inbound(bridge, text, now),
+            |_, _| {},
+        )?;
+        if !self.is_attached(bridge) {
+            prop_assert!(step.silent(), "a detached bridge's message had effects");
+        }
+        Ok(step)
+    }
+
+    /// An inbound request (call/describe/protocol 2) with an id: a duplicate
+    /// does nothing at all (rule 2); otherwise it is expected to be answered.
+    fn request(&mut self, bridge: BridgeId, id: &str, kind: ReqKind, text: &str) -> R<Step> {
+        let fresh = self
+            .bridges
+            .get(&bridge)
+            .is_some_and(|b| b.attached && !b.is_duplicate(id));
+        if fresh {
+            if let Some(b) = self.bridges.get_mut(&bridge) {
+                b.in_flight.insert(id.to_owned(), kind);
+            }
+        }
+        let step = self.inbound(bridge, text)?;
+        if !fresh {
+            prop_assert!(step.silent(), "duplicate id {} was not ignored", id);
+            if self.is_attached(bridge) {
+                self.count("duplicate ignored");
+            }
+        }
+        Ok(step)
+    }
+
+    fn answered_now(&self, bridge: BridgeId, id: &str, step: &Step) -> bool {
+        step.results.iter().any(|(b, i, _)| *b == bridge && i == id)
+    }
+
+    fn call_message(&self, id: &str, tool: &str, input: Value, rev: Option<u64>) -> Value {
+        let mut message = json!({"protocol": 1, "type": "call", "clientId": self.client_id,
+                                 "id": id, "tool": tool, "input": input});
+        if let Some(rev) = rev {
+            message["rev"] = json!(rev);
+        }
+        message
+    }
+
+    fn inbound_call(
+        &mut self,
+        to: To,
+        id: String,
+        tool: usize,
+        input: Value,
+        rev: Option<u64>,
+    ) -> R {
+        let bridge = self.target(to);
+        let name = tool_name(tool);
+        let text = self.call_message(&id, name, input, rev).to_string();
+        let known = (tool < TOOLS.len()).then_some(tool);
+        let was_fresh = self
+            .bridges
+            .get(&bridge)
+            .is_some_and(|b| b.attached && !b.is_duplicate(&id));
+        let step = self.request(bridge, &id, ReqKind::Call { tool: known, rev }, &text)?;
+        if was_fresh {
+            let registered = known.is_some_and(|t| self.tools.contains_key(&t));
+            let hidden = known.is_some_and(|t| self.policy.inapp(t) == D::Hide);
+            if !registered || hidden {
+                prop_assert!(
+                    self.answered_now(bridge, &id, &step),
+                    "call of a missing tool not answered at once"
+                );
+                let current = self.page.tm.rev();
+                let result = &step
+                    .results
+                    .iter()
+                    .find(|r| r.1 == id)
+                    .map(|r| r.2.clone())
+                    .unwrap_or_default();
+                let stale = rev.is_some_and(|r| r < current);
+                prop_assert_eq!(
+                    &result["code"],
+                    if stale { "stale" } else { "unknown_tool" },
+                    "rule 6: {}",
+                    result
+                );
+                prop_assert_eq!(result["rev"].as_u64(), Some(current));
+            }
+        }
+        Ok(())
+    }
+
+    // ----- operations ---------------------------------------------------------------
+
+    fn register(&mut self, index: usize) -> R {
+        let scope = self.scopes[TOOLS[index].slot].unwrap_or(ScopeId(999));
+        let def = tool_def(index);
+        let rev_before = self.page.tm.rev();
+        let (registered, _) = self.step(
+            Ctx::default(),
+            |tm, now| tm.register(scope, def, now),
+            |model, registered| {
+                if let Ok(Some(key)) = registered {
+                    model.tools.insert(index, *key);
+                }
+            },
+        )?;
+        let added = matches!(registered, Ok(Some(_)));
+        prop_assert_eq!(self.page.tm.rev(), rev_before + u64::from(added));
+        Ok(())
+    }
+
+    fn unregister(&mut self, pick: Pick) -> R {
+        let mut keys: Vec<ToolKey> = self.tools.values().copied().collect();
+        keys.extend(self.gone_keys.iter().copied());
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let key = keys[pick.index(keys.len())];
+        let live = self.tools.values().any(|k| *k == key);
+        let rev_before = self.page.tm.rev();
+        self.step(Ctx::default(), |tm, now| tm.unregister(key, now), |_, _| {})?;
+        prop_assert_eq!(self.page.tm.rev(), rev_before + u64::from(live));
+        if !self.gone_keys.contains(&key) {
+            self.gone_keys.push(key);
+        }
+        Ok(())
+    }
+
+    fn recreate(&mut self, slot: usize) -> R {
+        let (parent_slot, name) = SLOTS[slot];
+        let parent = self.scopes[parent_slot].unwrap_or(ScopeId(999));
+        let (created, step) = self.step(
+            Ctx::default(),
+            |tm, _| tm.create_scope(parent, name),
+            |_, _| {},
+        )?;
+        prop_assert_eq!(step.transmits + step.actions, 0);
+        if let Ok(Some(scope)) = created {
+            self.scopes[slot] = Some(scope);
+        }
+        Ok(())
+    }
+
+    fn dispose(&mut self, slot: usize) -> R {
+        let Some(scope) = self.scopes[slot] else {
+            return Ok(());
+        };
+        let (_disposed, _) = self.step(
+            Ctx::default(),
+            |tm, now| tm.dispose_scope(scope, now),
+            |_, _| {},
+        )?;
+        Ok(())
+    }
+
+    fn settle(&mut self, run: RunId, outcome: Outcome) -> R {
+        let Some(info) = self.runs.remove(&run) else {
+            return Ok(());
+        };
+        self.settled.push(run);
+        let expected = match &outcome {
+            Outcome::Ok(None) => json!({"status": "ok"}),
+            Outcome::Ok(Some(text)) => match serde_json::from_str::<Value>(text) {
+                Ok(data) => json!({"status": "ok", "data": data}),
+                Err(_) => json!({"status": "error", "message": "Result not serializable"}),
+            },
+            Outcome::Threw(_) => json!({"status": "error", "message": "Tool failed"}),
+            Outcome::NotSerializable(_) => {
+                json!({"status": "error", "message": "Result not serializable"})
+            }
+            Outcome::Aborted => json!({"status": "cancelled", "by": "signal"}),
+        };
+        let ok = expected["status"] == "ok";
+        let (_, step) = self.step(
+            Ctx::default(),
+            |tm, now| tm.handle_outcome(run, outcome, now),
+            |_, _| {},
+        )?;
+        let late = step.late_results();
+        let answered = step.answers() > 0;
+        let expect_answer = |step: &Step| -> R {
+            prop_assert!(
+                step.all_answer_values().any(|v| *v == expected),
+                "run {:?} ({}) settled: expected {} among the answers, got {:?}",
+                run,
+                TOOLS[info.tool].full,
+                expected,
+                step
+            );
+            prop_assert_eq!(step.late_results(), 0);
+            Ok(())
+        };
+        match info.abort {
+            None => expect_answer(&step)?,
+            Some(Abort::Detach) => {
+                // Nobody waits after a detach: the outcome is ignored.
+                prop_assert!(
+                    step.silent(),
+                    "the outcome of a run abandoned by detach had effects: {:?}",
+                    step
+                );
+            }
+            Some(Abort::Grace {
+                timed_out,
+                detach_since,
+                ..
+            }) => {
+                if timed_out {
+                    prop_assert!(
+                        (late == 1 && !answered) || (detach_since && step.silent()),
+                        "a run settling after its grace period: {:?}",
+                        step
+                    );
+                } else if !(detach_since && step.silent()) {
+                    expect_answer(&step)?;
+                }
+            }
+        }
+        // The snapshot flag is the run's own, even if its tool was unregistered meanwhile.
+        if info.snapshot && answered {
+            if ok {
+                self.kept.push(info.call_id.clone());
+            } else {
+                prop_assert!(
+                    step.drops.contains(&info.call_id),
+                    "a failed snapshot run kept its restorer"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn settle_again(&mut self, pick: Pick) -> R {
+        if self.settled.is_empty() {
+            return Ok(());
+        }
+        let run = self.settled[pick.index(self.settled.len())];
+        let (_, step) = self.step(
+            Ctx::default(),
+            |tm, now| tm.handle_outcome(run, Outcome::Ok(None), now),
+            |_, _| {},
+        )?;
+        prop_assert!(step.silent(), "a second outcome of {:?} had effects", run);
+        Ok(())
+    }
+
+    fn validate_answer(&mut self, run: RunId, kind: u8) -> R {
+        let validated = match kind {
+            0 => Validated::Valid(None),
+            1 => Validated::Valid(Some(r#"{"a":2}"#.into())),
+            2 => Validated::Valid(Some("{bad".into())),
+            3 => Validated::Invalid(vec![Issue {
+                path: "a".into(),
+                message: "Required".into(),
+            }]),
+            _ => Validated::Threw("schema blew up".into()),
+        };
+        self.step(
+            Ctx::default(),
+            |tm, now| tm.handle_validated(run, validated, now),
+            |_, _| {},
+        )?;
+        Ok(())
+    }
+
+    fn prepare_answer(&mut self, run: RunId, kind: u8) -> R {
+        let prepared = match kind {
+            0 => Ok(Prepared {
+                summary: Some("Do it".into()),
+                changes: Some(vec![
+                    FieldChange {
+                        path: "pw".into(),
+                        before: Some(json!("old")),
+                        after: Some(json!("new")),
+                    },
+                    FieldChange {
+                        path: "name".into(),
+                        before: None,
+                        after: Some(json!("Ann")),
+                    },
+                ]),
+                state: Some("s1".into()),
+            }),
+            1 => Ok(Prepared {
+                state: Some("s2".into()),
+                ..Prepared::default()
+            }),
+            2 => Ok(Prepared::default()),
+            _ => Err("summary threw".into()),
+        };
+        self.step(
+            Ctx::default(),
+            |tm, now| tm.handle_prepared(run, prepared, now),
+            |_, _| {},
+        )?;
+        Ok(())
+    }
+
+    fn read_state_answer(&mut self, run: RunId, kind: u8) -> R {
+        let state = match kind {
+            0 => Ok(Some("s1".into())),
+            1 => Ok(Some("s2".into())),
+            2 => Ok(None),
+            _ => Err("form gone".into()),
+        };
+        self.step(
+            Ctx::default(),
+            |tm, now| tm.handle_state(run, state, now),
+            |_, _| {},
+        )?;
+        Ok(())
+    }
+
+    fn restore_answer(&mut self, run: RunId, ok: bool) -> R {
+        let Some(handle) = self.restores.remove(&run) else {
+            return Ok(());
+        };
+        let restored = if ok {
+            Ok(())
+        } else {
+            Err("restorer threw".into())
+        };
+        let (_, step) = self.step(
+            Ctx::default(),
+            |tm, _| tm.handle_restored(run, restored),
+            |_, _| {},
+        )?;
+        prop_assert!(
+            step.completed.iter().any(|(h, _)| *h == handle),
+            "undo {:?} did not complete",
+            handle
+        );
+        Ok(())
+    }
+
+    fn page_call(&mut self, tool: usize, caller: Caller, input: usize, rev: Option<u64>) -> R {
+        let name = tool_name(tool);
+        let known = (tool < TOOLS.len()).then_some(tool);
+        let (handle, step) = self.step(
+            Ctx::default(),
+            |tm, now| tm.call(name, INPUTS[input], caller, rev, now),
+            |model, handle| {
+                model.handles.insert(
+                    *handle,
+                    HandleInfo {
+                        kind: HandleKind::Call {
+                            tool: known,
+                            caller,
+                            rev,
+                            bad_input: input >= JSON_INPUTS,
+                        },
+                        completed: false,
+                    },
+                );
+            },
+        )?;
+        // Nothing but the `confirmed` of a confirmation it evicted.
+        prop_assert_eq!(
+            step.transmits,
+            step.confirmeds.len(),
+            "a page call sent a result"
+        );
+        let missing = !known.is_some_and(|t| self.tools.contains_key(&t));
+        if input >= JSON_INPUTS || missing {
+            prop_assert!(
+                self.handles.get(&handle).is_some_and(|h| h.completed),
+                "a page call with bad input or of a missing tool was not completed at once"
+            );
+        }
+        Ok(())
+    }
+
+    fn confirm(&mut self, pick: ConfSel, approve: bool) -> R {
+        let confirm_id = match pick {
+            ConfSel::Pending(i) if !self.pending.is_empty() => {
+                self.pending[i.index(self.pending.len())].clone()
+            }
+            ConfSel::Known(i) | ConfSel::Pending(i) if !self.conf_order.is_empty() => {
+                self.conf_order[i.index(self.conf_order.len())].clone()
+            }
+            _ => "11111111-2222-4333-8444-555555555555".to_owned(),
+        };
+        // Pending and not yet expired (time may have passed without the
+        // timer firing: then it is expired all the same).
+        let now = self.now();
+        let pending = self.page.tm.pending_confirmations();
+        let was_pending = pending
+            .iter()
+            .any(|p| p.confirm_id == confirm_id && p.expires_at > now);
+        let any_due = pending.iter().any(|p| p.expires_at <= now);
+        // Rule 5 holds for approvals: on a full scope the approval is refused
+        // busy and the confirmation stays pending.
+        let busy = approve
+            && was_pending
+            && pending
+                .iter()
+                .find(|p| p.confirm_id == confirm_id)
+                .and_then(|p| self.page.tm.scope_pending(&p.tool))
+                .is_some_and(|n| n >= 32);
+        let was_pending = was_pending && !busy;
+        let ctx = Ctx {
+            approving: (approve && was_pending).then(|| confirm_id.clone()),
+            ..Ctx::default()
+        };
+        let (handle, step) = self.step(
+            ctx,
+            |tm, now| tm.confirm(&confirm_id, approve, now),
+            |model, handle| {
+                model.handles.insert(
+                    *handle,
+                    HandleInfo {
+                        kind: HandleKind::Confirm,
+                        completed: false,
+                    },
+                );
+                if was_pending {
+                    model.confirm_handles.insert(*handle, confirm_id.clone());
+                }
+            },
+        )?;
+        if busy {
+            let result = step
+                .completed
+                .iter()
+                .find(|(h, _)| *h == handle)
+                .map(|(_, r)| r);
+            prop_assert_eq!(result.map(|r| &r["code"]), Some(&json!("busy")));
+            prop_assert!(step.confirmeds.is_empty(), "a busy approval sent confirmed");
+            prop_assert!(
+                self.page
+                    .tm
+                    .pending_confirmations()
+                    .iter()
+                    .any(|p| p.confirm_id == confirm_id),
+                "a busy approval consumed the confirmation"
+            );
+            self.busy_approvals += 1;
+        } else if !was_pending {
+            prop_assert!(step.results.is_empty());
+            if !any_due {
+                prop_assert_eq!(step.transmits, 0, "a used/unknown confirmId sent something");
+            }
+            let result = step
+                .completed
+                .iter()
+                .find(|(h, _)| *h == handle)
+                .map(|(_, r)| r);
+            prop_assert_eq!(
+                result.map(|r| &r["code"]),
+                Some(&json!("confirmation_expired")),
+                "confirm of a used/unknown confirmId"
+            );
+        } else if !approve {
+            let result = step
+                .completed
+                .iter()
+                .find(|(h, _)| *h == handle)
+                .map(|(_, r)| r);
+            prop_assert_eq!(
+                result,
+                Some(&json!({"status": "cancelled", "by": "operator"}))
+            );
+        }
+        Ok(())
+    }
+
+    fn undo(&mut self, pick: UndoSel) -> R {
+        let call_id = match pick {
+            UndoSel::Kept(i) if !self.kept.is_empty() => {
+                self.kept[i.index(self.kept.len())].clone()
+            }
+            UndoSel::Pool(i) => POOL[i].to_owned(),
+            _ => "never-called".to_owned(),
+        };
+        let (handle, step) = self.step(
+            Ctx::default(),
+            |tm, _| tm.undo(&call_id),
+            |model, handle| {
+                model.handles.insert(
+                    *handle,
+                    HandleInfo {
+                        kind: HandleKind::Undo,
+                        completed: false,
+                    },
+                );
+            },
+        )?;
+        prop_assert_eq!(step.transmits, 0);
+        let completed = step.completed.iter().any(|(h, _)| *h == handle);
+        prop_assert!(
+            completed != (step.restores.len() == 1),
+            "undo must either be refused or run one restorer: {:?}",
+            step
+        );
+        if let Some(run) = step.restores.first() {
+            self.restores.insert(*run, handle);
+            self.count("restorer run");
+            self.kept.retain(|k| *k != call_id);
+        }
+        Ok(())
+    }
+
+    fn abort(&mut self, pick: Pick, open: bool) -> R {
+        let mut handles: Vec<Handle> = self
+            .handles
+            .iter()
+            .filter(|(_, h)| !matches!(h.kind, HandleKind::Undo) && (!open || !h.completed))
+            .map(|(h, _)| *h)
+            .collect();
+        if handles.is_empty() {
+            handles = self.handles.keys().copied().collect();
+        }
+        if handles.is_empty() {
+            return Ok(());
+        }
+        let handle = handles[pick.index(handles.len())];
+        let done = self.handles.get(&handle).is_some_and(|h| h.completed);
+        let (_, step) = self.step(Ctx::default(), |tm, now| tm.abort(handle, now), |_, _| {})?;
+        if done {
+            prop_assert!(step.silent(), "abort of a completed call had effects");
+        }
+        Ok(())
+    }
+
+    fn ctx_confirm(&mut self, pick: Pick) -> R {
+        let live: Vec<(RunId, Caller)> = self
+            .runs
+            .iter()
+            .filter(|(_, r)| r.abort.is_none())
+            .map(|(id, r)| (*id, r.caller))
+            .collect();
+        if live.is_empty() {
+            return Ok(());
+        }
+        let (run, caller) = live[pick.index(live.len())];
+        let (inline, step) = self.step(Ctx::default(), |tm, _| tm.ctx_confirm(run), |_, _| {})?;
+        let expected = caller == Caller::Human && self.inline_confirm;
+        prop_assert_eq!(inline, expected);
+        prop_assert_eq!(step.transmits + step.actions, 0);
+        let unavailable = if expected { 0 } else { 1 };
+        prop_assert_eq!(
+            step.errors,
+            vec![ErrorEventCode::CtxConfirmUnavailable; unavailable]
+        );
+        Ok(())
+    }
+
+    fn clock(&mut self, jump: Clock) -> R {
+        let now = self.now();
+        let deadline = self.page.tm.poll_timeout();
+        let target = match jump {
+            Clock::Small(ms) => now + ms,
+            Clock::Grace => now + GRACE,
+            Clock::Expiry => now + CONFIRM_EXPIRY,
+            Clock::Huge(ms) => now + ms,
+            Clock::Lag(ms) => {
+                self.page.now = now + ms;
+                self.count("clock lag (no timer)");
+                return Ok(());
+            }
+            Clock::ToDeadline => deadline.unwrap_or(now + 1).max(now),
+            Clock::JustBeforeDeadline => deadline.map_or(now + 1, |d| d.saturating_sub(1)).max(now),
+        };
+        self.page.now = target;
+        let (_, step) = self.step(
+            Ctx::default(),
+            |tm, now| tm.handle_timeout(now),
+            |model, _| {
+                let mut newly = 0;
+                for info in model.runs.values_mut() {
+                    if let Some(Abort::Grace {
+                        deadline,
+                        timed_out,
+                        ..
+                    }) = &mut info.abort
+                    {
+                        if *deadline <= target && !*timed_out {
+                            *timed_out = true;
+                            newly += 1;
+                        }
+                    }
+                }
+                for _ in 0..newly {
+                    model.count("run timed out (abort grace)");
+                }
+            },
+        )?;
+        prop_assert!(
+            self.page.tm.poll_timeout().is_none_or(|t| t > target),
+            "a deadline at or before now is left after handle_timeout"
+        );
+        prop_assert!(self
+            .page
+            .tm
+            .pending_confirmations()
+            .iter()
+            .all(|p| p.expires_at > target));
+        prop_assert_eq!(step.transmits, step.results.len() + step.confirmeds.len());
+        Ok(())
+    }
+
+    fn detach(&mut self, pick: Pick) -> R {
+        let attached = self.attached();
+        if attached.is_empty() {
+            return Ok(());
+        }
+        let bridge = attached[pick.index(attached.len())];
+        let ctx = Ctx {
+            detaching: Some(bridge),
+            ..Ctx::default()
+        };
+        let (_, step) = self.step(
+            ctx,
+            |tm, now| tm.detach(bridge, now),
+            |model, _| {
+                if let Some(b) = model.bridges.get_mut(&bridge) {
+                    b.attached = false;
+                    b.in_flight.clear();
+                    b.answered.clear();
+                    b.answered_set.clear();
+                }
+                for info in model.runs.values_mut() {
+                    if let Some(Abort::Grace { detach_since, .. }) = &mut info.abort {
+                        *detach_since = true;
+                    }
+                }
+            },
+        )?;
+        prop_assert_eq!(step.closes, vec![bridge]);
+        Ok(())
+    }
+
+    fn attach(&mut self, changed: bool, limit: usize) -> R {
+        if self.attached().len() >= 2 {
+            return Ok(());
+        }
+        let limit = limit_of(limit);
+        let options = BridgeOptions {
+            on_change: if changed {
+                OnChange::Changed
+            } else {
+                OnChange::Manifest
+            },
+            max_message_bytes: limit,
+        };
+        let (bridge, step) = self.step(
+            Ctx::default(),
+            |tm, _| tm.attach(options),
+            |model, bridge| {
+                model
+                    .bridges
+                    .insert(*bridge, BridgeModel::new(limit, changed));
+            },
+        )?;
+        prop_assert_eq!(step.transmits, 1, "one manifest on attach");
+        let manifest = &step.announcements[0];
+        prop_assert_eq!(manifest.0, bridge);
+        prop_assert_eq!(&manifest.1["type"], "manifest");
+        prop_assert_eq!(manifest.1["rev"].as_u64(), Some(self.page.tm.rev()));
+        Ok(())
+    }
+
+    fn foreign(&mut self, to: To, kind: u8, id: IdSel) -> R {
+        let bridge = self.target(to);
+        let id = self.id(id);
+        let message = match kind {
+            0 => {
+                json!({"protocol": 1, "type": "call", "clientId": OTHER_CLIENT, "id": id, "tool": "t0", "input": {}})
+            }
+            1 => {
+                json!({"protocol": 1, "type": "describe", "clientId": OTHER_CLIENT, "id": id, "tool": "t0"})
+            }
+            2 => json!({"protocol": 1, "type": "bogus", "clientId": OTHER_CLIENT}),
+            3 => json!({"protocol": 9, "type": "call", "clientId": OTHER_CLIENT, "id": id}),
+            4 => json!({"protocol": 1, "type": "cancel", "clientId": OTHER_CLIENT, "id": id}),
+            _ => {
+                json!({"protocol": 1, "type": "call", "clientId": OTHER_CLIENT, "id": id, "tool": "t0"})
+            }
+        };
+        let step = self.inbound(bridge, &message.to_string())?;
+        // Invariant 7 (rule 1): ignored silently.
+        prop_assert!(
+            step.silent(),
+            "a message for another page had effects: {:?}",
+            step
+        );
+        self.count("ignored: another clientId");
+        Ok(())
+    }
+
+    fn protocol2(&mut self, to: To, kind: u8, id: IdSel) -> R {
+        let bridge = self.target(to);
+        let id = self.id(id);
+        let cid = self.client_id.clone();
+        match kind {
+            0 => {
+                let text = json!({"protocol": 2, "type": "call", "clientId": cid, "id": id, "tool": "t0", "input": {}})
+                    .to_string();
+                let fresh = self
+                    .bridges
+                    .get(&bridge)
+                    .is_some_and(|b| b.attached && !b.is_duplicate(&id));
+                let step = self.request(bridge, &id, ReqKind::Protocol2, &text)?;
+                if fresh {
+                    prop_assert!(
+                        self.answered_now(bridge, &id, &step),
+                        "rule 4: not answered"
+                    );
+                    prop_assert_eq!(step.transmits, 1);
+                }
+            }
+            1 | 2 => {
+                let message = if kind == 1 {
+                    json!({"protocol": 2, "type": "call", "clientId": cid, "id": 7})
+                } else {
+                    json!({"protocol": 2, "type": "call", "id": id})
+                };
+                let step = self.inbound(bridge, &message.to_string())?;
+                self.expect_invalid(bridge, &step)?;
+            }
+            _ => {
+                let message =
+                    json!({"protocol": 2, "type": "call", "clientId": OTHER_CLIENT, "id": id});
+                let step = self.inbound(bridge, &message.to_string())?;
+                prop_assert!(step.silent());
+            }
+        }
+        Ok(())
+    }
+
+    /// Invariant 7 (rule 8): dropped with one invalid_message event, never answered.
+    fn expect_invalid(&self, bridge: BridgeId, step: &Step) -> R {
+        if self.is_attached(bridge) {
+            prop_assert_eq!(
+                step.transmits + step.actions,
+                0,
+                "an invalid message had effects"
+            );
+            prop_assert_eq!(&step.errors, &vec![ErrorEventCode::InvalidMessage]);
+            prop_assert_eq!(step.events, 1);
+        }
+        Ok(())
+    }
+
+    fn invalid(&mut self, to: To, kind: u8) -> R {
+        let bridge = self.target(to);
+        let cid = self.client_id.clone();
+        let text = match kind {
+            0 => "{not json".to_owned(),
+            1 => format!("{}{}", "[".repeat(65), "]".repeat(65)),
+            2 => json!({"protocol": 1, "type": "call", "clientId": cid, "id": "i0", "tool": "t0"}).to_string(),
+            3 => json!({"protocol": 1, "type": "result", "clientId": cid, "id": "i0", "result": {"status": "ok"}}).to_string(),
+            4 => json!({"protocol": 1, "type": "cancel", "clientId": cid, "id": "i0", "extra": true}).to_string(),
+            5 => json!({"protocol": 1, "type": "call", "clientId": 42, "id": "i0", "tool": "t0", "input": {}}).to_string(),
+            6 => json!({"protocol": 1, "type": "call", "clientId": cid, "id": 3, "tool": "t0", "input": {}}).to_string(),
+            7 => "42".to_owned(),
+            8 => json!({"protocol": 1, "type": "bogus", "clientId": cid}).to_string(),
+            9 => json!({"protocol": 1, "type": "call", "clientId": cid, "id": "i1", "tool": "t0", "input": {}, "rev": -1}).to_string(),
+            10 => String::new(),
+            11 => json!({"protocol": 1, "type": "describe", "clientId": cid, "id": "i2", "tool": 5}).to_string(),
+            12 => json!({"protocol": 1, "type": "call", "id": "i3", "tool": "t0", "input": {}}).to_string(),
+            13 => json!({"protocol": 2, "type": "call", "clientId": cid, "id": ""}).to_string(),
+            _ => json!({"protocol": 1, "type": "call", "clientId": cid, "id": "", "tool": "t0", "input": {}}).to_string(),
+        };
+        let step = self.inbound(bridge, &text)?;
+        self.expect_invalid(bridge, &step)
+    }
+
+    fn oversized(&mut self, to: To, exact: bool) -> R {
+        let bridge = self.target(to);
+        let Some(limit) = self.bridges.get(&bridge).map(|b| b.limit) else {
+            return Ok(());
+        };
+        if exact && limit > 4096 {
+            return Ok(());
+        }
+        let id = self.id(IdSel::Fresh);
+        let base = self
+            .call_message(&id, "t0", json!({"p": ""}), None)
+            .to_string();
+        let target = if exact { limit } else { limit + 1 };
+        let pad = target.saturating_sub(base.len());
+        let text = self
+            .call_message(&id, "t0", json!({"p": "x".repeat(pad)}), None)
+            .to_string();
+        prop_assert_eq!(text.len(), target);
+        if exact {
+            // At the limit: an ordinary call.
+            let kind = ReqKind::Call {
+                tool: Some(0),
+                rev: None,
+            };
+            self.request(bridge, &id, kind, &text)?;
+        } else {
+            let step = self.inbound(bridge, &text)?;
+            self.expect_invalid(bridge, &step)?;
+        }
+        Ok(())
+    }
+
+    fn cancel(&mut self, to: To, sel: CancelSel) -> R {
+        let bridge = self.target(to);
+        let id = match sel {
+            CancelSel::Pool(i) => POOL[i].to_owned(),
+            CancelSel::InFlight(i) => {
+                let ids: Vec<String> = self
+                    .bridges
+                    .get(&bridge)
+                    .map(|b| b.in_flight.keys().cloned().collect())
+                    .unwrap_or_default();
+                if ids.is_empty() {
+                    POOL[i.index(POOL.len())].to_owned()
+                } else {
+                    ids[i.index(ids.len())].clone()
+                }
+            }
+            CancelSel::Running(i) => {
+                let ids: Vec<String> = self
+                    .runs
+                    .values()
+                    .filter(|r| r.abort.is_none())
+                    .map(|r| r.call_id.clone())
+                    .filter(|id| {
+                        self.bridges
+                            .get(&bridge)
+                            .is_some_and(|b| b.in_flight.contains_key(id))
+                    })
+                    .collect();
+                if ids.is_empty() {
+                    POOL[i.index(POOL.len())].to_owned()
+                } else {
+                    ids[i.index(ids.len())].clone()
+                }
+            }
+        };
+        let in_flight = self
+            .bridges
+            .get(&bridge)
+            .is_some_and(|b| b.in_flight.contains_key(&id));
+        let text = json!({"protocol": 1, "type": "cancel", "clientId": self.client_id, "id": id})
+            .to_string();
+        let step = self.inbound(bridge, &text)?;
+        if !in_flight {
+            prop_assert!(
+                step.silent(),
+                "cancel of {} (not in flight) had effects",
+                id
+            );
+        }
+        Ok(())
+    }
+
+    /// 1000 describes with fresh ids on the first attached bridge: the oldest
+    /// answered ids fall out of its memory (and may be answered again).
+    fn flood(&mut self) -> R {
+        let Some(&bridge) = self.attached().first() else {
+            return Ok(());
+        };
+        for _ in 0..1000 {
+            let id = self.id(IdSel::Fresh);
+            let text = json!({"protocol": 1, "type": "describe", "clientId": self.client_id,
+                              "id": id, "tool": "t0"})
+            .to_string();
+            self.request(bridge, &id, ReqKind::Describe, &text)?;
+        }
+        prop_assert_eq!(self.page.tm.answered_ids(bridge), 1000);
+        self.count("flood of 1000 describes");
+        Ok(())
+    }
+
+    /// 101 to 105 calls of `pay` with fresh ids: more than 100 pending
+    /// confirmations, so the oldest are evicted (`confirmation_expired`).
+    fn storm(&mut self) -> R {
+        if !self.tools.contains_key(&1) {
+            self.register(1)?;
+        }
+        let n = 101 + self.fresh as usize % 5;
+        for _ in 0..n {
+            if self.attached().is_empty() {
+                self.page_call(1, Caller::Inapp, 0, None)?;
+            } else {
+                let id = self.id(IdSel::Fresh);
+                self.inbound_call(To::Attached(Pick(0)), id, 1, json!({}), None)?;
+            }
+        }
+        self.count("storm of calls needing confirmation");
+        Ok(())
+    }
+
+    fn exec(&mut self, op: &Op) -> R {
+        match *op {
+            Op::Register(index) => self.register(index),
+            Op::Unregister(pick) => self.unregister(pick),
+            Op::Recreate(slot) => self.recreate(slot),
+            Op::Dispose(slot) => self.dispose(slot),
+            Op::Call {
+                to,
+                id,
+                tool,
+                input,
+                rev,
+            } => {
+                let id = self.id(id);
+                let input: Value = serde_json::from_str(INPUTS[input]).unwrap_or(Value::Null);
+                let rev = self.rev(rev);
+                self.inbound_call(to, id, tool, input, rev)
+            }
+            Op::Burst { to, tool, n } => {
+                for _ in 0..n {
+                    let id = self.id(IdSel::Fresh);
+                    self.inbound_call(to, id, tool, json!({"a": 1}), None)?;
+                }
+                Ok(())
+            }
+            Op::Describe { to, id, tool } => {
+                let bridge = self.target(to);
+                let id = self.id(id);
+                let text = json!({"protocol": 1, "type": "describe", "clientId": self.client_id,
+                                  "id": id, "tool": tool_name(tool)})
+                .to_string();
+                let fresh = self
+                    .bridges
+                    .get(&bridge)
+                    .is_some_and(|b| b.attached && !b.is_duplicate(&id));
+                let step = self.request(bridge, &id, ReqKind::Describe, &text)?;
+                if fresh {
+                    prop_assert!(
+                        self.answered_now(bridge, &id, &step),
+                        "describe not answered at once"
+                    );
+                    prop_assert_eq!(step.transmits, 1);
+                    let visible = tool < TOOLS.len()
+                        && self.tools.contains_key(&tool)
+                        && self.policy.inapp(tool) != D::Hide;
+                    let result = step.results[0].2.clone();
+                    if visible {
+                        prop_assert_eq!(&result["status"], "ok");
+                        prop_assert_eq!(&result["data"]["name"], tool_name(tool));
+                        prop_assert!(result["data"].get("inputSchema").is_some());
+                    } else {
+                        prop_assert_eq!(&result["code"], "unknown_tool");
+                        prop_assert_eq!(result["rev"].as_u64(), Some(self.page.tm.rev()));
+                    }
+                }
+                Ok(())
+            }
+            Op::Cancel { to, id } => self.cancel(to, id),
+            Op::Foreign { to, kind, id } => self.foreign(to, kind, id),
+            Op::Protocol2 { to, kind, id } => self.protocol2(to, kind, id),
+            Op::Invalid { to, kind } => self.invalid(to, kind),
+            Op::Oversized { to, exact } => self.oversized(to, exact),
+            Op::Settle { run, outcome } => {
+                if self.runs.is_empty() {
+                    return Ok(());
+                }
+                let runs: Vec<RunId> = self.runs.keys().copied().collect();
+                let run = runs[run.index(runs.len())];
+                let outcome = match outcome {
+                    OutcomeSel::OkJson(i) => Outcome::Ok(Some(OK_JSON[i].into())),
+                    OutcomeSel::OkNone => Outcome::Ok(None),
+                    OutcomeSel::OkNotJson => Outcome::Ok(Some("{nope".into())),
+                    OutcomeSel::Threw => Outcome::Threw("TypeError: boom".into()),
+                    OutcomeSel::NotSerializable => Outcome::NotSerializable("cyclic".into()),
+                    OutcomeSel::Aborted => Outcome::Aborted,
+                };
+                self.settle(run, outcome)
+            }
+            Op::SettleAgain(pick) => self.settle_again(pick),
+            Op::Validate { pick, kind } => {
+                if self.validates.is_empty() {
+                    return Ok(());
+                }
+                let run = self.validates.remove(pick.index(self.validates.len()));
+                self.validate_answer(run, kind)
+            }
+            Op::Prepare { pick, kind } => {
+                if self.prepares.is_empty() {
+                    return Ok(());
+                }
+                let run = self.prepares.remove(pick.index(self.prepares.len()));
+                self.prepare_answer(run, kind)
+            }
+            Op::ReadState { pick, kind } => {
+                if self.read_states.is_empty() {
+                    return Ok(());
+                }
+                let run = self.read_states.remove(pick.index(self.read_states.len()));
+                self.read_state_answer(run, kind)
+            }
+            Op::Restore { pick, ok } => {
+                if self.restores.is_empty() {
+                    return Ok(());
+                }
+                let runs: Vec<RunId> = self.restores.keys().copied().collect();
+                self.restore_answer(runs[pick.index(runs.len())], ok)
+            }
+            Op::CtxConfirm(pick) => self.ctx_confirm(pick),
+            Op::PageCall {
+                tool,
+                human,
+                input,
+                rev,
+            } => {
+                let rev = self.rev(rev);
+                let caller = if human { Caller::Human } else { Caller::Inapp };
+                self.page_call(tool, caller, input, rev)
+            }
+            Op::PageBurst { tool, n } => {
+                for _ in 0..n {
+                    self.page_call(tool, Caller::Human, 1, None)?;
+                }
+                Ok(())
+            }
+            Op::Abort { pick, open } => self.abort(pick, open),
+            Op::Confirm { pick, approve } => self.confirm(pick, approve),
+            Op::Undo(pick) => self.undo(pick),
+            Op::Clock(jump) => self.clock(jump),
+            Op::Detach(pick) => self.detach(pick),
+            Op::Attach { changed, limit } => self.attach(changed, limit),
+        }
+    }
+
+    /// Answers everything, lets every deadline pass, and checks that the core
+    /// is empty and every accepted request got exactly one answer.
+    fn settle_all(&mut self, timeout_first: bool) -> R {
+        if timeout_first {
+            self.clock(Clock::Huge(CONFIRM_EXPIRY + GRACE))?;
+        }
+        for _ in 0..200 {
+            let idle = self.runs.is_empty()
+                && self.validates.is_empty()
+                && self.prepares.is_empty()
+                && self.read_states.is_empty()
+                && self.restores.is_empty()
+                && self.page.tm.poll_timeout().is_none()
+                && self.page.tm.calls_in_flight() == 0;
+            if idle {
+                break;
+            }
+            for run in std::mem::take(&mut self.validates) {
+                self.validate_answer(run, 0)?;
+            }
+            for run in std::mem::take(&mut self.prepares) {
+                self.prepare_answer(run, 1)?;
+            }
+            for run in std::mem::take(&mut self.read_states) {
+                self.read_state_answer(run, 1)?;
+            }
+            let restores: Vec<RunId> = self.restores.keys().copied().collect();
+            for run in restores {
+                self.restore_answer(run, true)?;
+            }
+            let runs: Vec<RunId> = self.runs.keys().copied().collect();
+            for run in runs {
+                self.settle(run, Outcome::Ok(None))?;
+            }
+            if self.page.tm.poll_timeout().is_some() {
+                self.clock(Clock::Huge(CONFIRM_EXPIRY + GRACE))?;
+            }
+        }
+        let tm = &self.page.tm;
+        prop_assert_eq!(tm.calls_in_flight(), 0, "calls left in flight");
+        prop_assert_eq!(tm.max_pending_per_scope(), 0);
+        prop_assert_eq!(tm.pending_confirmation_count(), 0);
+        prop_assert_eq!(tm.poll_timeout(), None);
+        for (id, b) in &self.bridges {
+            prop_assert!(
+                b.in_flight.is_empty(),
+                "accepted requests never answered on {:?}: {:?}",
+                id,
+                b.in_flight
+            );
+        }
+        for (handle, info) in &self.handles {
+            prop_assert!(
+                info.completed,
+                "{:?} ({:?}) never completed",
+                handle,
+                info.kind
+            );
+        }
+        for (confirm_id, conf) in &self.confs {
+            if let Some(bridge) = conf.requester {
+                if self.is_attached(bridge) {
+                    prop_assert!(
+                        conf.confirmed,
+                        "confirmation {} never got its confirmed",
+                        confirm_id
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Coverage: (times seen, cases in which it was seen).
+type Stats = BTreeMap<String, (usize, usize)>;
+
+fn run_case(case: &Case, stats: &mut Stats) -> R {
+    let mut model = Model::new(case)?;
+    let at = |when: Option<usize>| when.map(|i| i % case.ops.len().max(1));
+    for (i, op) in case.ops.iter().enumerate() {
+        if at(case.flood_at) == Some(i) {
+            model.flood()?;
+        }
+        if at(case.storm_at) == Some(i) {
+            model.storm()?;
+        }
+        model.exec(op)?;
+    }
+    model.settle_all(case.end_with_timeout)?;
+    if model.busy_approvals > 0 {
+        model.count("approval refused busy on a full scope");
+    }
+    for (key, n) in model.stats {
+        let entry = stats.entry(key).or_default();
+        entry.0 += n;
+        entry.1 += 1;
+    }
+    Ok(())
+}
+
+/// The model test. Run with `-- --nocapture` to see what the generated
+/// cases covered.
+#[test]
+fn the_core_keeps_the_protocol_rules_under_random_operations() {
+    let config = ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    let mut runner = TestRunner::new(config);
+    let stats: RefCell<Stats> = RefCell::new(BTreeMap::new());
+    let outcome = runner.run(&case(), |case| {
+        let mut mine = BTreeMap::new();
+        run_case(&case, &mut mine)?;
+        let mut all = stats.borrow_mut();
+        for (key, (n, cases)) in mine {
+            let entry = all.entry(key).or_default();
+            entry.0 += n;
+            entry.1 += cases;
+        }
+        Ok(())
+    });
+    if let Err(error) = outcome {
+        panic!("{error}");
+    }
+    let stats = stats.into_inner();
+    println!("   times  cases  covered");
+    for (key, (n, cases)) in &stats {
+        println!("{n:>8} {cases:>6}  {key}");
+    }
+    // The generator must reach the interesting corners, not just run.
+    for key in [
+        "duplicate ignored",
+        "result ok",
+        "result needs_confirmation",
+        "result refused busy",
+        "result refused stale",
+        "result refused unknown_tool",
+        "result cancelled signal",
+        "result error Tool failed",
+        "result invalid",
+        "confirmed ok",
+        "confirmed cancelled operator",
+        "confirmed refused confirmation_expired",
+        "confirmed refused stale",
+        "event late_result",
+        "event invalid_message",
+        "ignored: another clientId",
+        "run timed out (abort grace)",
+        "restorer run",
+        "100 pending confirmations",
+        "flood of 1000 describes",
+    ] {
+        assert!(stats.contains_key(key), "never covered: {key}");
+    }
+}
+
+// ----- core bugs found by the model (fixed; kept as regression tests) ------
+
+fn confirm_id_of(page: &Page, id: &str) -> String {
+    let result = page.result(id);
+    assert_eq!(result["status"], "needs_confirmation", "{result}");
+    result["confirmId"].as_str().unwrap_or_default().to_owned()
+}
+
+/// Found by the model as: register `s.submit` (consequential, has_state) →
+/// `call` → `Prepare` answered with state "s2" → approve → dispose its scope →
+/// `ReadState` answered "s2" → an `Action::Run` for a tool that is no longer
+/// registered (caller human, `snapshot: false` although the tool has one).
+/// `handle_state` calls `start_run` without checking the registry, unlike
+/// `start`, `validated` and `request_confirmation`; the spec says the page
+/// "never runs anything but registered tools". Expected: `confirmed` with
+/// `refused stale` ("The tool is gone since confirmation was requested").
+#[test]
+fn core_bug_an_approval_runs_a_tool_unregistered_during_its_state_read() {
+    let mut page = Page::new();
+    let mut def = consequential("submit");
+    def.has_state = true;
+    let key = page.register(def);
+    page.call("c", "submit", json!({}));
+    let Some(Action::Prepare { run, .. }) = page.actions.pop() else {
+        panic!("prepare expected: {:?}", page.actions)
+    };
+    let prepared = Prepared {
+        state: Some("s2".into()),
+        ..Prepared::default()
+    };
+    page.tm.handle_prepared(run, Ok(prepared), page.now);
+    page.drain();
+    let confirm_id = confirm_id_of(&page, "c");
+    page.tm.confirm(&confirm_id, true, page.now);
+    page.drain();
+    let Some(Action::ReadState { run, .. }) = page.actions.pop() else {
+        panic!("read state expected: {:?}", page.actions)
+    };
+    page.tm.unregister(key, page.now);
+    page.drain();
+    page.tm.handle_state(run, Ok(Some("s2".into())), page.now);
+    page.drain();
+    assert!(
+        page.take_runs().is_empty(),
+        "ran a tool that is no longer registered"
+    );
+    assert_eq!(
+        page.confirmed_for(&confirm_id),
+        [json!({"status": "refused", "code": "stale",
+                "message": "The tool is gone since confirmation was requested", "rev": 2})]
+    );
+}
+
+/// Found by the model as: `call` of a consequential tool → needs_confirmation;
+/// 32 calls of another tool on the same scope (1 running, 31 queued); approve
+/// → `max_pending_per_scope()` is 33. `confirm` enqueues the approved run
+/// without the bound (deliberately, per a comment in `confirm`), but the
+/// scheduling docs ("A lane holds at most 32 pending calls") and rule 5 say
+/// 32; with 100 pending confirmations a scope can reach 132. Either the
+/// approval is refused `busy` (its `confirmed` says so) or the bound and its
+/// docs must say that approvals are exempt.
+#[test]
+fn core_bug_approved_runs_push_a_scope_past_32_pending() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    page.register(tool("t"));
+    page.call("p", "pay", json!({}));
+    let confirm_id = confirm_id_of(&page, "p");
+    for i in 0..32 {
+        page.call(&format!("c{i}"), "t", json!({}));
+    }
+    assert_eq!(page.tm.max_pending_per_scope(), 32);
+    page.tm.confirm(&confirm_id, true, page.now);
+    page.drain();
+    assert!(
+        page.tm.max_pending_per_scope() <= 32,
+        "{} pending on one scope",
+        page.tm.max_pending_per_scope()
+    );
+}
+
+/// Found by the model as: register `s.a` (has_snapshot) → `call` (the run
+/// starts with `snapshot: true`, so JS takes a snapshot and keeps a restorer
+/// under the call id) → unregister the tool → the run throws. Nothing drops
+/// the restorer: `handle_outcome` (and `abandon`) look `has_snapshot` up in
+/// the registry, where the tool is gone, so neither `DropRestorer` (failure)
+/// nor the undo store (success, then evicted with `DropRestorer`) is used, and
+/// JS keeps the restorer forever. Expected: `DropRestorer { call_id: "a" }`.
+#[test]
+fn core_bug_a_snapshot_run_whose_tool_is_gone_leaks_its_restorer() {
+    let mut page = Page::new();
+    let mut def = tool("edit");
+    def.has_snapshot = true;
+    let key = page.register(def);
+    page.call("a", "edit", json!({}));
+    let runs = page.take_runs();
+    assert_eq!(runs.len(), 1);
+    assert!(page.actions.is_empty());
+    page.tm.unregister(key, page.now);
+    page.drain();
+    page.settle(runs[0].0, Outcome::Threw("boom".into()));
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "error", "message": "Tool failed"})
+    );
+    assert!(
+        page.actions.contains(&Action::DropRestorer {
+            call_id: "a".into()
+        }),
+        "restorer of call a leaked: {:?}",
+        page.actions
+    );
+}
+
+/// A call that is running when its bridge detaches gets `Abort` and
+/// `DropRestorer`; one already aborted by `cancel` (in its grace period) is
+/// dropped by the detach without `DropRestorer`, and its later outcome is
+/// ignored, so the restorer JS kept for it is never dropped.
+/// Sequence: register `edit` (has_snapshot) → `call a` → `cancel a` → detach.
+#[test]
+fn core_bug_detach_during_the_abort_grace_period_leaks_the_restorer() {
+    let mut page = Page::new();
+    let mut def = tool("edit");
+    def.has_snapshot = true;
+    page.register(def);
+    page.call("a", "edit", json!({}));
+    let run = page.take_runs()[0].0;
+    page.cancel("a");
+    assert!(page.actions.contains(&Action::Abort { run }));
+    page.tm.detach(page.bridge, page.now);
+    page.drain();
+    page.settle(run, Outcome::Aborted);
+    assert_eq!(page.tm.calls_in_flight(), 0);
+    assert!(
+        page.actions.contains(&Action::DropRestorer {
+            call_id: "a".into()
+        }),
+        "restorer of call a leaked: {:?}",
+        page.actions
+    );
+}
