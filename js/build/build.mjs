@@ -91,7 +91,19 @@ function decode() {
   return out;
 }
 
-glue.initSync({ module: decode() });
+try {
+  glue.initSync({ module: decode() });
+} catch (error) {
+  if (/wasm-eval|unsafe-eval/.test(String(error && error.message))) {
+    throw new Error(
+      "@toolmark/bridge-wasm: this page's Content Security Policy blocks WebAssembly. Allow it with " +
+        "'wasm-unsafe-eval' in script-src (in an MV3 extension: \\"content_security_policy\\": " +
+        "{ \\"extension_pages\\": \\"script-src 'self' 'wasm-unsafe-eval'; object-src 'self';\\" }).",
+      { cause: error },
+    );
+  }
+  throw error;
+}
 
 // Defined here (not re-exported), so no bundler can keep the functions and
 // drop the module that initializes them.

@@ -1,0 +1,431 @@
+// Packaging: the `npm pack` tarball of pkg/, installed from the tarball into
+// throwaway projects like a user would, and one app (tests/packaging/app/main.js)
+// run in plain Node, bundled by Vite 8, Vite 7, webpack 5 and esbuild (no plugins,
+// no loaders) and loaded in Chromium, and inside a Manifest V3 extension page.
+//
+// Needs the npm registry (one `npm install` per project, all in parallel while
+// the tarball is checked). TOOLMARK_KEEP_PACKAGING=1 keeps the temp dir.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import {
+  cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { launchChromium, serve } from './support/browser.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const pkgDir = join(root, 'pkg');
+const fixtures = join(root, 'tests', 'packaging');
+const appSource = join(fixtures, 'app', 'main.js');
+
+// Exact versions, so that a run today and a run next month test the same thing.
+const VERSIONS = {
+  vite8: '8.4.0', // needs Node ^20.19 || >=22.12
+  vite7: '7.3.8',
+  webpack: '5.113.0',
+  webpackCli: '6.0.1', // 7.x pulls rechoir@1, which wants Node >= 22.15
+  esbuild: '0.28.2',
+};
+
+const TIMEOUT = 240_000;
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+// Children must not inherit this run's npm context (`npm test` sets these): each
+// throwaway project is its own root.
+const childEnv = Object.fromEntries(
+  Object.entries(process.env).filter(
+    ([key]) =>
+      !/^(npm_package_|npm_lifecycle_|npm_command$|npm_config_(local_prefix|prefix|global_prefix|user_agent)$|init_cwd$)/i.test(key),
+  ),
+);
+
+function run(file, args, { cwd, timeout = 120_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { cwd, env: childEnv, timeout, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      if (error) {
+        error.message = `${[file, ...args].join(' ')} (in ${cwd}) failed: ${error.message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`;
+        reject(error);
+      } else {
+        resolve({ stdout, stderr });
+      }
+    });
+  });
+}
+
+/** A project's installed CLI, run with this Node (its `bin` is a JS file). */
+function runBin(dir, name, args) {
+  return run(process.execPath, [realpathSync(join(dir, 'node_modules', '.bin', name)), ...args], { cwd: dir });
+}
+
+/** The files of an npm tarball (paths without the `package/` prefix) and their bytes. */
+function readTarball(path) {
+  const data = gunzipSync(readFileSync(path));
+  const files = new Map();
+  let offset = 0;
+  let longName;
+  while (offset + 512 <= data.length) {
+    const header = data.subarray(offset, offset + 512);
+    if (header.every((byte) => byte === 0)) break;
+    const text = (start, end) => header.subarray(start, end).toString('utf8').replace(/\0.*$/s, '');
+    const size = parseInt(text(124, 136).trim() || '0', 8);
+    const type = text(156, 157) || '0';
+    const prefix = text(345, 500);
+    const body = data.subarray(offset + 512, offset + 512 + size);
+    let name = longName ?? (prefix ? `${prefix}/${text(0, 100)}` : text(0, 100));
+    longName = undefined;
+    if (type === 'L') longName = body.toString('utf8').replace(/\0.*$/s, '');
+    else if (type === '0' || type === '7') files.set(name.replace(/^package\//, ''), Buffer.from(body));
+    offset += 512 + Math.ceil(size / 512) * 512;
+  }
+  return files;
+}
+
+/** Every string target of an exports map (conditions and subpaths flattened). */
+function exportTargets(exportsField) {
+  if (typeof exportsField === 'string') return [exportsField];
+  if (Array.isArray(exportsField)) return exportsField.flatMap(exportTargets);
+  if (exportsField && typeof exportsField === 'object') return Object.values(exportsField).flatMap(exportTargets);
+  return [];
+}
+
+/** Files reachable from `entries` through relative imports (`.js` → `.d.ts` for declarations). */
+function reachable(files, entries, { declarations }) {
+  const seen = new Set();
+  const missing = [];
+  const queue = [...entries];
+  while (queue.length) {
+    const file = queue.pop();
+    if (seen.has(file)) continue;
+    if (!files.has(file)) {
+      missing.push(file);
+      continue;
+    }
+    seen.add(file);
+    const source = files.get(file).toString('utf8');
+    for (const [, spec] of source.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.\.?\/[^'"]+)['"]/g)) {
+      let target = new URL(spec, `file:///${file}`).pathname.slice(1);
+      if (declarations && target.endsWith('.js')) target = `${target.slice(0, -3)}.d.ts`;
+      queue.push(target);
+    }
+  }
+  return { seen, missing };
+}
+
+function walk(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walk(path) : [path];
+  });
+}
+
+/** Raw and gzip size of every file of a build output, for the record. */
+function sizes(t, label, dir, filter = /\.(js|mjs|wasm)$/) {
+  let total = 0;
+  for (const path of walk(dir).filter((p) => filter.test(p)).sort()) {
+    const data = readFileSync(path);
+    const gzip = gzipSync(data, { level: 9 }).length;
+    total += data.length;
+    t.diagnostic(`${label}: ${relative(dir, path)} ${data.length} B raw, ${gzip} B gzip`);
+  }
+  assert.ok(total > 0, `${label}: no output in ${dir}`);
+}
+
+/** The round-trip summary written by tests/packaging/app/main.js. */
+function checkSummary(s, env) {
+  assert.equal(s.failed, undefined, `the app threw: ${s.failed}`);
+  assert.equal(s.env, env);
+  assert.match(s.id, UUID_V4);
+  assert.equal(s.llmName, 'demo__greet');
+  assert.deepEqual(s.tools, ['demo.delete', 'demo.greet']);
+  assert.deepEqual(s.ok, { status: 'ok', data: { greeting: 'Hello, Ann!' } });
+  assert.equal(s.invalid.status, 'invalid');
+  assert.ok(s.invalid.issues.some((issue) => issue.path === 'name'), JSON.stringify(s.invalid));
+  assert.equal(s.needs.status, 'needs_confirmation');
+  assert.match(s.needs.confirmId, UUID_V4);
+  assert.equal(s.needs.summary, 'Delete x?');
+  assert.equal(s.pendingBefore, 1);
+  assert.equal(s.deletedBefore, 0, 'the consequential tool did not run before approval');
+  assert.equal(s.deletedAfter, 1);
+  assert.equal(s.pendingAfter, 0);
+  assert.deepEqual(s.final, { status: 'ok', data: { deleted: 'x' } });
+  assert.equal(s.confirmed.type, 'confirmed');
+  assert.equal(s.confirmed.confirmId, s.needs.confirmId);
+  assert.deepEqual(s.confirmed.result, s.final);
+  assert.equal(s.received[0], 'manifest');
+  assert.equal(s.received.filter((type) => type === 'result').length, 3);
+  assert.equal(s.received.filter((type) => type === 'confirmed').length, 1);
+  assert.ok(s.received.indexOf('confirmed') > s.received.lastIndexOf('result'), s.received.join(','));
+  assert.equal(s.allValid, true, JSON.stringify(s.invalidMessages));
+  assert.equal(s.badIsRejected, true);
+  assert.equal(s.schemaId, 'urn:toolmark:protocol:v1:page-to-agent');
+  assert.equal(s.schemaSame, true, 'the JSON subpath and protocolSchemas.pageToAgent agree');
+  assert.deepEqual(s.errors, []);
+}
+
+// ---------------------------------------------------------------------------
+
+describe('packaging: the npm tarball under Node, Vite, webpack, esbuild and MV3', { timeout: TIMEOUT }, () => {
+  let work;
+  let tarball;
+  let browser;
+  const projects = {}; // name → { dir, installed: Promise }
+  const servers = [];
+
+  const PROJECTS = {
+    node: [],
+    vite8: [`vite@${VERSIONS.vite8}`],
+    vite7: [`vite@${VERSIONS.vite7}`],
+    webpack: [`webpack@${VERSIONS.webpack}`, `webpack-cli@${VERSIONS.webpackCli}`],
+    esbuild: [`esbuild@${VERSIONS.esbuild}`],
+  };
+
+  before(async () => {
+    assert.ok(existsSync(join(pkgDir, 'package.json')), 'pkg/ is not built: run `npm run build` first');
+    work = mkdtempSync(join(tmpdir(), 'toolmark-packaging-'));
+    const { stdout } = await run('npm', ['pack', pkgDir, '--pack-destination', work, '--json'], { cwd: work });
+    const [packed] = JSON.parse(stdout);
+    tarball = join(work, packed.filename);
+
+    // One `npm install` per project, all at once; each test awaits its own.
+    for (const [name, deps] of Object.entries(PROJECTS)) {
+      const dir = join(work, name);
+      mkdirSync(join(dir, 'src'), { recursive: true });
+      writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `toolmark-packaging-${name}`, private: true, type: 'module' }, null, 2)}\n`);
+      cpSync(appSource, join(dir, 'src', 'main.js'));
+      const installed = run(
+        'npm',
+        ['install', tarball, ...deps, '--save-exact', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', '--loglevel=error'],
+        { cwd: dir, timeout: 150_000 },
+      );
+      installed.catch(() => {}); // reported by the test that awaits it
+      projects[name] = { dir, installed };
+    }
+  });
+
+  after(async () => {
+    await Promise.allSettled(Object.values(projects).map((p) => p.installed));
+    await browser?.close();
+    // Only now: Chromium keeps its keep-alive sockets until it exits, and close() waits for them.
+    await Promise.all(servers.map((server) => server.close()));
+    if (work && !process.env.TOOLMARK_KEEP_PACKAGING) rmSync(work, { recursive: true, force: true });
+  });
+
+  async function project(name) {
+    await projects[name].installed;
+    return projects[name].dir;
+  }
+
+  /** Loads `path` from `dir` over 127.0.0.1 in Chromium and returns the app's summary. */
+  async function runInChromium(dir, path, pages = {}) {
+    browser ??= await launchChromium();
+    const server = await serve(dir, pages);
+    servers.push(server);
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${server.url}${path}`);
+      await page.waitForFunction(() => document.title === 'done', null, { timeout: 20_000 }).catch((error) => {
+        throw new Error(`${error.message}; page errors: ${page.errors.map(String).join('; ')}`);
+      });
+      const summary = await page.evaluate(() => window.result);
+      assert.deepEqual(page.errors, []);
+      return summary;
+    } finally {
+      await page.close();
+    }
+  }
+
+  test('the tarball: every exports target, nothing stray, the right name', async (t) => {
+    const files = readTarball(tarball);
+    const names = [...files.keys()].sort();
+    const manifest = JSON.parse(files.get('package.json').toString('utf8'));
+    t.diagnostic(`tarball: ${readFileSync(tarball).length} B, ${names.length} files, ${[...files.values()].reduce((n, b) => n + b.length, 0)} B unpacked`);
+
+    assert.equal(manifest.name, '@toolmark/bridge-wasm');
+    assert.equal(manifest.type, 'module');
+
+    // Every file the exports map (and main/types/sideEffects) names is packed.
+    const targets = [...exportTargets(manifest.exports), manifest.main, manifest.types, ...(manifest.sideEffects || [])]
+      .filter(Boolean)
+      .map((target) => target.replace(/^\.\//, ''));
+    for (const target of targets) assert.ok(files.has(target), `exports/main/types name ${target}, not in the tarball`);
+    for (const subpath of [
+      '.', './bridge', './bridge/echo', './bridge/websocket', './bridge/post-message', './bridge/in-page',
+      './protocol', './protocol/v1/page-to-agent.json', './protocol/v1/agent-to-page.json', './react',
+    ]) {
+      assert.ok(subpath in manifest.exports, `exports map lacks ${subpath} (API.md)`);
+    }
+    for (const [subpath, entry] of Object.entries(manifest.exports)) {
+      if (typeof entry === 'object') assert.ok(entry.types && entry.default, `${subpath}: types and default`);
+    }
+
+    // Nothing stray: only runtime JS, declarations, the schemas, package.json, README/LICENSE.
+    for (const name of names) {
+      assert.doesNotMatch(name, /\.rs$|\.map$|\.tgz$|(^|\/)(tests?|__tests__|src|target|node_modules|fuzz|examples)\/|\.(test|spec)\.|tsconfig|Cargo|^\./, `stray file ${name}`);
+      assert.match(name, /^(package\.json|README\.md|LICENSE|.+\.js|.+\.d\.ts|protocol\/v1\/[a-z-]+\.json)$/, `unexpected file ${name}`);
+    }
+    // …and every .js / .d.ts is used: reachable from an entry point.
+    const defaults = exportTargets(Object.values(manifest.exports).map((e) => (typeof e === 'object' ? e.default : e)))
+      .map((target) => target.replace(/^\.\//, ''))
+      .filter((target) => target.endsWith('.js'));
+    const types = Object.values(manifest.exports)
+      .filter((e) => typeof e === 'object')
+      .map((e) => e.types.replace(/^\.\//, ''));
+    const js = reachable(files, defaults, { declarations: false });
+    const dts = reachable(files, types, { declarations: true });
+    assert.deepEqual(js.missing, [], 'relative imports of the JS that are not packed');
+    assert.deepEqual(dts.missing, [], 'relative imports of the declarations that have no packed .d.ts');
+    assert.deepEqual(names.filter((n) => n.endsWith('.js') && !js.seen.has(n)), [], 'packed JS that nothing imports');
+    assert.deepEqual(names.filter((n) => n.endsWith('.d.ts') && !dts.seen.has(n)), [], 'packed declarations that nothing references');
+
+    if (!files.has('LICENSE')) {
+      t.diagnostic(`note: no LICENSE in the tarball although package.json says "license": "${manifest.license}" and "files" lists LICENSE (no pkg-template/LICENSE)`);
+    }
+  });
+
+  test('Node ESM, straight from the installed package (no bundler)', async (t) => {
+    const dir = await project('node');
+    // The JSON subpath on its own, with an import attribute, as a user would.
+    writeFileSync(
+      join(dir, 'schema.js'),
+      [
+        "import schema from '@toolmark/bridge-wasm/protocol/v1/page-to-agent.json' with { type: 'json' };",
+        "import agentToPage from '@toolmark/bridge-wasm/protocol/v1/agent-to-page.json' with { type: 'json' };",
+        "import pkg from '@toolmark/bridge-wasm/package.json' with { type: 'json' };",
+        'console.log(JSON.stringify({ pageToAgent: schema.$id, agentToPage: agentToPage.$id, schema: schema.$schema, name: pkg.name }));',
+        '',
+      ].join('\n'),
+    );
+    const schema = JSON.parse((await run(process.execPath, ['schema.js'], { cwd: dir, timeout: 30_000 })).stdout);
+    assert.deepEqual(schema, {
+      pageToAgent: 'urn:toolmark:protocol:v1:page-to-agent',
+      agentToPage: 'urn:toolmark:protocol:v1:agent-to-page',
+      schema: 'https://json-schema.org/draft/2020-12/schema',
+      name: '@toolmark/bridge-wasm',
+    });
+
+    const started = Date.now();
+    // A 30 s cap: the process must also exit on its own (no timers left behind).
+    const { stdout } = await run(process.execPath, ['src/main.js'], { cwd: dir, timeout: 30_000 });
+    t.diagnostic(`node: round trip and exit in ${Date.now() - started} ms`);
+    checkSummary(JSON.parse(stdout.trim().split('\n').pop()), 'node');
+  });
+
+  for (const name of ['vite8', 'vite7']) {
+    test(`Vite ${VERSIONS[name]}: vite build, in Chromium`, async (t) => {
+      const dir = await project(name);
+      writeFileSync(
+        join(dir, 'index.html'),
+        '<!doctype html><html><head><meta charset="utf-8"><title>loading</title></head>' +
+          '<body><script type="module" src="/src/main.js"></script></body></html>\n',
+      );
+      const { stdout, stderr } = await runBin(dir, 'vite', ['build', '--logLevel', 'warn']);
+      for (const line of `${stdout}\n${stderr}`.split('\n').filter((l) => l.trim())) t.diagnostic(`${name}: ${line}`);
+      sizes(t, name, join(dir, 'dist'));
+      checkSummary(await runInChromium(join(dir, 'dist'), '/index.html'), 'browser');
+    });
+  }
+
+  test(`webpack ${VERSIONS.webpack} (production, default output, no plugins/loaders), in Chromium`, async (t) => {
+    const dir = await project('webpack');
+    const { stdout } = await runBin(dir, 'webpack', ['--mode', 'production', '--entry', './src/main.js', '--no-color']);
+    const warnings = stdout.split('\n').filter((line) => /^WARNING/.test(line));
+    for (const warning of warnings) t.diagnostic(`webpack: ${warning}`);
+    assert.ok(!warnings.some((w) => !/size limit|performance recommendations/.test(w)), `webpack warnings: ${stdout}`);
+    sizes(t, 'webpack', join(dir, 'dist'));
+    const summary = await runInChromium(join(dir, 'dist'), '/index.html', {
+      '/index.html': '<!doctype html><title>loading</title><script src="/main.js"></script>',
+    });
+    checkSummary(summary, 'browser');
+  });
+
+  test(`esbuild ${VERSIONS.esbuild} (--bundle --format=esm, and --minify), in Chromium`, async (t) => {
+    const dir = await project('esbuild');
+    await runBin(dir, 'esbuild', ['src/main.js', '--bundle', '--format=esm', '--outfile=dist/app.js', '--log-level=warning']);
+    await runBin(dir, 'esbuild', ['src/main.js', '--bundle', '--format=esm', '--minify', '--outfile=dist/app.min.js', '--log-level=warning']);
+    sizes(t, 'esbuild', join(dir, 'dist'));
+    for (const file of ['app.js', 'app.min.js']) {
+      const summary = await runInChromium(join(dir, 'dist'), '/index.html', {
+        '/index.html': `<!doctype html><title>loading</title><script type="module" src="/${file}"></script>`,
+      });
+      checkSummary(summary, 'browser');
+    }
+  });
+
+  test('Manifest V3 extension page (esbuild bundle), headless Chromium', async (t) => {
+    const dir = await project('esbuild');
+    const bundle = join(dir, 'dist', 'app.js');
+    if (!existsSync(bundle)) {
+      await runBin(dir, 'esbuild', ['src/main.js', '--bundle', '--format=esm', '--outfile=dist/app.js', '--log-level=warning']);
+    }
+    // The extension as a user would ship it: it allows 'wasm-unsafe-eval' in its CSP.
+    const wasmExt = join(work, 'extension');
+    cpSync(join(fixtures, 'extension'), wasmExt, { recursive: true });
+    cpSync(bundle, join(wasmExt, 'app.js'));
+    // The same extension with Chrome's default MV3 CSP ("script-src 'self'; object-src 'self';").
+    const defaultExt = join(work, 'extension-default-csp');
+    cpSync(wasmExt, defaultExt, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(wasmExt, 'manifest.json'), 'utf8'));
+    assert.equal(manifest.manifest_version, 3);
+    delete manifest.content_security_policy;
+    manifest.name += ' (default CSP)';
+    manifest.background.service_worker = 'sw-default-csp.js';
+    cpSync(join(defaultExt, 'sw.js'), join(defaultExt, 'sw-default-csp.js'));
+    writeFileSync(join(defaultExt, 'manifest.json'), JSON.stringify(manifest, null, 2));
+
+    const profile = mkdtempSync(join(tmpdir(), 'toolmark-extension-'));
+    const extensions = `${wasmExt},${defaultExt}`;
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      headless: true, // Chromium's new headless mode loads extensions
+      ignoreDefaultArgs: ['--disable-extensions'],
+      args: [
+        '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+        '--disable-sync', '--no-first-run', '--disable-quic',
+        `--disable-extensions-except=${extensions}`, `--load-extension=${extensions}`,
+      ],
+    });
+    try {
+      const ids = {};
+      const deadline = Date.now() + 15_000;
+      while (!(ids['sw.js'] && ids['sw-default-csp.js'])) {
+        for (const worker of context.serviceWorkers()) {
+          const url = new URL(worker.url());
+          if (url.protocol === 'chrome-extension:') ids[url.pathname.slice(1)] = url.host;
+        }
+        if (ids['sw.js'] && ids['sw-default-csp.js']) break;
+        assert.ok(Date.now() < deadline, `extension service workers did not start: ${JSON.stringify(ids)}`);
+        await context.waitForEvent('serviceworker', { timeout: 1000 }).catch(() => {});
+      }
+      t.diagnostic(`extension ids: ${JSON.stringify(ids)}`);
+
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (error) => errors.push(error));
+      await page.goto(`chrome-extension://${ids['sw.js']}/page.html`);
+      await page.waitForFunction(() => document.title === 'done', null, { timeout: 20_000 }).catch((error) => {
+        throw new Error(`${error.message}; page errors: ${errors.map(String).join('; ')}`);
+      });
+      checkSummary(await page.evaluate(() => window.result), 'browser');
+      assert.deepEqual(errors, []);
+
+      // Without 'wasm-unsafe-eval' Chrome refuses to compile the module: extensions
+      // must declare it (documented here, since the default policy cannot load it).
+      const blocked = await context.newPage();
+      const blockedError = blocked.waitForEvent('pageerror', { timeout: 20_000 });
+      await blocked.goto(`chrome-extension://${ids['sw-default-csp.js']}/page.html`);
+      const error = await blockedError;
+      assert.match(String(error), /WebAssembly/);
+      assert.match(String(error), /Content Security Polic/);
+      assert.equal(await blocked.title(), 'loading');
+      t.diagnostic(`default MV3 CSP: ${String(error).split('\n')[0]}`);
+    } finally {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+});
