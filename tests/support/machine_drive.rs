@@ -15,10 +15,12 @@
 //! past the end yields zeros; the program ends when the bytes do.
 //!
 //! Layout: `[flags, policy, confirmMode, abortGrace, confirmExpiry,
-//! budget, seed × 8, rngPeriod]`, then operations (`op % 32`, see
-//! [`Driver::step`]). In inbound text the two characters `$C` stand for
-//! the page's `clientId`, so that hand-written seeds and the fuzzer can
-//! address the page.
+//! budget, seed × 8, rngPeriod]` (flag bits: 1 dev mode, 2 inline
+//! confirmation, 4 every n-th id fails to mint with n = rngPeriod % 7 + 2,
+//! 8 no bridge at the start), then operations (`op % 32`, see
+//! `Driver::step`). In inbound text the two characters `$C` stand for the
+//! page's `clientId`, so that hand-written seeds and the fuzzer can address
+//! the page.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
@@ -48,7 +50,7 @@ const ANSWERED_ID_MEMORY: usize = 1000;
 /// when the checker parses it back.
 const DRIVER_JSON_DEPTH: usize = 64;
 /// Flooded describes per input, all told (keeps executions fast).
-const FLOOD_BUDGET: usize = 1_500;
+const FLOOD_BUDGET: usize = 1_200;
 /// Rounds of the final settling phase before it counts as a livelock.
 const SETTLE_ROUNDS: usize = 20_000;
 
@@ -990,7 +992,7 @@ impl Driver {
     /// this one operation cost as much as a whole ordinary program).
     fn flood(&mut self, cur: &mut Cursor<'_>) {
         let bridge = self.pick_bridge(cur);
-        let count = (cur.below(4) + 1) * 300;
+        let count = if cur.below(4) == 0 { 1_050 } else { 20 };
         let count = count.min(FLOOD_BUDGET.saturating_sub(self.flooded));
         self.flooded += count;
         let tool = self.pick_tool_name(cur);
