@@ -1,12 +1,11 @@
 //! Deferred confirmations (at most [`MAX_PENDING_CONFIRMATIONS`] per page,
 //! oldest expired first), the answered-id memory and the undo store.
 
-use std::collections::{HashSet, VecDeque};
-
 use serde_json::Value;
 
 use crate::protocol::FieldChange;
 use crate::registry::ToolKey;
+use crate::vecmap::{Queue, VecSet};
 
 /// Spec: at most 100 pending deferred confirmations per page.
 pub const MAX_PENDING_CONFIRMATIONS: usize = 100;
@@ -47,7 +46,7 @@ pub struct Confirmation {
 /// Pending confirmations in creation order.
 #[derive(Debug, Default)]
 pub struct Confirmations {
-    pending: VecDeque<Confirmation>,
+    pending: Queue<Confirmation>,
 }
 
 impl Confirmations {
@@ -104,16 +103,16 @@ impl Confirmations {
 /// A bounded set that forgets its oldest entry first.
 #[derive(Debug)]
 pub struct RecentSet {
-    order: VecDeque<String>,
-    members: HashSet<String>,
+    order: Queue<String>,
+    members: VecSet<String>,
     capacity: usize,
 }
 
 impl RecentSet {
     pub fn new(capacity: usize) -> RecentSet {
         RecentSet {
-            order: VecDeque::new(),
-            members: HashSet::new(),
+            order: Queue::new(),
+            members: VecSet::default(),
             capacity,
         }
     }

@@ -34,6 +34,7 @@ pub mod protocol;
 pub mod registry;
 pub mod scheduling;
 pub mod schema;
+pub mod vecmap;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -30,8 +30,6 @@
 //! to an event can overtake them. The machine reads no clock, does no IO and
 //! takes its randomness from the injected [`RandomSource`].
 
-use std::collections::{HashMap, VecDeque};
-
 use serde_json::Value;
 
 use crate::confirmations::{
@@ -50,6 +48,7 @@ use crate::protocol::{
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey, Validator};
 use crate::scheduling::{sort_small, CallKey, Lanes, MAX_PENDING_PER_SCOPE};
 use crate::schema::PatternMatcher;
+use crate::vecmap::{Queue, VecMap};
 
 /// Default time a tool gets to settle after its call is aborted.
 pub const DEFAULT_ABORT_GRACE_MS: u64 = 3_000;
@@ -327,7 +326,7 @@ struct Call {
 struct BridgeState {
     options: BridgeOptions,
     answered: RecentSet,
-    in_flight: HashMap<String, CallKey>,
+    in_flight: VecMap<String, CallKey>,
 }
 
 /// The page's Toolmark core. See the module docs for inputs, outputs and
@@ -339,11 +338,11 @@ pub struct Toolmark {
     matcher: Box<dyn PatternMatcher>,
     client_id: String,
     registry: Registry,
-    bridges: HashMap<BridgeId, BridgeState>,
-    calls: HashMap<CallKey, Call>,
-    runs: HashMap<RunId, CallKey>,
-    restores: HashMap<RunId, (Handle, String)>,
-    abandoned: VecDeque<(RunId, String)>,
+    bridges: VecMap<BridgeId, BridgeState>,
+    calls: VecMap<CallKey, Call>,
+    runs: VecMap<RunId, CallKey>,
+    restores: VecMap<RunId, (Handle, String)>,
+    abandoned: Queue<(RunId, String)>,
     lanes: Lanes,
     confirmations: Confirmations,
     undo: RecentSet,
@@ -352,9 +351,9 @@ pub struct Toolmark {
     next_call: u64,
     next_run: u64,
     next_handle: u64,
-    transmits: VecDeque<Transmit>,
-    events: VecDeque<Event>,
-    actions: VecDeque<Action>,
+    transmits: Queue<Transmit>,
+    events: Queue<Event>,
+    actions: Queue<Action>,
 }
 
 impl std::fmt::Debug for Toolmark {
@@ -428,11 +427,11 @@ impl Toolmark {
             matcher,
             client_id,
             registry: Registry::new(),
-            bridges: HashMap::new(),
-            calls: HashMap::new(),
-            runs: HashMap::new(),
-            restores: HashMap::new(),
-            abandoned: VecDeque::new(),
+            bridges: VecMap::new(),
+            calls: VecMap::new(),
+            runs: VecMap::new(),
+            restores: VecMap::new(),
+            abandoned: Queue::new(),
             lanes: Lanes::default(),
             confirmations: Confirmations::default(),
             undo: RecentSet::new(UNDO_STORE),
@@ -441,9 +440,9 @@ impl Toolmark {
             next_call: 0,
             next_run: 0,
             next_handle: 0,
-            transmits: VecDeque::new(),
-            events: VecDeque::new(),
-            actions: VecDeque::new(),
+            transmits: Queue::new(),
+            events: Queue::new(),
+            actions: Queue::new(),
         };
         for issue in issues {
             machine.error_event(issue.code, issue.message, None);
@@ -675,7 +674,7 @@ impl Toolmark {
             BridgeState {
                 options,
                 answered: RecentSet::new(ANSWERED_ID_MEMORY),
-                in_flight: HashMap::new(),
+                in_flight: VecMap::new(),
             },
         );
         self.send_manifest(id);
@@ -823,7 +822,7 @@ impl Toolmark {
             .map(Tool::manifest);
         let result = match entry {
             Some(entry) => ToolResult::Ok {
-                data: serde_json::to_value(entry).ok(),
+                data: Some(entry.to_value()),
             },
             None => refused(
                 RefusedCode::UnknownTool,
@@ -1092,7 +1091,7 @@ impl Toolmark {
     }
 
     fn input_text(call: &Call) -> String {
-        call.input.to_string()
+        crate::protocol::json::to_text(&call.input)
     }
 
     /// A call reaches the front of its lane.

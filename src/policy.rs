@@ -15,6 +15,7 @@
 
 use serde_json::Value;
 
+use crate::protocol::json::to_text;
 use crate::protocol::{ErrorEventCode, Hints};
 
 /// Who calls a tool.
@@ -207,7 +208,7 @@ impl Policy {
                         ("inapp", Some("none")) => out.confirm_mode = ConfirmMode::None,
                         ("inapp", _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
-                            format!("confirmMode.inapp: {mode} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')"),
+                            format!("confirmMode.inapp: {} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')", to_text(mode)),
                         ),
                         (other, _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
@@ -244,7 +245,8 @@ impl Policy {
                 issue(
                     ErrorEventCode::InvalidPolicy,
                     format!(
-                        "policy.inapp.{key}: {value} is not 'allow', 'confirm', 'deny' or 'hide'"
+                        "policy.inapp.{key}: {} is not 'allow', 'confirm', 'deny' or 'hide'",
+                        to_text(value)
                     ),
                 );
                 continue;

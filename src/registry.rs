@@ -5,13 +5,12 @@
 //! set of tools is one revision (`rev` + 1). Calls are serialized per
 //! registration scope (see `scheduling`).
 
-use std::collections::HashMap;
-
 use serde_json::{Map, Value};
 
 use crate::ids::{is_valid_tool_name, llm_name};
 use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
 use crate::schema::CompiledSchema;
+use crate::vecmap::VecMap;
 
 /// A scope of this registry; `ScopeId::ROOT` is the registry itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -150,7 +149,7 @@ impl RegistryError {
 #[derive(Debug, Default)]
 pub struct Registry {
     tools: Vec<Tool>,
-    scopes: HashMap<ScopeId, Scope>,
+    scopes: VecMap<ScopeId, Scope>,
     rev: u64,
     next_key: u32,
     next_scope: u32,
@@ -158,7 +157,7 @@ pub struct Registry {
 
 impl Registry {
     pub fn new() -> Registry {
-        let mut scopes = HashMap::new();
+        let mut scopes = VecMap::new();
         scopes.insert(
             ScopeId::ROOT,
             Scope {

@@ -2,9 +2,8 @@
 //! (FIFO); lanes run in parallel. A lane holds at most
 //! [`MAX_PENDING_PER_SCOPE`] pending calls (the active one included).
 
-use std::collections::{HashMap, VecDeque};
-
 use crate::registry::ScopeId;
+use crate::vecmap::{Queue, VecMap};
 
 /// Rule 5: more than this many pending calls on one scope → `refused busy`.
 pub const MAX_PENDING_PER_SCOPE: usize = 32;
@@ -16,7 +15,7 @@ pub struct CallKey(pub u64);
 #[derive(Debug, Default)]
 struct Lane {
     active: Option<CallKey>,
-    queue: VecDeque<CallKey>,
+    queue: Queue<CallKey>,
 }
 
 impl Lane {
@@ -28,7 +27,7 @@ impl Lane {
 /// All lanes. Empty lanes are dropped, so state stays bounded by the calls.
 #[derive(Debug, Default)]
 pub struct Lanes {
-    lanes: HashMap<ScopeId, Lane>,
+    lanes: VecMap<ScopeId, Lane>,
 }
 
 impl Lanes {
@@ -39,7 +38,14 @@ impl Lanes {
 
     /// Queues a call at the back of its scope's lane.
     pub fn push(&mut self, scope: ScopeId, call: CallKey) {
-        self.lanes.entry(scope).or_default().queue.push_back(call);
+        match self.lanes.get_mut(&scope) {
+            Some(lane) => lane.queue.push_back(call),
+            None => {
+                let mut lane = Lane::default();
+                lane.queue.push_back(call);
+                self.lanes.insert(scope, lane);
+            }
+        }
     }
 
     /// Makes the next queued call active when the lane is idle.

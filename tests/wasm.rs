@@ -81,6 +81,45 @@ fn llm_name_matches_native() {
 
 const CALL: &str = r#"{"protocol":1,"type":"call","clientId":"p","id":"i","rev":2,"tool":"t","input":{"a":[1,2.5,"é"]}}"#;
 
+/// The crate's own JSON parser inside WebAssembly: correctly rounded floats
+/// (expected values parsed by rustc), lone surrogates, the nesting limit.
+#[wasm_bindgen_test]
+fn json_parser_in_wasm() {
+    let float = |text: &str| {
+        json::parse(text)
+            .ok()
+            .and_then(|v| v.as_f64())
+            .map(f64::to_bits)
+    };
+    for (text, want) in [
+        ("0.1", 0.1f64),
+        ("0.30000000000000004", 0.300_000_000_000_000_04),
+        (
+            "1.00000000000000011102230246251565404236316680908203125",
+            1.0,
+        ),
+        (
+            "1.000000000000000111022302462515654042363166809082031251",
+            1.000_000_000_000_000_2,
+        ),
+        ("2.4703282292062328e-324", 5e-324),
+        ("1.7976931348623158e308", f64::MAX),
+        ("18446744073709551616", 18_446_744_073_709_551_616.0),
+        ("-1e-400", -0.0),
+    ] {
+        assert_eq!(float(text), Some(want.to_bits()), "{text}");
+    }
+    assert!(json::parse("1e400").is_err());
+    assert_eq!(
+        json::parse(r#""\ud800\ud83d\ude00""#).ok(),
+        Some(serde_json::Value::from("\u{fffd}\u{1f600}"))
+    );
+    assert_eq!(
+        json::parse(&"[".repeat(200)).map_err(|e| e.to_string()),
+        Err("recursion limit exceeded at line 1 column 128".to_string())
+    );
+}
+
 #[wasm_bindgen_test]
 fn inbound_parsing_in_wasm() {
     let Ok(AgentToPage::Call(call)) = parse_agent_to_page(CALL, DEFAULT_MAX_MESSAGE_BYTES) else {

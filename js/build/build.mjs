@@ -52,11 +52,15 @@ run('wasm-bindgen', [
   join(root, 'target', 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`),
 ]);
 
-// 3. optimize for size (features: what rustc's wasm32 target enables by default)
+// 3. optimize for size (features: what rustc's wasm32 target enables by default).
+//    --low-memory-unused: rustc lays the stack out first (data from 1 MiB up),
+//    so nothing lives in the low 1 KiB and constant offsets may fold into
+//    loads and stores; --converge repeats -Oz until it stops gaining.
+//    See docs/benchmarks.md, "Size cuts (issue 4)".
 const rawWasm = join(bindgenOut, `${crateName}_bg.wasm`);
 const optWasm = join(bindgenOut, `${crateName}_opt.wasm`);
 run(join(root, 'node_modules', '.bin', 'wasm-opt'), [
-  '-Oz', '--strip-debug', '--strip-producers',
+  '-Oz', '--low-memory-unused', '--converge', '--strip-debug', '--strip-producers',
   '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
   '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
   rawWasm, '-o', optWasm,

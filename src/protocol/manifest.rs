@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::check::{Checker, Obj};
+use super::json::obj;
 use crate::ids::{is_valid_llm_name, is_valid_tool_name};
 
 /// Behaviour hints of a tool. Unknown hints are kept for forward compatibility.
@@ -55,6 +56,68 @@ pub struct ToolManifest {
     pub input_schema: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
+}
+
+impl Hints {
+    /// The hints as a JSON value, as the `Serialize` impl writes them
+    /// (unknown hints last), built without serde.
+    pub fn to_value(&self) -> Value {
+        let mut entries = Vec::new();
+        for (key, hint) in [
+            ("readOnly", self.read_only),
+            ("consequential", self.consequential),
+            ("destructive", self.destructive),
+            ("untrustedContent", self.untrusted_content),
+        ] {
+            if let Some(hint) = hint {
+                entries.push((key, hint.into()));
+            }
+        }
+        extend(obj(entries), &self.extra)
+    }
+}
+
+impl ToolManifestSummary {
+    /// The entry as a JSON value, as the `Serialize` impl writes it.
+    pub fn to_value(&self) -> Value {
+        let mut entries = vec![
+            ("name", self.name.as_str().into()),
+            ("llmName", self.llm_name.as_str().into()),
+        ];
+        if let Some(title) = &self.title {
+            entries.push(("title", title.as_str().into()));
+        }
+        entries.push(("description", self.description.as_str().into()));
+        entries.push(("hints", self.hints.to_value()));
+        if let Some(ToolMode::Stepwise) = self.mode {
+            entries.push(("mode", "stepwise".into()));
+        }
+        extend(obj(entries), &self.extra)
+    }
+}
+
+impl ToolManifest {
+    /// The entry as a JSON value, as the `Serialize` impl writes it.
+    pub fn to_value(&self) -> Value {
+        let mut value = self.summary.to_value();
+        if let Value::Object(map) = &mut value {
+            map.insert("inputSchema".into(), self.input_schema.clone());
+            if let Some(schema) = &self.output_schema {
+                map.insert("outputSchema".into(), schema.clone());
+            }
+        }
+        value
+    }
+}
+
+/// `value` (an object) with `extra`'s entries added after its own (`flatten`).
+fn extend(mut value: Value, extra: &Map<String, Value>) -> Value {
+    if let Value::Object(map) = &mut value {
+        for (key, item) in extra {
+            map.insert(key.clone(), item.clone());
+        }
+    }
+    value
 }
 
 const SUMMARY_KEYS: &[&str] = &["name", "llmName", "title", "description", "hints", "mode"];
@@ -159,7 +222,8 @@ mod tests {
         assert!(c.issues.is_empty(), "{:?}", c.issues);
         let summary = summary.unwrap_or_else(|| panic!("valid summary"));
         assert_eq!(summary.hints.extra.get("futureHint"), Some(&json!(true)));
-        assert_eq!(serde_json::to_value(&summary).ok(), Some(wire));
+        assert_eq!(serde_json::to_value(&summary).ok(), Some(wire.clone()));
+        assert_eq!(summary.to_value().to_string(), wire.to_string());
     }
 
     #[test]
@@ -196,6 +260,14 @@ mod tests {
             input_schema: json!({"type": "object"}),
             output_schema: None,
         };
+        let with_output = ToolManifest {
+            output_schema: Some(json!(true)),
+            ..entry.clone()
+        };
+        for e in [&entry, &with_output] {
+            let serde = serde_json::to_value(e).unwrap_or_default().to_string();
+            assert_eq!(e.to_value().to_string(), serde);
+        }
         assert_eq!(
             serde_json::to_value(&entry).ok(),
             Some(

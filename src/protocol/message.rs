@@ -4,8 +4,12 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::check::{Checker, Obj};
+use super::json::obj;
 use super::manifest::ToolManifestSummary;
 use super::result::ToolResult;
+
+/// `protocol: 1` as a JSON value's number.
+const PROTOCOL: u8 = super::PROTOCOL_VERSION;
 
 /// The `protocol` field: always the number 1.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -120,8 +124,44 @@ impl PageToAgent {
 
     /// The message as JSON text.
     pub fn to_json(&self) -> String {
-        // Serializing these types cannot fail: every map key is a string.
-        serde_json::to_string(self).unwrap_or_default()
+        super::json::to_text(&self.to_value())
+    }
+
+    /// The message as a JSON value: what its `Serialize` impl writes
+    /// (`type` first), built without serde (which costs wasm size).
+    pub fn to_value(&self) -> Value {
+        let tools = |tools: &[ToolManifestSummary]| {
+            Value::Array(tools.iter().map(ToolManifestSummary::to_value).collect())
+        };
+        match self {
+            PageToAgent::Manifest(m) => obj(vec![
+                ("type", "manifest".into()),
+                ("protocol", PROTOCOL.into()),
+                ("clientId", m.client_id.as_str().into()),
+                ("rev", m.rev.into()),
+                ("tools", tools(&m.tools)),
+            ]),
+            PageToAgent::Changed(m) => obj(vec![
+                ("type", "changed".into()),
+                ("protocol", PROTOCOL.into()),
+                ("clientId", m.client_id.as_str().into()),
+                ("rev", m.rev.into()),
+            ]),
+            PageToAgent::Result(m) => obj(vec![
+                ("type", "result".into()),
+                ("protocol", PROTOCOL.into()),
+                ("clientId", m.client_id.as_str().into()),
+                ("id", m.id.as_str().into()),
+                ("result", m.result.to_value()),
+            ]),
+            PageToAgent::Confirmed(m) => obj(vec![
+                ("type", "confirmed".into()),
+                ("protocol", PROTOCOL.into()),
+                ("clientId", m.client_id.as_str().into()),
+                ("confirmId", m.confirm_id.as_str().into()),
+                ("result", m.result.to_value()),
+            ]),
+        }
     }
 }
 
@@ -136,7 +176,40 @@ impl AgentToPage {
 
     /// The message as JSON text.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        super::json::to_text(&self.to_value())
+    }
+
+    /// The message as a JSON value, as its `Serialize` impl writes it.
+    pub fn to_value(&self) -> Value {
+        match self {
+            AgentToPage::Call(m) => {
+                let mut entries = vec![
+                    ("type", "call".into()),
+                    ("protocol", PROTOCOL.into()),
+                    ("clientId", m.client_id.as_str().into()),
+                    ("id", m.id.as_str().into()),
+                ];
+                if let Some(rev) = m.rev {
+                    entries.push(("rev", rev.into()));
+                }
+                entries.push(("tool", m.tool.as_str().into()));
+                entries.push(("input", m.input.clone()));
+                obj(entries)
+            }
+            AgentToPage::Describe(m) => obj(vec![
+                ("type", "describe".into()),
+                ("protocol", PROTOCOL.into()),
+                ("clientId", m.client_id.as_str().into()),
+                ("id", m.id.as_str().into()),
+                ("tool", m.tool.as_str().into()),
+            ]),
+            AgentToPage::Cancel(m) => obj(vec![
+                ("type", "cancel".into()),
+                ("protocol", PROTOCOL.into()),
+                ("clientId", m.client_id.as_str().into()),
+                ("id", m.id.as_str().into()),
+            ]),
+        }
     }
 }
 

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::check::{Checker, Obj};
 use super::codes::{CancelledBy, RefusedCode};
+use super::json::obj;
 
 /// One problem found in a value: a dotted path (`""` for the root,
 /// `items.0.name`) and a short message.
@@ -22,6 +23,30 @@ pub struct FieldChange {
     pub before: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<Value>,
+}
+
+impl Issue {
+    /// `{path, message}`, as the `Serialize` impl writes it (without serde).
+    pub fn to_value(&self) -> Value {
+        obj(vec![
+            ("path", self.path.as_str().into()),
+            ("message", self.message.as_str().into()),
+        ])
+    }
+}
+
+impl FieldChange {
+    /// `{path, before?, after?}`, as the `Serialize` impl writes it.
+    pub fn to_value(&self) -> Value {
+        let mut entries = vec![("path", self.path.as_str().into())];
+        if let Some(before) = &self.before {
+            entries.push(("before", before.clone()));
+        }
+        if let Some(after) = &self.after {
+            entries.push(("after", after.clone()));
+        }
+        obj(entries)
+    }
 }
 
 /// The outcome of a tool call: plain JSON, never an exception.
@@ -78,6 +103,45 @@ impl ToolResult {
             ToolResult::Cancelled { .. } => "cancelled",
             ToolResult::Error { .. } => "error",
         }
+    }
+
+    /// The result as a JSON value, as the `Serialize` impl writes it
+    /// (`status` first), built without serde (which costs wasm size).
+    pub fn to_value(&self) -> Value {
+        let mut entries = vec![("status", self.status().into())];
+        match self {
+            ToolResult::Ok { data } => {
+                if let Some(data) = data {
+                    entries.push(("data", data.clone()));
+                }
+            }
+            ToolResult::Invalid { issues } => {
+                let issues = issues.iter().map(Issue::to_value).collect();
+                entries.push(("issues", Value::Array(issues)));
+            }
+            ToolResult::Refused { code, message, rev } => {
+                entries.push(("code", code.as_str().into()));
+                entries.push(("message", message.as_str().into()));
+                if let Some(rev) = rev {
+                    entries.push(("rev", (*rev).into()));
+                }
+            }
+            ToolResult::NeedsConfirmation {
+                confirm_id,
+                summary,
+                changes,
+            } => {
+                entries.push(("confirmId", confirm_id.as_str().into()));
+                entries.push(("summary", summary.as_str().into()));
+                if let Some(changes) = changes {
+                    let changes = changes.iter().map(FieldChange::to_value).collect();
+                    entries.push(("changes", Value::Array(changes)));
+                }
+            }
+            ToolResult::Cancelled { by } => entries.push(("by", by.as_str().into())),
+            ToolResult::Error { message } => entries.push(("message", message.as_str().into())),
+        }
+        obj(entries)
     }
 
     /// A refusal carrying `rev` exactly when its code calls for one.

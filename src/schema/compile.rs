@@ -8,8 +8,8 @@
 
 use super::uri::{self, DEFAULT_BASE};
 use super::{types, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH};
+use crate::vecmap::VecMap;
 use serde_json::{Map, Number, Value};
-use std::collections::HashMap;
 
 /// A schema resource: a document root or a subschema with `$id`.
 struct Resource {
@@ -18,19 +18,19 @@ struct Resource {
     /// JSON pointer of the resource's root in the document.
     pointer: String,
     /// `$anchor` / `$dynamicAnchor` name → (pointer, is dynamic).
-    anchors: HashMap<String, (String, bool)>,
+    anchors: VecMap<String, (String, bool)>,
     /// `$dynamicAnchor` name → node index.
-    dynamic: HashMap<String, usize>,
+    dynamic: VecMap<String, usize>,
 }
 
 struct Compiler<'a> {
     root: &'a Value,
     resources: Vec<Resource>,
-    by_uri: HashMap<String, usize>,
+    by_uri: VecMap<String, usize>,
     /// Scanned schema location (pointer) → resource index.
-    resource_at: HashMap<String, usize>,
+    resource_at: VecMap<String, usize>,
     nodes: Vec<Node>,
-    node_at: HashMap<String, usize>,
+    node_at: VecMap<String, usize>,
     /// Reserved nodes still to compile: (node index, pointer).
     work: Vec<(usize, String)>,
 }
@@ -82,15 +82,16 @@ pub(super) fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
         resources: vec![Resource {
             uri: DEFAULT_BASE.to_string(),
             pointer: String::new(),
-            anchors: HashMap::new(),
-            dynamic: HashMap::new(),
+            anchors: VecMap::new(),
+            dynamic: VecMap::new(),
         }],
-        by_uri: HashMap::from([(DEFAULT_BASE.to_string(), 0usize)]),
-        resource_at: HashMap::new(),
+        by_uri: VecMap::new(),
+        resource_at: VecMap::new(),
         nodes: Vec::new(),
-        node_at: HashMap::new(),
+        node_at: VecMap::new(),
         work: Vec::new(),
     };
+    c.by_uri.insert(DEFAULT_BASE.to_string(), 0);
     c.scan(schema, String::new(), 0)?;
     let root = c.reserve("")?;
     while let Some((idx, pointer)) = c.work.pop() {
@@ -211,8 +212,8 @@ impl<'a> Compiler<'a> {
                     self.resources.push(Resource {
                         uri: doc.to_string(),
                         pointer: pointer.clone(),
-                        anchors: HashMap::new(),
-                        dynamic: HashMap::new(),
+                        anchors: VecMap::new(),
+                        dynamic: VecMap::new(),
                     });
                     self.by_uri.insert(doc.to_string(), res);
                 }
@@ -669,7 +670,7 @@ fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, SchemaError> {
         }),
         Value::Array(items) => {
             let mut mask = 0u8;
-            let mut names: Vec<&str> = Vec::new();
+            let mut names = String::new();
             for item in items {
                 let Value::String(s) = item else {
                     return Err(invalid(
@@ -679,12 +680,12 @@ fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, SchemaError> {
                     ));
                 };
                 mask |= one(s)?;
-                names.push(s);
+                if !names.is_empty() {
+                    names.push_str(" or ");
+                }
+                names.push_str(s);
             }
-            Ok(Keyword::Type {
-                mask,
-                names: names.join(" or "),
-            })
+            Ok(Keyword::Type { mask, names })
         }
         _ => Err(invalid(
             pointer,

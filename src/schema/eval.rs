@@ -633,7 +633,7 @@ impl<'s> Evaluator<'s> {
     fn eval_properties(
         &mut self,
         obj: &Map<String, Value>,
-        properties: &std::collections::HashMap<String, usize>,
+        properties: &crate::vecmap::VecMap<String, usize>,
         patterns: &[(String, usize)],
         additional: Option<usize>,
         mut sink: Sink<'_>,

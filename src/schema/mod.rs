@@ -42,8 +42,8 @@ mod uri;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
+use crate::vecmap::VecMap;
 use serde_json::{Number, Value};
-use std::collections::HashMap;
 use std::fmt;
 
 /// Maximum number of nested (object) schema evaluations, e.g. through
@@ -163,7 +163,7 @@ impl std::error::Error for SchemaError {}
 pub struct CompiledSchema {
     nodes: Vec<Node>,
     /// Per schema resource: its `$dynamicAnchor` names → node index.
-    dynamic_anchors: Vec<HashMap<String, usize>>,
+    dynamic_anchors: Vec<VecMap<String, usize>>,
     root: usize,
 }
 
@@ -256,7 +256,7 @@ enum Keyword {
     Required(Vec<String>),
     DependentRequired(Vec<(String, Vec<String>)>),
     Properties {
-        properties: HashMap<String, usize>,
+        properties: VecMap<String, usize>,
         patterns: Vec<(String, usize)>,
         additional: Option<usize>,
     },

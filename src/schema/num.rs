@@ -91,8 +91,11 @@ fn decimal(n: Num) -> Option<(u128, i64)> {
             if !f.is_finite() {
                 return None;
             }
-            let text = format!("{:e}", f.abs());
-            let (digits, e) = text.split_once('e')?;
+            // serde_json's shortest round-trip formatting (in the module
+            // already for output; `{:e}` would bring core's own, ~15 KB of wasm):
+            // `123.0`, `0.001`, `1.5e-7` or `1e300`.
+            let text = Number::from_f64(f.abs())?.to_string();
+            let (digits, e) = text.split_once('e').unwrap_or((&text, "0"));
             let e: i64 = e.parse().ok()?;
             let (int_part, frac_part) = digits.split_once('.').unwrap_or((digits, ""));
             let all: String = format!("{int_part}{frac_part}");
@@ -274,7 +277,7 @@ pub(crate) fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
         .enumerate()
         .map(|(i, v)| (value_hash(v), i))
         .collect();
-    keyed.sort_unstable();
+    crate::vecmap::heap_sort(&mut keyed);
     let mut best: Option<(usize, usize)> = None;
     for (pos, &(h, i)) in keyed.iter().enumerate() {
         for &(h2, j) in keyed.iter().skip(pos.saturating_add(1)) {
@@ -343,6 +346,85 @@ mod tests {
         assert_eq!(c(json!(i64::MIN), json!(-1e300)), Ordering::Greater);
         assert!(is_integer(&n(json!(1.0))));
         assert!(!is_integer(&n(json!(1.5))));
+    }
+
+    /// `decimal` as first written, with core's `{:e}` shortest formatting.
+    fn decimal_via_lower_exp(f: f64) -> Option<(u128, i64)> {
+        let text = format!("{:e}", f.abs());
+        let (digits, e) = text.split_once('e')?;
+        let e: i64 = e.parse().ok()?;
+        let (int_part, frac_part) = digits.split_once('.').unwrap_or((digits, ""));
+        let mut m: u128 = format!("{int_part}{frac_part}").parse().ok()?;
+        let mut e = e - i64::try_from(frac_part.len()).ok()?;
+        if m == 0 {
+            return Some((0, 0));
+        }
+        while m % 10 == 0 {
+            m /= 10;
+            e += 1;
+        }
+        Some((m, e))
+    }
+
+    #[test]
+    fn float_digits_are_the_shortest_round_trip_ones() {
+        let special = [
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            0.3,
+            1.5e-7,
+            123.0,
+            1e21,
+            1e22,
+            1e23,
+            5e-324,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            9007199254740993.0,
+            0.30000000000000004,
+            1e-7,
+            1e16,
+            1e15,
+            123456.789e-20,
+        ];
+        // The two agree but where the float lies exactly halfway between two
+        // shortest candidates: `{:e}` rounds the half up, serde_json (like
+        // JavaScript's Number::toString, which wrote the JSON) picks the even one.
+        let check = |f: f64| {
+            let ours = decimal(Num::Float(f));
+            let core = decimal_via_lower_exp(f);
+            if ours != core {
+                assert!(ours.is_some() && core.is_some(), "{f:e}");
+                let ((m, e), (n, _)) = (ours.unwrap(), core.unwrap());
+                let exact = format!("{:.1100}", f.abs());
+                let exact = exact.trim_start_matches(['0', '.']).trim_end_matches('0');
+                let digits = exact.replace('.', "");
+                assert!(
+                    m % 2 == 0 && n == m + 1 && digits == format!("{m}5") && e < 0,
+                    "{f:e}: {ours:?} vs {core:?}"
+                );
+            }
+        };
+        for f in special {
+            check(f);
+        }
+        // 1149636667324797.25: "…797.2" and "…797.3" are equally close.
+        let tie = 4_598_546_669_299_189.0 / 4.0;
+        check(tie);
+        assert_eq!(decimal(Num::Float(tie)), Some((11496366673247972, -1)));
+        // A fixed-seed walk over bit patterns: every exponent, varied mantissas.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..1_000_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let f = f64::from_bits(state);
+            if f.is_finite() {
+                check(f);
+            }
+        }
     }
 
     #[test]

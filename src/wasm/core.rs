@@ -2,7 +2,7 @@
 //! shim. Inputs arrive as JSON text or numbers; `drain()` hands every output
 //! back at once, in the core's documented order, as one JSON text.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use super::protocol::CryptoRandom;
@@ -12,9 +12,10 @@ use crate::machine::{
     Toolmark, ToolmarkError, Validated,
 };
 use crate::policy::Caller;
+use crate::protocol::json::{obj, to_text};
 use crate::protocol::{
-    field_changes_from_value, hints_from_value, issues_from_value, parse_value, ToolMode,
-    DEFAULT_MAX_MESSAGE_BYTES,
+    field_changes_from_value, hints_from_value, issues_from_value, parse_value, FieldChange,
+    ToolManifestSummary, ToolMode, DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
 
@@ -68,7 +69,11 @@ fn count(map: &Map<String, Value>, key: &str, default: u64) -> Result<u64, JsErr
 }
 
 fn error_json(error: &ToolmarkError) -> String {
-    json!({"error": {"code": error.code.as_str(), "message": error.message}}).to_string()
+    let error = obj(vec![
+        ("code", error.code.as_str().into()),
+        ("message", error.message.as_str().into()),
+    ]);
+    to_text(&obj(vec![("error", error)]))
 }
 
 /// `{ kind: "json" | "external", schema? }` from the shim.
@@ -137,12 +142,19 @@ fn event_json(event: Event) -> Value {
             code,
             message,
             tool,
-        } => json!({"kind": "error", "code": code.as_str(), "message": message, "tool": tool}),
-        Event::Completed { handle, result } => {
-            json!({"kind": "completed", "handle": handle.0, "result": result})
-        }
-        Event::PendingChanged => json!({"kind": "pending"}),
-        Event::RevChanged { rev } => json!({"kind": "rev", "rev": rev}),
+        } => obj(vec![
+            ("kind", "error".into()),
+            ("code", code.as_str().into()),
+            ("message", message.into()),
+            ("tool", tool.into()),
+        ]),
+        Event::Completed { handle, result } => obj(vec![
+            ("kind", "completed".into()),
+            ("handle", handle.0.into()),
+            ("result", result.to_value()),
+        ]),
+        Event::PendingChanged => obj(vec![("kind", "pending".into())]),
+        Event::RevChanged { rev } => obj(vec![("kind", "rev".into()), ("rev", rev.into())]),
     }
 }
 
@@ -156,11 +168,22 @@ fn action_json(action: Action) -> Value {
             caller,
             call_id,
             snapshot,
-        } => json!({"kind": "run", "run": run.0, "tool": tool.0, "name": name, "input": input,
-                    "caller": caller.as_str(), "callId": call_id, "snapshot": snapshot}),
-        Action::Validate { run, tool, input } => {
-            json!({"kind": "validate", "run": run.0, "tool": tool.0, "input": input})
-        }
+        } => obj(vec![
+            ("kind", "run".into()),
+            ("run", run.0.into()),
+            ("tool", tool.0.into()),
+            ("name", name.into()),
+            ("input", input.into()),
+            ("caller", caller.as_str().into()),
+            ("callId", call_id.into()),
+            ("snapshot", snapshot.into()),
+        ]),
+        Action::Validate { run, tool, input } => obj(vec![
+            ("kind", "validate".into()),
+            ("run", run.0.into()),
+            ("tool", tool.0.into()),
+            ("input", input.into()),
+        ]),
         Action::Prepare {
             run,
             tool,
@@ -168,17 +191,34 @@ fn action_json(action: Action) -> Value {
             summary,
             changes,
             state,
-        } => json!({"kind": "prepare", "run": run.0, "tool": tool.0, "input": input,
-                    "summary": summary, "changes": changes, "state": state}),
-        Action::ReadState { run, tool, input } => {
-            json!({"kind": "readState", "run": run.0, "tool": tool.0, "input": input})
+        } => obj(vec![
+            ("kind", "prepare".into()),
+            ("run", run.0.into()),
+            ("tool", tool.0.into()),
+            ("input", input.into()),
+            ("summary", summary.into()),
+            ("changes", changes.into()),
+            ("state", state.into()),
+        ]),
+        Action::ReadState { run, tool, input } => obj(vec![
+            ("kind", "readState".into()),
+            ("run", run.0.into()),
+            ("tool", tool.0.into()),
+            ("input", input.into()),
+        ]),
+        Action::Abort { run } => obj(vec![("kind", "abort".into()), ("run", run.0.into())]),
+        Action::Restore { run, call_id } => obj(vec![
+            ("kind", "restore".into()),
+            ("run", run.0.into()),
+            ("callId", call_id.into()),
+        ]),
+        Action::DropRestorer { call_id } => obj(vec![
+            ("kind", "dropRestorer".into()),
+            ("callId", call_id.into()),
+        ]),
+        Action::Close { bridge } => {
+            obj(vec![("kind", "close".into()), ("bridge", bridge.0.into())])
         }
-        Action::Abort { run } => json!({"kind": "abort", "run": run.0}),
-        Action::Restore { run, call_id } => {
-            json!({"kind": "restore", "run": run.0, "callId": call_id})
-        }
-        Action::DropRestorer { call_id } => json!({"kind": "dropRestorer", "callId": call_id}),
-        Action::Close { bridge } => json!({"kind": "close", "bridge": bridge.0}),
     }
 }
 
@@ -224,8 +264,8 @@ impl WasmToolmark {
     pub fn register(&mut self, scope: u32, def: &str, now: f64) -> Result<String, JsError> {
         let def = tool_def(def)?;
         Ok(match self.core.register(ScopeId(scope), def, ms(now)) {
-            Ok(Some(key)) => json!({"key": key.0}).to_string(),
-            Ok(None) => json!({"rejected": true}).to_string(),
+            Ok(Some(key)) => to_text(&obj(vec![("key", key.0.into())])),
+            Ok(None) => to_text(&obj(vec![("rejected", true.into())])),
             Err(error) => error_json(&error),
         })
     }
@@ -238,8 +278,8 @@ impl WasmToolmark {
     #[wasm_bindgen(js_name = createScope)]
     pub fn create_scope(&mut self, parent: u32, name: &str) -> String {
         match self.core.create_scope(ScopeId(parent), name) {
-            Ok(Some(scope)) => json!({"scope": scope.0}).to_string(),
-            Ok(None) => json!({"rejected": true}).to_string(),
+            Ok(Some(scope)) => to_text(&obj(vec![("scope", scope.0.into())])),
+            Ok(None) => to_text(&obj(vec![("rejected", true.into())])),
             Err(error) => error_json(&error),
         }
     }
@@ -408,7 +448,7 @@ impl WasmToolmark {
     pub fn drain(&mut self) -> String {
         let mut transmits = Vec::new();
         while let Some(t) = self.core.poll_transmit() {
-            transmits.push(json!([t.bridge.0, t.text]));
+            transmits.push(Value::Array(vec![t.bridge.0.into(), t.text.into()]));
         }
         let mut events = Vec::new();
         while let Some(e) = self.core.poll_event() {
@@ -418,14 +458,19 @@ impl WasmToolmark {
         while let Some(a) = self.core.poll_action() {
             actions.push(action_json(a));
         }
-        json!({"transmits": transmits, "events": events, "actions": actions,
-               "timeout": self.core.poll_timeout()})
-        .to_string()
+        to_text(&obj(vec![
+            ("transmits", transmits.into()),
+            ("events", events.into()),
+            ("actions", actions.into()),
+            ("timeout", self.core.poll_timeout().into()),
+        ]))
     }
 
     /// JSON array of the manifest entries visible to `caller`.
     pub fn manifest(&self, caller_name: &str) -> Result<String, JsError> {
-        Ok(serde_json::to_string(&self.core.manifest(caller(caller_name)?)).unwrap_or_default())
+        let list = self.core.manifest(caller(caller_name)?);
+        let list = list.iter().map(ToolManifestSummary::to_value).collect();
+        Ok(to_text(&Value::Array(list)))
     }
 
     /// JSON array of `{confirmId, tool, summary, changes?, expiresAt}`.
@@ -436,18 +481,20 @@ impl WasmToolmark {
             .pending_confirmations()
             .into_iter()
             .map(|p| {
-                let mut entry = json!({"confirmId": p.confirm_id, "tool": p.tool,
-                                       "summary": p.summary, "expiresAt": p.expires_at});
-                if let (Some(changes), Some(map)) = (p.changes, entry.as_object_mut()) {
-                    map.insert(
-                        "changes".into(),
-                        serde_json::to_value(changes).unwrap_or_default(),
-                    );
+                let mut entry = vec![
+                    ("confirmId", p.confirm_id.into()),
+                    ("tool", p.tool.into()),
+                    ("summary", p.summary.into()),
+                    ("expiresAt", p.expires_at.into()),
+                ];
+                if let Some(changes) = p.changes {
+                    let changes = changes.iter().map(FieldChange::to_value).collect();
+                    entry.push(("changes", Value::Array(changes)));
                 }
-                entry
+                obj(entry)
             })
             .collect();
-        Value::Array(list).to_string()
+        to_text(&Value::Array(list))
     }
 }
 
@@ -471,7 +518,7 @@ fn prepared_from(text: Option<&str>) -> Result<Prepared, String> {
     let state = match value.get("state") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => Some(other.to_string()),
+        Some(other) => Some(to_text(other)),
     };
     Ok(Prepared {
         summary,

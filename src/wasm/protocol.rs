@@ -51,5 +51,8 @@ pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<Strin
         Ok(value) => protocol::validate(&value, direction).err(),
         Err(rejection) => Some(rejection.issues()),
     };
-    Ok(issues.map(|issues| serde_json::to_string(&issues).unwrap_or_default()))
+    Ok(issues.map(|issues| {
+        let issues = issues.iter().map(protocol::Issue::to_value).collect();
+        protocol::json::to_text(&serde_json::Value::Array(issues))
+    }))
 }

@@ -2,11 +2,11 @@
 //! so no regex engine ships in the wasm. Compiled patterns are cached.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use wasm_bindgen::prelude::*;
 
 use crate::schema::PatternMatcher;
+use crate::vecmap::VecMap;
 
 #[wasm_bindgen]
 extern "C" {
@@ -22,7 +22,7 @@ const CACHE_LIMIT: usize = 256;
 /// or `y`, so `test()` keeps no state).
 #[derive(Default)]
 pub struct JsRegExp {
-    cache: RefCell<HashMap<String, Result<js_sys::RegExp, String>>>,
+    cache: RefCell<VecMap<String, Result<js_sys::RegExp, String>>>,
 }
 
 fn compile(pattern: &str) -> Result<js_sys::RegExp, String> {
@@ -42,12 +42,13 @@ impl PatternMatcher for JsRegExp {
         if cache.len() >= CACHE_LIMIT && !cache.contains_key(pattern) {
             cache.clear();
         }
-        let entry = cache
-            .entry(pattern.to_owned())
-            .or_insert_with(|| compile(pattern));
-        match entry {
-            Ok(re) => Ok(re.test(text)),
-            Err(message) => Err(message.clone()),
+        if cache.get(pattern).is_none() {
+            cache.insert(pattern.to_owned(), compile(pattern));
+        }
+        match cache.get(pattern) {
+            Some(Ok(re)) => Ok(re.test(text)),
+            Some(Err(message)) => Err(message.clone()),
+            None => compile(pattern).map(|re| re.test(text)),
         }
     }
 }

@@ -30,6 +30,9 @@ pub fn check_text(text: &str) {
             // `==` ignores key order and calls 0.0 and -0.0 equal: the text does not.
             assert_eq!(a, b, "values differ for {text:?}");
             assert_eq!(a.to_string(), b.to_string(), "values differ for {text:?}");
+            // and the crate writes it back as serde_json does
+            let written = toolmark_bridge::protocol::json::to_text(a);
+            assert_eq!(written, b.to_string(), "texts differ for {text:?}");
         }
         _ => assert_eq!(ours, theirs, "results differ for {text:?}"),
     }
