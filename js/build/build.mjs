@@ -8,7 +8,8 @@
 // 5. js/src copied in, schemas emitted from the Rust source of truth,
 //    package.json from pkg-template/
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { transformSync } from 'esbuild';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -33,8 +34,32 @@ function pinnedBindgenVersion() {
 if (process.argv.includes('--js-only')) {
   if (!existsSync(join(pkg, 'wasm', 'bytes.js'))) throw new Error('pkg/ is not built yet: npm run build');
   cpSync(join(root, 'js', 'src'), pkg, { recursive: true });
+  minifyShippedJs();
   console.error('copied js/src into pkg/');
   process.exit(0);
+}
+
+/**
+ * Minifies every shipped .js in place (not the inlined module, whose one
+ * character per byte must stay as it is). Declarations keep the documentation.
+ */
+function minifyShippedJs(dir = pkg) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) {
+      minifyShippedJs(path);
+    } else if (name.endsWith('.js') && name !== 'bytes.js') {
+      const { code } = transformSync(readFileSync(path, 'utf8'), {
+        loader: 'js',
+        format: 'esm',
+        minify: true,
+        charset: 'utf8',
+        legalComments: 'none',
+        target: 'es2020',
+      });
+      writeFileSync(path, code);
+    }
+  }
 }
 
 // 1. compile
@@ -145,6 +170,8 @@ for (const file of ['README.md', 'LICENSE']) {
   const from = join(root, 'pkg-template', file);
   if (existsSync(from)) cpSync(from, join(pkg, file));
 }
+
+minifyShippedJs();
 
 const { protocolSchemas } = await import(pathToFileURL(join(pkg, 'protocol', 'index.js')).href);
 mkdirSync(join(pkg, 'protocol', 'v1'), { recursive: true });
