@@ -811,6 +811,22 @@ impl Toolmark {
         }
     }
 
+    /// The answer to a call whose tool was unregistered after it was accepted.
+    fn tool_gone(&self, call: &Call) -> ToolResult {
+        match call.approval {
+            Some(_) => self.gone_since_confirmation(),
+            None => self.missing_tool(call.rev),
+        }
+    }
+
+    fn gone_since_confirmation(&self) -> ToolResult {
+        refused(
+            RefusedCode::Stale,
+            "The tool is gone since confirmation was requested",
+            self.registry.rev(),
+        )
+    }
+
     fn inbound_describe(&mut self, bridge: BridgeId, id: String, tool: &str) {
         if self.is_duplicate(bridge, &id) {
             return;
@@ -1101,15 +1117,7 @@ impl Toolmark {
         };
         let Some(tool) = self.registry.by_key(call.tool) else {
             // Unregistered while the call waited.
-            let result = match call.approval {
-                Some(_) => refused(
-                    RefusedCode::Stale,
-                    "The tool is gone since confirmation was requested",
-                    self.registry.rev(),
-                ),
-                None => self.missing_tool(call.rev),
-            };
-            return self.finish(key, result, now);
+            return self.finish(key, self.tool_gone(call), now);
         };
         if call.approval.is_some() {
             if tool.def.has_state {
@@ -1194,15 +1202,7 @@ impl Toolmark {
             return;
         };
         let Some(snapshot) = self.registry.by_key(call.tool).map(|t| t.def.has_snapshot) else {
-            let result = match call.approval {
-                Some(_) => refused(
-                    RefusedCode::Stale,
-                    "The tool is gone since confirmation was requested",
-                    self.registry.rev(),
-                ),
-                None => self.missing_tool(call.rev),
-            };
-            return self.finish(key, result, now);
+            return self.finish(key, self.tool_gone(call), now);
         };
         let (tool, name, input, caller, call_id) = (
             call.tool,
@@ -1357,11 +1357,7 @@ impl Toolmark {
             return handle;
         }
         let Some(scope) = self.registry.by_key(confirmation.tool).map(|t| t.scope) else {
-            let result = refused(
-                RefusedCode::Stale,
-                "The tool is gone since confirmation was requested",
-                self.registry.rev(),
-            );
+            let result = self.gone_since_confirmation();
             self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
             self.complete(handle, result);
             return handle;
