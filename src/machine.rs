@@ -1529,6 +1529,13 @@ impl Toolmark {
         );
     }
 
+    /// A tool's function threw: details to the `tool_threw` event, the call
+    /// gets the generic "Tool failed".
+    fn tool_failed(&mut self, key: CallKey, tool_name: String, detail: String, now: u64) {
+        self.error_event(ErrorEventCode::ToolThrew, detail, Some(tool_name));
+        self.finish(key, error_result(error_message::TOOL_FAILED), now)
+    }
+
     /// A Standard Schema validation finished.
     pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
         let Some((key, call)) = self.call_for(run) else {
@@ -1549,12 +1556,7 @@ impl Toolmark {
                             }
                         }
                         Err(rejection) => {
-                            self.error_event(
-                                ErrorEventCode::ToolThrew,
-                                rejection.to_string(),
-                                Some(tool_name),
-                            );
-                            return self.finish(key, error_result(error_message::TOOL_FAILED), now);
+                            return self.tool_failed(key, tool_name, rejection.to_string(), now);
                         }
                     }
                 }
@@ -1562,10 +1564,7 @@ impl Toolmark {
                 self.validated(key, now);
             }
             Validated::Invalid(issues) => self.finish(key, ToolResult::Invalid { issues }, now),
-            Validated::Threw(detail) => {
-                self.error_event(ErrorEventCode::ToolThrew, detail, Some(tool_name));
-                self.finish(key, error_result(error_message::TOOL_FAILED), now)
-            }
+            Validated::Threw(detail) => self.tool_failed(key, tool_name, detail, now),
         }
     }
 
@@ -1581,10 +1580,7 @@ impl Toolmark {
         self.runs.remove(&run);
         match prepared {
             Ok(prepared) => self.request_confirmation(key, prepared, now),
-            Err(detail) => {
-                self.error_event(ErrorEventCode::ToolThrew, detail, Some(tool_name));
-                self.finish(key, error_result(error_message::TOOL_FAILED), now)
-            }
+            Err(detail) => self.tool_failed(key, tool_name, detail, now),
         }
     }
 
@@ -1609,10 +1605,7 @@ impl Toolmark {
                 );
                 self.finish(key, result, now)
             }
-            Err(detail) => {
-                self.error_event(ErrorEventCode::ToolThrew, detail, Some(tool_name));
-                self.finish(key, error_result(error_message::TOOL_FAILED), now)
-            }
+            Err(detail) => self.tool_failed(key, tool_name, detail, now),
         }
     }
 
