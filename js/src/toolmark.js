@@ -69,6 +69,7 @@ export function createToolmark(options = {}) {
   const tools = new Map(); // tool key → definition (the app's functions)
   const runs = new Map(); // run id → AbortController
   const restorers = new Map(); // call id → restorer
+  const snapshotting = new Map(); // call id → run whose snapshot() has not resolved yet
   const bridges = new Map(); // bridge id → { transport, off }
   let timer;
   let draining = false;
@@ -207,6 +208,8 @@ export function createToolmark(options = {}) {
         break;
       case 'dropRestorer':
         restorers.delete(action.callId);
+        // Dropped before its snapshot resolved: it must not be stored afterwards.
+        snapshotting.delete(action.callId);
         break;
       case 'close': {
         const entry = bridges.get(action.bridge);
@@ -249,8 +252,11 @@ export function createToolmark(options = {}) {
     Promise.resolve()
       .then(() => {
         if (action.snapshot && typeof def.snapshot === 'function') {
+          snapshotting.set(action.callId, action.run);
           return Promise.resolve(def.snapshot(input)).then((restorer) => {
-            if (typeof restorer === 'function') restorers.set(action.callId, restorer);
+            const wanted = snapshotting.get(action.callId) === action.run;
+            snapshotting.delete(action.callId);
+            if (wanted && typeof restorer === 'function') restorers.set(action.callId, restorer);
           });
         }
         return undefined;
