@@ -155,8 +155,7 @@ export function createToolmark(options = {}) {
   function dispatchEvent(event) {
     switch (event.kind) {
       case 'error':
-        if (options.dev && event.code === 'output_invalid') emitError(event);
-        else emitError(event);
+        emitError(event);
         break;
       case 'completed': {
         const resolve = completions.get(event.handle);
