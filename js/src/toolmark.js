@@ -91,6 +91,8 @@ export function createToolmark(options = {}) {
   } catch (error) {
     throw fromCoreError(error);
   }
+  /** Calls the core through its one multiplexed export; returns the parsed result. */
+  const op = (name, ...args) => JSON.parse(core.dispatch(name, JSON.stringify(args)));
 
   function emitError(event) {
     const copy = { code: event.code, message: event.message };
@@ -111,7 +113,7 @@ export function createToolmark(options = {}) {
     const delay = Math.max(0, Math.min(deadline - now(), 2 ** 31 - 1));
     timer = setTimeout(() => {
       timer = undefined;
-      core.handleTimeout(now());
+      op('handleTimeout', now());
       drain();
     }, delay);
     // Never keep a Node process alive for an expiry alone.
@@ -295,7 +297,7 @@ export function createToolmark(options = {}) {
   }
 
   async function ctxConfirm(run, def, message) {
-    if (!core.ctxConfirm(run)) {
+    if (!op('ctxConfirm', run)) {
       drain();
       return false;
     }
@@ -305,7 +307,7 @@ export function createToolmark(options = {}) {
   function validate(action) {
     const def = tools.get(action.tool);
     const answer = (kind, text) => {
-      core.handleValidated(action.run, kind, text, now());
+      op('handleValidated', action.run, kind, text, now());
       drain();
     };
     Promise.resolve()
@@ -340,13 +342,13 @@ export function createToolmark(options = {}) {
         state: action.state ? def[STATE](input) : undefined,
       };
     } catch (error) {
-      core.handlePrepared(action.run, undefined, detail(error), now());
+      op('handlePrepared', action.run, undefined, detail(error), now());
       drain();
       return;
     }
     const text = copyText(prepared);
-    if (text === undefined) core.handlePrepared(action.run, undefined, 'summary/changes are not JSON', now());
-    else core.handlePrepared(action.run, text, undefined, now());
+    if (text === undefined) op('handlePrepared', action.run, undefined, 'summary/changes are not JSON', now());
+    else op('handlePrepared', action.run, text, undefined, now());
     drain();
   }
 
@@ -354,9 +356,9 @@ export function createToolmark(options = {}) {
     const def = tools.get(action.tool);
     try {
       const state = def[STATE](JSON.parse(action.input));
-      core.handleState(action.run, state === undefined ? undefined : String(state), undefined, now());
+      op('handleState', action.run, state === undefined ? undefined : String(state), undefined, now());
     } catch (error) {
-      core.handleState(action.run, undefined, detail(error), now());
+      op('handleState', action.run, undefined, detail(error), now());
     }
     drain();
   }
@@ -370,15 +372,14 @@ export function createToolmark(options = {}) {
         return restorer();
       })
       .then(
-        () => core.handleRestored(action.run, undefined),
-        (error) => core.handleRestored(action.run, detail(error)),
+        () => op('handleRestored', action.run, undefined),
+        (error) => op('handleRestored', action.run, detail(error)),
       )
       .then(drain);
   }
 
   /** Result of a core registry command: throws in dev, undefined when rejected. */
-  function outcome(text) {
-    const parsed = JSON.parse(text);
+  function outcome(parsed) {
     drain();
     if (parsed.error) throw new ToolmarkError(parsed.error.code, parsed.error.message);
     return parsed;
@@ -405,7 +406,7 @@ export function createToolmark(options = {}) {
     };
     let text;
     try {
-      text = core.register(scopeId, JSON.stringify(spec), now());
+      text = op('register', scopeId, JSON.stringify(spec), now());
     } catch (error) {
       throw new TypeError(String(error && error.message));
     }
@@ -421,7 +422,7 @@ export function createToolmark(options = {}) {
       removed = true;
       tools.delete(key);
       if (scopeKeys) scopeKeys.delete(key);
-      core.unregister(key, now());
+      op('unregister', key, now());
       drain();
     };
   }
@@ -441,13 +442,13 @@ export function createToolmark(options = {}) {
         return unregister;
       },
       scope(name) {
-        const result = outcome(core.createScope(scopeId, String(name)));
+        const result = outcome(op('createScope', scopeId, String(name)));
         const child = makeScope(result.scope === undefined ? -1 : result.scope, `${prefix}.${name}`);
         children.push(child);
         return child.scope;
       },
       dispose() {
-        const text = core.disposeScope(scopeId, now());
+        const text = op('disposeScope', scopeId, now());
         forget();
         outcome(text);
       },
@@ -468,21 +469,21 @@ export function createToolmark(options = {}) {
 
   const registry = {
     get rev() {
-      return core.rev();
+      return op('rev');
     },
     register: (def) => registerIn(ROOT, '', def),
     scope(name) {
-      const result = outcome(core.createScope(ROOT, String(name)));
+      const result = outcome(op('createScope', ROOT, String(name)));
       return makeScope(result.scope === undefined ? -1 : result.scope, String(name)).scope;
     },
     call(name, input, callOptions = {}) {
       const caller = callOptions.caller ?? 'human';
       const text = copyText(input === undefined ? {} : input);
-      const handle = core.call(String(name), text === undefined ? 'null' : text, caller, callOptions.rev, now());
+      const handle = op('call', String(name), text === undefined ? 'null' : text, caller, callOptions.rev, now());
       const signal = callOptions.signal;
       if (signal) {
         const onAbort = () => {
-          core.abort(handle, now());
+          op('abort', handle, now());
           drain();
         };
         if (signal.aborted) queueMicrotask(onAbort);
@@ -491,20 +492,20 @@ export function createToolmark(options = {}) {
       return request(handle);
     },
     manifest(caller = 'inapp') {
-      return JSON.parse(core.manifest(caller));
+      return op('manifest', caller);
     },
     pendingConfirmations() {
-      return JSON.parse(core.pendingConfirmations());
+      return op('pendingConfirmations');
     },
     subscribePending(listener) {
       pendingListeners.add(listener);
       return () => pendingListeners.delete(listener);
     },
     confirmPending(confirmId, approve) {
-      return request(core.confirm(String(confirmId), Boolean(approve), now()));
+      return request(op('confirm', String(confirmId), Boolean(approve), now()));
     },
     undo(callId) {
-      return request(core.undo(String(callId)));
+      return request(op('undo', String(callId)));
     },
     events: {
       on(name, listener) {
@@ -526,7 +527,7 @@ export function createToolmark(options = {}) {
     attach(transport, onChange, maxMessageBytes) {
       let id;
       try {
-        id = core.attach(onChange, maxMessageBytes);
+        id = op('attach', onChange, maxMessageBytes);
       } catch (error) {
         throw new TypeError(String(error && error.message));
       }
@@ -546,7 +547,7 @@ export function createToolmark(options = {}) {
       });
       drain();
       return () => {
-        core.detach(id, now());
+        op('detach', id, now());
         drain();
       };
     },

@@ -251,7 +251,116 @@ impl WasmToolmark {
             .map_err(|e| js_error(error_json(&e)))
     }
 
-    #[wasm_bindgen(js_name = clientId)]
+    #[wasm_bindgen(js_name = handleInbound)]
+    pub fn handle_inbound(&mut self, bridge: u32, text: &str, now: f64) {
+        self.core.handle_inbound(BridgeId(bridge), text, ms(now));
+    }
+
+    /// `kind`: "ok" (with `text`: JSON, or undefined), "threw", "notSerializable", "aborted".
+    #[wasm_bindgen(js_name = handleOutcome)]
+    pub fn handle_outcome(&mut self, run: f64, kind: &str, text: Option<String>, now: f64) {
+        let outcome = match kind {
+            "ok" => Outcome::Ok(text),
+            "threw" => Outcome::Threw(text.unwrap_or_default()),
+            "notSerializable" => Outcome::NotSerializable(text.unwrap_or_default()),
+            _ => Outcome::Aborted,
+        };
+        self.core.handle_outcome(RunId(ms(run)), outcome, ms(now));
+    }
+
+    /// Everything the core has to say, in its drain order:
+    /// `{"transmits": [[bridge, text]…], "events": […], "actions": […], "timeout": ms|null}`.
+    pub fn drain(&mut self) -> String {
+        let mut transmits = Vec::new();
+        while let Some(t) = self.core.poll_transmit() {
+            transmits.push(Value::Array(vec![t.bridge.0.into(), t.text.into()]));
+        }
+        let mut events = Vec::new();
+        while let Some(e) = self.core.poll_event() {
+            events.push(event_json(e));
+        }
+        let mut actions = Vec::new();
+        while let Some(a) = self.core.poll_action() {
+            actions.push(action_json(a));
+        }
+        to_text(&obj(vec![
+            ("transmits", transmits.into()),
+            ("events", events.into()),
+            ("actions", actions.into()),
+            ("timeout", self.core.poll_timeout().into()),
+        ]))
+    }
+
+    /// Every other input, multiplexed through one export (each export costs
+    /// wasm-bindgen glue on both sides): `op` names the method, `args` is the
+    /// JSON array of its arguments; returns the JSON text of its result.
+    pub fn dispatch(&mut self, op: &str, args: &str) -> Result<String, JsError> {
+        let args = match parse_value(args) {
+            Ok(Value::Array(args)) => args,
+            _ => return Err(js_error("dispatch: args must be a JSON array")),
+        };
+        let num = |i: usize| args.get(i).and_then(Value::as_f64).unwrap_or(0.0);
+        let opt_num = |i: usize| args.get(i).and_then(Value::as_f64);
+        let id = |i: usize| u32::try_from(ms(num(i))).unwrap_or(u32::MAX);
+        let text = |i: usize| args.get(i).and_then(Value::as_str).unwrap_or("");
+        let opt_text = |i: usize| args.get(i).and_then(Value::as_str).map(str::to_owned);
+        let flag = |i: usize| args.get(i).and_then(Value::as_bool).unwrap_or(false);
+        let json = |v: Value| to_text(&v);
+        Ok(match op {
+            "clientId" => json(self.client_id().into()),
+            "rev" => json(self.rev().into()),
+            "register" => self.register(id(0), text(1), num(2))?,
+            "unregister" => {
+                self.unregister(id(0), num(1));
+                "null".into()
+            }
+            "createScope" => self.create_scope(id(0), text(1)),
+            "disposeScope" => self.dispose_scope(id(0), num(1)),
+            "attach" => json(self.attach(text(0), opt_num(1))?.into()),
+            "detach" => {
+                self.detach(id(0), num(1));
+                "null".into()
+            }
+            "call" => json(
+                self.call(text(0), text(1), text(2), opt_num(3), num(4))?
+                    .into(),
+            ),
+            "abort" => {
+                self.abort(num(0), num(1));
+                "null".into()
+            }
+            "confirm" => json(self.confirm(text(0), flag(1), num(2)).into()),
+            "undo" => json(self.undo(text(0)).into()),
+            "ctxConfirm" => json(self.ctx_confirm(num(0)).into()),
+            "handleValidated" => {
+                self.handle_validated(num(0), text(1), opt_text(2), num(3));
+                "null".into()
+            }
+            "handlePrepared" => {
+                self.handle_prepared(num(0), opt_text(1), opt_text(2), num(3));
+                "null".into()
+            }
+            "handleState" => {
+                self.handle_state(num(0), opt_text(1), opt_text(2), num(3));
+                "null".into()
+            }
+            "handleRestored" => {
+                self.handle_restored(num(0), opt_text(1));
+                "null".into()
+            }
+            "handleTimeout" => {
+                self.handle_timeout(num(0));
+                "null".into()
+            }
+            "manifest" => self.manifest(text(0))?,
+            "pendingConfirmations" => self.pending_confirmations(),
+            other => return Err(js_error(format!("dispatch: unknown operation '{other}'"))),
+        })
+    }
+}
+
+/// The inputs `dispatch` multiplexes (plain Rust: callable from the wasm tests).
+impl WasmToolmark {
     pub fn client_id(&self) -> String {
         self.core.client_id().to_owned()
     }
@@ -275,7 +384,6 @@ impl WasmToolmark {
     }
 
     /// JSON: `{"scope": n}`, `{"rejected": true}` or `{"error": …}`.
-    #[wasm_bindgen(js_name = createScope)]
     pub fn create_scope(&mut self, parent: u32, name: &str) -> String {
         match self.core.create_scope(ScopeId(parent), name) {
             Ok(Some(scope)) => to_text(&obj(vec![("scope", scope.0.into())])),
@@ -285,7 +393,6 @@ impl WasmToolmark {
     }
 
     /// JSON: `{}` or `{"error": …}`.
-    #[wasm_bindgen(js_name = disposeScope)]
     pub fn dispose_scope(&mut self, scope: u32, now: f64) -> String {
         match self.core.dispose_scope(ScopeId(scope), ms(now)) {
             Ok(()) => "{}".into(),
@@ -332,11 +439,6 @@ impl WasmToolmark {
         self.core.detach(BridgeId(bridge), ms(now));
     }
 
-    #[wasm_bindgen(js_name = handleInbound)]
-    pub fn handle_inbound(&mut self, bridge: u32, text: &str, now: f64) {
-        self.core.handle_inbound(BridgeId(bridge), text, ms(now));
-    }
-
     pub fn call(
         &mut self,
         name: &str,
@@ -362,25 +464,11 @@ impl WasmToolmark {
         self.core.undo(call_id).0 as f64
     }
 
-    #[wasm_bindgen(js_name = ctxConfirm)]
     pub fn ctx_confirm(&mut self, run: f64) -> bool {
         self.core.ctx_confirm(RunId(ms(run)))
     }
 
-    /// `kind`: "ok" (with `text`: JSON, or undefined), "threw", "notSerializable", "aborted".
-    #[wasm_bindgen(js_name = handleOutcome)]
-    pub fn handle_outcome(&mut self, run: f64, kind: &str, text: Option<String>, now: f64) {
-        let outcome = match kind {
-            "ok" => Outcome::Ok(text),
-            "threw" => Outcome::Threw(text.unwrap_or_default()),
-            "notSerializable" => Outcome::NotSerializable(text.unwrap_or_default()),
-            _ => Outcome::Aborted,
-        };
-        self.core.handle_outcome(RunId(ms(run)), outcome, ms(now));
-    }
-
     /// `kind`: "valid" (`text`: the value's JSON or undefined), "invalid" (`text`: issues JSON), "threw".
-    #[wasm_bindgen(js_name = handleValidated)]
     pub fn handle_validated(&mut self, run: f64, kind: &str, text: Option<String>, now: f64) {
         let validated = match kind {
             "valid" => Validated::Valid(text),
@@ -401,7 +489,6 @@ impl WasmToolmark {
     }
 
     /// `prepared`: JSON `{summary?, changes?, state?}`; `threw`: the error text when it threw.
-    #[wasm_bindgen(js_name = handlePrepared)]
     pub fn handle_prepared(
         &mut self,
         run: f64,
@@ -417,7 +504,6 @@ impl WasmToolmark {
     }
 
     /// `state`: the form state text (or undefined); `threw`: error text.
-    #[wasm_bindgen(js_name = handleState)]
     pub fn handle_state(
         &mut self,
         run: f64,
@@ -432,38 +518,13 @@ impl WasmToolmark {
         self.core.handle_state(RunId(ms(run)), result, ms(now));
     }
 
-    #[wasm_bindgen(js_name = handleRestored)]
     pub fn handle_restored(&mut self, run: f64, threw: Option<String>) {
         self.core
             .handle_restored(RunId(ms(run)), threw.map_or(Ok(()), Err));
     }
 
-    #[wasm_bindgen(js_name = handleTimeout)]
     pub fn handle_timeout(&mut self, now: f64) {
         self.core.handle_timeout(ms(now));
-    }
-
-    /// Everything the core has to say, in its drain order:
-    /// `{"transmits": [[bridge, text]…], "events": […], "actions": […], "timeout": ms|null}`.
-    pub fn drain(&mut self) -> String {
-        let mut transmits = Vec::new();
-        while let Some(t) = self.core.poll_transmit() {
-            transmits.push(Value::Array(vec![t.bridge.0.into(), t.text.into()]));
-        }
-        let mut events = Vec::new();
-        while let Some(e) = self.core.poll_event() {
-            events.push(event_json(e));
-        }
-        let mut actions = Vec::new();
-        while let Some(a) = self.core.poll_action() {
-            actions.push(action_json(a));
-        }
-        to_text(&obj(vec![
-            ("transmits", transmits.into()),
-            ("events", events.into()),
-            ("actions", actions.into()),
-            ("timeout", self.core.poll_timeout().into()),
-        ]))
     }
 
     /// JSON array of the manifest entries visible to `caller`.
@@ -474,7 +535,6 @@ impl WasmToolmark {
     }
 
     /// JSON array of `{confirmId, tool, summary, changes?, expiresAt}`.
-    #[wasm_bindgen(js_name = pendingConfirmations)]
     pub fn pending_confirmations(&self) -> String {
         let list: Vec<Value> = self
             .core
