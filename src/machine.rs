@@ -1536,16 +1536,23 @@ impl Toolmark {
         self.finish(key, error_result(error_message::TOOL_FAILED), now)
     }
 
-    /// A Standard Schema validation finished.
-    pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
-        let Some((key, call)) = self.call_for(run) else {
-            return;
-        };
-        if call.stage != Stage::Validating(run) {
-            return;
+    /// The call waiting for this answer from JS, if it is in `stage`: the
+    /// run is done with, the call and its tool's name come back.
+    fn take_step(&mut self, run: RunId, stage: Stage) -> Option<(CallKey, String)> {
+        let (key, call) = self.call_for(run)?;
+        if call.stage != stage {
+            return None;
         }
         let tool_name = call.tool_name.clone();
         self.runs.remove(&run);
+        Some((key, tool_name))
+    }
+
+    /// A Standard Schema validation finished.
+    pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
+        let Some((key, tool_name)) = self.take_step(run, Stage::Validating(run)) else {
+            return;
+        };
         match validated {
             Validated::Valid(text) => {
                 if let Some(text) = text {
@@ -1570,14 +1577,9 @@ impl Toolmark {
 
     /// A tool's `summary` / `changes` / form state for a confirmation.
     pub fn handle_prepared(&mut self, run: RunId, prepared: Result<Prepared, String>, now: u64) {
-        let Some((key, call)) = self.call_for(run) else {
+        let Some((key, tool_name)) = self.take_step(run, Stage::Preparing(run)) else {
             return;
         };
-        if call.stage != Stage::Preparing(run) {
-            return;
-        }
-        let tool_name = call.tool_name.clone();
-        self.runs.remove(&run);
         match prepared {
             Ok(prepared) => self.request_confirmation(key, prepared, now),
             Err(detail) => self.tool_failed(key, tool_name, detail, now),
@@ -1586,15 +1588,14 @@ impl Toolmark {
 
     /// The form state read again at approval: a change means `refused stale`.
     pub fn handle_state(&mut self, run: RunId, state: Result<Option<String>, String>, now: u64) {
-        let Some((key, call)) = self.call_for(run) else {
+        let Some((key, tool_name)) = self.take_step(run, Stage::ReadingState(run)) else {
             return;
         };
-        if call.stage != Stage::ReadingState(run) {
-            return;
-        }
-        let tool_name = call.tool_name.clone();
-        let expected = call.approval.as_ref().and_then(|a| a.state.clone());
-        self.runs.remove(&run);
+        let expected = self
+            .calls
+            .get(&key)
+            .and_then(|c| c.approval.as_ref())
+            .and_then(|a| a.state.clone());
         match state {
             Ok(state) if state == expected => self.start_run(key, now),
             Ok(_) => {
@@ -1722,16 +1723,5 @@ impl Toolmark {
             message,
             tool,
         });
-    }
-}
-
-/// Accepts every pattern as matching nothing special: for cores whose tools
-/// use no `pattern` keyword (tests; the wasm layer injects JS `RegExp`).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct NoPatterns;
-
-impl PatternMatcher for NoPatterns {
-    fn is_match(&self, pattern: &str, _text: &str) -> Result<bool, String> {
-        Err(format!("no pattern matcher: cannot check \"{pattern}\""))
     }
 }
