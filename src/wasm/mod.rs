@@ -3,6 +3,7 @@
 //! Values cross as JSON text (one `JSON.parse` on the JS side), which keeps
 //! the glue small and copies everything the page hands in.
 
+mod alloc;
 mod core;
 mod protocol;
 mod regexp;
@@ -10,3 +11,6 @@ mod regexp;
 pub use self::core::WasmToolmark;
 pub use self::protocol::*;
 pub use self::regexp::JsRegExp;
+
+#[global_allocator]
+static ALLOCATOR: alloc::SizeClasses = alloc::SizeClasses::new();
