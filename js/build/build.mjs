@@ -3,14 +3,15 @@
 // 1. cargo build --release --target wasm32-unknown-unknown
 // 2. wasm-bindgen --target web (the CLI version must equal the pinned crate)
 // 3. wasm-opt -Oz (binaryen from npm; Debian's is too old)
-// 4. the module is inlined as base64 and instantiated synchronously, so
+// 4. the module is inlined (one character per byte) and instantiated synchronously, so
 //    `import` is enough: no init() call, no fetch, no bundler plugin
-// 5. js/src copied in, schemas emitted from the Rust source of truth,
-//    package.json from pkg-template/
+// 5. js/src copied in; the shim's modules and the glue bundled into core.js
+//    (the entry files re-export it), schemas emitted from the Rust source of
+//    truth, package.json from pkg-template/
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
-import { transformSync } from 'esbuild';
-import { dirname, join } from 'node:path';
+import { build, buildSync, transformSync } from 'esbuild';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -30,14 +31,9 @@ function pinnedBindgenVersion() {
   return match[1];
 }
 
-// --js-only: copy js/src over an existing pkg/ (no Rust rebuild), for shim work.
-if (process.argv.includes('--js-only')) {
-  if (!existsSync(join(pkg, 'wasm', 'bytes.js'))) throw new Error('pkg/ is not built yet: npm run build');
-  cpSync(join(root, 'js', 'src'), pkg, { recursive: true });
-  minifyShippedJs();
-  console.error('copied js/src into pkg/');
-  process.exit(0);
-}
+// --js-only: reassemble pkg/ from js/src and the last compiled module (no
+// Rust rebuild), for shim work.
+const jsOnly = process.argv.includes('--js-only');
 
 /**
  * Minifies every shipped .js in place (not the inlined module, whose one
@@ -62,34 +58,94 @@ function minifyShippedJs(dir = pkg) {
   }
 }
 
-// 1. compile
-run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown']);
+/**
+ * The entry points that need the core: their modules, the shim's internal
+ * modules and the wasm-bindgen glue become one bundle, `core.js`, and each
+ * entry file a one-line re-export of it. One file compresses as one text
+ * (the budget counts gzip per file): 1.7 KB less than a file per module.
+ * The transports and the React hook import nothing of ours and stay apart;
+ * the inlined module stays in `wasm/bytes.js`.
+ */
+const CORE_ENTRIES = ['index.js', 'bridge/index.js', 'bridge/in-page.js', 'protocol/index.js'];
+const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'json.js', 'paths.js', 'forms.js', 'internal.js',
+  'wasm/loader.js', `wasm/${crateName}.js`];
 
-// 2. bindgen, with a version check: a mismatch fails at runtime otherwise
-const want = pinnedBindgenVersion();
-const have = execFileSync('wasm-bindgen', ['--version'], { encoding: 'utf8' }).trim().split(' ')[1];
-if (have !== want) {
-  throw new Error(`wasm-bindgen CLI ${have} does not match the pinned crate ${want}: cargo install --locked wasm-bindgen-cli --version ${want}`);
+function exportNames(entry) {
+  const { metafile } = buildSync({
+    entryPoints: [join(pkg, entry)], bundle: false, write: false, metafile: true, format: 'esm',
+  });
+  return Object.values(metafile.outputs)[0].exports;
 }
-rmSync(bindgenOut, { recursive: true, force: true });
-run('wasm-bindgen', [
-  '--target', 'web', '--no-typescript', '--out-dir', bindgenOut, '--out-name', crateName,
-  join(root, 'target', 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`),
-]);
 
-// 3. optimize for size (features: what rustc's wasm32 target enables by default).
-//    --low-memory-unused: rustc lays the stack out first (data from 1 MiB up),
-//    so nothing lives in the low 1 KiB and constant offsets may fold into
-//    loads and stores; --converge repeats -Oz until it stops gaining.
-//    See docs/benchmarks.md, "Size cuts (issue 4)".
+async function bundleCore() {
+  const owner = new Map();
+  const reexports = CORE_ENTRIES.map((entry) => {
+    const names = exportNames(entry);
+    for (const name of names) {
+      if (owner.has(name)) throw new Error(`${name} is exported by both ${owner.get(name)} and ${entry}`);
+      owner.set(name, entry);
+    }
+    return { entry, names };
+  });
+  await build({
+    stdin: {
+      contents: reexports.map(({ entry, names }) => `export { ${names.join(', ')} } from './${entry}';`).join('\n'),
+      resolveDir: pkg,
+      loader: 'js',
+    },
+    bundle: true,
+    format: 'esm',
+    minify: true,
+    charset: 'utf8',
+    legalComments: 'none',
+    target: 'es2020',
+    outfile: join(pkg, 'core.js'),
+    plugins: [{
+      name: 'module-bytes-apart',
+      setup(build) {
+        build.onResolve({ filter: /\/bytes\.js$/ }, () => ({ path: './wasm/bytes.js', external: true }));
+      },
+    }],
+  });
+  for (const { entry, names } of reexports) {
+    const core = relative(dirname(join(pkg, entry)), join(pkg, 'core.js')).replace(/^(?!\.)/, './');
+    writeFileSync(join(pkg, entry), `export { ${names.join(', ')} } from '${core}';\n`);
+  }
+  for (const file of BUNDLED_AWAY) rmSync(join(pkg, file));
+}
+
 const rawWasm = join(bindgenOut, `${crateName}_bg.wasm`);
 const optWasm = join(bindgenOut, `${crateName}_opt.wasm`);
-run(join(root, 'node_modules', '.bin', 'wasm-opt'), [
-  '-Oz', '--low-memory-unused', '--converge', '--strip-debug', '--strip-producers',
-  '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
-  '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
-  rawWasm, '-o', optWasm,
-]);
+if (jsOnly) {
+  if (!existsSync(optWasm)) throw new Error('no compiled module yet: npm run build');
+} else {
+  // 1. compile
+  run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown']);
+
+  // 2. bindgen, with a version check: a mismatch fails at runtime otherwise
+  const want = pinnedBindgenVersion();
+  const have = execFileSync('wasm-bindgen', ['--version'], { encoding: 'utf8' }).trim().split(' ')[1];
+  if (have !== want) {
+    throw new Error(`wasm-bindgen CLI ${have} does not match the pinned crate ${want}: cargo install --locked wasm-bindgen-cli --version ${want}`);
+  }
+  rmSync(bindgenOut, { recursive: true, force: true });
+  run('wasm-bindgen', [
+    '--target', 'web', '--no-typescript', '--out-dir', bindgenOut, '--out-name', crateName,
+    join(root, 'target', 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`),
+  ]);
+
+  // 3. optimize for size (features: what rustc's wasm32 target enables by default).
+  //    --low-memory-unused: rustc lays the stack out first (data from 1 MiB up),
+  //    so nothing lives in the low 1 KiB and constant offsets may fold into
+  //    loads and stores; --converge repeats -Oz until it stops gaining.
+  //    See docs/benchmarks.md, "Size cuts (issue 4)".
+  run(join(root, 'node_modules', '.bin', 'wasm-opt'), [
+    '-Oz', '--low-memory-unused', '--converge', '--strip-debug', '--strip-producers',
+    '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
+    '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
+    rawWasm, '-o', optWasm,
+  ]);
+}
 
 // 4. assemble pkg/
 rmSync(pkg, { recursive: true, force: true });
@@ -171,6 +227,7 @@ for (const file of ['README.md', 'LICENSE']) {
   if (existsSync(from)) cpSync(from, join(pkg, file));
 }
 
+await bundleCore();
 minifyShippedJs();
 
 const { protocolSchemas } = await import(pathToFileURL(join(pkg, 'protocol', 'index.js')).href);
@@ -178,4 +235,4 @@ mkdirSync(join(pkg, 'protocol', 'v1'), { recursive: true });
 writeFileSync(join(pkg, 'protocol', 'v1', 'page-to-agent.json'), `${JSON.stringify(protocolSchemas.pageToAgent, null, 2)}\n`);
 writeFileSync(join(pkg, 'protocol', 'v1', 'agent-to-page.json'), `${JSON.stringify(protocolSchemas.agentToPage, null, 2)}\n`);
 
-console.error(`built pkg/ (${bytes.length} bytes of wasm, ${rawWasm.length ? readFileSync(rawWasm).length : 0} before wasm-opt)`);
+console.error(`built pkg/ (${bytes.length} bytes of wasm, ${existsSync(rawWasm) ? readFileSync(rawWasm).length : 0} before wasm-opt)`);
