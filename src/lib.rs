@@ -28,6 +28,7 @@
 
 pub mod confirmations;
 pub mod ids;
+pub mod json;
 pub mod machine;
 pub mod policy;
 pub mod protocol;

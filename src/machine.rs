@@ -1107,7 +1107,7 @@ impl Toolmark {
     }
 
     fn input_text(call: &Call) -> String {
-        crate::protocol::json::to_text(&call.input)
+        crate::json::to_text(&call.input)
     }
 
     /// A call reaches the front of its lane.

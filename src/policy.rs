@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use crate::protocol::json::to_text;
+use crate::json::to_text;
 use crate::protocol::{ErrorEventCode, Hints};
 
 /// Who calls a tool.

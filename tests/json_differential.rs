@@ -1,4 +1,4 @@
-//! `protocol::json::parse` against serde_json (with `float_roundtrip`, after
+//! `json::parse` against serde_json (with `float_roundtrip`, after
 //! the old lone-surrogate pre-pass): a corpus of tricky texts, then random
 //! ones. Any difference in value, key order, number kind, float bits or
 //! error text fails.
@@ -10,7 +10,7 @@ mod json_check;
 use json_check::{check_json, check_text};
 use proptest::prelude::*;
 use serde_json::Value;
-use toolmark_bridge::protocol::json::{parse, NESTING_LIMIT};
+use toolmark_bridge::json::{parse, NESTING_LIMIT};
 
 const CORPUS: &[&str] = &[
     // plain values and whitespace
@@ -502,7 +502,7 @@ proptest! {
     fn values_are_written_as_serde_json_writes_them(text in value()) {
         if let Ok(value) = parse(&text) {
             let want = serde_json::to_string(&value).unwrap_or_default();
-            prop_assert_eq!(toolmark_bridge::protocol::json::to_text(&value), want);
+            prop_assert_eq!(toolmark_bridge::json::to_text(&value), want);
         }
     }
 
@@ -691,7 +691,7 @@ proptest! {
 /// message shape and for values with awkward content.
 #[test]
 fn text_by_way_of_a_value_is_serde_json_text() {
-    use toolmark_bridge::protocol::json::to_text;
+    use toolmark_bridge::json::to_text;
     use toolmark_bridge::protocol::{parse_agent_to_page, parse_page_to_agent};
     let limit = toolmark_bridge::protocol::DEFAULT_MAX_MESSAGE_BYTES;
     let to_page = [

@@ -3,6 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use toolmark_bridge::ids::{is_valid_tool_name, llm_name};
+use toolmark_bridge::json;
 use toolmark_bridge::protocol::*;
 use toolmark_bridge::wasm;
 use wasm_bindgen::prelude::*;

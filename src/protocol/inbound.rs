@@ -130,7 +130,7 @@ pub fn parse_json(text: &str, max_message_bytes: usize) -> Result<Value, Rejecti
 /// `JSON.stringify` writes it so) becomes U+FFFD, so such a message is
 /// judged like any other string instead of failing as malformed.
 pub fn parse_value(text: &str) -> Result<Value, Rejection> {
-    super::json::parse(text).map_err(|error| Rejection::Malformed {
+    crate::json::parse(text).map_err(|error| Rejection::Malformed {
         reason: error.to_string(),
     })
 }

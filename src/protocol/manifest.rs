@@ -5,8 +5,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::check::{Checker, Obj};
-use super::json::obj;
 use crate::ids::{is_valid_llm_name, is_valid_tool_name};
+use crate::json::obj;
 
 /// Behaviour hints of a tool. Unknown hints are kept for forward compatibility.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

@@ -4,9 +4,9 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::check::{Checker, Obj};
-use super::json::obj;
 use super::manifest::ToolManifestSummary;
 use super::result::ToolResult;
+use crate::json::obj;
 
 /// `protocol: 1` as a JSON value's number.
 const PROTOCOL: u8 = super::PROTOCOL_VERSION;
@@ -124,7 +124,7 @@ impl PageToAgent {
 
     /// The message as JSON text.
     pub fn to_json(&self) -> String {
-        super::json::to_text(&self.to_value())
+        crate::json::to_text(&self.to_value())
     }
 
     /// The message as a JSON value: what its `Serialize` impl writes
@@ -176,7 +176,7 @@ impl AgentToPage {
 
     /// The message as JSON text.
     pub fn to_json(&self) -> String {
-        super::json::to_text(&self.to_value())
+        crate::json::to_text(&self.to_value())
     }
 
     /// The message as a JSON value, as its `Serialize` impl writes it.

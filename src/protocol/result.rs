@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::check::{Checker, Obj};
 use super::codes::{CancelledBy, RefusedCode};
-use super::json::obj;
+use crate::json::obj;
 
 /// One problem found in a value: a dotted path (`""` for the root,
 /// `items.0.name`) and a short message.

@@ -7,12 +7,12 @@ use wasm_bindgen::prelude::*;
 
 use super::protocol::CryptoRandom;
 use super::regexp::JsRegExp;
+use crate::json::{obj, to_text};
 use crate::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, ToolmarkError, Validated,
 };
 use crate::policy::Caller;
-use crate::protocol::json::{obj, to_text};
 use crate::protocol::{
     field_changes_from_value, hints_from_value, issues_from_value, parse_value, FieldChange,
     ToolManifestSummary, ToolMode, DEFAULT_MAX_MESSAGE_BYTES,

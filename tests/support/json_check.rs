@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-/// What the bridge did before `protocol::json`: each lone surrogate escape
+/// What the bridge did before `json`: each lone surrogate escape
 /// becomes `\ufffd`, then `serde_json::from_str`.
 pub fn oracle(text: &str) -> Result<Value, String> {
     serde_json::from_str(&replace_lone_surrogate_escapes(text)).map_err(|e| e.to_string())
@@ -23,7 +23,7 @@ pub fn check_json(data: &[u8]) {
 
 /// Panics when the two parsers disagree on `text`.
 pub fn check_text(text: &str) {
-    let ours = toolmark_bridge::protocol::json::parse(text).map_err(|e| e.to_string());
+    let ours = toolmark_bridge::json::parse(text).map_err(|e| e.to_string());
     let theirs = oracle(text);
     match (&ours, &theirs) {
         (Ok(a), Ok(b)) => {
@@ -31,7 +31,7 @@ pub fn check_text(text: &str) {
             assert_eq!(a, b, "values differ for {text:?}");
             assert_eq!(a.to_string(), b.to_string(), "values differ for {text:?}");
             // and the crate writes it back as serde_json does
-            let written = toolmark_bridge::protocol::json::to_text(a);
+            let written = toolmark_bridge::json::to_text(a);
             assert_eq!(written, b.to_string(), "texts differ for {text:?}");
         }
         _ => assert_eq!(ours, theirs, "results differ for {text:?}"),

@@ -1,0 +1,35 @@
+//! JSON text → [`serde_json::Value`] → JSON text, without serde's
+//! machinery (which was most of serde_json's share of the WebAssembly
+//! module): [`parse`], and [`to_text`] to write a value back.
+//!
+//! It accepts exactly what `serde_json::from_str::<Value>` accepts and
+//! builds the same value, with the same error text (`"{what} at line {l}
+//! column {c}"`), with two deliberate differences, both for JavaScript's sake:
+//!
+//! - a lone UTF-16 surrogate escape (`\ud800` alone, as `JSON.stringify`
+//!   writes a string holding one) becomes U+FFFD instead of an error;
+//! - numbers with a fraction or an exponent (and integers too big for `u64`)
+//!   are correctly rounded to `f64` (like `str::parse`, by a small exact
+//!   algorithm here, without core's float parser and its tables), as
+//!   `JSON.parse` does, where serde_json without `float_roundtrip` may be
+//!   one ulp off.
+//!
+//! Otherwise: RFC 8259 only (no comments, no trailing commas, no leading
+//! zeros, no raw control characters in strings, nothing after the value but
+//! whitespace); an integer is a `u64` when it fits, a negative one an `i64`
+//! when it fits (`-0` is the float `-0.0`), anything else an `f64`, and a
+//! number too big for `f64` (`1e400`) is an error; a duplicate key keeps its
+//! first position and its last value. Arrays and objects may nest
+//! [`NESTING_LIMIT`]` - 1` deep (serde_json's recursion limit) and are built
+//! with an explicit stack, so no input can grow the call stack.
+//!
+//! `tests/json_differential.rs` and the `json` fuzz target hold it to
+//! serde_json (with `float_roundtrip`, after the surrogate pre-pass the
+//! bridge used before), and `to_text` to serde_json's writer.
+
+mod float;
+mod parse;
+mod write;
+
+pub use parse::{parse, JsonError, NESTING_LIMIT};
+pub use write::{obj, to_text};
