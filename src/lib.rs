@@ -26,6 +26,8 @@
     )
 )]
 
+extern crate alloc;
+
 pub mod confirmations;
 pub mod ids;
 pub mod json;

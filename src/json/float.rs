@@ -1,5 +1,8 @@
 //! Decimal digits to the nearest `f64`, exactly: [`to_f64`].
 
+use alloc::vec;
+use alloc::vec::Vec;
+
 /// Significant digits kept; any nonzero digit after them counts as "a bit
 /// more" (a double's halfway point has at most 767 significant digits).
 const MAX_DIGITS: usize = 800;
@@ -158,7 +161,7 @@ impl Big {
         self.trim();
     }
 
-    fn cmp(&self, other: &Big) -> std::cmp::Ordering {
+    fn cmp(&self, other: &Big) -> core::cmp::Ordering {
         self.0
             .len()
             .cmp(&other.0.len())

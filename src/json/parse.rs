@@ -1,8 +1,11 @@
 //! JSON text to a value: [`parse`].
 
-use serde_json::{Map, Number, Value};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
 
 use super::float::to_f64;
+use super::{Map, Number, Value};
 
 /// Containers open at once that make the input an error (serde_json's
 /// recursion limit of 128: at most 127 nested arrays/objects parse).
@@ -16,8 +19,8 @@ pub struct JsonError {
     pub column: usize,
 }
 
-impl std::fmt::Display for JsonError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "{} at line {} column {}",
@@ -46,10 +49,12 @@ const TRAILING_COMMA: &str = "trailing comma";
 const TRAILING_CHARACTERS: &str = "trailing characters";
 
 /// An array or object being filled: the object's entry whose value is
-/// being parsed has its key here.
+/// being parsed has its key here. An object's entries are collected as they
+/// come, repeated keys and all, and made a [`Map`] when it closes (in
+/// O(n log n): no lookup per key).
 enum Open {
     Array(Vec<Value>),
-    Object(Map<String, Value>, String),
+    Object(Vec<(String, Value)>, String),
 }
 
 /// Parses one JSON text.
@@ -87,7 +92,7 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
                         }
                         Some(b'"') => {
                             let key = p.key()?;
-                            open.push(Open::Object(Map::new(), key));
+                            open.push(Open::Object(Vec::new(), key));
                             continue 'value;
                         }
                         Some(_) => return Err(p.peek_error(KEY_MUST_BE_A_STRING)),
@@ -120,8 +125,8 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
                     items.push(value);
                     (b']', EOF_LIST, EXPECTED_LIST_COMMA_OR_END)
                 }
-                Open::Object(map, key) => {
-                    map.insert(std::mem::take(key), value);
+                Open::Object(entries, key) => {
+                    entries.push((core::mem::take(key), value));
                     (b'}', EOF_OBJECT, EXPECTED_OBJECT_COMMA_OR_END)
                 }
             };
@@ -148,7 +153,7 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
                     p.at += 1;
                     value = match open.pop() {
                         Some(Open::Array(items)) => Value::Array(items),
-                        Some(Open::Object(map, _)) => Value::Object(map),
+                        Some(Open::Object(entries, _)) => Value::Object(Map::from_entries(entries)),
                         None => Value::Null,
                     };
                 }
@@ -317,6 +322,7 @@ impl Parser<'_> {
 
     /// A number whose first byte (`-` or a digit) is next.
     fn number(&mut self) -> Result<Value, JsonError> {
+        let start = self.at;
         let negative = self.peek() == Some(b'-');
         if negative {
             self.at += 1;
@@ -395,15 +401,17 @@ impl Parser<'_> {
             }
             exponent = e.map(|e| if positive { e } else { -e });
         }
-        let number = match integer {
-            Some(n) if !float && !negative => Some(Number::from(n)),
+        let magnitude = match integer {
+            Some(n) if !float && !negative => return Ok(Value::Number(Number::from(n))),
             Some(n) if !float && n != 0 && n <= i64::MIN.unsigned_abs() => {
-                Some(Number::from(0i64.wrapping_sub_unsigned(n)))
+                return Ok(Value::Number(Number::from(0i64.wrapping_sub_unsigned(n))));
             }
-            Some(n) if !float => Number::from_f64(-(n as f64)),
+            // `-0`, or below i64::MIN: a float (rounded to nearest, ties even).
+            #[allow(clippy::cast_precision_loss)]
+            Some(n) if !float => n as f64,
             _ => {
                 let bytes = self.text.as_bytes();
-                let digits = |range: std::ops::Range<usize>| bytes.get(range).unwrap_or_default();
+                let digits = |range: core::ops::Range<usize>| bytes.get(range).unwrap_or_default();
                 let magnitude = match exponent {
                     Some(e) => to_f64(digits(int_start..int_end), digits(frac_start..frac_end), e),
                     None => 0.0,
@@ -411,10 +419,12 @@ impl Parser<'_> {
                 if magnitude.is_infinite() {
                     return Err(self.error(NUMBER_OUT_OF_RANGE));
                 }
-                Number::from_f64(if negative { -magnitude } else { magnitude })
+                magnitude
             }
         };
-        Ok(number.map_or(Value::Null, Value::Number))
+        let value = if negative { -magnitude } else { magnitude };
+        let text = self.text.get(start..self.at).unwrap_or_default();
+        Ok(Value::Number(Number::float(value, text)))
     }
 
     /// The next byte's value when it is a decimal digit (consumed).

@@ -1,11 +1,15 @@
 //! A value back to JSON text: [`to_text`].
 
-use serde_json::Value;
+use alloc::string::String;
 
-/// A value as compact JSON text: byte for byte what `serde_json::to_string`
-/// writes (`tests/json_differential.rs` holds it to that), without serde's
-/// serializer machinery in the wasm. Recursive, like serde_json's: the
-/// values here come from [`parse`] (nesting below 128) or are built flat.
+use super::Value;
+
+/// A value as compact JSON text: what `serde_json::to_string` writes, but
+/// for floats, which are written as they were parsed (`1.50`, `1E3`, `-0`:
+/// the same numbers, and no float formatting in the wasm).
+/// `tests/json_differential.rs` holds it to serde_json's writer. Recursive,
+/// like serde_json's: the values here come from [`super::parse`] (nesting
+/// below 128) or are built flat.
 pub fn to_text(value: &Value) -> String {
     let mut out = String::new();
     write_value(&mut out, value);
@@ -17,11 +21,7 @@ fn write_value(out: &mut String, value: &Value) {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
-        // serde_json's own digits: itoa, or zmij's shortest round trip.
-        Value::Number(n) => {
-            use std::fmt::Write;
-            let _ = write!(out, "{n}");
-        }
+        Value::Number(n) => n.write(out),
         Value::String(s) => write_string(out, s),
         Value::Array(items) => {
             out.push('[');
@@ -73,15 +73,4 @@ fn write_string(out: &mut String, s: &str) {
         }
     }
     out.push('"');
-}
-
-/// An object with these entries in this order (a repeated key keeps its
-/// first place and its last value, as `Map::insert` does).
-pub fn obj(entries: Vec<(&str, Value)>) -> Value {
-    Value::Object(
-        entries
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect(),
-    )
 }

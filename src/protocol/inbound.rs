@@ -12,7 +12,7 @@
 //! Steps 1–3 are [`parse_json`]; the bridge then filters by `clientId`
 //! ([`peek_client_id`]) before steps 4–7 ([`check_agent_to_page`]).
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::check::Checker;
 use super::codes::Direction;

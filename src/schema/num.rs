@@ -1,11 +1,14 @@
 //! Numeric comparison, `multipleOf`, and JSON value equality / hashing.
 //!
-//! JSON numbers reach us as `serde_json::Number`: an `u64`, an `i64` or a
-//! finite `f64`. Integers are compared exactly (as `i128`), floats against
-//! integers exactly too, so `9007199254740993 > 9007199254740992.0` holds.
+//! JSON numbers reach us as [`Number`]: an `u64`, an `i64` or a finite
+//! `f64` with the text it was written as. Integers are compared exactly (as
+//! `i128`), floats against integers exactly too, so
+//! `9007199254740993 > 9007199254740992.0` holds; `multipleOf` works on the
+//! written decimals.
 
-use serde_json::{Number, Value};
-use std::cmp::Ordering;
+use crate::json::{Number, Value};
+use core::cmp::Ordering;
+use core::num::NonZeroU128;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
@@ -80,49 +83,83 @@ pub(crate) fn is_integer(n: &Number) -> bool {
     }
 }
 
-/// The decimal expansion of a number: `(mantissa, exponent)` with value
-/// `mantissa * 10^exponent`, mantissa without trailing zeros (sign dropped).
-/// Floats use the shortest representation that round-trips, i.e. the digits
-/// the JSON text most likely had.
-fn decimal(n: Num) -> Option<(u128, i64)> {
-    let (mut mantissa, mut exp) = match n {
-        Num::Int(i) => (i.unsigned_abs(), 0i64),
-        Num::Float(f) => {
-            if !f.is_finite() {
-                return None;
-            }
-            // serde_json's shortest round-trip formatting (in the module
-            // already for output; `{:e}` would bring core's own, ~15 KB of wasm):
-            // `123.0`, `0.001`, `1.5e-7` or `1e300`.
-            let text = Number::from_f64(f.abs())?.to_string();
-            let (digits, e) = text.split_once('e').unwrap_or((&text, "0"));
-            let e: i64 = e.parse().ok()?;
-            let (int_part, frac_part) = digits.split_once('.').unwrap_or((digits, ""));
-            let all: String = format!("{int_part}{frac_part}");
-            let m: u128 = all.parse().ok()?;
-            let frac_len = i64::try_from(frac_part.len()).ok()?;
-            (m, e.checked_sub(frac_len)?)
+/// A number as the decimal it was written as: its significant digits (values
+/// 0–9, without leading or trailing zeros; none for zero) and the power of
+/// ten they are multiplied by, sign dropped. Integers are their own digits;
+/// a float's come from its text (`0.0075`: `[7, 5]` and −4; `1.50E2`: `[1, 5]`
+/// and 1), whatever their count. Exponents saturate (`1e-99999999999999999999`
+/// keeps its one digit and an exponent of about `i64::MIN`).
+fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
+    if let Num::Int(i) = num(n) {
+        let mut digits = Vec::new();
+        let mut rest = i.unsigned_abs();
+        while rest > 0 {
+            digits.push((rest % 10) as u8);
+            rest /= 10;
         }
+        digits.reverse();
+        return Some(significant(digits, 0));
+    }
+    let text = n.float_text()?;
+    let text = text.strip_prefix('-').unwrap_or(text);
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (text.get(..at)?, text.get(at + 1..)?),
+        None => (text, ""),
     };
-    if mantissa == 0 {
-        return Some((0, 0));
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let (negative, exponent) = match exponent.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, exponent.strip_prefix('+').unwrap_or(exponent)),
+    };
+    let mut e = 0i64;
+    for digit in exponent.bytes() {
+        e = e
+            .saturating_mul(10)
+            .saturating_add(i64::from(digit.wrapping_sub(b'0')));
     }
-    while mantissa % 10 == 0 {
-        mantissa /= 10;
-        exp = exp.checked_add(1)?;
-    }
-    Some((mantissa, exp))
+    let e = if negative { -e } else { e };
+    let frac_len = i64::try_from(frac.len()).unwrap_or(i64::MAX);
+    let digits = int
+        .bytes()
+        .chain(frac.bytes())
+        .map(|b| b.wrapping_sub(b'0'));
+    Some(significant(digits.collect(), e.saturating_sub(frac_len)))
 }
 
-fn mul_mod(a: u128, b: u128, m: u128) -> u128 {
-    // Callers guarantee a, b < m < 2^64, so the product fits in u128.
-    a.checked_mul(b)
-        .map_or(1, |p| p.checked_rem(m).unwrap_or(1))
+/// `digits × 10^exponent` with the leading and trailing zeros dropped.
+fn significant(mut digits: Vec<u8>, mut exponent: i64) -> (Vec<u8>, i64) {
+    while digits.last() == Some(&0) {
+        digits.pop();
+        exponent = exponent.saturating_add(1);
+    }
+    let leading = digits.iter().take_while(|&&d| d == 0).count();
+    digits.drain(..leading);
+    if digits.is_empty() {
+        exponent = 0;
+    }
+    (digits, exponent)
 }
 
-fn pow10_mod(mut e: u64, m: u128) -> u128 {
-    let mut result = 1u128.checked_rem(m).unwrap_or(0);
-    let mut base = 10u128.checked_rem(m).unwrap_or(0);
+/// The limit on a `multipleOf`'s significant digits as one number, so that
+/// `r × 10 + 9` stays below 2^128 for any remainder `r` (37 digits always fit).
+const DIVISOR_LIMIT: u128 = 1 << 124;
+
+/// `a × b mod m` for `a, b < m < 2^127`, by doubling: nothing overflows.
+fn mul_mod(mut a: u128, mut b: u128, m: NonZeroU128) -> u128 {
+    let mut product = 0;
+    while b > 0 {
+        if b & 1 == 1 {
+            product = (product + a) % m;
+        }
+        a = (a << 1) % m;
+        b >>= 1;
+    }
+    product
+}
+
+fn pow10_mod(mut e: u64, m: NonZeroU128) -> u128 {
+    let mut result = 1 % m;
+    let mut base = 10 % m;
     while e > 0 {
         if e & 1 == 1 {
             result = mul_mod(result, base, m);
@@ -137,43 +174,43 @@ fn pow10_mod(mut e: u64, m: u128) -> u128 {
 ///
 /// Integers are checked exactly. Otherwise both numbers are taken as the
 /// decimals they were written as and divisibility is decided exactly, so
-/// `0.0075` is a multiple of `0.0001` and `1e308` is not a multiple of
-/// `0.123456789` (no overflow to infinity, no tolerance).
+/// `0.0075` is a multiple of `0.0001`, `1e308` is not a multiple of
+/// `0.123456789` (no overflow to infinity, no tolerance), and
+/// `0.30000000000000000000000000000000000000001` is not a multiple of `0.1`
+/// (however many digits `x` has: it is read digit by digit).
+///
+/// The divisor's significant digits must fit in 2^124 (37 digits always do).
+/// Past that, the fallback: `x` counts as a multiple only when it is 0 or has
+/// the divisor's very digits (`x = m × 10^k`, `k ≥ 0`).
 pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
-    let (nx, nm) = (num(x), num(m));
-    if let (Num::Int(a), Num::Int(b)) = (nx, nm) {
+    if let (Num::Int(a), Num::Int(b)) = (num(x), num(m)) {
         return a.checked_rem(b) == Some(0);
     }
-    let (Some((a, p)), Some((b, q))) = (decimal(nx), decimal(nm)) else {
+    let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
         return false;
     };
-    if a == 0 {
+    if a.is_empty() {
         return true;
     }
-    if b == 0 {
+    if b.is_empty() || p < q {
+        // x/m = a / (b × 10^(q-p)): a has no trailing zeros, so 10^(q-p)
+        // does not divide it.
         return false;
     }
-    if p >= q {
-        // x/m = a * 10^(p-q) / b
-        let Ok(k) = u64::try_from(p.saturating_sub(q)) else {
-            return false;
-        };
-        if b > u128::from(u64::MAX) {
-            return false;
-        }
-        let r = mul_mod(a.checked_rem(b).unwrap_or(1), pow10_mod(k, b), b);
-        r == 0
-    } else {
-        // x/m = a / (b * 10^(q-p)); a has no trailing zeros so this is an
-        // integer only if b * 10^(q-p) divides a.
-        let Ok(k) = u32::try_from(q.saturating_sub(p)) else {
-            return false;
-        };
-        match 10u128.checked_pow(k).and_then(|t| t.checked_mul(b)) {
-            Some(d) => a.checked_rem(d) == Some(0),
-            None => false,
-        }
-    }
+    // x/m = a × 10^(p-q) / b
+    let divisor = b
+        .iter()
+        .try_fold(0u128, |n, &d| n.checked_mul(10)?.checked_add(u128::from(d)))
+        .filter(|&d| d < DIVISOR_LIMIT)
+        .and_then(NonZeroU128::new);
+    let Some(divisor) = divisor else {
+        return a == b;
+    };
+    let remainder = a
+        .iter()
+        .fold(0u128, |r, &d| (r * 10 + u128::from(d)) % divisor);
+    let k = u64::try_from(p.saturating_sub(q)).unwrap_or(u64::MAX);
+    mul_mod(remainder, pow10_mod(k, divisor), divisor) == 0
 }
 
 fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {
@@ -305,7 +342,7 @@ pub(crate) fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::testing::json;
 
     fn n(v: Value) -> Number {
         match v {
@@ -348,6 +385,20 @@ mod tests {
         assert!(!is_integer(&n(json!(1.5))));
     }
 
+    /// `decimal` as a `u128` mantissa (when it fits) and an exponent.
+    fn decimal_u128(n: &Number) -> Option<(u128, i64)> {
+        let (digits, e) = decimal(n)?;
+        let m = digits
+            .iter()
+            .try_fold(0u128, |m, &d| m.checked_mul(10)?.checked_add(u128::from(d)))?;
+        Some((m, e))
+    }
+
+    /// The number parsed from `text`.
+    fn parsed(text: &str) -> Number {
+        n(crate::json::parse(text).unwrap())
+    }
+
     /// `decimal` as first written, with core's `{:e}` shortest formatting.
     fn decimal_via_lower_exp(f: f64) -> Option<(u128, i64)> {
         let text = format!("{:e}", f.abs());
@@ -366,8 +417,11 @@ mod tests {
         Some((m, e))
     }
 
+    /// Floats written with their shortest round-trip digits (as JavaScript's
+    /// `JSON.stringify` writes them) keep exactly those digits, in any of
+    /// Rust's notations (`{:e}`, `{:?}`, and `{}` with all its zeros).
     #[test]
-    fn float_digits_are_the_shortest_round_trip_ones() {
+    fn float_digits_are_the_written_ones() {
         let special = [
             0.0,
             -0.0,
@@ -389,34 +443,41 @@ mod tests {
             1e15,
             123456.789e-20,
         ];
-        // The two agree but where the float lies exactly halfway between two
-        // shortest candidates: `{:e}` rounds the half up, serde_json (like
-        // JavaScript's Number::toString, which wrote the JSON) picks the even one.
         let check = |f: f64| {
-            let ours = decimal(Num::Float(f));
-            let core = decimal_via_lower_exp(f);
-            if ours != core {
-                assert!(ours.is_some() && core.is_some(), "{f:e}");
-                let ((m, e), (n, _)) = (ours.unwrap(), core.unwrap());
-                let exact = format!("{:.1100}", f.abs());
-                let exact = exact.trim_start_matches(['0', '.']).trim_end_matches('0');
-                let digits = exact.replace('.', "");
-                assert!(
-                    m % 2 == 0 && n == m + 1 && digits == format!("{m}5") && e < 0,
-                    "{f:e}: {ours:?} vs {core:?}"
+            let want = decimal_via_lower_exp(f);
+            for text in [format!("{f:e}"), format!("{f:?}"), format!("{f}")] {
+                let number = parsed(&text);
+                assert_eq!(
+                    number.as_f64().map(f64::to_bits),
+                    Some(f.to_bits()),
+                    "{text}"
                 );
+                assert_eq!(decimal_u128(&number), want, "{text}");
             }
         };
         for f in special {
             check(f);
         }
-        // 1149636667324797.25: "…797.2" and "…797.3" are equally close.
+        // 1149636667324797.25 lies halfway between two shortest candidates:
+        // each text keeps its own digits, though both are the same double.
         let tie = 4_598_546_669_299_189.0 / 4.0;
-        check(tie);
-        assert_eq!(decimal(Num::Float(tie)), Some((11496366673247972, -1)));
+        let (low, high) = (parsed("1149636667324797.2"), parsed("1149636667324797.3"));
+        assert_eq!(low.as_f64(), Some(tie));
+        assert_eq!(high.as_f64(), Some(tie));
+        assert_eq!(decimal_u128(&low), Some((11496366673247972, -1)));
+        assert_eq!(decimal_u128(&high), Some((11496366673247973, -1)));
+        // Trailing and leading zeros and exponents in every spelling.
+        assert_eq!(decimal_u128(&parsed("1.50E2")), Some((15, 1)));
+        assert_eq!(decimal_u128(&parsed("-0.00750e+1")), Some((75, -3)));
+        assert_eq!(decimal_u128(&parsed("100.0")), Some((1, 2)));
+        assert_eq!(decimal_u128(&parsed("-0.0e5")), Some((0, 0)));
+        assert_eq!(
+            decimal_u128(&parsed("18446744073709551616")),
+            Some((18446744073709551616, 0))
+        );
         // A fixed-seed walk over bit patterns: every exponent, varied mantissas.
         let mut state = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..1_000_000 {
+        for _ in 0..200_000 {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
@@ -425,6 +486,49 @@ mod tests {
                 check(f);
             }
         }
+    }
+
+    /// Lexemes with more significant digits than a `u128` holds: no panic,
+    /// and an exact answer while the divisor fits (see `is_multiple_of` for
+    /// the fallback past it).
+    #[test]
+    fn long_lexemes() {
+        let m = |x: &str, y: &str| is_multiple_of(&parsed(x), &parsed(y));
+        let long = "0.30000000000000000000000000000000000000001";
+        assert!(decimal_u128(&parsed(long)).is_none());
+        assert!(!m(long, "0.1"));
+        assert!(!m(long, "3"));
+        assert!(m(long, "1e-41"));
+        assert!(m(long, "0.00000000000000000000000000000000000000001"));
+        assert!(!m(long, "2e-41"));
+        assert!(m("0.30000000000000000000000000000000000000000", "0.1"));
+        // 0.111…1 (1000 ones): the repunit R(1000) is a multiple of 11, not of 3.
+        let ones = format!("0.{}", "1".repeat(1000));
+        assert!(m(&ones, "1e-1000"));
+        assert!(m(&ones, "11e-1000"));
+        assert!(!m(&ones, "3e-1000"));
+        assert!(!m(&ones, "1e-999"));
+        let big = format!("{}e-990", "7".repeat(1000));
+        assert!(m(&big, "7e-990"));
+        assert!(!m(&big, "0.5"));
+        // A divisor of 37 significant digits is still exact.
+        let d37 = format!("0.{}", "9".repeat(37));
+        assert!(m(&format!("{}.{}", "9".repeat(37), "0"), &d37));
+        assert!(m(&"9".repeat(19), &format!("0.{}", "9".repeat(19))));
+        // Past that, the fallback: only 0 and the divisor's own digits.
+        assert!(m(long, long));
+        assert!(m("0", long));
+        assert!(m("30000000000000000000000000000000000000001e5", long));
+        assert!(!m("0.60000000000000000000000000000000000000002", long));
+        assert!(!m("0.03000000000000000000000000000000000000001", long));
+        // Saturating exponents.
+        assert!(!m("1e-99999999999999999999999", "0.5"));
+        assert!(m("0e99999999999999999999999", "0.5"));
+        assert!(m("1.5", "1e-99999999999999999999999"));
+        assert_eq!(
+            compare(&parsed(long), &parsed("0.3")),
+            Some(Ordering::Equal)
+        );
     }
 
     #[test]
