@@ -1,4 +1,5 @@
-//! Numeric comparison, `multipleOf`, and JSON value equality / hashing.
+//! Numeric comparison, `multipleOf`, and JSON value equality (`const`,
+//! `enum`, `uniqueItems`) by canonical forms, without hashing.
 //!
 //! JSON numbers reach us as [`Number`]: an `u64`, an `i64` or a finite
 //! `f64` with the text it was written as. Integers are compared exactly (as
@@ -7,12 +8,13 @@
 //! written decimals.
 
 use crate::json::{Number, Value};
+use crate::vecmap::heap_sort;
+use alloc::string::String;
+use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::num::NonZeroU128;
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 
-/// Maximum nesting followed by [`json_eq`] and [`value_hash`]; deeper values
+/// Maximum nesting followed by [`json_eq`] and [`find_duplicate`]; deeper values
 /// compare as unequal (never as equal), which is the safe direction for
 /// `enum` / `const` / `uniqueItems`.
 const MAX_VALUE_DEPTH: usize = 512;
@@ -213,125 +215,129 @@ pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
     mul_mod(remainder, pow10_mod(k, divisor), divisor) == 0
 }
 
-fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {
+/// Appends the canonical form of `value`: bytes that are the same for two
+/// values exactly when JSON Schema calls them equal (numbers by value, so
+/// `1`, `1.0` and `1e0` are one; objects whatever their key order, their
+/// entries sorted by key). Every part is tagged and strings and containers
+/// are length-prefixed, so no two values run together. False (with `out`
+/// partly written) when the value nests deeper than [`MAX_VALUE_DEPTH`].
+fn canonical(value: &Value, out: &mut Vec<u8>, depth: usize) -> bool {
     if depth > MAX_VALUE_DEPTH {
         return false;
     }
-    let next = depth.saturating_add(1);
+    let next = depth + 1;
+    match value {
+        Value::Null => out.push(0),
+        Value::Bool(b) => out.push(1 + u8::from(*b)),
+        Value::Number(n) => match num(n) {
+            Num::Int(i) => push_int(out, i),
+            // An integral float below 2^127 is that integer (`f as i128`
+            // truncates, so it round-trips exactly when `f` is integral).
+            #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+            Num::Float(f)
+                if (-TWO_POW_127..TWO_POW_127).contains(&f) && (f as i128) as f64 == f =>
+            {
+                push_int(out, f as i128);
+            }
+            Num::Float(f) => {
+                out.push(4);
+                out.extend_from_slice(&f.to_bits().to_be_bytes());
+            }
+        },
+        Value::String(s) => {
+            out.push(5);
+            push_bytes(out, s.as_bytes());
+        }
+        Value::Array(items) => {
+            out.push(6);
+            push_len(out, items.len());
+            return items.iter().all(|item| canonical(item, out, next));
+        }
+        Value::Object(map) => {
+            out.push(7);
+            push_len(out, map.len());
+            let entries: Vec<(&String, &Value)> = map.iter().collect();
+            let mut order: Vec<(&[u8], usize)> = entries
+                .iter()
+                .enumerate()
+                .map(|(i, (key, _))| (key.as_bytes(), i))
+                .collect();
+            heap_sort(&mut order);
+            for (key, i) in order {
+                push_bytes(out, key);
+                match entries.get(i) {
+                    Some((_, item)) if canonical(item, out, next) => {}
+                    _ => return false,
+                }
+            }
+        }
+    }
+    true
+}
+
+fn push_int(out: &mut Vec<u8>, i: i128) {
+    out.push(3);
+    out.extend_from_slice(&i.to_be_bytes());
+}
+
+fn push_len(out: &mut Vec<u8>, len: usize) {
+    out.extend_from_slice(&(len as u64).to_be_bytes());
+}
+
+fn push_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    push_len(out, bytes.len());
+    out.extend_from_slice(bytes);
+}
+
+/// JSON equality: numbers by value (1 == 1.0), objects ignore key order.
+/// Containers compare by their canonical forms: O(n log n) in their size,
+/// whatever the key orders (never quadratic on hostile input).
+pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Number(x), Value::Number(y)) => compare(x, y) == Some(Ordering::Equal),
         (Value::String(x), Value::String(y)) => x == y,
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_depth(p, q, next))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| eq_depth(v, w, next)))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && same_canonical(a, b),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && same_canonical(a, b),
         _ => false,
     }
 }
 
-/// JSON equality: numbers by value (1 == 1.0), objects ignore key order.
-pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
-    eq_depth(a, b, 0)
-}
-
-fn hash_into(v: &Value, h: &mut DefaultHasher, depth: usize) {
-    if depth > MAX_VALUE_DEPTH {
-        0xdeu8.hash(h);
-        return;
-    }
-    let next = depth.saturating_add(1);
-    match v {
-        Value::Null => 0u8.hash(h),
-        Value::Bool(b) => {
-            1u8.hash(h);
-            b.hash(h);
-        }
-        Value::Number(n) => {
-            2u8.hash(h);
-            // Equal numbers map to the same f64 (an equal float is the exact
-            // integer value); normalise -0.0.
-            #[allow(clippy::cast_precision_loss)]
-            let f = match num(n) {
-                Num::Int(i) => i as f64,
-                Num::Float(f) => f,
-            };
-            let f = if f == 0.0 { 0.0 } else { f };
-            f.to_bits().hash(h);
-        }
-        Value::String(s) => {
-            3u8.hash(h);
-            s.hash(h);
-        }
-        Value::Array(a) => {
-            4u8.hash(h);
-            a.len().hash(h);
-            for item in a {
-                hash_into(item, h, next);
-            }
-        }
-        Value::Object(o) => {
-            5u8.hash(h);
-            o.len().hash(h);
-            // Order-independent combination of the entries.
-            let mut acc = 0u64;
-            for (k, item) in o {
-                let mut eh = DefaultHasher::new();
-                k.hash(&mut eh);
-                hash_into(item, &mut eh, next);
-                acc = acc.wrapping_add(eh.finish());
-            }
-            acc.hash(h);
-        }
-    }
-}
-
-fn value_hash(v: &Value) -> u64 {
-    let mut h = DefaultHasher::new();
-    hash_into(v, &mut h, 0);
-    h.finish()
+fn same_canonical(a: &Value, b: &Value) -> bool {
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    canonical(a, &mut x, 0) && canonical(b, &mut y, 0) && x == y
 }
 
 /// The first pair `(i, j)`, `i < j`, of equal items (smallest `j`, then `i`).
+///
+/// The items' canonical forms are sorted (with their indexes), so equal
+/// items end up side by side: O(n log n) comparisons, no hashing, whatever
+/// the input (a hostile array of a megabyte costs no quadratic time).
 pub(crate) fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
-    if items.len() <= 16 {
-        for (j, b) in items.iter().enumerate() {
-            for (i, a) in items.iter().enumerate().take(j) {
-                if json_eq(a, b) {
-                    return Some((i, j));
-                }
-            }
+    let mut bytes = Vec::new();
+    let mut spans = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let start = bytes.len();
+        if canonical(item, &mut bytes, 0) {
+            spans.push((start, bytes.len(), i));
+        } else {
+            // Too deep: equal to nothing.
+            bytes.truncate(start);
         }
-        return None;
     }
-    let mut keyed: Vec<(u64, usize)> = items
+    let mut forms: Vec<(&[u8], usize)> = spans
         .iter()
-        .enumerate()
-        .map(|(i, v)| (value_hash(v), i))
+        .map(|&(start, end, i)| (bytes.get(start..end).unwrap_or_default(), i))
         .collect();
-    crate::vecmap::heap_sort(&mut keyed);
+    heap_sort(&mut forms);
+    // Within a run of equal forms the indexes ascend: its first two are its
+    // smallest pair.
     let mut best: Option<(usize, usize)> = None;
-    for (pos, &(h, i)) in keyed.iter().enumerate() {
-        for &(h2, j) in keyed.iter().skip(pos.saturating_add(1)) {
-            if h2 != h {
-                break;
-            }
-            // i < j because ties are sorted by index.
-            let (Some(a), Some(b)) = (items.get(i), items.get(j)) else {
-                continue;
-            };
-            if json_eq(a, b) {
-                let candidate = (i, j);
-                best = match best {
-                    Some((bi, bj)) if (bj, bi) <= (j, i) => Some((bi, bj)),
-                    _ => Some(candidate),
-                };
-                break;
+    for pair in forms.windows(2) {
+        if let [(a, i), (b, j)] = pair {
+            if a == b && best.is_none_or(|(bi, bj)| (*j, *i) < (bj, bi)) {
+                best = Some((*i, *j));
             }
         }
     }
@@ -339,10 +345,33 @@ pub(crate) fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use crate::json::testing::json;
+
+    /// The equality as first written, pair by pair: the reference.
+    fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {
+        if depth > MAX_VALUE_DEPTH {
+            return false;
+        }
+        let next = depth.saturating_add(1);
+        match (a, b) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(x), Value::Bool(y)) => x == y,
+            (Value::Number(x), Value::Number(y)) => compare(x, y) == Some(Ordering::Equal),
+            (Value::String(x), Value::String(y)) => x == y,
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_depth(p, q, next))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| eq_depth(v, w, next)))
+            }
+            _ => false,
+        }
+    }
 
     fn n(v: Value) -> Number {
         match v {
@@ -540,5 +569,121 @@ mod tests {
         assert_eq!(find_duplicate(&dup), Some((3, 40)));
         assert_eq!(find_duplicate(&[json!(1), json!(true)]), None);
         assert_eq!(find_duplicate(&[json!([1]), json!([1.0])]), Some((0, 1)));
+        assert_eq!(
+            find_duplicate(&[json!(2), json!(1), json!(2), json!(1)]),
+            Some((0, 2))
+        );
+        assert_eq!(
+            find_duplicate(&[json!(2), json!(1), json!(1), json!(2)]),
+            Some((1, 2))
+        );
+    }
+
+    /// Values from a small pool: numbers spelled several ways, strings,
+    /// arrays and objects with their keys in either order.
+    fn pool_value(state: &mut u64, depth: usize) -> Value {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        let pick = *state % if depth < 3 { 14 } else { 10 };
+        let number = |text: &str| crate::json::parse(text).unwrap();
+        match pick {
+            0 => Value::Null,
+            1 => Value::Bool(*state & 16 == 0),
+            2 => number(["1", "1.0", "1e0", "10e-1", "0.1e1"][(*state >> 8) as usize % 5]),
+            3 => number(["0", "-0", "0.0", "-0.0", "0e5"][(*state >> 8) as usize % 5]),
+            4 => number(["-1", "-1.0", "2", "1.5", "15e-1"][(*state >> 8) as usize % 5]),
+            5 => number(
+                [
+                    "18446744073709551615",
+                    "18446744073709551616",
+                    "1.8446744073709552e19",
+                ][(*state >> 8) as usize % 3],
+            ),
+            6 => number(
+                ["-9223372036854775808", "-9223372036854775809", "1e300"]
+                    [(*state >> 8) as usize % 3],
+            ),
+            7 => Value::from(["", "a", "b", "ab"][(*state >> 8) as usize % 4]),
+            8 => json!({}),
+            9 => json!([]),
+            10 | 11 => {
+                let len = (*state >> 8) as usize % 3;
+                Value::Array((0..len).map(|_| pool_value(state, depth + 1)).collect())
+            }
+            _ => {
+                let (a, b) = (pool_value(state, depth + 1), pool_value(state, depth + 1));
+                let entries = if *state & 32 == 0 {
+                    vec![("a", a), ("b", b)]
+                } else {
+                    vec![("b", b), ("a", a)]
+                };
+                let len = (*state >> 8) as usize % 3;
+                crate::json::obj(entries.into_iter().take(len).collect())
+            }
+        }
+    }
+
+    /// The canonical forms agree with the pairwise reference, and the
+    /// duplicate found is the one a pairwise search finds.
+    #[test]
+    fn canonical_equality_is_the_reference_equality() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut equal_pairs = 0;
+        for _ in 0..3000 {
+            let items: Vec<Value> = (0..6).map(|_| pool_value(&mut state, 0)).collect();
+            let mut want = None;
+            for (j, b) in items.iter().enumerate() {
+                for (i, a) in items.iter().enumerate() {
+                    let reference = eq_depth(a, b, 0);
+                    assert_eq!(json_eq(a, b), reference, "{a} vs {b}");
+                    equal_pairs += usize::from(reference && i != j);
+                    if reference && i < j && want.is_none() {
+                        want = Some((i, j));
+                    }
+                }
+            }
+            assert_eq!(find_duplicate(&items), want, "{items:?}");
+        }
+        assert!(
+            equal_pairs > 1000,
+            "the pool makes equal pairs: {equal_pairs}"
+        );
+    }
+
+    /// Hostile sizes stay fast: many items, big objects in different orders.
+    #[test]
+    fn big_inputs_are_not_quadratic() {
+        let many: Vec<Value> = (0..200_000u64).map(Value::from).collect();
+        assert_eq!(find_duplicate(&many), None);
+        let keys: Vec<String> = (0..50_000).map(|i| format!("k{i}")).collect();
+        let forward: Value =
+            crate::json::obj(keys.iter().map(|k| (k.as_str(), Value::from(1))).collect());
+        let backward: Value = crate::json::obj(
+            keys.iter()
+                .rev()
+                .map(|k| (k.as_str(), crate::json::parse("1.0").unwrap()))
+                .collect(),
+        );
+        assert!(json_eq(&forward, &backward));
+        assert_eq!(
+            find_duplicate(&[json!(0), forward.clone(), backward]),
+            Some((1, 2))
+        );
+        let mut other = keys.clone();
+        other[49_999] = "x".into();
+        let other = crate::json::obj(other.iter().map(|k| (k.as_str(), Value::from(1))).collect());
+        assert!(!json_eq(&forward, &other));
+    }
+
+    /// Values nested past the limit equal nothing (not even themselves).
+    #[test]
+    fn too_deep_values_are_unequal() {
+        let mut deep = json!(1);
+        for _ in 0..=MAX_VALUE_DEPTH {
+            deep = Value::Array(vec![deep]);
+        }
+        assert!(!json_eq(&deep, &deep.clone()));
+        assert_eq!(find_duplicate(&[deep.clone(), deep]), None);
     }
 }
