@@ -292,6 +292,44 @@ fn nesting_stops_where_serde_json_does() {
     }
 }
 
+/// Objects past the pairwise duplicate check (16 entries) find repeated
+/// keys by sorting: the same first places and last values as serde_json.
+#[test]
+fn wide_objects_with_repeated_keys_match_serde_json() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for len in [15, 16, 17, 18, 40, 200, 2000] {
+        for spread in [1, 2, 17, 100, 5000] {
+            let entries: Vec<String> = (0..len)
+                .map(|i| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    format!("\"k{}\":{i}", state % spread)
+                })
+                .collect();
+            check_text(&format!("{{{}}}", entries.join(",")));
+            check_text(&format!("[{{{}}},{{}}]", entries.join(",")));
+        }
+    }
+}
+
+/// A megabyte of object keys, all distinct or all the same: parsed in
+/// O(n log n) (a lookup per key would take minutes here).
+#[test]
+fn hostile_objects_parse_quickly() {
+    let distinct: Vec<String> = (0..100_000).map(|i| format!("\"{i:07}\":0")).collect();
+    let text = format!("{{{}}}", distinct.join(","));
+    assert!(text.len() > 1_000_000);
+    let started = std::time::Instant::now();
+    let value = parse(&text).unwrap_or_default();
+    assert_eq!(value.as_object().map(|m| m.len()), Some(100_000));
+    let same = format!("{{{}}}", vec!["\"k\":1"; 150_000].join(","));
+    let value = parse(&same).unwrap_or_default();
+    assert_eq!(value.to_string(), r#"{"k":1}"#);
+    let elapsed = started.elapsed();
+    assert!(elapsed.as_secs() < 20, "{elapsed:?}");
+}
+
 #[test]
 fn lone_surrogates_become_replacement_characters() {
     assert_eq!(parse(r#""a\ud800b""#).ok(), Some(Value::from("a\u{fffd}b")));

@@ -287,3 +287,106 @@ impl DoubleEndedIterator for IterMut<'_> {
 }
 
 impl ExactSizeIterator for IterMut<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::string::ToString;
+
+    /// What inserting the entries one by one gives: the reference.
+    fn inserted(entries: &[(String, Value)]) -> Vec<(String, Value)> {
+        let mut map = Map::new();
+        for (key, value) in entries {
+            map.insert(key.clone(), value.clone());
+        }
+        map.into_iter().collect()
+    }
+
+    #[test]
+    fn from_entries_is_inserting_one_by_one() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for len in 0..120 {
+            for spread in [1, 3, 20, 200] {
+                let entries: Vec<(String, Value)> = (0..len)
+                    .map(|i| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        (format!("k{}", state % spread), Value::from(i))
+                    })
+                    .collect();
+                let want = inserted(&entries);
+                let got: Vec<_> = Map::from_entries(entries.clone()).into_iter().collect();
+                assert_eq!(got, want, "{entries:?}");
+                let collected: Map = entries.into_iter().collect();
+                assert_eq!(collected.into_iter().collect::<Vec<_>>(), want);
+            }
+        }
+    }
+
+    #[test]
+    fn a_map_keeps_insertion_order() {
+        let mut map = Map::new();
+        assert!(map.is_empty());
+        for key in ["z", "a", "m"] {
+            assert_eq!(map.insert(key.into(), Value::from(key)), None);
+        }
+        assert_eq!(
+            map.insert("a".into(), Value::from(1)),
+            Some(Value::from("a"))
+        );
+        assert_eq!(
+            map.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["z", "a", "m"]
+        );
+        assert_eq!(map.get("a"), Some(&Value::from(1)));
+        assert!(map.contains_key("m") && !map.contains_key("q"));
+        if let Some(v) = map.get_mut("m") {
+            *v = Value::Null;
+        }
+        assert_eq!(map.remove("z"), Some(Value::from("z")));
+        assert_eq!(map.remove("z"), None);
+        assert_eq!(
+            map.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["a", "m"]
+        );
+        map.extend([
+            ("b".to_string(), Value::from(2)),
+            ("a".to_string(), Value::from(3)),
+        ]);
+        assert_eq!(
+            Value::Object(map.clone()).to_string(),
+            r#"{"a":3,"m":null,"b":2}"#
+        );
+        map.retain(|k, _| k != "m");
+        assert_eq!(map.len(), 2);
+        for (_, v) in map.iter_mut() {
+            *v = Value::Bool(true);
+        }
+        assert!(map.values().all(|v| *v == true));
+        assert_eq!(map.iter().next_back().map(|(k, _)| k.as_str()), Some("b"));
+        map.clear();
+        assert!(map.is_empty());
+    }
+
+    #[test]
+    fn maps_are_equal_whatever_their_order() {
+        let ab: Map = [("a", 1), ("b", 2)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), Value::from(v)))
+            .collect();
+        let ba: Map = [("b", 2), ("a", 1)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), Value::from(v)))
+            .collect();
+        let ac: Map = [("a", 1), ("c", 2)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), Value::from(v)))
+            .collect();
+        assert_eq!(ab, ba);
+        assert_ne!(ab, ac);
+        assert_ne!(ab, Map::new());
+        assert_eq!(format!("{ab:?}"), r#"{"a": Number(1), "b": Number(2)}"#);
+    }
+}

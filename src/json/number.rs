@@ -138,9 +138,10 @@ impl fmt::Display for Number {
     }
 }
 
+/// The JSON text (a `Value` shows as `Number(1.50)`).
 impl fmt::Debug for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Number({self})")
+        fmt::Display::fmt(self, f)
     }
 }
 

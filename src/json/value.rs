@@ -324,3 +324,59 @@ pub fn obj(entries: Vec<(&str, Value)>) -> Value {
             .collect(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    #[test]
+    fn lookups_never_panic() {
+        let value = obj(vec![
+            ("a", Value::from(vec![1u8, 2])),
+            ("s", "text".into()),
+            ("n", Value::from(Option::<u64>::None)),
+        ]);
+        assert_eq!(value["a"][1], 2u64);
+        assert_eq!(value.get("a").and_then(|a| a.get(0)), Some(&Value::from(1)));
+        assert!(value["a"][9].is_null());
+        assert!(value["missing"]["deeper"][0].is_null());
+        assert!(value[0].is_null());
+        assert!(Value::from("x")["a"].is_null());
+        assert_eq!(value["s"], "text");
+        assert_eq!(value[&"s".to_string()], "text");
+        assert!(value["n"].is_null());
+        assert_eq!(value.to_string(), r#"{"a":[1,2],"s":"text","n":null}"#);
+    }
+
+    #[test]
+    fn accessors_and_comparisons() {
+        let n = Value::from(-3i32);
+        assert!(n.is_number() && n.is_i64() && !n.is_u64() && !n.is_f64());
+        assert_eq!(
+            (n.as_i64(), n.as_u64(), n.as_f64()),
+            (Some(-3), None, Some(-3.0))
+        );
+        assert_eq!(n, -3i64);
+        assert_ne!(n, 3u64);
+        let f = super::super::parse("2.50").unwrap_or_default();
+        assert!(f.is_f64() && f == 2.5 && super::super::to_text(&f) == "2.50");
+        assert_ne!(f, Value::from(2u8));
+        assert_eq!(Value::from(true), true);
+        assert_eq!(Value::from(7usize), 7usize);
+        let mut v = Value::from(vec!["a", "b"]);
+        assert!(v.is_array() && !v.is_object() && !v.is_string() && !v.is_boolean());
+        if let Some(items) = v.as_array_mut() {
+            items.push(Value::Null);
+        }
+        assert_eq!(v.take().as_array().map(Vec::len), Some(3));
+        assert!(v.is_null());
+        let collected: Value = [1u8, 2].into_iter().collect();
+        assert_eq!(collected.to_string(), "[1,2]");
+        assert_eq!(
+            obj(vec![("a", 1.into()), ("a", 2.into())]).to_string(),
+            r#"{"a":2}"#
+        );
+    }
+}
