@@ -9,7 +9,6 @@ pub(crate) fn own(value: &serde_json::Value) -> Value {
 }
 
 /// The crate's value as serde_json's.
-#[allow(dead_code)]
 pub(crate) fn serde(value: &Value) -> serde_json::Value {
     serde_json::from_str(&to_text(value)).unwrap_or_else(|e| panic!("{value}: {e}"))
 }
