@@ -26,8 +26,11 @@
     )
 )]
 
+extern crate alloc;
+
 pub mod confirmations;
 pub mod ids;
+pub mod json;
 pub mod machine;
 pub mod policy;
 pub mod protocol;

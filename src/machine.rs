@@ -30,13 +30,12 @@
 //! to an event can overtake them. The machine reads no clock, does no IO and
 //! takes its randomness from the injected [`RandomSource`].
 
-use serde_json::Value;
-
 use crate::confirmations::{
     Confirmation, Confirmations, RecentSet, Requester, ANSWERED_ID_MEMORY,
     DEFAULT_CONFIRM_EXPIRY_MS, UNDO_STORE,
 };
 use crate::ids::{new_id, RandomSource};
+use crate::json::Value;
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
@@ -1107,7 +1106,7 @@ impl Toolmark {
     }
 
     fn input_text(call: &Call) -> String {
-        crate::protocol::json::to_text(&call.input)
+        crate::json::to_text(&call.input)
     }
 
     /// A call reaches the front of its lane.

@@ -13,9 +13,7 @@
 //! made stricter (`deny`, `hide`): the bridge never runs them for the agent
 //! without a human's approval, so `allow` there is `invalid_policy`.
 
-use serde_json::Value;
-
-use crate::protocol::json::to_text;
+use crate::json::{to_text, Value};
 use crate::protocol::{ErrorEventCode, Hints};
 
 /// Who calls a tool.
@@ -289,7 +287,7 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::testing::json;
 
     fn hints(read_only: bool, consequential: bool, destructive: bool) -> Hints {
         Hints {

@@ -5,9 +5,8 @@
 //! set of tools is one revision (`rev` + 1). Calls are serialized per
 //! registration scope (see `scheduling`).
 
-use serde_json::{Map, Value};
-
 use crate::ids::{is_valid_tool_name, llm_name};
+use crate::json::{Map, Value};
 use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
 use crate::schema::CompiledSchema;
 use crate::vecmap::VecMap;

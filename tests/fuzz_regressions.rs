@@ -2,8 +2,11 @@
 //! so far in `fuzz/regressions/<target>`) replayed through the same checks
 //! as the fuzz target, so a fixed crash stays fixed.
 
+#[macro_use]
 mod support {
     pub mod inbound_check;
+    #[macro_use]
+    pub mod json_value;
     pub mod machine_drive;
 }
 

@@ -1,16 +1,16 @@
-//! `protocol::json::parse` against serde_json (with `float_roundtrip`, after
+//! `json::parse` against serde_json (with `float_roundtrip`, after
 //! the old lone-surrogate pre-pass): a corpus of tricky texts, then random
 //! ones. Any difference in value, key order, number kind, float bits or
-//! error text fails.
+//! error text fails. And `json::to_text` against serde_json's writer: the
+//! same value back, the same bytes where no float is involved.
 #![cfg(not(target_arch = "wasm32"))]
 
 #[path = "support/json_check.rs"]
 mod json_check;
 
-use json_check::{check_json, check_text};
+use json_check::{check_json, check_text, check_written, has_float, oracle};
 use proptest::prelude::*;
-use serde_json::Value;
-use toolmark_bridge::protocol::json::{parse, NESTING_LIMIT};
+use toolmark_bridge::json::{parse, to_text, Value, NESTING_LIMIT};
 
 const CORPUS: &[&str] = &[
     // plain values and whitespace
@@ -292,6 +292,44 @@ fn nesting_stops_where_serde_json_does() {
     }
 }
 
+/// Objects past the pairwise duplicate check (16 entries) find repeated
+/// keys by sorting: the same first places and last values as serde_json.
+#[test]
+fn wide_objects_with_repeated_keys_match_serde_json() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for len in [15, 16, 17, 18, 40, 200, 2000] {
+        for spread in [1, 2, 17, 100, 5000] {
+            let entries: Vec<String> = (0..len)
+                .map(|i| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    format!("\"k{}\":{i}", state % spread)
+                })
+                .collect();
+            check_text(&format!("{{{}}}", entries.join(",")));
+            check_text(&format!("[{{{}}},{{}}]", entries.join(",")));
+        }
+    }
+}
+
+/// A megabyte of object keys, all distinct or all the same: parsed in
+/// O(n log n) (a lookup per key would take minutes here).
+#[test]
+fn hostile_objects_parse_quickly() {
+    let distinct: Vec<String> = (0..100_000).map(|i| format!("\"{i:07}\":0")).collect();
+    let text = format!("{{{}}}", distinct.join(","));
+    assert!(text.len() > 1_000_000);
+    let started = std::time::Instant::now();
+    let value = parse(&text).unwrap_or_default();
+    assert_eq!(value.as_object().map(|m| m.len()), Some(100_000));
+    let same = format!("{{{}}}", vec!["\"k\":1"; 150_000].join(","));
+    let value = parse(&same).unwrap_or_default();
+    assert_eq!(value.to_string(), r#"{"k":1}"#);
+    let elapsed = started.elapsed();
+    assert!(elapsed.as_secs() < 20, "{elapsed:?}");
+}
+
 #[test]
 fn lone_surrogates_become_replacement_characters() {
     assert_eq!(parse(r#""a\ud800b""#).ok(), Some(Value::from("a\u{fffd}b")));
@@ -500,9 +538,8 @@ proptest! {
 
     #[test]
     fn values_are_written_as_serde_json_writes_them(text in value()) {
-        if let Ok(value) = parse(&text) {
-            let want = serde_json::to_string(&value).unwrap_or_default();
-            prop_assert_eq!(toolmark_bridge::protocol::json::to_text(&value), want);
+        if let (Ok(ours), Ok(theirs)) = (parse(&text), oracle(&text)) {
+            check_written(&ours, &theirs, &text);
         }
     }
 
@@ -686,14 +723,20 @@ proptest! {
     }
 }
 
-/// `to_json` / `to_value` / `json::to_text` (without serde) write what
-/// `serde_json::to_string` writes through the `Serialize` impls, for every
-/// message shape and for values with awkward content.
+/// `to_json` / `to_value` / `json::to_text` write every message shape as
+/// serde_json writes the same message (fields in wire order), also with
+/// awkward content: each text below is already in that order, or comes with
+/// the text expected back.
 #[test]
 fn text_by_way_of_a_value_is_serde_json_text() {
-    use toolmark_bridge::protocol::json::to_text;
     use toolmark_bridge::protocol::{parse_agent_to_page, parse_page_to_agent};
     let limit = toolmark_bridge::protocol::DEFAULT_MAX_MESSAGE_BYTES;
+    // serde_json's text of the value serde_json reads from `text`.
+    let serde_text = |text: &str| {
+        oracle(text)
+            .map(|value| value.to_string())
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+    };
     let to_page = [
         r#"{"protocol":1,"type":"call","clientId":"p","id":"i","rev":2,"tool":"t","input":{"z":[1,-2.5e-7,1e300,"\ud800é\n\u0001"],"a":null}}"#,
         r#"{"protocol":1,"type":"call","clientId":"p","id":"i","tool":"t","input":18446744073709551615}"#,
@@ -703,7 +746,7 @@ fn text_by_way_of_a_value_is_serde_json_text() {
     let result = |r: &str| {
         format!(r#"{{"protocol":1,"type":"result","clientId":"p","id":"i","result":{r}}}"#)
     };
-    let mut to_agent: Vec<String> = [
+    let mut to_agent: Vec<(String, String)> = [
         r#"{"status":"ok"}"#,
         r#"{"status":"ok","data":{"b":[true,{"x":-0.0}],"a":"\"q\""}}"#,
         r#"{"status":"invalid","issues":[{"path":"a/0","message":"m"}]}"#,
@@ -715,39 +758,69 @@ fn text_by_way_of_a_value_is_serde_json_text() {
         r#"{"status":"error","message":"boom"}"#,
     ]
     .iter()
-    .map(|r| result(r))
+    .map(|r| (result(r), result(r)))
     .collect();
     to_agent.extend([
-        r#"{"protocol":1,"type":"manifest","clientId":"p","rev":0,"tools":[{"name":"a.b","llmName":"a__b","title":"T","description":"d","hints":{"x":[1],"readOnly":true,"untrustedContent":false},"mode":"stepwise","z":{"inputSchema":1}},{"name":"c","llmName":"c","description":"","hints":{"destructive":true,"consequential":false}}]}"#.to_string(),
-        r#"{"protocol":1,"type":"changed","clientId":"p","rev":7}"#.to_string(),
-        r#"{"protocol":1,"type":"confirmed","clientId":"p","confirmId":"c","result":{"status":"ok","data":0.1}}"#.to_string(),
+        (
+            r#"{"protocol":1,"type":"manifest","clientId":"p","rev":0,"tools":[{"name":"a.b","llmName":"a__b","title":"T","description":"d","hints":{"x":[1],"readOnly":true,"untrustedContent":false},"mode":"stepwise","z":{"inputSchema":1}},{"name":"c","llmName":"c","description":"","hints":{"destructive":true,"consequential":false}}]}"#.to_string(),
+            // Known hints first, in declaration order, then the unknown ones.
+            r#"{"protocol":1,"type":"manifest","clientId":"p","rev":0,"tools":[{"name":"a.b","llmName":"a__b","title":"T","description":"d","hints":{"readOnly":true,"untrustedContent":false,"x":[1]},"mode":"stepwise","z":{"inputSchema":1}},{"name":"c","llmName":"c","description":"","hints":{"consequential":false,"destructive":true}}]}"#.to_string(),
+        ),
+        (
+            r#"{"protocol":1,"type":"changed","clientId":"p","rev":7}"#.to_string(),
+            r#"{"protocol":1,"type":"changed","clientId":"p","rev":7}"#.to_string(),
+        ),
+        (
+            r#"{"rev":7,"clientId":"p","type":"changed","protocol":1}"#.to_string(),
+            r#"{"type":"changed","protocol":1,"clientId":"p","rev":7}"#.to_string(),
+        ),
+        (
+            r#"{"protocol":1,"type":"confirmed","clientId":"p","confirmId":"c","result":{"status":"ok","data":0.1}}"#.to_string(),
+            r#"{"type":"confirmed","protocol":1,"clientId":"p","confirmId":"c","result":{"status":"ok","data":0.1}}"#.to_string(),
+        ),
     ]);
+    // `type` goes first.
+    let type_first = |text: &str| {
+        let Ok(serde_json::Value::Object(mut map)) = oracle(text) else {
+            panic!("{text}: not an object");
+        };
+        let message_type = map.shift_remove("type").unwrap_or_default();
+        let mut ordered = serde_json::Map::new();
+        ordered.insert("type".into(), message_type);
+        ordered.extend(map);
+        serde_json::Value::Object(ordered).to_string()
+    };
+    // The same value in the same order (floats compared as serde_json
+    // writes them), and the same bytes when there is no float.
+    let check = |written: String, want: &str| {
+        let want = type_first(want);
+        assert_eq!(serde_text(&written), want);
+        if !oracle(&written).is_ok_and(|value| has_float(&value)) {
+            assert_eq!(written, want);
+        }
+    };
     for text in to_page {
         let message = parse_agent_to_page(text, limit).unwrap_or_else(|e| panic!("{text}: {e}"));
-        assert_eq!(
-            message.to_json(),
-            serde_json::to_string(&message).unwrap_or_default()
-        );
+        assert_eq!(message.to_json(), to_text(&message.to_value()));
+        check(message.to_json(), text);
     }
-    for text in &to_agent {
+    for (text, want) in &to_agent {
         let message = parse_page_to_agent(text, limit).unwrap_or_else(|e| panic!("{text}: {e}"));
-        assert_eq!(
-            message.to_json(),
-            serde_json::to_string(&message).unwrap_or_default()
-        );
+        check(message.to_json(), want);
     }
+    // Floats are written as they were parsed.
+    let text = to_page[0];
+    let message = parse_agent_to_page(text, limit).unwrap_or_else(|e| panic!("{text}: {e}"));
+    assert!(message.to_json().contains("[1,-2.5e-7,1e300,"));
     for text in CORPUS {
-        if let Ok(value) = serde_json::from_str::<Value>(text) {
-            assert_eq!(
-                to_text(&value),
-                serde_json::to_string(&value).unwrap_or_default()
-            );
+        if let (Ok(ours), Ok(theirs)) = (parse(text), oracle(text)) {
+            check_written(&ours, &theirs, text);
         }
     }
     let controls: String = (0u8..0x80).map(char::from).collect();
-    let value = Value::from(format!("{controls}é\u{2028}😀"));
+    let string = format!("{controls}é\u{2028}😀");
     assert_eq!(
-        to_text(&value),
-        serde_json::to_string(&value).unwrap_or_default()
+        to_text(&Value::from(string.as_str())),
+        serde_json::Value::from(string).to_string()
     );
 }

@@ -10,7 +10,10 @@
 // Native only: the harness uses the regex crate (the wasm tests are tests/wasm.rs).
 #![cfg(not(target_arch = "wasm32"))]
 
+#[macro_use]
 mod support {
+    #[macro_use]
+    pub mod json_value;
     pub mod harness;
 }
 
@@ -19,8 +22,9 @@ use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
-use serde_json::{json, Value};
 use support::harness::*;
+use support::json_value::{own, serde};
+use toolmark_bridge::json::{parse, Value};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, Validated, DEFAULT_ABORT_GRACE_MS,
@@ -971,8 +975,10 @@ impl Model {
 
     fn absorb_transmit(&mut self, bridge: BridgeId, text: &str, step: &mut Step) -> R {
         // Invariant 5: valid JSON, valid page → agent message, our clientId.
-        let message: Value =
-            serde_json::from_str(text).map_err(|e| fail(format!("sent non-JSON ({e}): {text}")))?;
+        // Read by serde_json: the oracle says it is JSON.
+        let message = serde_json::from_str(text)
+            .map(|message| own(&message))
+            .map_err(|e| fail(format!("sent non-JSON ({e}): {text}")))?;
         if let Err(issues) = validate(&message, Direction::ToAgent) {
             return Err(fail(format!(
                 "sent an invalid message {message}: {issues:?}"
@@ -1189,8 +1195,7 @@ impl Model {
         match event {
             Event::Error { code, .. } => step.errors.push(code),
             Event::Completed { handle, result } => {
-                let value = serde_json::to_value(&result)
-                    .map_err(|e| fail(format!("result not serializable: {e}")))?;
+                let value = result.to_value();
                 let Some(info) = self.handles.get_mut(&handle) else {
                     return Err(fail(format!("Completed for unknown handle {handle:?}")));
                 };
@@ -1252,8 +1257,7 @@ impl Model {
                 prop_assert!(registered, "a run of unregistered tool {}", name);
                 prop_assert_eq!(snapshot, t.snapshot, "snapshot flag of {}", name);
                 step.runs.push((run, tool, name.clone()));
-                let input: Value = serde_json::from_str(&input)
-                    .map_err(|e| fail(format!("run input not JSON: {e}")))?;
+                let input = parse(&input).map_err(|e| fail(format!("run input not JSON: {e}")))?;
                 if t.schema == Schema::RequiresA {
                     prop_assert!(
                         input.get("a").is_some(),
@@ -1577,9 +1581,9 @@ impl Model {
 
     fn call_message(&self, id: &str, tool: &str, input: Value, rev: Option<u64>) -> Value {
         let mut message = json!({"protocol": 1, "type": "call", "clientId": self.client_id,
-                                 "id": id, "tool": tool, "input": input});
-        if let Some(rev) = rev {
-            message["rev"] = json!(rev);
+                                 "id": id, "tool": tool, "input": serde(&input)});
+        if let (Some(rev), Some(map)) = (rev, message.as_object_mut()) {
+            map.insert("rev".into(), rev.into());
         }
         message
     }
@@ -1700,7 +1704,7 @@ impl Model {
         self.settled.push(run);
         let expected = match &outcome {
             Outcome::Ok(None) => json!({"status": "ok"}),
-            Outcome::Ok(Some(text)) => match serde_json::from_str::<Value>(text) {
+            Outcome::Ok(Some(text)) => match serde_json::from_str::<serde_json::Value>(text) {
                 Ok(data) => json!({"status": "ok", "data": data}),
                 Err(_) => json!({"status": "error", "message": "Result not serializable"}),
             },
@@ -2441,7 +2445,7 @@ impl Model {
                 rev,
             } => {
                 let id = self.id(id);
-                let input: Value = serde_json::from_str(INPUTS[input]).unwrap_or(Value::Null);
+                let input = parse(INPUTS[input]).unwrap_or(Value::Null);
                 let rev = self.rev(rev);
                 self.inbound_call(to, id, tool, input, rev)
             }

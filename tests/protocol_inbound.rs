@@ -1,5 +1,12 @@
 //! Inbound parsing, natively: every rejection, in the spec's order, and the limits.
 
+//! The messages are built as serde_json values (they are sent as text);
+//! those handed to the crate as values are made its own with `own`.
+
+#[path = "support/json_value.rs"]
+mod json_value;
+
+use json_value::own;
 use serde_json::{json, Value};
 use toolmark_bridge::protocol::*;
 
@@ -32,7 +39,7 @@ fn a_valid_call_parses_into_its_type() {
     assert_eq!(call.id, "call-1");
     assert_eq!(call.rev, Some(3));
     assert_eq!(call.tool, "signup.fill");
-    assert_eq!(call.input, json!({"email": "a@b.c"}));
+    assert_eq!(call.input, own(&json!({"email": "a@b.c"})));
 }
 
 #[test]
@@ -298,9 +305,9 @@ fn lone_surrogates_become_replacement_characters() {
 
 #[test]
 fn peek_client_id_only_reads_strings() {
-    assert_eq!(peek_client_id(&call()), Some("page-1"));
-    assert_eq!(peek_client_id(&json!({"clientId": 5})), None);
-    assert_eq!(peek_client_id(&json!([])), None);
+    assert_eq!(peek_client_id(&own(&call())), Some("page-1"));
+    assert_eq!(peek_client_id(&own(&json!({"clientId": 5}))), None);
+    assert_eq!(peek_client_id(&own(&json!([]))), None);
 }
 
 #[test]
@@ -324,8 +331,8 @@ fn page_to_agent_messages_round_trip() {
         let back: Value = serde_json::from_str(&parsed.to_json()).unwrap_or_default();
         assert_eq!(back, value);
         assert_eq!(parsed.client_id(), "p");
-        assert_eq!(validate(&value, Direction::ToAgent), Ok(()));
-        assert!(validate(&value, Direction::ToPage).is_err());
+        assert_eq!(validate(&own(&value), Direction::ToAgent), Ok(()));
+        assert!(validate(&own(&value), Direction::ToPage).is_err());
     }
 }
 
@@ -334,7 +341,7 @@ fn validate_reports_issues_with_paths() {
     let bad = json!({"protocol": 1, "type": "manifest", "clientId": "p", "rev": 1,
                      "tools": [{"name": "ok", "llmName": "ok", "description": "d", "hints": {"readOnly": 1}}]});
     assert_eq!(
-        validate(&bad, Direction::ToAgent),
+        validate(&own(&bad), Direction::ToAgent),
         Err(vec![Issue {
             path: "tools.0.hints.readOnly".into(),
             message: "must be boolean".into()
@@ -342,7 +349,7 @@ fn validate_reports_issues_with_paths() {
     );
     let other_protocol = json!({"protocol": 2});
     assert_eq!(
-        validate(&other_protocol, Direction::ToPage),
+        validate(&own(&other_protocol), Direction::ToPage),
         Err(vec![Issue {
             path: "protocol".into(),
             message: "must be equal to 1".into()

@@ -3,6 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use toolmark_bridge::ids::{is_valid_tool_name, llm_name};
+use toolmark_bridge::json;
 use toolmark_bridge::protocol::*;
 use toolmark_bridge::wasm;
 use wasm_bindgen::prelude::*;
@@ -112,7 +113,7 @@ fn json_parser_in_wasm() {
     assert!(json::parse("1e400").is_err());
     assert_eq!(
         json::parse(r#""\ud800\ud83d\ude00""#).ok(),
-        Some(serde_json::Value::from("\u{fffd}\u{1f600}"))
+        Some(json::Value::from("\u{fffd}\u{1f600}"))
     );
     assert_eq!(
         json::parse(&"[".repeat(200)).map_err(|e| e.to_string()),
@@ -225,14 +226,13 @@ fn the_core_runs_in_wasm_with_crypto_ids_and_js_patterns() {
         r#"{{"protocol":1,"type":"call","clientId":"{client_id}","id":"c1","tool":"signup.fill","input":{{"email":"nope"}}}}"#
     );
     tm.handle_inbound(bridge, &call, 2.0);
-    let out: serde_json::Value = serde_json::from_str(&tm.drain()).unwrap_or_default();
+    let out = json::parse(&tm.drain()).unwrap_or_default();
     let sent = out["transmits"].as_array().cloned().unwrap_or_default();
     assert_eq!(sent.len(), 2, "manifest, then the result: {out}");
-    let result: serde_json::Value =
-        serde_json::from_str(sent[1][1].as_str().unwrap_or("")).unwrap_or_default();
+    let result = json::parse(sent[1][1].as_str().unwrap_or("")).unwrap_or_default();
     assert_eq!(
-        result["result"],
-        serde_json::json!({"status": "invalid", "issues": [{"path": "email", "message": "must match pattern \"^[^@]+@[^@]+$\""}]})
+        result["result"].to_string(),
+        r#"{"status":"invalid","issues":[{"path":"email","message":"must match pattern \"^[^@]+@[^@]+$\""}]}"#
     );
 }
 

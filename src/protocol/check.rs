@@ -3,7 +3,7 @@
 //! Every check here mirrors a keyword of the published JSON Schemas
 //! (`schemas.rs`); the Node differential test keeps the two in agreement.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use super::result::Issue;
 
@@ -67,7 +67,7 @@ impl Checker {
 
 /// An object being checked, with its path.
 pub(crate) struct Obj<'a> {
-    pub(crate) map: &'a Map<String, Value>,
+    pub(crate) map: &'a Map,
     pub(crate) path: String,
 }
 

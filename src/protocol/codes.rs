@@ -1,13 +1,11 @@
 //! Every code of the spec, as enums that serialize to the exact strings.
 
-use serde::{Deserialize, Serialize};
-
 macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum $name {
-            $($(#[$vmeta])* #[serde(rename = $text)] $variant),+
+            $($(#[$vmeta])* $variant),+
         }
 
         impl $name {
@@ -141,23 +139,14 @@ mod tests {
             ]
         );
         for code in RefusedCode::ALL {
-            let json = serde_json::to_string(code).unwrap_or_default();
-            assert_eq!(json, format!("\"{}\"", code.as_str()));
             assert_eq!(RefusedCode::parse(code.as_str()), Some(*code));
+            assert_eq!(code.to_string(), code.as_str());
         }
         assert_eq!(ErrorEventCode::ALL.len(), 15);
         for code in ErrorEventCode::ALL {
-            assert_eq!(
-                serde_json::to_value(code).ok(),
-                Some(serde_json::Value::String(code.as_str().into()))
-            );
+            assert_eq!(ErrorEventCode::parse(code.as_str()), Some(*code));
         }
-        assert_eq!(
-            serde_json::to_string(&CancelledBy::Operator)
-                .ok()
-                .as_deref(),
-            Some("\"operator\"")
-        );
+        assert_eq!(CancelledBy::Operator.as_str(), "operator");
         assert_eq!(ThrownErrorCode::InvalidPath.as_str(), "invalid_path");
         assert_eq!(RefusedCode::parse("Busy"), None);
     }

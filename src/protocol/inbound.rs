@@ -12,7 +12,7 @@
 //! Steps 1–3 are [`parse_json`]; the bridge then filters by `clientId`
 //! ([`peek_client_id`]) before steps 4–7 ([`check_agent_to_page`]).
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::check::Checker;
 use super::codes::Direction;
@@ -130,7 +130,7 @@ pub fn parse_json(text: &str, max_message_bytes: usize) -> Result<Value, Rejecti
 /// `JSON.stringify` writes it so) becomes U+FFFD, so such a message is
 /// judged like any other string instead of failing as malformed.
 pub fn parse_value(text: &str) -> Result<Value, Rejection> {
-    super::json::parse(text).map_err(|error| Rejection::Malformed {
+    crate::json::parse(text).map_err(|error| Rejection::Malformed {
         reason: error.to_string(),
     })
 }

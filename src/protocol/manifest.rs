@@ -1,66 +1,48 @@
 //! Manifest entries: `ToolManifestSummary` (in `manifest` messages) and
 //! `ToolManifest` (a `describe` answer). Both accept unknown properties.
 
-use serde::Serialize;
-use serde_json::{Map, Value};
-
 use super::check::{Checker, Obj};
-use super::json::obj;
 use crate::ids::{is_valid_llm_name, is_valid_tool_name};
+use crate::json::{obj, Map, Value};
 
 /// Behaviour hints of a tool. Unknown hints are kept for forward compatibility.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Hints {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub consequential: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub destructive: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub untrusted_content: Option<bool>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Map,
 }
 
 /// Tool mode; M1 knows only stepwise wizards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolMode {
     Stepwise,
 }
 
 /// One entry of a `manifest` message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolManifestSummary {
     pub name: String,
     pub llm_name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     pub description: String,
     pub hints: Hints,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<ToolMode>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Map,
 }
 
 /// The full entry a `describe` returns: the summary plus the schemas.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolManifest {
-    #[serde(flatten)]
     pub summary: ToolManifestSummary,
     pub input_schema: Value,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
 }
 
 impl Hints {
-    /// The hints as a JSON value, as the `Serialize` impl writes them
-    /// (unknown hints last), built without serde.
+    /// The hints as a JSON value (absent hints left out, unknown ones last).
     pub fn to_value(&self) -> Value {
         let mut entries = Vec::new();
         for (key, hint) in [
@@ -78,7 +60,8 @@ impl Hints {
 }
 
 impl ToolManifestSummary {
-    /// The entry as a JSON value, as the `Serialize` impl writes it.
+    /// The entry as a JSON value: fields in declaration order as camelCase,
+    /// absent options left out, unknown properties last.
     pub fn to_value(&self) -> Value {
         let mut entries = vec![
             ("name", self.name.as_str().into()),
@@ -97,7 +80,7 @@ impl ToolManifestSummary {
 }
 
 impl ToolManifest {
-    /// The entry as a JSON value, as the `Serialize` impl writes it.
+    /// The entry as a JSON value: the summary's, then the schemas.
     pub fn to_value(&self) -> Value {
         let mut value = self.summary.to_value();
         if let Value::Object(map) = &mut value {
@@ -111,7 +94,7 @@ impl ToolManifest {
 }
 
 /// `value` (an object) with `extra`'s entries added after its own (`flatten`).
-fn extend(mut value: Value, extra: &Map<String, Value>) -> Value {
+fn extend(mut value: Value, extra: &Map) -> Value {
     if let Value::Object(map) = &mut value {
         for (key, item) in extra {
             map.insert(key.clone(), item.clone());
@@ -128,7 +111,7 @@ const HINT_KEYS: &[&str] = &[
     "untrustedContent",
 ];
 
-fn extra_of(obj: &Obj<'_>, known: &[&str]) -> Map<String, Value> {
+fn extra_of(obj: &Obj<'_>, known: &[&str]) -> Map {
     obj.map
         .iter()
         .filter(|(key, _)| !known.contains(&key.as_str()))
@@ -207,7 +190,7 @@ impl ToolManifestSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::testing::json;
 
     #[test]
     fn summary_round_trips_and_keeps_unknown_properties() {
@@ -222,7 +205,7 @@ mod tests {
         assert!(c.issues.is_empty(), "{:?}", c.issues);
         let summary = summary.unwrap_or_else(|| panic!("valid summary"));
         assert_eq!(summary.hints.extra.get("futureHint"), Some(&json!(true)));
-        assert_eq!(serde_json::to_value(&summary).ok(), Some(wire.clone()));
+        assert_eq!(summary.to_value(), wire);
         assert_eq!(summary.to_value().to_string(), wire.to_string());
     }
 
@@ -264,16 +247,13 @@ mod tests {
             output_schema: Some(json!(true)),
             ..entry.clone()
         };
-        for e in [&entry, &with_output] {
-            let serde = serde_json::to_value(e).unwrap_or_default().to_string();
-            assert_eq!(e.to_value().to_string(), serde);
-        }
         assert_eq!(
-            serde_json::to_value(&entry).ok(),
-            Some(
-                json!({"name": "a", "llmName": "a", "description": "d", "hints": {},
-                        "inputSchema": {"type": "object"}})
-            )
+            entry.to_value().to_string(),
+            r#"{"name":"a","llmName":"a","description":"d","hints":{},"inputSchema":{"type":"object"}}"#
+        );
+        assert_eq!(
+            with_output.to_value().to_string(),
+            r#"{"name":"a","llmName":"a","description":"d","hints":{},"inputSchema":{"type":"object"},"outputSchema":true}"#
         );
     }
 }

@@ -1,12 +1,9 @@
 //! One Rust type per protocol message, in both directions.
 
-use serde::{Serialize, Serializer};
-use serde_json::Value;
-
 use super::check::{Checker, Obj};
-use super::json::obj;
 use super::manifest::ToolManifestSummary;
 use super::result::ToolResult;
+use crate::json::{obj, Value};
 
 /// `protocol: 1` as a JSON value's number.
 const PROTOCOL: u8 = super::PROTOCOL_VERSION;
@@ -15,15 +12,8 @@ const PROTOCOL: u8 = super::PROTOCOL_VERSION;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ProtocolV1;
 
-impl Serialize for ProtocolV1 {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_u8(super::PROTOCOL_VERSION)
-    }
-}
-
 /// Page → agent: the tool list visible to caller `inapp`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Manifest {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -32,8 +22,7 @@ pub struct Manifest {
 }
 
 /// Page → agent: the registry changed (`onChange: 'changed'` mode).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Changed {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -41,8 +30,7 @@ pub struct Changed {
 }
 
 /// Page → agent: the one answer to a `call` or `describe`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResultMessage {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -51,8 +39,7 @@ pub struct ResultMessage {
 }
 
 /// Page → agent: the final outcome of a deferred confirmation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Confirmed {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -61,22 +48,19 @@ pub struct Confirmed {
 }
 
 /// Agent → page: run a tool as caller `inapp`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Call {
     pub protocol: ProtocolV1,
     pub client_id: String,
     pub id: String,
     /// The manifest revision the agent saw, if it says.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rev: Option<u64>,
     pub tool: String,
     pub input: Value,
 }
 
 /// Agent → page: fetch a tool's full manifest entry.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Describe {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -85,8 +69,7 @@ pub struct Describe {
 }
 
 /// Agent → page: abort the in-flight call `id` (never answered itself).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Cancel {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -94,8 +77,7 @@ pub struct Cancel {
 }
 
 /// Every page → agent message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum PageToAgent {
     Manifest(Manifest),
     Changed(Changed),
@@ -104,8 +86,7 @@ pub enum PageToAgent {
 }
 
 /// Every agent → page message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum AgentToPage {
     Call(Call),
     Describe(Describe),
@@ -124,11 +105,11 @@ impl PageToAgent {
 
     /// The message as JSON text.
     pub fn to_json(&self) -> String {
-        super::json::to_text(&self.to_value())
+        crate::json::to_text(&self.to_value())
     }
 
-    /// The message as a JSON value: what its `Serialize` impl writes
-    /// (`type` first), built without serde (which costs wasm size).
+    /// The message as a JSON value: the wire shape (`type` first, fields
+    /// in declaration order as camelCase, absent options left out).
     pub fn to_value(&self) -> Value {
         let tools = |tools: &[ToolManifestSummary]| {
             Value::Array(tools.iter().map(ToolManifestSummary::to_value).collect())
@@ -176,10 +157,10 @@ impl AgentToPage {
 
     /// The message as JSON text.
     pub fn to_json(&self) -> String {
-        super::json::to_text(&self.to_value())
+        crate::json::to_text(&self.to_value())
     }
 
-    /// The message as a JSON value, as its `Serialize` impl writes it.
+    /// The message as a JSON value: the wire shape (`type` first).
     pub fn to_value(&self) -> Value {
         match self {
             AgentToPage::Call(m) => {

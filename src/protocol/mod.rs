@@ -4,7 +4,6 @@
 mod check;
 pub mod codes;
 pub mod inbound;
-pub mod json;
 pub mod manifest;
 pub mod message;
 pub mod result;

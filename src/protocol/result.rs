@@ -1,32 +1,27 @@
 //! Tool results (`result.result`, `confirmed.result`) and their parts.
 
-use serde::Serialize;
-use serde_json::Value;
-
 use super::check::{Checker, Obj};
 use super::codes::{CancelledBy, RefusedCode};
-use super::json::obj;
+use crate::json::{obj, Value};
 
 /// One problem found in a value: a dotted path (`""` for the root,
 /// `items.0.name`) and a short message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Issue {
     pub path: String,
     pub message: String,
 }
 
 /// One field a tool would change: absent `before`/`after` mean "no value".
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FieldChange {
     pub path: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub before: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<Value>,
 }
 
 impl Issue {
-    /// `{path, message}`, as the `Serialize` impl writes it (without serde).
+    /// `{path, message}`.
     pub fn to_value(&self) -> Value {
         obj(vec![
             ("path", self.path.as_str().into()),
@@ -36,7 +31,7 @@ impl Issue {
 }
 
 impl FieldChange {
-    /// `{path, before?, after?}`, as the `Serialize` impl writes it.
+    /// `{path, before?, after?}` (absent ones left out).
     pub fn to_value(&self) -> Value {
         let mut entries = vec![("path", self.path.as_str().into())];
         if let Some(before) = &self.before {
@@ -50,12 +45,10 @@ impl FieldChange {
 }
 
 /// The outcome of a tool call: plain JSON, never an exception.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ToolResult {
     Ok {
         /// Absent means "no value"; `Some(Value::Null)` is an explicit `null`.
-        #[serde(skip_serializing_if = "Option::is_none")]
         data: Option<Value>,
     },
     Invalid {
@@ -65,14 +58,11 @@ pub enum ToolResult {
         code: RefusedCode,
         message: String,
         /// Only for `unknown_tool` and `stale`: the page's current revision.
-        #[serde(skip_serializing_if = "Option::is_none")]
         rev: Option<u64>,
     },
     NeedsConfirmation {
-        #[serde(rename = "confirmId")]
         confirm_id: String,
         summary: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
         changes: Option<Vec<FieldChange>>,
     },
     Cancelled {
@@ -105,8 +95,8 @@ impl ToolResult {
         }
     }
 
-    /// The result as a JSON value, as the `Serialize` impl writes it
-    /// (`status` first), built without serde (which costs wasm size).
+    /// The result as a JSON value: `status` first, then the variant's fields
+    /// in declaration order (`confirmId` camelCase), absent options left out.
     pub fn to_value(&self) -> Value {
         let mut entries = vec![("status", self.status().into())];
         match self {
@@ -274,7 +264,7 @@ pub(crate) fn check_field_change(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::testing::{json, serde};
 
     #[test]
     fn results_serialize_to_the_spec_shapes() {
@@ -330,7 +320,11 @@ mod tests {
             ),
         ];
         for (result, expected) in cases {
-            assert_eq!(serde_json::to_value(&result).ok(), Some(expected.clone()));
+            assert_eq!(result.to_value(), expected);
+            assert_eq!(
+                result.to_value().to_string(),
+                serde_json::to_string(&serde(&expected)).unwrap()
+            );
             let mut c = Checker::default();
             assert_eq!(ToolResult::check(&expected, "result", &mut c), Some(result));
             assert!(c.issues.is_empty());

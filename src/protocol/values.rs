@@ -1,7 +1,7 @@
 //! Checked conversions of plain JSON values the page hands in (hints,
 //! FieldChanges, validation issues) into protocol types.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::check::Checker;
 use super::manifest::Hints;
@@ -50,7 +50,7 @@ pub fn issues_from_value(value: &Value) -> Result<Vec<Issue>, Vec<Issue>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::testing::json;
 
     #[test]
     fn conversions_check_their_input() {

@@ -8,8 +8,8 @@
 
 use super::uri::{self, DEFAULT_BASE};
 use super::{types, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH};
+use crate::json::{Map, Number, Value};
 use crate::vecmap::VecMap;
-use serde_json::{Map, Number, Value};
 
 /// A schema resource: a document root or a subschema with `$id`.
 struct Resource {
@@ -536,7 +536,7 @@ impl<'a> Compiler<'a> {
 
     fn single(
         &mut self,
-        map: &Map<String, Value>,
+        map: &Map,
         pointer: &str,
         keyword: &str,
     ) -> Result<Option<usize>, SchemaError> {
@@ -563,7 +563,7 @@ impl<'a> Compiler<'a> {
 
     fn schema_map(
         &mut self,
-        map: &Map<String, Value>,
+        map: &Map,
         pointer: &str,
         keyword: &str,
     ) -> Result<Vec<(String, usize)>, SchemaError> {

@@ -10,7 +10,7 @@ use super::{
     types, CompiledSchema, Keyword, Node, ObjNode, PatternMatcher, SchemaIssue, MAX_EVAL_DEPTH,
     MAX_EVAL_STEPS,
 };
-use serde_json::{Map, Number, Value};
+use crate::json::{Map, Number, Value};
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
@@ -388,7 +388,7 @@ impl<'s> Evaluator<'s> {
 
     fn eval_dependent_schemas(
         &mut self,
-        obj: &Map<String, Value>,
+        obj: &Map,
         deps: &[(String, usize)],
         inst: &Value,
         mut sink: Sink<'_>,
@@ -632,7 +632,7 @@ impl<'s> Evaluator<'s> {
 
     fn eval_properties(
         &mut self,
-        obj: &Map<String, Value>,
+        obj: &Map,
         properties: &crate::vecmap::VecMap<String, usize>,
         patterns: &[(String, usize)],
         additional: Option<usize>,
@@ -709,12 +709,7 @@ impl<'s> Evaluator<'s> {
         valid
     }
 
-    fn eval_property_names(
-        &mut self,
-        obj: &Map<String, Value>,
-        schema: usize,
-        mut sink: Sink<'_>,
-    ) -> bool {
+    fn eval_property_names(&mut self, obj: &Map, schema: usize, mut sink: Sink<'_>) -> bool {
         let mut valid = true;
         for key in obj.keys() {
             let name = Value::String(key.clone());
@@ -791,7 +786,7 @@ impl<'s> Evaluator<'s> {
 
     fn eval_unevaluated_properties(
         &mut self,
-        obj: &Map<String, Value>,
+        obj: &Map,
         schema: usize,
         mut sink: Sink<'_>,
         ann: Option<&mut Annotations>,

@@ -42,8 +42,8 @@ mod uri;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
+use crate::json::{Number, Value};
 use crate::vecmap::VecMap;
-use serde_json::{Number, Value};
 use std::fmt;
 
 /// Maximum number of nested (object) schema evaluations, e.g. through

@@ -1,15 +1,20 @@
-//! Numeric comparison, `multipleOf`, and JSON value equality / hashing.
+//! Numeric comparison, `multipleOf`, and JSON value equality (`const`,
+//! `enum`, `uniqueItems`) by canonical forms, without hashing.
 //!
-//! JSON numbers reach us as `serde_json::Number`: an `u64`, an `i64` or a
-//! finite `f64`. Integers are compared exactly (as `i128`), floats against
-//! integers exactly too, so `9007199254740993 > 9007199254740992.0` holds.
+//! JSON numbers reach us as [`Number`]: an `u64`, an `i64` or a finite
+//! `f64` with the text it was written as. Integers are compared exactly (as
+//! `i128`), floats against integers exactly too, so
+//! `9007199254740993 > 9007199254740992.0` holds; `multipleOf` works on the
+//! written decimals.
 
-use serde_json::{Number, Value};
-use std::cmp::Ordering;
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
+use crate::json::{Number, Value};
+use crate::vecmap::heap_sort;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+use core::num::NonZeroU128;
 
-/// Maximum nesting followed by [`json_eq`] and [`value_hash`]; deeper values
+/// Maximum nesting followed by [`json_eq`] and [`find_duplicate`]; deeper values
 /// compare as unequal (never as equal), which is the safe direction for
 /// `enum` / `const` / `uniqueItems`.
 const MAX_VALUE_DEPTH: usize = 512;
@@ -80,49 +85,83 @@ pub(crate) fn is_integer(n: &Number) -> bool {
     }
 }
 
-/// The decimal expansion of a number: `(mantissa, exponent)` with value
-/// `mantissa * 10^exponent`, mantissa without trailing zeros (sign dropped).
-/// Floats use the shortest representation that round-trips, i.e. the digits
-/// the JSON text most likely had.
-fn decimal(n: Num) -> Option<(u128, i64)> {
-    let (mut mantissa, mut exp) = match n {
-        Num::Int(i) => (i.unsigned_abs(), 0i64),
-        Num::Float(f) => {
-            if !f.is_finite() {
-                return None;
-            }
-            // serde_json's shortest round-trip formatting (in the module
-            // already for output; `{:e}` would bring core's own, ~15 KB of wasm):
-            // `123.0`, `0.001`, `1.5e-7` or `1e300`.
-            let text = Number::from_f64(f.abs())?.to_string();
-            let (digits, e) = text.split_once('e').unwrap_or((&text, "0"));
-            let e: i64 = e.parse().ok()?;
-            let (int_part, frac_part) = digits.split_once('.').unwrap_or((digits, ""));
-            let all: String = format!("{int_part}{frac_part}");
-            let m: u128 = all.parse().ok()?;
-            let frac_len = i64::try_from(frac_part.len()).ok()?;
-            (m, e.checked_sub(frac_len)?)
+/// A number as the decimal it was written as: its significant digits (values
+/// 0–9, without leading or trailing zeros; none for zero) and the power of
+/// ten they are multiplied by, sign dropped. Integers are their own digits;
+/// a float's come from its text (`0.0075`: `[7, 5]` and −4; `1.50E2`: `[1, 5]`
+/// and 1), whatever their count. Exponents saturate (`1e-99999999999999999999`
+/// keeps its one digit and an exponent of about `i64::MIN`).
+fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
+    if let Num::Int(i) = num(n) {
+        let mut digits = Vec::new();
+        let mut rest = i.unsigned_abs();
+        while rest > 0 {
+            digits.push((rest % 10) as u8);
+            rest /= 10;
         }
+        digits.reverse();
+        return Some(significant(digits, 0));
+    }
+    let text = n.float_text()?;
+    let text = text.strip_prefix('-').unwrap_or(text);
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (text.get(..at)?, text.get(at + 1..)?),
+        None => (text, ""),
     };
-    if mantissa == 0 {
-        return Some((0, 0));
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let (negative, exponent) = match exponent.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, exponent.strip_prefix('+').unwrap_or(exponent)),
+    };
+    let mut e = 0i64;
+    for digit in exponent.bytes() {
+        e = e
+            .saturating_mul(10)
+            .saturating_add(i64::from(digit.wrapping_sub(b'0')));
     }
-    while mantissa % 10 == 0 {
-        mantissa /= 10;
-        exp = exp.checked_add(1)?;
-    }
-    Some((mantissa, exp))
+    let e = if negative { -e } else { e };
+    let frac_len = i64::try_from(frac.len()).unwrap_or(i64::MAX);
+    let digits = int
+        .bytes()
+        .chain(frac.bytes())
+        .map(|b| b.wrapping_sub(b'0'));
+    Some(significant(digits.collect(), e.saturating_sub(frac_len)))
 }
 
-fn mul_mod(a: u128, b: u128, m: u128) -> u128 {
-    // Callers guarantee a, b < m < 2^64, so the product fits in u128.
-    a.checked_mul(b)
-        .map_or(1, |p| p.checked_rem(m).unwrap_or(1))
+/// `digits × 10^exponent` with the leading and trailing zeros dropped.
+fn significant(mut digits: Vec<u8>, mut exponent: i64) -> (Vec<u8>, i64) {
+    while digits.last() == Some(&0) {
+        digits.pop();
+        exponent = exponent.saturating_add(1);
+    }
+    let leading = digits.iter().take_while(|&&d| d == 0).count();
+    digits.drain(..leading);
+    if digits.is_empty() {
+        exponent = 0;
+    }
+    (digits, exponent)
 }
 
-fn pow10_mod(mut e: u64, m: u128) -> u128 {
-    let mut result = 1u128.checked_rem(m).unwrap_or(0);
-    let mut base = 10u128.checked_rem(m).unwrap_or(0);
+/// The limit on a `multipleOf`'s significant digits as one number, so that
+/// `r × 10 + 9` stays below 2^128 for any remainder `r` (37 digits always fit).
+const DIVISOR_LIMIT: u128 = 1 << 124;
+
+/// `a × b mod m` for `a, b < m < 2^127`, by doubling: nothing overflows.
+fn mul_mod(mut a: u128, mut b: u128, m: NonZeroU128) -> u128 {
+    let mut product = 0;
+    while b > 0 {
+        if b & 1 == 1 {
+            product = (product + a) % m;
+        }
+        a = (a << 1) % m;
+        b >>= 1;
+    }
+    product
+}
+
+fn pow10_mod(mut e: u64, m: NonZeroU128) -> u128 {
+    let mut result = 1 % m;
+    let mut base = 10 % m;
     while e > 0 {
         if e & 1 == 1 {
             result = mul_mod(result, base, m);
@@ -137,164 +176,168 @@ fn pow10_mod(mut e: u64, m: u128) -> u128 {
 ///
 /// Integers are checked exactly. Otherwise both numbers are taken as the
 /// decimals they were written as and divisibility is decided exactly, so
-/// `0.0075` is a multiple of `0.0001` and `1e308` is not a multiple of
-/// `0.123456789` (no overflow to infinity, no tolerance).
+/// `0.0075` is a multiple of `0.0001`, `1e308` is not a multiple of
+/// `0.123456789` (no overflow to infinity, no tolerance), and
+/// `0.30000000000000000000000000000000000000001` is not a multiple of `0.1`
+/// (however many digits `x` has: it is read digit by digit).
+///
+/// The divisor's significant digits must fit in 2^124 (37 digits always do).
+/// Past that, the fallback: `x` counts as a multiple only when it is 0 or has
+/// the divisor's very digits (`x = m × 10^k`, `k ≥ 0`).
 pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
-    let (nx, nm) = (num(x), num(m));
-    if let (Num::Int(a), Num::Int(b)) = (nx, nm) {
+    if let (Num::Int(a), Num::Int(b)) = (num(x), num(m)) {
         return a.checked_rem(b) == Some(0);
     }
-    let (Some((a, p)), Some((b, q))) = (decimal(nx), decimal(nm)) else {
+    let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
         return false;
     };
-    if a == 0 {
+    if a.is_empty() {
         return true;
     }
-    if b == 0 {
+    if b.is_empty() || p < q {
+        // x/m = a / (b × 10^(q-p)): a has no trailing zeros, so 10^(q-p)
+        // does not divide it.
         return false;
     }
-    if p >= q {
-        // x/m = a * 10^(p-q) / b
-        let Ok(k) = u64::try_from(p.saturating_sub(q)) else {
-            return false;
-        };
-        if b > u128::from(u64::MAX) {
-            return false;
-        }
-        let r = mul_mod(a.checked_rem(b).unwrap_or(1), pow10_mod(k, b), b);
-        r == 0
-    } else {
-        // x/m = a / (b * 10^(q-p)); a has no trailing zeros so this is an
-        // integer only if b * 10^(q-p) divides a.
-        let Ok(k) = u32::try_from(q.saturating_sub(p)) else {
-            return false;
-        };
-        match 10u128.checked_pow(k).and_then(|t| t.checked_mul(b)) {
-            Some(d) => a.checked_rem(d) == Some(0),
-            None => false,
-        }
-    }
+    // x/m = a × 10^(p-q) / b
+    let divisor = b
+        .iter()
+        .try_fold(0u128, |n, &d| n.checked_mul(10)?.checked_add(u128::from(d)))
+        .filter(|&d| d < DIVISOR_LIMIT)
+        .and_then(NonZeroU128::new);
+    let Some(divisor) = divisor else {
+        return a == b;
+    };
+    let remainder = a
+        .iter()
+        .fold(0u128, |r, &d| (r * 10 + u128::from(d)) % divisor);
+    let k = u64::try_from(p.saturating_sub(q)).unwrap_or(u64::MAX);
+    mul_mod(remainder, pow10_mod(k, divisor), divisor) == 0
 }
 
-fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {
+/// Appends the canonical form of `value`: bytes that are the same for two
+/// values exactly when JSON Schema calls them equal (numbers by value, so
+/// `1`, `1.0` and `1e0` are one; objects whatever their key order, their
+/// entries sorted by key). Every part is tagged and strings and containers
+/// are length-prefixed, so no two values run together. False (with `out`
+/// partly written) when the value nests deeper than [`MAX_VALUE_DEPTH`].
+fn canonical(value: &Value, out: &mut Vec<u8>, depth: usize) -> bool {
     if depth > MAX_VALUE_DEPTH {
         return false;
     }
-    let next = depth.saturating_add(1);
+    let next = depth + 1;
+    match value {
+        Value::Null => out.push(0),
+        Value::Bool(b) => out.push(1 + u8::from(*b)),
+        Value::Number(n) => match num(n) {
+            Num::Int(i) => push_int(out, i),
+            // An integral float below 2^127 is that integer (`f as i128`
+            // truncates, so it round-trips exactly when `f` is integral).
+            #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+            Num::Float(f)
+                if (-TWO_POW_127..TWO_POW_127).contains(&f) && (f as i128) as f64 == f =>
+            {
+                push_int(out, f as i128);
+            }
+            Num::Float(f) => {
+                out.push(4);
+                out.extend_from_slice(&f.to_bits().to_be_bytes());
+            }
+        },
+        Value::String(s) => {
+            out.push(5);
+            push_bytes(out, s.as_bytes());
+        }
+        Value::Array(items) => {
+            out.push(6);
+            push_len(out, items.len());
+            return items.iter().all(|item| canonical(item, out, next));
+        }
+        Value::Object(map) => {
+            out.push(7);
+            push_len(out, map.len());
+            let entries: Vec<(&String, &Value)> = map.iter().collect();
+            let mut order: Vec<(&[u8], usize)> = entries
+                .iter()
+                .enumerate()
+                .map(|(i, (key, _))| (key.as_bytes(), i))
+                .collect();
+            heap_sort(&mut order);
+            for (key, i) in order {
+                push_bytes(out, key);
+                match entries.get(i) {
+                    Some((_, item)) if canonical(item, out, next) => {}
+                    _ => return false,
+                }
+            }
+        }
+    }
+    true
+}
+
+fn push_int(out: &mut Vec<u8>, i: i128) {
+    out.push(3);
+    out.extend_from_slice(&i.to_be_bytes());
+}
+
+fn push_len(out: &mut Vec<u8>, len: usize) {
+    out.extend_from_slice(&(len as u64).to_be_bytes());
+}
+
+fn push_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    push_len(out, bytes.len());
+    out.extend_from_slice(bytes);
+}
+
+/// JSON equality: numbers by value (1 == 1.0), objects ignore key order.
+/// Containers compare by their canonical forms: O(n log n) in their size,
+/// whatever the key orders (never quadratic on hostile input).
+pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Number(x), Value::Number(y)) => compare(x, y) == Some(Ordering::Equal),
         (Value::String(x), Value::String(y)) => x == y,
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_depth(p, q, next))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| eq_depth(v, w, next)))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && same_canonical(a, b),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && same_canonical(a, b),
         _ => false,
     }
 }
 
-/// JSON equality: numbers by value (1 == 1.0), objects ignore key order.
-pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
-    eq_depth(a, b, 0)
-}
-
-fn hash_into(v: &Value, h: &mut DefaultHasher, depth: usize) {
-    if depth > MAX_VALUE_DEPTH {
-        0xdeu8.hash(h);
-        return;
-    }
-    let next = depth.saturating_add(1);
-    match v {
-        Value::Null => 0u8.hash(h),
-        Value::Bool(b) => {
-            1u8.hash(h);
-            b.hash(h);
-        }
-        Value::Number(n) => {
-            2u8.hash(h);
-            // Equal numbers map to the same f64 (an equal float is the exact
-            // integer value); normalise -0.0.
-            #[allow(clippy::cast_precision_loss)]
-            let f = match num(n) {
-                Num::Int(i) => i as f64,
-                Num::Float(f) => f,
-            };
-            let f = if f == 0.0 { 0.0 } else { f };
-            f.to_bits().hash(h);
-        }
-        Value::String(s) => {
-            3u8.hash(h);
-            s.hash(h);
-        }
-        Value::Array(a) => {
-            4u8.hash(h);
-            a.len().hash(h);
-            for item in a {
-                hash_into(item, h, next);
-            }
-        }
-        Value::Object(o) => {
-            5u8.hash(h);
-            o.len().hash(h);
-            // Order-independent combination of the entries.
-            let mut acc = 0u64;
-            for (k, item) in o {
-                let mut eh = DefaultHasher::new();
-                k.hash(&mut eh);
-                hash_into(item, &mut eh, next);
-                acc = acc.wrapping_add(eh.finish());
-            }
-            acc.hash(h);
-        }
-    }
-}
-
-fn value_hash(v: &Value) -> u64 {
-    let mut h = DefaultHasher::new();
-    hash_into(v, &mut h, 0);
-    h.finish()
+fn same_canonical(a: &Value, b: &Value) -> bool {
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    canonical(a, &mut x, 0) && canonical(b, &mut y, 0) && x == y
 }
 
 /// The first pair `(i, j)`, `i < j`, of equal items (smallest `j`, then `i`).
+///
+/// The items' canonical forms are sorted (with their indexes), so equal
+/// items end up side by side: O(n log n) comparisons, no hashing, whatever
+/// the input (a hostile array of a megabyte costs no quadratic time).
 pub(crate) fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
-    if items.len() <= 16 {
-        for (j, b) in items.iter().enumerate() {
-            for (i, a) in items.iter().enumerate().take(j) {
-                if json_eq(a, b) {
-                    return Some((i, j));
-                }
-            }
+    let mut bytes = Vec::new();
+    let mut spans = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let start = bytes.len();
+        if canonical(item, &mut bytes, 0) {
+            spans.push((start, bytes.len(), i));
+        } else {
+            // Too deep: equal to nothing.
+            bytes.truncate(start);
         }
-        return None;
     }
-    let mut keyed: Vec<(u64, usize)> = items
+    let mut forms: Vec<(&[u8], usize)> = spans
         .iter()
-        .enumerate()
-        .map(|(i, v)| (value_hash(v), i))
+        .map(|&(start, end, i)| (bytes.get(start..end).unwrap_or_default(), i))
         .collect();
-    crate::vecmap::heap_sort(&mut keyed);
+    heap_sort(&mut forms);
+    // Within a run of equal forms the indexes ascend: its first two are its
+    // smallest pair.
     let mut best: Option<(usize, usize)> = None;
-    for (pos, &(h, i)) in keyed.iter().enumerate() {
-        for &(h2, j) in keyed.iter().skip(pos.saturating_add(1)) {
-            if h2 != h {
-                break;
-            }
-            // i < j because ties are sorted by index.
-            let (Some(a), Some(b)) = (items.get(i), items.get(j)) else {
-                continue;
-            };
-            if json_eq(a, b) {
-                let candidate = (i, j);
-                best = match best {
-                    Some((bi, bj)) if (bj, bi) <= (j, i) => Some((bi, bj)),
-                    _ => Some(candidate),
-                };
-                break;
+    for pair in forms.windows(2) {
+        if let [(a, i), (b, j)] = pair {
+            if a == b && best.is_none_or(|(bi, bj)| (*j, *i) < (bj, bi)) {
+                best = Some((*i, *j));
             }
         }
     }
@@ -302,10 +345,33 @@ pub(crate) fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json::testing::json;
+
+    /// The equality as first written, pair by pair: the reference.
+    fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {
+        if depth > MAX_VALUE_DEPTH {
+            return false;
+        }
+        let next = depth.saturating_add(1);
+        match (a, b) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(x), Value::Bool(y)) => x == y,
+            (Value::Number(x), Value::Number(y)) => compare(x, y) == Some(Ordering::Equal),
+            (Value::String(x), Value::String(y)) => x == y,
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_depth(p, q, next))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| eq_depth(v, w, next)))
+            }
+            _ => false,
+        }
+    }
 
     fn n(v: Value) -> Number {
         match v {
@@ -348,6 +414,20 @@ mod tests {
         assert!(!is_integer(&n(json!(1.5))));
     }
 
+    /// `decimal` as a `u128` mantissa (when it fits) and an exponent.
+    fn decimal_u128(n: &Number) -> Option<(u128, i64)> {
+        let (digits, e) = decimal(n)?;
+        let m = digits
+            .iter()
+            .try_fold(0u128, |m, &d| m.checked_mul(10)?.checked_add(u128::from(d)))?;
+        Some((m, e))
+    }
+
+    /// The number parsed from `text`.
+    fn parsed(text: &str) -> Number {
+        n(crate::json::parse(text).unwrap())
+    }
+
     /// `decimal` as first written, with core's `{:e}` shortest formatting.
     fn decimal_via_lower_exp(f: f64) -> Option<(u128, i64)> {
         let text = format!("{:e}", f.abs());
@@ -366,8 +446,11 @@ mod tests {
         Some((m, e))
     }
 
+    /// Floats written with their shortest round-trip digits (as JavaScript's
+    /// `JSON.stringify` writes them) keep exactly those digits, in any of
+    /// Rust's notations (`{:e}`, `{:?}`, and `{}` with all its zeros).
     #[test]
-    fn float_digits_are_the_shortest_round_trip_ones() {
+    fn float_digits_are_the_written_ones() {
         let special = [
             0.0,
             -0.0,
@@ -389,34 +472,41 @@ mod tests {
             1e15,
             123456.789e-20,
         ];
-        // The two agree but where the float lies exactly halfway between two
-        // shortest candidates: `{:e}` rounds the half up, serde_json (like
-        // JavaScript's Number::toString, which wrote the JSON) picks the even one.
         let check = |f: f64| {
-            let ours = decimal(Num::Float(f));
-            let core = decimal_via_lower_exp(f);
-            if ours != core {
-                assert!(ours.is_some() && core.is_some(), "{f:e}");
-                let ((m, e), (n, _)) = (ours.unwrap(), core.unwrap());
-                let exact = format!("{:.1100}", f.abs());
-                let exact = exact.trim_start_matches(['0', '.']).trim_end_matches('0');
-                let digits = exact.replace('.', "");
-                assert!(
-                    m % 2 == 0 && n == m + 1 && digits == format!("{m}5") && e < 0,
-                    "{f:e}: {ours:?} vs {core:?}"
+            let want = decimal_via_lower_exp(f);
+            for text in [format!("{f:e}"), format!("{f:?}"), format!("{f}")] {
+                let number = parsed(&text);
+                assert_eq!(
+                    number.as_f64().map(f64::to_bits),
+                    Some(f.to_bits()),
+                    "{text}"
                 );
+                assert_eq!(decimal_u128(&number), want, "{text}");
             }
         };
         for f in special {
             check(f);
         }
-        // 1149636667324797.25: "…797.2" and "…797.3" are equally close.
+        // 1149636667324797.25 lies halfway between two shortest candidates:
+        // each text keeps its own digits, though both are the same double.
         let tie = 4_598_546_669_299_189.0 / 4.0;
-        check(tie);
-        assert_eq!(decimal(Num::Float(tie)), Some((11496366673247972, -1)));
+        let (low, high) = (parsed("1149636667324797.2"), parsed("1149636667324797.3"));
+        assert_eq!(low.as_f64(), Some(tie));
+        assert_eq!(high.as_f64(), Some(tie));
+        assert_eq!(decimal_u128(&low), Some((11496366673247972, -1)));
+        assert_eq!(decimal_u128(&high), Some((11496366673247973, -1)));
+        // Trailing and leading zeros and exponents in every spelling.
+        assert_eq!(decimal_u128(&parsed("1.50E2")), Some((15, 1)));
+        assert_eq!(decimal_u128(&parsed("-0.00750e+1")), Some((75, -3)));
+        assert_eq!(decimal_u128(&parsed("100.0")), Some((1, 2)));
+        assert_eq!(decimal_u128(&parsed("-0.0e5")), Some((0, 0)));
+        assert_eq!(
+            decimal_u128(&parsed("18446744073709551616")),
+            Some((18446744073709551616, 0))
+        );
         // A fixed-seed walk over bit patterns: every exponent, varied mantissas.
         let mut state = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..1_000_000 {
+        for _ in 0..200_000 {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
@@ -425,6 +515,49 @@ mod tests {
                 check(f);
             }
         }
+    }
+
+    /// Lexemes with more significant digits than a `u128` holds: no panic,
+    /// and an exact answer while the divisor fits (see `is_multiple_of` for
+    /// the fallback past it).
+    #[test]
+    fn long_lexemes() {
+        let m = |x: &str, y: &str| is_multiple_of(&parsed(x), &parsed(y));
+        let long = "0.30000000000000000000000000000000000000001";
+        assert!(decimal_u128(&parsed(long)).is_none());
+        assert!(!m(long, "0.1"));
+        assert!(!m(long, "3"));
+        assert!(m(long, "1e-41"));
+        assert!(m(long, "0.00000000000000000000000000000000000000001"));
+        assert!(!m(long, "2e-41"));
+        assert!(m("0.30000000000000000000000000000000000000000", "0.1"));
+        // 0.111…1 (1000 ones): the repunit R(1000) is a multiple of 11, not of 3.
+        let ones = format!("0.{}", "1".repeat(1000));
+        assert!(m(&ones, "1e-1000"));
+        assert!(m(&ones, "11e-1000"));
+        assert!(!m(&ones, "3e-1000"));
+        assert!(!m(&ones, "1e-999"));
+        let big = format!("{}e-990", "7".repeat(1000));
+        assert!(m(&big, "7e-990"));
+        assert!(!m(&big, "0.5"));
+        // A divisor of 37 significant digits is still exact.
+        let d37 = format!("0.{}", "9".repeat(37));
+        assert!(m(&format!("{}.{}", "9".repeat(37), "0"), &d37));
+        assert!(m(&"9".repeat(19), &format!("0.{}", "9".repeat(19))));
+        // Past that, the fallback: only 0 and the divisor's own digits.
+        assert!(m(long, long));
+        assert!(m("0", long));
+        assert!(m("30000000000000000000000000000000000000001e5", long));
+        assert!(!m("0.60000000000000000000000000000000000000002", long));
+        assert!(!m("0.03000000000000000000000000000000000000001", long));
+        // Saturating exponents.
+        assert!(!m("1e-99999999999999999999999", "0.5"));
+        assert!(m("0e99999999999999999999999", "0.5"));
+        assert!(m("1.5", "1e-99999999999999999999999"));
+        assert_eq!(
+            compare(&parsed(long), &parsed("0.3")),
+            Some(Ordering::Equal)
+        );
     }
 
     #[test]
@@ -436,5 +569,121 @@ mod tests {
         assert_eq!(find_duplicate(&dup), Some((3, 40)));
         assert_eq!(find_duplicate(&[json!(1), json!(true)]), None);
         assert_eq!(find_duplicate(&[json!([1]), json!([1.0])]), Some((0, 1)));
+        assert_eq!(
+            find_duplicate(&[json!(2), json!(1), json!(2), json!(1)]),
+            Some((0, 2))
+        );
+        assert_eq!(
+            find_duplicate(&[json!(2), json!(1), json!(1), json!(2)]),
+            Some((1, 2))
+        );
+    }
+
+    /// Values from a small pool: numbers spelled several ways, strings,
+    /// arrays and objects with their keys in either order.
+    fn pool_value(state: &mut u64, depth: usize) -> Value {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        let pick = *state % if depth < 3 { 14 } else { 10 };
+        let number = |text: &str| crate::json::parse(text).unwrap();
+        match pick {
+            0 => Value::Null,
+            1 => Value::Bool(*state & 16 == 0),
+            2 => number(["1", "1.0", "1e0", "10e-1", "0.1e1"][(*state >> 8) as usize % 5]),
+            3 => number(["0", "-0", "0.0", "-0.0", "0e5"][(*state >> 8) as usize % 5]),
+            4 => number(["-1", "-1.0", "2", "1.5", "15e-1"][(*state >> 8) as usize % 5]),
+            5 => number(
+                [
+                    "18446744073709551615",
+                    "18446744073709551616",
+                    "1.8446744073709552e19",
+                ][(*state >> 8) as usize % 3],
+            ),
+            6 => number(
+                ["-9223372036854775808", "-9223372036854775809", "1e300"]
+                    [(*state >> 8) as usize % 3],
+            ),
+            7 => Value::from(["", "a", "b", "ab"][(*state >> 8) as usize % 4]),
+            8 => json!({}),
+            9 => json!([]),
+            10 | 11 => {
+                let len = (*state >> 8) as usize % 3;
+                Value::Array((0..len).map(|_| pool_value(state, depth + 1)).collect())
+            }
+            _ => {
+                let (a, b) = (pool_value(state, depth + 1), pool_value(state, depth + 1));
+                let entries = if *state & 32 == 0 {
+                    vec![("a", a), ("b", b)]
+                } else {
+                    vec![("b", b), ("a", a)]
+                };
+                let len = (*state >> 8) as usize % 3;
+                crate::json::obj(entries.into_iter().take(len).collect())
+            }
+        }
+    }
+
+    /// The canonical forms agree with the pairwise reference, and the
+    /// duplicate found is the one a pairwise search finds.
+    #[test]
+    fn canonical_equality_is_the_reference_equality() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut equal_pairs = 0;
+        for _ in 0..3000 {
+            let items: Vec<Value> = (0..6).map(|_| pool_value(&mut state, 0)).collect();
+            let mut want = None;
+            for (j, b) in items.iter().enumerate() {
+                for (i, a) in items.iter().enumerate() {
+                    let reference = eq_depth(a, b, 0);
+                    assert_eq!(json_eq(a, b), reference, "{a} vs {b}");
+                    equal_pairs += usize::from(reference && i != j);
+                    if reference && i < j && want.is_none() {
+                        want = Some((i, j));
+                    }
+                }
+            }
+            assert_eq!(find_duplicate(&items), want, "{items:?}");
+        }
+        assert!(
+            equal_pairs > 1000,
+            "the pool makes equal pairs: {equal_pairs}"
+        );
+    }
+
+    /// Hostile sizes stay fast: many items, big objects in different orders.
+    #[test]
+    fn big_inputs_are_not_quadratic() {
+        let many: Vec<Value> = (0..200_000u64).map(Value::from).collect();
+        assert_eq!(find_duplicate(&many), None);
+        let keys: Vec<String> = (0..50_000).map(|i| format!("k{i}")).collect();
+        let forward: Value =
+            crate::json::obj(keys.iter().map(|k| (k.as_str(), Value::from(1))).collect());
+        let backward: Value = crate::json::obj(
+            keys.iter()
+                .rev()
+                .map(|k| (k.as_str(), crate::json::parse("1.0").unwrap()))
+                .collect(),
+        );
+        assert!(json_eq(&forward, &backward));
+        assert_eq!(
+            find_duplicate(&[json!(0), forward.clone(), backward]),
+            Some((1, 2))
+        );
+        let mut other = keys.clone();
+        other[49_999] = "x".into();
+        let other = crate::json::obj(other.iter().map(|k| (k.as_str(), Value::from(1))).collect());
+        assert!(!json_eq(&forward, &other));
+    }
+
+    /// Values nested past the limit equal nothing (not even themselves).
+    #[test]
+    fn too_deep_values_are_unequal() {
+        let mut deep = json!(1);
+        for _ in 0..=MAX_VALUE_DEPTH {
+            deep = Value::Array(vec![deep]);
+        }
+        assert!(!json_eq(&deep, &deep.clone()));
+        assert_eq!(find_duplicate(&[deep.clone(), deep]), None);
     }
 }

@@ -8,7 +8,8 @@
 )]
 
 use super::*;
-use serde_json::{json, Map};
+use crate::json::testing::json;
+use crate::json::Map;
 
 /// A matcher for unit tests: the `regex` crate, no ECMA translation.
 struct Re;
@@ -312,10 +313,13 @@ fn cyclic_refs_do_not_overflow() {
         let compiled = CompiledSchema::compile(&tree).unwrap();
         let mut deep = json!({});
         for _ in 0..20 {
-            deep = json!({ "children": [deep] });
+            deep = crate::json::obj(vec![("children", Value::Array(vec![deep]))]);
         }
         assert!(compiled.is_valid(&deep, &Re));
-        deep = json!({ "children": [deep], "oops": 1 });
+        deep = crate::json::obj(vec![
+            ("children", Value::Array(vec![deep])),
+            ("oops", 1.into()),
+        ]);
         assert_eq!(
             compiled.validate(&deep, &Re),
             vec![SchemaIssue {
@@ -349,7 +353,7 @@ fn invalid_pattern_is_an_issue() {
 
 #[test]
 fn huge_numbers() {
-    let big: Value = serde_json::from_str("1e308").unwrap();
+    let big: Value = crate::json::parse("1e308").unwrap();
     assert!(issues(json!({ "type": "integer" }), big.clone()).is_empty());
     assert_eq!(
         issues(json!({ "multipleOf": 0.123456789 }), big.clone()),
@@ -386,8 +390,8 @@ fn nested_arrays(depth: usize) -> Value {
     v
 }
 
-/// Build deep values on a thread with a big stack (serde_json drops values
-/// recursively), evaluate them on a 1 MiB one.
+/// Build deep values on a thread with a big stack (values drop recursively),
+/// evaluate them on a 1 MiB one.
 fn with_deep_values(build: fn() -> Vec<Value>, check: fn(&[Value])) {
     std::thread::Builder::new()
         .stack_size(64 * 1024 * 1024)

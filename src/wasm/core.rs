@@ -2,17 +2,16 @@
 //! shim. Inputs arrive as JSON text or numbers; `drain()` hands every output
 //! back at once, in the core's documented order, as one JSON text.
 
-use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use super::protocol::CryptoRandom;
 use super::regexp::JsRegExp;
+use crate::json::{obj, to_text, Map, Value};
 use crate::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, ToolmarkError, Validated,
 };
 use crate::policy::Caller;
-use crate::protocol::json::{obj, to_text};
 use crate::protocol::{
     field_changes_from_value, hints_from_value, issues_from_value, parse_value, FieldChange,
     ToolManifestSummary, ToolMode, DEFAULT_MAX_MESSAGE_BYTES,
@@ -23,9 +22,9 @@ fn js_error(message: impl std::fmt::Display) -> JsError {
     JsError::new(&message.to_string())
 }
 
-/// Parses JSON text from the shim into an object (no serde derive: it costs
-/// wasm size, and these few fields read plainly).
-fn object(text: &str, what: &str) -> Result<Map<String, Value>, JsError> {
+/// Parses JSON text from the shim into an object (these few fields read
+/// plainly).
+fn object(text: &str, what: &str) -> Result<Map, JsError> {
     match parse_value(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(js_error(format!("{what}: must be an object"))),
@@ -33,7 +32,7 @@ fn object(text: &str, what: &str) -> Result<Map<String, Value>, JsError> {
     }
 }
 
-fn opt_string(map: &Map<String, Value>, key: &str, what: &str) -> Result<Option<String>, JsError> {
+fn opt_string(map: &Map, key: &str, what: &str) -> Result<Option<String>, JsError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -41,7 +40,7 @@ fn opt_string(map: &Map<String, Value>, key: &str, what: &str) -> Result<Option<
     }
 }
 
-fn flag(map: &Map<String, Value>, key: &str) -> bool {
+fn flag(map: &Map, key: &str) -> bool {
     map.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
@@ -57,7 +56,7 @@ fn ms(now: f64) -> u64 {
 }
 
 /// A non-negative whole-number option, or its default when absent.
-fn count(map: &Map<String, Value>, key: &str, default: u64) -> Result<u64, JsError> {
+fn count(map: &Map, key: &str, default: u64) -> Result<u64, JsError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(default),
         Some(v) => v
@@ -77,7 +76,7 @@ fn error_json(error: &ToolmarkError) -> String {
 }
 
 /// `{ kind: "json" | "external", schema? }` from the shim.
-fn schema_spec(map: &Map<String, Value>, key: &str) -> Option<SchemaSpec> {
+fn schema_spec(map: &Map, key: &str) -> Option<SchemaSpec> {
     let spec = map.get(key)?.as_object()?;
     let schema = spec.get("schema").filter(|s| !s.is_null()).cloned();
     Some(match spec.get("kind").and_then(Value::as_str) {
@@ -365,8 +364,8 @@ impl WasmToolmark {
         self.core.client_id().to_owned()
     }
 
-    pub fn rev(&self) -> f64 {
-        self.core.rev() as f64
+    pub fn rev(&self) -> u64 {
+        self.core.rev()
     }
 
     /// JSON: `{"key": n}`, `{"rejected": true}` (reported as an event), or `{"error": {code, message}}` (dev).
@@ -446,22 +445,22 @@ impl WasmToolmark {
         caller_name: &str,
         rev: Option<f64>,
         now: f64,
-    ) -> Result<f64, JsError> {
+    ) -> Result<u64, JsError> {
         let caller = caller(caller_name)?;
         let rev = rev.map(ms);
-        Ok(self.core.call(name, input, caller, rev, ms(now)).0 as f64)
+        Ok(self.core.call(name, input, caller, rev, ms(now)).0)
     }
 
     pub fn abort(&mut self, handle: f64, now: f64) {
         self.core.abort(Handle(ms(handle)), ms(now));
     }
 
-    pub fn confirm(&mut self, confirm_id: &str, approve: bool, now: f64) -> f64 {
-        self.core.confirm(confirm_id, approve, ms(now)).0 as f64
+    pub fn confirm(&mut self, confirm_id: &str, approve: bool, now: f64) -> u64 {
+        self.core.confirm(confirm_id, approve, ms(now)).0
     }
 
-    pub fn undo(&mut self, call_id: &str) -> f64 {
-        self.core.undo(call_id).0 as f64
+    pub fn undo(&mut self, call_id: &str) -> u64 {
+        self.core.undo(call_id).0
     }
 
     pub fn ctx_confirm(&mut self, run: f64) -> bool {

@@ -53,6 +53,6 @@ pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<Strin
     };
     Ok(issues.map(|issues| {
         let issues = issues.iter().map(protocol::Issue::to_value).collect();
-        protocol::json::to_text(&serde_json::Value::Array(issues))
+        crate::json::to_text(&crate::json::Value::Array(issues))
     }))
 }

@@ -31,7 +31,11 @@ pub fn check_inbound(data: &[u8]) {
         };
         assert_eq!(verdict.is_ok(), typed.is_ok());
         if let Ok(json) = typed {
-            let again = serde_json::from_str(&json).unwrap_or(serde_json::Value::Null);
+            assert!(
+                serde_json::from_str::<serde_json::Value>(&json).is_ok(),
+                "{json}"
+            );
+            let again = toolmark_bridge::json::parse(&json).unwrap_or_default();
             assert!(
                 validate(&again, direction).is_ok(),
                 "re-serialized message rejected: {json}"

@@ -24,8 +24,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
-use serde_json::{json, Map, Number, Value};
+use super::json_value::{own, serde};
 use toolmark_bridge::ids::{RandomError, RandomSource};
+use toolmark_bridge::json::{parse, Map, Value};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, Validated,
@@ -284,7 +285,8 @@ fn gen_value(cur: &mut Cursor<'_>, depth: usize) -> Value {
         0 => Value::Null,
         1 => Value::Bool(cur.bool()),
         2 => json!(i64::from(cur.byte() as i8)),
-        3 => Number::from_f64(f64::from_bits(cur.u64())).map_or(Value::Null, Value::Number),
+        // Any finite double, written with its shortest digits (not NaN or inf: null).
+        3 => parse(&format!("{:e}", f64::from_bits(cur.u64()))).unwrap_or(Value::Null),
         4 => Value::String(cur.pick_str(&STRINGS)),
         5 => Value::String(cur.text(16)),
         6 if depth < 4 => {
@@ -323,7 +325,7 @@ fn gen_schema(cur: &mut Cursor<'_>) -> Option<SchemaSpec> {
         12 => Some(SchemaSpec::External { json: None }),
         13 => {
             let text = shallow(cur.text(96));
-            serde_json::from_str(&text).ok().map(SchemaSpec::Json)
+            parse(&text).ok().map(SchemaSpec::Json)
         }
         14 => Some(SchemaSpec::Json(gen_value(cur, 0))),
         _ => None,
@@ -486,7 +488,7 @@ struct Driver {
 }
 
 fn pick_policy(cur: &mut Cursor<'_>, items: &[&str]) -> Value {
-    serde_json::from_str(&cur.pick_str(items)).unwrap_or(Value::Null)
+    parse(&cur.pick_str(items)).unwrap_or(Value::Null)
 }
 
 impl Driver {
@@ -695,9 +697,9 @@ impl Driver {
                 let tool = self.pick_tool_name(cur);
                 let input = gen_value(cur, 0);
                 let mut message = json!({"protocol": 1, "type": "call",
-                    "clientId": self.client_id, "id": id, "tool": tool, "input": input});
-                if let Some(rev) = self.pick_rev(cur) {
-                    message["rev"] = json!(rev);
+                    "clientId": self.client_id, "id": id, "tool": tool, "input": serde(&input)});
+                if let (Some(rev), Some(map)) = (self.pick_rev(cur), message.as_object_mut()) {
+                    map.insert("rev".into(), rev.into());
                 }
                 self.inbound(bridge, &message.to_string());
             }
@@ -944,7 +946,8 @@ impl Driver {
             4 => json!({"protocol": 1, "type": "call", "clientId": cid, "id": id, "tool": tool})
                 .to_string(),
             5 => json!({"protocol": 1, "type": "call", "clientId": cid, "id": id, "tool": tool,
-                        "input": {}, "rev": cur.pick(&[json!(-1), json!(1.5), json!(u64::MAX), json!("1")])})
+                        "input": {}, "rev": cur.pick(&[serde_json::json!(-1), serde_json::json!(1.5),
+                                          serde_json::json!(u64::MAX), serde_json::json!("1")])})
             .to_string(),
             6 => json!({"protocol": 2, "id": id}).to_string(),
             7 => {
@@ -1214,8 +1217,9 @@ impl Driver {
     }
 
     fn check_transmit(&mut self, bridge: BridgeId, text: &str) {
-        let value: Value = serde_json::from_str(text)
-            .unwrap_or_else(|e| panic!("transmitted text is not JSON ({e}): {text}"));
+        // Read by serde_json: the oracle says it is JSON.
+        let value = own(&serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("transmitted text is not JSON ({e}): {text}")));
         if let Err(issues) = validate(&value, Direction::ToAgent) {
             panic!("transmitted message fails the page-to-agent schema: {issues:?}\n{text}");
         }
@@ -1376,8 +1380,8 @@ impl Driver {
                         "ran {name} for the agent against policy ({decision:?})"
                     );
                 }
-                let value: Value = serde_json::from_str(&input)
-                    .unwrap_or_else(|e| panic!("run input is not JSON ({e}): {input}"));
+                let value = own(&serde_json::from_str(&input)
+                    .unwrap_or_else(|e| panic!("run input is not JSON ({e}): {input}")));
                 if let Some(schema) = &info.schema {
                     let issues = schema.validate(&value, &LiteralPatterns);
                     assert!(
@@ -1398,7 +1402,7 @@ impl Driver {
                     info.is_some_and(|t| t.external),
                     "validation for a tool without a Standard Schema: {tool:?}"
                 );
-                assert!(serde_json::from_str::<Value>(&input).is_ok());
+                assert!(serde_json::from_str::<serde_json::Value>(&input).is_ok());
                 self.outstanding.push(Work::Validate(run));
             }
             Action::Prepare {
@@ -1417,7 +1421,7 @@ impl Driver {
                     (summary, changes, state),
                     (info.has_summary, info.has_changes, info.has_state)
                 );
-                assert!(serde_json::from_str::<Value>(&input).is_ok());
+                assert!(serde_json::from_str::<serde_json::Value>(&input).is_ok());
                 self.outstanding.push(Work::Prepare {
                     run,
                     summary,
@@ -1431,7 +1435,7 @@ impl Driver {
                     self.tools.get(&tool).is_some_and(|t| t.has_state),
                     "form state read for {tool:?}"
                 );
-                assert!(serde_json::from_str::<Value>(&input).is_ok());
+                assert!(serde_json::from_str::<serde_json::Value>(&input).is_ok());
                 self.outstanding.push(Work::ReadState(run));
             }
             Action::Restore { run, call_id } => {

@@ -1,33 +1,11 @@
-//! JSON text → [`serde_json::Value`] → JSON text, without serde's
-//! machinery (which was most of serde_json's share of the WebAssembly
-//! module): [`parse`], and [`to_text`] to write a value back.
-//!
-//! It accepts exactly what `serde_json::from_str::<Value>` accepts and
-//! builds the same value, with the same error text (`"{what} at line {l}
-//! column {c}"`), with two deliberate differences, both for JavaScript's sake:
-//!
-//! - a lone UTF-16 surrogate escape (`\ud800` alone, as `JSON.stringify`
-//!   writes a string holding one) becomes U+FFFD instead of an error;
-//! - numbers with a fraction or an exponent (and integers too big for `u64`)
-//!   are correctly rounded to `f64` (like `str::parse`, by a small exact
-//!   algorithm here, without core's float parser and its tables), as
-//!   `JSON.parse` does, where serde_json without `float_roundtrip` may be
-//!   one ulp off.
-//!
-//! Otherwise: RFC 8259 only (no comments, no trailing commas, no leading
-//! zeros, no raw control characters in strings, nothing after the value but
-//! whitespace); an integer is a `u64` when it fits, a negative one an `i64`
-//! when it fits (`-0` is the float `-0.0`), anything else an `f64`, and a
-//! number too big for `f64` (`1e400`) is an error; a duplicate key keeps its
-//! first position and its last value. Arrays and objects may nest
-//! [`NESTING_LIMIT`]` - 1` deep (serde_json's recursion limit) and are built
-//! with an explicit stack, so no input can grow the call stack.
-//!
-//! `tests/json_differential.rs` and the `json` fuzz target hold it to
-//! serde_json (with `float_roundtrip`, after the surrogate pre-pass the
-//! bridge used before), and `to_text` to serde_json's writer.
+//! JSON text to a value: [`parse`].
 
-use serde_json::{Map, Number, Value};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use super::float::to_f64;
+use super::{Map, Number, Value};
 
 /// Containers open at once that make the input an error (serde_json's
 /// recursion limit of 128: at most 127 nested arrays/objects parse).
@@ -41,8 +19,8 @@ pub struct JsonError {
     pub column: usize,
 }
 
-impl std::fmt::Display for JsonError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "{} at line {} column {}",
@@ -71,94 +49,12 @@ const TRAILING_COMMA: &str = "trailing comma";
 const TRAILING_CHARACTERS: &str = "trailing characters";
 
 /// An array or object being filled: the object's entry whose value is
-/// being parsed has its key here.
+/// being parsed has its key here. An object's entries are collected as they
+/// come, repeated keys and all, and made a [`Map`] when it closes (in
+/// O(n log n): no lookup per key).
 enum Open {
     Array(Vec<Value>),
-    Object(Map<String, Value>, String),
-}
-
-/// A value as compact JSON text: byte for byte what `serde_json::to_string`
-/// writes (`tests/json_differential.rs` holds it to that), without serde's
-/// serializer machinery in the wasm. Recursive, like serde_json's: the
-/// values here come from [`parse`] (nesting below 128) or are built flat.
-pub fn to_text(value: &Value) -> String {
-    let mut out = String::new();
-    write_value(&mut out, value);
-    out
-}
-
-fn write_value(out: &mut String, value: &Value) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
-        // serde_json's own digits: itoa, or zmij's shortest round trip.
-        Value::Number(n) => {
-            use std::fmt::Write;
-            let _ = write!(out, "{n}");
-        }
-        Value::String(s) => write_string(out, s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_value(out, item);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (key, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(out, key);
-                out.push(':');
-                write_value(out, item);
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// A string literal, escaped as serde_json does: `"` and `\`, the short
-/// forms `\b \f \n \r \t`, other control characters as `\u00xx`.
-fn write_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\0'..='\u{1f}' => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                let byte = c as usize;
-                out.push_str("\\u00");
-                for digit in [byte >> 4, byte & 0xf] {
-                    out.push(char::from(HEX.get(digit).copied().unwrap_or(b'0')));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// An object with these entries in this order (a repeated key keeps its
-/// first place and its last value, as `Map::insert` does).
-pub fn obj(entries: Vec<(&str, Value)>) -> Value {
-    Value::Object(
-        entries
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect(),
-    )
+    Object(Vec<(String, Value)>, String),
 }
 
 /// Parses one JSON text.
@@ -196,7 +92,7 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
                         }
                         Some(b'"') => {
                             let key = p.key()?;
-                            open.push(Open::Object(Map::new(), key));
+                            open.push(Open::Object(Vec::new(), key));
                             continue 'value;
                         }
                         Some(_) => return Err(p.peek_error(KEY_MUST_BE_A_STRING)),
@@ -229,8 +125,8 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
                     items.push(value);
                     (b']', EOF_LIST, EXPECTED_LIST_COMMA_OR_END)
                 }
-                Open::Object(map, key) => {
-                    map.insert(std::mem::take(key), value);
+                Open::Object(entries, key) => {
+                    entries.push((core::mem::take(key), value));
                     (b'}', EOF_OBJECT, EXPECTED_OBJECT_COMMA_OR_END)
                 }
             };
@@ -257,7 +153,7 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
                     p.at += 1;
                     value = match open.pop() {
                         Some(Open::Array(items)) => Value::Array(items),
-                        Some(Open::Object(map, _)) => Value::Object(map),
+                        Some(Open::Object(entries, _)) => Value::Object(Map::from_entries(entries)),
                         None => Value::Null,
                     };
                 }
@@ -426,6 +322,7 @@ impl Parser<'_> {
 
     /// A number whose first byte (`-` or a digit) is next.
     fn number(&mut self) -> Result<Value, JsonError> {
+        let start = self.at;
         let negative = self.peek() == Some(b'-');
         if negative {
             self.at += 1;
@@ -504,15 +401,17 @@ impl Parser<'_> {
             }
             exponent = e.map(|e| if positive { e } else { -e });
         }
-        let number = match integer {
-            Some(n) if !float && !negative => Some(Number::from(n)),
+        let magnitude = match integer {
+            Some(n) if !float && !negative => return Ok(Value::Number(Number::from(n))),
             Some(n) if !float && n != 0 && n <= i64::MIN.unsigned_abs() => {
-                Some(Number::from(0i64.wrapping_sub_unsigned(n)))
+                return Ok(Value::Number(Number::from(0i64.wrapping_sub_unsigned(n))));
             }
-            Some(n) if !float => Number::from_f64(-(n as f64)),
+            // `-0`, or below i64::MIN: a float (rounded to nearest, ties even).
+            #[allow(clippy::cast_precision_loss)]
+            Some(n) if !float => n as f64,
             _ => {
                 let bytes = self.text.as_bytes();
-                let digits = |range: std::ops::Range<usize>| bytes.get(range).unwrap_or_default();
+                let digits = |range: core::ops::Range<usize>| bytes.get(range).unwrap_or_default();
                 let magnitude = match exponent {
                     Some(e) => to_f64(digits(int_start..int_end), digits(frac_start..frac_end), e),
                     None => 0.0,
@@ -520,10 +419,12 @@ impl Parser<'_> {
                 if magnitude.is_infinite() {
                     return Err(self.error(NUMBER_OUT_OF_RANGE));
                 }
-                Number::from_f64(if negative { -magnitude } else { magnitude })
+                magnitude
             }
         };
-        Ok(number.map_or(Value::Null, Value::Number))
+        let value = if negative { -magnitude } else { magnitude };
+        let text = self.text.get(start..self.at).unwrap_or_default();
+        Ok(Value::Number(Number::float(value, text)))
     }
 
     /// The next byte's value when it is a decimal digit (consumed).
@@ -547,189 +448,4 @@ fn hex_value(digits: &[u8]) -> Option<u32> {
         let digit = char::from(b).to_digit(16)?;
         Some(n * 16 + digit)
     })
-}
-
-/// Significant digits kept; any nonzero digit after them counts as "a bit
-/// more" (a double's halfway point has at most 767 significant digits).
-const MAX_DIGITS: usize = 800;
-
-/// The decimal `int.frac × 10^exponent` (digits as ASCII) correctly rounded
-/// to the nearest `f64` (ties to even; infinity when too big), like
-/// `str::parse::<f64>`, but without core's float parser and its tables
-/// (~18 KB of wasm): exact small cases by one float operation, the rest by
-/// exact big-integer division.
-fn to_f64(int: &[u8], frac: &[u8], exponent: i32) -> f64 {
-    // value = 0.d1d2d3… × 10^point, d1 nonzero; `big` holds the kept digits.
-    let mut point = i64::try_from(int.len()).unwrap_or(i64::MAX);
-    let mut big = Big(Vec::new());
-    let mut small = 0u64;
-    let mut kept = 0usize;
-    let mut sticky = false;
-    let mut chunk = 0u32;
-    let mut chunk_len = 0u32;
-    for &byte in int.iter().chain(frac) {
-        let digit = byte.wrapping_sub(b'0');
-        if kept == 0 && digit == 0 {
-            point -= 1;
-        } else if kept < MAX_DIGITS {
-            kept += 1;
-            small = small.wrapping_mul(10).wrapping_add(u64::from(digit));
-            chunk = chunk * 10 + u32::from(digit);
-            chunk_len += 1;
-            if chunk_len == 9 {
-                big.mul_add(1_000_000_000, chunk);
-                (chunk, chunk_len) = (0, 0);
-            }
-        } else {
-            sticky |= digit != 0;
-        }
-    }
-    big.mul_add(10u32.pow(chunk_len), chunk);
-    let magnitude = point.saturating_add(i64::from(exponent));
-    if kept == 0 || magnitude < -325 {
-        return 0.0;
-    }
-    if magnitude > 310 {
-        return f64::INFINITY;
-    }
-    // value = big × 10^e
-    let e = magnitude - i64::try_from(kept).unwrap_or(0);
-    if kept <= 15 && (-22..=22).contains(&e) {
-        // Both exact (< 2^53 and 10^22), so one rounding: the correct one.
-        let mut power = 1.0;
-        for _ in 0..e.unsigned_abs() {
-            power *= 10.0;
-        }
-        #[allow(clippy::cast_precision_loss)]
-        let small = small as f64;
-        return if e < 0 { small / power } else { small * power };
-    }
-    let (mut num, mut den) = (big, Big(vec![1]));
-    if e < 0 {
-        den.mul_pow10(e.unsigned_abs());
-    } else {
-        num.mul_pow10(e.unsigned_abs());
-    }
-    // Scale so the quotient has 56 or 57 bits: value = q × 2^-shift.
-    let shift = 56 - (num.bits() - den.bits());
-    if shift < 0 {
-        den.shl(shift.unsigned_abs());
-    } else {
-        num.shl(shift.unsigned_abs());
-    }
-    den.shl(56);
-    let mut q = 0u64;
-    for _ in 0..57 {
-        q <<= 1;
-        if num.cmp(&den).is_ge() {
-            num.sub(&den);
-            q |= 1;
-        }
-        den.shr1();
-    }
-    sticky |= !num.0.is_empty();
-    // Keep 53 bits, or fewer where the result is subnormal (lowest bit 2^-1074).
-    let len = i64::from(64 - q.leading_zeros());
-    let drop = (len - 53).max(shift - 1074);
-    if drop >= 64 {
-        return 0.0;
-    }
-    let rest = q & ((1u64 << drop) - 1);
-    let half = 1u64 << (drop - 1);
-    let mut mantissa = q >> drop;
-    if rest > half || (rest == half && (sticky || mantissa & 1 == 1)) {
-        mantissa += 1;
-    }
-    // mantissa ≤ 2^53 and the power of two are exact, so is their product
-    // (or it overflows to infinity, as it should).
-    let scale = drop - shift;
-    #[allow(clippy::cast_sign_loss)]
-    let power = if scale >= -1022 {
-        f64::from_bits(((scale + 1023) as u64) << 52)
-    } else {
-        f64::from_bits(1u64 << (scale + 1074))
-    };
-    #[allow(clippy::cast_precision_loss)]
-    let mantissa = mantissa as f64;
-    mantissa * power
-}
-
-/// A non-negative big integer, 32-bit limbs from the least significant,
-/// without high zero limbs.
-struct Big(Vec<u32>);
-
-impl Big {
-    /// self = self × m + a.
-    fn mul_add(&mut self, m: u32, a: u32) {
-        let mut carry = u64::from(a);
-        for limb in &mut self.0 {
-            let v = u64::from(*limb) * u64::from(m) + carry;
-            *limb = v as u32;
-            carry = v >> 32;
-        }
-        if carry > 0 {
-            self.0.push(carry as u32);
-        }
-    }
-
-    fn mul_pow10(&mut self, mut n: u64) {
-        while n > 0 {
-            let k = n.min(9);
-            self.mul_add(10u32.pow(k as u32), 0);
-            n -= k;
-        }
-    }
-
-    fn bits(&self) -> i64 {
-        let unused = self.0.last().map_or(0, |l| l.leading_zeros());
-        i64::try_from(self.0.len() * 32).unwrap_or(0) - i64::from(unused)
-    }
-
-    fn shl(&mut self, n: u64) {
-        let (limbs, bits) = ((n / 32) as usize, (n % 32) as u32);
-        if bits > 0 {
-            self.mul_add(1 << bits, 0);
-        }
-        if limbs > 0 {
-            let mut shifted = vec![0; limbs];
-            shifted.extend_from_slice(&self.0);
-            self.0 = shifted;
-        }
-    }
-
-    fn shr1(&mut self) {
-        let mut carry = 0;
-        for limb in self.0.iter_mut().rev() {
-            let low = *limb & 1;
-            *limb = (*limb >> 1) | (carry << 31);
-            carry = low;
-        }
-        self.trim();
-    }
-
-    fn cmp(&self, other: &Big) -> std::cmp::Ordering {
-        self.0
-            .len()
-            .cmp(&other.0.len())
-            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
-    }
-
-    /// self -= other, for other ≤ self.
-    fn sub(&mut self, other: &Big) {
-        let mut borrow = false;
-        let mut theirs = other.0.iter();
-        for limb in &mut self.0 {
-            let (v, b1) = limb.overflowing_sub(theirs.next().copied().unwrap_or(0));
-            let (v, b2) = v.overflowing_sub(u32::from(borrow));
-            *limb = v;
-            borrow = b1 || b2;
-        }
-        self.trim();
-    }
-
-    fn trim(&mut self) {
-        while self.0.last() == Some(&0) {
-            self.0.pop();
-        }
-    }
 }

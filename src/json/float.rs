@@ -1,0 +1,189 @@
+//! Decimal digits to the nearest `f64`, exactly: [`to_f64`].
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Significant digits kept; any nonzero digit after them counts as "a bit
+/// more" (a double's halfway point has at most 767 significant digits).
+const MAX_DIGITS: usize = 800;
+
+/// The decimal `int.frac × 10^exponent` (digits as ASCII) correctly rounded
+/// to the nearest `f64` (ties to even; infinity when too big), like
+/// `str::parse::<f64>`, but without core's float parser and its tables
+/// (~18 KB of wasm): exact small cases by one float operation, the rest by
+/// exact big-integer division.
+pub(super) fn to_f64(int: &[u8], frac: &[u8], exponent: i32) -> f64 {
+    // value = 0.d1d2d3… × 10^point, d1 nonzero; `big` holds the kept digits.
+    let mut point = i64::try_from(int.len()).unwrap_or(i64::MAX);
+    let mut big = Big(Vec::new());
+    let mut small = 0u64;
+    let mut kept = 0usize;
+    let mut sticky = false;
+    let mut chunk = 0u32;
+    let mut chunk_len = 0u32;
+    for &byte in int.iter().chain(frac) {
+        let digit = byte.wrapping_sub(b'0');
+        if kept == 0 && digit == 0 {
+            point -= 1;
+        } else if kept < MAX_DIGITS {
+            kept += 1;
+            small = small.wrapping_mul(10).wrapping_add(u64::from(digit));
+            chunk = chunk * 10 + u32::from(digit);
+            chunk_len += 1;
+            if chunk_len == 9 {
+                big.mul_add(1_000_000_000, chunk);
+                (chunk, chunk_len) = (0, 0);
+            }
+        } else {
+            sticky |= digit != 0;
+        }
+    }
+    big.mul_add(10u32.pow(chunk_len), chunk);
+    let magnitude = point.saturating_add(i64::from(exponent));
+    if kept == 0 || magnitude < -325 {
+        return 0.0;
+    }
+    if magnitude > 310 {
+        return f64::INFINITY;
+    }
+    // value = big × 10^e
+    let e = magnitude - i64::try_from(kept).unwrap_or(0);
+    if kept <= 15 && (-22..=22).contains(&e) {
+        // Both exact (< 2^53 and 10^22), so one rounding: the correct one.
+        let mut power = 1.0;
+        for _ in 0..e.unsigned_abs() {
+            power *= 10.0;
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let small = small as f64;
+        return if e < 0 { small / power } else { small * power };
+    }
+    let (mut num, mut den) = (big, Big(vec![1]));
+    if e < 0 {
+        den.mul_pow10(e.unsigned_abs());
+    } else {
+        num.mul_pow10(e.unsigned_abs());
+    }
+    // Scale so the quotient has 56 or 57 bits: value = q × 2^-shift.
+    let shift = 56 - (num.bits() - den.bits());
+    if shift < 0 {
+        den.shl(shift.unsigned_abs());
+    } else {
+        num.shl(shift.unsigned_abs());
+    }
+    den.shl(56);
+    let mut q = 0u64;
+    for _ in 0..57 {
+        q <<= 1;
+        if num.cmp(&den).is_ge() {
+            num.sub(&den);
+            q |= 1;
+        }
+        den.shr1();
+    }
+    sticky |= !num.0.is_empty();
+    // Keep 53 bits, or fewer where the result is subnormal (lowest bit 2^-1074).
+    let len = i64::from(64 - q.leading_zeros());
+    let drop = (len - 53).max(shift - 1074);
+    if drop >= 64 {
+        return 0.0;
+    }
+    let rest = q & ((1u64 << drop) - 1);
+    let half = 1u64 << (drop - 1);
+    let mut mantissa = q >> drop;
+    if rest > half || (rest == half && (sticky || mantissa & 1 == 1)) {
+        mantissa += 1;
+    }
+    // mantissa ≤ 2^53 and the power of two are exact, so is their product
+    // (or it overflows to infinity, as it should).
+    let scale = drop - shift;
+    #[allow(clippy::cast_sign_loss)]
+    let power = if scale >= -1022 {
+        f64::from_bits(((scale + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1u64 << (scale + 1074))
+    };
+    #[allow(clippy::cast_precision_loss)]
+    let mantissa = mantissa as f64;
+    mantissa * power
+}
+
+/// A non-negative big integer, 32-bit limbs from the least significant,
+/// without high zero limbs.
+struct Big(Vec<u32>);
+
+impl Big {
+    /// self = self × m + a.
+    fn mul_add(&mut self, m: u32, a: u32) {
+        let mut carry = u64::from(a);
+        for limb in &mut self.0 {
+            let v = u64::from(*limb) * u64::from(m) + carry;
+            *limb = v as u32;
+            carry = v >> 32;
+        }
+        if carry > 0 {
+            self.0.push(carry as u32);
+        }
+    }
+
+    fn mul_pow10(&mut self, mut n: u64) {
+        while n > 0 {
+            let k = n.min(9);
+            self.mul_add(10u32.pow(k as u32), 0);
+            n -= k;
+        }
+    }
+
+    fn bits(&self) -> i64 {
+        let unused = self.0.last().map_or(0, |l| l.leading_zeros());
+        i64::try_from(self.0.len() * 32).unwrap_or(0) - i64::from(unused)
+    }
+
+    fn shl(&mut self, n: u64) {
+        let (limbs, bits) = ((n / 32) as usize, (n % 32) as u32);
+        if bits > 0 {
+            self.mul_add(1 << bits, 0);
+        }
+        if limbs > 0 {
+            let mut shifted = vec![0; limbs];
+            shifted.extend_from_slice(&self.0);
+            self.0 = shifted;
+        }
+    }
+
+    fn shr1(&mut self) {
+        let mut carry = 0;
+        for limb in self.0.iter_mut().rev() {
+            let low = *limb & 1;
+            *limb = (*limb >> 1) | (carry << 31);
+            carry = low;
+        }
+        self.trim();
+    }
+
+    fn cmp(&self, other: &Big) -> core::cmp::Ordering {
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+    }
+
+    /// self -= other, for other ≤ self.
+    fn sub(&mut self, other: &Big) {
+        let mut borrow = false;
+        let mut theirs = other.0.iter();
+        for limb in &mut self.0 {
+            let (v, b1) = limb.overflowing_sub(theirs.next().copied().unwrap_or(0));
+            let (v, b2) = v.overflowing_sub(u32::from(borrow));
+            *limb = v;
+            borrow = b1 || b2;
+        }
+        self.trim();
+    }
+
+    fn trim(&mut self) {
+        while self.0.last() == Some(&0) {
+            self.0.pop();
+        }
+    }
+}
