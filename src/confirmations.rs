@@ -2,6 +2,7 @@
 //! oldest expired first), the answered-id memory and the undo store.
 
 use crate::json::Value;
+use crate::prelude::*;
 use crate::protocol::FieldChange;
 use crate::registry::ToolKey;
 use crate::vecmap::{Queue, VecSet};

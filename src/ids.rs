@@ -3,6 +3,7 @@
 //! The core never reads global randomness: callers hand in 16 random bytes
 //! (in WebAssembly from `crypto.getRandomValues`, in tests from a seeded source).
 
+use crate::prelude::*;
 /// A source of cryptographically random bytes, injected into the core.
 pub trait RandomSource {
     /// Fills `buf` with random bytes. Errors leave the id unminted.
@@ -13,13 +14,13 @@ pub trait RandomSource {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RandomError(pub String);
 
-impl std::fmt::Display for RandomError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for RandomError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "random source failed: {}", self.0)
     }
 }
 
-impl std::error::Error for RandomError {}
+impl core::error::Error for RandomError {}
 
 /// Formats 16 random bytes as an RFC 4122 version 4 UUID (lowercase, hyphenated):
 /// the version nibble is forced to 4 and the variant bits to `10`.

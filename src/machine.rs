@@ -37,6 +37,7 @@ use crate::confirmations::{
 use crate::ids::{new_id, RandomSource};
 use crate::json::Value;
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
+use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
     check_agent_to_page, parse_json, parse_value, peek_client_id, AgentToPage, CancelledBy,
@@ -259,13 +260,13 @@ impl From<ConfigIssue> for ToolmarkError {
     }
 }
 
-impl std::fmt::Display for ToolmarkError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for ToolmarkError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{}: {}", self.code, self.message)
     }
 }
 
-impl std::error::Error for ToolmarkError {}
+impl core::error::Error for ToolmarkError {}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Origin {
@@ -355,8 +356,8 @@ pub struct Toolmark {
     actions: Queue<Action>,
 }
 
-impl std::fmt::Debug for Toolmark {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for Toolmark {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Toolmark")
             .field("client_id", &self.client_id)
             .field("rev", &self.registry.rev())

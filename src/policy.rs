@@ -14,6 +14,7 @@
 //! without a human's approval, so `allow` there is `invalid_policy`.
 
 use crate::json::{to_text, Value};
+use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints};
 
 /// Who calls a tool.

@@ -7,6 +7,7 @@
 
 use crate::ids::{is_valid_tool_name, llm_name};
 use crate::json::{Map, Value};
+use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
 use crate::schema::CompiledSchema;
 use crate::vecmap::VecMap;

@@ -2,6 +2,7 @@
 //! (FIFO); lanes run in parallel. A lane holds at most
 //! [`MAX_PENDING_PER_SCOPE`] pending calls (the active one included).
 
+use crate::prelude::*;
 use crate::registry::ScopeId;
 use crate::vecmap::{Queue, VecMap};
 

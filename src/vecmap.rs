@@ -8,7 +8,8 @@
 //! Iteration order is unspecified, as with `HashMap`: removal moves the
 //! last entry into the hole.
 
-use std::borrow::Borrow;
+use crate::prelude::*;
+use core::borrow::Borrow;
 
 #[derive(Debug, Clone)]
 pub struct VecMap<K, V> {
@@ -88,7 +89,7 @@ impl<K: Eq, V> VecMap<K, V> {
     /// Inserts or replaces; returns the value replaced.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         match self.get_mut(&key) {
-            Some(slot) => Some(std::mem::replace(slot, value)),
+            Some(slot) => Some(core::mem::replace(slot, value)),
             None => {
                 self.entries.push((key, value));
                 None
@@ -215,7 +216,7 @@ impl<T> Queue<T> {
         (index < self.items.len()).then(|| self.items.remove(index))
     }
 
-    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+    pub fn iter(&self) -> core::slice::Iter<'_, T> {
         self.items.iter()
     }
 
@@ -224,7 +225,7 @@ impl<T> Queue<T> {
     }
 
     /// Takes every item out, front first.
-    pub fn drain(&mut self, all: std::ops::RangeFull) -> std::vec::Drain<'_, T> {
+    pub fn drain(&mut self, all: core::ops::RangeFull) -> alloc::vec::Drain<'_, T> {
         self.items.drain(all)
     }
 }

@@ -187,3 +187,71 @@ impl Big {
         }
     }
 }
+
+/// 2^52: from here on every `f64` is a whole number.
+const WHOLE_FROM: f64 = 4_503_599_627_370_496.0;
+
+/// `f.trunc()` without std (core has no float rounding on stable Rust):
+/// below 2^52 in magnitude the cast to `i64` and back is exact and drops
+/// the fraction; from 2^52 on a float has no fraction. NaN stays NaN.
+pub fn trunc(f: f64) -> f64 {
+    if f.abs() < WHOLE_FROM {
+        // |f| < 2^52: fits i64, and the integral part is exact in f64.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+        let whole = (f as i64) as f64;
+        // Keep the sign of -0.5 → -0.0, as `trunc` does.
+        if whole == 0.0 && f.is_sign_negative() {
+            -0.0
+        } else {
+            whole
+        }
+    } else {
+        f
+    }
+}
+
+/// A finite float without a fractional part (`f.fract() == 0.0`).
+pub fn is_whole(f: f64) -> bool {
+    f.is_finite() && trunc(f) == f
+}
+
+#[cfg(test)]
+mod rounding_tests {
+    use super::{is_whole, trunc};
+
+    #[test]
+    fn trunc_and_is_whole_agree_with_std() {
+        let cases = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            1.5,
+            -1.5,
+            2.999_999,
+            1e15 + 0.5,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            9.007_199_254_740_993e15,
+            1e300,
+            -1e300,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for f in cases {
+            assert_eq!(trunc(f).to_bits(), f.trunc().to_bits(), "trunc({f})");
+            assert_eq!(
+                is_whole(f),
+                f.is_finite() && f.fract() == 0.0,
+                "is_whole({f})"
+            );
+        }
+        assert!(trunc(f64::NAN).is_nan());
+        assert!(!is_whole(f64::NAN));
+    }
+}

@@ -45,6 +45,7 @@ mod write;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub use float::{is_whole, trunc};
 pub use map::{Iter, IterMut, Map};
 pub use number::Number;
 pub use parse::{parse, JsonError, NESTING_LIMIT};

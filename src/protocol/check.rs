@@ -3,7 +3,8 @@
 //! Every check here mirrors a keyword of the published JSON Schemas
 //! (`schemas.rs`); the Node differential test keeps the two in agreement.
 
-use crate::json::{Map, Value};
+use crate::json::{is_whole, Map, Value};
+use crate::prelude::*;
 
 use super::result::Issue;
 
@@ -27,7 +28,7 @@ pub(crate) fn non_negative_integer(value: &Value) -> Option<u64> {
         return None; // a negative integer
     }
     let float = number.as_f64()?;
-    if float.is_finite() && float >= 0.0 && float.fract() == 0.0 {
+    if float >= 0.0 && is_whole(float) {
         // `as` saturates for floats beyond u64::MAX, which is what we want.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Some(float as u64)

@@ -13,6 +13,7 @@
 //! ([`peek_client_id`]) before steps 4–7 ([`check_agent_to_page`]).
 
 use crate::json::Value;
+use crate::prelude::*;
 
 use super::check::Checker;
 use super::codes::Direction;
@@ -78,8 +79,8 @@ impl Rejection {
     }
 }
 
-impl std::fmt::Display for Rejection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Rejection::TooLarge { bytes, limit } => {
                 write!(

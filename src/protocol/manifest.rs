@@ -4,6 +4,7 @@
 use super::check::{Checker, Obj};
 use crate::ids::{is_valid_llm_name, is_valid_tool_name};
 use crate::json::{obj, Map, Value};
+use crate::prelude::*;
 
 /// Behaviour hints of a tool. Unknown hints are kept for forward compatibility.
 #[derive(Debug, Clone, Default, PartialEq)]

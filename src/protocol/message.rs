@@ -4,6 +4,7 @@ use super::check::{Checker, Obj};
 use super::manifest::ToolManifestSummary;
 use super::result::ToolResult;
 use crate::json::{obj, Value};
+use crate::prelude::*;
 
 /// `protocol: 1` as a JSON value's number.
 const PROTOCOL: u8 = super::PROTOCOL_VERSION;

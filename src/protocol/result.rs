@@ -3,6 +3,7 @@
 use super::check::{Checker, Obj};
 use super::codes::{CancelledBy, RefusedCode};
 use crate::json::{obj, Value};
+use crate::prelude::*;
 
 /// One problem found in a value: a dotted path (`""` for the root,
 /// `items.0.name`) and a short message.

@@ -2,6 +2,7 @@
 //! FieldChanges, validation issues) into protocol types.
 
 use crate::json::Value;
+use crate::prelude::*;
 
 use super::check::Checker;
 use super::manifest::Hints;

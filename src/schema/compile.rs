@@ -8,7 +8,8 @@
 
 use super::uri::{self, DEFAULT_BASE};
 use super::{types, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH};
-use crate::json::{Map, Number, Value};
+use crate::json::{is_whole, Map, Number, Value};
+use crate::prelude::*;
 use crate::vecmap::VecMap;
 
 /// A schema resource: a document root or a subschema with `$id`.
@@ -620,7 +621,7 @@ fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, SchemaError> {
         return Ok(u);
     }
     match n.as_f64() {
-        Some(f) if f >= 0.0 && f.fract() == 0.0 => {
+        Some(f) if f >= 0.0 && is_whole(f) => {
             // Saturating float-to-int conversion (no UB, no panic).
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let u = f as u64;

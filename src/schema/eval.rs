@@ -11,8 +11,9 @@ use super::{
     MAX_EVAL_STEPS,
 };
 use crate::json::{Map, Number, Value};
-use std::cmp::Ordering;
-use std::fmt::Write as _;
+use crate::prelude::*;
+use core::cmp::Ordering;
+use core::fmt::Write as _;
 
 type Sink<'x> = Option<&'x mut Vec<SchemaIssue>>;
 

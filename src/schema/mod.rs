@@ -33,6 +33,8 @@
     clippy::string_slice
 )]
 
+use crate::prelude::*;
+
 mod compile;
 mod eval;
 mod num;
@@ -44,7 +46,7 @@ mod tests;
 
 use crate::json::{Number, Value};
 use crate::vecmap::VecMap;
-use std::fmt;
+use core::fmt;
 
 /// Maximum number of nested (object) schema evaluations, e.g. through
 /// `properties` → `$ref` → `properties` → ... . Deeper evaluation stops with
@@ -156,7 +158,7 @@ impl fmt::Display for SchemaError {
     }
 }
 
-impl std::error::Error for SchemaError {}
+impl core::error::Error for SchemaError {}
 
 /// A schema compiled for repeated validation. Immutable; cheap to share.
 #[derive(Debug, Clone)]

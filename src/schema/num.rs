@@ -7,7 +7,7 @@
 //! `9007199254740993 > 9007199254740992.0` holds; `multipleOf` works on the
 //! written decimals.
 
-use crate::json::{Number, Value};
+use crate::json::{is_whole, trunc, Number, Value};
 use crate::vecmap::heap_sort;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -48,7 +48,7 @@ fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
     if f < -TWO_POW_127 {
         return Some(Ordering::Greater);
     }
-    let t = f.trunc();
+    let t = trunc(f);
     // |t| < 2^127, integral: the conversion is exact.
     #[allow(clippy::cast_possible_truncation)]
     let ti = t as i128;
@@ -81,7 +81,7 @@ pub(crate) fn compare(a: &Number, b: &Number) -> Option<Ordering> {
 pub(crate) fn is_integer(n: &Number) -> bool {
     match num(n) {
         Num::Int(_) => true,
-        Num::Float(f) => f.is_finite() && f.fract() == 0.0,
+        Num::Float(f) => is_whole(f),
     }
 }
 
@@ -349,6 +349,7 @@ pub(crate) fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
 mod tests {
     use super::*;
     use crate::json::testing::json;
+    use crate::prelude::*;
 
     /// The equality as first written, pair by pair: the reference.
     fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {

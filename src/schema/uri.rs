@@ -6,6 +6,7 @@
 //! tokens. Never panics: all string handling goes through `find`, `get` and
 //! `split_at_checked`-style helpers.
 
+use crate::prelude::*;
 /// The base URI of a schema document that has no `$id`.
 pub(crate) const DEFAULT_BASE: &str = "json-schema:///";
 

@@ -2,11 +2,12 @@
 //! shim. Inputs arrive as JSON text or numbers; `drain()` hands every output
 //! back at once, in the core's documented order, as one JSON text.
 
+use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use super::protocol::CryptoRandom;
 use super::regexp::JsRegExp;
-use crate::json::{obj, to_text, Map, Value};
+use crate::json::{is_whole, obj, to_text, Map, Value};
 use crate::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, ToolmarkError, Validated,
@@ -18,7 +19,7 @@ use crate::protocol::{
 };
 use crate::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
 
-fn js_error(message: impl std::fmt::Display) -> JsError {
+fn js_error(message: impl core::fmt::Display) -> JsError {
     JsError::new(&message.to_string())
 }
 
@@ -61,7 +62,7 @@ fn count(map: &Map, key: &str, default: u64) -> Result<u64, JsError> {
         None | Some(Value::Null) => Ok(default),
         Some(v) => v
             .as_f64()
-            .filter(|n| n.is_finite() && *n >= 0.0 && n.fract() == 0.0)
+            .filter(|n| *n >= 0.0 && is_whole(*n))
             .map(ms)
             .ok_or_else(|| js_error(format!("createToolmark: {key} must be a whole number >= 0"))),
     }
@@ -416,9 +417,7 @@ impl WasmToolmark {
         };
         let max_message_bytes = match max_message_bytes {
             None => DEFAULT_MAX_MESSAGE_BYTES,
-            Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 => {
-                usize::try_from(ms(n)).unwrap_or(usize::MAX)
-            }
+            Some(n) if n >= 1.0 && is_whole(n) => usize::try_from(ms(n)).unwrap_or(usize::MAX),
             Some(_) => {
                 return Err(js_error(
                     "bridge: maxMessageBytes must be a positive integer",

@@ -1,5 +1,6 @@
 //! Glue for the protocol helpers: `newId`, `llmName`, `validateMessage`, schemas.
 
+use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use crate::ids::{self, RandomError, RandomSource};

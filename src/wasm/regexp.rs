@@ -1,7 +1,8 @@
 //! `pattern` / `patternProperties` through JS `RegExp` (ECMA-262, `u` flag),
 //! so no regex engine ships in the wasm. Compiled patterns are cached.
 
-use std::cell::RefCell;
+use crate::prelude::*;
+use core::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
