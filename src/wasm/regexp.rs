@@ -9,11 +9,29 @@ use wasm_bindgen::prelude::*;
 use crate::schema::PatternMatcher;
 use crate::vecmap::VecMap;
 
+// Declared here rather than taken from js-sys: linking js-sys brought its
+// futures support along (closure shims and wakers the module kept in its
+// function table, ~5 KB) although nothing here uses it.
 #[wasm_bindgen]
 extern "C" {
-    /// `new RegExp(pattern, flags)`, with its SyntaxError caught.
+    /// A JS `RegExp`.
+    type RegExp;
+
+    /// `RegExp(pattern, flags)` (the same as with `new`), with its
+    /// SyntaxError caught.
     #[wasm_bindgen(catch, js_namespace = globalThis, js_name = RegExp)]
-    fn try_regexp(pattern: &str, flags: &str) -> Result<js_sys::RegExp, JsValue>;
+    fn try_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
+
+    /// `regexp.test(text)`.
+    #[wasm_bindgen(method)]
+    fn test(this: &RegExp, text: &str) -> bool;
+
+    /// Whatever `RegExp` threw.
+    type Thrown;
+
+    /// Its `message` (a string for a SyntaxError).
+    #[wasm_bindgen(method, getter, structural)]
+    fn message(this: &Thrown) -> JsValue;
 }
 
 /// Most distinct patterns kept compiled (tool schemas use a handful).
@@ -23,12 +41,13 @@ const CACHE_LIMIT: usize = 256;
 /// or `y`, so `test()` keeps no state).
 #[derive(Default)]
 pub struct JsRegExp {
-    cache: RefCell<VecMap<String, Result<js_sys::RegExp, String>>>,
+    cache: RefCell<VecMap<String, Result<RegExp, String>>>,
 }
 
-fn compile(pattern: &str) -> Result<js_sys::RegExp, String> {
+fn compile(pattern: &str) -> Result<RegExp, String> {
     try_regexp(pattern, "u").map_err(|error| {
-        js_sys::Error::from(error)
+        error
+            .unchecked_into::<Thrown>()
             .message()
             .as_string()
             .unwrap_or_else(|| "invalid regular expression".into())
