@@ -271,7 +271,10 @@ test('binary, non-JSON and oversized frames are dropped unparsed', async () => {
 test('close() stops reconnecting, also during a backoff wait', async () => {
   const server = await agentServer();
   const t = transport({ url: server.url, maxDelayMs: 500 });
-  await waitFor(() => server.sockets.length === 1, { what: 'connection' });
+  // Open on the client's side too (a frame sent while connecting is flushed
+  // on open): closing a socket still connecting fails it (1006), no close frame.
+  t.send({ type: 'hello' });
+  await waitFor(() => server.messages('hello').length === 1, { what: 'open connection' });
   t.close();
   await waitFor(() => server.closes.length === 1, { what: 'close frame' });
   assert.equal(server.closes[0].code, 1000);
