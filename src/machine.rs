@@ -40,10 +40,10 @@ use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
-    check_agent_to_page_with, parse_json, parse_value, peek_client_id, AgentToPage, CancelledBy,
-    Changed, Confirmed, Direction, ErrorEventCode, FieldChange, Issue, Manifest, MessageSchema,
-    PageToAgent, ProtocolV1, RefusedCode, Rejection, ResultMessage, ToolManifestSummary,
-    ToolResult, DEFAULT_MAX_MESSAGE_BYTES,
+    check_agent_to_page, parse_json, parse_value, peek_client_id, AgentToPage, CancelledBy,
+    Changed, Confirmed, ErrorEventCode, FieldChange, Issue, Manifest, PageToAgent, ProtocolV1,
+    RefusedCode, Rejection, ResultMessage, ToolManifestSummary, ToolResult,
+    DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey, Validator};
 use crate::scheduling::{sort_small, CallKey, Lanes, MAX_PENDING_PER_SCOPE};
@@ -336,8 +336,6 @@ pub struct Toolmark {
     policy: Policy,
     rng: Box<dyn RandomSource>,
     matcher: Box<dyn PatternMatcher>,
-    /// The agent → page schema, compiled once for every inbound message.
-    inbound_schema: Option<MessageSchema>,
     client_id: String,
     registry: Registry,
     bridges: VecMap<BridgeId, BridgeState>,
@@ -427,7 +425,6 @@ impl Toolmark {
             policy,
             rng,
             matcher,
-            inbound_schema: MessageSchema::new(Direction::ToPage),
             client_id,
             registry: Registry::new(),
             bridges: VecMap::new(),
@@ -746,7 +743,7 @@ impl Toolmark {
         if peek_client_id(&value).is_some_and(|id| id != self.client_id) {
             return; // Rule 1: another page's message, ignored silently.
         }
-        match check_agent_to_page_with(&value, self.inbound_schema.as_ref()) {
+        match check_agent_to_page(&value) {
             Ok(AgentToPage::Call(call)) => {
                 self.inbound_call(bridge, call.id, call.tool, call.input, call.rev, now)
             }

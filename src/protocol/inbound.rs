@@ -20,7 +20,7 @@ use crate::prelude::*;
 use super::codes::Direction;
 use super::message::{self, AgentToPage, PageToAgent};
 use super::result::Issue;
-use super::validation::MessageSchema;
+use super::validation::{issues, Slot};
 
 /// Default `maxMessageBytes`: 1 MiB of UTF-8.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1_048_576;
@@ -183,13 +183,9 @@ fn invalid(path: &str, message: &str) -> Rejection {
     }
 }
 
-/// Steps 4–7, step 7 by `schema` (compiled here when not given): the
+/// Steps 4–7 (step 7 by the published schema of `direction`): the
 /// message's object and `type` when it is valid.
-fn check_message<'v>(
-    value: &'v Value,
-    direction: Direction,
-    schema: Option<&MessageSchema>,
-) -> Result<(&'v Map, &'v str), Rejection> {
+fn check_message(value: &Value, direction: Direction) -> Result<(&Map, &str), Rejection> {
     let Some(map) = value.as_object() else {
         return Err(invalid("", "must be object"));
     };
@@ -234,16 +230,7 @@ fn check_message<'v>(
     if let Some(name) = map.keys().find(|key| !known.contains(&key.as_str())) {
         return Err(Rejection::UnknownProperty { name: name.clone() });
     }
-    let compiled;
-    let schema = match schema {
-        Some(schema) => schema,
-        None => {
-            compiled = MessageSchema::new(direction)
-                .ok_or_else(|| invalid("", "protocol schema unavailable"))?;
-            &compiled
-        }
-    };
-    let issues = schema.issues(value);
+    let issues = issues(Slot::from(direction), value);
     if !issues.is_empty() {
         return Err(Rejection::Invalid { issues });
     }
@@ -252,22 +239,13 @@ fn check_message<'v>(
 
 /// Steps 4–7 for agent → page messages.
 pub fn check_agent_to_page(value: &Value) -> Result<AgentToPage, Rejection> {
-    check_agent_to_page_with(value, None)
-}
-
-/// Steps 4–7 for agent → page messages, with the schema compiled once
-/// ([`MessageSchema::new`]`(Direction::ToPage)`) by the caller.
-pub fn check_agent_to_page_with(
-    value: &Value,
-    schema: Option<&MessageSchema>,
-) -> Result<AgentToPage, Rejection> {
-    let (map, message_type) = check_message(value, Direction::ToPage, schema)?;
+    let (map, message_type) = check_message(value, Direction::ToPage)?;
     message::agent_to_page(map, message_type).ok_or_else(|| invalid("", "invalid message"))
 }
 
 /// Steps 4–7 for page → agent messages.
 pub fn check_page_to_agent(value: &Value) -> Result<PageToAgent, Rejection> {
-    let (map, message_type) = check_message(value, Direction::ToAgent, None)?;
+    let (map, message_type) = check_message(value, Direction::ToAgent)?;
     message::page_to_agent(map, message_type).ok_or_else(|| invalid("", "invalid message"))
 }
 
@@ -283,7 +261,7 @@ pub fn parse_page_to_agent(text: &str, max_message_bytes: usize) -> Result<PageT
 
 /// `validateMessage`: does `value` match the published schema of `direction`?
 pub fn validate(value: &Value, direction: Direction) -> Result<(), Vec<Issue>> {
-    check_message(value, direction, None)
+    check_message(value, direction)
         .map(|_| ())
         .map_err(|rejection| rejection.issues())
 }

@@ -15,9 +15,8 @@ pub const PROTOCOL_VERSION: u8 = 1;
 
 pub use codes::{CancelledBy, Direction, ErrorEventCode, RefusedCode, ThrownErrorCode};
 pub use inbound::{
-    check_agent_to_page, check_agent_to_page_with, check_page_to_agent, parse_agent_to_page,
-    parse_json, parse_page_to_agent, parse_value, peek_client_id, validate, Rejection,
-    DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH,
+    check_agent_to_page, check_page_to_agent, parse_agent_to_page, parse_json, parse_page_to_agent,
+    parse_value, peek_client_id, validate, Rejection, DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH,
 };
 pub use manifest::{Hints, ToolManifest, ToolManifestSummary, ToolMode};
 pub use message::{
@@ -25,5 +24,4 @@ pub use message::{
     ResultMessage,
 };
 pub use result::{FieldChange, Issue, ToolResult};
-pub use validation::MessageSchema;
 pub use values::{field_changes_from_value, hints_from_value, issues_from_value};

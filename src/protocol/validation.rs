@@ -38,29 +38,85 @@ impl PatternMatcher for ProtocolPatterns {
     }
 }
 
-/// The published schema of one direction, compiled (see the module docs).
-#[derive(Debug, Clone)]
-pub struct MessageSchema(CompiledSchema);
+/// What a cached schema checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// Agent → page messages (`agent-to-page.json`).
+    ToPage,
+    /// Page → agent messages (`page-to-agent.json`).
+    ToAgent,
+    /// `page-to-agent.json`'s `#/$defs/hints`.
+    Hints,
+    /// An array of `page-to-agent.json`'s `#/$defs/fieldChange`.
+    FieldChanges,
+    /// An array of `page-to-agent.json`'s `#/$defs/issue`.
+    Issues,
+}
 
-impl MessageSchema {
-    /// Compiles the schema of `direction`; `None` only if the published
-    /// schema could not be compiled (a unit test rules that out).
-    pub fn new(direction: Direction) -> Option<MessageSchema> {
-        let text = match direction {
-            Direction::ToPage => schemas::AGENT_TO_PAGE,
-            Direction::ToAgent => schemas::PAGE_TO_AGENT,
-        };
-        compile(text, None).map(MessageSchema)
-    }
+const SLOTS: usize = 5;
 
-    /// The issues of `value` (empty when valid).
-    pub(crate) fn issues(&self, value: &Value) -> Vec<Issue> {
-        issues(&self.0, value)
+impl From<Direction> for Slot {
+    fn from(direction: Direction) -> Slot {
+        match direction {
+            Direction::ToPage => Slot::ToPage,
+            Direction::ToAgent => Slot::ToAgent,
+        }
     }
 }
 
-/// The schema's issues as protocol issues.
-pub(crate) fn issues(schema: &CompiledSchema, value: &Value) -> Vec<Issue> {
+/// Compiles the schema of `slot` (`None` only if the published schema could
+/// not be compiled, which a unit test rules out).
+fn build(slot: Slot) -> Option<CompiledSchema> {
+    let root = match slot {
+        Slot::ToPage => return compile(schemas::AGENT_TO_PAGE, None),
+        Slot::ToAgent => return compile(schemas::PAGE_TO_AGENT, None),
+        Slot::Hints => r##"{"$ref":"#/$defs/hints"}"##,
+        Slot::FieldChanges => r##"{"type":"array","items":{"$ref":"#/$defs/fieldChange"}}"##,
+        Slot::Issues => r##"{"type":"array","items":{"$ref":"#/$defs/issue"}}"##,
+    };
+    compile(schemas::PAGE_TO_AGENT, crate::json::parse(root).ok())
+}
+
+/// The schema of `slot`, compiled on first use and kept for the process
+/// (compiling costs ~0.1–0.4 ms natively, several times a validation).
+#[cfg(feature = "std")]
+fn cached(slot: Slot) -> Option<&'static CompiledSchema> {
+    use std::sync::OnceLock;
+    static CACHE: [OnceLock<Option<CompiledSchema>>; SLOTS] = [const { OnceLock::new() }; SLOTS];
+    CACHE
+        .get(slot as usize)?
+        .get_or_init(|| build(slot))
+        .as_ref()
+}
+
+/// The schema of `slot`, compiled on first use and kept for the module.
+#[cfg(not(feature = "std"))]
+fn cached(slot: Slot) -> Option<&'static CompiledSchema> {
+    use core::cell::Cell;
+    struct Cache([Cell<Option<&'static CompiledSchema>>; SLOTS]);
+    // SAFETY: without std the crate is built only for wasm32-unknown-unknown
+    // without the atomics feature (`npm run build`), which has one thread; the
+    // cells hold shared references to leaked, immutable schemas.
+    unsafe impl Sync for Cache {}
+    static CACHE: Cache = Cache([const { Cell::new(None) }; SLOTS]);
+    let cell = CACHE.0.get(slot as usize)?;
+    if cell.get().is_none() {
+        cell.set(build(slot).map(|schema| &*Box::leak(Box::new(schema))));
+    }
+    cell.get()
+}
+
+#[cfg(all(not(feature = "std"), target_feature = "atomics"))]
+compile_error!("the no-std schema cache assumes one thread (wasm32 without atomics)");
+
+/// The issues of `value` against the schema of `slot` (empty when valid).
+pub(crate) fn issues(slot: Slot, value: &Value) -> Vec<Issue> {
+    let Some(schema) = cached(slot) else {
+        return vec![Issue {
+            path: String::new(),
+            message: "protocol schema unavailable".into(),
+        }];
+    };
     schema
         .validate(value, &ProtocolPatterns)
         .into_iter()
@@ -73,7 +129,7 @@ pub(crate) fn issues(schema: &CompiledSchema, value: &Value) -> Vec<Issue> {
 
 /// Compiles a published schema with its `oneOf`s split (module docs); with
 /// `root`, the root's `oneOf` is replaced by `root`'s keywords instead.
-pub(crate) fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
+fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
     let mut doc = crate::json::parse(text).ok()?;
     let map = doc.as_object_mut()?;
     let one_of = map.remove("oneOf")?;
@@ -121,9 +177,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn both_published_schemas_compile() {
-        assert!(MessageSchema::new(Direction::ToPage).is_some());
-        assert!(MessageSchema::new(Direction::ToAgent).is_some());
+    fn every_schema_compiles() {
+        for slot in [
+            Slot::ToPage,
+            Slot::ToAgent,
+            Slot::Hints,
+            Slot::FieldChanges,
+            Slot::Issues,
+        ] {
+            assert!(build(slot).is_some(), "{slot:?}");
+            assert!(cached(slot).is_some(), "{slot:?}");
+        }
     }
 
     #[test]

@@ -7,17 +7,11 @@ use crate::prelude::*;
 
 use super::manifest::Hints;
 use super::result::{list, FieldChange, Issue};
-use super::schemas::PAGE_TO_AGENT;
-use super::validation::{compile, issues};
+use super::validation::{issues, Slot};
 
-/// Checks `value` against the page → agent schema with `root` as its root
-/// (`{"$ref": "#/$defs/hints"}`, …).
-fn check(value: &Value, root: &str) -> Result<(), Vec<Issue>> {
-    let root = crate::json::parse(root).ok();
-    let found = match compile(PAGE_TO_AGENT, root) {
-        Some(schema) => issues(&schema, value),
-        None => failed("schema unavailable"),
-    };
+/// Checks `value` against the schema of `slot`.
+fn check(value: &Value, slot: Slot) -> Result<(), Vec<Issue>> {
+    let found = issues(slot, value);
     if found.is_empty() {
         Ok(())
     } else {
@@ -39,25 +33,19 @@ fn built<T>(value: &Value, build: impl Fn(&Value) -> Option<T>) -> Result<T, Vec
 
 /// Tool hints (`{ readOnly?, consequential?, destructive?, untrustedContent? }`, unknown kept).
 pub fn hints_from_value(value: &Value) -> Result<Hints, Vec<Issue>> {
-    check(value, r##"{"$ref":"#/$defs/hints"}"##)?;
+    check(value, Slot::Hints)?;
     built(value, Hints::from_value)
 }
 
 /// `[{ path, before?, after? }]`.
 pub fn field_changes_from_value(value: &Value) -> Result<Vec<FieldChange>, Vec<Issue>> {
-    check(
-        value,
-        r##"{"type":"array","items":{"$ref":"#/$defs/fieldChange"}}"##,
-    )?;
+    check(value, Slot::FieldChanges)?;
     built(value, |v| list(v, FieldChange::from_value))
 }
 
 /// `[{ path, message }]`.
 pub fn issues_from_value(value: &Value) -> Result<Vec<Issue>, Vec<Issue>> {
-    check(
-        value,
-        r##"{"type":"array","items":{"$ref":"#/$defs/issue"}}"##,
-    )?;
+    check(value, Slot::Issues)?;
     built(value, |v| list(v, Issue::from_value))
 }
 
