@@ -356,3 +356,46 @@ fn validate_reports_issues_with_paths() {
         }])
     );
 }
+
+#[test]
+fn field_issues_are_the_schema_validators_precise_ones() {
+    let issue = |path: &str, message: &str| Issue {
+        path: path.into(),
+        message: message.into(),
+    };
+    let invalid = |v: &Value, direction: Direction| validate(&own(v), direction).err();
+    let mut v = call();
+    v["tool"] = json!("");
+    v["rev"] = json!(1.5);
+    v.as_object_mut().map(|o| o.remove("clientId"));
+    assert_eq!(
+        invalid(&v, Direction::ToPage),
+        Some(vec![
+            issue("clientId", "must have required property 'clientId'"),
+            issue("rev", "must be integer"),
+            issue("tool", "must NOT have fewer than 1 character"),
+        ])
+    );
+    // Inside a result: the branch of its status, not "must match exactly one schema in oneOf".
+    let result = json!({"protocol": 1, "type": "result", "clientId": "p", "id": "i",
+                        "result": {"status": "invalid", "issues": [{"path": 1, "message": "m"}]}});
+    assert_eq!(
+        invalid(&result, Direction::ToAgent),
+        Some(vec![issue("result.issues.0.path", "must be string")])
+    );
+    let manifest = json!({"protocol": 1, "type": "manifest", "clientId": "p", "rev": 1,
+                          "tools": [{"name": "a b", "llmName": "a", "description": "d", "hints": {}}]});
+    assert_eq!(
+        invalid(&manifest, Direction::ToAgent),
+        Some(vec![issue(
+            "tools.0.name",
+            "must match pattern \"^[A-Za-z0-9_.-]{1,128}$\""
+        )])
+    );
+    let no_status = json!({"protocol": 1, "type": "confirmed", "clientId": "p", "confirmId": "c",
+                           "result": []});
+    assert_eq!(
+        invalid(&no_status, Direction::ToAgent),
+        Some(vec![issue("result", "must be object")])
+    );
+}

@@ -7,18 +7,20 @@
 //! 4. `protocol` other than 1 → [`Rejection::UnsupportedProtocol`] (keeps a string `id` and `clientId`)
 //! 5. a known `type` of the other direction → [`Rejection::WrongDirection`]
 //! 6. an unknown top-level property → [`Rejection::UnknownProperty`]
-//! 7. bad field types or ranges (also a missing or unknown `type`) → [`Rejection::Invalid`]
+//! 7. bad field types or ranges (also a missing or unknown `type`) → [`Rejection::Invalid`]:
+//!    the published JSON Schema of the direction, run by the crate's own
+//!    validator (`validation.rs`), reports the issues
 //!
 //! Steps 1–3 are [`parse_json`]; the bridge then filters by `clientId`
 //! ([`peek_client_id`]) before steps 4–7 ([`check_agent_to_page`]).
 
-use crate::json::Value;
+use crate::json::{Map, Value};
 use crate::prelude::*;
 
-use super::check::Checker;
 use super::codes::Direction;
 use super::message::{self, AgentToPage, PageToAgent};
 use super::result::Issue;
+use super::validation::{issues, Slot};
 
 /// Default `maxMessageBytes`: 1 MiB of UTF-8.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1_048_576;
@@ -172,29 +174,33 @@ pub fn peek_client_id(value: &Value) -> Option<&str> {
     value.get("clientId")?.as_str()
 }
 
-enum Checked {
-    ToPage(AgentToPage),
-    ToAgent(PageToAgent),
+fn invalid(path: &str, message: &str) -> Rejection {
+    Rejection::Invalid {
+        issues: vec![Issue {
+            path: path.to_owned(),
+            message: message.to_owned(),
+        }],
+    }
 }
 
-fn check_message(value: &Value, direction: Direction) -> Result<Checked, Rejection> {
-    let mut c = Checker::default();
-    let Some(obj) = c.object(value, "") else {
-        return Err(Rejection::Invalid { issues: c.issues });
+/// Steps 4–7 (step 7 by the published schema of `direction`): the
+/// message's object and `type` when it is valid.
+fn check_message(value: &Value, direction: Direction) -> Result<(&Map, &str), Rejection> {
+    let Some(map) = value.as_object() else {
+        return Err(invalid("", "must be object"));
     };
-    let protocol_ok = obj
-        .map
+    let protocol_ok = map
         .get("protocol")
         .and_then(Value::as_f64)
         .is_some_and(|p| p == f64::from(super::PROTOCOL_VERSION));
     if !protocol_ok {
-        let string = |key: &str| obj.map.get(key).and_then(Value::as_str).map(str::to_owned);
+        let string = |key: &str| map.get(key).and_then(Value::as_str).map(str::to_owned);
         return Err(Rejection::UnsupportedProtocol {
             id: string("id"),
             client_id: string("clientId"),
         });
     }
-    let message_type = obj.map.get("type").and_then(Value::as_str).unwrap_or("");
+    let message_type = map.get("type").and_then(Value::as_str).unwrap_or("");
     let (ours, theirs): (&[&str], &[&str]) = match direction {
         Direction::ToPage => (
             &["call", "describe", "cancel"],
@@ -211,56 +217,36 @@ fn check_message(value: &Value, direction: Direction) -> Result<Checked, Rejecti
         });
     }
     if !ours.contains(&message_type) {
-        let message = if obj.map.contains_key("type") {
-            "must be equal to one of the allowed values"
-        } else {
-            "must have required property 'type'"
-        };
-        c.fail("type", message);
-        return Err(Rejection::Invalid { issues: c.issues });
+        return Err(invalid(
+            "type",
+            if map.contains_key("type") {
+                "must be equal to one of the allowed values"
+            } else {
+                "must have required property 'type'"
+            },
+        ));
     }
-    if let Some(name) = obj.first_unknown(message::known_keys(message_type)) {
-        return Err(Rejection::UnknownProperty {
-            name: name.to_owned(),
-        });
+    let known = message::known_keys(message_type);
+    if let Some(name) = map.keys().find(|key| !known.contains(&key.as_str())) {
+        return Err(Rejection::UnknownProperty { name: name.clone() });
     }
-    let checked = match direction {
-        Direction::ToPage => {
-            message::check_agent_to_page(&obj, message_type, &mut c).map(Checked::ToPage)
-        }
-        Direction::ToAgent => {
-            message::check_page_to_agent(&obj, message_type, &mut c).map(Checked::ToAgent)
-        }
-    };
-    match checked {
-        Some(checked) if c.issues.is_empty() => Ok(checked),
-        _ => {
-            if c.issues.is_empty() {
-                c.fail("", "invalid message");
-            }
-            Err(Rejection::Invalid { issues: c.issues })
-        }
+    let issues = issues(Slot::from(direction), value);
+    if !issues.is_empty() {
+        return Err(Rejection::Invalid { issues });
     }
+    Ok((map, message_type))
 }
 
 /// Steps 4–7 for agent → page messages.
 pub fn check_agent_to_page(value: &Value) -> Result<AgentToPage, Rejection> {
-    match check_message(value, Direction::ToPage)? {
-        Checked::ToPage(message) => Ok(message),
-        Checked::ToAgent(_) => Err(Rejection::Malformed {
-            reason: "direction mix-up".into(),
-        }),
-    }
+    let (map, message_type) = check_message(value, Direction::ToPage)?;
+    message::agent_to_page(map, message_type).ok_or_else(|| invalid("", "invalid message"))
 }
 
 /// Steps 4–7 for page → agent messages.
 pub fn check_page_to_agent(value: &Value) -> Result<PageToAgent, Rejection> {
-    match check_message(value, Direction::ToAgent)? {
-        Checked::ToAgent(message) => Ok(message),
-        Checked::ToPage(_) => Err(Rejection::Malformed {
-            reason: "direction mix-up".into(),
-        }),
-    }
+    let (map, message_type) = check_message(value, Direction::ToAgent)?;
+    message::page_to_agent(map, message_type).ok_or_else(|| invalid("", "invalid message"))
 }
 
 /// All steps for an agent → page message given as text.

@@ -1,8 +1,7 @@
 //! Manifest entries: `ToolManifestSummary` (in `manifest` messages) and
 //! `ToolManifest` (a `describe` answer). Both accept unknown properties.
 
-use super::check::{Checker, Obj};
-use crate::ids::{is_valid_llm_name, is_valid_tool_name};
+use super::message::string;
 use crate::json::{obj, Map, Value};
 use crate::prelude::*;
 
@@ -112,78 +111,40 @@ const HINT_KEYS: &[&str] = &[
     "untrustedContent",
 ];
 
-fn extra_of(obj: &Obj<'_>, known: &[&str]) -> Map {
-    obj.map
-        .iter()
+fn extra_of(map: &Map, known: &[&str]) -> Map {
+    map.iter()
         .filter(|(key, _)| !known.contains(&key.as_str()))
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect()
 }
 
 impl Hints {
-    pub(crate) fn check(value: &Value, path: &str, c: &mut Checker) -> Option<Hints> {
-        let obj = c.object(value, path)?;
-        let read_only = obj.opt_bool("readOnly", c);
-        let consequential = obj.opt_bool("consequential", c);
-        let destructive = obj.opt_bool("destructive", c);
-        let untrusted_content = obj.opt_bool("untrustedContent", c);
+    /// Builds hints from a value the `hints` schema accepted (plain extraction).
+    pub(crate) fn from_value(value: &Value) -> Option<Hints> {
+        let map = value.as_object()?;
+        let hint = |key: &str| map.get(key).and_then(Value::as_bool);
         Some(Hints {
-            read_only: read_only.ok()?,
-            consequential: consequential.ok()?,
-            destructive: destructive.ok()?,
-            untrusted_content: untrusted_content.ok()?,
-            extra: extra_of(&obj, HINT_KEYS),
+            read_only: hint("readOnly"),
+            consequential: hint("consequential"),
+            destructive: hint("destructive"),
+            untrusted_content: hint("untrustedContent"),
+            extra: extra_of(map, HINT_KEYS),
         })
     }
 }
 
 impl ToolManifestSummary {
-    pub(crate) fn check(value: &Value, path: &str, c: &mut Checker) -> Option<Self> {
-        let obj = c.object(value, path)?;
-        let name = obj.string("name", false, c).filter(|name| {
-            let ok = is_valid_tool_name(name);
-            if !ok {
-                c.fail(
-                    &obj.path_of("name"),
-                    "must match pattern \"^[A-Za-z0-9_.-]{1,128}$\"",
-                );
-            }
-            ok
-        });
-        let llm_name = obj.string("llmName", false, c).filter(|llm| {
-            let ok = is_valid_llm_name(llm);
-            if !ok {
-                c.fail(
-                    &obj.path_of("llmName"),
-                    "must match pattern \"^[a-zA-Z0-9_-]{1,64}$\"",
-                );
-            }
-            ok
-        });
-        let title = obj.opt_string("title", c);
-        let description = obj.string("description", false, c);
-        let hints = obj
-            .any("hints", c)
-            .and_then(|hints| Hints::check(hints, &obj.path_of("hints"), c));
-        let mode = match obj.map.get("mode") {
-            None => Ok(None),
-            Some(Value::String(mode)) if mode == "stepwise" => Ok(Some(ToolMode::Stepwise)),
-            Some(_) => {
-                c.fail(
-                    &obj.path_of("mode"),
-                    "must be equal to one of the allowed values",
-                );
-                Err(())
-            }
-        };
+    /// Builds an entry from a value the `toolManifestSummary` schema accepted.
+    pub(crate) fn from_value(value: &Value) -> Option<Self> {
+        let map = value.as_object()?;
         Some(ToolManifestSummary {
-            name: name?,
-            llm_name: llm_name?,
-            title: title.ok()?,
-            description: description?,
-            hints: hints?,
-            mode: mode.ok()?,
-            extra: extra_of(&obj, SUMMARY_KEYS),
+            name: string(map, "name")?,
+            llm_name: string(map, "llmName")?,
+            title: map.get("title").and_then(Value::as_str).map(str::to_owned),
+            description: string(map, "description")?,
+            hints: Hints::from_value(map.get("hints")?)?,
+            mode: map.get("mode").map(|_| ToolMode::Stepwise),
+            extra: extra_of(map, SUMMARY_KEYS),
         })
     }
 }
@@ -192,6 +153,20 @@ impl ToolManifestSummary {
 mod tests {
     use super::*;
     use crate::json::testing::json;
+    use crate::protocol::{check_page_to_agent, Issue, PageToAgent, Rejection};
+
+    /// The entry checked as the only tool of a `manifest` message.
+    fn check(entry: &Value) -> Result<ToolManifestSummary, Vec<Issue>> {
+        let mut message = json!({"protocol": 1, "type": "manifest", "clientId": "p", "rev": 0});
+        if let Some(map) = message.as_object_mut() {
+            map.insert("tools".into(), Value::Array(vec![entry.clone()]));
+        }
+        match check_page_to_agent(&message) {
+            Ok(PageToAgent::Manifest(mut m)) => Ok(m.tools.remove(0)),
+            Err(Rejection::Invalid { issues }) => Err(issues),
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn summary_round_trips_and_keeps_unknown_properties() {
@@ -201,10 +176,7 @@ mod tests {
             "hints": {"readOnly": false, "futureHint": true},
             "mode": "stepwise", "futureField": [1]
         });
-        let mut c = Checker::default();
-        let summary = ToolManifestSummary::check(&wire, "tools.0", &mut c);
-        assert!(c.issues.is_empty(), "{:?}", c.issues);
-        let summary = summary.unwrap_or_else(|| panic!("valid summary"));
+        let summary = check(&wire).unwrap_or_else(|issues| panic!("{issues:?}"));
         assert_eq!(summary.hints.extra.get("futureHint"), Some(&json!(true)));
         assert_eq!(summary.to_value(), wire);
         assert_eq!(summary.to_value().to_string(), wire.to_string());
@@ -212,19 +184,18 @@ mod tests {
 
     #[test]
     fn summary_checks_patterns_and_types() {
-        let mut c = Checker::default();
         let wire = json!({"name": "bad name", "llmName": "x.y", "description": 1,
                           "hints": {"readOnly": "yes"}, "mode": "wizard"});
-        assert_eq!(ToolManifestSummary::check(&wire, "t", &mut c), None);
-        let paths: Vec<&str> = c.issues.iter().map(|i| i.path.as_str()).collect();
+        let issues = check(&wire).err().unwrap_or_default();
+        let paths: Vec<&str> = issues.iter().map(|i| i.path.as_str()).collect();
         assert_eq!(
             paths,
             [
-                "t.name",
-                "t.llmName",
-                "t.description",
-                "t.hints.readOnly",
-                "t.mode"
+                "tools.0.name",
+                "tools.0.llmName",
+                "tools.0.description",
+                "tools.0.hints.readOnly",
+                "tools.0.mode"
             ]
         );
     }

@@ -1,9 +1,8 @@
 //! One Rust type per protocol message, in both directions.
 
-use super::check::{Checker, Obj};
 use super::manifest::ToolManifestSummary;
 use super::result::ToolResult;
-use crate::json::{obj, Value};
+use crate::json::{is_whole, obj, Map, Value};
 use crate::prelude::*;
 
 /// `protocol: 1` as a JSON value's number.
@@ -209,106 +208,104 @@ pub(crate) fn known_keys(message_type: &str) -> &'static [&'static str] {
     }
 }
 
-/// Checks the fields of an object already known to carry `protocol: 1`, a
-/// page → agent `type` and no unknown property.
-pub(crate) fn check_page_to_agent(
-    obj: &Obj<'_>,
-    message_type: &str,
-    c: &mut Checker,
-) -> Option<PageToAgent> {
-    let client_id = obj.string("clientId", true, c);
-    let message = match message_type {
-        "manifest" => {
-            let rev = obj.rev("rev", c);
-            let tools = obj.array("tools", c).map(|tools| {
-                tools
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, tool)| {
-                        ToolManifestSummary::check(tool, &format!("tools.{i}"), c)
-                    })
-                    .collect::<Vec<_>>()
-            });
-            PageToAgent::Manifest(Manifest {
-                protocol: ProtocolV1,
-                client_id: client_id?,
-                rev: rev?,
-                tools: tools?,
-            })
-        }
-        "changed" => {
-            let rev = obj.rev("rev", c);
-            PageToAgent::Changed(Changed {
-                protocol: ProtocolV1,
-                client_id: client_id?,
-                rev: rev?,
-            })
-        }
-        "result" => {
-            let id = obj.string("id", true, c);
-            let result = obj
-                .any("result", c)
-                .and_then(|r| ToolResult::check(r, "result", c));
-            PageToAgent::Result(ResultMessage {
-                protocol: ProtocolV1,
-                client_id: client_id?,
-                id: id?,
-                result: result?,
-            })
-        }
-        _ => {
-            let confirm_id = obj.string("confirmId", true, c);
-            let result = obj
-                .any("result", c)
-                .and_then(|r| ToolResult::check(r, "result", c));
-            PageToAgent::Confirmed(Confirmed {
-                protocol: ProtocolV1,
-                client_id: client_id?,
-                confirm_id: confirm_id?,
-                result: result?,
-            })
-        }
-    };
-    Some(message)
+/// A string field.
+pub(crate) fn string(map: &Map, key: &str) -> Option<String> {
+    map.get(key)?.as_str().map(str::to_owned)
 }
 
-/// Checks the fields of an object already known to carry `protocol: 1`, an
-/// agent → page `type` and no unknown property.
-pub(crate) fn check_agent_to_page(
-    obj: &Obj<'_>,
-    message_type: &str,
-    c: &mut Checker,
-) -> Option<AgentToPage> {
-    let client_id = obj.string("clientId", true, c);
-    let id = obj.string("id", true, c);
-    let message = match message_type {
-        "call" => {
-            let rev = obj.opt_rev("rev", c);
-            let tool = obj.string("tool", true, c);
-            let input = obj.any("input", c);
-            AgentToPage::Call(Call {
-                protocol: ProtocolV1,
-                client_id: client_id?,
-                id: id?,
-                rev: rev.ok()?,
-                tool: tool?,
-                input: input?.clone(),
-            })
-        }
-        "describe" => {
-            let tool = obj.string("tool", true, c);
-            AgentToPage::Describe(Describe {
-                protocol: ProtocolV1,
-                client_id: client_id?,
-                id: id?,
-                tool: tool?,
-            })
-        }
+/// A JSON Schema `integer` with `minimum: 0`: any finite number ≥ 0 without a
+/// fractional part (so `7.0` counts); values past `u64::MAX` saturate.
+pub(crate) fn non_negative_integer(value: &Value) -> Option<u64> {
+    let number = value.as_number()?;
+    if let Some(n) = number.as_u64() {
+        return Some(n);
+    }
+    if number.is_i64() {
+        return None; // a negative integer
+    }
+    let float = number.as_f64()?;
+    if float >= 0.0 && is_whole(float) {
+        // `as` saturates for floats beyond u64::MAX, which is what we want.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Some(float as u64)
+    } else {
+        None
+    }
+}
+
+/// A `rev` field.
+pub(crate) fn rev(map: &Map, key: &str) -> Option<u64> {
+    non_negative_integer(map.get(key)?)
+}
+
+/// An optional `rev` field: `Err` when present but not a revision.
+pub(crate) fn opt_rev(map: &Map, key: &str) -> Result<Option<u64>, ()> {
+    match map.get(key) {
+        None => Ok(None),
+        Some(value) => non_negative_integer(value).map(Some).ok_or(()),
+    }
+}
+
+/// Builds a page → agent message from an object the schema accepted (plain
+/// extraction; `None` only if it does not have the shape after all).
+pub(crate) fn page_to_agent(map: &Map, message_type: &str) -> Option<PageToAgent> {
+    let client_id = string(map, "clientId")?;
+    let result = || ToolResult::from_value(map.get("result")?);
+    Some(match message_type {
+        "manifest" => PageToAgent::Manifest(Manifest {
+            protocol: ProtocolV1,
+            client_id,
+            rev: rev(map, "rev")?,
+            tools: map
+                .get("tools")?
+                .as_array()?
+                .iter()
+                .map(ToolManifestSummary::from_value)
+                .collect::<Option<Vec<_>>>()?,
+        }),
+        "changed" => PageToAgent::Changed(Changed {
+            protocol: ProtocolV1,
+            client_id,
+            rev: rev(map, "rev")?,
+        }),
+        "result" => PageToAgent::Result(ResultMessage {
+            protocol: ProtocolV1,
+            client_id,
+            id: string(map, "id")?,
+            result: result()?,
+        }),
+        _ => PageToAgent::Confirmed(Confirmed {
+            protocol: ProtocolV1,
+            client_id,
+            confirm_id: string(map, "confirmId")?,
+            result: result()?,
+        }),
+    })
+}
+
+/// Builds an agent → page message from an object the schema accepted.
+pub(crate) fn agent_to_page(map: &Map, message_type: &str) -> Option<AgentToPage> {
+    let client_id = string(map, "clientId")?;
+    let id = string(map, "id")?;
+    Some(match message_type {
+        "call" => AgentToPage::Call(Call {
+            protocol: ProtocolV1,
+            client_id,
+            id,
+            rev: opt_rev(map, "rev").ok()?,
+            tool: string(map, "tool")?,
+            input: map.get("input")?.clone(),
+        }),
+        "describe" => AgentToPage::Describe(Describe {
+            protocol: ProtocolV1,
+            client_id,
+            id,
+            tool: string(map, "tool")?,
+        }),
         _ => AgentToPage::Cancel(Cancel {
             protocol: ProtocolV1,
-            client_id: client_id?,
-            id: id?,
+            client_id,
+            id,
         }),
-    };
-    Some(message)
+    })
 }

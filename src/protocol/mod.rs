@@ -1,13 +1,13 @@
 //! The protocol layer: message types, codes, inbound parsing and the
 //! published JSON Schemas of Toolmark bridge protocol v1.
 
-mod check;
 pub mod codes;
 pub mod inbound;
 pub mod manifest;
 pub mod message;
 pub mod result;
 pub mod schemas;
+mod validation;
 mod values;
 
 /// `protocol: 1`.

@@ -1,7 +1,7 @@
 //! Tool results (`result.result`, `confirmed.result`) and their parts.
 
-use super::check::{Checker, Obj};
 use super::codes::{CancelledBy, RefusedCode};
+use super::message::{opt_rev, string};
 use crate::json::{obj, Value};
 use crate::prelude::*;
 
@@ -74,15 +74,6 @@ pub enum ToolResult {
     },
 }
 
-const STATUSES: &[&str] = &[
-    "ok",
-    "invalid",
-    "refused",
-    "needs_confirmation",
-    "cancelled",
-    "error",
-];
-
 impl ToolResult {
     /// The `status` string.
     pub fn status(&self) -> &'static str {
@@ -144,122 +135,68 @@ impl ToolResult {
         }
     }
 
-    /// Checks a value against the `toolResult` schema and builds the result.
-    pub(crate) fn check(value: &Value, path: &str, c: &mut Checker) -> Option<ToolResult> {
-        let obj = c.object(value, path)?;
-        let status = obj.one_of(
-            "status",
-            |s| STATUSES.iter().position(|known| *known == s),
-            c,
-        )?;
-        let before = c.issues.len();
-        let result = match status {
-            0 => {
-                obj.deny_unknown(&["status", "data"], c);
-                ToolResult::Ok {
-                    data: obj.map.get("data").cloned(),
-                }
-            }
-            1 => {
-                obj.deny_unknown(&["status", "issues"], c);
-                let items = obj.array("issues", c)?;
-                let issues = items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, item)| check_issue(item, &join_index(&obj, "issues", i), c))
-                    .collect::<Vec<_>>();
-                ToolResult::Invalid { issues }
-            }
-            2 => check_refused(&obj, c)?,
-            3 => {
-                obj.deny_unknown(&["status", "confirmId", "summary", "changes"], c);
-                let confirm_id = obj.string("confirmId", true, c);
-                let summary = obj.string("summary", false, c);
-                let changes = match obj.opt_array("changes", c) {
-                    Ok(Some(items)) => Some(
-                        items
-                            .iter()
-                            .enumerate()
-                            .filter_map(|(i, item)| {
-                                check_field_change(item, &join_index(&obj, "changes", i), c)
-                            })
-                            .collect::<Vec<_>>(),
-                    ),
-                    Ok(None) => None,
-                    Err(()) => None,
-                };
-                ToolResult::NeedsConfirmation {
-                    confirm_id: confirm_id?,
-                    summary: summary?,
-                    changes,
-                }
-            }
-            4 => {
-                obj.deny_unknown(&["status", "by"], c);
-                ToolResult::Cancelled {
-                    by: obj.one_of("by", CancelledBy::parse, c)?,
-                }
-            }
-            _ => {
-                obj.deny_unknown(&["status", "message"], c);
-                ToolResult::Error {
-                    message: obj.string("message", false, c)?,
-                }
-            }
-        };
-        (c.issues.len() == before).then_some(result)
+    /// Builds a result from a value the `toolResult` schema accepted (plain
+    /// extraction; `None` only if it does not have the shape after all).
+    pub(crate) fn from_value(value: &Value) -> Option<ToolResult> {
+        let map = value.as_object()?;
+        let string = |key: &str| string(map, key);
+        Some(match map.get("status")?.as_str()? {
+            "ok" => ToolResult::Ok {
+                data: map.get("data").cloned(),
+            },
+            "invalid" => ToolResult::Invalid {
+                issues: list(map.get("issues")?, Issue::from_value)?,
+            },
+            "refused" => ToolResult::Refused {
+                code: RefusedCode::parse(map.get("code")?.as_str()?)?,
+                message: string("message")?,
+                rev: opt_rev(map, "rev").ok()?,
+            },
+            "needs_confirmation" => ToolResult::NeedsConfirmation {
+                confirm_id: string("confirmId")?,
+                summary: string("summary")?,
+                changes: match map.get("changes") {
+                    None => None,
+                    Some(changes) => Some(list(changes, FieldChange::from_value)?),
+                },
+            },
+            "cancelled" => ToolResult::Cancelled {
+                by: CancelledBy::parse(map.get("by")?.as_str()?)?,
+            },
+            "error" => ToolResult::Error {
+                message: string("message")?,
+            },
+            _ => return None,
+        })
     }
 }
 
-fn join_index(obj: &Obj<'_>, key: &str, index: usize) -> String {
-    format!("{}.{index}", obj.path_of(key))
+/// The items of an array, each built by `item`.
+pub(crate) fn list<T>(value: &Value, item: impl Fn(&Value) -> Option<T>) -> Option<Vec<T>> {
+    value.as_array()?.iter().map(item).collect()
 }
 
-fn check_refused(obj: &Obj<'_>, c: &mut Checker) -> Option<ToolResult> {
-    obj.deny_unknown(&["status", "code", "message", "rev"], c);
-    let code = obj.one_of("code", RefusedCode::parse, c);
-    let message = obj.string("message", false, c);
-    let rev = obj.opt_rev("rev", c).ok()?;
-    let code = code?;
-    if rev.is_some() && !code.carries_rev() {
-        // Schema: `rev` only for unknown_tool / stale.
-        c.fail(&obj.path_of("rev"), "must NOT be present for this code");
-        return None;
+impl Issue {
+    /// Builds an issue from a value the `issue` schema accepted.
+    pub(crate) fn from_value(value: &Value) -> Option<Issue> {
+        let map = value.as_object()?;
+        Some(Issue {
+            path: string(map, "path")?,
+            message: string(map, "message")?,
+        })
     }
-    if rev.is_none() && code.carries_rev() {
-        c.fail(&obj.path_of("rev"), "must have required property 'rev'");
-        return None;
+}
+
+impl FieldChange {
+    /// Builds a change from a value the `fieldChange` schema accepted.
+    pub(crate) fn from_value(value: &Value) -> Option<FieldChange> {
+        let map = value.as_object()?;
+        Some(FieldChange {
+            path: string(map, "path")?,
+            before: map.get("before").cloned(),
+            after: map.get("after").cloned(),
+        })
     }
-    Some(ToolResult::Refused {
-        code,
-        message: message?,
-        rev,
-    })
-}
-
-pub(crate) fn check_issue(value: &Value, path: &str, c: &mut Checker) -> Option<Issue> {
-    let obj = c.object(value, path)?;
-    obj.deny_unknown(&["path", "message"], c);
-    let issue_path = obj.string("path", false, c);
-    let message = obj.string("message", false, c);
-    Some(Issue {
-        path: issue_path?,
-        message: message?,
-    })
-}
-
-pub(crate) fn check_field_change(
-    value: &Value,
-    path: &str,
-    c: &mut Checker,
-) -> Option<FieldChange> {
-    let obj = c.object(value, path)?;
-    obj.deny_unknown(&["path", "before", "after"], c);
-    Some(FieldChange {
-        path: obj.string("path", false, c)?,
-        before: obj.map.get("before").cloned(),
-        after: obj.map.get("after").cloned(),
-    })
 }
 
 #[cfg(test)]
@@ -326,16 +263,25 @@ mod tests {
                 result.to_value().to_string(),
                 serde_json::to_string(&serde(&expected)).unwrap()
             );
-            let mut c = Checker::default();
-            assert_eq!(ToolResult::check(&expected, "result", &mut c), Some(result));
-            assert!(c.issues.is_empty());
+            assert_eq!(check(&expected), Ok(result));
+        }
+    }
+
+    /// The result checked inside a `result` message (so paths start at `result`).
+    fn check(result: &Value) -> Result<ToolResult, Vec<Issue>> {
+        let mut message = json!({"protocol": 1, "type": "result", "clientId": "p", "id": "i"});
+        if let Some(map) = message.as_object_mut() {
+            map.insert("result".into(), result.clone());
+        }
+        match crate::protocol::check_page_to_agent(&message) {
+            Ok(crate::protocol::PageToAgent::Result(m)) => Ok(m.result),
+            Err(crate::protocol::Rejection::Invalid { issues }) => Err(issues),
+            other => panic!("{other:?}"),
         }
     }
 
     fn issues_of(value: Value) -> Vec<Issue> {
-        let mut c = Checker::default();
-        assert_eq!(ToolResult::check(&value, "result", &mut c), None);
-        c.issues
+        check(&value).err().unwrap_or_default()
     }
 
     #[test]
@@ -351,10 +297,14 @@ mod tests {
             issues_of(json!({"status": "ok", "extra": 1}))[0].path,
             "result.extra"
         );
+        // `else: {not: {required: ["rev"]}}` fails at the result itself (as
+        // in ajv), not at `rev`.
         assert_eq!(
-            issues_of(json!({"status": "refused", "code": "busy", "message": "m", "rev": 1}))[0]
-                .path,
-            "result.rev"
+            issues_of(json!({"status": "refused", "code": "busy", "message": "m", "rev": 1})),
+            vec![Issue {
+                path: "result".into(),
+                message: "must NOT be valid".into()
+            }]
         );
         assert_eq!(
             issues_of(json!({"status": "refused", "code": "stale", "message": "m"}))[0].message,

@@ -1,51 +1,52 @@
 //! Checked conversions of plain JSON values the page hands in (hints,
-//! FieldChanges, validation issues) into protocol types.
+//! FieldChanges, validation issues) into protocol types, checked against
+//! the page → agent schema's `hints`, `fieldChange` and `issue` definitions.
 
 use crate::json::Value;
 use crate::prelude::*;
 
-use super::check::Checker;
 use super::manifest::Hints;
-use super::result::{check_field_change, check_issue, FieldChange, Issue};
+use super::result::{list, FieldChange, Issue};
+use super::validation::{issues, Slot};
 
-fn list<T>(
-    value: &Value,
-    item: impl Fn(&Value, &str, &mut Checker) -> Option<T>,
-) -> Result<Vec<T>, Vec<Issue>> {
-    let mut c = Checker::default();
-    let Some(items) = value.as_array() else {
-        c.fail("", "must be array");
-        return Err(c.issues);
-    };
-    let out: Vec<T> = items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, v)| item(v, &i.to_string(), &mut c))
-        .collect();
-    if c.issues.is_empty() {
-        Ok(out)
+/// Checks `value` against the schema of `slot`.
+fn check(value: &Value, slot: Slot) -> Result<(), Vec<Issue>> {
+    let found = issues(slot, value);
+    if found.is_empty() {
+        Ok(())
     } else {
-        Err(c.issues)
+        Err(found)
     }
+}
+
+fn failed(message: &str) -> Vec<Issue> {
+    vec![Issue {
+        path: String::new(),
+        message: message.to_owned(),
+    }]
+}
+
+/// The value built by `build` once `check` passed.
+fn built<T>(value: &Value, build: impl Fn(&Value) -> Option<T>) -> Result<T, Vec<Issue>> {
+    build(value).ok_or_else(|| failed("invalid value"))
 }
 
 /// Tool hints (`{ readOnly?, consequential?, destructive?, untrustedContent? }`, unknown kept).
 pub fn hints_from_value(value: &Value) -> Result<Hints, Vec<Issue>> {
-    let mut c = Checker::default();
-    match Hints::check(value, "", &mut c) {
-        Some(hints) if c.issues.is_empty() => Ok(hints),
-        _ => Err(c.issues),
-    }
+    check(value, Slot::Hints)?;
+    built(value, Hints::from_value)
 }
 
 /// `[{ path, before?, after? }]`.
 pub fn field_changes_from_value(value: &Value) -> Result<Vec<FieldChange>, Vec<Issue>> {
-    list(value, check_field_change)
+    check(value, Slot::FieldChanges)?;
+    built(value, |v| list(v, FieldChange::from_value))
 }
 
 /// `[{ path, message }]`.
 pub fn issues_from_value(value: &Value) -> Result<Vec<Issue>, Vec<Issue>> {
-    list(value, check_issue)
+    check(value, Slot::Issues)?;
+    built(value, |v| list(v, Issue::from_value))
 }
 
 #[cfg(test)]

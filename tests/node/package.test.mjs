@@ -76,14 +76,15 @@ test('validateMessage: errors with paths, both directions', () => {
   assert.equal(wrongWay.ok, false);
   assert.equal(wrongWay.errors[0].path, 'type');
   assert.deepEqual(protocol.validateMessage({ ...call, rev: -1 }, 'toPage').errors, [
-    { path: 'rev', message: 'must be an integer >= 0' },
+    { path: 'rev', message: 'must be >= 0' },
   ]);
   assert.deepEqual(protocol.validateMessage({ ...call, protocol: 2 }, 'toPage').errors, [
     { path: 'protocol', message: 'must be equal to 1' },
   ]);
   const result = { protocol: 1, type: 'result', clientId: 'p', id: 'i', result: { status: 'refused', code: 'busy', message: 'm', rev: 1 } };
   assert.deepEqual(protocol.validateMessage(result, 'toAgent').errors, [
-    { path: 'result.rev', message: 'must NOT be present for this code' },
+    // The schema's `else: { not: { required: ['rev'] } }` fails at the result (as in ajv).
+    { path: 'result', message: 'must NOT be valid' },
   ]);
 });
 
