@@ -388,18 +388,19 @@ fn is_sensitive(path: &str, sensitive: &[String]) -> bool {
     })
 }
 
-fn redact(changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChange> {
+fn redact(mut changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChange> {
+    for change in &mut changes {
+        if is_sensitive(&change.path, sensitive) {
+            let hide = |v: &mut Option<Value>| {
+                if v.is_some() {
+                    *v = Some(Value::String(REDACTED.into()));
+                }
+            };
+            hide(&mut change.before);
+            hide(&mut change.after);
+        }
+    }
     changes
-        .into_iter()
-        .map(|mut change| {
-            if is_sensitive(&change.path, sensitive) {
-                let hide = |v: Option<Value>| v.map(|_| Value::String(REDACTED.into()));
-                change.before = hide(change.before);
-                change.after = hide(change.after);
-            }
-            change
-        })
-        .collect()
 }
 
 impl Toolmark {
@@ -463,25 +464,28 @@ impl Toolmark {
 
     /// The manifest entries visible to `caller`, sorted by name.
     pub fn manifest(&self, caller: Caller) -> Vec<ToolManifestSummary> {
-        self.registry
-            .tools()
-            .filter(|t| self.policy.visible(caller, &t.def.hints))
-            .map(Tool::summary)
-            .collect()
+        let mut entries = Vec::new();
+        for tool in self.registry.tools() {
+            if self.policy.visible(caller, &tool.def.hints) {
+                entries.push(tool.summary());
+            }
+        }
+        entries
     }
 
     /// The pending deferred confirmations, oldest first.
     pub fn pending_confirmations(&self) -> Vec<PendingView> {
-        self.confirmations
-            .iter()
-            .map(|c| PendingView {
+        let mut views = Vec::new();
+        for c in self.confirmations.iter() {
+            views.push(PendingView {
                 confirm_id: c.confirm_id.clone(),
                 tool: c.tool_name.clone(),
                 summary: c.summary.clone(),
                 changes: c.changes.clone(),
                 expires_at: c.expires_at,
-            })
-            .collect()
+            });
+        }
+        views
     }
 
     /// Calls the machine is handling (queued, or with JS), for bounds checks.
@@ -626,11 +630,10 @@ impl Toolmark {
     fn revised(&mut self, now: u64) {
         let rev = self.registry.rev();
         self.events.push_back(Event::RevChanged { rev });
-        let mut bridges: Vec<(BridgeId, OnChange)> = self
-            .bridges
-            .iter()
-            .map(|(id, b)| (*id, b.options.on_change))
-            .collect();
+        let mut bridges: Vec<(BridgeId, OnChange)> = Vec::new();
+        for (id, b) in self.bridges.iter() {
+            bridges.push((*id, b.options.on_change));
+        }
         sort_small(&mut bridges);
         for (bridge, on_change) in bridges {
             match on_change {
@@ -1138,13 +1141,14 @@ impl Toolmark {
                 if issues.is_empty() {
                     self.validated(key, now)
                 } else {
-                    let issues = issues
-                        .into_iter()
-                        .map(|i| Issue {
+                    let mut converted = Vec::with_capacity(issues.len());
+                    for i in issues {
+                        converted.push(Issue {
                             path: i.path,
                             message: i.message,
-                        })
-                        .collect();
+                        });
+                    }
+                    let issues = converted;
                     self.finish(key, ToolResult::Invalid { issues }, now)
                 }
             }
@@ -1632,14 +1636,14 @@ impl Toolmark {
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub fn handle_timeout(&mut self, now: u64) {
         self.expire_due(now);
-        let mut overdue: Vec<(CallKey, RunId)> = self
-            .calls
-            .iter()
-            .filter_map(|(key, c)| match c.stage {
-                Stage::Aborting { run, deadline } if deadline <= now => Some((*key, run)),
-                _ => None,
-            })
-            .collect();
+        let mut overdue: Vec<(CallKey, RunId)> = Vec::new();
+        for (key, c) in self.calls.iter() {
+            if let Stage::Aborting { run, deadline } = c.stage {
+                if deadline <= now {
+                    overdue.push((*key, run));
+                }
+            }
+        }
         sort_small(&mut overdue);
         for (key, run) in overdue {
             self.abandon(key, run);

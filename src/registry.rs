@@ -343,23 +343,23 @@ impl Registry {
                 format!("scope {} does not belong to this registry", scope.0),
             ));
         }
-        let doomed: Vec<ScopeId> = self
-            .scopes
-            .keys()
-            .copied()
-            .filter(|s| self.is_within(*s, scope))
-            .collect();
+        let mut doomed: Vec<ScopeId> = Vec::new();
+        for s in self.scopes.keys() {
+            if self.is_within(*s, scope) {
+                doomed.push(*s);
+            }
+        }
         for s in &doomed {
             if let Some(entry) = self.scopes.get_mut(s) {
                 entry.disposed = true;
             }
         }
-        let keys: Vec<ToolKey> = self
-            .tools
-            .iter()
-            .filter(|t| doomed.contains(&t.scope))
-            .map(|t| t.key)
-            .collect();
+        let mut keys: Vec<ToolKey> = Vec::new();
+        for t in &self.tools {
+            if doomed.contains(&t.scope) {
+                keys.push(t.key);
+            }
+        }
         for key in &keys {
             self.remove(*key);
         }

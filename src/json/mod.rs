@@ -49,5 +49,5 @@ pub use float::{is_whole, trunc};
 pub use map::{Iter, IterMut, Map};
 pub use number::Number;
 pub use parse::{parse, JsonError, NESTING_LIMIT};
-pub use value::{obj, Key, Value};
+pub use value::{array_of, list, obj, Key, Value};
 pub use write::to_text;

@@ -317,12 +317,33 @@ impl<T: Into<Value>> FromIterator<T> for Value {
 /// An object with these entries in this order (a repeated key keeps its
 /// first place and its last value, as [`Map::insert`] does).
 pub fn obj(entries: Vec<(&str, Value)>) -> Value {
-    Value::Object(
-        entries
-            .into_iter()
-            .map(|(k, v)| (String::from(k), v))
-            .collect(),
-    )
+    let mut owned = Vec::with_capacity(entries.len());
+    for (key, value) in entries {
+        owned.push((String::from(key), value));
+    }
+    Value::Object(Map::from_entries(owned))
+}
+
+/// The items of an array, each built by `item`.
+/// A plain loop: `collect::<Option<Vec<_>>>()` costs an adapter
+/// instantiation per use in the wasm.
+pub fn list<T>(value: &Value, item: impl Fn(&Value) -> Option<T>) -> Option<Vec<T>> {
+    let items = value.as_array()?;
+    let mut out = Vec::with_capacity(items.len());
+    for x in items {
+        out.push(item(x)?);
+    }
+    Some(out)
+}
+
+/// An array of `item(x)` for each `x`: a plain loop, where `map().collect()`
+/// costs an iterator instantiation per element type in the wasm.
+pub fn array_of<T>(items: &[T], item: fn(&T) -> Value) -> Value {
+    let mut values = Vec::with_capacity(items.len());
+    for x in items {
+        values.push(item(x));
+    }
+    Value::Array(values)
 }
 
 #[cfg(test)]

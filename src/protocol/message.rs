@@ -2,7 +2,7 @@
 
 use super::manifest::ToolManifestSummary;
 use super::result::ToolResult;
-use crate::json::{is_whole, obj, Map, Value};
+use crate::json::{array_of, is_whole, list, obj, Map, Value};
 use crate::prelude::*;
 
 /// `protocol: 1` as a JSON value's number.
@@ -111,9 +111,7 @@ impl PageToAgent {
     /// The message as a JSON value: the wire shape (`type` first, fields
     /// in declaration order as camelCase, absent options left out).
     pub fn to_value(&self) -> Value {
-        let tools = |tools: &[ToolManifestSummary]| {
-            Value::Array(tools.iter().map(ToolManifestSummary::to_value).collect())
-        };
+        let tools = |tools: &[ToolManifestSummary]| array_of(tools, ToolManifestSummary::to_value);
         match self {
             PageToAgent::Manifest(m) => obj(vec![
                 ("type", "manifest".into()),
@@ -256,12 +254,7 @@ pub(crate) fn page_to_agent(map: &Map, message_type: &str) -> Option<PageToAgent
             protocol: ProtocolV1,
             client_id,
             rev: rev(map, "rev")?,
-            tools: map
-                .get("tools")?
-                .as_array()?
-                .iter()
-                .map(ToolManifestSummary::from_value)
-                .collect::<Option<Vec<_>>>()?,
+            tools: list(map.get("tools")?, ToolManifestSummary::from_value)?,
         }),
         "changed" => PageToAgent::Changed(Changed {
             protocol: ProtocolV1,

@@ -2,7 +2,7 @@
 
 use super::codes::{CancelledBy, RefusedCode};
 use super::message::{opt_rev, string};
-use crate::json::{obj, Value};
+use crate::json::{array_of, list, obj, Value};
 use crate::prelude::*;
 
 /// One problem found in a value: a dotted path (`""` for the root,
@@ -98,8 +98,7 @@ impl ToolResult {
                 }
             }
             ToolResult::Invalid { issues } => {
-                let issues = issues.iter().map(Issue::to_value).collect();
-                entries.push(("issues", Value::Array(issues)));
+                entries.push(("issues", array_of(issues, Issue::to_value)));
             }
             ToolResult::Refused { code, message, rev } => {
                 entries.push(("code", code.as_str().into()));
@@ -116,8 +115,7 @@ impl ToolResult {
                 entries.push(("confirmId", confirm_id.as_str().into()));
                 entries.push(("summary", summary.as_str().into()));
                 if let Some(changes) = changes {
-                    let changes = changes.iter().map(FieldChange::to_value).collect();
-                    entries.push(("changes", Value::Array(changes)));
+                    entries.push(("changes", array_of(changes, FieldChange::to_value)));
                 }
             }
             ToolResult::Cancelled { by } => entries.push(("by", by.as_str().into())),
@@ -169,11 +167,6 @@ impl ToolResult {
             _ => return None,
         })
     }
-}
-
-/// The items of an array, each built by `item`.
-pub(crate) fn list<T>(value: &Value, item: impl Fn(&Value) -> Option<T>) -> Option<Vec<T>> {
-    value.as_array()?.iter().map(item).collect()
 }
 
 impl Issue {

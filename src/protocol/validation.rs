@@ -15,7 +15,7 @@
 //! only validates objects with a known `type` of its direction.
 
 use crate::ids::{is_valid_llm_name, is_valid_tool_name};
-use crate::json::{obj, Map, Value};
+use crate::json::{list, obj, Map, Value};
 use crate::prelude::*;
 use crate::schema::{CompiledSchema, PatternMatcher};
 
@@ -157,7 +157,7 @@ fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
 
 /// `oneOf: [{$ref: R}, …]` keyed on `key` as an `allOf` of `if`/`then`.
 fn split(one_of: &Value, key: &str) -> Option<Value> {
-    let branches = one_of.as_array()?.iter().map(|branch| {
+    let branches = list(one_of, |branch| {
         let target = branch.get("$ref")?.as_str()?;
         let pinned = obj(vec![("$ref", format!("{target}/properties/{key}").into())]);
         let mut properties = Map::new();
@@ -169,7 +169,7 @@ fn split(one_of: &Value, key: &str) -> Option<Value> {
         ]);
         Some(obj(vec![("if", condition), ("then", branch.clone())]))
     });
-    branches.collect::<Option<Vec<_>>>().map(Value::Array)
+    branches.map(Value::Array)
 }
 
 #[cfg(test)]

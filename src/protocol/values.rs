@@ -6,8 +6,9 @@ use crate::json::Value;
 use crate::prelude::*;
 
 use super::manifest::Hints;
-use super::result::{list, FieldChange, Issue};
+use super::result::{FieldChange, Issue};
 use super::validation::{issues, Slot};
+use crate::json::list;
 
 /// Checks `value` against the schema of `slot`.
 fn check(value: &Value, slot: Slot) -> Result<(), Vec<Issue>> {

@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::protocol::CryptoRandom;
 use super::regexp::JsRegExp;
-use crate::json::{is_whole, obj, to_text, Map, Value};
+use crate::json::{array_of, is_whole, list, obj, to_text, Map, Value};
 use crate::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, ToolmarkError, Validated,
@@ -105,10 +105,7 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
     };
     let sensitive = match def.get("sensitive") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(paths)) => paths
-            .iter()
-            .map(|p| p.as_str().map(str::to_owned))
-            .collect::<Option<Vec<_>>>()
+        Some(paths @ Value::Array(_)) => list(paths, |p| p.as_str().map(str::to_owned))
             .ok_or_else(|| js_error("tool definition: sensitive must be an array of paths"))?,
         Some(_) => {
             return Err(js_error(
@@ -528,8 +525,7 @@ impl WasmToolmark {
     /// JSON array of the manifest entries visible to `caller`.
     pub fn manifest(&self, caller_name: &str) -> Result<String, JsError> {
         let list = self.core.manifest(caller(caller_name)?);
-        let list = list.iter().map(ToolManifestSummary::to_value).collect();
-        Ok(to_text(&Value::Array(list)))
+        Ok(to_text(&array_of(&list, ToolManifestSummary::to_value)))
     }
 
     /// JSON array of `{confirmId, tool, summary, changes?, expiresAt}`.
@@ -546,8 +542,7 @@ impl WasmToolmark {
                     ("expiresAt", p.expires_at.into()),
                 ];
                 if let Some(changes) = p.changes {
-                    let changes = changes.iter().map(FieldChange::to_value).collect();
-                    entry.push(("changes", Value::Array(changes)));
+                    entry.push(("changes", array_of(&changes, FieldChange::to_value)));
                 }
                 obj(entry)
             })

@@ -53,7 +53,6 @@ pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<Strin
         Err(rejection) => Some(rejection.issues()),
     };
     Ok(issues.map(|issues| {
-        let issues = issues.iter().map(protocol::Issue::to_value).collect();
-        crate::json::to_text(&crate::json::Value::Array(issues))
+        crate::json::to_text(&crate::json::array_of(&issues, protocol::Issue::to_value))
     }))
 }
