@@ -388,22 +388,16 @@ impl<'a> Compiler<'a> {
             }
             kws.push(Keyword::MultipleOf(n));
         }
-        for (name, make) in [
-            ("maximum", Keyword::Maximum as fn(Number) -> Keyword),
-            ("exclusiveMaximum", Keyword::ExclusiveMaximum),
-            ("minimum", Keyword::Minimum),
-            ("exclusiveMinimum", Keyword::ExclusiveMinimum),
-        ] {
+        for (kind, name) in
+            (0..).zip(["maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"])
+        {
             if let Some(v) = map.get(name) {
-                kws.push(make(number(v, p, name)?));
+                kws.push(Keyword::Bound(kind, number(v, p, name)?));
             }
         }
-        for (name, make) in [
-            ("maxLength", Keyword::MaxLength as fn(u64) -> Keyword),
-            ("minLength", Keyword::MinLength),
-        ] {
+        for (kind, name) in [(0, "maxLength"), (1, "minLength")] {
             if let Some(v) = map.get(name) {
-                kws.push(make(count(v, p, name)?));
+                kws.push(Keyword::Size(kind, count(v, p, name)?));
             }
         }
         if let Some(v) = map.get("pattern") {
@@ -412,12 +406,9 @@ impl<'a> Compiler<'a> {
             };
             kws.push(Keyword::Pattern(s.clone()));
         }
-        for (name, make) in [
-            ("maxItems", Keyword::MaxItems as fn(u64) -> Keyword),
-            ("minItems", Keyword::MinItems),
-        ] {
+        for (kind, name) in [(2, "maxItems"), (3, "minItems")] {
             if let Some(v) = map.get(name) {
-                kws.push(make(count(v, p, name)?));
+                kws.push(Keyword::Size(kind, count(v, p, name)?));
             }
         }
         if let Some(v) = map.get("uniqueItems") {
@@ -454,15 +445,9 @@ impl<'a> Compiler<'a> {
             };
             kws.push(Keyword::Contains { schema, min, max });
         }
-        for (name, make) in [
-            (
-                "maxProperties",
-                Keyword::MaxProperties as fn(u64) -> Keyword,
-            ),
-            ("minProperties", Keyword::MinProperties),
-        ] {
+        for (kind, name) in [(4, "maxProperties"), (5, "minProperties")] {
             if let Some(v) = map.get(name) {
-                kws.push(make(count(v, p, name)?));
+                kws.push(Keyword::Size(kind, count(v, p, name)?));
             }
         }
         if let Some(v) = map.get("required") {

@@ -234,15 +234,14 @@ enum Keyword {
     Const(Value),
     Enum(Vec<Value>),
     MultipleOf(Number),
-    Maximum(Number),
-    ExclusiveMaximum(Number),
-    Minimum(Number),
-    ExclusiveMinimum(Number),
-    MaxLength(u64),
-    MinLength(u64),
+    /// `maximum` (0), `exclusiveMaximum` (1), `minimum` (2),
+    /// `exclusiveMinimum` (3).
+    Bound(u8, Number),
+    /// `maxLength` (0), `minLength` (1), `maxItems` (2), `minItems` (3),
+    /// `maxProperties` (4), `minProperties` (5): even kinds are maxima,
+    /// `kind / 2` picks what is counted (characters, items, properties).
+    Size(u8, u64),
     Pattern(String),
-    MaxItems(u64),
-    MinItems(u64),
     UniqueItems,
     Items {
         prefix: Vec<usize>,
@@ -253,8 +252,6 @@ enum Keyword {
         min: u64,
         max: Option<u64>,
     },
-    MaxProperties(u64),
-    MinProperties(u64),
     Required(Vec<String>),
     DependentRequired(Vec<(String, Vec<String>)>),
     Properties {
