@@ -77,6 +77,76 @@ const MAPS: [&str; 5] = [
     "dependentSchemas",
 ];
 
+/// How a keyword compiles (see [`KEYWORDS`]).
+#[derive(Clone, Copy)]
+enum Kind {
+    Ref,
+    DynamicRef,
+    Type,
+    Const,
+    Enum,
+    MultipleOf,
+    /// [`Keyword::Bound`] of that kind.
+    Bound(u8),
+    /// [`Keyword::Size`] of that kind.
+    Size(u8),
+    Pattern,
+    UniqueItems,
+    /// `prefixItems` with `items` (compiled whether or not `prefixItems` is there).
+    Items,
+    /// With `minContains` / `maxContains`.
+    Contains,
+    Required,
+    DependentRequired,
+    /// `properties` with `patternProperties` and `additionalProperties`
+    /// (compiled whether or not `properties` is there).
+    Properties,
+    DependentSchemas,
+    /// `allOf` (0), `anyOf` (1), `oneOf` (2).
+    Of(u8),
+    /// With `then` / `else`.
+    If,
+    /// `propertyNames` (0), `not` (1), `unevaluatedItems` (2),
+    /// `unevaluatedProperties` (3).
+    Single(u8),
+}
+
+/// The keywords compiled, in evaluation order (`unevaluated*` last).
+const KEYWORDS: [(&str, Kind); 32] = [
+    ("$ref", Kind::Ref),
+    ("$dynamicRef", Kind::DynamicRef),
+    ("type", Kind::Type),
+    ("const", Kind::Const),
+    ("enum", Kind::Enum),
+    ("multipleOf", Kind::MultipleOf),
+    ("maximum", Kind::Bound(0)),
+    ("exclusiveMaximum", Kind::Bound(1)),
+    ("minimum", Kind::Bound(2)),
+    ("exclusiveMinimum", Kind::Bound(3)),
+    ("maxLength", Kind::Size(0)),
+    ("minLength", Kind::Size(1)),
+    ("pattern", Kind::Pattern),
+    ("maxItems", Kind::Size(2)),
+    ("minItems", Kind::Size(3)),
+    ("uniqueItems", Kind::UniqueItems),
+    ("prefixItems", Kind::Items),
+    ("contains", Kind::Contains),
+    ("maxProperties", Kind::Size(4)),
+    ("minProperties", Kind::Size(5)),
+    ("required", Kind::Required),
+    ("dependentRequired", Kind::DependentRequired),
+    ("properties", Kind::Properties),
+    ("propertyNames", Kind::Single(0)),
+    ("dependentSchemas", Kind::DependentSchemas),
+    ("allOf", Kind::Of(0)),
+    ("anyOf", Kind::Of(1)),
+    ("oneOf", Kind::Of(2)),
+    ("not", Kind::Single(1)),
+    ("if", Kind::If),
+    ("unevaluatedItems", Kind::Single(2)),
+    ("unevaluatedProperties", Kind::Single(3)),
+];
+
 pub(super) fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
     let mut c = Compiler {
         root: schema,
@@ -349,169 +419,162 @@ impl<'a> Compiler<'a> {
         let res = self.nearest_scanned_resource(pointer);
         let mut kws: Vec<Keyword> = Vec::new();
         let p = pointer;
-
-        if let Some(r) = map.get("$ref") {
-            let Value::String(r) = r else {
-                return Err(invalid(p, "$ref", "must be a string"));
-            };
-            let (target, _) = self.resolve_ref(r, res, p)?;
-            kws.push(Keyword::Ref(self.reserve(&target)?));
-        }
-        if let Some(r) = map.get("$dynamicRef") {
-            let Value::String(r) = r else {
-                return Err(invalid(p, "$dynamicRef", "must be a string"));
-            };
-            let (target, anchor) = self.resolve_ref(r, res, p)?;
-            kws.push(Keyword::DynamicRef {
-                target: self.reserve(&target)?,
-                anchor,
-            });
-        }
-        if let Some(t) = map.get("type") {
-            kws.push(compile_type(t, p)?);
-        }
-        if let Some(v) = map.get("const") {
-            check_value_depth(v, p, "const")?;
-            kws.push(Keyword::Const(v.clone()));
-        }
-        if let Some(v) = map.get("enum") {
-            let Value::Array(values) = v else {
-                return Err(invalid(p, "enum", "must be an array"));
-            };
-            check_value_depth(v, p, "enum")?;
-            kws.push(Keyword::Enum(values.clone()));
-        }
-        if let Some(v) = map.get("multipleOf") {
-            let n = number(v, p, "multipleOf")?;
-            if n.as_f64().is_none_or(|f| f <= 0.0) {
-                return Err(invalid(p, "multipleOf", "must be a number greater than 0"));
-            }
-            kws.push(Keyword::MultipleOf(n));
-        }
-        for (kind, name) in
-            (0..).zip(["maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"])
-        {
-            if let Some(v) = map.get(name) {
-                kws.push(Keyword::Bound(kind, number(v, p, name)?));
-            }
-        }
-        for (kind, name) in [(0, "maxLength"), (1, "minLength")] {
-            if let Some(v) = map.get(name) {
-                kws.push(Keyword::Size(kind, count(v, p, name)?));
-            }
-        }
-        if let Some(v) = map.get("pattern") {
-            let Value::String(s) = v else {
-                return Err(invalid(p, "pattern", "must be a string"));
-            };
-            kws.push(Keyword::Pattern(s.clone()));
-        }
-        for (kind, name) in [(2, "maxItems"), (3, "minItems")] {
-            if let Some(v) = map.get(name) {
-                kws.push(Keyword::Size(kind, count(v, p, name)?));
-            }
-        }
-        if let Some(v) = map.get("uniqueItems") {
-            let Value::Bool(b) = v else {
-                return Err(invalid(p, "uniqueItems", "must be a boolean"));
-            };
-            if *b {
-                kws.push(Keyword::UniqueItems);
-            }
-        }
-        let prefix = match map.get("prefixItems") {
-            Some(v) => self.schema_array(v, p, "prefixItems")?,
-            None => Vec::new(),
-        };
-        if let Some(Value::Array(_)) = map.get("items") {
-            return Err(invalid(
-                p,
-                "items",
-                "must be a schema (the array form is draft-07; use \"prefixItems\")",
-            ));
-        }
-        let rest = self.single(map, p, "items")?;
-        if !prefix.is_empty() || rest.is_some() {
-            kws.push(Keyword::Items { prefix, rest });
-        }
-        if let Some(schema) = self.single(map, p, "contains")? {
-            let min = match map.get("minContains") {
-                Some(v) => count(v, p, "minContains")?,
-                None => 1,
-            };
-            let max = match map.get("maxContains") {
-                Some(v) => Some(count(v, p, "maxContains")?),
-                None => None,
-            };
-            kws.push(Keyword::Contains { schema, min, max });
-        }
-        for (kind, name) in [(4, "maxProperties"), (5, "minProperties")] {
-            if let Some(v) = map.get(name) {
-                kws.push(Keyword::Size(kind, count(v, p, name)?));
-            }
-        }
-        if let Some(v) = map.get("required") {
-            let names = string_array(v, p, "required")?;
-            if !names.is_empty() {
-                kws.push(Keyword::Required(names));
-            }
-        }
-        if let Some(v) = map.get("dependentRequired") {
-            let Value::Object(deps) = v else {
-                return Err(invalid(p, "dependentRequired", "must be an object"));
-            };
-            let mut list = Vec::new();
-            for (name, reqs) in deps {
-                list.push((name.clone(), string_array(reqs, p, "dependentRequired")?));
-            }
-            kws.push(Keyword::DependentRequired(list));
-        }
-        let properties = self.schema_map(map, p, "properties")?;
-        let patterns = self.schema_map(map, p, "patternProperties")?;
-        let additional = self.single(map, p, "additionalProperties")?;
-        if !properties.is_empty() || !patterns.is_empty() || additional.is_some() {
-            kws.push(Keyword::Properties {
-                properties: properties.into_iter().collect(),
-                patterns,
-                additional,
-            });
-        }
-        if let Some(s) = self.single(map, p, "propertyNames")? {
-            kws.push(Keyword::PropertyNames(s));
-        }
-        let dependent = self.schema_map(map, p, "dependentSchemas")?;
-        if !dependent.is_empty() {
-            kws.push(Keyword::DependentSchemas(dependent));
-        }
-        for (name, make) in [
-            ("allOf", Keyword::AllOf as fn(Vec<usize>) -> Keyword),
-            ("anyOf", Keyword::AnyOf),
-            ("oneOf", Keyword::OneOf),
-        ] {
-            if let Some(v) = map.get(name) {
-                kws.push(make(self.schema_array(v, p, name)?));
-            }
-        }
-        if let Some(s) = self.single(map, p, "not")? {
-            kws.push(Keyword::Not(s));
-        }
-        if let Some(condition) = self.single(map, p, "if")? {
-            let then = self.single(map, p, "then")?;
-            let otherwise = self.single(map, p, "else")?;
-            kws.push(Keyword::If {
-                condition,
-                then,
-                otherwise,
-            });
-        }
         let mut has_unevaluated = false;
-        if let Some(s) = self.single(map, p, "unevaluatedItems")? {
-            kws.push(Keyword::UnevaluatedItems(s));
-            has_unevaluated = true;
-        }
-        if let Some(s) = self.single(map, p, "unevaluatedProperties")? {
-            kws.push(Keyword::UnevaluatedProperties(s));
-            has_unevaluated = true;
+        for (name, kind) in KEYWORDS {
+            let value = map.get(name);
+            let kw = match (kind, value) {
+                (Kind::Items, _) => {
+                    let prefix = match value {
+                        Some(v) => self.schema_array(v, p, name)?,
+                        None => Vec::new(),
+                    };
+                    if let Some(Value::Array(_)) = map.get("items") {
+                        return Err(invalid(
+                            p,
+                            "items",
+                            "must be a schema (the array form is draft-07; use \"prefixItems\")",
+                        ));
+                    }
+                    let rest = self.single(map, p, "items")?;
+                    if prefix.is_empty() && rest.is_none() {
+                        continue;
+                    }
+                    Keyword::Items { prefix, rest }
+                }
+                (Kind::Properties, _) => {
+                    let properties = self.schema_map(value, p, name)?;
+                    let patterns =
+                        self.schema_map(map.get("patternProperties"), p, "patternProperties")?;
+                    let additional = self.single(map, p, "additionalProperties")?;
+                    if properties.is_empty() && patterns.is_empty() && additional.is_none() {
+                        continue;
+                    }
+                    Keyword::Properties {
+                        properties: properties.into_iter().collect(),
+                        patterns,
+                        additional,
+                    }
+                }
+                (_, None) => continue,
+                (Kind::Ref | Kind::DynamicRef, Some(v)) => {
+                    let Value::String(r) = v else {
+                        return Err(invalid(p, name, "must be a string"));
+                    };
+                    let (target, anchor) = self.resolve_ref(r, res, p)?;
+                    let target = self.reserve(&target)?;
+                    if let Kind::Ref = kind {
+                        Keyword::Ref(target)
+                    } else {
+                        Keyword::DynamicRef { target, anchor }
+                    }
+                }
+                (Kind::Type, Some(v)) => compile_type(v, p)?,
+                (Kind::Const, Some(v)) => {
+                    check_value_depth(v, p, name)?;
+                    Keyword::Const(v.clone())
+                }
+                (Kind::Enum, Some(v)) => {
+                    let Value::Array(values) = v else {
+                        return Err(invalid(p, name, "must be an array"));
+                    };
+                    check_value_depth(v, p, name)?;
+                    Keyword::Enum(values.clone())
+                }
+                (Kind::MultipleOf, Some(v)) => {
+                    let n = number(v, p, name)?;
+                    if n.as_f64().is_none_or(|f| f <= 0.0) {
+                        return Err(invalid(p, name, "must be a number greater than 0"));
+                    }
+                    Keyword::MultipleOf(n)
+                }
+                (Kind::Bound(k), Some(v)) => Keyword::Bound(k, number(v, p, name)?),
+                (Kind::Size(k), Some(v)) => Keyword::Size(k, count(v, p, name)?),
+                (Kind::Pattern, Some(v)) => {
+                    let Value::String(s) = v else {
+                        return Err(invalid(p, name, "must be a string"));
+                    };
+                    Keyword::Pattern(s.clone())
+                }
+                (Kind::UniqueItems, Some(v)) => {
+                    let Value::Bool(b) = v else {
+                        return Err(invalid(p, name, "must be a boolean"));
+                    };
+                    if !*b {
+                        continue;
+                    }
+                    Keyword::UniqueItems
+                }
+                (Kind::Contains, Some(_)) => {
+                    let schema = self.reserve(&child_pointer(p, name))?;
+                    let min = match map.get("minContains") {
+                        Some(v) => count(v, p, "minContains")?,
+                        None => 1,
+                    };
+                    let max = match map.get("maxContains") {
+                        Some(v) => Some(count(v, p, "maxContains")?),
+                        None => None,
+                    };
+                    Keyword::Contains { schema, min, max }
+                }
+                (Kind::Required, Some(v)) => {
+                    let names = string_array(v, p, name)?;
+                    if names.is_empty() {
+                        continue;
+                    }
+                    Keyword::Required(names)
+                }
+                (Kind::DependentRequired, Some(v)) => {
+                    let Value::Object(deps) = v else {
+                        return Err(invalid(p, name, "must be an object"));
+                    };
+                    let mut list = Vec::new();
+                    for (dep, reqs) in deps {
+                        list.push((dep.clone(), string_array(reqs, p, name)?));
+                    }
+                    Keyword::DependentRequired(list)
+                }
+                (Kind::DependentSchemas, Some(_)) => {
+                    let dependent = self.schema_map(value, p, name)?;
+                    if dependent.is_empty() {
+                        continue;
+                    }
+                    Keyword::DependentSchemas(dependent)
+                }
+                (Kind::Of(k), Some(v)) => {
+                    let subs = self.schema_array(v, p, name)?;
+                    match k {
+                        0 => Keyword::AllOf(subs),
+                        1 => Keyword::AnyOf(subs),
+                        _ => Keyword::OneOf(subs),
+                    }
+                }
+                (Kind::If, Some(_)) => {
+                    let condition = self.reserve(&child_pointer(p, name))?;
+                    let then = self.single(map, p, "then")?;
+                    let otherwise = self.single(map, p, "else")?;
+                    Keyword::If {
+                        condition,
+                        then,
+                        otherwise,
+                    }
+                }
+                (Kind::Single(k), Some(_)) => {
+                    let s = self.reserve(&child_pointer(p, name))?;
+                    match k {
+                        0 => Keyword::PropertyNames(s),
+                        1 => Keyword::Not(s),
+                        2 => {
+                            has_unevaluated = true;
+                            Keyword::UnevaluatedItems(s)
+                        }
+                        _ => {
+                            has_unevaluated = true;
+                            Keyword::UnevaluatedProperties(s)
+                        }
+                    }
+                }
+            };
+            kws.push(kw);
         }
         Ok(Node::Obj(ObjNode {
             resource: res,
@@ -542,18 +605,20 @@ impl<'a> Compiler<'a> {
             return Err(invalid(pointer, keyword, "must be an array of schemas"));
         };
         let base = child_pointer(pointer, keyword);
-        (0..items.len())
-            .map(|i| self.reserve(&format!("{base}/{i}")))
-            .collect()
+        let mut out = Vec::with_capacity(items.len());
+        for i in 0..items.len() {
+            out.push(self.reserve(&format!("{base}/{i}"))?);
+        }
+        Ok(out)
     }
 
     fn schema_map(
         &mut self,
-        map: &Map,
+        value: Option<&Value>,
         pointer: &str,
         keyword: &str,
     ) -> Result<Vec<(String, usize)>, SchemaError> {
-        let Some(value) = map.get(keyword) else {
+        let Some(value) = value else {
             return Ok(Vec::new());
         };
         let Value::Object(entries) = value else {
