@@ -45,6 +45,7 @@ fn child_pointer(parent: &str, token: &str) -> String {
     format!("{parent}/{}", uri::escape_token(token))
 }
 
+#[inline(never)]
 fn invalid(pointer: &str, keyword: &str, reason: &str) -> SchemaError {
     SchemaError::InvalidKeyword {
         location: loc(pointer),
@@ -418,169 +419,183 @@ impl<'a> Compiler<'a> {
         };
         let res = self.nearest_scanned_resource(pointer);
         let mut kws: Vec<Keyword> = Vec::new();
-        let p = pointer;
-        let mut has_unevaluated = false;
         for (name, kind) in KEYWORDS {
-            let value = map.get(name);
-            let kw = match (kind, value) {
-                (Kind::Items, _) => {
-                    let prefix = match value {
-                        Some(v) => self.schema_array(v, p, name)?,
-                        None => Vec::new(),
-                    };
-                    if let Some(Value::Array(_)) = map.get("items") {
-                        return Err(invalid(
-                            p,
-                            "items",
-                            "must be a schema (the array form is draft-07; use \"prefixItems\")",
-                        ));
-                    }
-                    let rest = self.single(map, p, "items")?;
-                    if prefix.is_empty() && rest.is_none() {
-                        continue;
-                    }
-                    Keyword::Items { prefix, rest }
-                }
-                (Kind::Properties, _) => {
-                    let properties = self.schema_map(value, p, name)?;
-                    let patterns =
-                        self.schema_map(map.get("patternProperties"), p, "patternProperties")?;
-                    let additional = self.single(map, p, "additionalProperties")?;
-                    if properties.is_empty() && patterns.is_empty() && additional.is_none() {
-                        continue;
-                    }
-                    Keyword::Properties {
-                        properties: properties.into_iter().collect(),
-                        patterns,
-                        additional,
-                    }
-                }
-                (_, None) => continue,
-                (Kind::Ref | Kind::DynamicRef, Some(v)) => {
-                    let Value::String(r) = v else {
-                        return Err(invalid(p, name, "must be a string"));
-                    };
-                    let (target, anchor) = self.resolve_ref(r, res, p)?;
-                    let target = self.reserve(&target)?;
-                    if let Kind::Ref = kind {
-                        Keyword::Ref(target)
-                    } else {
-                        Keyword::DynamicRef { target, anchor }
-                    }
-                }
-                (Kind::Type, Some(v)) => compile_type(v, p)?,
-                (Kind::Const, Some(v)) => {
-                    check_value_depth(v, p, name)?;
-                    Keyword::Const(v.clone())
-                }
-                (Kind::Enum, Some(v)) => {
-                    let Value::Array(values) = v else {
-                        return Err(invalid(p, name, "must be an array"));
-                    };
-                    check_value_depth(v, p, name)?;
-                    Keyword::Enum(values.clone())
-                }
-                (Kind::MultipleOf, Some(v)) => {
-                    let n = number(v, p, name)?;
-                    if n.as_f64().is_none_or(|f| f <= 0.0) {
-                        return Err(invalid(p, name, "must be a number greater than 0"));
-                    }
-                    Keyword::MultipleOf(n)
-                }
-                (Kind::Bound(k), Some(v)) => Keyword::Bound(k, number(v, p, name)?),
-                (Kind::Size(k), Some(v)) => Keyword::Size(k, count(v, p, name)?),
-                (Kind::Pattern, Some(v)) => {
-                    let Value::String(s) = v else {
-                        return Err(invalid(p, name, "must be a string"));
-                    };
-                    Keyword::Pattern(s.clone())
-                }
-                (Kind::UniqueItems, Some(v)) => {
-                    let Value::Bool(b) = v else {
-                        return Err(invalid(p, name, "must be a boolean"));
-                    };
-                    if !*b {
-                        continue;
-                    }
-                    Keyword::UniqueItems
-                }
-                (Kind::Contains, Some(_)) => {
-                    let schema = self.reserve(&child_pointer(p, name))?;
-                    let min = match map.get("minContains") {
-                        Some(v) => count(v, p, "minContains")?,
-                        None => 1,
-                    };
-                    let max = match map.get("maxContains") {
-                        Some(v) => Some(count(v, p, "maxContains")?),
-                        None => None,
-                    };
-                    Keyword::Contains { schema, min, max }
-                }
-                (Kind::Required, Some(v)) => {
-                    let names = string_array(v, p, name)?;
-                    if names.is_empty() {
-                        continue;
-                    }
-                    Keyword::Required(names)
-                }
-                (Kind::DependentRequired, Some(v)) => {
-                    let Value::Object(deps) = v else {
-                        return Err(invalid(p, name, "must be an object"));
-                    };
-                    let mut list = Vec::new();
-                    for (dep, reqs) in deps {
-                        list.push((dep.clone(), string_array(reqs, p, name)?));
-                    }
-                    Keyword::DependentRequired(list)
-                }
-                (Kind::DependentSchemas, Some(_)) => {
-                    let dependent = self.schema_map(value, p, name)?;
-                    if dependent.is_empty() {
-                        continue;
-                    }
-                    Keyword::DependentSchemas(dependent)
-                }
-                (Kind::Of(k), Some(v)) => {
-                    let subs = self.schema_array(v, p, name)?;
-                    match k {
-                        0 => Keyword::AllOf(subs),
-                        1 => Keyword::AnyOf(subs),
-                        _ => Keyword::OneOf(subs),
-                    }
-                }
-                (Kind::If, Some(_)) => {
-                    let condition = self.reserve(&child_pointer(p, name))?;
-                    let then = self.single(map, p, "then")?;
-                    let otherwise = self.single(map, p, "else")?;
-                    Keyword::If {
-                        condition,
-                        then,
-                        otherwise,
-                    }
-                }
-                (Kind::Single(k), Some(_)) => {
-                    let s = self.reserve(&child_pointer(p, name))?;
-                    match k {
-                        0 => Keyword::PropertyNames(s),
-                        1 => Keyword::Not(s),
-                        2 => {
-                            has_unevaluated = true;
-                            Keyword::UnevaluatedItems(s)
-                        }
-                        _ => {
-                            has_unevaluated = true;
-                            Keyword::UnevaluatedProperties(s)
-                        }
-                    }
-                }
-            };
-            kws.push(kw);
+            if let Some(kw) = self.compile_keyword(map, pointer, res, name, kind)? {
+                kws.push(kw);
+            }
         }
+        let has_unevaluated = kws.iter().any(|k| {
+            matches!(
+                k,
+                Keyword::UnevaluatedItems(_) | Keyword::UnevaluatedProperties(_)
+            )
+        });
         Ok(Node::Obj(ObjNode {
             resource: res,
             has_unevaluated,
             keywords: kws,
         }))
+    }
+
+    /// Compile keyword `name` of the schema `map` at `p` (`None`: absent or
+    /// without effect).
+    #[inline(never)]
+    fn compile_keyword(
+        &mut self,
+        map: &'a Map,
+        p: &str,
+        res: usize,
+        name: &str,
+        kind: Kind,
+    ) -> Result<Option<Keyword>, SchemaError> {
+        let value = map.get(name);
+        let kw = match (kind, value) {
+            (Kind::Items, _) => {
+                let prefix = match value {
+                    Some(v) => self.schema_array(v, p, name)?,
+                    None => Vec::new(),
+                };
+                if let Some(Value::Array(_)) = map.get("items") {
+                    return Err(invalid(
+                        p,
+                        "items",
+                        "must be a schema (the array form is draft-07; use \"prefixItems\")",
+                    ));
+                }
+                let rest = self.single(map, p, "items")?;
+                if prefix.is_empty() && rest.is_none() {
+                    return Ok(None);
+                }
+                Keyword::Items { prefix, rest }
+            }
+            (Kind::Properties, _) => {
+                let properties = self.schema_map(value, p, name)?;
+                let patterns =
+                    self.schema_map(map.get("patternProperties"), p, "patternProperties")?;
+                let additional = self.single(map, p, "additionalProperties")?;
+                if properties.is_empty() && patterns.is_empty() && additional.is_none() {
+                    return Ok(None);
+                }
+                Keyword::Properties {
+                    properties: properties.into_iter().collect(),
+                    patterns,
+                    additional,
+                }
+            }
+            (_, None) => return Ok(None),
+            (Kind::Ref | Kind::DynamicRef, Some(v)) => {
+                let Value::String(r) = v else {
+                    return Err(invalid(p, name, "must be a string"));
+                };
+                let (target, anchor) = self.resolve_ref(r, res, p)?;
+                let target = self.reserve(&target)?;
+                if let Kind::Ref = kind {
+                    Keyword::Ref(target)
+                } else {
+                    Keyword::DynamicRef { target, anchor }
+                }
+            }
+            (Kind::Type, Some(v)) => compile_type(v, p)?,
+            (Kind::Const, Some(v)) => {
+                check_value_depth(v, p, name)?;
+                Keyword::Const(v.clone())
+            }
+            (Kind::Enum, Some(v)) => {
+                let Value::Array(values) = v else {
+                    return Err(invalid(p, name, "must be an array"));
+                };
+                check_value_depth(v, p, name)?;
+                Keyword::Enum(values.clone())
+            }
+            (Kind::MultipleOf, Some(v)) => {
+                let n = number(v, p, name)?;
+                if n.as_f64().is_none_or(|f| f <= 0.0) {
+                    return Err(invalid(p, name, "must be a number greater than 0"));
+                }
+                Keyword::MultipleOf(n)
+            }
+            (Kind::Bound(k), Some(v)) => Keyword::Bound(k, number(v, p, name)?),
+            (Kind::Size(k), Some(v)) => Keyword::Size(k, count(v, p, name)?),
+            (Kind::Pattern, Some(v)) => {
+                let Value::String(s) = v else {
+                    return Err(invalid(p, name, "must be a string"));
+                };
+                Keyword::Pattern(s.clone())
+            }
+            (Kind::UniqueItems, Some(v)) => {
+                let Value::Bool(b) = v else {
+                    return Err(invalid(p, name, "must be a boolean"));
+                };
+                if !*b {
+                    return Ok(None);
+                }
+                Keyword::UniqueItems
+            }
+            (Kind::Contains, Some(_)) => {
+                let schema = self.reserve(&child_pointer(p, name))?;
+                let min = match map.get("minContains") {
+                    Some(v) => count(v, p, "minContains")?,
+                    None => 1,
+                };
+                let max = match map.get("maxContains") {
+                    Some(v) => Some(count(v, p, "maxContains")?),
+                    None => None,
+                };
+                Keyword::Contains { schema, min, max }
+            }
+            (Kind::Required, Some(v)) => {
+                let names = string_array(v, p, name)?;
+                if names.is_empty() {
+                    return Ok(None);
+                }
+                Keyword::Required(names)
+            }
+            (Kind::DependentRequired, Some(v)) => {
+                let Value::Object(deps) = v else {
+                    return Err(invalid(p, name, "must be an object"));
+                };
+                let mut list = Vec::new();
+                for (dep, reqs) in deps {
+                    list.push((dep.clone(), string_array(reqs, p, name)?));
+                }
+                Keyword::DependentRequired(list)
+            }
+            (Kind::DependentSchemas, Some(_)) => {
+                let dependent = self.schema_map(value, p, name)?;
+                if dependent.is_empty() {
+                    return Ok(None);
+                }
+                Keyword::DependentSchemas(dependent)
+            }
+            (Kind::Of(k), Some(v)) => {
+                let subs = self.schema_array(v, p, name)?;
+                match k {
+                    0 => Keyword::AllOf(subs),
+                    1 => Keyword::AnyOf(subs),
+                    _ => Keyword::OneOf(subs),
+                }
+            }
+            (Kind::If, Some(_)) => {
+                let condition = self.reserve(&child_pointer(p, name))?;
+                let then = self.single(map, p, "then")?;
+                let otherwise = self.single(map, p, "else")?;
+                Keyword::If {
+                    condition,
+                    then,
+                    otherwise,
+                }
+            }
+            (Kind::Single(k), Some(_)) => {
+                let s = self.reserve(&child_pointer(p, name))?;
+                match k {
+                    0 => Keyword::PropertyNames(s),
+                    1 => Keyword::Not(s),
+                    2 => Keyword::UnevaluatedItems(s),
+                    _ => Keyword::UnevaluatedProperties(s),
+                }
+            }
+        };
+        Ok(Some(kw))
     }
 
     fn single(
