@@ -54,28 +54,28 @@ fn invalid(pointer: &str, keyword: &str, reason: &str) -> SchemaError {
     }
 }
 
-/// Keywords whose value is a single subschema.
-const SINGLE: [&str; 10] = [
-    "additionalProperties",
-    "propertyNames",
-    "items",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-];
-/// Keywords whose value is an array of subschemas.
-const ARRAYS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
-/// Keywords whose value is an object of subschemas.
-const MAPS: [&str; 5] = [
-    "$defs",
-    "definitions",
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
+/// Keywords with subschemas, as the scan visits them: a single subschema
+/// (0), an array (1) or an object (2) of subschemas.
+const SUBSCHEMAS: [(&str, u8); 19] = [
+    ("additionalProperties", 0),
+    ("propertyNames", 0),
+    ("items", 0),
+    ("contains", 0),
+    ("not", 0),
+    ("if", 0),
+    ("then", 0),
+    ("else", 0),
+    ("unevaluatedItems", 0),
+    ("unevaluatedProperties", 0),
+    ("allOf", 1),
+    ("anyOf", 1),
+    ("oneOf", 1),
+    ("prefixItems", 1),
+    ("$defs", 2),
+    ("definitions", 2),
+    ("properties", 2),
+    ("patternProperties", 2),
+    ("dependentSchemas", 2),
 ];
 
 /// How a keyword compiles (see [`KEYWORDS`]).
@@ -244,7 +244,7 @@ impl<'a> Compiler<'a> {
             if self.resource_at.contains_key(&pointer) {
                 continue;
             }
-            if pointer.matches('/').count() > MAX_SCHEMA_DEPTH {
+            if pointer.bytes().filter(|&b| b == b'/').count() > MAX_SCHEMA_DEPTH {
                 return Err(SchemaError::TooDeep {
                     location: loc(&pointer),
                 });
@@ -300,25 +300,24 @@ impl<'a> Compiler<'a> {
                 };
                 self.add_anchor(res, name, &pointer, dynamic)?;
             }
-            for keyword in SINGLE {
-                if let Some(sub) = map.get(keyword) {
-                    stack.push((sub, child_pointer(&pointer, keyword), res));
-                }
-            }
-            for keyword in ARRAYS {
-                if let Some(Value::Array(subs)) = map.get(keyword) {
-                    let base = child_pointer(&pointer, keyword);
-                    for (i, sub) in subs.iter().enumerate() {
-                        stack.push((sub, format!("{base}/{i}"), res));
+            for (keyword, shape) in SUBSCHEMAS {
+                let Some(sub) = map.get(keyword) else {
+                    continue;
+                };
+                let base = child_pointer(&pointer, keyword);
+                match (shape, sub) {
+                    (0, _) => stack.push((sub, base, res)),
+                    (1, Value::Array(subs)) => {
+                        for (i, sub) in subs.iter().enumerate() {
+                            stack.push((sub, format!("{base}/{i}"), res));
+                        }
                     }
-                }
-            }
-            for keyword in MAPS {
-                if let Some(Value::Object(subs)) = map.get(keyword) {
-                    let base = child_pointer(&pointer, keyword);
-                    for (name, sub) in subs {
-                        stack.push((sub, child_pointer(&base, name), res));
+                    (2, Value::Object(subs)) => {
+                        for (name, sub) in subs {
+                            stack.push((sub, child_pointer(&base, name), res));
+                        }
                     }
+                    _ => {}
                 }
             }
         }
@@ -710,9 +709,27 @@ fn string_array(v: &Value, pointer: &str, keyword: &str) -> Result<Vec<String>, 
         .collect()
 }
 
+fn wrong_type(pointer: &str) -> SchemaError {
+    invalid(pointer, "type", "must be a string or an array of strings")
+}
+
 fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, SchemaError> {
-    let one = |name: &str| -> Result<u8, SchemaError> {
-        Ok(match name {
+    // A string is a list of one name.
+    let names = match v {
+        Value::String(_) => core::slice::from_ref(v),
+        Value::Array(items) => items.as_slice(),
+        _ => &[],
+    };
+    if names.is_empty() && !matches!(v, Value::Array(_)) {
+        return Err(wrong_type(pointer));
+    }
+    let mut mask = 0u8;
+    let mut text = String::new();
+    for item in names {
+        let Value::String(name) = item else {
+            return Err(wrong_type(pointer));
+        };
+        let bit = match name.as_str() {
             "null" => types::NULL,
             "boolean" => types::BOOLEAN,
             "object" => types::OBJECT,
@@ -721,42 +738,17 @@ fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, SchemaError> {
             "string" => types::STRING,
             "integer" => types::INTEGER,
             _ => {
-                return Err(invalid(
-                    pointer,
-                    "type",
-                    &format!("unknown type \"{name}\""),
-                ))
+                let mut reason = String::from("unknown type \"");
+                reason.push_str(name);
+                reason.push('"');
+                return Err(invalid(pointer, "type", &reason));
             }
-        })
-    };
-    match v {
-        Value::String(s) => Ok(Keyword::Type {
-            mask: one(s)?,
-            names: s.clone(),
-        }),
-        Value::Array(items) => {
-            let mut mask = 0u8;
-            let mut names = String::new();
-            for item in items {
-                let Value::String(s) = item else {
-                    return Err(invalid(
-                        pointer,
-                        "type",
-                        "must be a string or an array of strings",
-                    ));
-                };
-                mask |= one(s)?;
-                if !names.is_empty() {
-                    names.push_str(" or ");
-                }
-                names.push_str(s);
-            }
-            Ok(Keyword::Type { mask, names })
+        };
+        mask |= bit;
+        if !text.is_empty() {
+            text.push_str(" or ");
         }
-        _ => Err(invalid(
-            pointer,
-            "type",
-            "must be a string or an array of strings",
-        )),
+        text.push_str(name);
     }
+    Ok(Keyword::Type { mask, names: text })
 }
