@@ -364,6 +364,7 @@ impl<'a> Compiler<'a> {
     /// Resolve a reference made from resource `res`. Returns the target's
     /// pointer and, for plain-name fragments, whether that anchor is a
     /// `$dynamicAnchor` (with its name).
+    #[inline(never)]
     fn resolve_ref(
         &self,
         reference: &str,
@@ -713,6 +714,7 @@ fn wrong_type(pointer: &str) -> SchemaError {
     invalid(pointer, "type", "must be a string or an array of strings")
 }
 
+#[inline(never)]
 fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, SchemaError> {
     // A string is a list of one name.
     let names = match v {
