@@ -477,7 +477,7 @@ impl<'a> Compiler<'a> {
                     return Ok(None);
                 }
                 Keyword::Properties {
-                    properties: properties.into_iter().collect(),
+                    properties,
                     patterns,
                     additional,
                 }

@@ -669,7 +669,7 @@ impl<'s> Evaluator<'s> {
     fn eval_properties(
         &mut self,
         obj: &Map,
-        properties: &crate::vecmap::VecMap<String, usize>,
+        properties: &[(String, usize)],
         patterns: &[(String, usize)],
         additional: Option<usize>,
         mut sink: Sink<'_>,
@@ -680,7 +680,7 @@ impl<'s> Evaluator<'s> {
         let additional_false = additional.is_some_and(|s| self.is_false(s));
         for (i, (key, value)) in obj.iter().enumerate() {
             let mut matched = false;
-            if let Some(&s) = properties.get(key) {
+            if let Some(&(_, s)) = properties.iter().find(|(name, _)| name == key) {
                 matched = true;
                 if !self.eval_at(i, Some(key), s, value, sink.as_deref_mut()) {
                     valid = false;

@@ -255,7 +255,8 @@ enum Keyword {
     Required(Vec<String>),
     DependentRequired(Vec<(String, Vec<String>)>),
     Properties {
-        properties: VecMap<String, usize>,
+        /// `properties` (unique names, from a JSON object).
+        properties: Vec<(String, usize)>,
         patterns: Vec<(String, usize)>,
         additional: Option<usize>,
     },
