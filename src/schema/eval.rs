@@ -377,8 +377,8 @@ impl<'s> Evaluator<'s> {
                 self.eval_dependent_schemas(o, deps, inst, sink, ann)
             }
             (Keyword::AllOf(subs), _) => self.eval_all_of(subs, inst, sink, ann),
-            (Keyword::AnyOf(subs), _) => self.eval_any_of(subs, inst, sink, ann),
-            (Keyword::OneOf(subs), _) => self.eval_one_of(subs, inst, sink, ann),
+            (Keyword::AnyOf(subs), _) => self.eval_of(false, subs, inst, sink, ann),
+            (Keyword::OneOf(subs), _) => self.eval_of(true, subs, inst, sink, ann),
             (Keyword::Not(s), _) => self.eval_not(*s, inst, sink),
             (
                 Keyword::If {
@@ -466,83 +466,62 @@ impl<'s> Evaluator<'s> {
         valid
     }
 
-    fn eval_any_of(
+    /// `anyOf` (`one` false) or `oneOf` (`one` true).
+    fn eval_of(
         &mut self,
+        one: bool,
         subs: &[usize],
         inst: &Value,
         mut sink: Sink<'_>,
         mut ann: Option<&mut Annotations>,
     ) -> bool {
-        let mut any = false;
-        for s in subs {
-            let mut sub = Annotations::default();
-            let want = ann.is_some();
-            if self.eval(*s, inst, None, want.then_some(&mut sub)) {
-                any = true;
-                match ann.as_deref_mut() {
-                    Some(a) => a.merge(sub),
-                    None => break,
-                }
-            }
-        }
-        if !any {
-            self.report(&mut sink, None, &[Text("must match a schema in anyOf")]);
-        }
-        any
-    }
-
-    fn eval_one_of(
-        &mut self,
-        subs: &[usize],
-        inst: &Value,
-        mut sink: Sink<'_>,
-        ann: Option<&mut Annotations>,
-    ) -> bool {
         let mut first: Option<usize> = None;
-        let mut second: Option<usize> = None;
         let mut chosen = Annotations::default();
         let want = ann.is_some();
         for (i, s) in subs.iter().enumerate() {
             let mut sub = Annotations::default();
-            if self.eval(*s, inst, None, want.then_some(&mut sub)) {
-                if first.is_none() {
-                    first = Some(i);
-                    chosen = sub;
-                } else {
-                    second = Some(i);
-                    break;
+            if !self.eval(*s, inst, None, want.then_some(&mut sub)) {
+                continue;
+            }
+            if one {
+                if let Some(f) = first {
+                    self.report(
+                        &mut sink,
+                        None,
+                        &[
+                            Text("must match exactly one schema in oneOf, but matches schemas "),
+                            Int(len_u64(f)),
+                            Text(" and "),
+                            Int(len_u64(i)),
+                        ],
+                    );
+                    return false;
+                }
+                chosen = sub;
+            } else {
+                match ann.as_deref_mut() {
+                    Some(a) => a.merge(sub),
+                    None => {
+                        first = Some(i);
+                        break;
+                    }
                 }
             }
+            first = Some(i);
         }
-        match (first, second) {
-            (Some(_), None) => {
-                if let Some(a) = ann {
-                    a.merge(chosen);
-                }
-                true
-            }
-            (None, _) => {
-                self.report(
-                    &mut sink,
-                    None,
-                    &[Text("must match exactly one schema in oneOf")],
-                );
-                false
-            }
-            (Some(i), Some(j)) => {
-                self.report(
-                    &mut sink,
-                    None,
-                    &[
-                        Text("must match exactly one schema in oneOf, but matches schemas "),
-                        Int(len_u64(i)),
-                        Text(" and "),
-                        Int(len_u64(j)),
-                    ],
-                );
-                false
-            }
+        if first.is_none() {
+            let message = if one {
+                "must match exactly one schema in oneOf"
+            } else {
+                "must match a schema in anyOf"
+            };
+            self.report(&mut sink, None, &[Text(message)]);
+            return false;
         }
+        if let Some(a) = ann {
+            a.merge(chosen);
+        }
+        true
     }
 
     fn eval_not(&mut self, s: usize, inst: &Value, mut sink: Sink<'_>) -> bool {
