@@ -94,7 +94,9 @@ pub(crate) fn is_integer(n: &Number) -> bool {
 fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
     if let Num::Int(i) = num(n) {
         let mut digits = Vec::new();
-        let mut rest = i.unsigned_abs();
+        // |i| ≤ 2^64 - 1 (an `u64` or an `i64`): `u64` arithmetic, no `u128`
+        // division in the wasm.
+        let mut rest = u64::try_from(i.unsigned_abs()).unwrap_or(u64::MAX);
         while rest > 0 {
             digits.push((rest % 10) as u8);
             rest /= 10;
@@ -146,22 +148,31 @@ fn significant(mut digits: Vec<u8>, mut exponent: i64) -> (Vec<u8>, i64) {
 /// `r × 10 + 9` stays below 2^128 for any remainder `r` (37 digits always fit).
 const DIVISOR_LIMIT: u128 = 1 << 124;
 
+/// `x mod m` for `x < 10 m` (`m > 0`), by subtraction: no `u128` division
+/// in the wasm.
+fn reduce(mut x: u128, m: NonZeroU128) -> u128 {
+    while x >= m.get() {
+        x -= m.get();
+    }
+    x
+}
+
 /// `a × b mod m` for `a, b < m < 2^127`, by doubling: nothing overflows.
 fn mul_mod(mut a: u128, mut b: u128, m: NonZeroU128) -> u128 {
     let mut product = 0;
     while b > 0 {
         if b & 1 == 1 {
-            product = (product + a) % m;
+            product = reduce(product + a, m);
         }
-        a = (a << 1) % m;
+        a = reduce(a << 1, m);
         b >>= 1;
     }
     product
 }
 
 fn pow10_mod(mut e: u64, m: NonZeroU128) -> u128 {
-    let mut result = 1 % m;
-    let mut base = 10 % m;
+    let mut result = reduce(1, m);
+    let mut base = reduce(10, m);
     while e > 0 {
         if e & 1 == 1 {
             result = mul_mod(result, base, m);
@@ -186,6 +197,10 @@ fn pow10_mod(mut e: u64, m: NonZeroU128) -> u128 {
 /// the divisor's very digits (`x = m × 10^k`, `k ≥ 0`).
 pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
     if let (Num::Int(a), Num::Int(b)) = (num(x), num(m)) {
+        // Both magnitudes fit an `u64` (see `decimal`); the sign does not
+        // change divisibility.
+        let a = u64::try_from(a.unsigned_abs()).unwrap_or(u64::MAX);
+        let b = u64::try_from(b.unsigned_abs()).unwrap_or(u64::MAX);
         return a.checked_rem(b) == Some(0);
     }
     let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
@@ -210,7 +225,7 @@ pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
     };
     let remainder = a
         .iter()
-        .fold(0u128, |r, &d| (r * 10 + u128::from(d)) % divisor);
+        .fold(0u128, |r, &d| reduce(r * 10 + u128::from(d), divisor));
     let k = u64::try_from(p.saturating_sub(q)).unwrap_or(u64::MAX);
     mul_mod(remainder, pow10_mod(k, divisor), divisor) == 0
 }
@@ -559,6 +574,104 @@ mod tests {
             compare(&parsed(long), &parsed("0.3")),
             Some(Ordering::Equal)
         );
+    }
+
+    /// `is_multiple_of` as first written, with `u128` / `i128` remainders:
+    /// the reference for the subtraction-based one.
+    fn is_multiple_of_by_division(x: &Number, m: &Number) -> bool {
+        if let (Num::Int(a), Num::Int(b)) = (num(x), num(m)) {
+            return a.checked_rem(b) == Some(0);
+        }
+        let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
+            return false;
+        };
+        if a.is_empty() {
+            return true;
+        }
+        if b.is_empty() || p < q {
+            return false;
+        }
+        let divisor = b
+            .iter()
+            .try_fold(0u128, |n, &d| n.checked_mul(10)?.checked_add(u128::from(d)))
+            .filter(|&d| d < DIVISOR_LIMIT)
+            .and_then(NonZeroU128::new);
+        let Some(divisor) = divisor else {
+            return a == b;
+        };
+        let mul_mod = |mut a: u128, mut b: u128| {
+            let mut product = 0;
+            while b > 0 {
+                if b & 1 == 1 {
+                    product = (product + a) % divisor;
+                }
+                a = (a << 1) % divisor;
+                b >>= 1;
+            }
+            product
+        };
+        let remainder = a
+            .iter()
+            .fold(0u128, |r, &d| (r * 10 + u128::from(d)) % divisor);
+        let mut k = u64::try_from(p.saturating_sub(q)).unwrap_or(u64::MAX);
+        let (mut result, mut base) = (1 % divisor, 10 % divisor);
+        while k > 0 {
+            if k & 1 == 1 {
+                result = mul_mod(result, base);
+            }
+            base = mul_mod(base, base);
+            k >>= 1;
+        }
+        mul_mod(remainder, result) == 0
+    }
+
+    /// Random decimals and integers, divisors of up to 40 digits.
+    #[test]
+    fn multiples_agree_with_division() {
+        let mut state = 0x5851_f42d_4c95_7f2du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let text = |next: &mut dyn FnMut() -> u64| -> String {
+            let r = next();
+            match r % 4 {
+                0 => format!("{}", (r >> 8) % 1000),
+                1 => format!("-{}", next()),
+                2 => format!("{}", next()),
+                _ => {
+                    let digits = 1 + (r >> 8) % 40;
+                    let mut t: String = (0..digits)
+                        .map(|_| char::from(b'0' + (next() % 10) as u8))
+                        .collect();
+                    t.insert(0, '1');
+                    let e = (next() % 60) as i64 - 30;
+                    format!("{t}e{e}")
+                }
+            }
+        };
+        let mut multiples = 0;
+        for _ in 0..20_000 {
+            let (x, m) = (parsed(&text(&mut next)), parsed(&text(&mut next)));
+            if m.as_f64().is_none_or(|f| f <= 0.0) {
+                continue;
+            }
+            let want = is_multiple_of_by_division(&x, &m);
+            multiples += usize::from(want);
+            assert_eq!(is_multiple_of(&x, &m), want, "{x} / {m}");
+            // And m with a 0 appended (a multiple of m when m is written
+            // without an exponent).
+            if let Ok(Value::Number(y)) = crate::json::parse(&format!("{m}0")) {
+                assert_eq!(
+                    is_multiple_of(&y, &m),
+                    is_multiple_of_by_division(&y, &m),
+                    "{y} / {m}"
+                );
+            }
+        }
+        assert!(multiples > 50, "the inputs include multiples: {multiples}");
     }
 
     #[test]
