@@ -36,6 +36,9 @@ struct Compiler<'a> {
     work: Vec<(usize, String)>,
 }
 
+/// Errors are boxed inside: results stay small to move around.
+type Error = Box<SchemaError>;
+
 /// A pointer as a URI fragment, for error messages.
 fn loc(pointer: &str) -> String {
     format!("#{pointer}")
@@ -46,12 +49,12 @@ fn child_pointer(parent: &str, token: &str) -> String {
 }
 
 #[inline(never)]
-fn invalid(pointer: &str, keyword: &str, reason: &str) -> SchemaError {
-    SchemaError::InvalidKeyword {
+fn invalid(pointer: &str, keyword: &str, reason: &str) -> Error {
+    Box::new(SchemaError::InvalidKeyword {
         location: loc(pointer),
         keyword: keyword.to_string(),
         reason: reason.to_string(),
-    }
+    })
 }
 
 /// Keywords with subschemas, as the scan visits them: a single subschema
@@ -149,6 +152,10 @@ const KEYWORDS: [(&str, Kind); 32] = [
 ];
 
 pub(super) fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
+    compile_boxed(schema).map_err(|e| *e)
+}
+
+fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
     let mut c = Compiler {
         root: schema,
         resources: vec![Resource {
@@ -193,7 +200,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// Node index for the schema at `pointer`, compiled later from the work list.
-    fn reserve(&mut self, pointer: &str) -> Result<usize, SchemaError> {
+    fn reserve(&mut self, pointer: &str) -> Result<usize, Error> {
         if let Some(&idx) = self.node_at.get(pointer) {
             return Ok(idx);
         }
@@ -233,21 +240,16 @@ impl<'a> Compiler<'a> {
 
     /// Register `$id`s and anchors of the schema at `start` and all its
     /// subschemas (known applicator keywords only).
-    fn scan(
-        &mut self,
-        start: &'a Value,
-        pointer: String,
-        parent: usize,
-    ) -> Result<(), SchemaError> {
+    fn scan(&mut self, start: &'a Value, pointer: String, parent: usize) -> Result<(), Error> {
         let mut stack: Vec<(&'a Value, String, usize)> = vec![(start, pointer, parent)];
         while let Some((value, pointer, parent)) = stack.pop() {
             if self.resource_at.contains_key(&pointer) {
                 continue;
             }
             if pointer.bytes().filter(|&b| b == b'/').count() > MAX_SCHEMA_DEPTH {
-                return Err(SchemaError::TooDeep {
+                return Err(Box::new(SchemaError::TooDeep {
                     location: loc(&pointer),
-                });
+                }));
             }
             let Value::Object(map) = value else {
                 self.resource_at.insert(pointer, parent);
@@ -273,10 +275,10 @@ impl<'a> Compiler<'a> {
                         .get(existing)
                         .is_some_and(|r| r.pointer == pointer);
                     if !same {
-                        return Err(SchemaError::DuplicateId {
+                        return Err(Box::new(SchemaError::DuplicateId {
                             location: loc(&pointer),
                             uri: doc.to_string(),
-                        });
+                        }));
                     }
                     res = existing;
                 } else {
@@ -330,7 +332,7 @@ impl<'a> Compiler<'a> {
         name: &str,
         pointer: &str,
         dynamic: bool,
-    ) -> Result<(), SchemaError> {
+    ) -> Result<(), Error> {
         let existing = self
             .resources
             .get(res)
@@ -338,10 +340,10 @@ impl<'a> Compiler<'a> {
             .cloned();
         match existing {
             Some((p, _)) if p != pointer => {
-                return Err(SchemaError::DuplicateAnchor {
+                return Err(Box::new(SchemaError::DuplicateAnchor {
                     location: loc(pointer),
                     anchor: name.to_string(),
-                });
+                }));
             }
             Some((_, was_dynamic)) if was_dynamic || !dynamic => return Ok(()),
             _ => {}
@@ -370,20 +372,22 @@ impl<'a> Compiler<'a> {
         reference: &str,
         res: usize,
         pointer: &str,
-    ) -> Result<(String, Option<String>), SchemaError> {
+    ) -> Result<(String, Option<String>), Error> {
         let resolved = uri::resolve(self.resource_uri(res), reference);
         let (doc, fragment) = uri::split_fragment(&resolved);
         let Some(target) = self.by_uri.get(doc).and_then(|&r| self.resources.get(r)) else {
-            return Err(SchemaError::RemoteRef {
+            return Err(Box::new(SchemaError::RemoteRef {
                 location: loc(pointer),
                 reference: reference.to_string(),
                 uri: resolved.clone(),
-            });
+            }));
         };
-        let unresolved = |reason: String| SchemaError::UnresolvedRef {
-            location: loc(pointer),
-            reference: reference.to_string(),
-            reason,
+        let unresolved = |reason: String| -> Error {
+            Box::new(SchemaError::UnresolvedRef {
+                location: loc(pointer),
+                reference: reference.to_string(),
+                reason,
+            })
         };
         let fragment = uri::percent_decode(fragment.unwrap_or(""));
         if fragment.is_empty() {
@@ -407,14 +411,14 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn compile_node(&mut self, pointer: &str) -> Result<Node, SchemaError> {
+    fn compile_node(&mut self, pointer: &str) -> Result<Node, Error> {
         let map = match self.lookup(pointer) {
             Some(Value::Bool(b)) => return Ok(Node::Bool(*b)),
             Some(Value::Object(map)) => map,
             _ => {
-                return Err(SchemaError::NotASchema {
+                return Err(Box::new(SchemaError::NotASchema {
                     location: loc(pointer),
-                })
+                }))
             }
         };
         let res = self.nearest_scanned_resource(pointer);
@@ -447,7 +451,7 @@ impl<'a> Compiler<'a> {
         res: usize,
         name: &str,
         kind: Kind,
-    ) -> Result<Option<Keyword>, SchemaError> {
+    ) -> Result<Option<Keyword>, Error> {
         let value = map.get(name);
         let kw = match (kind, value) {
             (Kind::Items, _) => {
@@ -598,12 +602,7 @@ impl<'a> Compiler<'a> {
         Ok(Some(kw))
     }
 
-    fn single(
-        &mut self,
-        map: &Map,
-        pointer: &str,
-        keyword: &str,
-    ) -> Result<Option<usize>, SchemaError> {
+    fn single(&mut self, map: &Map, pointer: &str, keyword: &str) -> Result<Option<usize>, Error> {
         if !map.contains_key(keyword) {
             return Ok(None);
         }
@@ -615,7 +614,7 @@ impl<'a> Compiler<'a> {
         value: &Value,
         pointer: &str,
         keyword: &str,
-    ) -> Result<Vec<usize>, SchemaError> {
+    ) -> Result<Vec<usize>, Error> {
         let Value::Array(items) = value else {
             return Err(invalid(pointer, keyword, "must be an array of schemas"));
         };
@@ -632,7 +631,7 @@ impl<'a> Compiler<'a> {
         value: Option<&Value>,
         pointer: &str,
         keyword: &str,
-    ) -> Result<Vec<(String, usize)>, SchemaError> {
+    ) -> Result<Vec<(String, usize)>, Error> {
         let Some(value) = value else {
             return Ok(Vec::new());
         };
@@ -651,13 +650,13 @@ impl<'a> Compiler<'a> {
 /// `const` / `enum` values are cloned into the compiled schema, and
 /// `Value::clone` / `drop` recurse: refuse values nested deeper than
 /// [`MAX_SCHEMA_DEPTH`] (measured without recursion).
-fn check_value_depth(v: &Value, pointer: &str, keyword: &str) -> Result<(), SchemaError> {
+fn check_value_depth(v: &Value, pointer: &str, keyword: &str) -> Result<(), Error> {
     let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
     while let Some((v, depth)) = stack.pop() {
         if depth > MAX_SCHEMA_DEPTH {
-            return Err(SchemaError::TooDeep {
+            return Err(Box::new(SchemaError::TooDeep {
                 location: loc(&child_pointer(pointer, keyword)),
-            });
+            }));
         }
         let next = depth.saturating_add(1);
         match v {
@@ -669,7 +668,7 @@ fn check_value_depth(v: &Value, pointer: &str, keyword: &str) -> Result<(), Sche
     Ok(())
 }
 
-fn number(v: &Value, pointer: &str, keyword: &str) -> Result<Number, SchemaError> {
+fn number(v: &Value, pointer: &str, keyword: &str) -> Result<Number, Error> {
     match v {
         Value::Number(n) => Ok(n.clone()),
         _ => Err(invalid(pointer, keyword, "must be a number")),
@@ -677,7 +676,7 @@ fn number(v: &Value, pointer: &str, keyword: &str) -> Result<Number, SchemaError
 }
 
 /// A non-negative integer (`2.0` accepted); values beyond `u64` saturate.
-fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, SchemaError> {
+fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, Error> {
     let err = || invalid(pointer, keyword, "must be a non-negative integer");
     let Value::Number(n) = v else {
         return Err(err());
@@ -696,7 +695,7 @@ fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, SchemaError> {
     }
 }
 
-fn string_array(v: &Value, pointer: &str, keyword: &str) -> Result<Vec<String>, SchemaError> {
+fn string_array(v: &Value, pointer: &str, keyword: &str) -> Result<Vec<String>, Error> {
     let err = || invalid(pointer, keyword, "must be an array of strings");
     let Value::Array(items) = v else {
         return Err(err());
@@ -710,12 +709,12 @@ fn string_array(v: &Value, pointer: &str, keyword: &str) -> Result<Vec<String>, 
         .collect()
 }
 
-fn wrong_type(pointer: &str) -> SchemaError {
+fn wrong_type(pointer: &str) -> Error {
     invalid(pointer, "type", "must be a string or an array of strings")
 }
 
 #[inline(never)]
-fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, SchemaError> {
+fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, Error> {
     // A string is a list of one name.
     let names = match v {
         Value::String(_) => core::slice::from_ref(v),
