@@ -660,8 +660,16 @@ fn check_value_depth(v: &Value, pointer: &str, keyword: &str) -> Result<(), Erro
         }
         let next = depth.saturating_add(1);
         match v {
-            Value::Array(items) => stack.extend(items.iter().map(|i| (i, next))),
-            Value::Object(m) => stack.extend(m.values().map(|i| (i, next))),
+            Value::Array(items) => {
+                for item in items {
+                    stack.push((item, next));
+                }
+            }
+            Value::Object(m) => {
+                for item in m.values() {
+                    stack.push((item, next));
+                }
+            }
             _ => {}
         }
     }
