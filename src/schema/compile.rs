@@ -48,6 +48,10 @@ fn child_pointer(parent: &str, token: &str) -> String {
     format!("{parent}/{}", uri::escape_token(token))
 }
 
+fn index_pointer(parent: &str, i: usize) -> String {
+    format!("{parent}/{i}")
+}
+
 #[inline(never)]
 fn invalid(pointer: &str, keyword: &str, reason: &str) -> Error {
     Box::new(SchemaError::InvalidKeyword {
@@ -311,7 +315,7 @@ impl<'a> Compiler<'a> {
                     (0, _) => stack.push((sub, base, res)),
                     (1, Value::Array(subs)) => {
                         for (i, sub) in subs.iter().enumerate() {
-                            stack.push((sub, format!("{base}/{i}"), res));
+                            stack.push((sub, index_pointer(&base, i), res));
                         }
                     }
                     (2, Value::Object(subs)) => {
@@ -621,7 +625,7 @@ impl<'a> Compiler<'a> {
         let base = child_pointer(pointer, keyword);
         let mut out = Vec::with_capacity(items.len());
         for i in 0..items.len() {
-            out.push(self.reserve(&format!("{base}/{i}"))?);
+            out.push(self.reserve(&index_pointer(&base, i))?);
         }
         Ok(out)
     }
