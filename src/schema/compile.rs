@@ -496,11 +496,10 @@ impl<'a> Compiler<'a> {
                     return Err(invalid(p, name, "must be a string"));
                 };
                 let (target, anchor) = self.resolve_ref(r, res, p)?;
-                let target = self.reserve(&target)?;
-                if let Kind::Ref = kind {
-                    Keyword::Ref(target)
-                } else {
-                    Keyword::DynamicRef { target, anchor }
+                Keyword::Ref {
+                    target: self.reserve(&target)?,
+                    // A `$ref` always goes to its static target.
+                    anchor: anchor.filter(|_| matches!(kind, Kind::DynamicRef)),
                 }
             }
             (Kind::Type, Some(v)) => compile_type(v, p)?,

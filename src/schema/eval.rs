@@ -353,8 +353,7 @@ impl<'s> Evaluator<'s> {
         ann: Option<&mut Annotations>,
     ) -> bool {
         match (kw, inst) {
-            (Keyword::Ref(target), _) => self.eval(*target, inst, sink, ann),
-            (Keyword::DynamicRef { target, anchor }, _) => {
+            (Keyword::Ref { target, anchor }, _) => {
                 let dest = self.dynamic_target(*target, anchor.as_deref());
                 self.eval(dest, inst, sink, ann)
             }

@@ -219,8 +219,8 @@ mod types {
 
 #[derive(Debug, Clone)]
 enum Keyword {
-    Ref(usize),
-    DynamicRef {
+    /// `$ref` (never an anchor) and `$dynamicRef`.
+    Ref {
         target: usize,
         /// Set when the static target carries a matching `$dynamicAnchor`:
         /// then the outermost resource in the dynamic scope with that
