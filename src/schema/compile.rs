@@ -20,13 +20,13 @@ struct Resource {
     pointer: String,
     /// `$anchor` / `$dynamicAnchor` name → (pointer, is dynamic).
     anchors: VecMap<String, (String, bool)>,
-    /// `$dynamicAnchor` name → node index.
-    dynamic: VecMap<String, usize>,
 }
 
 struct Compiler<'a> {
     root: &'a Value,
     resources: Vec<Resource>,
+    /// Per resource: `$dynamicAnchor` name → node index.
+    dynamic: Vec<VecMap<String, usize>>,
     by_uri: VecMap<String, usize>,
     /// Scanned schema location (pointer) → resource index.
     resource_at: VecMap<String, usize>,
@@ -162,19 +162,15 @@ pub(super) fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
 fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
     let mut c = Compiler {
         root: schema,
-        resources: vec![Resource {
-            uri: DEFAULT_BASE.to_string(),
-            pointer: String::new(),
-            anchors: VecMap::new(),
-            dynamic: VecMap::new(),
-        }],
+        resources: Vec::new(),
+        dynamic: Vec::new(),
         by_uri: VecMap::new(),
         resource_at: VecMap::new(),
         nodes: Vec::new(),
         node_at: VecMap::new(),
         work: Vec::new(),
     };
-    c.by_uri.insert(DEFAULT_BASE.to_string(), 0);
+    c.add_resource(DEFAULT_BASE, String::new());
     c.scan(schema, String::new(), 0)?;
     let root = c.reserve("")?;
     while let Some((idx, pointer)) = c.work.pop() {
@@ -185,7 +181,7 @@ fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
     }
     Ok(CompiledSchema {
         nodes: c.nodes,
-        dynamic_anchors: c.resources.into_iter().map(|r| r.dynamic).collect(),
+        dynamic_anchors: c.dynamic,
         root,
     })
 }
@@ -221,6 +217,19 @@ impl<'a> Compiler<'a> {
         self.node_at.insert(pointer.to_string(), idx);
         self.work.push((idx, pointer.to_string()));
         Ok(idx)
+    }
+
+    /// A new resource with absolute URI `uri` rooted at `pointer`: its index.
+    fn add_resource(&mut self, uri: &str, pointer: String) -> usize {
+        let res = self.resources.len();
+        self.resources.push(Resource {
+            uri: uri.to_string(),
+            pointer,
+            anchors: VecMap::new(),
+        });
+        self.dynamic.push(VecMap::new());
+        self.by_uri.insert(uri.to_string(), res);
+        res
     }
 
     fn nearest_scanned_resource(&self, pointer: &str) -> usize {
@@ -286,14 +295,7 @@ impl<'a> Compiler<'a> {
                     }
                     res = existing;
                 } else {
-                    res = self.resources.len();
-                    self.resources.push(Resource {
-                        uri: doc.to_string(),
-                        pointer: pointer.clone(),
-                        anchors: VecMap::new(),
-                        dynamic: VecMap::new(),
-                    });
-                    self.by_uri.insert(doc.to_string(), res);
+                    res = self.add_resource(doc, pointer.clone());
                 }
             }
             self.resource_at.insert(pointer.clone(), res);
@@ -360,9 +362,9 @@ impl<'a> Compiler<'a> {
         if let Some(r) = self.resources.get_mut(res) {
             r.anchors
                 .insert(name.to_string(), (pointer.to_string(), dynamic));
-            if let Some(node) = node {
-                r.dynamic.insert(name.to_string(), node);
-            }
+        }
+        if let (Some(node), Some(d)) = (node, self.dynamic.get_mut(res)) {
+            d.insert(name.to_string(), node);
         }
         Ok(())
     }
