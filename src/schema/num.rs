@@ -9,7 +9,6 @@
 
 use crate::json::{is_whole, trunc, Number, Value};
 use crate::vecmap::heap_sort;
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::num::NonZeroU128;
@@ -271,17 +270,18 @@ fn canonical(value: &Value, out: &mut Vec<u8>, depth: usize) -> bool {
         Value::Object(map) => {
             out.push(7);
             push_len(out, map.len());
-            let entries: Vec<(&String, &Value)> = map.iter().collect();
-            let mut order: Vec<(&[u8], usize)> = entries
-                .iter()
-                .enumerate()
-                .map(|(i, (key, _))| (key.as_bytes(), i))
-                .collect();
+            // Plain pushes, no `collect`: each collect is its own code.
+            let mut values: Vec<&Value> = Vec::with_capacity(map.len());
+            let mut order: Vec<(&[u8], usize)> = Vec::with_capacity(map.len());
+            for (i, (key, item)) in map.iter().enumerate() {
+                order.push((key.as_bytes(), i));
+                values.push(item);
+            }
             heap_sort(&mut order);
             for (key, i) in order {
                 push_bytes(out, key);
-                match entries.get(i) {
-                    Some((_, item)) if canonical(item, out, next) => {}
+                match values.get(i) {
+                    Some(item) if canonical(item, out, next) => {}
                     _ => return false,
                 }
             }
@@ -341,10 +341,10 @@ pub(crate) fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
             bytes.truncate(start);
         }
     }
-    let mut forms: Vec<(&[u8], usize)> = spans
-        .iter()
-        .map(|&(start, end, i)| (bytes.get(start..end).unwrap_or_default(), i))
-        .collect();
+    let mut forms: Vec<(&[u8], usize)> = Vec::with_capacity(spans.len());
+    for &(start, end, i) in &spans {
+        forms.push((bytes.get(start..end).unwrap_or_default(), i));
+    }
     heap_sort(&mut forms);
     // Within a run of equal forms the indexes ascend: its first two are its
     // smallest pair.
