@@ -713,13 +713,14 @@ fn string_array(v: &Value, pointer: &str, keyword: &str) -> Result<Vec<String>, 
     let Value::Array(items) = v else {
         return Err(err());
     };
-    items
-        .iter()
-        .map(|i| match i {
-            Value::String(s) => Ok(s.clone()),
-            _ => Err(err()),
-        })
-        .collect()
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::String(s) = item else {
+            return Err(err());
+        };
+        out.push(s.clone());
+    }
+    Ok(out)
 }
 
 fn wrong_type(pointer: &str) -> Error {
