@@ -122,11 +122,13 @@ fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
     }
     let e = if negative { -e } else { e };
     let frac_len = i64::try_from(frac.len()).unwrap_or(i64::MAX);
-    let digits = int
-        .bytes()
-        .chain(frac.bytes())
-        .map(|b| b.wrapping_sub(b'0'));
-    Some(significant(digits.collect(), e.saturating_sub(frac_len)))
+    let mut digits = Vec::with_capacity(int.len().saturating_add(frac.len()));
+    for part in [int, frac] {
+        for b in part.bytes() {
+            digits.push(b.wrapping_sub(b'0'));
+        }
+    }
+    Some(significant(digits, e.saturating_sub(frac_len)))
 }
 
 /// `digits × 10^exponent` with the leading and trailing zeros dropped.
