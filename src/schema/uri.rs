@@ -246,7 +246,11 @@ pub(crate) fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
         return Some(Vec::new());
     }
     let rest = pointer.strip_prefix('/')?;
-    Some(rest.split('/').map(unescape_token).collect())
+    let mut tokens = Vec::new();
+    for token in rest.split('/') {
+        tokens.push(unescape_token(token));
+    }
+    Some(tokens)
 }
 
 /// Parse an array index token: decimal digits without leading zeros.
