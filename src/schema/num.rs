@@ -137,8 +137,9 @@ fn significant(mut digits: Vec<u8>, mut exponent: i64) -> (Vec<u8>, i64) {
         digits.pop();
         exponent = exponent.saturating_add(1);
     }
-    let leading = digits.iter().take_while(|&&d| d == 0).count();
-    digits.drain(..leading);
+    let leading = digits.iter().position(|&d| d != 0).unwrap_or(digits.len());
+    digits.copy_within(leading.., 0);
+    digits.truncate(digits.len().saturating_sub(leading));
     if digits.is_empty() {
         exponent = 0;
     }
