@@ -238,7 +238,7 @@ impl<'a> Compiler<'a> {
             if let Some(&r) = self.resource_at.get(p) {
                 return r;
             }
-            match p.rfind('/') {
+            match uri::last_slash(p) {
                 Some(i) => p = p.get(..i).unwrap_or(""),
                 None => return 0,
             }

@@ -56,6 +56,11 @@ fn parse(s: &str) -> UriRef<'_> {
     out
 }
 
+/// The byte offset of the last '/' (`str::rfind` costs more code).
+pub(crate) fn last_slash(s: &str) -> Option<usize> {
+    s.bytes().rposition(|b| b == b'/')
+}
+
 /// `str::split_at` that never panics (falls back to "everything, nothing").
 fn split_at(s: &str, at: usize) -> (&str, &str) {
     s.split_at_checked(at).unwrap_or((s, ""))
@@ -97,7 +102,7 @@ fn remove_dot_segments(path: &str) -> String {
             input = r;
         }
         if pop {
-            output.truncate(output.rfind('/').unwrap_or(0));
+            output.truncate(last_slash(&output).unwrap_or(0));
         }
     }
     output
@@ -107,7 +112,7 @@ fn merge_paths(base: &UriRef<'_>, reference_path: &str) -> String {
     if base.authority.is_some() && base.path.is_empty() {
         return format!("/{reference_path}");
     }
-    match base.path.rfind('/') {
+    match last_slash(base.path) {
         Some(i) => {
             let dir = base.path.get(..=i).unwrap_or("");
             format!("{dir}{reference_path}")
