@@ -211,7 +211,34 @@ pub(crate) fn percent_decode(s: &str) -> String {
         out.push(b);
         i = i.saturating_add(1);
     }
-    String::from_utf8_lossy(&out).into_owned()
+    lossy(&out)
+}
+
+/// `String::from_utf8_lossy(bytes).into_owned()` on top of `str::from_utf8`
+/// (`Utf8Chunks` is half a kilobyte of wasm): each maximal invalid sequence
+/// becomes one U+FFFD, as there.
+fn lossy(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = bytes;
+    loop {
+        match core::str::from_utf8(rest) {
+            Ok(valid) => {
+                out.push_str(valid);
+                return out;
+            }
+            Err(e) => {
+                let (valid, after) = rest
+                    .split_at_checked(e.valid_up_to())
+                    .unwrap_or((&[], rest));
+                out.push_str(core::str::from_utf8(valid).unwrap_or_default());
+                out.push(char::REPLACEMENT_CHARACTER);
+                match e.error_len() {
+                    Some(len) => rest = after.get(len..).unwrap_or_default(),
+                    None => return out,
+                }
+            }
+        }
+    }
 }
 
 /// Escape one JSON Pointer reference token (RFC 6901).
@@ -343,6 +370,50 @@ mod tests {
                 remove_dot_segments_by_vec(&path),
                 "{path}"
             );
+        }
+    }
+
+    #[test]
+    fn lossy_is_from_utf8_lossy() {
+        // Every sequence of up to 3 bytes, then random longer ones.
+        let check = |bytes: &[u8]| {
+            assert_eq!(lossy(bytes), String::from_utf8_lossy(bytes), "{bytes:?}");
+        };
+        check(&[]);
+        for a in 0..=255u8 {
+            check(&[a]);
+            for b in 0..=255u8 {
+                check(&[a, b]);
+            }
+        }
+        let interesting: Vec<u8> = (0x00..0x03)
+            .chain(0x7e..0x82)
+            .chain(0xbe..0xc3)
+            .chain(0xdf..0xe2)
+            .chain(0xec..0xf6)
+            .chain(0xfe..=0xff)
+            .collect();
+        for &a in &interesting {
+            for &b in &interesting {
+                for &c in &interesting {
+                    check(&[a, b, c]);
+                    for &d in &interesting {
+                        check(&[a, b, c, d]);
+                    }
+                }
+            }
+        }
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let bytes: Vec<u8> = (0..12)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    interesting[(state % interesting.len() as u64) as usize]
+                })
+                .collect();
+            check(&bytes);
         }
     }
 
