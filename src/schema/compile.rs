@@ -430,9 +430,7 @@ impl<'a> Compiler<'a> {
         let res = self.nearest_scanned_resource(pointer);
         let mut kws: Vec<Keyword> = Vec::new();
         for (name, kind) in KEYWORDS {
-            if let Some(kw) = self.compile_keyword(map, pointer, res, name, kind)? {
-                kws.push(kw);
-            }
+            self.compile_keyword(map, pointer, res, name, kind, &mut kws)?;
         }
         let has_unevaluated = kws.iter().any(|k| {
             matches!(
@@ -457,7 +455,8 @@ impl<'a> Compiler<'a> {
         res: usize,
         name: &str,
         kind: Kind,
-    ) -> Result<Option<Keyword>, Error> {
+        kws: &mut Vec<Keyword>,
+    ) -> Result<(), Error> {
         let value = map.get(name);
         let kw = match (kind, value) {
             (Kind::Items, _) => {
@@ -474,7 +473,7 @@ impl<'a> Compiler<'a> {
                 }
                 let rest = self.single(map, p, "items")?;
                 if prefix.is_empty() && rest.is_none() {
-                    return Ok(None);
+                    return Ok(());
                 }
                 Keyword::Items { prefix, rest }
             }
@@ -484,7 +483,7 @@ impl<'a> Compiler<'a> {
                     self.schema_map(map.get("patternProperties"), p, "patternProperties")?;
                 let additional = self.single(map, p, "additionalProperties")?;
                 if properties.is_empty() && patterns.is_empty() && additional.is_none() {
-                    return Ok(None);
+                    return Ok(());
                 }
                 Keyword::Properties {
                     properties,
@@ -492,7 +491,7 @@ impl<'a> Compiler<'a> {
                     additional,
                 }
             }
-            (_, None) => return Ok(None),
+            (_, None) => return Ok(()),
             (Kind::Ref | Kind::DynamicRef, Some(v)) => {
                 let Value::String(r) = v else {
                     return Err(invalid(p, name, "must be a string"));
@@ -536,7 +535,7 @@ impl<'a> Compiler<'a> {
                     return Err(invalid(p, name, "must be a boolean"));
                 };
                 if !*b {
-                    return Ok(None);
+                    return Ok(());
                 }
                 Keyword::UniqueItems
             }
@@ -555,7 +554,7 @@ impl<'a> Compiler<'a> {
             (Kind::Required, Some(v)) => {
                 let names = string_array(v, p, name)?;
                 if names.is_empty() {
-                    return Ok(None);
+                    return Ok(());
                 }
                 Keyword::Required(names)
             }
@@ -572,7 +571,7 @@ impl<'a> Compiler<'a> {
             (Kind::DependentSchemas, Some(_)) => {
                 let dependent = self.schema_map(value, p, name)?;
                 if dependent.is_empty() {
-                    return Ok(None);
+                    return Ok(());
                 }
                 Keyword::DependentSchemas(dependent)
             }
@@ -604,7 +603,8 @@ impl<'a> Compiler<'a> {
                 }
             }
         };
-        Ok(Some(kw))
+        kws.push(kw);
+        Ok(())
     }
 
     fn single(&mut self, map: &Map, pointer: &str, keyword: &str) -> Result<Option<usize>, Error> {
