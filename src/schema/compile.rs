@@ -503,7 +503,7 @@ impl<'a> Compiler<'a> {
                     anchor: anchor.filter(|_| matches!(kind, Kind::DynamicRef)),
                 }
             }
-            (Kind::Type, Some(v)) => compile_type(v, p)?,
+            (Kind::Type, Some(v)) => return compile_type(v, p, kws),
             (Kind::Const, Some(v)) => {
                 check_value_depth(v, p, name)?;
                 Keyword::Const(v.clone())
@@ -728,7 +728,7 @@ fn wrong_type(pointer: &str) -> Error {
 }
 
 #[inline(never)]
-fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, Error> {
+fn compile_type(v: &Value, pointer: &str, kws: &mut Vec<Keyword>) -> Result<(), Error> {
     // A string is a list of one name.
     let names = match v {
         Value::String(_) => core::slice::from_ref(v),
@@ -765,5 +765,6 @@ fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, Error> {
         }
         text.push_str(name);
     }
-    Ok(Keyword::Type { mask, names: text })
+    kws.push(Keyword::Type { mask, names: text });
+    Ok(())
 }
