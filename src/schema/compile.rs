@@ -174,10 +174,7 @@ fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
     c.scan(schema, String::new(), 0)?;
     let root = c.reserve("")?;
     while let Some((idx, pointer)) = c.work.pop() {
-        let node = c.compile_node(&pointer)?;
-        if let Some(slot) = c.nodes.get_mut(idx) {
-            *slot = node;
-        }
+        c.compile_node(idx, &pointer)?;
     }
     Ok(CompiledSchema {
         nodes: c.nodes,
@@ -417,16 +414,24 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn compile_node(&mut self, pointer: &str) -> Result<Node, Error> {
-        let map = match self.lookup(pointer) {
-            Some(Value::Bool(b)) => return Ok(Node::Bool(*b)),
-            Some(Value::Object(map)) => map,
+    /// Compile the schema at `pointer` into reserved node `idx`.
+    fn compile_node(&mut self, idx: usize, pointer: &str) -> Result<(), Error> {
+        let node = match self.lookup(pointer) {
+            Some(Value::Bool(b)) => Node::Bool(*b),
+            Some(Value::Object(map)) => self.compile_object(map, pointer)?,
             _ => {
                 return Err(Box::new(SchemaError::NotASchema {
                     location: loc(pointer),
                 }))
             }
         };
+        if let Some(slot) = self.nodes.get_mut(idx) {
+            *slot = node;
+        }
+        Ok(())
+    }
+
+    fn compile_object(&mut self, map: &'a Map, pointer: &str) -> Result<Node, Error> {
         let res = self.nearest_scanned_resource(pointer);
         let mut kws: Vec<Keyword> = Vec::new();
         for (name, kind) in KEYWORDS {
