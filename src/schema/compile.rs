@@ -437,12 +437,7 @@ impl<'a> Compiler<'a> {
         for (name, kind) in KEYWORDS {
             self.compile_keyword(map, pointer, res, name, kind, &mut kws)?;
         }
-        let has_unevaluated = kws.iter().any(|k| {
-            matches!(
-                k,
-                Keyword::UnevaluatedItems(_) | Keyword::UnevaluatedProperties(_)
-            )
-        });
+        let has_unevaluated = kws.iter().any(|k| matches!(k, Keyword::Unevaluated { .. }));
         Ok(Node::Obj(ObjNode {
             resource: res,
             has_unevaluated,
@@ -603,8 +598,10 @@ impl<'a> Compiler<'a> {
                 match k {
                     0 => Keyword::PropertyNames(s),
                     1 => Keyword::Not(s),
-                    2 => Keyword::UnevaluatedItems(s),
-                    _ => Keyword::UnevaluatedProperties(s),
+                    k => Keyword::Unevaluated {
+                        props: k == 3,
+                        schema: s,
+                    },
                 }
             }
         };

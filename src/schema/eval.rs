@@ -387,11 +387,10 @@ impl<'s> Evaluator<'s> {
                 },
                 _,
             ) => self.eval_if(*condition, *then, *otherwise, inst, sink, ann),
-            (Keyword::UnevaluatedItems(s), Value::Array(_)) => {
-                self.eval_unevaluated(inst, *s, false, sink, ann)
-            }
-            (Keyword::UnevaluatedProperties(s), Value::Object(_)) => {
-                self.eval_unevaluated(inst, *s, true, sink, ann)
+            (Keyword::Unevaluated { props, schema }, Value::Array(_) | Value::Object(_))
+                if *props == matches!(inst, Value::Object(_)) =>
+            {
+                self.eval_unevaluated(inst, *schema, *props, sink, ann)
             }
             (
                 Keyword::Items { .. }
@@ -399,8 +398,7 @@ impl<'s> Evaluator<'s> {
                 | Keyword::Properties { .. }
                 | Keyword::PropertyNames(_)
                 | Keyword::DependentSchemas(_)
-                | Keyword::UnevaluatedItems(_)
-                | Keyword::UnevaluatedProperties(_),
+                | Keyword::Unevaluated { .. },
                 _,
             ) => true,
             _ => self.check_leaf(kw, inst, &mut sink),

@@ -271,6 +271,9 @@ enum Keyword {
         then: Option<usize>,
         otherwise: Option<usize>,
     },
-    UnevaluatedItems(usize),
-    UnevaluatedProperties(usize),
+    /// `unevaluatedItems` (`props` false) / `unevaluatedProperties`.
+    Unevaluated {
+        props: bool,
+        schema: usize,
+    },
 }
