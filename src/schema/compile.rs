@@ -579,8 +579,7 @@ impl<'a> Compiler<'a> {
                 let subs = self.schema_array(v, p, name)?;
                 match k {
                     0 => Keyword::AllOf(subs),
-                    1 => Keyword::AnyOf(subs),
-                    _ => Keyword::OneOf(subs),
+                    k => Keyword::Of { one: k == 2, subs },
                 }
             }
             (Kind::If, Some(_)) => {

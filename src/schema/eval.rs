@@ -376,8 +376,7 @@ impl<'s> Evaluator<'s> {
                 self.eval_dependent_schemas(o, deps, inst, sink, ann)
             }
             (Keyword::AllOf(subs), _) => self.eval_all_of(subs, inst, sink, ann),
-            (Keyword::AnyOf(subs), _) => self.eval_of(false, subs, inst, sink, ann),
-            (Keyword::OneOf(subs), _) => self.eval_of(true, subs, inst, sink, ann),
+            (Keyword::Of { one, subs }, _) => self.eval_of(*one, subs, inst, sink, ann),
             (Keyword::Not(s), _) => self.eval_not(*s, inst, sink),
             (
                 Keyword::If {

@@ -263,8 +263,11 @@ enum Keyword {
     PropertyNames(usize),
     DependentSchemas(Vec<(String, usize)>),
     AllOf(Vec<usize>),
-    AnyOf(Vec<usize>),
-    OneOf(Vec<usize>),
+    /// `anyOf` (`one` false) / `oneOf`.
+    Of {
+        one: bool,
+        subs: Vec<usize>,
+    },
     Not(usize),
     If {
         condition: usize,
