@@ -93,7 +93,6 @@ enum Kind {
     Type,
     Const,
     Enum,
-    MultipleOf,
     /// [`Keyword::Bound`] of that kind.
     Bound(u8),
     /// [`Keyword::Size`] of that kind.
@@ -126,7 +125,7 @@ const KEYWORDS: [(&str, Kind); 32] = [
     ("type", Kind::Type),
     ("const", Kind::Const),
     ("enum", Kind::Enum),
-    ("multipleOf", Kind::MultipleOf),
+    ("multipleOf", Kind::Bound(4)),
     ("maximum", Kind::Bound(0)),
     ("exclusiveMaximum", Kind::Bound(1)),
     ("minimum", Kind::Bound(2)),
@@ -515,14 +514,14 @@ impl<'a> Compiler<'a> {
                 check_value_depth(v, p, name)?;
                 Keyword::Enum(values.clone())
             }
-            (Kind::MultipleOf, Some(v)) => {
+            (Kind::Bound(k), Some(v)) => {
                 let n = number(v, p, name)?;
-                if n.as_f64().is_none_or(|f| f <= 0.0) {
+                // `multipleOf`
+                if k == 4 && n.as_f64().is_none_or(|f| f <= 0.0) {
                     return Err(invalid(p, name, "must be a number greater than 0"));
                 }
-                Keyword::MultipleOf(n)
+                Keyword::Bound(k, n)
             }
-            (Kind::Bound(k), Some(v)) => Keyword::Bound(k, number(v, p, name)?),
             (Kind::Size(k), Some(v)) => Keyword::Size(k, count(v, p, name)?),
             (Kind::Pattern, Some(v)) => {
                 let Value::String(s) = v else {

@@ -42,7 +42,13 @@ use Part::{Count, Int, Text};
 
 /// Words and comparison signs of [`Keyword::Bound`] / [`Keyword::Size`] by
 /// their index (see `compile.rs`).
-const BOUND_MESSAGES: [&str; 4] = ["must be <= ", "must be < ", "must be >= ", "must be > "];
+const BOUND_MESSAGES: [&str; 5] = [
+    "must be <= ",
+    "must be < ",
+    "must be >= ",
+    "must be > ",
+    "must be multiple of ",
+];
 const SIZE_WORDS: [&str; 3] = ["character", "item", "property"];
 
 /// Evaluated properties / items of one instance location (by position).
@@ -842,21 +848,22 @@ impl<'s> Evaluator<'s> {
                 values.iter().any(|v| num::json_eq(inst, v))
                     || self.fail(sink, &[Text("must be equal to one of the allowed values")])
             }
-            (Keyword::MultipleOf(m), Value::Number(n)) => {
-                num::is_multiple_of(n, m)
-                    || self.fail(sink, &[Text("must be multiple of "), Part::Number(m)])
-            }
             (Keyword::Bound(kind, m), Value::Number(n)) => {
-                // 0 maximum, 1 exclusiveMaximum, 2 minimum, 3 exclusiveMinimum.
-                let bad = if *kind < 2 {
-                    Ordering::Greater
+                // 0 maximum, 1 exclusiveMaximum, 2 minimum, 3 exclusiveMinimum,
+                // 4 multipleOf.
+                let failed = if *kind == 4 {
+                    !num::is_multiple_of(n, m)
                 } else {
-                    Ordering::Less
-                };
-                let exclusive = kind & 1 == 1;
-                let failed = match num::compare(n, m) {
-                    Some(o) => o == bad || (exclusive && o == Ordering::Equal),
-                    None => exclusive,
+                    let bad = if *kind < 2 {
+                        Ordering::Greater
+                    } else {
+                        Ordering::Less
+                    };
+                    let exclusive = kind & 1 == 1;
+                    match num::compare(n, m) {
+                        Some(o) => o == bad || (exclusive && o == Ordering::Equal),
+                        None => exclusive,
+                    }
                 };
                 let text = BOUND_MESSAGES
                     .get(usize::from(*kind))

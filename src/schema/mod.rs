@@ -233,9 +233,8 @@ enum Keyword {
     },
     Const(Value),
     Enum(Vec<Value>),
-    MultipleOf(Number),
     /// `maximum` (0), `exclusiveMaximum` (1), `minimum` (2),
-    /// `exclusiveMinimum` (3).
+    /// `exclusiveMinimum` (3), `multipleOf` (4).
     Bound(u8, Number),
     /// `maxLength` (0), `minLength` (1), `maxItems` (2), `minItems` (3),
     /// `maxProperties` (4), `minProperties` (5): even kinds are maxima,
