@@ -503,16 +503,18 @@ impl<'a> Compiler<'a> {
                 }
             }
             (Kind::Type, Some(v)) => return compile_type(v, p, kws),
-            (Kind::Const, Some(v)) => {
-                check_value_depth(v, p, name)?;
-                Keyword::Const(v.clone())
-            }
-            (Kind::Enum, Some(v)) => {
-                let Value::Array(values) = v else {
-                    return Err(invalid(p, name, "must be an array"));
+            (Kind::Const | Kind::Enum, Some(v)) => {
+                let constant = matches!(kind, Kind::Const);
+                let values = match v {
+                    _ if constant => core::slice::from_ref(v),
+                    Value::Array(values) => values.as_slice(),
+                    _ => return Err(invalid(p, name, "must be an array")),
                 };
                 check_value_depth(v, p, name)?;
-                Keyword::Enum(values.clone())
+                Keyword::Enum {
+                    values: values.to_vec(),
+                    constant,
+                }
             }
             (Kind::Bound(k), Some(v)) => {
                 let n = number(v, p, name)?;

@@ -841,12 +841,13 @@ impl<'s> Evaluator<'s> {
             (Keyword::Type { mask, names }, _) => {
                 type_matches(*mask, inst) || self.fail(sink, &[Text("must be "), Text(names)])
             }
-            (Keyword::Const(c), _) => {
-                num::json_eq(inst, c) || self.fail(sink, &[Text("must be equal to constant")])
-            }
-            (Keyword::Enum(values), _) => {
-                values.iter().any(|v| num::json_eq(inst, v))
-                    || self.fail(sink, &[Text("must be equal to one of the allowed values")])
+            (Keyword::Enum { values, constant }, _) => {
+                let message = if *constant {
+                    "must be equal to constant"
+                } else {
+                    "must be equal to one of the allowed values"
+                };
+                values.iter().any(|v| num::json_eq(inst, v)) || self.fail(sink, &[Text(message)])
             }
             (Keyword::Bound(kind, m), Value::Number(n)) => {
                 // 0 maximum, 1 exclusiveMaximum, 2 minimum, 3 exclusiveMinimum,

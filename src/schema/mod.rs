@@ -231,8 +231,11 @@ enum Keyword {
         mask: u8,
         names: String,
     },
-    Const(Value),
-    Enum(Vec<Value>),
+    /// `enum`, or `const` (`constant`: its one value).
+    Enum {
+        values: Vec<Value>,
+        constant: bool,
+    },
     /// `maximum` (0), `exclusiveMaximum` (1), `minimum` (2),
     /// `exclusiveMinimum` (3), `multipleOf` (4).
     Bound(u8, Number),
