@@ -185,7 +185,10 @@ fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
 impl<'a> Compiler<'a> {
     fn lookup(&self, pointer: &str) -> Option<&'a Value> {
         let mut v = self.root;
-        for token in uri::pointer_tokens(pointer)? {
+        let Some(rest) = pointer.strip_prefix('/') else {
+            return pointer.is_empty().then_some(v);
+        };
+        for token in uri::tokens(rest) {
             v = match v {
                 Value::Object(m) => m.get(&token)?,
                 Value::Array(a) => a.get(uri::array_index(&token)?)?,
@@ -395,12 +398,10 @@ impl<'a> Compiler<'a> {
         if fragment.is_empty() {
             return Ok((target.pointer.clone(), None));
         }
-        if fragment.starts_with('/') {
-            let tokens = uri::pointer_tokens(&fragment)
-                .ok_or_else(|| unresolved("malformed JSON pointer".to_string()))?;
+        if let Some(rest) = fragment.strip_prefix('/') {
             let mut p = target.pointer.clone();
-            for t in &tokens {
-                p = child_pointer(&p, t);
+            for t in uri::tokens(rest) {
+                p = child_pointer(&p, &t);
             }
             if self.lookup(&p).is_none() {
                 return Err(unresolved(format!("no value at #{fragment}")));

@@ -271,18 +271,20 @@ pub(crate) fn unescape_token(token: &str) -> String {
     out
 }
 
+/// The unescaped tokens of a JSON Pointer, given without its leading '/'
+/// (`"a/b"` for `/a/b`).
+pub(crate) fn tokens(rest: &str) -> impl Iterator<Item = String> + '_ {
+    rest.split('/').map(unescape_token)
+}
+
 /// Split a JSON Pointer ("" or "/a/b") into unescaped tokens.
 /// Returns `None` when the pointer is not empty and does not start with '/'.
+#[cfg(test)]
 pub(crate) fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
     if pointer.is_empty() {
         return Some(Vec::new());
     }
-    let rest = pointer.strip_prefix('/')?;
-    let mut tokens = Vec::new();
-    for token in rest.split('/') {
-        tokens.push(unescape_token(token));
-    }
-    Some(tokens)
+    Some(tokens(pointer.strip_prefix('/')?).collect())
 }
 
 /// Parse an array index token: decimal digits without leading zeros.
