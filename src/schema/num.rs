@@ -105,7 +105,7 @@ fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
     }
     let text = n.float_text()?;
     let text = text.strip_prefix('-').unwrap_or(text);
-    let (mantissa, exponent) = match text.find(['e', 'E']) {
+    let (mantissa, exponent) = match text.bytes().position(|b| b | 0x20 == b'e') {
         Some(at) => (text.get(..at)?, text.get(at + 1..)?),
         None => (text, ""),
     };
