@@ -20,13 +20,13 @@ struct Resource {
     pointer: String,
     /// `$anchor` / `$dynamicAnchor` name → (pointer, is dynamic).
     anchors: VecMap<String, (String, bool)>,
-    /// `$dynamicAnchor` name → node index.
-    dynamic: VecMap<String, usize>,
 }
 
 struct Compiler<'a> {
     root: &'a Value,
     resources: Vec<Resource>,
+    /// Per resource: `$dynamicAnchor` name → node index.
+    dynamic: Vec<VecMap<String, usize>>,
     by_uri: VecMap<String, usize>,
     /// Scanned schema location (pointer) → resource index.
     resource_at: VecMap<String, usize>,
@@ -35,6 +35,9 @@ struct Compiler<'a> {
     /// Reserved nodes still to compile: (node index, pointer).
     work: Vec<(usize, String)>,
 }
+
+/// Errors are boxed inside: results stay small to move around.
+type Error = Box<SchemaError>;
 
 /// A pointer as a URI fragment, for error messages.
 fn loc(pointer: &str) -> String {
@@ -45,65 +48,136 @@ fn child_pointer(parent: &str, token: &str) -> String {
     format!("{parent}/{}", uri::escape_token(token))
 }
 
-fn invalid(pointer: &str, keyword: &str, reason: &str) -> SchemaError {
-    SchemaError::InvalidKeyword {
+fn index_pointer(parent: &str, i: usize) -> String {
+    format!("{parent}/{i}")
+}
+
+#[inline(never)]
+fn invalid(pointer: &str, keyword: &str, reason: &str) -> Error {
+    Box::new(SchemaError::InvalidKeyword {
         location: loc(pointer),
         keyword: keyword.to_string(),
         reason: reason.to_string(),
-    }
+    })
 }
 
-/// Keywords whose value is a single subschema.
-const SINGLE: [&str; 10] = [
-    "additionalProperties",
-    "propertyNames",
-    "items",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-    "unevaluatedItems",
-    "unevaluatedProperties",
+/// Keywords with subschemas, as the scan visits them: a single subschema
+/// (0), an array (1) or an object (2) of subschemas.
+const SUBSCHEMAS: [(&str, u8); 19] = [
+    ("additionalProperties", 0),
+    ("propertyNames", 0),
+    ("items", 0),
+    ("contains", 0),
+    ("not", 0),
+    ("if", 0),
+    ("then", 0),
+    ("else", 0),
+    ("unevaluatedItems", 0),
+    ("unevaluatedProperties", 0),
+    ("allOf", 1),
+    ("anyOf", 1),
+    ("oneOf", 1),
+    ("prefixItems", 1),
+    ("$defs", 2),
+    ("definitions", 2),
+    ("properties", 2),
+    ("patternProperties", 2),
+    ("dependentSchemas", 2),
 ];
-/// Keywords whose value is an array of subschemas.
-const ARRAYS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
-/// Keywords whose value is an object of subschemas.
-const MAPS: [&str; 5] = [
-    "$defs",
-    "definitions",
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
+
+/// How a keyword compiles (see [`KEYWORDS`]).
+#[derive(Clone, Copy)]
+enum Kind {
+    Ref,
+    DynamicRef,
+    Type,
+    Const,
+    Enum,
+    /// [`Keyword::Bound`] of that kind.
+    Bound(u8),
+    /// [`Keyword::Size`] of that kind.
+    Size(u8),
+    Pattern,
+    UniqueItems,
+    /// `prefixItems` with `items` (compiled whether or not `prefixItems` is there).
+    Items,
+    /// With `minContains` / `maxContains`.
+    Contains,
+    Required,
+    DependentRequired,
+    /// `properties` with `patternProperties` and `additionalProperties`
+    /// (compiled whether or not `properties` is there).
+    Properties,
+    DependentSchemas,
+    /// `allOf` (0), `anyOf` (1), `oneOf` (2).
+    Of(u8),
+    /// With `then` / `else`.
+    If,
+    /// `propertyNames` (0), `not` (1), `unevaluatedItems` (2),
+    /// `unevaluatedProperties` (3).
+    Single(u8),
+}
+
+/// The keywords compiled, in evaluation order (`unevaluated*` last).
+const KEYWORDS: [(&str, Kind); 32] = [
+    ("$ref", Kind::Ref),
+    ("$dynamicRef", Kind::DynamicRef),
+    ("type", Kind::Type),
+    ("const", Kind::Const),
+    ("enum", Kind::Enum),
+    ("multipleOf", Kind::Bound(4)),
+    ("maximum", Kind::Bound(0)),
+    ("exclusiveMaximum", Kind::Bound(1)),
+    ("minimum", Kind::Bound(2)),
+    ("exclusiveMinimum", Kind::Bound(3)),
+    ("maxLength", Kind::Size(0)),
+    ("minLength", Kind::Size(1)),
+    ("pattern", Kind::Pattern),
+    ("maxItems", Kind::Size(2)),
+    ("minItems", Kind::Size(3)),
+    ("uniqueItems", Kind::UniqueItems),
+    ("prefixItems", Kind::Items),
+    ("contains", Kind::Contains),
+    ("maxProperties", Kind::Size(4)),
+    ("minProperties", Kind::Size(5)),
+    ("required", Kind::Required),
+    ("dependentRequired", Kind::DependentRequired),
+    ("properties", Kind::Properties),
+    ("propertyNames", Kind::Single(0)),
+    ("dependentSchemas", Kind::DependentSchemas),
+    ("allOf", Kind::Of(0)),
+    ("anyOf", Kind::Of(1)),
+    ("oneOf", Kind::Of(2)),
+    ("not", Kind::Single(1)),
+    ("if", Kind::If),
+    ("unevaluatedItems", Kind::Single(2)),
+    ("unevaluatedProperties", Kind::Single(3)),
 ];
 
 pub(super) fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
+    compile_boxed(schema).map_err(|e| *e)
+}
+
+fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
     let mut c = Compiler {
         root: schema,
-        resources: vec![Resource {
-            uri: DEFAULT_BASE.to_string(),
-            pointer: String::new(),
-            anchors: VecMap::new(),
-            dynamic: VecMap::new(),
-        }],
+        resources: Vec::new(),
+        dynamic: Vec::new(),
         by_uri: VecMap::new(),
         resource_at: VecMap::new(),
         nodes: Vec::new(),
         node_at: VecMap::new(),
         work: Vec::new(),
     };
-    c.by_uri.insert(DEFAULT_BASE.to_string(), 0);
+    c.add_resource(DEFAULT_BASE, String::new());
     c.scan(schema, String::new(), 0)?;
     let root = c.reserve("")?;
     while let Some((idx, pointer)) = c.work.pop() {
-        let node = c.compile_node(&pointer)?;
-        if let Some(slot) = c.nodes.get_mut(idx) {
-            *slot = node;
-        }
+        c.compile_node(idx, &pointer)?;
     }
     Ok(CompiledSchema {
         nodes: c.nodes,
-        dynamic_anchors: c.resources.into_iter().map(|r| r.dynamic).collect(),
+        dynamic_anchors: c.dynamic,
         root,
     })
 }
@@ -111,7 +185,10 @@ pub(super) fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
 impl<'a> Compiler<'a> {
     fn lookup(&self, pointer: &str) -> Option<&'a Value> {
         let mut v = self.root;
-        for token in uri::pointer_tokens(pointer)? {
+        let Some(rest) = pointer.strip_prefix('/') else {
+            return pointer.is_empty().then_some(v);
+        };
+        for token in uri::tokens(rest) {
             v = match v {
                 Value::Object(m) => m.get(&token)?,
                 Value::Array(a) => a.get(uri::array_index(&token)?)?,
@@ -122,7 +199,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// Node index for the schema at `pointer`, compiled later from the work list.
-    fn reserve(&mut self, pointer: &str) -> Result<usize, SchemaError> {
+    fn reserve(&mut self, pointer: &str) -> Result<usize, Error> {
         if let Some(&idx) = self.node_at.get(pointer) {
             return Ok(idx);
         }
@@ -141,13 +218,26 @@ impl<'a> Compiler<'a> {
         Ok(idx)
     }
 
+    /// A new resource with absolute URI `uri` rooted at `pointer`: its index.
+    fn add_resource(&mut self, uri: &str, pointer: String) -> usize {
+        let res = self.resources.len();
+        self.resources.push(Resource {
+            uri: uri.to_string(),
+            pointer,
+            anchors: VecMap::new(),
+        });
+        self.dynamic.push(VecMap::new());
+        self.by_uri.insert(uri.to_string(), res);
+        res
+    }
+
     fn nearest_scanned_resource(&self, pointer: &str) -> usize {
         let mut p = pointer;
         loop {
             if let Some(&r) = self.resource_at.get(p) {
                 return r;
             }
-            match p.rfind('/') {
+            match uri::last_slash(p) {
                 Some(i) => p = p.get(..i).unwrap_or(""),
                 None => return 0,
             }
@@ -162,21 +252,16 @@ impl<'a> Compiler<'a> {
 
     /// Register `$id`s and anchors of the schema at `start` and all its
     /// subschemas (known applicator keywords only).
-    fn scan(
-        &mut self,
-        start: &'a Value,
-        pointer: String,
-        parent: usize,
-    ) -> Result<(), SchemaError> {
+    fn scan(&mut self, start: &'a Value, pointer: String, parent: usize) -> Result<(), Error> {
         let mut stack: Vec<(&'a Value, String, usize)> = vec![(start, pointer, parent)];
         while let Some((value, pointer, parent)) = stack.pop() {
             if self.resource_at.contains_key(&pointer) {
                 continue;
             }
-            if pointer.matches('/').count() > MAX_SCHEMA_DEPTH {
-                return Err(SchemaError::TooDeep {
+            if pointer.bytes().filter(|&b| b == b'/').count() > MAX_SCHEMA_DEPTH {
+                return Err(Box::new(SchemaError::TooDeep {
                     location: loc(&pointer),
-                });
+                }));
             }
             let Value::Object(map) = value else {
                 self.resource_at.insert(pointer, parent);
@@ -202,21 +287,14 @@ impl<'a> Compiler<'a> {
                         .get(existing)
                         .is_some_and(|r| r.pointer == pointer);
                     if !same {
-                        return Err(SchemaError::DuplicateId {
+                        return Err(Box::new(SchemaError::DuplicateId {
                             location: loc(&pointer),
                             uri: doc.to_string(),
-                        });
+                        }));
                     }
                     res = existing;
                 } else {
-                    res = self.resources.len();
-                    self.resources.push(Resource {
-                        uri: doc.to_string(),
-                        pointer: pointer.clone(),
-                        anchors: VecMap::new(),
-                        dynamic: VecMap::new(),
-                    });
-                    self.by_uri.insert(doc.to_string(), res);
+                    res = self.add_resource(doc, pointer.clone());
                 }
             }
             self.resource_at.insert(pointer.clone(), res);
@@ -229,25 +307,24 @@ impl<'a> Compiler<'a> {
                 };
                 self.add_anchor(res, name, &pointer, dynamic)?;
             }
-            for keyword in SINGLE {
-                if let Some(sub) = map.get(keyword) {
-                    stack.push((sub, child_pointer(&pointer, keyword), res));
-                }
-            }
-            for keyword in ARRAYS {
-                if let Some(Value::Array(subs)) = map.get(keyword) {
-                    let base = child_pointer(&pointer, keyword);
-                    for (i, sub) in subs.iter().enumerate() {
-                        stack.push((sub, format!("{base}/{i}"), res));
+            for (keyword, shape) in SUBSCHEMAS {
+                let Some(sub) = map.get(keyword) else {
+                    continue;
+                };
+                let base = child_pointer(&pointer, keyword);
+                match (shape, sub) {
+                    (0, _) => stack.push((sub, base, res)),
+                    (1, Value::Array(subs)) => {
+                        for (i, sub) in subs.iter().enumerate() {
+                            stack.push((sub, index_pointer(&base, i), res));
+                        }
                     }
-                }
-            }
-            for keyword in MAPS {
-                if let Some(Value::Object(subs)) = map.get(keyword) {
-                    let base = child_pointer(&pointer, keyword);
-                    for (name, sub) in subs {
-                        stack.push((sub, child_pointer(&base, name), res));
+                    (2, Value::Object(subs)) => {
+                        for (name, sub) in subs {
+                            stack.push((sub, child_pointer(&base, name), res));
+                        }
                     }
+                    _ => {}
                 }
             }
         }
@@ -260,7 +337,7 @@ impl<'a> Compiler<'a> {
         name: &str,
         pointer: &str,
         dynamic: bool,
-    ) -> Result<(), SchemaError> {
+    ) -> Result<(), Error> {
         let existing = self
             .resources
             .get(res)
@@ -268,10 +345,10 @@ impl<'a> Compiler<'a> {
             .cloned();
         match existing {
             Some((p, _)) if p != pointer => {
-                return Err(SchemaError::DuplicateAnchor {
+                return Err(Box::new(SchemaError::DuplicateAnchor {
                     location: loc(pointer),
                     anchor: name.to_string(),
-                });
+                }));
             }
             Some((_, was_dynamic)) if was_dynamic || !dynamic => return Ok(()),
             _ => {}
@@ -284,9 +361,9 @@ impl<'a> Compiler<'a> {
         if let Some(r) = self.resources.get_mut(res) {
             r.anchors
                 .insert(name.to_string(), (pointer.to_string(), dynamic));
-            if let Some(node) = node {
-                r.dynamic.insert(name.to_string(), node);
-            }
+        }
+        if let (Some(node), Some(d)) = (node, self.dynamic.get_mut(res)) {
+            d.insert(name.to_string(), node);
         }
         Ok(())
     }
@@ -294,36 +371,37 @@ impl<'a> Compiler<'a> {
     /// Resolve a reference made from resource `res`. Returns the target's
     /// pointer and, for plain-name fragments, whether that anchor is a
     /// `$dynamicAnchor` (with its name).
+    #[inline(never)]
     fn resolve_ref(
         &self,
         reference: &str,
         res: usize,
         pointer: &str,
-    ) -> Result<(String, Option<String>), SchemaError> {
+    ) -> Result<(String, Option<String>), Error> {
         let resolved = uri::resolve(self.resource_uri(res), reference);
         let (doc, fragment) = uri::split_fragment(&resolved);
         let Some(target) = self.by_uri.get(doc).and_then(|&r| self.resources.get(r)) else {
-            return Err(SchemaError::RemoteRef {
+            return Err(Box::new(SchemaError::RemoteRef {
                 location: loc(pointer),
                 reference: reference.to_string(),
                 uri: resolved.clone(),
-            });
+            }));
         };
-        let unresolved = |reason: String| SchemaError::UnresolvedRef {
-            location: loc(pointer),
-            reference: reference.to_string(),
-            reason,
+        let unresolved = |reason: String| -> Error {
+            Box::new(SchemaError::UnresolvedRef {
+                location: loc(pointer),
+                reference: reference.to_string(),
+                reason,
+            })
         };
         let fragment = uri::percent_decode(fragment.unwrap_or(""));
         if fragment.is_empty() {
             return Ok((target.pointer.clone(), None));
         }
-        if fragment.starts_with('/') {
-            let tokens = uri::pointer_tokens(&fragment)
-                .ok_or_else(|| unresolved("malformed JSON pointer".to_string()))?;
+        if let Some(rest) = fragment.strip_prefix('/') {
             let mut p = target.pointer.clone();
-            for t in &tokens {
-                p = child_pointer(&p, t);
+            for t in uri::tokens(rest) {
+                p = child_pointer(&p, &t);
             }
             if self.lookup(&p).is_none() {
                 return Err(unresolved(format!("no value at #{fragment}")));
@@ -336,198 +414,30 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn compile_node(&mut self, pointer: &str) -> Result<Node, SchemaError> {
-        let map = match self.lookup(pointer) {
-            Some(Value::Bool(b)) => return Ok(Node::Bool(*b)),
-            Some(Value::Object(map)) => map,
+    /// Compile the schema at `pointer` into reserved node `idx`.
+    fn compile_node(&mut self, idx: usize, pointer: &str) -> Result<(), Error> {
+        let node = match self.lookup(pointer) {
+            Some(Value::Bool(b)) => Node::Bool(*b),
+            Some(Value::Object(map)) => self.compile_object(map, pointer)?,
             _ => {
-                return Err(SchemaError::NotASchema {
+                return Err(Box::new(SchemaError::NotASchema {
                     location: loc(pointer),
-                })
+                }))
             }
         };
+        if let Some(slot) = self.nodes.get_mut(idx) {
+            *slot = node;
+        }
+        Ok(())
+    }
+
+    fn compile_object(&mut self, map: &'a Map, pointer: &str) -> Result<Node, Error> {
         let res = self.nearest_scanned_resource(pointer);
         let mut kws: Vec<Keyword> = Vec::new();
-        let p = pointer;
-
-        if let Some(r) = map.get("$ref") {
-            let Value::String(r) = r else {
-                return Err(invalid(p, "$ref", "must be a string"));
-            };
-            let (target, _) = self.resolve_ref(r, res, p)?;
-            kws.push(Keyword::Ref(self.reserve(&target)?));
+        for (name, kind) in KEYWORDS {
+            self.compile_keyword(map, pointer, res, name, kind, &mut kws)?;
         }
-        if let Some(r) = map.get("$dynamicRef") {
-            let Value::String(r) = r else {
-                return Err(invalid(p, "$dynamicRef", "must be a string"));
-            };
-            let (target, anchor) = self.resolve_ref(r, res, p)?;
-            kws.push(Keyword::DynamicRef {
-                target: self.reserve(&target)?,
-                anchor,
-            });
-        }
-        if let Some(t) = map.get("type") {
-            kws.push(compile_type(t, p)?);
-        }
-        if let Some(v) = map.get("const") {
-            check_value_depth(v, p, "const")?;
-            kws.push(Keyword::Const(v.clone()));
-        }
-        if let Some(v) = map.get("enum") {
-            let Value::Array(values) = v else {
-                return Err(invalid(p, "enum", "must be an array"));
-            };
-            check_value_depth(v, p, "enum")?;
-            kws.push(Keyword::Enum(values.clone()));
-        }
-        if let Some(v) = map.get("multipleOf") {
-            let n = number(v, p, "multipleOf")?;
-            if n.as_f64().is_none_or(|f| f <= 0.0) {
-                return Err(invalid(p, "multipleOf", "must be a number greater than 0"));
-            }
-            kws.push(Keyword::MultipleOf(n));
-        }
-        for (name, make) in [
-            ("maximum", Keyword::Maximum as fn(Number) -> Keyword),
-            ("exclusiveMaximum", Keyword::ExclusiveMaximum),
-            ("minimum", Keyword::Minimum),
-            ("exclusiveMinimum", Keyword::ExclusiveMinimum),
-        ] {
-            if let Some(v) = map.get(name) {
-                kws.push(make(number(v, p, name)?));
-            }
-        }
-        for (name, make) in [
-            ("maxLength", Keyword::MaxLength as fn(u64) -> Keyword),
-            ("minLength", Keyword::MinLength),
-        ] {
-            if let Some(v) = map.get(name) {
-                kws.push(make(count(v, p, name)?));
-            }
-        }
-        if let Some(v) = map.get("pattern") {
-            let Value::String(s) = v else {
-                return Err(invalid(p, "pattern", "must be a string"));
-            };
-            kws.push(Keyword::Pattern(s.clone()));
-        }
-        for (name, make) in [
-            ("maxItems", Keyword::MaxItems as fn(u64) -> Keyword),
-            ("minItems", Keyword::MinItems),
-        ] {
-            if let Some(v) = map.get(name) {
-                kws.push(make(count(v, p, name)?));
-            }
-        }
-        if let Some(v) = map.get("uniqueItems") {
-            let Value::Bool(b) = v else {
-                return Err(invalid(p, "uniqueItems", "must be a boolean"));
-            };
-            if *b {
-                kws.push(Keyword::UniqueItems);
-            }
-        }
-        let prefix = match map.get("prefixItems") {
-            Some(v) => self.schema_array(v, p, "prefixItems")?,
-            None => Vec::new(),
-        };
-        if let Some(Value::Array(_)) = map.get("items") {
-            return Err(invalid(
-                p,
-                "items",
-                "must be a schema (the array form is draft-07; use \"prefixItems\")",
-            ));
-        }
-        let rest = self.single(map, p, "items")?;
-        if !prefix.is_empty() || rest.is_some() {
-            kws.push(Keyword::Items { prefix, rest });
-        }
-        if let Some(schema) = self.single(map, p, "contains")? {
-            let min = match map.get("minContains") {
-                Some(v) => count(v, p, "minContains")?,
-                None => 1,
-            };
-            let max = match map.get("maxContains") {
-                Some(v) => Some(count(v, p, "maxContains")?),
-                None => None,
-            };
-            kws.push(Keyword::Contains { schema, min, max });
-        }
-        for (name, make) in [
-            (
-                "maxProperties",
-                Keyword::MaxProperties as fn(u64) -> Keyword,
-            ),
-            ("minProperties", Keyword::MinProperties),
-        ] {
-            if let Some(v) = map.get(name) {
-                kws.push(make(count(v, p, name)?));
-            }
-        }
-        if let Some(v) = map.get("required") {
-            let names = string_array(v, p, "required")?;
-            if !names.is_empty() {
-                kws.push(Keyword::Required(names));
-            }
-        }
-        if let Some(v) = map.get("dependentRequired") {
-            let Value::Object(deps) = v else {
-                return Err(invalid(p, "dependentRequired", "must be an object"));
-            };
-            let mut list = Vec::new();
-            for (name, reqs) in deps {
-                list.push((name.clone(), string_array(reqs, p, "dependentRequired")?));
-            }
-            kws.push(Keyword::DependentRequired(list));
-        }
-        let properties = self.schema_map(map, p, "properties")?;
-        let patterns = self.schema_map(map, p, "patternProperties")?;
-        let additional = self.single(map, p, "additionalProperties")?;
-        if !properties.is_empty() || !patterns.is_empty() || additional.is_some() {
-            kws.push(Keyword::Properties {
-                properties: properties.into_iter().collect(),
-                patterns,
-                additional,
-            });
-        }
-        if let Some(s) = self.single(map, p, "propertyNames")? {
-            kws.push(Keyword::PropertyNames(s));
-        }
-        let dependent = self.schema_map(map, p, "dependentSchemas")?;
-        if !dependent.is_empty() {
-            kws.push(Keyword::DependentSchemas(dependent));
-        }
-        for (name, make) in [
-            ("allOf", Keyword::AllOf as fn(Vec<usize>) -> Keyword),
-            ("anyOf", Keyword::AnyOf),
-            ("oneOf", Keyword::OneOf),
-        ] {
-            if let Some(v) = map.get(name) {
-                kws.push(make(self.schema_array(v, p, name)?));
-            }
-        }
-        if let Some(s) = self.single(map, p, "not")? {
-            kws.push(Keyword::Not(s));
-        }
-        if let Some(condition) = self.single(map, p, "if")? {
-            let then = self.single(map, p, "then")?;
-            let otherwise = self.single(map, p, "else")?;
-            kws.push(Keyword::If {
-                condition,
-                then,
-                otherwise,
-            });
-        }
-        let mut has_unevaluated = false;
-        if let Some(s) = self.single(map, p, "unevaluatedItems")? {
-            kws.push(Keyword::UnevaluatedItems(s));
-            has_unevaluated = true;
-        }
-        if let Some(s) = self.single(map, p, "unevaluatedProperties")? {
-            kws.push(Keyword::UnevaluatedProperties(s));
-            has_unevaluated = true;
-        }
+        let has_unevaluated = kws.iter().any(|k| matches!(k, Keyword::Unevaluated { .. }));
         Ok(Node::Obj(ObjNode {
             resource: res,
             has_unevaluated,
@@ -535,12 +445,172 @@ impl<'a> Compiler<'a> {
         }))
     }
 
-    fn single(
+    /// Compile keyword `name` of the schema `map` at `p` (`None`: absent or
+    /// without effect).
+    #[inline(never)]
+    fn compile_keyword(
         &mut self,
-        map: &Map,
-        pointer: &str,
-        keyword: &str,
-    ) -> Result<Option<usize>, SchemaError> {
+        map: &'a Map,
+        p: &str,
+        res: usize,
+        name: &str,
+        kind: Kind,
+        kws: &mut Vec<Keyword>,
+    ) -> Result<(), Error> {
+        let value = map.get(name);
+        let kw = match (kind, value) {
+            (Kind::Items, _) => {
+                let prefix = match value {
+                    Some(v) => self.schema_array(v, p, name)?,
+                    None => Vec::new(),
+                };
+                if let Some(Value::Array(_)) = map.get("items") {
+                    return Err(invalid(
+                        p,
+                        "items",
+                        "must be a schema (the array form is draft-07; use \"prefixItems\")",
+                    ));
+                }
+                let rest = self.single(map, p, "items")?;
+                if prefix.is_empty() && rest.is_none() {
+                    return Ok(());
+                }
+                Keyword::Items { prefix, rest }
+            }
+            (Kind::Properties, _) => {
+                let properties = self.schema_map(value, p, name)?;
+                let patterns =
+                    self.schema_map(map.get("patternProperties"), p, "patternProperties")?;
+                let additional = self.single(map, p, "additionalProperties")?;
+                if properties.is_empty() && patterns.is_empty() && additional.is_none() {
+                    return Ok(());
+                }
+                Keyword::Properties {
+                    properties,
+                    patterns,
+                    additional,
+                }
+            }
+            (_, None) => return Ok(()),
+            (Kind::Ref | Kind::DynamicRef, Some(v)) => {
+                let Value::String(r) = v else {
+                    return Err(invalid(p, name, "must be a string"));
+                };
+                let (target, anchor) = self.resolve_ref(r, res, p)?;
+                Keyword::Ref {
+                    target: self.reserve(&target)?,
+                    // A `$ref` always goes to its static target.
+                    anchor: anchor.filter(|_| matches!(kind, Kind::DynamicRef)),
+                }
+            }
+            (Kind::Type, Some(v)) => return compile_type(v, p, kws),
+            (Kind::Const | Kind::Enum, Some(v)) => {
+                let constant = matches!(kind, Kind::Const);
+                let values = match v {
+                    _ if constant => core::slice::from_ref(v),
+                    Value::Array(values) => values.as_slice(),
+                    _ => return Err(invalid(p, name, "must be an array")),
+                };
+                check_value_depth(v, p, name)?;
+                Keyword::Enum {
+                    values: values.to_vec(),
+                    constant,
+                }
+            }
+            (Kind::Bound(k), Some(v)) => {
+                let n = number(v, p, name)?;
+                // `multipleOf`
+                if k == 4 && n.as_f64().is_none_or(|f| f <= 0.0) {
+                    return Err(invalid(p, name, "must be a number greater than 0"));
+                }
+                Keyword::Bound(k, n)
+            }
+            (Kind::Size(k), Some(v)) => Keyword::Size(k, count(v, p, name)?),
+            (Kind::Pattern, Some(v)) => {
+                let Value::String(s) = v else {
+                    return Err(invalid(p, name, "must be a string"));
+                };
+                Keyword::Pattern(s.clone())
+            }
+            (Kind::UniqueItems, Some(v)) => {
+                let Value::Bool(b) = v else {
+                    return Err(invalid(p, name, "must be a boolean"));
+                };
+                if !*b {
+                    return Ok(());
+                }
+                Keyword::UniqueItems
+            }
+            (Kind::Contains, Some(_)) => {
+                let schema = self.reserve(&child_pointer(p, name))?;
+                let min = match map.get("minContains") {
+                    Some(v) => count(v, p, "minContains")?,
+                    None => 1,
+                };
+                let max = match map.get("maxContains") {
+                    Some(v) => Some(count(v, p, "maxContains")?),
+                    None => None,
+                };
+                Keyword::Contains { schema, min, max }
+            }
+            (Kind::Required, Some(v)) => {
+                let names = string_array(v, p, name)?;
+                if names.is_empty() {
+                    return Ok(());
+                }
+                Keyword::Required(names)
+            }
+            (Kind::DependentRequired, Some(v)) => {
+                let Value::Object(deps) = v else {
+                    return Err(invalid(p, name, "must be an object"));
+                };
+                let mut list = Vec::new();
+                for (dep, reqs) in deps {
+                    list.push((dep.clone(), string_array(reqs, p, name)?));
+                }
+                Keyword::DependentRequired(list)
+            }
+            (Kind::DependentSchemas, Some(_)) => {
+                let dependent = self.schema_map(value, p, name)?;
+                if dependent.is_empty() {
+                    return Ok(());
+                }
+                Keyword::DependentSchemas(dependent)
+            }
+            (Kind::Of(k), Some(v)) => {
+                let subs = self.schema_array(v, p, name)?;
+                match k {
+                    0 => Keyword::AllOf(subs),
+                    k => Keyword::Of { one: k == 2, subs },
+                }
+            }
+            (Kind::If, Some(_)) => {
+                let condition = self.reserve(&child_pointer(p, name))?;
+                let then = self.single(map, p, "then")?;
+                let otherwise = self.single(map, p, "else")?;
+                Keyword::If {
+                    condition,
+                    then,
+                    otherwise,
+                }
+            }
+            (Kind::Single(k), Some(_)) => {
+                let s = self.reserve(&child_pointer(p, name))?;
+                match k {
+                    0 => Keyword::PropertyNames(s),
+                    1 => Keyword::Not(s),
+                    k => Keyword::Unevaluated {
+                        props: k == 3,
+                        schema: s,
+                    },
+                }
+            }
+        };
+        kws.push(kw);
+        Ok(())
+    }
+
+    fn single(&mut self, map: &Map, pointer: &str, keyword: &str) -> Result<Option<usize>, Error> {
         if !map.contains_key(keyword) {
             return Ok(None);
         }
@@ -552,23 +622,25 @@ impl<'a> Compiler<'a> {
         value: &Value,
         pointer: &str,
         keyword: &str,
-    ) -> Result<Vec<usize>, SchemaError> {
+    ) -> Result<Vec<usize>, Error> {
         let Value::Array(items) = value else {
             return Err(invalid(pointer, keyword, "must be an array of schemas"));
         };
         let base = child_pointer(pointer, keyword);
-        (0..items.len())
-            .map(|i| self.reserve(&format!("{base}/{i}")))
-            .collect()
+        let mut out = Vec::with_capacity(items.len());
+        for i in 0..items.len() {
+            out.push(self.reserve(&index_pointer(&base, i))?);
+        }
+        Ok(out)
     }
 
     fn schema_map(
         &mut self,
-        map: &Map,
+        value: Option<&Value>,
         pointer: &str,
         keyword: &str,
-    ) -> Result<Vec<(String, usize)>, SchemaError> {
-        let Some(value) = map.get(keyword) else {
+    ) -> Result<Vec<(String, usize)>, Error> {
+        let Some(value) = value else {
             return Ok(Vec::new());
         };
         let Value::Object(entries) = value else {
@@ -586,25 +658,33 @@ impl<'a> Compiler<'a> {
 /// `const` / `enum` values are cloned into the compiled schema, and
 /// `Value::clone` / `drop` recurse: refuse values nested deeper than
 /// [`MAX_SCHEMA_DEPTH`] (measured without recursion).
-fn check_value_depth(v: &Value, pointer: &str, keyword: &str) -> Result<(), SchemaError> {
+fn check_value_depth(v: &Value, pointer: &str, keyword: &str) -> Result<(), Error> {
     let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
     while let Some((v, depth)) = stack.pop() {
         if depth > MAX_SCHEMA_DEPTH {
-            return Err(SchemaError::TooDeep {
+            return Err(Box::new(SchemaError::TooDeep {
                 location: loc(&child_pointer(pointer, keyword)),
-            });
+            }));
         }
         let next = depth.saturating_add(1);
         match v {
-            Value::Array(items) => stack.extend(items.iter().map(|i| (i, next))),
-            Value::Object(m) => stack.extend(m.values().map(|i| (i, next))),
+            Value::Array(items) => {
+                for item in items {
+                    stack.push((item, next));
+                }
+            }
+            Value::Object(m) => {
+                for item in m.values() {
+                    stack.push((item, next));
+                }
+            }
             _ => {}
         }
     }
     Ok(())
 }
 
-fn number(v: &Value, pointer: &str, keyword: &str) -> Result<Number, SchemaError> {
+fn number(v: &Value, pointer: &str, keyword: &str) -> Result<Number, Error> {
     match v {
         Value::Number(n) => Ok(n.clone()),
         _ => Err(invalid(pointer, keyword, "must be a number")),
@@ -612,7 +692,7 @@ fn number(v: &Value, pointer: &str, keyword: &str) -> Result<Number, SchemaError
 }
 
 /// A non-negative integer (`2.0` accepted); values beyond `u64` saturate.
-fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, SchemaError> {
+fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, Error> {
     let err = || invalid(pointer, keyword, "must be a non-negative integer");
     let Value::Number(n) = v else {
         return Err(err());
@@ -631,23 +711,43 @@ fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, SchemaError> {
     }
 }
 
-fn string_array(v: &Value, pointer: &str, keyword: &str) -> Result<Vec<String>, SchemaError> {
+fn string_array(v: &Value, pointer: &str, keyword: &str) -> Result<Vec<String>, Error> {
     let err = || invalid(pointer, keyword, "must be an array of strings");
     let Value::Array(items) = v else {
         return Err(err());
     };
-    items
-        .iter()
-        .map(|i| match i {
-            Value::String(s) => Ok(s.clone()),
-            _ => Err(err()),
-        })
-        .collect()
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::String(s) = item else {
+            return Err(err());
+        };
+        out.push(s.clone());
+    }
+    Ok(out)
 }
 
-fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, SchemaError> {
-    let one = |name: &str| -> Result<u8, SchemaError> {
-        Ok(match name {
+fn wrong_type(pointer: &str) -> Error {
+    invalid(pointer, "type", "must be a string or an array of strings")
+}
+
+#[inline(never)]
+fn compile_type(v: &Value, pointer: &str, kws: &mut Vec<Keyword>) -> Result<(), Error> {
+    // A string is a list of one name.
+    let names = match v {
+        Value::String(_) => core::slice::from_ref(v),
+        Value::Array(items) => items.as_slice(),
+        _ => &[],
+    };
+    if names.is_empty() && !matches!(v, Value::Array(_)) {
+        return Err(wrong_type(pointer));
+    }
+    let mut mask = 0u8;
+    let mut text = String::new();
+    for item in names {
+        let Value::String(name) = item else {
+            return Err(wrong_type(pointer));
+        };
+        let bit = match name.as_str() {
             "null" => types::NULL,
             "boolean" => types::BOOLEAN,
             "object" => types::OBJECT,
@@ -656,42 +756,18 @@ fn compile_type(v: &Value, pointer: &str) -> Result<Keyword, SchemaError> {
             "string" => types::STRING,
             "integer" => types::INTEGER,
             _ => {
-                return Err(invalid(
-                    pointer,
-                    "type",
-                    &format!("unknown type \"{name}\""),
-                ))
+                let mut reason = String::from("unknown type \"");
+                reason.push_str(name);
+                reason.push('"');
+                return Err(invalid(pointer, "type", &reason));
             }
-        })
-    };
-    match v {
-        Value::String(s) => Ok(Keyword::Type {
-            mask: one(s)?,
-            names: s.clone(),
-        }),
-        Value::Array(items) => {
-            let mut mask = 0u8;
-            let mut names = String::new();
-            for item in items {
-                let Value::String(s) = item else {
-                    return Err(invalid(
-                        pointer,
-                        "type",
-                        "must be a string or an array of strings",
-                    ));
-                };
-                mask |= one(s)?;
-                if !names.is_empty() {
-                    names.push_str(" or ");
-                }
-                names.push_str(s);
-            }
-            Ok(Keyword::Type { mask, names })
+        };
+        mask |= bit;
+        if !text.is_empty() {
+            text.push_str(" or ");
         }
-        _ => Err(invalid(
-            pointer,
-            "type",
-            "must be a string or an array of strings",
-        )),
+        text.push_str(name);
     }
+    kws.push(Keyword::Type { mask, names: text });
+    Ok(())
 }

@@ -4,6 +4,10 @@
 //! reported (with a dotted instance path); without one, evaluation stops at
 //! the first failure. Annotations for `unevaluatedItems` /
 //! `unevaluatedProperties` are collected only below schemas that use them.
+//!
+//! Messages are given as [`Part`] lists and assembled by one function,
+//! [`Evaluator::report`], only when there is a sink: no `format!` per
+//! message, no closure per message (each costs code in the wasm module).
 
 use super::num;
 use super::{
@@ -16,6 +20,36 @@ use core::cmp::Ordering;
 use core::fmt::Write as _;
 
 type Sink<'x> = Option<&'x mut Vec<SchemaIssue>>;
+
+/// `format!("schema evaluation exceeded {MAX_EVAL_STEPS} steps")`, spelled
+/// out (a unit test pins it to the constant).
+pub(super) const STEPS_MESSAGE: &str = "schema evaluation exceeded 1000000 steps";
+/// `format!("schema evaluation exceeded the maximum depth of {MAX_EVAL_DEPTH} (cyclic $ref?)")`.
+pub(super) const DEPTH_MESSAGE: &str =
+    "schema evaluation exceeded the maximum depth of 256 (cyclic $ref?)";
+
+/// One piece of an issue message.
+#[derive(Clone, Copy)]
+enum Part<'a> {
+    Text(&'a str),
+    Int(u64),
+    Number(&'a Number),
+    /// `1 item`, `2 items`.
+    Count(u64, &'a str),
+}
+
+use Part::{Count, Int, Text};
+
+/// Words and comparison signs of [`Keyword::Bound`] / [`Keyword::Size`] by
+/// their index (see `compile.rs`).
+const BOUND_MESSAGES: [&str; 5] = [
+    "must be <= ",
+    "must be < ",
+    "must be >= ",
+    "must be > ",
+    "must be multiple of ",
+];
+const SIZE_WORDS: [&str; 3] = ["character", "item", "property"];
 
 /// Evaluated properties / items of one instance location (by position).
 #[derive(Debug, Default)]
@@ -45,21 +79,19 @@ fn merge_bits(into: &mut Vec<bool>, from: Vec<bool>) {
 }
 
 impl Annotations {
-    fn mark_prop(&mut self, i: usize) {
-        if !self.all_props {
-            set_bit(&mut self.props, i);
+    /// Marks property (`props`) or item `i` evaluated.
+    fn mark(&mut self, props: bool, i: usize) {
+        let (all, bits) = self.side(props);
+        if !*all {
+            set_bit(bits, i);
         }
     }
-    fn mark_item(&mut self, i: usize) {
-        if !self.all_items {
-            set_bit(&mut self.items, i);
+    fn side(&mut self, props: bool) -> (&mut bool, &mut Vec<bool>) {
+        if props {
+            (&mut self.all_props, &mut self.props)
+        } else {
+            (&mut self.all_items, &mut self.items)
         }
-    }
-    fn prop(&self, i: usize) -> bool {
-        self.all_props || self.props.get(i).copied().unwrap_or(false)
-    }
-    fn item(&self, i: usize) -> bool {
-        self.all_items || self.items.get(i).copied().unwrap_or(false)
     }
     fn merge(&mut self, other: Annotations) {
         self.all_props |= other.all_props;
@@ -119,16 +151,32 @@ pub(super) fn is_valid(
     valid && ev.abort.is_none()
 }
 
-fn plural(n: u64, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
-
 fn len_u64(n: usize) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// The children of an array (by index) or an object (by key), one loop for both.
+enum Children<'v> {
+    Items(core::iter::Enumerate<core::slice::Iter<'v, Value>>),
+    Props(core::iter::Enumerate<crate::json::Iter<'v>>),
+}
+
+impl<'v> Children<'v> {
+    fn of(inst: &'v Value) -> Option<Children<'v>> {
+        match inst {
+            Value::Array(a) => Some(Children::Items(a.iter().enumerate())),
+            Value::Object(o) => Some(Children::Props(o.iter().enumerate())),
+            _ => None,
+        }
+    }
+
+    /// (position, key for objects, value).
+    fn next(&mut self) -> Option<(usize, Option<&'v String>, &'v Value)> {
+        match self {
+            Children::Items(it) => it.next().map(|(i, v)| (i, None, v)),
+            Children::Props(it) => it.next().map(|(i, (k, v))| (i, Some(k), v)),
+        }
+    }
 }
 
 impl<'s> Evaluator<'s> {
@@ -144,36 +192,44 @@ impl<'s> Evaluator<'s> {
         }
     }
 
-    /// Report at the current path; the message is built only with a sink.
-    fn report(&self, sink: &mut Sink<'_>, message: impl FnOnce() -> String) {
-        if let Some(s) = sink {
-            s.push(SchemaIssue {
-                path: self.path.clone(),
-                message: message(),
-            });
+    /// Report at the current path, or at its child `key` (a property, possibly
+    /// missing); the message is assembled only with a sink.
+    #[inline(never)]
+    fn report(&self, sink: &mut Sink<'_>, key: Option<&str>, parts: &[Part<'_>]) {
+        let Some(s) = sink else {
+            return;
+        };
+        let mut path = self.path.clone();
+        if let Some(key) = key {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(key);
         }
+        let mut message = String::new();
+        for part in parts {
+            match *part {
+                Text(t) => message.push_str(t),
+                Int(n) => {
+                    let _ = write!(message, "{n}");
+                }
+                Part::Number(n) => n.write(&mut message),
+                Count(n, word) => {
+                    let _ = write!(message, "{n} {word}");
+                    if n != 1 {
+                        message.push('s');
+                    }
+                }
+            }
+        }
+        s.push(SchemaIssue { path, message });
     }
 
-    /// Report at the path of (possibly missing) property `key`.
-    fn report_key(&self, sink: &mut Sink<'_>, key: &str, message: impl FnOnce() -> String) {
-        if let Some(s) = sink {
-            let path = if self.path.is_empty() {
-                key.to_string()
-            } else {
-                format!("{}.{key}", self.path)
-            };
-            s.push(SchemaIssue {
-                path,
-                message: message(),
-            });
-        }
-    }
-
-    fn set_abort(&mut self, message: String) {
+    fn set_abort(&mut self, message: &str) {
         if self.abort.is_none() {
             self.abort = Some(SchemaIssue {
                 path: self.path.clone(),
-                message,
+                message: message.to_string(),
             });
         }
     }
@@ -193,7 +249,7 @@ impl<'s> Evaluator<'s> {
         }
         self.steps = self.steps.saturating_add(1);
         if self.steps > MAX_EVAL_STEPS {
-            self.set_abort(format!("schema evaluation exceeded {MAX_EVAL_STEPS} steps"));
+            self.set_abort(STEPS_MESSAGE);
             return false;
         }
         let schema = self.schema;
@@ -201,18 +257,16 @@ impl<'s> Evaluator<'s> {
             Some(Node::Obj(o)) => o,
             Some(Node::Bool(true)) => return true,
             Some(Node::Bool(false)) => {
-                self.report(&mut sink, || "is not allowed".to_string());
+                self.report(&mut sink, None, &[Text("is not allowed")]);
                 return false;
             }
             None => {
-                self.set_abort("internal error: unknown schema node".to_string());
+                self.set_abort("internal error: unknown schema node");
                 return false;
             }
         };
         if self.depth >= MAX_EVAL_DEPTH {
-            self.set_abort(format!(
-                "schema evaluation exceeded the maximum depth of {MAX_EVAL_DEPTH} (cyclic $ref?)"
-            ));
+            self.set_abort(DEPTH_MESSAGE);
             return false;
         }
         self.depth = self.depth.saturating_add(1);
@@ -256,34 +310,38 @@ impl<'s> Evaluator<'s> {
         valid
     }
 
-    /// Evaluate `idx` against a child location (`key` of an object).
-    fn eval_at_key(&mut self, key: &str, idx: usize, inst: &Value, sink: Sink<'_>) -> bool {
+    /// Evaluate `idx` against a child location: property `key`, or item `i`
+    /// when `key` is `None`.
+    fn eval_at(
+        &mut self,
+        i: usize,
+        key: Option<&str>,
+        idx: usize,
+        inst: &Value,
+        sink: Sink<'_>,
+    ) -> bool {
         if sink.is_none() {
             return self.eval(idx, inst, None, None);
         }
-        let len = self.path.len();
-        if len > 0 {
-            self.path.push('.');
-        }
-        self.path.push_str(key);
+        let len = self.enter(i, key);
         let valid = self.eval(idx, inst, sink, None);
         self.path.truncate(len);
         valid
     }
 
-    /// Evaluate `idx` against a child location (index `i` of an array).
-    fn eval_at_index(&mut self, i: usize, idx: usize, inst: &Value, sink: Sink<'_>) -> bool {
-        if sink.is_none() {
-            return self.eval(idx, inst, None, None);
-        }
+    /// Appends a child to the path; returns the length to truncate back to.
+    fn enter(&mut self, i: usize, key: Option<&str>) -> usize {
         let len = self.path.len();
         if len > 0 {
             self.path.push('.');
         }
-        let _ = write!(self.path, "{i}");
-        let valid = self.eval(idx, inst, sink, None);
-        self.path.truncate(len);
-        valid
+        match key {
+            Some(key) => self.path.push_str(key),
+            None => {
+                let _ = write!(self.path, "{i}");
+            }
+        }
+        len
     }
 
     fn is_false(&self, idx: usize) -> bool {
@@ -297,12 +355,11 @@ impl<'s> Evaluator<'s> {
         &mut self,
         kw: &'s Keyword,
         inst: &Value,
-        sink: Sink<'_>,
+        mut sink: Sink<'_>,
         ann: Option<&mut Annotations>,
     ) -> bool {
         match (kw, inst) {
-            (Keyword::Ref(target), _) => self.eval(*target, inst, sink, ann),
-            (Keyword::DynamicRef { target, anchor }, _) => {
+            (Keyword::Ref { target, anchor }, _) => {
                 let dest = self.dynamic_target(*target, anchor.as_deref());
                 self.eval(dest, inst, sink, ann)
             }
@@ -325,8 +382,7 @@ impl<'s> Evaluator<'s> {
                 self.eval_dependent_schemas(o, deps, inst, sink, ann)
             }
             (Keyword::AllOf(subs), _) => self.eval_all_of(subs, inst, sink, ann),
-            (Keyword::AnyOf(subs), _) => self.eval_any_of(subs, inst, sink, ann),
-            (Keyword::OneOf(subs), _) => self.eval_one_of(subs, inst, sink, ann),
+            (Keyword::Of { one, subs }, _) => self.eval_of(*one, subs, inst, sink, ann),
             (Keyword::Not(s), _) => self.eval_not(*s, inst, sink),
             (
                 Keyword::If {
@@ -336,11 +392,10 @@ impl<'s> Evaluator<'s> {
                 },
                 _,
             ) => self.eval_if(*condition, *then, *otherwise, inst, sink, ann),
-            (Keyword::UnevaluatedItems(s), Value::Array(a)) => {
-                self.eval_unevaluated_items(a, *s, sink, ann)
-            }
-            (Keyword::UnevaluatedProperties(s), Value::Object(o)) => {
-                self.eval_unevaluated_properties(o, *s, sink, ann)
+            (Keyword::Unevaluated { props, schema }, Value::Array(_) | Value::Object(_))
+                if *props == matches!(inst, Value::Object(_)) =>
+            {
+                self.eval_unevaluated(inst, *schema, *props, sink, ann)
             }
             (
                 Keyword::Items { .. }
@@ -348,25 +403,10 @@ impl<'s> Evaluator<'s> {
                 | Keyword::Properties { .. }
                 | Keyword::PropertyNames(_)
                 | Keyword::DependentSchemas(_)
-                | Keyword::UnevaluatedItems(_)
-                | Keyword::UnevaluatedProperties(_),
+                | Keyword::Unevaluated { .. },
                 _,
             ) => true,
-            _ => match check_leaf(kw, inst, self.matcher, sink.is_some()) {
-                Leaf::Valid => true,
-                Leaf::Invalid(message) => {
-                    let mut sink = sink;
-                    self.report(&mut sink, || message);
-                    false
-                }
-                Leaf::Missing(messages) => {
-                    let mut sink = sink;
-                    for (key, message) in messages {
-                        self.report_key(&mut sink, &key, || message);
-                    }
-                    false
-                }
-            },
+            _ => self.check_leaf(kw, inst, &mut sink),
         }
     }
 
@@ -428,81 +468,67 @@ impl<'s> Evaluator<'s> {
         valid
     }
 
-    fn eval_any_of(
+    /// `anyOf` (`one` false) or `oneOf` (`one` true).
+    fn eval_of(
         &mut self,
+        one: bool,
         subs: &[usize],
         inst: &Value,
         mut sink: Sink<'_>,
         mut ann: Option<&mut Annotations>,
     ) -> bool {
-        let mut any = false;
-        for s in subs {
-            let mut sub = Annotations::default();
-            let want = ann.is_some();
-            if self.eval(*s, inst, None, want.then_some(&mut sub)) {
-                any = true;
-                match ann.as_deref_mut() {
-                    Some(a) => a.merge(sub),
-                    None => break,
-                }
-            }
-        }
-        if !any {
-            self.report(&mut sink, || "must match a schema in anyOf".to_string());
-        }
-        any
-    }
-
-    fn eval_one_of(
-        &mut self,
-        subs: &[usize],
-        inst: &Value,
-        mut sink: Sink<'_>,
-        ann: Option<&mut Annotations>,
-    ) -> bool {
         let mut first: Option<usize> = None;
-        let mut second: Option<usize> = None;
         let mut chosen = Annotations::default();
         let want = ann.is_some();
         for (i, s) in subs.iter().enumerate() {
             let mut sub = Annotations::default();
-            if self.eval(*s, inst, None, want.then_some(&mut sub)) {
-                if first.is_none() {
-                    first = Some(i);
-                    chosen = sub;
-                } else {
-                    second = Some(i);
-                    break;
+            if !self.eval(*s, inst, None, want.then_some(&mut sub)) {
+                continue;
+            }
+            if one {
+                if let Some(f) = first {
+                    self.report(
+                        &mut sink,
+                        None,
+                        &[
+                            Text("must match exactly one schema in oneOf, but matches schemas "),
+                            Int(len_u64(f)),
+                            Text(" and "),
+                            Int(len_u64(i)),
+                        ],
+                    );
+                    return false;
+                }
+                chosen = sub;
+            } else {
+                match ann.as_deref_mut() {
+                    Some(a) => a.merge(sub),
+                    None => {
+                        first = Some(i);
+                        break;
+                    }
                 }
             }
+            first = Some(i);
         }
-        match (first, second) {
-            (Some(_), None) => {
-                if let Some(a) = ann {
-                    a.merge(chosen);
-                }
-                true
-            }
-            (None, _) => {
-                self.report(&mut sink, || {
-                    "must match exactly one schema in oneOf".to_string()
-                });
-                false
-            }
-            (Some(i), Some(j)) => {
-                self.report(&mut sink, || {
-                    format!(
-                        "must match exactly one schema in oneOf, but matches schemas {i} and {j}"
-                    )
-                });
-                false
-            }
+        if first.is_none() {
+            let message = if one {
+                "must match exactly one schema in oneOf"
+            } else {
+                "must match a schema in anyOf"
+            };
+            self.report(&mut sink, None, &[Text(message)]);
+            return false;
         }
+        if let Some(a) = ann {
+            a.merge(chosen);
+        }
+        true
     }
 
     fn eval_not(&mut self, s: usize, inst: &Value, mut sink: Sink<'_>) -> bool {
         if self.eval(s, inst, None, None) {
-            self.report(&mut sink, || "must NOT be valid".to_string());
+            self.report(&mut sink, None, &[Text("must NOT be valid")]);
             false
         } else {
             true
@@ -546,37 +572,35 @@ impl<'s> Evaluator<'s> {
         mut ann: Option<&mut Annotations>,
     ) -> bool {
         let mut valid = true;
-        for (i, (item, s)) in items.iter().zip(prefix).enumerate() {
-            if let Some(a) = ann.as_deref_mut() {
-                a.mark_item(i);
-            }
-            if !self.eval_at_index(i, *s, item, sink.as_deref_mut()) {
-                valid = false;
-                if sink.is_none() {
-                    return false;
+        for (i, item) in items.iter().enumerate() {
+            let s = match prefix.get(i) {
+                Some(&s) => {
+                    if let Some(a) = ann.as_deref_mut() {
+                        a.mark(false, i);
+                    }
+                    s
                 }
-            }
-        }
-        let Some(rest) = rest else {
-            return valid;
-        };
-        if items.len() <= prefix.len() {
-            return valid;
-        }
-        if let Some(a) = ann {
-            a.all_items = true;
-        }
-        if self.is_false(rest) {
-            self.report(&mut sink, || {
-                format!(
-                    "must NOT have more than {}",
-                    plural(len_u64(prefix.len()), "item")
-                )
-            });
-            return false;
-        }
-        for (i, item) in items.iter().enumerate().skip(prefix.len()) {
-            if !self.eval_at_index(i, rest, item, sink.as_deref_mut()) {
+                None => {
+                    let Some(rest) = rest else {
+                        break;
+                    };
+                    if i == prefix.len() {
+                        if let Some(a) = ann.as_deref_mut() {
+                            a.all_items = true;
+                        }
+                        if self.is_false(rest) {
+                            self.report(
+                                &mut sink,
+                                None,
+                                &[Text("must NOT have more than "), Count(len_u64(i), "item")],
+                            );
+                            return false;
+                        }
+                    }
+                    rest
+                }
+            };
+            if !self.eval_at(i, None, s, item, sink.as_deref_mut()) {
                 valid = false;
                 if sink.is_none() {
                     return false;
@@ -604,7 +628,7 @@ impl<'s> Evaluator<'s> {
             if self.eval(schema, item, None, None) {
                 found = found.saturating_add(1);
                 if let Some(a) = ann.as_deref_mut() {
-                    a.mark_item(i);
+                    a.mark(false, i);
                 }
                 if !exhaustive && found >= min {
                     return true;
@@ -614,27 +638,19 @@ impl<'s> Evaluator<'s> {
                 return false;
             }
         }
-        if found < min {
-            self.report(&mut sink, || {
-                format!("must contain at least {}", plural(min, "valid item"))
-            });
-            return false;
-        }
-        if let Some(max) = max {
-            if found > max {
-                self.report(&mut sink, || {
-                    format!("must contain at most {}", plural(max, "valid item"))
-                });
-                return false;
-            }
-        }
-        true
+        let (word, limit) = match max {
+            _ if found < min => ("must contain at least ", min),
+            Some(max) if found > max => ("must contain at most ", max),
+            _ => return true,
+        };
+        self.report(&mut sink, None, &[Text(word), Count(limit, "valid item")]);
+        false
     }
 
     fn eval_properties(
         &mut self,
         obj: &Map,
-        properties: &crate::vecmap::VecMap<String, usize>,
+        properties: &[(String, usize)],
         patterns: &[(String, usize)],
         additional: Option<usize>,
         mut sink: Sink<'_>,
@@ -645,9 +661,9 @@ impl<'s> Evaluator<'s> {
         let additional_false = additional.is_some_and(|s| self.is_false(s));
         for (i, (key, value)) in obj.iter().enumerate() {
             let mut matched = false;
-            if let Some(&s) = properties.get(key) {
+            if let Some(&(_, s)) = properties.iter().find(|(name, _)| name == key) {
                 matched = true;
-                if !self.eval_at_key(key, s, value, sink.as_deref_mut()) {
+                if !self.eval_at(i, Some(key), s, value, sink.as_deref_mut()) {
                     valid = false;
                     if sink.is_none() {
                         return false;
@@ -658,7 +674,7 @@ impl<'s> Evaluator<'s> {
                 match self.matcher.is_match(pattern, key) {
                     Ok(true) => {
                         matched = true;
-                        if !self.eval_at_key(key, *s, value, sink.as_deref_mut()) {
+                        if !self.eval_at(i, Some(key), *s, value, sink.as_deref_mut()) {
                             valid = false;
                             if sink.is_none() {
                                 return false;
@@ -673,16 +689,14 @@ impl<'s> Evaluator<'s> {
                         }
                         if !bad_patterns.contains(&pi) {
                             bad_patterns.push(pi);
-                            self.report(&mut sink, || {
-                                format!("invalid pattern \"{pattern}\": {e}")
-                            });
+                            self.report_bad_pattern(&mut sink, pattern, &e);
                         }
                     }
                 }
             }
             if matched {
                 if let Some(a) = ann.as_deref_mut() {
-                    a.mark_prop(i);
+                    a.mark(true, i);
                 }
                 continue;
             }
@@ -690,17 +704,19 @@ impl<'s> Evaluator<'s> {
                 continue;
             };
             if let Some(a) = ann.as_deref_mut() {
-                a.mark_prop(i);
+                a.mark(true, i);
             }
             if additional_false {
                 valid = false;
                 if sink.is_none() {
                     return false;
                 }
-                self.report_key(&mut sink, key, || {
-                    "must NOT have additional properties".to_string()
-                });
-            } else if !self.eval_at_key(key, s, value, sink.as_deref_mut()) {
+                self.report(
+                    &mut sink,
+                    Some(key),
+                    &[Text("must NOT have additional properties")],
+                );
+            } else if !self.eval_at(i, Some(key), s, value, sink.as_deref_mut()) {
                 valid = false;
                 if sink.is_none() {
                     return false;
@@ -708,6 +724,19 @@ impl<'s> Evaluator<'s> {
             }
         }
         valid
+    }
+
+    fn report_bad_pattern(&self, sink: &mut Sink<'_>, pattern: &str, error: &str) {
+        self.report(
+            sink,
+            None,
+            &[
+                Text("invalid pattern \""),
+                Text(pattern),
+                Text("\": "),
+                Text(error),
+            ],
+        );
     }
 
     fn eval_property_names(&mut self, obj: &Map, schema: usize, mut sink: Sink<'_>) -> bool {
@@ -730,19 +759,29 @@ impl<'s> Evaluator<'s> {
                     });
                 }
                 for issue in inner {
-                    self.report_key(&mut sink, key, || {
-                        format!("property name '{key}' {}", issue.message)
-                    });
+                    self.report(
+                        &mut sink,
+                        Some(key),
+                        &[
+                            Text("property name '"),
+                            Text(key),
+                            Text("' "),
+                            Text(&issue.message),
+                        ],
+                    );
                 }
             }
         }
         valid
     }
 
-    fn eval_unevaluated_items(
+    /// `unevaluatedItems` (`props` false) / `unevaluatedProperties` (`props`
+    /// true) on an array / object `inst`.
+    fn eval_unevaluated(
         &mut self,
-        items: &[Value],
+        inst: &Value,
         schema: usize,
+        props: bool,
         mut sink: Sink<'_>,
         ann: Option<&mut Annotations>,
     ) -> bool {
@@ -751,28 +790,32 @@ impl<'s> Evaluator<'s> {
             Some(a) => a,
             None => &mut empty,
         };
-        if ann.all_items {
+        let (all, bits) = ann.side(props);
+        if *all {
             return true;
         }
         let schema_false = self.is_false(schema);
         let mut valid = true;
-        for (i, item) in items.iter().enumerate() {
-            if ann.item(i) {
+        let mut children = Children::of(inst);
+        while let Some((i, key, value)) = children.as_mut().and_then(Children::next) {
+            if bits.get(i).copied().unwrap_or(false) {
                 continue;
             }
+            let key = key.map(String::as_str);
             let ok = if schema_false {
                 if sink.is_some() {
-                    let len = self.path.len();
-                    if len > 0 {
-                        self.path.push('.');
-                    }
-                    let _ = write!(self.path, "{i}");
-                    self.report(&mut sink, || "must NOT have unevaluated items".to_string());
+                    let len = self.enter(i, key);
+                    let message = if props {
+                        "must NOT have unevaluated properties"
+                    } else {
+                        "must NOT have unevaluated items"
+                    };
+                    self.report(&mut sink, None, &[Text(message)]);
                     self.path.truncate(len);
                 }
                 false
             } else {
-                self.eval_at_index(i, schema, item, sink.as_deref_mut())
+                self.eval_at(i, key, schema, value, sink.as_deref_mut())
             };
             if !ok {
                 valid = false;
@@ -781,48 +824,145 @@ impl<'s> Evaluator<'s> {
                 }
             }
         }
-        ann.all_items = true;
+        *all = true;
         valid
     }
 
-    fn eval_unevaluated_properties(
-        &mut self,
-        obj: &Map,
-        schema: usize,
-        mut sink: Sink<'_>,
-        ann: Option<&mut Annotations>,
-    ) -> bool {
-        let mut empty = Annotations::default();
-        let ann = match ann {
-            Some(a) => a,
-            None => &mut empty,
-        };
-        if ann.all_props {
-            return true;
-        }
-        let schema_false = self.is_false(schema);
-        let mut valid = true;
-        for (i, (key, value)) in obj.iter().enumerate() {
-            if ann.prop(i) {
-                continue;
+    /// Reports at the current path; false.
+    fn fail(&self, sink: &mut Sink<'_>, parts: &[Part<'_>]) -> bool {
+        self.report(sink, None, parts);
+        false
+    }
+
+    /// Check a keyword that does not apply subschemas.
+    #[inline(never)]
+    fn check_leaf(&self, kw: &Keyword, inst: &Value, sink: &mut Sink<'_>) -> bool {
+        match (kw, inst) {
+            (Keyword::Type { mask, names }, _) => {
+                type_matches(*mask, inst) || self.fail(sink, &[Text("must be "), Text(names)])
             }
-            let ok = if schema_false {
-                self.report_key(&mut sink, key, || {
-                    "must NOT have unevaluated properties".to_string()
-                });
-                false
-            } else {
-                self.eval_at_key(key, schema, value, sink.as_deref_mut())
-            };
-            if !ok {
-                valid = false;
-                if sink.is_none() {
-                    return false;
+            (Keyword::Enum { values, constant }, _) => {
+                let message = if *constant {
+                    "must be equal to constant"
+                } else {
+                    "must be equal to one of the allowed values"
+                };
+                values.iter().any(|v| num::json_eq(inst, v)) || self.fail(sink, &[Text(message)])
+            }
+            (Keyword::Bound(kind, m), Value::Number(n)) => {
+                // 0 maximum, 1 exclusiveMaximum, 2 minimum, 3 exclusiveMinimum,
+                // 4 multipleOf.
+                let failed = if *kind == 4 {
+                    !num::is_multiple_of(n, m)
+                } else {
+                    let bad = if *kind < 2 {
+                        Ordering::Greater
+                    } else {
+                        Ordering::Less
+                    };
+                    let exclusive = kind & 1 == 1;
+                    match num::compare(n, m) {
+                        Some(o) => o == bad || (exclusive && o == Ordering::Equal),
+                        None => exclusive,
+                    }
+                };
+                let text = BOUND_MESSAGES
+                    .get(usize::from(*kind))
+                    .copied()
+                    .unwrap_or("");
+                !failed || self.fail(sink, &[Text(text), Part::Number(m)])
+            }
+            (Keyword::Size(kind, limit), _) => {
+                // Even kinds are maxima; kind / 2: 0 strings, 1 arrays, 2 objects.
+                let len = match (kind / 2, inst) {
+                    (0, Value::String(s)) => s.chars().count(),
+                    (1, Value::Array(a)) => a.len(),
+                    (2, Value::Object(o)) => o.len(),
+                    _ => return true,
+                };
+                let len = len_u64(len);
+                let max = kind & 1 == 0;
+                let (failed, text) = if max {
+                    (len > *limit, "must NOT have more than ")
+                } else {
+                    (len < *limit, "must NOT have fewer than ")
+                };
+                let word = SIZE_WORDS.get(usize::from(kind / 2)).copied().unwrap_or("");
+                !failed || self.fail(sink, &[Text(text), Count(*limit, word)])
+            }
+            (Keyword::Pattern(pattern), Value::String(s)) => {
+                match self.matcher.is_match(pattern, s) {
+                    Ok(true) => true,
+                    Ok(false) => self.fail(
+                        sink,
+                        &[Text("must match pattern \""), Text(pattern), Text("\"")],
+                    ),
+                    Err(e) => {
+                        self.report_bad_pattern(sink, pattern, &e);
+                        false
+                    }
                 }
             }
+            (Keyword::UniqueItems, Value::Array(a)) => match num::find_duplicate(a) {
+                Some((i, j)) => self.fail(
+                    sink,
+                    &[
+                        Text("must NOT have duplicate items (items "),
+                        Int(len_u64(i)),
+                        Text(" and "),
+                        Int(len_u64(j)),
+                        Text(" are identical)"),
+                    ],
+                ),
+                None => true,
+            },
+            (Keyword::Required(names), Value::Object(o)) => {
+                let mut valid = true;
+                for name in names {
+                    if !o.contains_key(name) {
+                        valid = false;
+                        if sink.is_none() {
+                            break;
+                        }
+                        self.report(
+                            sink,
+                            Some(name),
+                            &[Text("must have required property '"), Text(name), Text("'")],
+                        );
+                    }
+                }
+                valid
+            }
+            (Keyword::DependentRequired(deps), Value::Object(o)) => {
+                let mut valid = true;
+                for (name, required) in deps {
+                    if !o.contains_key(name) {
+                        continue;
+                    }
+                    for r in required {
+                        if !o.contains_key(r) {
+                            valid = false;
+                            if sink.is_none() {
+                                return false;
+                            }
+                            self.report(
+                                sink,
+                                Some(r),
+                                &[
+                                    Text("must have property '"),
+                                    Text(r),
+                                    Text("' when property '"),
+                                    Text(name),
+                                    Text("' is present"),
+                                ],
+                            );
+                        }
+                    }
+                }
+                valid
+            }
+            _ => true,
         }
-        ann.all_props = true;
-        valid
     }
 }
 
@@ -841,133 +981,4 @@ fn type_matches(mask: u8, inst: &Value) -> bool {
         }
     };
     mask & bit != 0
-}
-
-/// Outcome of a keyword that does not apply subschemas.
-enum Leaf {
-    Valid,
-    /// Failure reported at the current path.
-    Invalid(String),
-    /// Failures reported at the paths of (missing) properties.
-    Missing(Vec<(String, String)>),
-}
-
-/// Check a keyword that does not apply subschemas. Messages are built only
-/// when `messages` is set (otherwise `Invalid` carries an empty string).
-#[inline(never)]
-fn check_leaf(kw: &Keyword, inst: &Value, matcher: &dyn PatternMatcher, messages: bool) -> Leaf {
-    let fail = |make: &dyn Fn() -> String| {
-        if messages {
-            Leaf::Invalid(make())
-        } else {
-            Leaf::Invalid(String::new())
-        }
-    };
-    let cmp = |n: &Number, m: &Number| num::compare(n, m);
-    match (kw, inst) {
-        (Keyword::Type { mask, names }, _) => {
-            if type_matches(*mask, inst) {
-                Leaf::Valid
-            } else {
-                fail(&|| format!("must be {names}"))
-            }
-        }
-        (Keyword::Const(c), _) => {
-            if num::json_eq(inst, c) {
-                Leaf::Valid
-            } else {
-                fail(&|| "must be equal to constant".to_string())
-            }
-        }
-        (Keyword::Enum(values), _) => {
-            if values.iter().any(|v| num::json_eq(inst, v)) {
-                Leaf::Valid
-            } else {
-                fail(&|| "must be equal to one of the allowed values".to_string())
-            }
-        }
-        (Keyword::MultipleOf(m), Value::Number(n)) if !num::is_multiple_of(n, m) => {
-            fail(&|| format!("must be multiple of {m}"))
-        }
-        (Keyword::Maximum(m), Value::Number(n)) if cmp(n, m) == Some(Ordering::Greater) => {
-            fail(&|| format!("must be <= {m}"))
-        }
-        (Keyword::ExclusiveMaximum(m), Value::Number(n)) if cmp(n, m) != Some(Ordering::Less) => {
-            fail(&|| format!("must be < {m}"))
-        }
-        (Keyword::Minimum(m), Value::Number(n)) if cmp(n, m) == Some(Ordering::Less) => {
-            fail(&|| format!("must be >= {m}"))
-        }
-        (Keyword::ExclusiveMinimum(m), Value::Number(n))
-            if cmp(n, m) != Some(Ordering::Greater) =>
-        {
-            fail(&|| format!("must be > {m}"))
-        }
-        (Keyword::MaxLength(max), Value::String(s)) if len_u64(s.chars().count()) > *max => {
-            fail(&|| format!("must NOT have more than {}", plural(*max, "character")))
-        }
-        (Keyword::MinLength(min), Value::String(s)) if len_u64(s.chars().count()) < *min => {
-            fail(&|| format!("must NOT have fewer than {}", plural(*min, "character")))
-        }
-        (Keyword::Pattern(pattern), Value::String(s)) => match matcher.is_match(pattern, s) {
-            Ok(true) => Leaf::Valid,
-            Ok(false) => fail(&|| format!("must match pattern \"{pattern}\"")),
-            Err(e) => fail(&|| format!("invalid pattern \"{pattern}\": {e}")),
-        },
-        (Keyword::MaxItems(max), Value::Array(a)) if len_u64(a.len()) > *max => {
-            fail(&|| format!("must NOT have more than {}", plural(*max, "item")))
-        }
-        (Keyword::MinItems(min), Value::Array(a)) if len_u64(a.len()) < *min => {
-            fail(&|| format!("must NOT have fewer than {}", plural(*min, "item")))
-        }
-        (Keyword::UniqueItems, Value::Array(a)) => match num::find_duplicate(a) {
-            Some((i, j)) => {
-                fail(&|| format!("must NOT have duplicate items (items {i} and {j} are identical)"))
-            }
-            None => Leaf::Valid,
-        },
-        (Keyword::MaxProperties(max), Value::Object(o)) if len_u64(o.len()) > *max => {
-            fail(&|| format!("must NOT have more than {}", plural(*max, "property")))
-        }
-        (Keyword::MinProperties(min), Value::Object(o)) if len_u64(o.len()) < *min => {
-            fail(&|| format!("must NOT have fewer than {}", plural(*min, "property")))
-        }
-        (Keyword::Required(names), Value::Object(o)) => {
-            let mut missing = Vec::new();
-            for name in names.iter().filter(|n| !o.contains_key(n.as_str())) {
-                if !messages {
-                    return Leaf::Invalid(String::new());
-                }
-                missing.push((
-                    name.clone(),
-                    format!("must have required property '{name}'"),
-                ));
-            }
-            if missing.is_empty() {
-                Leaf::Valid
-            } else {
-                Leaf::Missing(missing)
-            }
-        }
-        (Keyword::DependentRequired(deps), Value::Object(o)) => {
-            let mut missing = Vec::new();
-            for (name, required) in deps.iter().filter(|(n, _)| o.contains_key(n.as_str())) {
-                for r in required.iter().filter(|r| !o.contains_key(r.as_str())) {
-                    if !messages {
-                        return Leaf::Invalid(String::new());
-                    }
-                    missing.push((
-                        r.clone(),
-                        format!("must have property '{r}' when property '{name}' is present"),
-                    ));
-                }
-            }
-            if missing.is_empty() {
-                Leaf::Valid
-            } else {
-                Leaf::Missing(missing)
-            }
-        }
-        _ => Leaf::Valid,
-    }
 }

@@ -219,8 +219,8 @@ mod types {
 
 #[derive(Debug, Clone)]
 enum Keyword {
-    Ref(usize),
-    DynamicRef {
+    /// `$ref` (never an anchor) and `$dynamicRef`.
+    Ref {
         target: usize,
         /// Set when the static target carries a matching `$dynamicAnchor`:
         /// then the outermost resource in the dynamic scope with that
@@ -231,18 +231,19 @@ enum Keyword {
         mask: u8,
         names: String,
     },
-    Const(Value),
-    Enum(Vec<Value>),
-    MultipleOf(Number),
-    Maximum(Number),
-    ExclusiveMaximum(Number),
-    Minimum(Number),
-    ExclusiveMinimum(Number),
-    MaxLength(u64),
-    MinLength(u64),
+    /// `enum`, or `const` (`constant`: its one value).
+    Enum {
+        values: Vec<Value>,
+        constant: bool,
+    },
+    /// `maximum` (0), `exclusiveMaximum` (1), `minimum` (2),
+    /// `exclusiveMinimum` (3), `multipleOf` (4).
+    Bound(u8, Number),
+    /// `maxLength` (0), `minLength` (1), `maxItems` (2), `minItems` (3),
+    /// `maxProperties` (4), `minProperties` (5): even kinds are maxima,
+    /// `kind / 2` picks what is counted (characters, items, properties).
+    Size(u8, u64),
     Pattern(String),
-    MaxItems(u64),
-    MinItems(u64),
     UniqueItems,
     Items {
         prefix: Vec<usize>,
@@ -253,26 +254,31 @@ enum Keyword {
         min: u64,
         max: Option<u64>,
     },
-    MaxProperties(u64),
-    MinProperties(u64),
     Required(Vec<String>),
     DependentRequired(Vec<(String, Vec<String>)>),
     Properties {
-        properties: VecMap<String, usize>,
+        /// `properties` (unique names, from a JSON object).
+        properties: Vec<(String, usize)>,
         patterns: Vec<(String, usize)>,
         additional: Option<usize>,
     },
     PropertyNames(usize),
     DependentSchemas(Vec<(String, usize)>),
     AllOf(Vec<usize>),
-    AnyOf(Vec<usize>),
-    OneOf(Vec<usize>),
+    /// `anyOf` (`one` false) / `oneOf`.
+    Of {
+        one: bool,
+        subs: Vec<usize>,
+    },
     Not(usize),
     If {
         condition: usize,
         then: Option<usize>,
         otherwise: Option<usize>,
     },
-    UnevaluatedItems(usize),
-    UnevaluatedProperties(usize),
+    /// `unevaluatedItems` (`props` false) / `unevaluatedProperties`.
+    Unevaluated {
+        props: bool,
+        schema: usize,
+    },
 }

@@ -9,7 +9,6 @@
 
 use crate::json::{is_whole, trunc, Number, Value};
 use crate::vecmap::heap_sort;
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::num::NonZeroU128;
@@ -94,7 +93,9 @@ pub(crate) fn is_integer(n: &Number) -> bool {
 fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
     if let Num::Int(i) = num(n) {
         let mut digits = Vec::new();
-        let mut rest = i.unsigned_abs();
+        // |i| ≤ 2^64 - 1 (an `u64` or an `i64`): `u64` arithmetic, no `u128`
+        // division in the wasm.
+        let mut rest = u64::try_from(i.unsigned_abs()).unwrap_or(u64::MAX);
         while rest > 0 {
             digits.push((rest % 10) as u8);
             rest /= 10;
@@ -104,7 +105,7 @@ fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
     }
     let text = n.float_text()?;
     let text = text.strip_prefix('-').unwrap_or(text);
-    let (mantissa, exponent) = match text.find(['e', 'E']) {
+    let (mantissa, exponent) = match text.bytes().position(|b| b | 0x20 == b'e') {
         Some(at) => (text.get(..at)?, text.get(at + 1..)?),
         None => (text, ""),
     };
@@ -121,11 +122,13 @@ fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
     }
     let e = if negative { -e } else { e };
     let frac_len = i64::try_from(frac.len()).unwrap_or(i64::MAX);
-    let digits = int
-        .bytes()
-        .chain(frac.bytes())
-        .map(|b| b.wrapping_sub(b'0'));
-    Some(significant(digits.collect(), e.saturating_sub(frac_len)))
+    let mut digits = Vec::with_capacity(int.len().saturating_add(frac.len()));
+    for part in [int, frac] {
+        for b in part.bytes() {
+            digits.push(b.wrapping_sub(b'0'));
+        }
+    }
+    Some(significant(digits, e.saturating_sub(frac_len)))
 }
 
 /// `digits × 10^exponent` with the leading and trailing zeros dropped.
@@ -134,8 +137,9 @@ fn significant(mut digits: Vec<u8>, mut exponent: i64) -> (Vec<u8>, i64) {
         digits.pop();
         exponent = exponent.saturating_add(1);
     }
-    let leading = digits.iter().take_while(|&&d| d == 0).count();
-    digits.drain(..leading);
+    let leading = digits.iter().position(|&d| d != 0).unwrap_or(digits.len());
+    digits.copy_within(leading.., 0);
+    digits.truncate(digits.len().saturating_sub(leading));
     if digits.is_empty() {
         exponent = 0;
     }
@@ -146,22 +150,31 @@ fn significant(mut digits: Vec<u8>, mut exponent: i64) -> (Vec<u8>, i64) {
 /// `r × 10 + 9` stays below 2^128 for any remainder `r` (37 digits always fit).
 const DIVISOR_LIMIT: u128 = 1 << 124;
 
+/// `x mod m` for `x < 10 m` (`m > 0`), by subtraction: no `u128` division
+/// in the wasm.
+fn reduce(mut x: u128, m: NonZeroU128) -> u128 {
+    while x >= m.get() {
+        x -= m.get();
+    }
+    x
+}
+
 /// `a × b mod m` for `a, b < m < 2^127`, by doubling: nothing overflows.
 fn mul_mod(mut a: u128, mut b: u128, m: NonZeroU128) -> u128 {
     let mut product = 0;
     while b > 0 {
         if b & 1 == 1 {
-            product = (product + a) % m;
+            product = reduce(product + a, m);
         }
-        a = (a << 1) % m;
+        a = reduce(a << 1, m);
         b >>= 1;
     }
     product
 }
 
 fn pow10_mod(mut e: u64, m: NonZeroU128) -> u128 {
-    let mut result = 1 % m;
-    let mut base = 10 % m;
+    let mut result = reduce(1, m);
+    let mut base = reduce(10, m);
     while e > 0 {
         if e & 1 == 1 {
             result = mul_mod(result, base, m);
@@ -186,6 +199,10 @@ fn pow10_mod(mut e: u64, m: NonZeroU128) -> u128 {
 /// the divisor's very digits (`x = m × 10^k`, `k ≥ 0`).
 pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
     if let (Num::Int(a), Num::Int(b)) = (num(x), num(m)) {
+        // Both magnitudes fit an `u64` (see `decimal`); the sign does not
+        // change divisibility.
+        let a = u64::try_from(a.unsigned_abs()).unwrap_or(u64::MAX);
+        let b = u64::try_from(b.unsigned_abs()).unwrap_or(u64::MAX);
         return a.checked_rem(b) == Some(0);
     }
     let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
@@ -210,7 +227,7 @@ pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
     };
     let remainder = a
         .iter()
-        .fold(0u128, |r, &d| (r * 10 + u128::from(d)) % divisor);
+        .fold(0u128, |r, &d| reduce(r * 10 + u128::from(d), divisor));
     let k = u64::try_from(p.saturating_sub(q)).unwrap_or(u64::MAX);
     mul_mod(remainder, pow10_mod(k, divisor), divisor) == 0
 }
@@ -256,17 +273,18 @@ fn canonical(value: &Value, out: &mut Vec<u8>, depth: usize) -> bool {
         Value::Object(map) => {
             out.push(7);
             push_len(out, map.len());
-            let entries: Vec<(&String, &Value)> = map.iter().collect();
-            let mut order: Vec<(&[u8], usize)> = entries
-                .iter()
-                .enumerate()
-                .map(|(i, (key, _))| (key.as_bytes(), i))
-                .collect();
+            // Plain pushes, no `collect`: each collect is its own code.
+            let mut values: Vec<&Value> = Vec::with_capacity(map.len());
+            let mut order: Vec<(&[u8], usize)> = Vec::with_capacity(map.len());
+            for (i, (key, item)) in map.iter().enumerate() {
+                order.push((key.as_bytes(), i));
+                values.push(item);
+            }
             heap_sort(&mut order);
             for (key, i) in order {
                 push_bytes(out, key);
-                match entries.get(i) {
-                    Some((_, item)) if canonical(item, out, next) => {}
+                match values.get(i) {
+                    Some(item) if canonical(item, out, next) => {}
                     _ => return false,
                 }
             }
@@ -326,10 +344,10 @@ pub(crate) fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
             bytes.truncate(start);
         }
     }
-    let mut forms: Vec<(&[u8], usize)> = spans
-        .iter()
-        .map(|&(start, end, i)| (bytes.get(start..end).unwrap_or_default(), i))
-        .collect();
+    let mut forms: Vec<(&[u8], usize)> = Vec::with_capacity(spans.len());
+    for &(start, end, i) in &spans {
+        forms.push((bytes.get(start..end).unwrap_or_default(), i));
+    }
     heap_sort(&mut forms);
     // Within a run of equal forms the indexes ascend: its first two are its
     // smallest pair.
@@ -559,6 +577,104 @@ mod tests {
             compare(&parsed(long), &parsed("0.3")),
             Some(Ordering::Equal)
         );
+    }
+
+    /// `is_multiple_of` as first written, with `u128` / `i128` remainders:
+    /// the reference for the subtraction-based one.
+    fn is_multiple_of_by_division(x: &Number, m: &Number) -> bool {
+        if let (Num::Int(a), Num::Int(b)) = (num(x), num(m)) {
+            return a.checked_rem(b) == Some(0);
+        }
+        let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
+            return false;
+        };
+        if a.is_empty() {
+            return true;
+        }
+        if b.is_empty() || p < q {
+            return false;
+        }
+        let divisor = b
+            .iter()
+            .try_fold(0u128, |n, &d| n.checked_mul(10)?.checked_add(u128::from(d)))
+            .filter(|&d| d < DIVISOR_LIMIT)
+            .and_then(NonZeroU128::new);
+        let Some(divisor) = divisor else {
+            return a == b;
+        };
+        let mul_mod = |mut a: u128, mut b: u128| {
+            let mut product = 0;
+            while b > 0 {
+                if b & 1 == 1 {
+                    product = (product + a) % divisor;
+                }
+                a = (a << 1) % divisor;
+                b >>= 1;
+            }
+            product
+        };
+        let remainder = a
+            .iter()
+            .fold(0u128, |r, &d| (r * 10 + u128::from(d)) % divisor);
+        let mut k = u64::try_from(p.saturating_sub(q)).unwrap_or(u64::MAX);
+        let (mut result, mut base) = (1 % divisor, 10 % divisor);
+        while k > 0 {
+            if k & 1 == 1 {
+                result = mul_mod(result, base);
+            }
+            base = mul_mod(base, base);
+            k >>= 1;
+        }
+        mul_mod(remainder, result) == 0
+    }
+
+    /// Random decimals and integers, divisors of up to 40 digits.
+    #[test]
+    fn multiples_agree_with_division() {
+        let mut state = 0x5851_f42d_4c95_7f2du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let text = |next: &mut dyn FnMut() -> u64| -> String {
+            let r = next();
+            match r % 4 {
+                0 => format!("{}", (r >> 8) % 1000),
+                1 => format!("-{}", next()),
+                2 => format!("{}", next()),
+                _ => {
+                    let digits = 1 + (r >> 8) % 40;
+                    let mut t: String = (0..digits)
+                        .map(|_| char::from(b'0' + (next() % 10) as u8))
+                        .collect();
+                    t.insert(0, '1');
+                    let e = (next() % 60) as i64 - 30;
+                    format!("{t}e{e}")
+                }
+            }
+        };
+        let mut multiples = 0;
+        for _ in 0..20_000 {
+            let (x, m) = (parsed(&text(&mut next)), parsed(&text(&mut next)));
+            if m.as_f64().is_none_or(|f| f <= 0.0) {
+                continue;
+            }
+            let want = is_multiple_of_by_division(&x, &m);
+            multiples += usize::from(want);
+            assert_eq!(is_multiple_of(&x, &m), want, "{x} / {m}");
+            // And m with a 0 appended (a multiple of m when m is written
+            // without an exponent).
+            if let Ok(Value::Number(y)) = crate::json::parse(&format!("{m}0")) {
+                assert_eq!(
+                    is_multiple_of(&y, &m),
+                    is_multiple_of_by_division(&y, &m),
+                    "{y} / {m}"
+                );
+            }
+        }
+        assert!(multiples > 50, "the inputs include multiples: {multiples}");
     }
 
     #[test]

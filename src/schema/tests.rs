@@ -604,3 +604,16 @@ fn compiled_schema_is_reusable_and_shareable() {
         assert!(!compiled.is_valid(&json!("x"), &Re));
     }
 }
+
+/// The abort messages are spelled out in `eval.rs`; they name the limits.
+#[test]
+fn limit_messages_name_the_limits() {
+    assert_eq!(
+        eval::STEPS_MESSAGE,
+        format!("schema evaluation exceeded {MAX_EVAL_STEPS} steps")
+    );
+    assert_eq!(
+        eval::DEPTH_MESSAGE,
+        format!("schema evaluation exceeded the maximum depth of {MAX_EVAL_DEPTH} (cyclic $ref?)")
+    );
+}

@@ -56,6 +56,11 @@ fn parse(s: &str) -> UriRef<'_> {
     out
 }
 
+/// The byte offset of the last '/' (`str::rfind` costs more code).
+pub(crate) fn last_slash(s: &str) -> Option<usize> {
+    s.bytes().rposition(|b| b == b'/')
+}
+
 /// `str::split_at` that never panics (falls back to "everything, nothing").
 fn split_at(s: &str, at: usize) -> (&str, &str) {
     s.split_at_checked(at).unwrap_or((s, ""))
@@ -64,9 +69,11 @@ fn split_at(s: &str, at: usize) -> (&str, &str) {
 /// RFC 3986 section 5.2.4.
 fn remove_dot_segments(path: &str) -> String {
     let mut input = path;
-    let mut output: Vec<&str> = Vec::new();
-    // Work segment-wise: each output element is a "/seg" or "seg" string.
+    // Segments moved so far: "/seg" (or a leading "seg"), so the last one
+    // starts at the last '/'.
+    let mut output = String::with_capacity(path.len());
     while !input.is_empty() {
+        let mut pop = false;
         if let Some(r) = input.strip_prefix("../") {
             input = r;
         } else if let Some(r) = input.strip_prefix("./") {
@@ -77,10 +84,10 @@ fn remove_dot_segments(path: &str) -> String {
             input = "/";
         } else if input.starts_with("/../") {
             input = input.get(3..).unwrap_or("");
-            output.pop();
+            pop = true;
         } else if input == "/.." {
             input = "/";
-            output.pop();
+            pop = true;
         } else if input == "." || input == ".." {
             input = "";
         } else {
@@ -91,23 +98,21 @@ fn remove_dot_segments(path: &str) -> String {
                 .and_then(|r| r.find('/'))
                 .map_or(input.len(), |i| i.saturating_add(start));
             let (seg, r) = split_at(input, end);
-            output.push(seg);
+            output.push_str(seg);
             input = r;
         }
+        if pop {
+            output.truncate(last_slash(&output).unwrap_or(0));
+        }
     }
-    // A loop, not `concat()`: that costs a kilobyte of wasm.
-    let mut joined = String::with_capacity(path.len());
-    for segment in output {
-        joined.push_str(segment);
-    }
-    joined
+    output
 }
 
 fn merge_paths(base: &UriRef<'_>, reference_path: &str) -> String {
     if base.authority.is_some() && base.path.is_empty() {
         return format!("/{reference_path}");
     }
-    match base.path.rfind('/') {
+    match last_slash(base.path) {
         Some(i) => {
             let dir = base.path.get(..=i).unwrap_or("");
             format!("{dir}{reference_path}")
@@ -206,7 +211,34 @@ pub(crate) fn percent_decode(s: &str) -> String {
         out.push(b);
         i = i.saturating_add(1);
     }
-    String::from_utf8_lossy(&out).into_owned()
+    lossy(&out)
+}
+
+/// `String::from_utf8_lossy(bytes).into_owned()` on top of `str::from_utf8`
+/// (`Utf8Chunks` is half a kilobyte of wasm): each maximal invalid sequence
+/// becomes one U+FFFD, as there.
+fn lossy(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = bytes;
+    loop {
+        match core::str::from_utf8(rest) {
+            Ok(valid) => {
+                out.push_str(valid);
+                return out;
+            }
+            Err(e) => {
+                let (valid, after) = rest
+                    .split_at_checked(e.valid_up_to())
+                    .unwrap_or((&[], rest));
+                out.push_str(core::str::from_utf8(valid).unwrap_or_default());
+                out.push(char::REPLACEMENT_CHARACTER);
+                match e.error_len() {
+                    Some(len) => rest = after.get(len..).unwrap_or_default(),
+                    None => return out,
+                }
+            }
+        }
+    }
 }
 
 /// Escape one JSON Pointer reference token (RFC 6901).
@@ -239,14 +271,20 @@ pub(crate) fn unescape_token(token: &str) -> String {
     out
 }
 
+/// The unescaped tokens of a JSON Pointer, given without its leading '/'
+/// (`"a/b"` for `/a/b`).
+pub(crate) fn tokens(rest: &str) -> impl Iterator<Item = String> + '_ {
+    rest.split('/').map(unescape_token)
+}
+
 /// Split a JSON Pointer ("" or "/a/b") into unescaped tokens.
 /// Returns `None` when the pointer is not empty and does not start with '/'.
+#[cfg(test)]
 pub(crate) fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
     if pointer.is_empty() {
         return Some(Vec::new());
     }
-    let rest = pointer.strip_prefix('/')?;
-    Some(rest.split('/').map(unescape_token).collect())
+    Some(tokens(pointer.strip_prefix('/')?).collect())
 }
 
 /// Parse an array index token: decimal digits without leading zeros.
@@ -261,7 +299,7 @@ pub(crate) fn array_index(token: &str) -> Option<usize> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
 
@@ -281,6 +319,103 @@ mod tests {
         for token in tokens {
             let want = token.replace("~1", "/").replace("~0", "~");
             assert_eq!(unescape_token(&token), want, "{token}");
+        }
+    }
+
+    /// RFC 3986 5.2.4 as first written, segment by segment in a `Vec`.
+    fn remove_dot_segments_by_vec(path: &str) -> String {
+        let mut input = path;
+        let mut output: Vec<&str> = Vec::new();
+        while !input.is_empty() {
+            if let Some(r) = input.strip_prefix("../") {
+                input = r;
+            } else if let Some(r) = input.strip_prefix("./") {
+                input = r;
+            } else if input.starts_with("/./") {
+                input = &input[2..];
+            } else if input == "/." {
+                input = "/";
+            } else if input.starts_with("/../") {
+                input = &input[3..];
+                output.pop();
+            } else if input == "/.." {
+                input = "/";
+                output.pop();
+            } else if input == "." || input == ".." {
+                input = "";
+            } else {
+                let start = usize::from(input.starts_with('/'));
+                let end = input[start..].find('/').map_or(input.len(), |i| i + start);
+                output.push(&input[..end]);
+                input = &input[end..];
+            }
+        }
+        output.concat()
+    }
+
+    #[test]
+    fn dot_segments_agree_with_the_segment_list() {
+        let alphabet = ['/', '.', 'a'];
+        let mut paths = vec![String::new()];
+        for _ in 0..9 {
+            let longer: Vec<String> = paths
+                .iter()
+                .filter(|p| p.len() == paths.last().map_or(0, String::len))
+                .flat_map(|p| alphabet.iter().map(move |c| format!("{p}{c}")))
+                .collect();
+            paths.extend(longer);
+        }
+        assert!(paths.len() > 20_000);
+        for path in paths {
+            assert_eq!(
+                remove_dot_segments(&path),
+                remove_dot_segments_by_vec(&path),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn lossy_is_from_utf8_lossy() {
+        // Every sequence of up to 3 bytes, then random longer ones.
+        let check = |bytes: &[u8]| {
+            assert_eq!(lossy(bytes), String::from_utf8_lossy(bytes), "{bytes:?}");
+        };
+        check(&[]);
+        for a in 0..=255u8 {
+            check(&[a]);
+            for b in 0..=255u8 {
+                check(&[a, b]);
+            }
+        }
+        let interesting: Vec<u8> = (0x00..0x03)
+            .chain(0x7e..0x82)
+            .chain(0xbe..0xc3)
+            .chain(0xdf..0xe2)
+            .chain(0xec..0xf6)
+            .chain(0xfe..=0xff)
+            .collect();
+        for &a in &interesting {
+            for &b in &interesting {
+                for &c in &interesting {
+                    check(&[a, b, c]);
+                    for &d in &interesting {
+                        check(&[a, b, c, d]);
+                    }
+                }
+            }
+        }
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let bytes: Vec<u8> = (0..12)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    interesting[(state % interesting.len() as u64) as usize]
+                })
+                .collect();
+            check(&bytes);
         }
     }
 
