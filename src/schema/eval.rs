@@ -217,6 +217,11 @@ impl<'s> Evaluator<'s> {
                 Count(n, word) => {
                     let _ = write!(message, "{n} {word}");
                     if n != 1 {
+                        // "properties", not "propertys".
+                        if word.ends_with('y') {
+                            message.pop();
+                            message.push_str("ie");
+                        }
                         message.push('s');
                     }
                 }

@@ -190,6 +190,16 @@ fn keyword_messages() {
             "must NOT have fewer than 1 property",
         ),
         (
+            json!({ "maxProperties": 2 }),
+            json!({ "a": 1, "b": 2, "c": 3 }),
+            "must NOT have more than 2 properties",
+        ),
+        (
+            json!({ "maxLength": 2 }),
+            json!("abc"),
+            "must NOT have more than 2 characters",
+        ),
+        (
             json!({ "type": ["string", "null"] }),
             json!(1),
             "must be string or null",
