@@ -295,13 +295,18 @@ pub(crate) fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
 
 /// Parse an array index token: decimal digits without leading zeros.
 pub(crate) fn array_index(token: &str) -> Option<usize> {
-    if token.is_empty()
-        || !token.bytes().all(|b| b.is_ascii_digit())
-        || (token.len() > 1 && token.starts_with('0'))
-    {
+    if token.is_empty() || (token.len() > 1 && token.starts_with('0')) {
         return None;
     }
-    token.parse().ok()
+    // As `token.parse()`: digits only, `None` past `usize::MAX`.
+    let mut n = 0usize;
+    for b in token.bytes() {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(usize::from(b.wrapping_sub(b'0')))?;
+    }
+    Some(n)
 }
 
 #[cfg(test)]
@@ -481,5 +486,14 @@ mod tests {
         assert_eq!(array_index("01"), None);
         assert_eq!(array_index("+1"), None);
         assert_eq!(array_index("10"), Some(10));
+        let max = usize::MAX.to_string();
+        let over = format!("{max}0");
+        for t in ["", "0", "7", "123", "1a", "-1", " 1", "1 ", "٣", &max, &over] {
+            let want = t
+                .parse::<usize>()
+                .ok()
+                .filter(|_| t.bytes().all(|b| b.is_ascii_digit()));
+            assert_eq!(array_index(t), want, "{t}");
+        }
     }
 }
