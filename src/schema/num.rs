@@ -9,8 +9,10 @@
 
 use crate::json::{is_whole, trunc, Number, Value};
 use crate::vecmap::heap_sort;
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
+use core::fmt::Write as _;
 use core::num::NonZeroU128;
 
 /// Maximum nesting followed by [`json_eq`] and [`find_duplicate`]; deeper values
@@ -91,19 +93,20 @@ pub(crate) fn is_integer(n: &Number) -> bool {
 /// and 1), whatever their count. Exponents saturate (`1e-99999999999999999999`
 /// keeps its one digit and an exponent of about `i64::MIN`).
 fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
-    if let Num::Int(i) = num(n) {
-        let mut digits = Vec::new();
-        // |i| ≤ 2^64 - 1 (an `u64` or an `i64`): `u64` arithmetic, no `u128`
-        // division in the wasm.
-        let mut rest = u64::try_from(i.unsigned_abs()).unwrap_or(u64::MAX);
-        while rest > 0 {
-            digits.push((rest % 10) as u8);
-            rest /= 10;
+    // An integer is read from its decimal text too (`u64`'s `Display`, in
+    // the wasm anyway): |i| ≤ 2^64 - 1 (an `u64` or an `i64`).
+    let mut int_text = String::new();
+    let text = match num(n) {
+        Num::Int(i) => {
+            let _ = write!(
+                int_text,
+                "{}",
+                u64::try_from(i.unsigned_abs()).unwrap_or(u64::MAX)
+            );
+            int_text.as_str()
         }
-        digits.reverse();
-        return Some(significant(digits, 0));
-    }
-    let text = n.float_text()?;
+        Num::Float(_) => n.float_text()?,
+    };
     let text = text.strip_prefix('-').unwrap_or(text);
     let (mantissa, exponent) = match text.bytes().position(|b| b | 0x20 == b'e') {
         Some(at) => (text.get(..at)?, text.get(at + 1..)?),
@@ -512,6 +515,17 @@ mod tests {
         assert_eq!(
             decimal_u128(&parsed("18446744073709551616")),
             Some((18446744073709551616, 0))
+        );
+        // Integers: their own digits, sign dropped.
+        assert_eq!(decimal_u128(&parsed("0")), Some((0, 0)));
+        assert_eq!(decimal_u128(&parsed("-1200")), Some((12, 2)));
+        assert_eq!(
+            decimal_u128(&parsed("-9223372036854775808")),
+            Some((9223372036854775808, 0))
+        );
+        assert_eq!(
+            decimal_u128(&parsed("18446744073709551615")),
+            Some((18446744073709551615, 0))
         );
         // A fixed-seed walk over bit patterns: every exponent, varied mantissas.
         let mut state = 0x2545_f491_4f6c_dd1du64;

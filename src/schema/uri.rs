@@ -304,7 +304,9 @@ pub(crate) fn array_index(token: &str) -> Option<usize> {
         if !b.is_ascii_digit() {
             return None;
         }
-        n = n.checked_mul(10)?.checked_add(usize::from(b.wrapping_sub(b'0')))?;
+        n = n
+            .checked_mul(10)?
+            .checked_add(usize::from(b.wrapping_sub(b'0')))?;
     }
     Some(n)
 }
@@ -488,7 +490,9 @@ mod tests {
         assert_eq!(array_index("10"), Some(10));
         let max = usize::MAX.to_string();
         let over = format!("{max}0");
-        for t in ["", "0", "7", "123", "1a", "-1", " 1", "1 ", "٣", &max, &over] {
+        for t in [
+            "", "0", "7", "123", "1a", "-1", " 1", "1 ", "٣", &max, &over,
+        ] {
             let want = t
                 .parse::<usize>()
                 .ok()
