@@ -153,24 +153,25 @@ fn recompose(
 pub(crate) fn resolve(base: &str, reference: &str) -> String {
     let b = parse(base);
     let r = parse(reference);
-    if r.scheme.is_some() {
-        let path = remove_dot_segments(r.path);
-        return recompose(r.scheme, r.authority, &path, r.query, r.fragment);
-    }
-    if r.authority.is_some() {
-        let path = remove_dot_segments(r.path);
-        return recompose(b.scheme, r.authority, &path, r.query, r.fragment);
-    }
-    if r.path.is_empty() {
-        let query = if r.query.is_some() { r.query } else { b.query };
-        return recompose(b.scheme, b.authority, b.path, query, r.fragment);
-    }
-    let path = if r.path.starts_with('/') {
+    // The target's components, recomposed once.
+    let (mut scheme, mut authority, mut query) = (b.scheme, b.authority, r.query);
+    let path = if r.scheme.is_some() || r.authority.is_some() {
+        if r.scheme.is_some() {
+            scheme = r.scheme;
+        }
+        authority = r.authority;
+        remove_dot_segments(r.path)
+    } else if r.path.is_empty() {
+        if r.query.is_none() {
+            query = b.query;
+        }
+        b.path.to_string()
+    } else if r.path.starts_with('/') {
         remove_dot_segments(r.path)
     } else {
         remove_dot_segments(&merge_paths(&b, r.path))
     };
-    recompose(b.scheme, b.authority, &path, r.query, r.fragment)
+    recompose(scheme, authority, &path, query, r.fragment)
 }
 
 /// Split `uri` into the part before `#` and the (raw) fragment after it.
@@ -315,6 +316,62 @@ pub(crate) fn array_index(token: &str) -> Option<usize> {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
+
+    /// `resolve` as first written, one `recompose` per case of RFC 3986
+    /// section 5.2.2: the reference.
+    fn resolve_by_cases(base: &str, reference: &str) -> String {
+        let b = parse(base);
+        let r = parse(reference);
+        if r.scheme.is_some() {
+            let path = remove_dot_segments(r.path);
+            return recompose(r.scheme, r.authority, &path, r.query, r.fragment);
+        }
+        if r.authority.is_some() {
+            let path = remove_dot_segments(r.path);
+            return recompose(b.scheme, r.authority, &path, r.query, r.fragment);
+        }
+        if r.path.is_empty() {
+            let query = if r.query.is_some() { r.query } else { b.query };
+            return recompose(b.scheme, b.authority, b.path, query, r.fragment);
+        }
+        let path = if r.path.starts_with('/') {
+            remove_dot_segments(r.path)
+        } else {
+            remove_dot_segments(&merge_paths(&b, r.path))
+        };
+        recompose(b.scheme, b.authority, &path, r.query, r.fragment)
+    }
+
+    #[test]
+    fn resolve_agrees_with_the_cases() {
+        let parts = [
+            "", "g", "./", "../", "/", "//h", "s:", "urn:", "?q", "?", "#f", "#", "x/", "..", ".",
+            ";p", "a:b",
+        ];
+        let mut refs = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = refs
+                .iter()
+                .flat_map(|t| parts.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            refs.extend(longer);
+            refs.sort();
+            refs.dedup();
+        }
+        let bases = [
+            DEFAULT_BASE,
+            "http://a/b/c/d;p?q",
+            "http://a",
+            "urn:x",
+            "s://h/p/",
+            "tag:a?q",
+        ];
+        for base in bases {
+            for r in &refs {
+                assert_eq!(resolve(base, r), resolve_by_cases(base, r), "{base} {r}");
+            }
+        }
+    }
 
     #[test]
     fn tokens_escape_and_unescape_as_replace() {
