@@ -73,36 +73,36 @@ fn remove_dot_segments(path: &str) -> String {
     // starts at the last '/'.
     let mut output = String::with_capacity(path.len());
     while !input.is_empty() {
-        let mut pop = false;
-        if let Some(r) = input.strip_prefix("../") {
+        // A: a leading "../" or "./" goes.
+        if let Some(r) = input
+            .strip_prefix("../")
+            .or_else(|| input.strip_prefix("./"))
+        {
             input = r;
-        } else if let Some(r) = input.strip_prefix("./") {
-            input = r;
-        } else if input.starts_with("/./") {
-            input = input.get(2..).unwrap_or("");
-        } else if input == "/." {
-            input = "/";
-        } else if input.starts_with("/../") {
-            input = input.get(3..).unwrap_or("");
-            pop = true;
-        } else if input == "/.." {
-            input = "/";
-            pop = true;
-        } else if input == "." || input == ".." {
-            input = "";
-        } else {
-            // Move the first segment (with its leading '/', if any) to the output.
-            let start = usize::from(input.starts_with('/'));
-            let end = input
-                .get(start..)
-                .and_then(|r| r.find('/'))
-                .map_or(input.len(), |i| i.saturating_add(start));
-            let (seg, r) = split_at(input, end);
-            output.push_str(seg);
-            input = r;
+            continue;
         }
-        if pop {
-            output.truncate(last_slash(&output).unwrap_or(0));
+        // The first segment (after its '/', if any) and what follows it
+        // (empty or from the next '/').
+        let slash = input.starts_with('/');
+        let rest = input.get(usize::from(slash)..).unwrap_or("");
+        let end = rest.find('/').unwrap_or(rest.len());
+        let (segment, after) = split_at(rest, end);
+        if segment == "." || segment == ".." {
+            // B, C: "/./" and "/." become "/", so do "/../" and "/.." after
+            // dropping the last output segment; D: a lone "." or ".." goes.
+            if slash && segment == ".." {
+                output.truncate(last_slash(&output).unwrap_or(0));
+            }
+            input = if slash && after.is_empty() {
+                "/"
+            } else {
+                after
+            };
+        } else {
+            // E: the segment, with its '/', moves to the output.
+            let (moved, r) = split_at(input, end.saturating_add(usize::from(slash)));
+            output.push_str(moved);
+            input = r;
         }
     }
     output
