@@ -193,9 +193,6 @@ fn hex_val(b: u8) -> Option<u8> {
 
 /// Percent-decode; malformed escapes are kept literally, invalid UTF-8 is replaced.
 pub(crate) fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_string();
-    }
     let bytes = s.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
     let mut i = 0usize;
