@@ -387,31 +387,30 @@ impl<'a> Compiler<'a> {
                 uri: resolved.clone(),
             }));
         };
-        let unresolved = |reason: String| -> Error {
-            Box::new(SchemaError::UnresolvedRef {
-                location: loc(pointer),
-                reference: reference.to_string(),
-                reason,
-            })
-        };
         let fragment = uri::percent_decode(fragment.unwrap_or(""));
         if fragment.is_empty() {
             return Ok((target.pointer.clone(), None));
         }
-        if let Some(rest) = fragment.strip_prefix('/') {
+        let reason = if let Some(rest) = fragment.strip_prefix('/') {
             let mut p = target.pointer.clone();
             for t in uri::tokens(rest) {
                 p = child_pointer(&p, &t);
             }
-            if self.lookup(&p).is_none() {
-                return Err(unresolved(format!("no value at #{fragment}")));
+            if self.lookup(&p).is_some() {
+                return Ok((p, None));
             }
-            return Ok((p, None));
-        }
-        match target.anchors.get(&fragment) {
-            Some((p, dynamic)) => Ok((p.clone(), dynamic.then_some(fragment))),
-            None => Err(unresolved(format!("no anchor named \"{fragment}\""))),
-        }
+            format!("no value at #{fragment}")
+        } else {
+            match target.anchors.get(&fragment) {
+                Some((p, dynamic)) => return Ok((p.clone(), dynamic.then_some(fragment))),
+                None => format!("no anchor named \"{fragment}\""),
+            }
+        };
+        Err(Box::new(SchemaError::UnresolvedRef {
+            location: loc(pointer),
+            reference: reference.to_string(),
+            reason,
+        }))
     }
 
     /// Compile the schema at `pointer` into reserved node `idx`.
