@@ -692,37 +692,35 @@ fn number(v: &Value, pointer: &str, keyword: &str) -> Result<Number, Error> {
 
 /// A non-negative integer (`2.0` accepted); values beyond `u64` saturate.
 fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, Error> {
-    let err = || invalid(pointer, keyword, "must be a non-negative integer");
-    let Value::Number(n) = v else {
-        return Err(err());
-    };
-    if let Some(u) = n.as_u64() {
-        return Ok(u);
-    }
-    match n.as_f64() {
-        Some(f) if f >= 0.0 && is_whole(f) => {
+    if let Value::Number(n) = v {
+        if let Some(u) = n.as_u64() {
+            return Ok(u);
+        }
+        if let Some(f) = n.as_f64().filter(|&f| f >= 0.0 && is_whole(f)) {
             // Saturating float-to-int conversion (no UB, no panic).
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let u = f as u64;
-            Ok(u)
+            return Ok(u);
         }
-        _ => Err(err()),
     }
+    Err(invalid(pointer, keyword, "must be a non-negative integer"))
 }
 
 fn string_array(v: &Value, pointer: &str, keyword: &str) -> Result<Vec<String>, Error> {
-    let err = || invalid(pointer, keyword, "must be an array of strings");
-    let Value::Array(items) = v else {
-        return Err(err());
-    };
-    let mut out = Vec::with_capacity(items.len());
-    for item in items {
-        let Value::String(s) = item else {
-            return Err(err());
-        };
-        out.push(s.clone());
+    if let Value::Array(items) = v {
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let Value::String(s) = item else {
+                break;
+            };
+            out.push(s.clone());
+        }
+        // All strings.
+        if out.len() == items.len() {
+            return Ok(out);
+        }
     }
-    Ok(out)
+    Err(invalid(pointer, keyword, "must be an array of strings"))
 }
 
 fn wrong_type(pointer: &str) -> Error {
