@@ -213,17 +213,22 @@ pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
         return false;
     }
     // x/m = a × 10^(p-q) / b
-    let divisor = b
-        .iter()
-        .try_fold(0u128, |n, &d| n.checked_mul(10)?.checked_add(u128::from(d)))
-        .filter(|&d| d < DIVISOR_LIMIT)
-        .and_then(NonZeroU128::new);
-    let Some(divisor) = divisor else {
+    // b's digits as one number while below the limit (then `reduce` by it
+    // never overflows).
+    let mut divisor = 0u128;
+    for &d in &b {
+        divisor = divisor * 10 + u128::from(d);
+        if divisor >= DIVISOR_LIMIT {
+            return a == b;
+        }
+    }
+    let Some(divisor) = NonZeroU128::new(divisor) else {
         return a == b;
     };
-    let remainder = a
-        .iter()
-        .fold(0u128, |r, &d| reduce(r * 10 + u128::from(d), divisor));
+    let mut remainder = 0;
+    for &d in &a {
+        remainder = reduce(remainder * 10 + u128::from(d), divisor);
+    }
     let k = u64::try_from(p.saturating_sub(q)).unwrap_or(u64::MAX);
     mul_mod(remainder, pow10_mod(k, divisor), divisor) == 0
 }
