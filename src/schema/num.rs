@@ -125,28 +125,25 @@ fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
     }
     let e = if negative { -e } else { e };
     let frac_len = i64::try_from(frac.len()).unwrap_or(i64::MAX);
+    // Leading zeros are skipped as they come, trailing ones dropped after.
     let mut digits = Vec::with_capacity(int.len().saturating_add(frac.len()));
     for part in [int, frac] {
         for b in part.bytes() {
-            digits.push(b.wrapping_sub(b'0'));
+            let d = b.wrapping_sub(b'0');
+            if d != 0 || !digits.is_empty() {
+                digits.push(d);
+            }
         }
     }
-    Some(significant(digits, e.saturating_sub(frac_len)))
-}
-
-/// `digits × 10^exponent` with the leading and trailing zeros dropped.
-fn significant(mut digits: Vec<u8>, mut exponent: i64) -> (Vec<u8>, i64) {
+    let mut exponent = e.saturating_sub(frac_len);
     while digits.last() == Some(&0) {
         digits.pop();
         exponent = exponent.saturating_add(1);
     }
-    let leading = digits.iter().position(|&d| d != 0).unwrap_or(digits.len());
-    digits.copy_within(leading.., 0);
-    digits.truncate(digits.len().saturating_sub(leading));
     if digits.is_empty() {
         exponent = 0;
     }
-    (digits, exponent)
+    Some((digits, exponent))
 }
 
 /// The limit on a `multipleOf`'s significant digits as one number, so that
