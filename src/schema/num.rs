@@ -112,7 +112,6 @@ fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
         Some(at) => (text.get(..at)?, text.get(at + 1..)?),
         None => (text, ""),
     };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let (negative, exponent) = match exponent.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, exponent.strip_prefix('+').unwrap_or(exponent)),
@@ -124,18 +123,24 @@ fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
             .saturating_add(i64::from(digit.wrapping_sub(b'0')));
     }
     let e = if negative { -e } else { e };
-    let frac_len = i64::try_from(frac.len()).unwrap_or(i64::MAX);
-    // Leading zeros are skipped as they come, trailing ones dropped after.
-    let mut digits = Vec::with_capacity(int.len().saturating_add(frac.len()));
-    for part in [int, frac] {
-        for b in part.bytes() {
-            let d = b.wrapping_sub(b'0');
-            if d != 0 || !digits.is_empty() {
-                digits.push(d);
-            }
+    // Leading zeros are skipped as they come, trailing ones dropped after;
+    // each digit after the point lowers the exponent.
+    let mut exponent = e;
+    let mut fraction = false;
+    let mut digits = Vec::with_capacity(mantissa.len());
+    for b in mantissa.bytes() {
+        if b == b'.' {
+            fraction = true;
+            continue;
+        }
+        if fraction {
+            exponent = exponent.saturating_sub(1);
+        }
+        let d = b.wrapping_sub(b'0');
+        if d != 0 || !digits.is_empty() {
+            digits.push(d);
         }
     }
-    let mut exponent = e.saturating_sub(frac_len);
     while digits.last() == Some(&0) {
         digits.pop();
         exponent = exponent.saturating_add(1);
