@@ -112,15 +112,19 @@ fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
         Some(at) => (text.get(..at)?, text.get(at + 1..)?),
         None => (text, ""),
     };
-    let (negative, exponent) = match exponent.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, exponent.strip_prefix('+').unwrap_or(exponent)),
-    };
+    // A JSON exponent: an optional sign, then digits.
+    let mut negative = false;
     let mut e = 0i64;
-    for digit in exponent.bytes() {
-        e = e
-            .saturating_mul(10)
-            .saturating_add(i64::from(digit.wrapping_sub(b'0')));
+    for b in exponent.bytes() {
+        match b {
+            b'-' => negative = true,
+            b'+' => {}
+            digit => {
+                e = e
+                    .saturating_mul(10)
+                    .saturating_add(i64::from(digit.wrapping_sub(b'0')));
+            }
+        }
     }
     let e = if negative { -e } else { e };
     // Leading zeros are skipped as they come, trailing ones dropped after;
