@@ -436,7 +436,8 @@ impl<'a> Compiler<'a> {
         for (name, kind) in KEYWORDS {
             self.compile_keyword(map, pointer, res, name, kind, &mut kws)?;
         }
-        let has_unevaluated = kws.iter().any(|k| matches!(k, Keyword::Unevaluated { .. }));
+        // `unevaluated*` compile last (see `KEYWORDS`).
+        let has_unevaluated = matches!(kws.last(), Some(Keyword::Unevaluated { .. }));
         Ok(Node::Obj(ObjNode {
             resource: res,
             has_unevaluated,
