@@ -420,7 +420,12 @@ impl<'s> Evaluator<'s> {
             return target;
         };
         for r in &self.scope {
-            if let Some(&n) = self.schema.dynamic_anchors.get(*r).and_then(|m| m.get(name)) {
+            if let Some(&n) = self
+                .schema
+                .dynamic_anchors
+                .get(*r)
+                .and_then(|m| m.get(name))
+            {
                 return n;
             }
         }
