@@ -387,31 +387,30 @@ impl<'a> Compiler<'a> {
                 uri: resolved.clone(),
             }));
         };
-        let unresolved = |reason: String| -> Error {
-            Box::new(SchemaError::UnresolvedRef {
-                location: loc(pointer),
-                reference: reference.to_string(),
-                reason,
-            })
-        };
         let fragment = uri::percent_decode(fragment.unwrap_or(""));
         if fragment.is_empty() {
             return Ok((target.pointer.clone(), None));
         }
-        if let Some(rest) = fragment.strip_prefix('/') {
+        let reason = if let Some(rest) = fragment.strip_prefix('/') {
             let mut p = target.pointer.clone();
             for t in uri::tokens(rest) {
                 p = child_pointer(&p, &t);
             }
-            if self.lookup(&p).is_none() {
-                return Err(unresolved(format!("no value at #{fragment}")));
+            if self.lookup(&p).is_some() {
+                return Ok((p, None));
             }
-            return Ok((p, None));
-        }
-        match target.anchors.get(&fragment) {
-            Some((p, dynamic)) => Ok((p.clone(), dynamic.then_some(fragment))),
-            None => Err(unresolved(format!("no anchor named \"{fragment}\""))),
-        }
+            format!("no value at #{fragment}")
+        } else {
+            match target.anchors.get(&fragment) {
+                Some((p, dynamic)) => return Ok((p.clone(), dynamic.then_some(fragment))),
+                None => format!("no anchor named \"{fragment}\""),
+            }
+        };
+        Err(Box::new(SchemaError::UnresolvedRef {
+            location: loc(pointer),
+            reference: reference.to_string(),
+            reason,
+        }))
     }
 
     /// Compile the schema at `pointer` into reserved node `idx`.
@@ -437,7 +436,8 @@ impl<'a> Compiler<'a> {
         for (name, kind) in KEYWORDS {
             self.compile_keyword(map, pointer, res, name, kind, &mut kws)?;
         }
-        let has_unevaluated = kws.iter().any(|k| matches!(k, Keyword::Unevaluated { .. }));
+        // `unevaluated*` compile last (see `KEYWORDS`).
+        let has_unevaluated = matches!(kws.last(), Some(Keyword::Unevaluated { .. }));
         Ok(Node::Obj(ObjNode {
             resource: res,
             has_unevaluated,
@@ -693,37 +693,35 @@ fn number(v: &Value, pointer: &str, keyword: &str) -> Result<Number, Error> {
 
 /// A non-negative integer (`2.0` accepted); values beyond `u64` saturate.
 fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, Error> {
-    let err = || invalid(pointer, keyword, "must be a non-negative integer");
-    let Value::Number(n) = v else {
-        return Err(err());
-    };
-    if let Some(u) = n.as_u64() {
-        return Ok(u);
-    }
-    match n.as_f64() {
-        Some(f) if f >= 0.0 && is_whole(f) => {
+    if let Value::Number(n) = v {
+        if let Some(u) = n.as_u64() {
+            return Ok(u);
+        }
+        if let Some(f) = n.as_f64().filter(|&f| f >= 0.0 && is_whole(f)) {
             // Saturating float-to-int conversion (no UB, no panic).
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let u = f as u64;
-            Ok(u)
+            return Ok(u);
         }
-        _ => Err(err()),
     }
+    Err(invalid(pointer, keyword, "must be a non-negative integer"))
 }
 
 fn string_array(v: &Value, pointer: &str, keyword: &str) -> Result<Vec<String>, Error> {
-    let err = || invalid(pointer, keyword, "must be an array of strings");
-    let Value::Array(items) = v else {
-        return Err(err());
-    };
-    let mut out = Vec::with_capacity(items.len());
-    for item in items {
-        let Value::String(s) = item else {
-            return Err(err());
-        };
-        out.push(s.clone());
+    if let Value::Array(items) = v {
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let Value::String(s) = item else {
+                break;
+            };
+            out.push(s.clone());
+        }
+        // All strings.
+        if out.len() == items.len() {
+            return Ok(out);
+        }
     }
-    Ok(out)
+    Err(invalid(pointer, keyword, "must be an array of strings"))
 }
 
 fn wrong_type(pointer: &str) -> Error {

@@ -419,17 +419,17 @@ impl<'s> Evaluator<'s> {
         let Some(name) = anchor else {
             return target;
         };
-        let schema = self.schema;
-        self.scope
-            .iter()
-            .find_map(|r| {
-                schema
-                    .dynamic_anchors
-                    .get(*r)
-                    .and_then(|m| m.get(name))
-                    .copied()
-            })
-            .unwrap_or(target)
+        for r in &self.scope {
+            if let Some(&n) = self
+                .schema
+                .dynamic_anchors
+                .get(*r)
+                .and_then(|m| m.get(name))
+            {
+                return n;
+            }
+        }
+        target
     }
 
     fn eval_dependent_schemas(

@@ -9,8 +9,10 @@
 
 use crate::json::{is_whole, trunc, Number, Value};
 use crate::vecmap::heap_sort;
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
+use core::fmt::Write as _;
 use core::num::NonZeroU128;
 
 /// Maximum nesting followed by [`json_eq`] and [`find_duplicate`]; deeper values
@@ -91,59 +93,66 @@ pub(crate) fn is_integer(n: &Number) -> bool {
 /// and 1), whatever their count. Exponents saturate (`1e-99999999999999999999`
 /// keeps its one digit and an exponent of about `i64::MIN`).
 fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
-    if let Num::Int(i) = num(n) {
-        let mut digits = Vec::new();
-        // |i| ≤ 2^64 - 1 (an `u64` or an `i64`): `u64` arithmetic, no `u128`
-        // division in the wasm.
-        let mut rest = u64::try_from(i.unsigned_abs()).unwrap_or(u64::MAX);
-        while rest > 0 {
-            digits.push((rest % 10) as u8);
-            rest /= 10;
+    // An integer is read from its decimal text too (`u64`'s `Display`, in
+    // the wasm anyway): |i| ≤ 2^64 - 1 (an `u64` or an `i64`).
+    let mut int_text = String::new();
+    let text = match num(n) {
+        Num::Int(i) => {
+            let _ = write!(
+                int_text,
+                "{}",
+                u64::try_from(i.unsigned_abs()).unwrap_or(u64::MAX)
+            );
+            int_text.as_str()
         }
-        digits.reverse();
-        return Some(significant(digits, 0));
-    }
-    let text = n.float_text()?;
+        Num::Float(_) => n.float_text()?,
+    };
     let text = text.strip_prefix('-').unwrap_or(text);
     let (mantissa, exponent) = match text.bytes().position(|b| b | 0x20 == b'e') {
         Some(at) => (text.get(..at)?, text.get(at + 1..)?),
         None => (text, ""),
     };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let (negative, exponent) = match exponent.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, exponent.strip_prefix('+').unwrap_or(exponent)),
-    };
+    // A JSON exponent: an optional sign, then digits.
+    let mut negative = false;
     let mut e = 0i64;
-    for digit in exponent.bytes() {
-        e = e
-            .saturating_mul(10)
-            .saturating_add(i64::from(digit.wrapping_sub(b'0')));
-    }
-    let e = if negative { -e } else { e };
-    let frac_len = i64::try_from(frac.len()).unwrap_or(i64::MAX);
-    let mut digits = Vec::with_capacity(int.len().saturating_add(frac.len()));
-    for part in [int, frac] {
-        for b in part.bytes() {
-            digits.push(b.wrapping_sub(b'0'));
+    for b in exponent.bytes() {
+        match b {
+            b'-' => negative = true,
+            b'+' => {}
+            digit => {
+                e = e
+                    .saturating_mul(10)
+                    .saturating_add(i64::from(digit.wrapping_sub(b'0')));
+            }
         }
     }
-    Some(significant(digits, e.saturating_sub(frac_len)))
-}
-
-/// `digits × 10^exponent` with the leading and trailing zeros dropped.
-fn significant(mut digits: Vec<u8>, mut exponent: i64) -> (Vec<u8>, i64) {
+    let e = if negative { -e } else { e };
+    // Leading zeros are skipped as they come, trailing ones dropped after;
+    // each digit after the point lowers the exponent.
+    let mut exponent = e;
+    let mut fraction = false;
+    let mut digits = Vec::with_capacity(mantissa.len());
+    for b in mantissa.bytes() {
+        if b == b'.' {
+            fraction = true;
+            continue;
+        }
+        if fraction {
+            exponent = exponent.saturating_sub(1);
+        }
+        let d = b.wrapping_sub(b'0');
+        if d != 0 || !digits.is_empty() {
+            digits.push(d);
+        }
+    }
     while digits.last() == Some(&0) {
         digits.pop();
         exponent = exponent.saturating_add(1);
     }
-    let leading = digits.iter().position(|&d| d != 0).unwrap_or(digits.len());
-    digits.copy_within(leading.., 0);
-    digits.truncate(digits.len().saturating_sub(leading));
     if digits.is_empty() {
         exponent = 0;
     }
-    (digits, exponent)
+    Some((digits, exponent))
 }
 
 /// The limit on a `multipleOf`'s significant digits as one number, so that
@@ -187,8 +196,8 @@ fn pow10_mod(mut e: u64, m: NonZeroU128) -> u128 {
 
 /// `x` is a multiple of `m` (`m > 0`, checked at compile time).
 ///
-/// Integers are checked exactly. Otherwise both numbers are taken as the
-/// decimals they were written as and divisibility is decided exactly, so
+/// Both numbers are taken as the decimals they were written as (integers as
+/// their digits, one code path) and divisibility is decided exactly, so
 /// `0.0075` is a multiple of `0.0001`, `1e308` is not a multiple of
 /// `0.123456789` (no overflow to infinity, no tolerance), and
 /// `0.30000000000000000000000000000000000000001` is not a multiple of `0.1`
@@ -198,13 +207,6 @@ fn pow10_mod(mut e: u64, m: NonZeroU128) -> u128 {
 /// Past that, the fallback: `x` counts as a multiple only when it is 0 or has
 /// the divisor's very digits (`x = m × 10^k`, `k ≥ 0`).
 pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
-    if let (Num::Int(a), Num::Int(b)) = (num(x), num(m)) {
-        // Both magnitudes fit an `u64` (see `decimal`); the sign does not
-        // change divisibility.
-        let a = u64::try_from(a.unsigned_abs()).unwrap_or(u64::MAX);
-        let b = u64::try_from(b.unsigned_abs()).unwrap_or(u64::MAX);
-        return a.checked_rem(b) == Some(0);
-    }
     let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
         return false;
     };
@@ -217,17 +219,22 @@ pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
         return false;
     }
     // x/m = a × 10^(p-q) / b
-    let divisor = b
-        .iter()
-        .try_fold(0u128, |n, &d| n.checked_mul(10)?.checked_add(u128::from(d)))
-        .filter(|&d| d < DIVISOR_LIMIT)
-        .and_then(NonZeroU128::new);
-    let Some(divisor) = divisor else {
+    // b's digits as one number while below the limit (then `reduce` by it
+    // never overflows).
+    let mut divisor = 0u128;
+    for &d in &b {
+        divisor = divisor * 10 + u128::from(d);
+        if divisor >= DIVISOR_LIMIT {
+            return a == b;
+        }
+    }
+    let Some(divisor) = NonZeroU128::new(divisor) else {
         return a == b;
     };
-    let remainder = a
-        .iter()
-        .fold(0u128, |r, &d| reduce(r * 10 + u128::from(d), divisor));
+    let mut remainder = 0;
+    for &d in &a {
+        remainder = reduce(remainder * 10 + u128::from(d), divisor);
+    }
     let k = u64::try_from(p.saturating_sub(q)).unwrap_or(u64::MAX);
     mul_mod(remainder, pow10_mod(k, divisor), divisor) == 0
 }
@@ -308,21 +315,11 @@ fn push_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// JSON equality: numbers by value (1 == 1.0), objects ignore key order.
-/// Containers compare by their canonical forms: O(n log n) in their size,
-/// whatever the key orders (never quadratic on hostile input).
+/// Every value compares by its canonical form (one code path; a scalar's
+/// form never fails, and numbers' forms agree with `compare`, see the
+/// tests): O(n log n) in the size of containers, whatever the key orders
+/// (never quadratic on hostile input).
 pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Null, Value::Null) => true,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Number(x), Value::Number(y)) => compare(x, y) == Some(Ordering::Equal),
-        (Value::String(x), Value::String(y)) => x == y,
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && same_canonical(a, b),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && same_canonical(a, b),
-        _ => false,
-    }
-}
-
-fn same_canonical(a: &Value, b: &Value) -> bool {
     let (mut x, mut y) = (Vec::new(), Vec::new());
     canonical(a, &mut x, 0) && canonical(b, &mut y, 0) && x == y
 }
@@ -522,6 +519,17 @@ mod tests {
         assert_eq!(
             decimal_u128(&parsed("18446744073709551616")),
             Some((18446744073709551616, 0))
+        );
+        // Integers: their own digits, sign dropped.
+        assert_eq!(decimal_u128(&parsed("0")), Some((0, 0)));
+        assert_eq!(decimal_u128(&parsed("-1200")), Some((12, 2)));
+        assert_eq!(
+            decimal_u128(&parsed("-9223372036854775808")),
+            Some((9223372036854775808, 0))
+        );
+        assert_eq!(
+            decimal_u128(&parsed("18446744073709551615")),
+            Some((18446744073709551615, 0))
         );
         // A fixed-seed walk over bit patterns: every exponent, varied mantissas.
         let mut state = 0x2545_f491_4f6c_dd1du64;

@@ -73,36 +73,36 @@ fn remove_dot_segments(path: &str) -> String {
     // starts at the last '/'.
     let mut output = String::with_capacity(path.len());
     while !input.is_empty() {
-        let mut pop = false;
-        if let Some(r) = input.strip_prefix("../") {
+        // A: a leading "../" or "./" goes.
+        if let Some(r) = input
+            .strip_prefix("../")
+            .or_else(|| input.strip_prefix("./"))
+        {
             input = r;
-        } else if let Some(r) = input.strip_prefix("./") {
-            input = r;
-        } else if input.starts_with("/./") {
-            input = input.get(2..).unwrap_or("");
-        } else if input == "/." {
-            input = "/";
-        } else if input.starts_with("/../") {
-            input = input.get(3..).unwrap_or("");
-            pop = true;
-        } else if input == "/.." {
-            input = "/";
-            pop = true;
-        } else if input == "." || input == ".." {
-            input = "";
-        } else {
-            // Move the first segment (with its leading '/', if any) to the output.
-            let start = usize::from(input.starts_with('/'));
-            let end = input
-                .get(start..)
-                .and_then(|r| r.find('/'))
-                .map_or(input.len(), |i| i.saturating_add(start));
-            let (seg, r) = split_at(input, end);
-            output.push_str(seg);
-            input = r;
+            continue;
         }
-        if pop {
-            output.truncate(last_slash(&output).unwrap_or(0));
+        // The first segment (after its '/', if any) and what follows it
+        // (empty or from the next '/').
+        let slash = input.starts_with('/');
+        let rest = input.get(usize::from(slash)..).unwrap_or("");
+        let end = rest.find('/').unwrap_or(rest.len());
+        let (segment, after) = split_at(rest, end);
+        if segment == "." || segment == ".." {
+            // B, C: "/./" and "/." become "/", so do "/../" and "/.." after
+            // dropping the last output segment; D: a lone "." or ".." goes.
+            if slash && segment == ".." {
+                output.truncate(last_slash(&output).unwrap_or(0));
+            }
+            input = if slash && after.is_empty() {
+                "/"
+            } else {
+                after
+            };
+        } else {
+            // E: the segment, with its '/', moves to the output.
+            let (moved, r) = split_at(input, end.saturating_add(usize::from(slash)));
+            output.push_str(moved);
+            input = r;
         }
     }
     output
@@ -153,24 +153,25 @@ fn recompose(
 pub(crate) fn resolve(base: &str, reference: &str) -> String {
     let b = parse(base);
     let r = parse(reference);
-    if r.scheme.is_some() {
-        let path = remove_dot_segments(r.path);
-        return recompose(r.scheme, r.authority, &path, r.query, r.fragment);
-    }
-    if r.authority.is_some() {
-        let path = remove_dot_segments(r.path);
-        return recompose(b.scheme, r.authority, &path, r.query, r.fragment);
-    }
-    if r.path.is_empty() {
-        let query = if r.query.is_some() { r.query } else { b.query };
-        return recompose(b.scheme, b.authority, b.path, query, r.fragment);
-    }
-    let path = if r.path.starts_with('/') {
+    // The target's components, recomposed once.
+    let (mut scheme, mut authority, mut query) = (b.scheme, b.authority, r.query);
+    let path = if r.scheme.is_some() || r.authority.is_some() {
+        if r.scheme.is_some() {
+            scheme = r.scheme;
+        }
+        authority = r.authority;
+        remove_dot_segments(r.path)
+    } else if r.path.is_empty() {
+        if r.query.is_none() {
+            query = b.query;
+        }
+        b.path.to_string()
+    } else if r.path.starts_with('/') {
         remove_dot_segments(r.path)
     } else {
         remove_dot_segments(&merge_paths(&b, r.path))
     };
-    recompose(b.scheme, b.authority, &path, r.query, r.fragment)
+    recompose(scheme, authority, &path, query, r.fragment)
 }
 
 /// Split `uri` into the part before `#` and the (raw) fragment after it.
@@ -192,9 +193,6 @@ fn hex_val(b: u8) -> Option<u8> {
 
 /// Percent-decode; malformed escapes are kept literally, invalid UTF-8 is replaced.
 pub(crate) fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_string();
-    }
     let bytes = s.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
     let mut i = 0usize;
@@ -243,10 +241,16 @@ fn lossy(bytes: &[u8]) -> String {
 
 /// Escape one JSON Pointer reference token (RFC 6901).
 pub(crate) fn escape_token(token: &str) -> String {
-    if !token.contains(['~', '/']) {
-        return token.to_string();
+    // One scan (as `replace('~', "~0")` then `replace('/', "~1")`).
+    let mut out = String::with_capacity(token.len());
+    for c in token.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            _ => out.push(c),
+        }
     }
-    token.replace('~', "~0").replace('/', "~1")
+    out
 }
 
 /// Unescape one JSON Pointer reference token (RFC 6901).
@@ -289,13 +293,20 @@ pub(crate) fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
 
 /// Parse an array index token: decimal digits without leading zeros.
 pub(crate) fn array_index(token: &str) -> Option<usize> {
-    if token.is_empty()
-        || !token.bytes().all(|b| b.is_ascii_digit())
-        || (token.len() > 1 && token.starts_with('0'))
-    {
+    if token.is_empty() || (token.len() > 1 && token.starts_with('0')) {
         return None;
     }
-    token.parse().ok()
+    // As `token.parse()`: digits only, `None` past `usize::MAX`.
+    let mut n = 0usize;
+    for b in token.bytes() {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n
+            .checked_mul(10)?
+            .checked_add(usize::from(b.wrapping_sub(b'0')))?;
+    }
+    Some(n)
 }
 
 #[cfg(test)]
@@ -303,8 +314,64 @@ pub(crate) fn array_index(token: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
+    /// `resolve` as first written, one `recompose` per case of RFC 3986
+    /// section 5.2.2: the reference.
+    fn resolve_by_cases(base: &str, reference: &str) -> String {
+        let b = parse(base);
+        let r = parse(reference);
+        if r.scheme.is_some() {
+            let path = remove_dot_segments(r.path);
+            return recompose(r.scheme, r.authority, &path, r.query, r.fragment);
+        }
+        if r.authority.is_some() {
+            let path = remove_dot_segments(r.path);
+            return recompose(b.scheme, r.authority, &path, r.query, r.fragment);
+        }
+        if r.path.is_empty() {
+            let query = if r.query.is_some() { r.query } else { b.query };
+            return recompose(b.scheme, b.authority, b.path, query, r.fragment);
+        }
+        let path = if r.path.starts_with('/') {
+            remove_dot_segments(r.path)
+        } else {
+            remove_dot_segments(&merge_paths(&b, r.path))
+        };
+        recompose(b.scheme, b.authority, &path, r.query, r.fragment)
+    }
+
     #[test]
-    fn unescape_token_is_replace_1_then_0() {
+    fn resolve_agrees_with_the_cases() {
+        let parts = [
+            "", "g", "./", "../", "/", "//h", "s:", "urn:", "?q", "?", "#f", "#", "x/", "..", ".",
+            ";p", "a:b",
+        ];
+        let mut refs = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = refs
+                .iter()
+                .flat_map(|t| parts.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            refs.extend(longer);
+            refs.sort();
+            refs.dedup();
+        }
+        let bases = [
+            DEFAULT_BASE,
+            "http://a/b/c/d;p?q",
+            "http://a",
+            "urn:x",
+            "s://h/p/",
+            "tag:a?q",
+        ];
+        for base in bases {
+            for r in &refs {
+                assert_eq!(resolve(base, r), resolve_by_cases(base, r), "{base} {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn tokens_escape_and_unescape_as_replace() {
         // Every string of up to 6 chars over an alphabet that makes escapes.
         let alphabet = ['~', '0', '1', '/', 'é'];
         let mut tokens = vec![String::new()];
@@ -319,6 +386,9 @@ mod tests {
         for token in tokens {
             let want = token.replace("~1", "/").replace("~0", "~");
             assert_eq!(unescape_token(&token), want, "{token}");
+            let escaped = token.replace('~', "~0").replace('/', "~1");
+            assert_eq!(escape_token(&token), escaped, "{token}");
+            assert_eq!(unescape_token(&escaped), token, "{token}");
         }
     }
 
@@ -472,5 +542,16 @@ mod tests {
         assert_eq!(array_index("01"), None);
         assert_eq!(array_index("+1"), None);
         assert_eq!(array_index("10"), Some(10));
+        let max = usize::MAX.to_string();
+        let over = format!("{max}0");
+        for t in [
+            "", "0", "7", "123", "1a", "-1", " 1", "1 ", "٣", &max, &over,
+        ] {
+            let want = t
+                .parse::<usize>()
+                .ok()
+                .filter(|_| t.bytes().all(|b| b.is_ascii_digit()));
+            assert_eq!(array_index(t), want, "{t}");
+        }
     }
 }
