@@ -196,8 +196,8 @@ fn pow10_mod(mut e: u64, m: NonZeroU128) -> u128 {
 
 /// `x` is a multiple of `m` (`m > 0`, checked at compile time).
 ///
-/// Both numbers are taken as the decimals they were written as (integers as
-/// their digits, one code path) and divisibility is decided exactly, so
+/// Integers are checked exactly. Otherwise both numbers are taken as the
+/// decimals they were written as and divisibility is decided exactly, so
 /// `0.0075` is a multiple of `0.0001`, `1e308` is not a multiple of
 /// `0.123456789` (no overflow to infinity, no tolerance), and
 /// `0.30000000000000000000000000000000000000001` is not a multiple of `0.1`
@@ -207,6 +207,13 @@ fn pow10_mod(mut e: u64, m: NonZeroU128) -> u128 {
 /// Past that, the fallback: `x` counts as a multiple only when it is 0 or has
 /// the divisor's very digits (`x = m × 10^k`, `k ≥ 0`).
 pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
+    if let (Num::Int(a), Num::Int(b)) = (num(x), num(m)) {
+        // Both magnitudes fit an `u64` (see `decimal`); the sign does not
+        // change divisibility.
+        let a = u64::try_from(a.unsigned_abs()).unwrap_or(u64::MAX);
+        let b = u64::try_from(b.unsigned_abs()).unwrap_or(u64::MAX);
+        return a.checked_rem(b) == Some(0);
+    }
     let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
         return false;
     };
