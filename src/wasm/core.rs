@@ -281,9 +281,9 @@ impl WasmToolmark {
             actions.push(action_json(a));
         }
         to_text(&obj(vec![
-            ("transmits", transmits.into()),
-            ("events", events.into()),
-            ("actions", actions.into()),
+            ("transmits", Value::Array(transmits)),
+            ("events", Value::Array(events)),
+            ("actions", Value::Array(actions)),
             ("timeout", self.core.poll_timeout().into()),
         ]))
     }
