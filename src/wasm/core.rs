@@ -530,23 +530,20 @@ impl WasmToolmark {
 
     /// JSON array of `{confirmId, tool, summary, changes?, expiresAt}`.
     pub fn pending_confirmations(&self) -> String {
-        let list: Vec<Value> = self
-            .core
-            .pending_confirmations()
-            .into_iter()
-            .map(|p| {
-                let mut entry = vec![
-                    ("confirmId", p.confirm_id.into()),
-                    ("tool", p.tool.into()),
-                    ("summary", p.summary.into()),
-                    ("expiresAt", p.expires_at.into()),
-                ];
-                if let Some(changes) = p.changes {
-                    entry.push(("changes", array_of(&changes, FieldChange::to_value)));
-                }
-                obj(entry)
-            })
-            .collect();
+        let pending = self.core.pending_confirmations();
+        let mut list = Vec::with_capacity(pending.len());
+        for p in pending {
+            let mut entry = vec![
+                ("confirmId", p.confirm_id.into()),
+                ("tool", p.tool.into()),
+                ("summary", p.summary.into()),
+                ("expiresAt", p.expires_at.into()),
+            ];
+            if let Some(changes) = p.changes {
+                entry.push(("changes", array_of(&changes, FieldChange::to_value)));
+            }
+            list.push(obj(entry));
+        }
         to_text(&Value::Array(list))
     }
 }
