@@ -530,11 +530,13 @@ impl Toolmark {
 
     /// The next time [`Toolmark::handle_timeout`] must be called.
     pub fn poll_timeout(&self) -> Option<u64> {
-        let aborting = self.calls.values().filter_map(|c| match c.stage {
-            Stage::Aborting { deadline, .. } => Some(deadline),
-            _ => None,
-        });
-        aborting.chain(self.confirmations.next_expiry()).min()
+        let mut next = self.confirmations.next_expiry();
+        for call in self.calls.values() {
+            if let Stage::Aborting { deadline, .. } = call.stage {
+                next = Some(next.map_or(deadline, |n| n.min(deadline)));
+            }
+        }
+        next
     }
 
     // ----- registry ------------------------------------------------------
