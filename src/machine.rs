@@ -692,7 +692,10 @@ impl Toolmark {
         let Some(state) = self.bridges.remove(&bridge) else {
             return;
         };
-        let mut keys: Vec<CallKey> = state.in_flight.values().copied().collect();
+        let mut keys: Vec<CallKey> = Vec::with_capacity(state.in_flight.len());
+        for key in state.in_flight.values() {
+            keys.push(*key);
+        }
         sort_small(&mut keys);
         for key in keys {
             let Some(call) = self.calls.get(&key) else {
