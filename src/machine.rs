@@ -1051,12 +1051,14 @@ impl Toolmark {
 
     /// The `signal` of a page call was aborted.
     pub fn abort(&mut self, handle: Handle, now: u64) {
-        let key = self
-            .calls
-            .iter()
-            .find(|(_, c)| c.origin == Origin::Local(handle))
-            .map(|(key, _)| *key);
-        if let Some(key) = key {
+        let mut found = None;
+        for (key, c) in self.calls.iter() {
+            if c.origin == Origin::Local(handle) {
+                found = Some(*key);
+                break;
+            }
+        }
+        if let Some(key) = found {
             self.cancel_call(key, now);
         }
     }
