@@ -19,8 +19,18 @@ use crate::protocol::{
 };
 use crate::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
 
-fn js_error(message: impl core::fmt::Display) -> JsError {
-    JsError::new(&message.to_string())
+fn js_error(message: &str) -> JsError {
+    JsError::new(message)
+}
+
+/// The error of these pieces joined: one loop here instead of a `format!`
+/// per site (each costs its own argument building in the wasm).
+fn js_error_of(parts: &[&str]) -> JsError {
+    let mut message = String::new();
+    for part in parts {
+        message.push_str(part);
+    }
+    JsError::new(&message)
 }
 
 /// Parses JSON text from the shim into an object (these few fields read
@@ -28,8 +38,8 @@ fn js_error(message: impl core::fmt::Display) -> JsError {
 fn object(text: &str, what: &str) -> Result<Map, JsError> {
     match parse_value(text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(js_error(format!("{what}: must be an object"))),
-        Err(e) => Err(js_error(format!("{what}: {e}"))),
+        Ok(_) => Err(js_error_of(&[what, ": must be an object"])),
+        Err(e) => Err(js_error_of(&[what, ": ", &e.to_string()])),
     }
 }
 
@@ -37,7 +47,7 @@ fn opt_string(map: &Map, key: &str, what: &str) -> Result<Option<String>, JsErro
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(js_error(format!("{what}: {key} must be a string"))),
+        Some(_) => Err(js_error_of(&[what, ": ", key, " must be a string"])),
     }
 }
 
@@ -64,7 +74,7 @@ fn count(map: &Map, key: &str, default: u64) -> Result<u64, JsError> {
             .as_f64()
             .filter(|n| *n >= 0.0 && is_whole(*n))
             .map(ms)
-            .ok_or_else(|| js_error(format!("createToolmark: {key} must be a whole number >= 0"))),
+            .ok_or_else(|| js_error_of(&["createToolmark: ", key, " must be a whole number >= 0"])),
     }
 }
 
@@ -101,7 +111,7 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
     let mode = match opt_string(&def, "mode", WHAT)?.as_deref() {
         None => None,
         Some("stepwise") => Some(ToolMode::Stepwise),
-        Some(other) => return Err(js_error(format!("tool definition: unknown mode '{other}'"))),
+        Some(other) => return Err(js_error_of(&["tool definition: unknown mode '", other, "'"])),
     };
     let sensitive = match def.get("sensitive") {
         None | Some(Value::Null) => Vec::new(),
@@ -130,7 +140,7 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
 }
 
 fn caller(text: &str) -> Result<Caller, JsError> {
-    Caller::parse(text).ok_or_else(|| js_error(format!("unknown caller '{text}'")))
+    Caller::parse(text).ok_or_else(|| js_error_of(&["unknown caller '", text, "'"]))
 }
 
 fn event_json(event: Event) -> Value {
@@ -245,7 +255,7 @@ impl WasmToolmark {
         };
         Toolmark::new(config, Box::new(CryptoRandom), Box::<JsRegExp>::default())
             .map(|core| WasmToolmark { core })
-            .map_err(|e| js_error(error_json(&e)))
+            .map_err(|e| js_error(&error_json(&e)))
     }
 
     #[wasm_bindgen(js_name = handleInbound)]
@@ -351,7 +361,7 @@ impl WasmToolmark {
             }
             "manifest" => self.manifest(text(0))?,
             "pendingConfirmations" => self.pending_confirmations(),
-            other => return Err(js_error(format!("dispatch: unknown operation '{other}'"))),
+            other => return Err(js_error_of(&["dispatch: unknown operation '", other, "'"])),
         })
     }
 }
@@ -407,9 +417,11 @@ impl WasmToolmark {
             "manifest" => OnChange::Manifest,
             "changed" => OnChange::Changed,
             other => {
-                return Err(js_error(format!(
-                    "bridge: onChange must be 'manifest' or 'changed', not '{other}'"
-                )))
+                return Err(js_error_of(&[
+                    "bridge: onChange must be 'manifest' or 'changed', not '",
+                    other,
+                    "'",
+                ]))
             }
         };
         let max_message_bytes = match max_message_bytes {
