@@ -227,8 +227,10 @@ fn check_message(value: &Value, direction: Direction) -> Result<(&Map, &str), Re
         ));
     }
     let known = message::known_keys(message_type);
-    if let Some(name) = map.keys().find(|key| !known.contains(&key.as_str())) {
-        return Err(Rejection::UnknownProperty { name: name.clone() });
+    for name in map.keys() {
+        if !known.contains(&name.as_str()) {
+            return Err(Rejection::UnknownProperty { name: name.clone() });
+        }
     }
     let issues = issues(Slot::from(direction), value);
     if !issues.is_empty() {
