@@ -111,7 +111,13 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
     let mode = match opt_string(&def, "mode", WHAT)?.as_deref() {
         None => None,
         Some("stepwise") => Some(ToolMode::Stepwise),
-        Some(other) => return Err(js_error_of(&["tool definition: unknown mode '", other, "'"])),
+        Some(other) => {
+            return Err(js_error_of(&[
+                "tool definition: unknown mode '",
+                other,
+                "'",
+            ]))
+        }
     };
     let sensitive = match def.get("sensitive") {
         None | Some(Value::Null) => Vec::new(),
