@@ -172,6 +172,18 @@ fn event_json(event: Event) -> Value {
 }
 
 fn action_json(action: Action) -> Value {
+    // `kind` first, then the action's fields: one `vec!` for all kinds.
+    let kind = match &action {
+        Action::Run { .. } => "run",
+        Action::Validate { .. } => "validate",
+        Action::Prepare { .. } => "prepare",
+        Action::ReadState { .. } => "readState",
+        Action::Abort { .. } => "abort",
+        Action::Restore { .. } => "restore",
+        Action::DropRestorer { .. } => "dropRestorer",
+        Action::Close { .. } => "close",
+    };
+    let mut entries = vec![("kind", kind.into())];
     match action {
         Action::Run {
             run,
@@ -181,22 +193,20 @@ fn action_json(action: Action) -> Value {
             caller,
             call_id,
             snapshot,
-        } => obj(vec![
-            ("kind", "run".into()),
-            ("run", run.0.into()),
-            ("tool", tool.0.into()),
-            ("name", name.into()),
-            ("input", input.into()),
-            ("caller", caller.as_str().into()),
-            ("callId", call_id.into()),
-            ("snapshot", snapshot.into()),
-        ]),
-        Action::Validate { run, tool, input } => obj(vec![
-            ("kind", "validate".into()),
-            ("run", run.0.into()),
-            ("tool", tool.0.into()),
-            ("input", input.into()),
-        ]),
+        } => {
+            entries.push(("run", run.0.into()));
+            entries.push(("tool", tool.0.into()));
+            entries.push(("name", name.into()));
+            entries.push(("input", input.into()));
+            entries.push(("caller", caller.as_str().into()));
+            entries.push(("callId", call_id.into()));
+            entries.push(("snapshot", snapshot.into()));
+        }
+        Action::Validate { run, tool, input } | Action::ReadState { run, tool, input } => {
+            entries.push(("run", run.0.into()));
+            entries.push(("tool", tool.0.into()));
+            entries.push(("input", input.into()));
+        }
         Action::Prepare {
             run,
             tool,
@@ -204,35 +214,23 @@ fn action_json(action: Action) -> Value {
             summary,
             changes,
             state,
-        } => obj(vec![
-            ("kind", "prepare".into()),
-            ("run", run.0.into()),
-            ("tool", tool.0.into()),
-            ("input", input.into()),
-            ("summary", summary.into()),
-            ("changes", changes.into()),
-            ("state", state.into()),
-        ]),
-        Action::ReadState { run, tool, input } => obj(vec![
-            ("kind", "readState".into()),
-            ("run", run.0.into()),
-            ("tool", tool.0.into()),
-            ("input", input.into()),
-        ]),
-        Action::Abort { run } => obj(vec![("kind", "abort".into()), ("run", run.0.into())]),
-        Action::Restore { run, call_id } => obj(vec![
-            ("kind", "restore".into()),
-            ("run", run.0.into()),
-            ("callId", call_id.into()),
-        ]),
-        Action::DropRestorer { call_id } => obj(vec![
-            ("kind", "dropRestorer".into()),
-            ("callId", call_id.into()),
-        ]),
-        Action::Close { bridge } => {
-            obj(vec![("kind", "close".into()), ("bridge", bridge.0.into())])
+        } => {
+            entries.push(("run", run.0.into()));
+            entries.push(("tool", tool.0.into()));
+            entries.push(("input", input.into()));
+            entries.push(("summary", summary.into()));
+            entries.push(("changes", changes.into()));
+            entries.push(("state", state.into()));
         }
+        Action::Abort { run } => entries.push(("run", run.0.into())),
+        Action::Restore { run, call_id } => {
+            entries.push(("run", run.0.into()));
+            entries.push(("callId", call_id.into()));
+        }
+        Action::DropRestorer { call_id } => entries.push(("callId", call_id.into())),
+        Action::Close { bridge } => entries.push(("bridge", bridge.0.into())),
     }
+    obj(entries)
 }
 
 /// The core, for the JS shim.
