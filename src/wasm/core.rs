@@ -150,25 +150,31 @@ fn caller(text: &str) -> Result<Caller, JsError> {
 }
 
 fn event_json(event: Event) -> Value {
+    let kind = match &event {
+        Event::Error { .. } => "error",
+        Event::Completed { .. } => "completed",
+        Event::PendingChanged => "pending",
+        Event::RevChanged { .. } => "rev",
+    };
+    let mut entries = vec![("kind", kind.into())];
     match event {
         Event::Error {
             code,
             message,
             tool,
-        } => obj(vec![
-            ("kind", "error".into()),
-            ("code", code.as_str().into()),
-            ("message", message.into()),
-            ("tool", tool.into()),
-        ]),
-        Event::Completed { handle, result } => obj(vec![
-            ("kind", "completed".into()),
-            ("handle", handle.0.into()),
-            ("result", result.to_value()),
-        ]),
-        Event::PendingChanged => obj(vec![("kind", "pending".into())]),
-        Event::RevChanged { rev } => obj(vec![("kind", "rev".into()), ("rev", rev.into())]),
+        } => {
+            entries.push(("code", code.as_str().into()));
+            entries.push(("message", message.into()));
+            entries.push(("tool", tool.into()));
+        }
+        Event::Completed { handle, result } => {
+            entries.push(("handle", handle.0.into()));
+            entries.push(("result", result.to_value()));
+        }
+        Event::PendingChanged => {}
+        Event::RevChanged { rev } => entries.push(("rev", rev.into())),
     }
+    obj(entries)
 }
 
 fn action_json(action: Action) -> Value {
