@@ -77,14 +77,25 @@ impl Confirmations {
 
     /// Takes out every confirmation expired at `now`.
     pub fn take_expired(&mut self, now: u64) -> Vec<Confirmation> {
-        let (expired, kept): (Vec<_>, Vec<_>) =
-            self.pending.drain(..).partition(|c| c.expires_at <= now);
-        self.pending = kept.into();
+        let mut expired = Vec::new();
+        let mut kept = Queue::new();
+        for c in self.pending.drain(..) {
+            if c.expires_at <= now {
+                expired.push(c);
+            } else {
+                kept.push_back(c);
+            }
+        }
+        self.pending = kept;
         expired
     }
 
     pub fn next_expiry(&self) -> Option<u64> {
-        self.pending.iter().map(|c| c.expires_at).min()
+        let mut next = None;
+        for c in self.pending.iter() {
+            next = Some(next.map_or(c.expires_at, |n: u64| n.min(c.expires_at)));
+        }
+        next
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Confirmation> {

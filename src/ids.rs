@@ -65,12 +65,29 @@ const LLM_NAME_PREFIX: usize = 55;
 /// digits of the FNV-1a hash of the full name's UTF-8 bytes.
 pub fn llm_name(name: &str) -> String {
     let replaced = name.replace('.', "__");
-    if replaced.chars().count() <= LLM_NAME_MAX {
+    // Characters counted by their first bytes, and the byte offset where
+    // the 56th starts (plain loop: no `chars().count()`/`take().collect()`).
+    let mut chars = 0;
+    let mut cut = replaced.len();
+    for (i, &b) in replaced.as_bytes().iter().enumerate() {
+        if b & 0xc0 != 0x80 {
+            if chars == LLM_NAME_PREFIX {
+                cut = i;
+            }
+            chars += 1;
+        }
+    }
+    if chars <= LLM_NAME_MAX {
         return replaced;
     }
-    let mut out: String = replaced.chars().take(LLM_NAME_PREFIX).collect();
+    let mut out = String::with_capacity(LLM_NAME_MAX);
+    out.push_str(replaced.get(..cut).unwrap_or_default());
     out.push('_');
-    out.push_str(&format!("{:08x}", fnv1a_32(name.as_bytes())));
+    let hash = fnv1a_32(name.as_bytes());
+    for shift in (0..8).rev() {
+        #[allow(clippy::cast_possible_truncation)]
+        out.push(hex_digit((hash >> (shift * 4)) as u8 & 0x0f));
+    }
     out
 }
 
@@ -165,6 +182,41 @@ mod tests {
         assert!(!is_valid_llm_name(""));
         // Every llmName of a valid tool name is a valid llmName.
         assert!(is_valid_llm_name(&llm_name(&"a.".repeat(64))));
+    }
+
+    /// The old formulation (`chars().count()`, `take().collect()`,
+    /// `format!("{:08x}")`), as the oracle for the plain loop.
+    fn llm_name_oracle(name: &str) -> String {
+        let replaced = name.replace('.', "__");
+        if replaced.chars().count() <= LLM_NAME_MAX {
+            return replaced;
+        }
+        let mut out: String = replaced.chars().take(LLM_NAME_PREFIX).collect();
+        out.push('_');
+        out.push_str(&format!("{:08x}", fnv1a_32(name.as_bytes())));
+        out
+    }
+
+    #[test]
+    fn llm_name_matches_the_char_based_oracle() {
+        let pieces = ["a", ".", "é", "日", "😀", "_", "-", "z."];
+        let mut state = 0x2545_f491_u32;
+        for len in 0..200 {
+            let mut name = String::new();
+            for _ in 0..len {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                name.push_str(pieces[(state % 8) as usize]);
+            }
+            assert_eq!(llm_name(&name), llm_name_oracle(&name), "{name}");
+        }
+        for n in 50..70 {
+            for tail in ["", "é", "😀", "."] {
+                let name = format!("{}{tail}", "q".repeat(n));
+                assert_eq!(llm_name(&name), llm_name_oracle(&name));
+            }
+        }
     }
 
     #[test]

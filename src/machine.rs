@@ -530,11 +530,13 @@ impl Toolmark {
 
     /// The next time [`Toolmark::handle_timeout`] must be called.
     pub fn poll_timeout(&self) -> Option<u64> {
-        let aborting = self.calls.values().filter_map(|c| match c.stage {
-            Stage::Aborting { deadline, .. } => Some(deadline),
-            _ => None,
-        });
-        aborting.chain(self.confirmations.next_expiry()).min()
+        let mut next = self.confirmations.next_expiry();
+        for call in self.calls.values() {
+            if let Stage::Aborting { deadline, .. } = call.stage {
+                next = Some(next.map_or(deadline, |n| n.min(deadline)));
+            }
+        }
+        next
     }
 
     // ----- registry ------------------------------------------------------
@@ -690,7 +692,10 @@ impl Toolmark {
         let Some(state) = self.bridges.remove(&bridge) else {
             return;
         };
-        let mut keys: Vec<CallKey> = state.in_flight.values().copied().collect();
+        let mut keys: Vec<CallKey> = Vec::with_capacity(state.in_flight.len());
+        for key in state.in_flight.values() {
+            keys.push(*key);
+        }
         sort_small(&mut keys);
         for key in keys {
             let Some(call) = self.calls.get(&key) else {
@@ -1046,12 +1051,14 @@ impl Toolmark {
 
     /// The `signal` of a page call was aborted.
     pub fn abort(&mut self, handle: Handle, now: u64) {
-        let key = self
-            .calls
-            .iter()
-            .find(|(_, c)| c.origin == Origin::Local(handle))
-            .map(|(key, _)| *key);
-        if let Some(key) = key {
+        let mut found = None;
+        for (key, c) in self.calls.iter() {
+            if c.origin == Origin::Local(handle) {
+                found = Some(*key);
+                break;
+            }
+        }
+        if let Some(key) = found {
             self.cancel_call(key, now);
         }
     }

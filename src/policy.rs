@@ -109,8 +109,15 @@ impl HintClass {
 
     /// Every class the hints put a tool in.
     pub fn of(hints: &Hints) -> impl Iterator<Item = HintClass> + '_ {
+        HintClass::ALL
+            .into_iter()
+            .filter(move |class| class.applies(hints))
+    }
+
+    /// Whether the hints put a tool in this class.
+    fn applies(self, hints: &Hints) -> bool {
         let on = |flag: Option<bool>| flag == Some(true);
-        HintClass::ALL.into_iter().filter(move |class| match class {
+        match self {
             HintClass::ReadOnly => on(hints.read_only),
             HintClass::Consequential => on(hints.consequential),
             HintClass::Destructive => on(hints.destructive),
@@ -118,7 +125,7 @@ impl HintClass {
             HintClass::Default => {
                 !on(hints.read_only) && !on(hints.consequential) && !on(hints.destructive)
             }
-        })
+        }
     }
 }
 
@@ -268,10 +275,18 @@ impl Policy {
     pub fn decide(&self, caller: Caller, hints: &Hints) -> Decision {
         match caller {
             Caller::Human => Decision::Allow,
-            Caller::Inapp => HintClass::of(hints)
-                .filter_map(|class| self.inapp.get(class.index()).copied())
-                .max()
-                .unwrap_or(Decision::Allow),
+            Caller::Inapp => {
+                // A plain loop: the iterator chain costs more in the wasm.
+                let mut strictest: Option<Decision> = None;
+                for class in HintClass::ALL {
+                    if class.applies(hints) {
+                        if let Some(&d) = self.inapp.get(class.index()) {
+                            strictest = Some(strictest.map_or(d, |s| s.max(d)));
+                        }
+                    }
+                }
+                strictest.unwrap_or(Decision::Allow)
+            }
         }
     }
 

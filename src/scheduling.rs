@@ -75,12 +75,12 @@ impl Lanes {
 
     /// Scopes that have queued calls and no active one.
     pub fn idle_with_work(&self) -> Vec<ScopeId> {
-        let mut scopes: Vec<ScopeId> = self
-            .lanes
-            .iter()
-            .filter(|(_, lane)| lane.active.is_none() && !lane.queue.is_empty())
-            .map(|(scope, _)| *scope)
-            .collect();
+        let mut scopes = Vec::new();
+        for (scope, lane) in self.lanes.iter() {
+            if lane.active.is_none() && !lane.queue.is_empty() {
+                scopes.push(*scope);
+            }
+        }
         sort_small(&mut scopes);
         scopes
     }

@@ -41,46 +41,41 @@ impl Map {
             return Map { entries };
         }
         // (key, index) sorted: each key's entries side by side, in input order.
-        let mut order: Vec<(&[u8], usize)> = entries
-            .iter()
-            .enumerate()
-            .map(|(i, (key, _))| (key.as_bytes(), i))
-            .collect();
+        let mut order: Vec<(&[u8], usize)> = Vec::with_capacity(entries.len());
+        for (i, (key, _)) in entries.iter().enumerate() {
+            order.push((key.as_bytes(), i));
+        }
         heap_sort(&mut order);
-        // Per repeated key: its first and last index; the entries after the
-        // first are dropped, the first takes the last one's value.
-        let mut moves = Vec::new();
-        let mut dropped = vec![false; entries.len()];
-        let mut run = 0;
-        while let Some(&(key, first)) = order.get(run) {
-            let mut end = run + 1;
-            while order.get(end).is_some_and(|&(k, _)| k == key) {
-                end += 1;
+        // Per entry: the index of the first entry with its key.
+        let mut first_of = vec![0; entries.len()];
+        let mut prev: Option<(&[u8], usize)> = None;
+        for &(key, i) in &order {
+            let first = match prev {
+                Some((k, first)) if k == key => first,
+                _ => i,
+            };
+            prev = Some((key, first));
+            if let Some(slot) = first_of.get_mut(i) {
+                *slot = first;
             }
-            let later = order.get(run + 1..end).unwrap_or_default();
-            if let Some(&(_, last)) = later.last() {
-                moves.push((first, last));
-                for &(_, at) in later {
-                    if let Some(flag) = dropped.get_mut(at) {
-                        *flag = true;
-                    }
-                }
-            }
-            run = end;
         }
         drop(order);
-        for (first, last) in moves {
-            let value = entries
-                .get_mut(last)
-                .map(|(_, v)| mem::take(v))
-                .unwrap_or_default();
-            if let Some((_, slot)) = entries.get_mut(first) {
-                *slot = value;
+        // The entries after the first are dropped, their values moved into
+        // the first in input order: the last one's stays.
+        for (i, &first) in first_of.iter().enumerate() {
+            if first != i {
+                let value = entries
+                    .get_mut(i)
+                    .map(|(_, v)| mem::take(v))
+                    .unwrap_or_default();
+                if let Some((_, slot)) = entries.get_mut(first) {
+                    *slot = value;
+                }
             }
         }
         let mut index = 0;
         entries.retain(|_| {
-            let keep = !dropped.get(index).copied().unwrap_or(false);
+            let keep = first_of.get(index).is_none_or(|&first| first == index);
             index += 1;
             keep
         });
@@ -165,10 +160,14 @@ impl Map {
 
 /// True when two entries share a key (pairwise: for small objects only).
 fn has_repeated_key(entries: &[(String, Value)]) -> bool {
-    entries
-        .iter()
-        .enumerate()
-        .any(|(i, (key, _))| entries.iter().take(i).any(|(k, _)| k == key))
+    for (i, (key, _)) in entries.iter().enumerate() {
+        for (k, _) in entries.get(..i).unwrap_or_default() {
+            if k == key {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Like serde_json's (and a map's): the same keys with equal values, in any

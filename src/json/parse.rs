@@ -204,13 +204,16 @@ impl Parser<'_> {
     #[cold]
     fn error_at(&self, what: &'static str, at: usize) -> JsonError {
         let before = self.text.as_bytes().get(..at).unwrap_or_default();
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |newline| newline + 1);
+        let (mut line, mut line_start) = (1, 0);
+        for (i, &b) in before.iter().enumerate() {
+            if b == b'\n' {
+                line += 1;
+                line_start = i + 1;
+            }
+        }
         JsonError {
             what,
-            line: 1 + before.iter().filter(|&&b| b == b'\n').count(),
+            line,
             column: at - line_start,
         }
     }

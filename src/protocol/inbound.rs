@@ -91,12 +91,21 @@ impl core::fmt::Display for Rejection {
                 )
             }
             Rejection::TooDeep { limit } => write!(f, "message nested deeper than {limit}"),
-            Rejection::Malformed { reason } => write!(f, "malformed JSON: {reason}"),
+            Rejection::Malformed { reason } => {
+                f.write_str("malformed JSON: ")?;
+                f.write_str(reason)
+            }
             Rejection::UnsupportedProtocol { .. } => f.write_str("unsupported protocol"),
             Rejection::WrongDirection { message_type } => {
-                write!(f, "message type '{message_type}' travels the other way")
+                f.write_str("message type '")?;
+                f.write_str(message_type)?;
+                f.write_str("' travels the other way")
             }
-            Rejection::UnknownProperty { name } => write!(f, "unknown property '{name}'"),
+            Rejection::UnknownProperty { name } => {
+                f.write_str("unknown property '")?;
+                f.write_str(name)?;
+                f.write_str("'")
+            }
             Rejection::Invalid { issues } => {
                 f.write_str("invalid message:")?;
                 for issue in issues {
@@ -105,7 +114,11 @@ impl core::fmt::Display for Rejection {
                     } else {
                         &issue.path
                     };
-                    write!(f, " {path}: {};", issue.message)?;
+                    f.write_str(" ")?;
+                    f.write_str(path)?;
+                    f.write_str(": ")?;
+                    f.write_str(&issue.message)?;
+                    f.write_str(";")?;
                 }
                 Ok(())
             }
@@ -227,8 +240,10 @@ fn check_message(value: &Value, direction: Direction) -> Result<(&Map, &str), Re
         ));
     }
     let known = message::known_keys(message_type);
-    if let Some(name) = map.keys().find(|key| !known.contains(&key.as_str())) {
-        return Err(Rejection::UnknownProperty { name: name.clone() });
+    for name in map.keys() {
+        if !known.contains(&name.as_str()) {
+            return Err(Rejection::UnknownProperty { name: name.clone() });
+        }
     }
     let issues = issues(Slot::from(direction), value);
     if !issues.is_empty() {

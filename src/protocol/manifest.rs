@@ -112,10 +112,13 @@ const HINT_KEYS: &[&str] = &[
 ];
 
 fn extra_of(map: &Map, known: &[&str]) -> Map {
-    map.iter()
-        .filter(|(key, _)| !known.contains(&key.as_str()))
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect()
+    let mut extra = Vec::new();
+    for (key, value) in map {
+        if !known.contains(&key.as_str()) {
+            extra.push((key.clone(), value.clone()));
+        }
+    }
+    Map::from_entries(extra)
 }
 
 impl Hints {

@@ -111,36 +111,35 @@ impl PageToAgent {
     /// The message as a JSON value: the wire shape (`type` first, fields
     /// in declaration order as camelCase, absent options left out).
     pub fn to_value(&self) -> Value {
-        let tools = |tools: &[ToolManifestSummary]| array_of(tools, ToolManifestSummary::to_value);
+        // The head every type shares, then each type's own fields: one
+        // `vec!` of the head instead of one per type.
+        let (message_type, client_id) = match self {
+            PageToAgent::Manifest(m) => ("manifest", &m.client_id),
+            PageToAgent::Changed(m) => ("changed", &m.client_id),
+            PageToAgent::Result(m) => ("result", &m.client_id),
+            PageToAgent::Confirmed(m) => ("confirmed", &m.client_id),
+        };
+        let mut entries = vec![
+            ("type", message_type.into()),
+            ("protocol", PROTOCOL.into()),
+            ("clientId", client_id.as_str().into()),
+        ];
         match self {
-            PageToAgent::Manifest(m) => obj(vec![
-                ("type", "manifest".into()),
-                ("protocol", PROTOCOL.into()),
-                ("clientId", m.client_id.as_str().into()),
-                ("rev", m.rev.into()),
-                ("tools", tools(&m.tools)),
-            ]),
-            PageToAgent::Changed(m) => obj(vec![
-                ("type", "changed".into()),
-                ("protocol", PROTOCOL.into()),
-                ("clientId", m.client_id.as_str().into()),
-                ("rev", m.rev.into()),
-            ]),
-            PageToAgent::Result(m) => obj(vec![
-                ("type", "result".into()),
-                ("protocol", PROTOCOL.into()),
-                ("clientId", m.client_id.as_str().into()),
-                ("id", m.id.as_str().into()),
-                ("result", m.result.to_value()),
-            ]),
-            PageToAgent::Confirmed(m) => obj(vec![
-                ("type", "confirmed".into()),
-                ("protocol", PROTOCOL.into()),
-                ("clientId", m.client_id.as_str().into()),
-                ("confirmId", m.confirm_id.as_str().into()),
-                ("result", m.result.to_value()),
-            ]),
+            PageToAgent::Manifest(m) => {
+                entries.push(("rev", m.rev.into()));
+                entries.push(("tools", array_of(&m.tools, ToolManifestSummary::to_value)));
+            }
+            PageToAgent::Changed(m) => entries.push(("rev", m.rev.into())),
+            PageToAgent::Result(m) => {
+                entries.push(("id", m.id.as_str().into()));
+                entries.push(("result", m.result.to_value()));
+            }
+            PageToAgent::Confirmed(m) => {
+                entries.push(("confirmId", m.confirm_id.as_str().into()));
+                entries.push(("result", m.result.to_value()));
+            }
         }
+        obj(entries)
     }
 }
 

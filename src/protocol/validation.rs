@@ -117,14 +117,15 @@ pub(crate) fn issues(slot: Slot, value: &Value) -> Vec<Issue> {
             message: "protocol schema unavailable".into(),
         }];
     };
-    schema
-        .validate(value, &ProtocolPatterns)
-        .into_iter()
-        .map(|issue| Issue {
+    let found = schema.validate(value, &ProtocolPatterns);
+    let mut out = Vec::with_capacity(found.len());
+    for issue in found {
+        out.push(Issue {
             path: issue.path,
             message: issue.message,
-        })
-        .collect()
+        });
+    }
+    out
 }
 
 /// Compiles a published schema with its `oneOf`s split (module docs); with

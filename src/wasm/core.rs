@@ -19,8 +19,18 @@ use crate::protocol::{
 };
 use crate::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
 
-fn js_error(message: impl core::fmt::Display) -> JsError {
-    JsError::new(&message.to_string())
+fn js_error(message: &str) -> JsError {
+    JsError::new(message)
+}
+
+/// The error of these pieces joined: one loop here instead of a `format!`
+/// per site (each costs its own argument building in the wasm).
+fn js_error_of(parts: &[&str]) -> JsError {
+    let mut message = String::new();
+    for part in parts {
+        message.push_str(part);
+    }
+    JsError::new(&message)
 }
 
 /// Parses JSON text from the shim into an object (these few fields read
@@ -28,8 +38,8 @@ fn js_error(message: impl core::fmt::Display) -> JsError {
 fn object(text: &str, what: &str) -> Result<Map, JsError> {
     match parse_value(text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(js_error(format!("{what}: must be an object"))),
-        Err(e) => Err(js_error(format!("{what}: {e}"))),
+        Ok(_) => Err(js_error_of(&[what, ": must be an object"])),
+        Err(e) => Err(js_error_of(&[what, ": ", &e.to_string()])),
     }
 }
 
@@ -37,7 +47,7 @@ fn opt_string(map: &Map, key: &str, what: &str) -> Result<Option<String>, JsErro
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(js_error(format!("{what}: {key} must be a string"))),
+        Some(_) => Err(js_error_of(&[what, ": ", key, " must be a string"])),
     }
 }
 
@@ -64,7 +74,7 @@ fn count(map: &Map, key: &str, default: u64) -> Result<u64, JsError> {
             .as_f64()
             .filter(|n| *n >= 0.0 && is_whole(*n))
             .map(ms)
-            .ok_or_else(|| js_error(format!("createToolmark: {key} must be a whole number >= 0"))),
+            .ok_or_else(|| js_error_of(&["createToolmark: ", key, " must be a whole number >= 0"])),
     }
 }
 
@@ -101,7 +111,13 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
     let mode = match opt_string(&def, "mode", WHAT)?.as_deref() {
         None => None,
         Some("stepwise") => Some(ToolMode::Stepwise),
-        Some(other) => return Err(js_error(format!("tool definition: unknown mode '{other}'"))),
+        Some(other) => {
+            return Err(js_error_of(&[
+                "tool definition: unknown mode '",
+                other,
+                "'",
+            ]))
+        }
     };
     let sensitive = match def.get("sensitive") {
         None | Some(Value::Null) => Vec::new(),
@@ -130,32 +146,50 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
 }
 
 fn caller(text: &str) -> Result<Caller, JsError> {
-    Caller::parse(text).ok_or_else(|| js_error(format!("unknown caller '{text}'")))
+    Caller::parse(text).ok_or_else(|| js_error_of(&["unknown caller '", text, "'"]))
 }
 
 fn event_json(event: Event) -> Value {
+    let kind = match &event {
+        Event::Error { .. } => "error",
+        Event::Completed { .. } => "completed",
+        Event::PendingChanged => "pending",
+        Event::RevChanged { .. } => "rev",
+    };
+    let mut entries = vec![("kind", kind.into())];
     match event {
         Event::Error {
             code,
             message,
             tool,
-        } => obj(vec![
-            ("kind", "error".into()),
-            ("code", code.as_str().into()),
-            ("message", message.into()),
-            ("tool", tool.into()),
-        ]),
-        Event::Completed { handle, result } => obj(vec![
-            ("kind", "completed".into()),
-            ("handle", handle.0.into()),
-            ("result", result.to_value()),
-        ]),
-        Event::PendingChanged => obj(vec![("kind", "pending".into())]),
-        Event::RevChanged { rev } => obj(vec![("kind", "rev".into()), ("rev", rev.into())]),
+        } => {
+            entries.push(("code", code.as_str().into()));
+            entries.push(("message", message.into()));
+            entries.push(("tool", tool.into()));
+        }
+        Event::Completed { handle, result } => {
+            entries.push(("handle", handle.0.into()));
+            entries.push(("result", result.to_value()));
+        }
+        Event::PendingChanged => {}
+        Event::RevChanged { rev } => entries.push(("rev", rev.into())),
     }
+    obj(entries)
 }
 
 fn action_json(action: Action) -> Value {
+    // `kind` first, then the action's fields: one `vec!` for all kinds.
+    let kind = match &action {
+        Action::Run { .. } => "run",
+        Action::Validate { .. } => "validate",
+        Action::Prepare { .. } => "prepare",
+        Action::ReadState { .. } => "readState",
+        Action::Abort { .. } => "abort",
+        Action::Restore { .. } => "restore",
+        Action::DropRestorer { .. } => "dropRestorer",
+        Action::Close { .. } => "close",
+    };
+    let mut entries = vec![("kind", kind.into())];
     match action {
         Action::Run {
             run,
@@ -165,22 +199,20 @@ fn action_json(action: Action) -> Value {
             caller,
             call_id,
             snapshot,
-        } => obj(vec![
-            ("kind", "run".into()),
-            ("run", run.0.into()),
-            ("tool", tool.0.into()),
-            ("name", name.into()),
-            ("input", input.into()),
-            ("caller", caller.as_str().into()),
-            ("callId", call_id.into()),
-            ("snapshot", snapshot.into()),
-        ]),
-        Action::Validate { run, tool, input } => obj(vec![
-            ("kind", "validate".into()),
-            ("run", run.0.into()),
-            ("tool", tool.0.into()),
-            ("input", input.into()),
-        ]),
+        } => {
+            entries.push(("run", run.0.into()));
+            entries.push(("tool", tool.0.into()));
+            entries.push(("name", name.into()));
+            entries.push(("input", input.into()));
+            entries.push(("caller", caller.as_str().into()));
+            entries.push(("callId", call_id.into()));
+            entries.push(("snapshot", snapshot.into()));
+        }
+        Action::Validate { run, tool, input } | Action::ReadState { run, tool, input } => {
+            entries.push(("run", run.0.into()));
+            entries.push(("tool", tool.0.into()));
+            entries.push(("input", input.into()));
+        }
         Action::Prepare {
             run,
             tool,
@@ -188,35 +220,23 @@ fn action_json(action: Action) -> Value {
             summary,
             changes,
             state,
-        } => obj(vec![
-            ("kind", "prepare".into()),
-            ("run", run.0.into()),
-            ("tool", tool.0.into()),
-            ("input", input.into()),
-            ("summary", summary.into()),
-            ("changes", changes.into()),
-            ("state", state.into()),
-        ]),
-        Action::ReadState { run, tool, input } => obj(vec![
-            ("kind", "readState".into()),
-            ("run", run.0.into()),
-            ("tool", tool.0.into()),
-            ("input", input.into()),
-        ]),
-        Action::Abort { run } => obj(vec![("kind", "abort".into()), ("run", run.0.into())]),
-        Action::Restore { run, call_id } => obj(vec![
-            ("kind", "restore".into()),
-            ("run", run.0.into()),
-            ("callId", call_id.into()),
-        ]),
-        Action::DropRestorer { call_id } => obj(vec![
-            ("kind", "dropRestorer".into()),
-            ("callId", call_id.into()),
-        ]),
-        Action::Close { bridge } => {
-            obj(vec![("kind", "close".into()), ("bridge", bridge.0.into())])
+        } => {
+            entries.push(("run", run.0.into()));
+            entries.push(("tool", tool.0.into()));
+            entries.push(("input", input.into()));
+            entries.push(("summary", summary.into()));
+            entries.push(("changes", changes.into()));
+            entries.push(("state", state.into()));
         }
+        Action::Abort { run } => entries.push(("run", run.0.into())),
+        Action::Restore { run, call_id } => {
+            entries.push(("run", run.0.into()));
+            entries.push(("callId", call_id.into()));
+        }
+        Action::DropRestorer { call_id } => entries.push(("callId", call_id.into())),
+        Action::Close { bridge } => entries.push(("bridge", bridge.0.into())),
     }
+    obj(entries)
 }
 
 /// The core, for the JS shim.
@@ -245,7 +265,7 @@ impl WasmToolmark {
         };
         Toolmark::new(config, Box::new(CryptoRandom), Box::<JsRegExp>::default())
             .map(|core| WasmToolmark { core })
-            .map_err(|e| js_error(error_json(&e)))
+            .map_err(|e| js_error(&error_json(&e)))
     }
 
     #[wasm_bindgen(js_name = handleInbound)]
@@ -281,9 +301,9 @@ impl WasmToolmark {
             actions.push(action_json(a));
         }
         to_text(&obj(vec![
-            ("transmits", transmits.into()),
-            ("events", events.into()),
-            ("actions", actions.into()),
+            ("transmits", Value::Array(transmits)),
+            ("events", Value::Array(events)),
+            ("actions", Value::Array(actions)),
             ("timeout", self.core.poll_timeout().into()),
         ]))
     }
@@ -351,7 +371,7 @@ impl WasmToolmark {
             }
             "manifest" => self.manifest(text(0))?,
             "pendingConfirmations" => self.pending_confirmations(),
-            other => return Err(js_error(format!("dispatch: unknown operation '{other}'"))),
+            other => return Err(js_error_of(&["dispatch: unknown operation '", other, "'"])),
         })
     }
 }
@@ -407,9 +427,11 @@ impl WasmToolmark {
             "manifest" => OnChange::Manifest,
             "changed" => OnChange::Changed,
             other => {
-                return Err(js_error(format!(
-                    "bridge: onChange must be 'manifest' or 'changed', not '{other}'"
-                )))
+                return Err(js_error_of(&[
+                    "bridge: onChange must be 'manifest' or 'changed', not '",
+                    other,
+                    "'",
+                ]))
             }
         };
         let max_message_bytes = match max_message_bytes {
@@ -530,23 +552,20 @@ impl WasmToolmark {
 
     /// JSON array of `{confirmId, tool, summary, changes?, expiresAt}`.
     pub fn pending_confirmations(&self) -> String {
-        let list: Vec<Value> = self
-            .core
-            .pending_confirmations()
-            .into_iter()
-            .map(|p| {
-                let mut entry = vec![
-                    ("confirmId", p.confirm_id.into()),
-                    ("tool", p.tool.into()),
-                    ("summary", p.summary.into()),
-                    ("expiresAt", p.expires_at.into()),
-                ];
-                if let Some(changes) = p.changes {
-                    entry.push(("changes", array_of(&changes, FieldChange::to_value)));
-                }
-                obj(entry)
-            })
-            .collect();
+        let pending = self.core.pending_confirmations();
+        let mut list = Vec::with_capacity(pending.len());
+        for p in pending {
+            let mut entry = vec![
+                ("confirmId", p.confirm_id.into()),
+                ("tool", p.tool.into()),
+                ("summary", p.summary.into()),
+                ("expiresAt", p.expires_at.into()),
+            ];
+            if let Some(changes) = p.changes {
+                entry.push(("changes", array_of(&changes, FieldChange::to_value)));
+            }
+            list.push(obj(entry));
+        }
         to_text(&Value::Array(list))
     }
 }
