@@ -33,13 +33,17 @@ pub fn protocol_version() -> u8 {
     protocol::PROTOCOL_VERSION
 }
 
-/// The published schemas as JSON text: `[pageToAgent, agentToPage]`.
-#[wasm_bindgen(js_name = protocolSchemaTexts)]
-pub fn protocol_schema_texts() -> Vec<String> {
-    vec![
-        protocol::schemas::PAGE_TO_AGENT.to_owned(),
-        protocol::schemas::AGENT_TO_PAGE.to_owned(),
-    ]
+/// The published schemas as one JSON text, `{"pageToAgent": …,
+/// "agentToPage": …}` (one string crosses more cheaply than an array of
+/// them, which needs wasm-bindgen's externref array glue).
+#[wasm_bindgen(js_name = protocolSchemasText)]
+pub fn protocol_schemas_text() -> String {
+    let mut text = String::from("{\"pageToAgent\":");
+    text.push_str(protocol::schemas::PAGE_TO_AGENT);
+    text.push_str(",\"agentToPage\":");
+    text.push_str(protocol::schemas::AGENT_TO_PAGE);
+    text.push('}');
+    text
 }
 
 /// `validateMessage` on the JSON text of a value: returns `null` when valid,

@@ -11,13 +11,8 @@ function deepFreeze(value) {
   return value;
 }
 
-const [pageToAgentText, agentToPageText] = wasm.protocolSchemaTexts();
-
 /** The published JSON Schemas (draft 2020-12), the same objects as protocol/v1/*.json. */
-export const protocolSchemas = deepFreeze({
-  pageToAgent: JSON.parse(pageToAgentText),
-  agentToPage: JSON.parse(agentToPageText),
-});
+export const protocolSchemas = deepFreeze(JSON.parse(wasm.protocolSchemasText()));
 
 /**
  * Validates a protocol message. `'toPage'` checks agent → page messages,
