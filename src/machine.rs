@@ -1148,14 +1148,7 @@ impl Toolmark {
                 if issues.is_empty() {
                     self.validated(key, now)
                 } else {
-                    let mut converted = Vec::with_capacity(issues.len());
-                    for i in issues {
-                        converted.push(Issue {
-                            path: i.path,
-                            message: i.message,
-                        });
-                    }
-                    let issues = converted;
+                    let issues = Issue::from_schema(issues);
                     self.finish(key, ToolResult::Invalid { issues }, now)
                 }
             }

@@ -4,6 +4,7 @@ use super::codes::{CancelledBy, RefusedCode};
 use super::message::{opt_rev, string};
 use crate::json::{array_of, list, obj, Value};
 use crate::prelude::*;
+use crate::schema::SchemaIssue;
 
 /// One problem found in a value: a dotted path (`""` for the root,
 /// `items.0.name`) and a short message.
@@ -170,6 +171,18 @@ impl ToolResult {
 }
 
 impl Issue {
+    /// The validator's issues as protocol issues (the same two fields).
+    pub(crate) fn from_schema(found: Vec<SchemaIssue>) -> Vec<Issue> {
+        let mut issues = Vec::with_capacity(found.len());
+        for issue in found {
+            issues.push(Issue {
+                path: issue.path,
+                message: issue.message,
+            });
+        }
+        issues
+    }
+
     /// Builds an issue from a value the `issue` schema accepted.
     pub(crate) fn from_value(value: &Value) -> Option<Issue> {
         let map = value.as_object()?;

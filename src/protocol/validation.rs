@@ -117,15 +117,7 @@ pub(crate) fn issues(slot: Slot, value: &Value) -> Vec<Issue> {
             message: "protocol schema unavailable".into(),
         }];
     };
-    let found = schema.validate(value, &ProtocolPatterns);
-    let mut out = Vec::with_capacity(found.len());
-    for issue in found {
-        out.push(Issue {
-            path: issue.path,
-            message: issue.message,
-        });
-    }
-    out
+    Issue::from_schema(schema.validate(value, &ProtocolPatterns))
 }
 
 /// Compiles a published schema with its `oneOf`s split (module docs); with
