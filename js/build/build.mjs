@@ -129,18 +129,25 @@ if (jsOnly) {
     throw new Error(`wasm-bindgen CLI ${have} does not match the pinned crate ${want}: cargo install --locked wasm-bindgen-cli --version ${want}`);
   }
   rmSync(bindgenOut, { recursive: true, force: true });
+  // --omit-default-module-path: no `new URL('…_bg.wasm', import.meta.url)`
+  // default for bundlers to follow (the module is inlined, no such file ships);
+  // --encode-into always: every supported host has TextEncoder#encodeInto.
   run('wasm-bindgen', [
-    '--target', 'web', '--no-typescript', '--out-dir', bindgenOut, '--out-name', crateName,
+    '--target', 'web', '--no-typescript', '--omit-default-module-path', '--encode-into', 'always',
+    '--out-dir', bindgenOut, '--out-name', crateName,
     join(root, 'target', 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`),
   ]);
 
   // 3. optimize for size (features: what rustc's wasm32 target enables by default).
   //    --low-memory-unused: rustc lays the stack out first (data from 1 MiB up),
   //    so nothing lives in the low 1 KiB and constant offsets may fold into
-  //    loads and stores; --converge repeats -Oz until it stops gaining.
-  //    See docs/benchmarks.md, "Size cuts (issue 4)".
+  //    loads and stores; --flatten --rereloop rebuilds the control flow of
+  //    the once-optimized code, which the second -Oz then shrinks further
+  //    (1.1% smaller); --converge repeats it all until it stops gaining.
+  //    See docs/benchmarks.md, "Package size".
   run(join(root, 'node_modules', '.bin', 'wasm-opt'), [
-    '-Oz', '--low-memory-unused', '--converge', '--strip-debug', '--strip-producers',
+    '--low-memory-unused', '-Oz', '--flatten', '--rereloop', '-Oz', '--converge',
+    '--strip-debug', '--strip-producers',
     '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
     '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
     rawWasm, '-o', optWasm,
@@ -152,12 +159,8 @@ rmSync(pkg, { recursive: true, force: true });
 mkdirSync(join(pkg, 'wasm'), { recursive: true });
 cpSync(join(root, 'js', 'src'), pkg, { recursive: true });
 
-// The web target's async init resolves a .wasm URL with `new URL(..., import.meta.url)`,
-// which bundlers try to follow. We never ship that file, so that default is cut out.
-let glue = readFileSync(join(bindgenOut, `${crateName}.js`), 'utf8');
-const urlDefault = new RegExp(`new URL\\('${crateName}_bg\\.wasm', import\\.meta\\.url\\)`, 'g');
-if (!urlDefault.test(glue)) throw new Error('wasm-bindgen glue changed: no default wasm URL to remove');
-glue = glue.replace(urlDefault, 'undefined');
+const glue = readFileSync(join(bindgenOut, `${crateName}.js`), 'utf8');
+if (glue.includes('import.meta.url')) throw new Error('wasm-bindgen glue resolves a .wasm URL: bundlers would follow it');
 writeFileSync(join(pkg, 'wasm', `${crateName}.js`), glue);
 
 const bytes = readFileSync(optWasm);
