@@ -340,7 +340,6 @@ pub struct Toolmark {
     registry: Registry,
     bridges: VecMap<BridgeId, BridgeState>,
     calls: VecMap<CallKey, Call>,
-    runs: VecMap<RunId, CallKey>,
     restores: VecMap<RunId, (Handle, String)>,
     abandoned: Queue<(RunId, String)>,
     lanes: Lanes,
@@ -430,7 +429,6 @@ impl Toolmark {
             registry: Registry::new(),
             bridges: VecMap::new(),
             calls: VecMap::new(),
-            runs: VecMap::new(),
             restores: VecMap::new(),
             abandoned: Queue::new(),
             lanes: Lanes::default(),
@@ -709,9 +707,6 @@ impl Toolmark {
                 }
                 Stage::Aborting { run, .. } => self.abandon(key, run),
                 _ => {
-                    if let Some(run) = call.stage.run() {
-                        self.runs.remove(&run);
-                    }
                     self.remove_call(key);
                 }
             }
@@ -1078,10 +1073,7 @@ impl Toolmark {
                 self.actions.push_back(Action::Abort { run });
             }
             Stage::Aborting { .. } => {}
-            stage => {
-                if let Some(run) = stage.run() {
-                    self.runs.remove(&run);
-                }
+            _ => {
                 self.finish(
                     key,
                     ToolResult::Cancelled {
@@ -1109,10 +1101,9 @@ impl Toolmark {
         }
     }
 
-    fn new_run(&mut self, key: CallKey) -> RunId {
+    fn new_run(&mut self) -> RunId {
         let run = RunId(self.next_run);
         self.next_run += 1;
-        self.runs.insert(run, key);
         run
     }
 
@@ -1133,7 +1124,7 @@ impl Toolmark {
             if tool.def.has_state {
                 let input = Self::input_text(call);
                 let tool = call.tool;
-                let run = self.new_run(key);
+                let run = self.new_run();
                 self.set_stage(key, Stage::ReadingState(run));
                 self.actions
                     .push_back(Action::ReadState { run, tool, input });
@@ -1155,7 +1146,7 @@ impl Toolmark {
             Validator::External => {
                 let input = Self::input_text(call);
                 let tool = call.tool;
-                let run = self.new_run(key);
+                let run = self.new_run();
                 self.set_stage(key, Stage::Validating(run));
                 self.actions
                     .push_back(Action::Validate { run, tool, input });
@@ -1185,7 +1176,7 @@ impl Toolmark {
             let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
             let input = Self::input_text(call);
             let tool = call.tool;
-            let run = self.new_run(key);
+            let run = self.new_run();
             self.set_stage(key, Stage::Preparing(run));
             self.actions.push_back(Action::Prepare {
                 run,
@@ -1215,7 +1206,7 @@ impl Toolmark {
             call.caller,
             call.call_id.clone(),
         );
-        let run = self.new_run(key);
+        let run = self.new_run();
         self.set_stage(key, Stage::Running(run));
         if let Some(call) = self.calls.get_mut(&key) {
             call.snapshot = snapshot;
@@ -1411,7 +1402,7 @@ impl Toolmark {
     /// `ctx.confirm` was used by a run: true when its caller has an inline
     /// confirmation path (a human, with the page's handler).
     pub fn ctx_confirm(&mut self, run: RunId) -> bool {
-        let Some(call) = self.runs.get(&run).and_then(|key| self.calls.get(key)) else {
+        let Some((_, call)) = self.call_for(run) else {
             return false;
         };
         if call.caller == Caller::Human && self.config.inline_confirm {
@@ -1431,10 +1422,15 @@ impl Toolmark {
 
     // ----- answers from JS ----------------------------------------------
 
+    /// The call whose current stage waits for `run` (no run→call map: the
+    /// stage names its run, and a linear scan is what a map lookup was).
     fn call_for(&self, run: RunId) -> Option<(CallKey, &Call)> {
-        let key = *self.runs.get(&run)?;
-        let call = self.calls.get(&key)?;
-        (call.stage.run() == Some(run)).then_some((key, call))
+        for (key, call) in self.calls.iter() {
+            if call.stage.run() == Some(run) {
+                return Some((*key, call));
+            }
+        }
+        None
     }
 
     /// A tool run settled.
@@ -1507,7 +1503,6 @@ impl Toolmark {
                 self.actions.push_back(Action::DropRestorer { call_id });
             }
         }
-        self.runs.remove(&run);
         self.finish(key, result, now);
     }
 
@@ -1540,16 +1535,14 @@ impl Toolmark {
         self.finish(key, error_result(error_message::TOOL_FAILED), now)
     }
 
-    /// The call waiting for this answer from JS, if it is in `stage`: the
-    /// run is done with, the call and its tool's name come back.
+    /// The call waiting for this answer from JS, if it is in `stage`, and
+    /// its tool's name (the next stage replaces the run).
     fn take_step(&mut self, run: RunId, stage: Stage) -> Option<(CallKey, String)> {
         let (key, call) = self.call_for(run)?;
         if call.stage != stage {
             return None;
         }
-        let tool_name = call.tool_name.clone();
-        self.runs.remove(&run);
-        Some((key, tool_name))
+        Some((key, call.tool_name.clone()))
     }
 
     /// A Standard Schema validation finished.
@@ -1672,7 +1665,6 @@ impl Toolmark {
     /// ever comes, is `late_result`; after a detach nobody waits, so it is
     /// simply ignored.
     fn abandon(&mut self, key: CallKey, run: RunId) {
-        self.runs.remove(&run);
         let Some(call) = self.calls.get(&key) else {
             return;
         };
@@ -1708,9 +1700,6 @@ impl Toolmark {
         let Some(call) = self.remove_call(key) else {
             return;
         };
-        if let Some(run) = call.stage.run() {
-            self.runs.remove(&run);
-        }
         if let Some(approval) = &call.approval {
             self.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
         }
