@@ -326,7 +326,6 @@ struct Call {
 struct BridgeState {
     options: BridgeOptions,
     answered: RecentSet,
-    in_flight: VecMap<String, CallKey>,
 }
 
 /// The page's Toolmark core. See the module docs for inputs, outputs and
@@ -677,7 +676,6 @@ impl Toolmark {
             BridgeState {
                 options,
                 answered: RecentSet::new(ANSWERED_ID_MEMORY),
-                in_flight: VecMap::new(),
             },
         );
         self.send_manifest(id);
@@ -687,12 +685,14 @@ impl Toolmark {
     /// Detaches a bridge: its queued calls are dropped, its running calls
     /// aborted (their results are no longer sent), its transport closed.
     pub fn detach(&mut self, bridge: BridgeId, now: u64) {
-        let Some(state) = self.bridges.remove(&bridge) else {
+        if self.bridges.remove(&bridge).is_none() {
             return;
-        };
-        let mut keys: Vec<CallKey> = Vec::with_capacity(state.in_flight.len());
-        for key in state.in_flight.values() {
-            keys.push(*key);
+        }
+        let mut keys: Vec<CallKey> = Vec::new();
+        for (key, call) in self.calls.iter() {
+            if matches!(call.origin, Origin::Bridge { bridge: b, .. } if b == bridge) {
+                keys.push(*key);
+            }
         }
         sort_small(&mut keys);
         for key in keys {
@@ -780,12 +780,25 @@ impl Toolmark {
     fn is_duplicate(&self, bridge: BridgeId, id: &str) -> bool {
         self.bridges
             .get(&bridge)
-            .is_none_or(|b| b.in_flight.contains_key(id) || b.answered.contains(id))
+            .is_none_or(|b| self.bridge_call(bridge, id).is_some() || b.answered.contains(id))
+    }
+
+    /// The call in flight from `bridge` under `id`. (No per-bridge id map:
+    /// a call's origin names its bridge and id, and a linear scan is what a
+    /// map lookup was.)
+    fn bridge_call(&self, bridge: BridgeId, id: &str) -> Option<CallKey> {
+        for (key, call) in self.calls.iter() {
+            if let Origin::Bridge { bridge: b, id: i } = &call.origin {
+                if *b == bridge && i == id {
+                    return Some(*key);
+                }
+            }
+        }
+        None
     }
 
     fn answer_bridge(&mut self, bridge: BridgeId, id: &str, result: ToolResult) {
         if let Some(state) = self.bridges.get_mut(&bridge) {
-            state.in_flight.remove(id);
             state.answered.insert(id.to_owned());
         }
         self.send(
@@ -853,11 +866,7 @@ impl Toolmark {
     }
 
     fn inbound_cancel(&mut self, bridge: BridgeId, id: &str, now: u64) {
-        let key = self
-            .bridges
-            .get(&bridge)
-            .and_then(|b| b.in_flight.get(id).copied());
-        if let Some(key) = key {
+        if let Some(key) = self.bridge_call(bridge, id) {
             self.cancel_call(key, now);
         }
     }
@@ -920,7 +929,7 @@ impl Toolmark {
         match self.admit(&tool, Caller::Inapp, rev) {
             Err(result) => self.answer_bridge(bridge, &id, result),
             Ok((key, scope)) => {
-                let call = self.enqueue(
+                self.enqueue(
                     Origin::Bridge {
                         bridge,
                         id: id.clone(),
@@ -929,14 +938,11 @@ impl Toolmark {
                     tool,
                     scope,
                     Caller::Inapp,
-                    id.clone(),
+                    id,
                     input,
                     rev,
                     None,
                 );
-                if let Some(state) = self.bridges.get_mut(&bridge) {
-                    state.in_flight.insert(id, call);
-                }
                 self.pump(now);
             }
         }
@@ -954,7 +960,7 @@ impl Toolmark {
         input: Value,
         rev: Option<u64>,
         approval: Option<Approval>,
-    ) -> CallKey {
+    ) {
         let key = CallKey(self.next_call);
         self.next_call += 1;
         self.calls.insert(
@@ -974,7 +980,6 @@ impl Toolmark {
             },
         );
         self.lanes.push(scope, key);
-        key
     }
 
     fn new_handle(&mut self) -> Handle {
