@@ -46,7 +46,7 @@ use crate::protocol::{
     DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey, Validator};
-use crate::scheduling::{sort_small, CallKey, Lanes, MAX_PENDING_PER_SCOPE};
+use crate::scheduling::{sort_small, CallKey, MAX_PENDING_PER_SCOPE};
 use crate::schema::PatternMatcher;
 use crate::vecmap::{Queue, VecMap};
 
@@ -285,18 +285,24 @@ struct Approval {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
+    /// Waiting in its scope's lane.
     Queued,
+    /// Started (the lane's active call), nothing asked of JS right now.
+    Active,
     Validating(RunId),
     Preparing(RunId),
     ReadingState(RunId),
     Running(RunId),
-    Aborting { run: RunId, deadline: u64 },
+    Aborting {
+        run: RunId,
+        deadline: u64,
+    },
 }
 
 impl Stage {
     fn run(self) -> Option<RunId> {
         match self {
-            Stage::Queued => None,
+            Stage::Queued | Stage::Active => None,
             Stage::Validating(run)
             | Stage::Preparing(run)
             | Stage::ReadingState(run)
@@ -308,6 +314,7 @@ impl Stage {
 
 #[derive(Debug, Clone)]
 struct Call {
+    key: CallKey,
     origin: Origin,
     tool: ToolKey,
     tool_name: String,
@@ -320,6 +327,42 @@ struct Call {
     approval: Option<Approval>,
     /// Its run took a snapshot (decided at start: the tool may be gone by the end).
     snapshot: bool,
+}
+
+/// The calls being handled, in key order, which is arrival order: a scope's
+/// lane is its calls in this order (see [`Toolmark::pump`]). Keys only
+/// grow, so a new call goes at the end.
+#[derive(Debug, Default)]
+struct Calls {
+    list: Vec<Call>,
+}
+
+impl Calls {
+    fn index(&self, key: CallKey) -> Option<usize> {
+        let mut index = 0;
+        for call in &self.list {
+            if call.key == key {
+                return Some(index);
+            }
+            index += 1;
+        }
+        None
+    }
+
+    fn get(&self, key: CallKey) -> Option<&Call> {
+        self.list.get(self.index(key)?)
+    }
+
+    fn get_mut(&mut self, key: CallKey) -> Option<&mut Call> {
+        let index = self.index(key)?;
+        self.list.get_mut(index)
+    }
+
+    /// Takes a call out, keeping the rest in key order.
+    fn remove(&mut self, key: CallKey) -> Option<Call> {
+        let index = self.index(key)?;
+        (index < self.list.len()).then(|| self.list.remove(index))
+    }
 }
 
 #[derive(Debug)]
@@ -338,10 +381,9 @@ pub struct Toolmark {
     client_id: String,
     registry: Registry,
     bridges: VecMap<BridgeId, BridgeState>,
-    calls: VecMap<CallKey, Call>,
+    calls: Calls,
     restores: VecMap<RunId, (Handle, String)>,
     abandoned: Queue<(RunId, String)>,
-    lanes: Lanes,
     confirmations: Confirmations,
     undo: RecentSet,
     budget_warned_rev: Option<u64>,
@@ -360,7 +402,7 @@ impl core::fmt::Debug for Toolmark {
             .field("client_id", &self.client_id)
             .field("rev", &self.registry.rev())
             .field("tools", &self.registry.len())
-            .field("calls", &self.calls.len())
+            .field("calls", &self.calls.list.len())
             .field("pending_confirmations", &self.confirmations.len())
             .finish_non_exhaustive()
     }
@@ -427,10 +469,9 @@ impl Toolmark {
             client_id,
             registry: Registry::new(),
             bridges: VecMap::new(),
-            calls: VecMap::new(),
+            calls: Calls::default(),
             restores: VecMap::new(),
             abandoned: Queue::new(),
-            lanes: Lanes::default(),
             confirmations: Confirmations::default(),
             undo: RecentSet::new(UNDO_STORE),
             budget_warned_rev: None,
@@ -487,19 +528,32 @@ impl Toolmark {
 
     /// Calls the machine is handling (queued, or with JS), for bounds checks.
     pub fn calls_in_flight(&self) -> usize {
-        self.calls.len()
+        self.calls.list.len()
     }
 
     /// The most pending calls on any one scope.
     pub fn max_pending_per_scope(&self) -> usize {
-        self.lanes.max_pending()
+        let mut max = 0;
+        for call in &self.calls.list {
+            max = max.max(self.pending(call.scope));
+        }
+        max
     }
 
     /// Pending calls on the scope of the named tool (`None` for no such tool).
     pub fn scope_pending(&self, tool: &str) -> Option<usize> {
-        self.registry
-            .by_name(tool)
-            .map(|t| self.lanes.pending(t.scope))
+        self.registry.by_name(tool).map(|t| self.pending(t.scope))
+    }
+
+    /// Pending calls on a scope: queued plus active (rule 5's count).
+    fn pending(&self, scope: ScopeId) -> usize {
+        let mut count = 0;
+        for call in &self.calls.list {
+            if call.scope == scope {
+                count += 1;
+            }
+        }
+        count
     }
 
     pub fn pending_confirmation_count(&self) -> usize {
@@ -528,7 +582,7 @@ impl Toolmark {
     /// The next time [`Toolmark::handle_timeout`] must be called.
     pub fn poll_timeout(&self) -> Option<u64> {
         let mut next = self.confirmations.next_expiry();
-        for call in self.calls.values() {
+        for call in &self.calls.list {
             if let Stage::Aborting { deadline, .. } = call.stage {
                 next = Some(next.map_or(deadline, |n| n.min(deadline)));
             }
@@ -688,15 +742,15 @@ impl Toolmark {
         if self.bridges.remove(&bridge).is_none() {
             return;
         }
+        // In key order, as `calls` is.
         let mut keys: Vec<CallKey> = Vec::new();
-        for (key, call) in self.calls.iter() {
+        for call in &self.calls.list {
             if matches!(call.origin, Origin::Bridge { bridge: b, .. } if b == bridge) {
-                keys.push(*key);
+                keys.push(call.key);
             }
         }
-        sort_small(&mut keys);
         for key in keys {
-            let Some(call) = self.calls.get(&key) else {
+            let Some(call) = self.calls.get(key) else {
                 continue;
             };
             match call.stage {
@@ -787,10 +841,10 @@ impl Toolmark {
     /// a call's origin names its bridge and id, and a linear scan is what a
     /// map lookup was.)
     fn bridge_call(&self, bridge: BridgeId, id: &str) -> Option<CallKey> {
-        for (key, call) in self.calls.iter() {
+        for call in &self.calls.list {
             if let Origin::Bridge { bridge: b, id: i } = &call.origin {
                 if *b == bridge && i == id {
-                    return Some(*key);
+                    return Some(call.key);
                 }
             }
         }
@@ -904,7 +958,7 @@ impl Toolmark {
             }
             _ => {}
         }
-        if self.lanes.pending(tool.scope) >= MAX_PENDING_PER_SCOPE {
+        if self.pending(tool.scope) >= MAX_PENDING_PER_SCOPE {
             return Err(refused(
                 RefusedCode::Busy,
                 "The tool's scope already has 32 pending calls",
@@ -963,23 +1017,20 @@ impl Toolmark {
     ) {
         let key = CallKey(self.next_call);
         self.next_call += 1;
-        self.calls.insert(
+        self.calls.list.push(Call {
             key,
-            Call {
-                origin,
-                tool,
-                tool_name,
-                scope,
-                caller,
-                call_id,
-                input,
-                rev,
-                stage: Stage::Queued,
-                approval,
-                snapshot: false,
-            },
-        );
-        self.lanes.push(scope, key);
+            origin,
+            tool,
+            tool_name,
+            scope,
+            caller,
+            call_id,
+            input,
+            rev,
+            stage: Stage::Queued,
+            approval,
+            snapshot: false,
+        });
     }
 
     fn new_handle(&mut self) -> Handle {
@@ -1052,9 +1103,9 @@ impl Toolmark {
     /// The `signal` of a page call was aborted.
     pub fn abort(&mut self, handle: Handle, now: u64) {
         let mut found = None;
-        for (key, c) in self.calls.iter() {
+        for c in &self.calls.list {
             if c.origin == Origin::Local(handle) {
-                found = Some(*key);
+                found = Some(c.key);
                 break;
             }
         }
@@ -1066,15 +1117,13 @@ impl Toolmark {
     /// `cancel`: a queued call is answered `cancelled signal` at once; a
     /// running one is aborted and gets the grace period to settle.
     fn cancel_call(&mut self, key: CallKey, now: u64) {
-        let Some(call) = self.calls.get_mut(&key) else {
+        let deadline = now.saturating_add(self.config.abort_grace_ms);
+        let Some(call) = self.calls.get_mut(key) else {
             return;
         };
         match call.stage {
             Stage::Running(run) => {
-                call.stage = Stage::Aborting {
-                    run,
-                    deadline: now.saturating_add(self.config.abort_grace_ms),
-                };
+                call.stage = Stage::Aborting { run, deadline };
                 self.actions.push_back(Action::Abort { run });
             }
             Stage::Aborting { .. } => {}
@@ -1092,18 +1141,34 @@ impl Toolmark {
 
     /// Starts queued calls on every idle lane, until nothing more can start.
     fn pump(&mut self, now: u64) {
-        loop {
-            let mut started = false;
-            for scope in self.lanes.idle_with_work() {
-                if let Some(key) = self.lanes.start_next(scope) {
-                    started = true;
-                    self.start(key, now);
+        while let Some(key) = self.next_to_start() {
+            self.set_stage(key, Stage::Active);
+            self.start(key, now);
+        }
+    }
+
+    /// The call to start next, if any. A scope's lane is its calls in key
+    /// (arrival) order and runs one at a time: its oldest call is the active
+    /// one once started, so the lane is idle with work while that call is
+    /// still queued. Idle lanes start smallest scope first.
+    fn next_to_start(&self) -> Option<CallKey> {
+        let mut next: Option<&Call> = None;
+        for (index, call) in self.calls.list.iter().enumerate() {
+            if call.stage != Stage::Queued || next.is_some_and(|n| n.scope <= call.scope) {
+                continue;
+            }
+            let mut heads_lane = true;
+            for earlier in self.calls.list.get(..index).unwrap_or_default() {
+                if earlier.scope == call.scope {
+                    heads_lane = false;
+                    break;
                 }
             }
-            if !started {
-                break;
+            if heads_lane {
+                next = Some(call);
             }
         }
+        next.map(|call| call.key)
     }
 
     fn new_run(&mut self) -> RunId {
@@ -1118,7 +1183,7 @@ impl Toolmark {
 
     /// A call reaches the front of its lane.
     fn start(&mut self, key: CallKey, now: u64) {
-        let Some(call) = self.calls.get(&key) else {
+        let Some(call) = self.calls.get(key) else {
             return;
         };
         let Some(tool) = self.registry.by_key(call.tool) else {
@@ -1160,14 +1225,14 @@ impl Toolmark {
     }
 
     fn set_stage(&mut self, key: CallKey, stage: Stage) {
-        if let Some(call) = self.calls.get_mut(&key) {
+        if let Some(call) = self.calls.get_mut(key) {
             call.stage = stage;
         }
     }
 
     /// Valid input: confirm first, or run.
     fn validated(&mut self, key: CallKey, now: u64) {
-        let Some(call) = self.calls.get(&key) else {
+        let Some(call) = self.calls.get(key) else {
             return;
         };
         let Some(tool) = self.registry.by_key(call.tool) else {
@@ -1198,7 +1263,7 @@ impl Toolmark {
 
     /// Only a registered tool ever runs: one gone by now answers the call instead.
     fn start_run(&mut self, key: CallKey, now: u64) {
-        let Some(call) = self.calls.get(&key) else {
+        let Some(call) = self.calls.get(key) else {
             return;
         };
         let Some(snapshot) = self.registry.by_key(call.tool).map(|t| t.def.has_snapshot) else {
@@ -1213,7 +1278,7 @@ impl Toolmark {
         );
         let run = self.new_run();
         self.set_stage(key, Stage::Running(run));
-        if let Some(call) = self.calls.get_mut(&key) {
+        if let Some(call) = self.calls.get_mut(key) {
             call.snapshot = snapshot;
         }
         self.actions.push_back(Action::Run {
@@ -1229,7 +1294,7 @@ impl Toolmark {
 
     /// Step 1 of deferred confirmation: store it and answer `needs_confirmation`.
     fn request_confirmation(&mut self, key: CallKey, prepared: Prepared, now: u64) {
-        let Some(call) = self.calls.get(&key) else {
+        let Some(call) = self.calls.get(key) else {
             return;
         };
         let Some(tool) = self.registry.by_key(call.tool) else {
@@ -1328,7 +1393,7 @@ impl Toolmark {
             .confirmations
             .get(confirm_id)
             .and_then(|c| self.registry.by_key(c.tool))
-            .is_some_and(|t| self.lanes.pending(t.scope) >= MAX_PENDING_PER_SCOPE);
+            .is_some_and(|t| self.pending(t.scope) >= MAX_PENDING_PER_SCOPE);
         if approve && busy_scope {
             let result = refused(
                 RefusedCode::Busy,
@@ -1430,9 +1495,9 @@ impl Toolmark {
     /// The call whose current stage waits for `run` (no run→call map: the
     /// stage names its run, and a linear scan is what a map lookup was).
     fn call_for(&self, run: RunId) -> Option<(CallKey, &Call)> {
-        for (key, call) in self.calls.iter() {
+        for call in &self.calls.list {
             if call.stage.run() == Some(run) {
-                return Some((*key, call));
+                return Some((call.key, call));
             }
         }
         None
@@ -1560,7 +1625,7 @@ impl Toolmark {
                 if let Some(text) = text {
                     match parse_value(&text) {
                         Ok(value) => {
-                            if let Some(call) = self.calls.get_mut(&key) {
+                            if let Some(call) = self.calls.get_mut(key) {
                                 call.input = value;
                             }
                         }
@@ -1569,7 +1634,7 @@ impl Toolmark {
                         }
                     }
                 }
-                self.set_stage(key, Stage::Queued);
+                self.set_stage(key, Stage::Active);
                 self.validated(key, now);
             }
             Validated::Invalid(issues) => self.finish(key, ToolResult::Invalid { issues }, now),
@@ -1595,7 +1660,7 @@ impl Toolmark {
         };
         let expected = self
             .calls
-            .get(&key)
+            .get(key)
             .and_then(|c| c.approval.as_ref())
             .and_then(|a| a.state.clone());
         match state {
@@ -1634,15 +1699,15 @@ impl Toolmark {
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub fn handle_timeout(&mut self, now: u64) {
         self.expire_due(now);
+        // In key order, as `calls` is.
         let mut overdue: Vec<(CallKey, RunId)> = Vec::new();
-        for (key, c) in self.calls.iter() {
+        for c in &self.calls.list {
             if let Stage::Aborting { run, deadline } = c.stage {
                 if deadline <= now {
-                    overdue.push((*key, run));
+                    overdue.push((c.key, run));
                 }
             }
         }
-        sort_small(&mut overdue);
         for (key, run) in overdue {
             self.abandon(key, run);
             self.finish(
@@ -1670,7 +1735,7 @@ impl Toolmark {
     /// ever comes, is `late_result`; after a detach nobody waits, so it is
     /// simply ignored.
     fn abandon(&mut self, key: CallKey, run: RunId) {
-        let Some(call) = self.calls.get(&key) else {
+        let Some(call) = self.calls.get(key) else {
             return;
         };
         let detached = matches!(call.origin, Origin::Bridge { bridge, .. } if !self.bridges.contains_key(&bridge));
@@ -1693,10 +1758,9 @@ impl Toolmark {
         }
     }
 
+    /// Takes a call out, which frees its place in its lane.
     fn remove_call(&mut self, key: CallKey) -> Option<Call> {
-        let call = self.calls.remove(&key)?;
-        self.lanes.finish(call.scope, key);
-        Some(call)
+        self.calls.remove(key)
     }
 
     /// The one answer of a call: to its bridge or page request, plus the
