@@ -129,12 +129,10 @@ impl RecentSet {
     }
 
     fn position(&self, id: &str) -> Option<usize> {
-        let mut index = 0;
-        for entry in &self.order {
+        for (index, entry) in self.order.iter().enumerate() {
             if entry == id {
                 return Some(index);
             }
-            index += 1;
         }
         None
     }

@@ -46,9 +46,9 @@ use crate::protocol::{
     DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey, Validator};
-use crate::scheduling::{sort_small, CallKey, MAX_PENDING_PER_SCOPE};
+use crate::scheduling::{CallKey, MAX_PENDING_PER_SCOPE};
 use crate::schema::PatternMatcher;
-use crate::vecmap::{Queue, VecMap};
+use crate::vecmap::Queue;
 
 /// Default time a tool gets to settle after its call is aborted.
 pub const DEFAULT_ABORT_GRACE_MS: u64 = 3_000;
@@ -339,12 +339,10 @@ struct Calls {
 
 impl Calls {
     fn index(&self, key: CallKey) -> Option<usize> {
-        let mut index = 0;
-        for call in &self.list {
+        for (index, call) in self.list.iter().enumerate() {
             if call.key == key {
                 return Some(index);
             }
-            index += 1;
         }
         None
     }
@@ -367,8 +365,53 @@ impl Calls {
 
 #[derive(Debug)]
 struct BridgeState {
+    id: BridgeId,
     options: BridgeOptions,
     answered: RecentSet,
+}
+
+/// The attached bridges in id order (ids only grow: a new one goes at the
+/// end), so they are told of a new revision in that order without a sort.
+#[derive(Debug, Default)]
+struct Bridges {
+    list: Vec<BridgeState>,
+}
+
+impl Bridges {
+    fn index(&self, id: BridgeId) -> Option<usize> {
+        for (index, bridge) in self.list.iter().enumerate() {
+            if bridge.id == id {
+                return Some(index);
+            }
+        }
+        None
+    }
+
+    fn contains(&self, id: BridgeId) -> bool {
+        self.index(id).is_some()
+    }
+
+    fn get(&self, id: BridgeId) -> Option<&BridgeState> {
+        self.list.get(self.index(id)?)
+    }
+
+    fn get_mut(&mut self, id: BridgeId) -> Option<&mut BridgeState> {
+        let index = self.index(id)?;
+        self.list.get_mut(index)
+    }
+
+    fn remove(&mut self, id: BridgeId) -> Option<BridgeState> {
+        let index = self.index(id)?;
+        (index < self.list.len()).then(|| self.list.remove(index))
+    }
+}
+
+/// A restorer running for `tm.undo`.
+#[derive(Debug)]
+struct Restore {
+    run: RunId,
+    handle: Handle,
+    call_id: String,
 }
 
 /// The page's Toolmark core. See the module docs for inputs, outputs and
@@ -380,9 +423,9 @@ pub struct Toolmark {
     matcher: Box<dyn PatternMatcher>,
     client_id: String,
     registry: Registry,
-    bridges: VecMap<BridgeId, BridgeState>,
+    bridges: Bridges,
     calls: Calls,
-    restores: VecMap<RunId, (Handle, String)>,
+    restores: Vec<Restore>,
     abandoned: Queue<(RunId, String)>,
     confirmations: Confirmations,
     undo: RecentSet,
@@ -468,9 +511,9 @@ impl Toolmark {
             matcher,
             client_id,
             registry: Registry::new(),
-            bridges: VecMap::new(),
+            bridges: Bridges::default(),
             calls: Calls::default(),
-            restores: VecMap::new(),
+            restores: Vec::new(),
             abandoned: Queue::new(),
             confirmations: Confirmations::default(),
             undo: RecentSet::new(UNDO_STORE),
@@ -562,7 +605,7 @@ impl Toolmark {
 
     /// Answered ids remembered for a bridge (at most 1000).
     pub fn answered_ids(&self, bridge: BridgeId) -> usize {
-        self.bridges.get(&bridge).map_or(0, |b| b.answered.len())
+        self.bridges.get(bridge).map_or(0, |b| b.answered.len())
     }
 
     // ----- outputs -------------------------------------------------------
@@ -683,12 +726,11 @@ impl Toolmark {
     fn revised(&mut self, now: u64) {
         let rev = self.registry.rev();
         self.events.push_back(Event::RevChanged { rev });
-        let mut bridges: Vec<(BridgeId, OnChange)> = Vec::new();
-        for (id, b) in self.bridges.iter() {
-            bridges.push((*id, b.options.on_change));
-        }
-        sort_small(&mut bridges);
-        for (bridge, on_change) in bridges {
+        // In id order, as `bridges` is; sending changes no bridge.
+        let mut index = 0;
+        while let Some(state) = self.bridges.list.get(index) {
+            let (bridge, on_change) = (state.id, state.options.on_change);
+            index += 1;
             match on_change {
                 OnChange::Manifest => self.send_manifest(bridge),
                 OnChange::Changed => self.send(
@@ -725,13 +767,17 @@ impl Toolmark {
     pub fn attach(&mut self, options: BridgeOptions) -> BridgeId {
         let id = BridgeId(self.next_bridge);
         self.next_bridge = self.next_bridge.saturating_add(1);
-        self.bridges.insert(
+        let state = BridgeState {
             id,
-            BridgeState {
-                options,
-                answered: RecentSet::new(ANSWERED_ID_MEMORY),
-            },
-        );
+            options,
+            answered: RecentSet::new(ANSWERED_ID_MEMORY),
+        };
+        // Only once the ids have run out (saturated) is the id taken: a
+        // map's insert replaced that bridge's state, so this does too.
+        match self.bridges.get_mut(id) {
+            Some(slot) => *slot = state,
+            None => self.bridges.list.push(state),
+        }
         self.send_manifest(id);
         id
     }
@@ -739,7 +785,7 @@ impl Toolmark {
     /// Detaches a bridge: its queued calls are dropped, its running calls
     /// aborted (their results are no longer sent), its transport closed.
     pub fn detach(&mut self, bridge: BridgeId, now: u64) {
-        if self.bridges.remove(&bridge).is_none() {
+        if self.bridges.remove(bridge).is_none() {
             return;
         }
         // In key order, as `calls` is.
@@ -770,7 +816,7 @@ impl Toolmark {
     }
 
     fn send(&mut self, bridge: BridgeId, message: PageToAgent) {
-        if self.bridges.contains_key(&bridge) {
+        if self.bridges.contains(bridge) {
             self.transmits.push_back(Transmit {
                 bridge,
                 text: message.to_json(),
@@ -790,7 +836,7 @@ impl Toolmark {
 
     /// Rule 8: bounded, parsed, filtered by clientId, then validated.
     pub fn handle_inbound(&mut self, bridge: BridgeId, text: &str, now: u64) {
-        let Some(state) = self.bridges.get(&bridge) else {
+        let Some(state) = self.bridges.get(bridge) else {
             return;
         };
         let value = match parse_json(text, state.options.max_message_bytes) {
@@ -833,7 +879,7 @@ impl Toolmark {
     /// Rule 2: in flight, or among the last 1000 answered.
     fn is_duplicate(&self, bridge: BridgeId, id: &str) -> bool {
         self.bridges
-            .get(&bridge)
+            .get(bridge)
             .is_none_or(|b| self.bridge_call(bridge, id).is_some() || b.answered.contains(id))
     }
 
@@ -852,7 +898,7 @@ impl Toolmark {
     }
 
     fn answer_bridge(&mut self, bridge: BridgeId, id: &str, result: ToolResult) {
-        if let Some(state) = self.bridges.get_mut(&bridge) {
+        if let Some(state) = self.bridges.get_mut(bridge) {
             state.answered.insert(id.to_owned());
         }
         self.send(
@@ -1451,9 +1497,12 @@ impl Toolmark {
     pub fn undo(&mut self, call_id: &str) -> Handle {
         let handle = self.new_handle();
         if self.undo.remove(call_id) {
-            let run = RunId(self.next_run);
-            self.next_run += 1;
-            self.restores.insert(run, (handle, call_id.to_owned()));
+            let run = self.new_run();
+            self.restores.push(Restore {
+                run,
+                handle,
+                call_id: call_id.to_owned(),
+            });
             self.actions.push_back(Action::Restore {
                 run,
                 call_id: call_id.to_owned(),
@@ -1679,7 +1728,19 @@ impl Toolmark {
 
     /// A restorer ran (for `tm.undo`).
     pub fn handle_restored(&mut self, run: RunId, restored: Result<(), String>) {
-        let Some((handle, call_id)) = self.restores.remove(&run) else {
+        let mut found = None;
+        for (index, restore) in self.restores.iter().enumerate() {
+            if restore.run == run {
+                found = Some(index);
+                break;
+            }
+        }
+        let Some(Restore {
+            handle, call_id, ..
+        }) = found
+            .filter(|&i| i < self.restores.len())
+            .map(|i| self.restores.swap_remove(i))
+        else {
             return;
         };
         let result = match restored {
@@ -1738,7 +1799,8 @@ impl Toolmark {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let detached = matches!(call.origin, Origin::Bridge { bridge, .. } if !self.bridges.contains_key(&bridge));
+        let detached =
+            matches!(call.origin, Origin::Bridge { bridge, .. } if !self.bridges.contains(bridge));
         if !detached {
             if self.abandoned.len() >= ABANDONED_MEMORY {
                 self.abandoned.pop_front();
@@ -1752,7 +1814,7 @@ impl Toolmark {
         }
         // Detached bridges leave nobody to answer: drop the call now.
         if let Origin::Bridge { bridge, .. } = call.origin {
-            if !self.bridges.contains_key(&bridge) {
+            if !self.bridges.contains(bridge) {
                 self.remove_call(key);
             }
         }
