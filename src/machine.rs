@@ -451,10 +451,6 @@ impl core::fmt::Debug for Toolmark {
     }
 }
 
-fn refused(code: RefusedCode, message: &str, rev: u64) -> ToolResult {
-    ToolResult::refused(code, message, rev)
-}
-
 fn error_result(message: &str) -> ToolResult {
     ToolResult::Error {
         message: message.to_owned(),
@@ -487,6 +483,11 @@ fn redact(mut changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChang
 }
 
 impl Toolmark {
+    /// A refusal at the current revision.
+    fn refused(&self, code: RefusedCode, message: &str) -> ToolResult {
+        ToolResult::refused(code, message, self.registry.rev())
+    }
+
     /// Creates the core and mints the page's `clientId`. Bad `policy` or
     /// `confirmMode` entries are `Err` in dev mode, else error events.
     pub fn new(
@@ -917,13 +918,12 @@ impl Toolmark {
     fn missing_tool(&self, rev: Option<u64>) -> ToolResult {
         let current = self.registry.rev();
         if rev.is_some_and(|rev| rev < current) {
-            refused(
+            self.refused(
                 RefusedCode::Stale,
                 "The tool is gone: use the latest manifest",
-                current,
             )
         } else {
-            refused(RefusedCode::UnknownTool, "No such tool", current)
+            self.refused(RefusedCode::UnknownTool, "No such tool")
         }
     }
 
@@ -936,10 +936,9 @@ impl Toolmark {
     }
 
     fn gone_since_confirmation(&self) -> ToolResult {
-        refused(
+        self.refused(
             RefusedCode::Stale,
             "The tool is gone since confirmation was requested",
-            self.registry.rev(),
         )
     }
 
@@ -956,11 +955,7 @@ impl Toolmark {
             Some(entry) => ToolResult::Ok {
                 data: Some(entry.to_value()),
             },
-            None => refused(
-                RefusedCode::UnknownTool,
-                "No such tool",
-                self.registry.rev(),
-            ),
+            None => self.refused(RefusedCode::UnknownTool, "No such tool"),
         };
         self.answer_bridge(bridge, &id, result);
     }
@@ -981,7 +976,6 @@ impl Toolmark {
         caller: Caller,
         rev: Option<u64>,
     ) -> Result<(ToolKey, ScopeId), ToolResult> {
-        let current = self.registry.rev();
         let tool = self
             .registry
             .by_name(name)
@@ -989,26 +983,23 @@ impl Toolmark {
             .ok_or_else(|| self.missing_tool(rev))?;
         match self.policy.decide(caller, &tool.def.hints) {
             Decision::Deny | Decision::Hide => {
-                return Err(refused(
+                return Err(self.refused(
                     RefusedCode::NotAllowed,
                     "The caller's policy does not allow this tool",
-                    current,
                 ))
             }
             Decision::Confirm if self.policy.confirm_mode() == ConfirmMode::None => {
-                return Err(refused(
+                return Err(self.refused(
                     RefusedCode::NotAllowed,
                     "This tool needs a human's confirmation and there is no confirmation path",
-                    current,
                 ))
             }
             _ => {}
         }
         if self.pending(tool.scope) >= MAX_PENDING_PER_SCOPE {
-            return Err(refused(
+            return Err(self.refused(
                 RefusedCode::Busy,
                 "The tool's scope already has 32 pending calls",
-                current,
             ));
         }
         Ok((tool.key, tool.scope))
@@ -1405,10 +1396,9 @@ impl Toolmark {
 
     /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
     fn expire(&mut self, confirmation: Confirmation) {
-        let result = refused(
+        let result = self.refused(
             RefusedCode::ConfirmationExpired,
             refused_message::CONFIRMATION_EXPIRED,
-            self.registry.rev(),
         );
         self.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
     }
@@ -1441,19 +1431,17 @@ impl Toolmark {
             .and_then(|c| self.registry.by_key(c.tool))
             .is_some_and(|t| self.pending(t.scope) >= MAX_PENDING_PER_SCOPE);
         if approve && busy_scope {
-            let result = refused(
+            let result = self.refused(
                 RefusedCode::Busy,
                 "The tool's scope already has 32 pending calls; the confirmation is still pending",
-                self.registry.rev(),
             );
             self.complete(handle, result);
             return handle;
         }
         let Some(confirmation) = self.confirmations.take(confirm_id) else {
-            let result = refused(
+            let result = self.refused(
                 RefusedCode::ConfirmationExpired,
                 refused_message::CONFIRMATION_EXPIRED,
-                self.registry.rev(),
             );
             self.complete(handle, result);
             return handle;
@@ -1508,10 +1496,9 @@ impl Toolmark {
                 call_id: call_id.to_owned(),
             });
         } else {
-            let result = refused(
+            let result = self.refused(
                 RefusedCode::UndoUnavailable,
                 "No restorer for this call (never registered, already used or evicted)",
-                self.registry.rev(),
             );
             self.complete(handle, result);
         }
@@ -1715,11 +1702,7 @@ impl Toolmark {
         match state {
             Ok(state) if state == expected => self.start_run(key, now),
             Ok(_) => {
-                let result = refused(
-                    RefusedCode::Stale,
-                    refused_message::FORM_CHANGED,
-                    self.registry.rev(),
-                );
+                let result = self.refused(RefusedCode::Stale, refused_message::FORM_CHANGED);
                 self.finish(key, result, now)
             }
             Err(detail) => self.tool_failed(key, tool_name, detail, now),
