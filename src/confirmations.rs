@@ -5,7 +5,7 @@ use crate::json::Value;
 use crate::prelude::*;
 use crate::protocol::FieldChange;
 use crate::registry::ToolKey;
-use crate::vecmap::{Queue, VecSet};
+use crate::vecmap::Queue;
 
 /// Spec: at most 100 pending deferred confirmations per page.
 pub const MAX_PENDING_CONFIRMATIONS: usize = 100;
@@ -111,53 +111,58 @@ impl Confirmations {
     }
 }
 
-/// A bounded set that forgets its oldest entry first.
+/// A bounded set that forgets its oldest entry first: one `Vec` in
+/// insertion order, searched linearly (a separate membership set would hold
+/// every entry twice and cost its own code).
 #[derive(Debug)]
 pub struct RecentSet {
-    order: Queue<String>,
-    members: VecSet<String>,
+    order: Vec<String>,
     capacity: usize,
 }
 
 impl RecentSet {
     pub fn new(capacity: usize) -> RecentSet {
         RecentSet {
-            order: Queue::new(),
-            members: VecSet::default(),
+            order: Vec::new(),
             capacity,
         }
     }
 
+    fn position(&self, id: &str) -> Option<usize> {
+        for (index, entry) in self.order.iter().enumerate() {
+            if entry == id {
+                return Some(index);
+            }
+        }
+        None
+    }
+
     /// Inserts; returns the entry forgotten to make room, if any.
     pub fn insert(&mut self, id: String) -> Option<String> {
-        if self.members.contains(&id) {
+        if self.contains(&id) {
             return None;
         }
-        let forgotten = if self.order.len() >= self.capacity {
-            let oldest = self.order.pop_front();
-            if let Some(old) = &oldest {
-                self.members.remove(old);
-            }
-            oldest
+        let forgotten = if self.order.len() >= self.capacity && !self.order.is_empty() {
+            Some(self.order.remove(0))
         } else {
             None
         };
-        self.members.insert(id.clone());
-        self.order.push_back(id);
+        self.order.push(id);
         forgotten
     }
 
     pub fn contains(&self, id: &str) -> bool {
-        self.members.contains(id)
+        self.position(id).is_some()
     }
 
     /// Removes an entry; true when it was there.
     pub fn remove(&mut self, id: &str) -> bool {
-        if self.members.remove(id) {
-            self.order.retain(|entry| entry != id);
-            true
-        } else {
-            false
+        match self.position(id) {
+            Some(index) if index < self.order.len() => {
+                self.order.remove(index);
+                true
+            }
+            _ => false,
         }
     }
 

@@ -46,9 +46,9 @@ use crate::protocol::{
     DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey, Validator};
-use crate::scheduling::{sort_small, CallKey, Lanes, MAX_PENDING_PER_SCOPE};
+use crate::scheduling::{CallKey, MAX_PENDING_PER_SCOPE};
 use crate::schema::PatternMatcher;
-use crate::vecmap::{Queue, VecMap};
+use crate::vecmap::Queue;
 
 /// Default time a tool gets to settle after its call is aborted.
 pub const DEFAULT_ABORT_GRACE_MS: u64 = 3_000;
@@ -285,18 +285,24 @@ struct Approval {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
+    /// Waiting in its scope's lane.
     Queued,
+    /// Started (the lane's active call), nothing asked of JS right now.
+    Active,
     Validating(RunId),
     Preparing(RunId),
     ReadingState(RunId),
     Running(RunId),
-    Aborting { run: RunId, deadline: u64 },
+    Aborting {
+        run: RunId,
+        deadline: u64,
+    },
 }
 
 impl Stage {
     fn run(self) -> Option<RunId> {
         match self {
-            Stage::Queued => None,
+            Stage::Queued | Stage::Active => None,
             Stage::Validating(run)
             | Stage::Preparing(run)
             | Stage::ReadingState(run)
@@ -308,6 +314,7 @@ impl Stage {
 
 #[derive(Debug, Clone)]
 struct Call {
+    key: CallKey,
     origin: Origin,
     tool: ToolKey,
     tool_name: String,
@@ -322,11 +329,89 @@ struct Call {
     snapshot: bool,
 }
 
+/// The calls being handled, in key order, which is arrival order: a scope's
+/// lane is its calls in this order (see [`Toolmark::pump`]). Keys only
+/// grow, so a new call goes at the end.
+#[derive(Debug, Default)]
+struct Calls {
+    list: Vec<Call>,
+}
+
+impl Calls {
+    fn index(&self, key: CallKey) -> Option<usize> {
+        for (index, call) in self.list.iter().enumerate() {
+            if call.key == key {
+                return Some(index);
+            }
+        }
+        None
+    }
+
+    fn get(&self, key: CallKey) -> Option<&Call> {
+        self.list.get(self.index(key)?)
+    }
+
+    fn get_mut(&mut self, key: CallKey) -> Option<&mut Call> {
+        let index = self.index(key)?;
+        self.list.get_mut(index)
+    }
+
+    /// Takes a call out, keeping the rest in key order.
+    fn remove(&mut self, key: CallKey) -> Option<Call> {
+        let index = self.index(key)?;
+        (index < self.list.len()).then(|| self.list.remove(index))
+    }
+}
+
 #[derive(Debug)]
 struct BridgeState {
+    id: BridgeId,
     options: BridgeOptions,
     answered: RecentSet,
-    in_flight: VecMap<String, CallKey>,
+}
+
+/// The attached bridges in id order (ids only grow: a new one goes at the
+/// end), so they are told of a new revision in that order without a sort.
+#[derive(Debug, Default)]
+struct Bridges {
+    list: Vec<BridgeState>,
+}
+
+impl Bridges {
+    fn index(&self, id: BridgeId) -> Option<usize> {
+        for (index, bridge) in self.list.iter().enumerate() {
+            if bridge.id == id {
+                return Some(index);
+            }
+        }
+        None
+    }
+
+    fn contains(&self, id: BridgeId) -> bool {
+        self.index(id).is_some()
+    }
+
+    fn get(&self, id: BridgeId) -> Option<&BridgeState> {
+        self.list.get(self.index(id)?)
+    }
+
+    fn get_mut(&mut self, id: BridgeId) -> Option<&mut BridgeState> {
+        let index = self.index(id)?;
+        self.list.get_mut(index)
+    }
+
+    fn remove(&mut self, id: BridgeId) -> Option<BridgeState> {
+        let index = self.index(id)?;
+        (index < self.list.len()).then(|| self.list.remove(index))
+    }
+}
+
+/// A restorer running for `tm.undo`.
+#[derive(Debug)]
+struct Restore {
+    run: RunId,
+    handle: Handle,
+    call_id: String,
 }
 
 /// The page's Toolmark core. See the module docs for inputs, outputs and
@@ -338,12 +423,10 @@ pub struct Toolmark {
     matcher: Box<dyn PatternMatcher>,
     client_id: String,
     registry: Registry,
-    bridges: VecMap<BridgeId, BridgeState>,
-    calls: VecMap<CallKey, Call>,
-    runs: VecMap<RunId, CallKey>,
-    restores: VecMap<RunId, (Handle, String)>,
+    bridges: Bridges,
+    calls: Calls,
+    restores: Vec<Restore>,
     abandoned: Queue<(RunId, String)>,
-    lanes: Lanes,
     confirmations: Confirmations,
     undo: RecentSet,
     budget_warned_rev: Option<u64>,
@@ -362,14 +445,10 @@ impl core::fmt::Debug for Toolmark {
             .field("client_id", &self.client_id)
             .field("rev", &self.registry.rev())
             .field("tools", &self.registry.len())
-            .field("calls", &self.calls.len())
+            .field("calls", &self.calls.list.len())
             .field("pending_confirmations", &self.confirmations.len())
             .finish_non_exhaustive()
     }
-}
-
-fn refused(code: RefusedCode, message: &str, rev: u64) -> ToolResult {
-    ToolResult::refused(code, message, rev)
 }
 
 fn error_result(message: &str) -> ToolResult {
@@ -404,6 +483,11 @@ fn redact(mut changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChang
 }
 
 impl Toolmark {
+    /// A refusal at the current revision.
+    fn refused(&self, code: RefusedCode, message: &str) -> ToolResult {
+        ToolResult::refused(code, message, self.registry.rev())
+    }
+
     /// Creates the core and mints the page's `clientId`. Bad `policy` or
     /// `confirmMode` entries are `Err` in dev mode, else error events.
     pub fn new(
@@ -428,12 +512,10 @@ impl Toolmark {
             matcher,
             client_id,
             registry: Registry::new(),
-            bridges: VecMap::new(),
-            calls: VecMap::new(),
-            runs: VecMap::new(),
-            restores: VecMap::new(),
+            bridges: Bridges::default(),
+            calls: Calls::default(),
+            restores: Vec::new(),
             abandoned: Queue::new(),
-            lanes: Lanes::default(),
             confirmations: Confirmations::default(),
             undo: RecentSet::new(UNDO_STORE),
             budget_warned_rev: None,
@@ -490,19 +572,32 @@ impl Toolmark {
 
     /// Calls the machine is handling (queued, or with JS), for bounds checks.
     pub fn calls_in_flight(&self) -> usize {
-        self.calls.len()
+        self.calls.list.len()
     }
 
     /// The most pending calls on any one scope.
     pub fn max_pending_per_scope(&self) -> usize {
-        self.lanes.max_pending()
+        let mut max = 0;
+        for call in &self.calls.list {
+            max = max.max(self.pending(call.scope));
+        }
+        max
     }
 
     /// Pending calls on the scope of the named tool (`None` for no such tool).
     pub fn scope_pending(&self, tool: &str) -> Option<usize> {
-        self.registry
-            .by_name(tool)
-            .map(|t| self.lanes.pending(t.scope))
+        self.registry.by_name(tool).map(|t| self.pending(t.scope))
+    }
+
+    /// Pending calls on a scope: queued plus active (rule 5's count).
+    fn pending(&self, scope: ScopeId) -> usize {
+        let mut count = 0;
+        for call in &self.calls.list {
+            if call.scope == scope {
+                count += 1;
+            }
+        }
+        count
     }
 
     pub fn pending_confirmation_count(&self) -> usize {
@@ -511,7 +606,7 @@ impl Toolmark {
 
     /// Answered ids remembered for a bridge (at most 1000).
     pub fn answered_ids(&self, bridge: BridgeId) -> usize {
-        self.bridges.get(&bridge).map_or(0, |b| b.answered.len())
+        self.bridges.get(bridge).map_or(0, |b| b.answered.len())
     }
 
     // ----- outputs -------------------------------------------------------
@@ -531,7 +626,7 @@ impl Toolmark {
     /// The next time [`Toolmark::handle_timeout`] must be called.
     pub fn poll_timeout(&self) -> Option<u64> {
         let mut next = self.confirmations.next_expiry();
-        for call in self.calls.values() {
+        for call in &self.calls.list {
             if let Stage::Aborting { deadline, .. } = call.stage {
                 next = Some(next.map_or(deadline, |n| n.min(deadline)));
             }
@@ -632,12 +727,11 @@ impl Toolmark {
     fn revised(&mut self, now: u64) {
         let rev = self.registry.rev();
         self.events.push_back(Event::RevChanged { rev });
-        let mut bridges: Vec<(BridgeId, OnChange)> = Vec::new();
-        for (id, b) in self.bridges.iter() {
-            bridges.push((*id, b.options.on_change));
-        }
-        sort_small(&mut bridges);
-        for (bridge, on_change) in bridges {
+        // In id order, as `bridges` is; sending changes no bridge.
+        let mut index = 0;
+        while let Some(state) = self.bridges.list.get(index) {
+            let (bridge, on_change) = (state.id, state.options.on_change);
+            index += 1;
             match on_change {
                 OnChange::Manifest => self.send_manifest(bridge),
                 OnChange::Changed => self.send(
@@ -674,14 +768,17 @@ impl Toolmark {
     pub fn attach(&mut self, options: BridgeOptions) -> BridgeId {
         let id = BridgeId(self.next_bridge);
         self.next_bridge = self.next_bridge.saturating_add(1);
-        self.bridges.insert(
+        let state = BridgeState {
             id,
-            BridgeState {
-                options,
-                answered: RecentSet::new(ANSWERED_ID_MEMORY),
-                in_flight: VecMap::new(),
-            },
-        );
+            options,
+            answered: RecentSet::new(ANSWERED_ID_MEMORY),
+        };
+        // Only once the ids have run out (saturated) is the id taken: a
+        // map's insert replaced that bridge's state, so this does too.
+        match self.bridges.get_mut(id) {
+            Some(slot) => *slot = state,
+            None => self.bridges.list.push(state),
+        }
         self.send_manifest(id);
         id
     }
@@ -689,16 +786,18 @@ impl Toolmark {
     /// Detaches a bridge: its queued calls are dropped, its running calls
     /// aborted (their results are no longer sent), its transport closed.
     pub fn detach(&mut self, bridge: BridgeId, now: u64) {
-        let Some(state) = self.bridges.remove(&bridge) else {
+        if self.bridges.remove(bridge).is_none() {
             return;
-        };
-        let mut keys: Vec<CallKey> = Vec::with_capacity(state.in_flight.len());
-        for key in state.in_flight.values() {
-            keys.push(*key);
         }
-        sort_small(&mut keys);
+        // In key order, as `calls` is.
+        let mut keys: Vec<CallKey> = Vec::new();
+        for call in &self.calls.list {
+            if matches!(call.origin, Origin::Bridge { bridge: b, .. } if b == bridge) {
+                keys.push(call.key);
+            }
+        }
         for key in keys {
-            let Some(call) = self.calls.get(&key) else {
+            let Some(call) = self.calls.get(key) else {
                 continue;
             };
             match call.stage {
@@ -709,9 +808,6 @@ impl Toolmark {
                 }
                 Stage::Aborting { run, .. } => self.abandon(key, run),
                 _ => {
-                    if let Some(run) = call.stage.run() {
-                        self.runs.remove(&run);
-                    }
                     self.remove_call(key);
                 }
             }
@@ -721,7 +817,7 @@ impl Toolmark {
     }
 
     fn send(&mut self, bridge: BridgeId, message: PageToAgent) {
-        if self.bridges.contains_key(&bridge) {
+        if self.bridges.contains(bridge) {
             self.transmits.push_back(Transmit {
                 bridge,
                 text: message.to_json(),
@@ -741,7 +837,7 @@ impl Toolmark {
 
     /// Rule 8: bounded, parsed, filtered by clientId, then validated.
     pub fn handle_inbound(&mut self, bridge: BridgeId, text: &str, now: u64) {
-        let Some(state) = self.bridges.get(&bridge) else {
+        let Some(state) = self.bridges.get(bridge) else {
             return;
         };
         let value = match parse_json(text, state.options.max_message_bytes) {
@@ -784,13 +880,26 @@ impl Toolmark {
     /// Rule 2: in flight, or among the last 1000 answered.
     fn is_duplicate(&self, bridge: BridgeId, id: &str) -> bool {
         self.bridges
-            .get(&bridge)
-            .is_none_or(|b| b.in_flight.contains_key(id) || b.answered.contains(id))
+            .get(bridge)
+            .is_none_or(|b| self.bridge_call(bridge, id).is_some() || b.answered.contains(id))
+    }
+
+    /// The call in flight from `bridge` under `id`. (No per-bridge id map:
+    /// a call's origin names its bridge and id, and a linear scan is what a
+    /// map lookup was.)
+    fn bridge_call(&self, bridge: BridgeId, id: &str) -> Option<CallKey> {
+        for call in &self.calls.list {
+            if let Origin::Bridge { bridge: b, id: i } = &call.origin {
+                if *b == bridge && i == id {
+                    return Some(call.key);
+                }
+            }
+        }
+        None
     }
 
     fn answer_bridge(&mut self, bridge: BridgeId, id: &str, result: ToolResult) {
-        if let Some(state) = self.bridges.get_mut(&bridge) {
-            state.in_flight.remove(id);
+        if let Some(state) = self.bridges.get_mut(bridge) {
             state.answered.insert(id.to_owned());
         }
         self.send(
@@ -809,13 +918,12 @@ impl Toolmark {
     fn missing_tool(&self, rev: Option<u64>) -> ToolResult {
         let current = self.registry.rev();
         if rev.is_some_and(|rev| rev < current) {
-            refused(
+            self.refused(
                 RefusedCode::Stale,
                 "The tool is gone: use the latest manifest",
-                current,
             )
         } else {
-            refused(RefusedCode::UnknownTool, "No such tool", current)
+            self.refused(RefusedCode::UnknownTool, "No such tool")
         }
     }
 
@@ -828,10 +936,9 @@ impl Toolmark {
     }
 
     fn gone_since_confirmation(&self) -> ToolResult {
-        refused(
+        self.refused(
             RefusedCode::Stale,
             "The tool is gone since confirmation was requested",
-            self.registry.rev(),
         )
     }
 
@@ -848,21 +955,13 @@ impl Toolmark {
             Some(entry) => ToolResult::Ok {
                 data: Some(entry.to_value()),
             },
-            None => refused(
-                RefusedCode::UnknownTool,
-                "No such tool",
-                self.registry.rev(),
-            ),
+            None => self.refused(RefusedCode::UnknownTool, "No such tool"),
         };
         self.answer_bridge(bridge, &id, result);
     }
 
     fn inbound_cancel(&mut self, bridge: BridgeId, id: &str, now: u64) {
-        let key = self
-            .bridges
-            .get(&bridge)
-            .and_then(|b| b.in_flight.get(id).copied());
-        if let Some(key) = key {
+        if let Some(key) = self.bridge_call(bridge, id) {
             self.cancel_call(key, now);
         }
     }
@@ -877,7 +976,6 @@ impl Toolmark {
         caller: Caller,
         rev: Option<u64>,
     ) -> Result<(ToolKey, ScopeId), ToolResult> {
-        let current = self.registry.rev();
         let tool = self
             .registry
             .by_name(name)
@@ -885,26 +983,23 @@ impl Toolmark {
             .ok_or_else(|| self.missing_tool(rev))?;
         match self.policy.decide(caller, &tool.def.hints) {
             Decision::Deny | Decision::Hide => {
-                return Err(refused(
+                return Err(self.refused(
                     RefusedCode::NotAllowed,
                     "The caller's policy does not allow this tool",
-                    current,
                 ))
             }
             Decision::Confirm if self.policy.confirm_mode() == ConfirmMode::None => {
-                return Err(refused(
+                return Err(self.refused(
                     RefusedCode::NotAllowed,
                     "This tool needs a human's confirmation and there is no confirmation path",
-                    current,
                 ))
             }
             _ => {}
         }
-        if self.lanes.pending(tool.scope) >= MAX_PENDING_PER_SCOPE {
-            return Err(refused(
+        if self.pending(tool.scope) >= MAX_PENDING_PER_SCOPE {
+            return Err(self.refused(
                 RefusedCode::Busy,
                 "The tool's scope already has 32 pending calls",
-                current,
             ));
         }
         Ok((tool.key, tool.scope))
@@ -925,7 +1020,7 @@ impl Toolmark {
         match self.admit(&tool, Caller::Inapp, rev) {
             Err(result) => self.answer_bridge(bridge, &id, result),
             Ok((key, scope)) => {
-                let call = self.enqueue(
+                self.enqueue(
                     Origin::Bridge {
                         bridge,
                         id: id.clone(),
@@ -934,14 +1029,11 @@ impl Toolmark {
                     tool,
                     scope,
                     Caller::Inapp,
-                    id.clone(),
+                    id,
                     input,
                     rev,
                     None,
                 );
-                if let Some(state) = self.bridges.get_mut(&bridge) {
-                    state.in_flight.insert(id, call);
-                }
                 self.pump(now);
             }
         }
@@ -959,27 +1051,23 @@ impl Toolmark {
         input: Value,
         rev: Option<u64>,
         approval: Option<Approval>,
-    ) -> CallKey {
+    ) {
         let key = CallKey(self.next_call);
         self.next_call += 1;
-        self.calls.insert(
+        self.calls.list.push(Call {
             key,
-            Call {
-                origin,
-                tool,
-                tool_name,
-                scope,
-                caller,
-                call_id,
-                input,
-                rev,
-                stage: Stage::Queued,
-                approval,
-                snapshot: false,
-            },
-        );
-        self.lanes.push(scope, key);
-        key
+            origin,
+            tool,
+            tool_name,
+            scope,
+            caller,
+            call_id,
+            input,
+            rev,
+            stage: Stage::Queued,
+            approval,
+            snapshot: false,
+        });
     }
 
     fn new_handle(&mut self) -> Handle {
@@ -1052,9 +1140,9 @@ impl Toolmark {
     /// The `signal` of a page call was aborted.
     pub fn abort(&mut self, handle: Handle, now: u64) {
         let mut found = None;
-        for (key, c) in self.calls.iter() {
+        for c in &self.calls.list {
             if c.origin == Origin::Local(handle) {
-                found = Some(*key);
+                found = Some(c.key);
                 break;
             }
         }
@@ -1066,22 +1154,17 @@ impl Toolmark {
     /// `cancel`: a queued call is answered `cancelled signal` at once; a
     /// running one is aborted and gets the grace period to settle.
     fn cancel_call(&mut self, key: CallKey, now: u64) {
-        let Some(call) = self.calls.get_mut(&key) else {
+        let deadline = now.saturating_add(self.config.abort_grace_ms);
+        let Some(call) = self.calls.get_mut(key) else {
             return;
         };
         match call.stage {
             Stage::Running(run) => {
-                call.stage = Stage::Aborting {
-                    run,
-                    deadline: now.saturating_add(self.config.abort_grace_ms),
-                };
+                call.stage = Stage::Aborting { run, deadline };
                 self.actions.push_back(Action::Abort { run });
             }
             Stage::Aborting { .. } => {}
-            stage => {
-                if let Some(run) = stage.run() {
-                    self.runs.remove(&run);
-                }
+            _ => {
                 self.finish(
                     key,
                     ToolResult::Cancelled {
@@ -1095,24 +1178,39 @@ impl Toolmark {
 
     /// Starts queued calls on every idle lane, until nothing more can start.
     fn pump(&mut self, now: u64) {
-        loop {
-            let mut started = false;
-            for scope in self.lanes.idle_with_work() {
-                if let Some(key) = self.lanes.start_next(scope) {
-                    started = true;
-                    self.start(key, now);
-                }
-            }
-            if !started {
-                break;
-            }
+        while let Some(key) = self.next_to_start() {
+            self.set_stage(key, Stage::Active);
+            self.start(key, now);
         }
     }
 
-    fn new_run(&mut self, key: CallKey) -> RunId {
+    /// The call to start next, if any. A scope's lane is its calls in key
+    /// (arrival) order and runs one at a time: its oldest call is the active
+    /// one once started, so the lane is idle with work while that call is
+    /// still queued. Idle lanes start smallest scope first.
+    fn next_to_start(&self) -> Option<CallKey> {
+        let mut next: Option<&Call> = None;
+        for (index, call) in self.calls.list.iter().enumerate() {
+            if call.stage != Stage::Queued || next.is_some_and(|n| n.scope <= call.scope) {
+                continue;
+            }
+            let mut heads_lane = true;
+            for earlier in self.calls.list.get(..index).unwrap_or_default() {
+                if earlier.scope == call.scope {
+                    heads_lane = false;
+                    break;
+                }
+            }
+            if heads_lane {
+                next = Some(call);
+            }
+        }
+        next.map(|call| call.key)
+    }
+
+    fn new_run(&mut self) -> RunId {
         let run = RunId(self.next_run);
         self.next_run += 1;
-        self.runs.insert(run, key);
         run
     }
 
@@ -1122,7 +1220,7 @@ impl Toolmark {
 
     /// A call reaches the front of its lane.
     fn start(&mut self, key: CallKey, now: u64) {
-        let Some(call) = self.calls.get(&key) else {
+        let Some(call) = self.calls.get(key) else {
             return;
         };
         let Some(tool) = self.registry.by_key(call.tool) else {
@@ -1133,7 +1231,7 @@ impl Toolmark {
             if tool.def.has_state {
                 let input = Self::input_text(call);
                 let tool = call.tool;
-                let run = self.new_run(key);
+                let run = self.new_run();
                 self.set_stage(key, Stage::ReadingState(run));
                 self.actions
                     .push_back(Action::ReadState { run, tool, input });
@@ -1155,7 +1253,7 @@ impl Toolmark {
             Validator::External => {
                 let input = Self::input_text(call);
                 let tool = call.tool;
-                let run = self.new_run(key);
+                let run = self.new_run();
                 self.set_stage(key, Stage::Validating(run));
                 self.actions
                     .push_back(Action::Validate { run, tool, input });
@@ -1164,14 +1262,14 @@ impl Toolmark {
     }
 
     fn set_stage(&mut self, key: CallKey, stage: Stage) {
-        if let Some(call) = self.calls.get_mut(&key) {
+        if let Some(call) = self.calls.get_mut(key) {
             call.stage = stage;
         }
     }
 
     /// Valid input: confirm first, or run.
     fn validated(&mut self, key: CallKey, now: u64) {
-        let Some(call) = self.calls.get(&key) else {
+        let Some(call) = self.calls.get(key) else {
             return;
         };
         let Some(tool) = self.registry.by_key(call.tool) else {
@@ -1185,7 +1283,7 @@ impl Toolmark {
             let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
             let input = Self::input_text(call);
             let tool = call.tool;
-            let run = self.new_run(key);
+            let run = self.new_run();
             self.set_stage(key, Stage::Preparing(run));
             self.actions.push_back(Action::Prepare {
                 run,
@@ -1202,7 +1300,7 @@ impl Toolmark {
 
     /// Only a registered tool ever runs: one gone by now answers the call instead.
     fn start_run(&mut self, key: CallKey, now: u64) {
-        let Some(call) = self.calls.get(&key) else {
+        let Some(call) = self.calls.get(key) else {
             return;
         };
         let Some(snapshot) = self.registry.by_key(call.tool).map(|t| t.def.has_snapshot) else {
@@ -1215,9 +1313,9 @@ impl Toolmark {
             call.caller,
             call.call_id.clone(),
         );
-        let run = self.new_run(key);
+        let run = self.new_run();
         self.set_stage(key, Stage::Running(run));
-        if let Some(call) = self.calls.get_mut(&key) {
+        if let Some(call) = self.calls.get_mut(key) {
             call.snapshot = snapshot;
         }
         self.actions.push_back(Action::Run {
@@ -1233,7 +1331,7 @@ impl Toolmark {
 
     /// Step 1 of deferred confirmation: store it and answer `needs_confirmation`.
     fn request_confirmation(&mut self, key: CallKey, prepared: Prepared, now: u64) {
-        let Some(call) = self.calls.get(&key) else {
+        let Some(call) = self.calls.get(key) else {
             return;
         };
         let Some(tool) = self.registry.by_key(call.tool) else {
@@ -1298,10 +1396,9 @@ impl Toolmark {
 
     /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
     fn expire(&mut self, confirmation: Confirmation) {
-        let result = refused(
+        let result = self.refused(
             RefusedCode::ConfirmationExpired,
             refused_message::CONFIRMATION_EXPIRED,
-            self.registry.rev(),
         );
         self.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
     }
@@ -1332,21 +1429,19 @@ impl Toolmark {
             .confirmations
             .get(confirm_id)
             .and_then(|c| self.registry.by_key(c.tool))
-            .is_some_and(|t| self.lanes.pending(t.scope) >= MAX_PENDING_PER_SCOPE);
+            .is_some_and(|t| self.pending(t.scope) >= MAX_PENDING_PER_SCOPE);
         if approve && busy_scope {
-            let result = refused(
+            let result = self.refused(
                 RefusedCode::Busy,
                 "The tool's scope already has 32 pending calls; the confirmation is still pending",
-                self.registry.rev(),
             );
             self.complete(handle, result);
             return handle;
         }
         let Some(confirmation) = self.confirmations.take(confirm_id) else {
-            let result = refused(
+            let result = self.refused(
                 RefusedCode::ConfirmationExpired,
                 refused_message::CONFIRMATION_EXPIRED,
-                self.registry.rev(),
             );
             self.complete(handle, result);
             return handle;
@@ -1390,18 +1485,20 @@ impl Toolmark {
     pub fn undo(&mut self, call_id: &str) -> Handle {
         let handle = self.new_handle();
         if self.undo.remove(call_id) {
-            let run = RunId(self.next_run);
-            self.next_run += 1;
-            self.restores.insert(run, (handle, call_id.to_owned()));
+            let run = self.new_run();
+            self.restores.push(Restore {
+                run,
+                handle,
+                call_id: call_id.to_owned(),
+            });
             self.actions.push_back(Action::Restore {
                 run,
                 call_id: call_id.to_owned(),
             });
         } else {
-            let result = refused(
+            let result = self.refused(
                 RefusedCode::UndoUnavailable,
                 "No restorer for this call (never registered, already used or evicted)",
-                self.registry.rev(),
             );
             self.complete(handle, result);
         }
@@ -1411,7 +1508,7 @@ impl Toolmark {
     /// `ctx.confirm` was used by a run: true when its caller has an inline
     /// confirmation path (a human, with the page's handler).
     pub fn ctx_confirm(&mut self, run: RunId) -> bool {
-        let Some(call) = self.runs.get(&run).and_then(|key| self.calls.get(key)) else {
+        let Some((_, call)) = self.call_for(run) else {
             return false;
         };
         if call.caller == Caller::Human && self.config.inline_confirm {
@@ -1431,10 +1528,15 @@ impl Toolmark {
 
     // ----- answers from JS ----------------------------------------------
 
+    /// The call whose current stage waits for `run` (no run→call map: the
+    /// stage names its run, and a linear scan is what a map lookup was).
     fn call_for(&self, run: RunId) -> Option<(CallKey, &Call)> {
-        let key = *self.runs.get(&run)?;
-        let call = self.calls.get(&key)?;
-        (call.stage.run() == Some(run)).then_some((key, call))
+        for call in &self.calls.list {
+            if call.stage.run() == Some(run) {
+                return Some((call.key, call));
+            }
+        }
+        None
     }
 
     /// A tool run settled.
@@ -1507,7 +1609,6 @@ impl Toolmark {
                 self.actions.push_back(Action::DropRestorer { call_id });
             }
         }
-        self.runs.remove(&run);
         self.finish(key, result, now);
     }
 
@@ -1540,16 +1641,14 @@ impl Toolmark {
         self.finish(key, error_result(error_message::TOOL_FAILED), now)
     }
 
-    /// The call waiting for this answer from JS, if it is in `stage`: the
-    /// run is done with, the call and its tool's name come back.
+    /// The call waiting for this answer from JS, if it is in `stage`, and
+    /// its tool's name (the next stage replaces the run).
     fn take_step(&mut self, run: RunId, stage: Stage) -> Option<(CallKey, String)> {
         let (key, call) = self.call_for(run)?;
         if call.stage != stage {
             return None;
         }
-        let tool_name = call.tool_name.clone();
-        self.runs.remove(&run);
-        Some((key, tool_name))
+        Some((key, call.tool_name.clone()))
     }
 
     /// A Standard Schema validation finished.
@@ -1562,7 +1661,7 @@ impl Toolmark {
                 if let Some(text) = text {
                     match parse_value(&text) {
                         Ok(value) => {
-                            if let Some(call) = self.calls.get_mut(&key) {
+                            if let Some(call) = self.calls.get_mut(key) {
                                 call.input = value;
                             }
                         }
@@ -1571,7 +1670,7 @@ impl Toolmark {
                         }
                     }
                 }
-                self.set_stage(key, Stage::Queued);
+                self.set_stage(key, Stage::Active);
                 self.validated(key, now);
             }
             Validated::Invalid(issues) => self.finish(key, ToolResult::Invalid { issues }, now),
@@ -1597,17 +1696,13 @@ impl Toolmark {
         };
         let expected = self
             .calls
-            .get(&key)
+            .get(key)
             .and_then(|c| c.approval.as_ref())
             .and_then(|a| a.state.clone());
         match state {
             Ok(state) if state == expected => self.start_run(key, now),
             Ok(_) => {
-                let result = refused(
-                    RefusedCode::Stale,
-                    refused_message::FORM_CHANGED,
-                    self.registry.rev(),
-                );
+                let result = self.refused(RefusedCode::Stale, refused_message::FORM_CHANGED);
                 self.finish(key, result, now)
             }
             Err(detail) => self.tool_failed(key, tool_name, detail, now),
@@ -1616,7 +1711,19 @@ impl Toolmark {
 
     /// A restorer ran (for `tm.undo`).
     pub fn handle_restored(&mut self, run: RunId, restored: Result<(), String>) {
-        let Some((handle, call_id)) = self.restores.remove(&run) else {
+        let mut found = None;
+        for (index, restore) in self.restores.iter().enumerate() {
+            if restore.run == run {
+                found = Some(index);
+                break;
+            }
+        }
+        let Some(Restore {
+            handle, call_id, ..
+        }) = found
+            .filter(|&i| i < self.restores.len())
+            .map(|i| self.restores.swap_remove(i))
+        else {
             return;
         };
         let result = match restored {
@@ -1636,15 +1743,15 @@ impl Toolmark {
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub fn handle_timeout(&mut self, now: u64) {
         self.expire_due(now);
+        // In key order, as `calls` is.
         let mut overdue: Vec<(CallKey, RunId)> = Vec::new();
-        for (key, c) in self.calls.iter() {
+        for c in &self.calls.list {
             if let Stage::Aborting { run, deadline } = c.stage {
                 if deadline <= now {
-                    overdue.push((*key, run));
+                    overdue.push((c.key, run));
                 }
             }
         }
-        sort_small(&mut overdue);
         for (key, run) in overdue {
             self.abandon(key, run);
             self.finish(
@@ -1672,11 +1779,11 @@ impl Toolmark {
     /// ever comes, is `late_result`; after a detach nobody waits, so it is
     /// simply ignored.
     fn abandon(&mut self, key: CallKey, run: RunId) {
-        self.runs.remove(&run);
-        let Some(call) = self.calls.get(&key) else {
+        let Some(call) = self.calls.get(key) else {
             return;
         };
-        let detached = matches!(call.origin, Origin::Bridge { bridge, .. } if !self.bridges.contains_key(&bridge));
+        let detached =
+            matches!(call.origin, Origin::Bridge { bridge, .. } if !self.bridges.contains(bridge));
         if !detached {
             if self.abandoned.len() >= ABANDONED_MEMORY {
                 self.abandoned.pop_front();
@@ -1690,16 +1797,15 @@ impl Toolmark {
         }
         // Detached bridges leave nobody to answer: drop the call now.
         if let Origin::Bridge { bridge, .. } = call.origin {
-            if !self.bridges.contains_key(&bridge) {
+            if !self.bridges.contains(bridge) {
                 self.remove_call(key);
             }
         }
     }
 
+    /// Takes a call out, which frees its place in its lane.
     fn remove_call(&mut self, key: CallKey) -> Option<Call> {
-        let call = self.calls.remove(&key)?;
-        self.lanes.finish(call.scope, key);
-        Some(call)
+        self.calls.remove(key)
     }
 
     /// The one answer of a call: to its bridge or page request, plus the
@@ -1708,9 +1814,6 @@ impl Toolmark {
         let Some(call) = self.remove_call(key) else {
             return;
         };
-        if let Some(run) = call.stage.run() {
-            self.runs.remove(&run);
-        }
         if let Some(approval) = &call.approval {
             self.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
         }

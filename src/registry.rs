@@ -10,7 +10,6 @@ use crate::json::{Map, Value};
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
 use crate::schema::CompiledSchema;
-use crate::vecmap::VecMap;
 
 /// A scope of this registry; `ScopeId::ROOT` is the registry itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -149,28 +148,27 @@ impl RegistryError {
 #[derive(Debug, Default)]
 pub struct Registry {
     tools: Vec<Tool>,
-    scopes: VecMap<ScopeId, Scope>,
+    /// Indexed by scope id: scopes are never removed (a disposed one stays,
+    /// marked), so a new scope's id is the count so far.
+    scopes: Vec<Scope>,
     rev: u64,
     next_key: u32,
-    next_scope: u32,
 }
 
 impl Registry {
     pub fn new() -> Registry {
-        let mut scopes = VecMap::new();
-        scopes.insert(
-            ScopeId::ROOT,
-            Scope {
+        Registry {
+            scopes: vec![Scope {
                 parent: None,
                 prefix: String::new(),
                 disposed: false,
-            },
-        );
-        Registry {
-            scopes,
-            next_scope: 1,
+            }],
             ..Registry::default()
         }
+    }
+
+    fn scope(&self, scope: ScopeId) -> Option<&Scope> {
+        self.scopes.get(scope.0 as usize)
     }
 
     /// The registry revision: + 1 on every change of the tool set.
@@ -179,7 +177,7 @@ impl Registry {
     }
 
     fn live_scope(&self, scope: ScopeId) -> Result<&Scope, RegistryError> {
-        match self.scopes.get(&scope) {
+        match self.scope(scope) {
             None => Err(RegistryError::new(
                 ErrorEventCode::InvalidScope,
                 format!("scope {} does not belong to this registry", scope.0),
@@ -209,22 +207,19 @@ impl Registry {
                 format!("scope name '{name}' does not make a valid tool name prefix ('{prefix}')"),
             ));
         }
-        let id = ScopeId(self.next_scope);
-        self.next_scope = self.next_scope.saturating_add(1);
-        self.scopes.insert(
-            id,
-            Scope {
-                parent: Some(parent),
-                prefix,
-                disposed: false,
-            },
-        );
+        // (Scopes run out of memory long before ids run out of u32.)
+        let id = ScopeId(u32::try_from(self.scopes.len()).unwrap_or(u32::MAX));
+        self.scopes.push(Scope {
+            parent: Some(parent),
+            prefix,
+            disposed: false,
+        });
         Ok(id)
     }
 
     /// The full dotted prefix of a scope (`""` for the root).
     pub fn scope_prefix(&self, scope: ScopeId) -> Option<&str> {
-        self.scopes.get(&scope).map(|s| s.prefix.as_str())
+        self.scope(scope).map(|s| s.prefix.as_str())
     }
 
     fn is_within(&self, mut scope: ScopeId, ancestor: ScopeId) -> bool {
@@ -232,7 +227,7 @@ impl Registry {
             if scope == ancestor {
                 return true;
             }
-            match self.scopes.get(&scope).and_then(|s| s.parent) {
+            match self.scope(scope).and_then(|s| s.parent) {
                 Some(parent) => scope = parent,
                 None => return false,
             }
@@ -314,9 +309,13 @@ impl Registry {
     }
 
     fn remove(&mut self, key: ToolKey) -> bool {
-        let before = self.tools.len();
-        self.tools.retain(|t| t.key != key);
-        self.tools.len() != before
+        for (index, tool) in self.tools.iter().enumerate() {
+            if tool.key == key {
+                self.tools.remove(index);
+                return true;
+            }
+        }
+        false
     }
 
     /// Unregisters a tool; false (and no revision) when it is already gone.
@@ -337,20 +336,21 @@ impl Registry {
                 "the root scope cannot be disposed",
             ));
         }
-        if !self.scopes.contains_key(&scope) {
+        if self.scope(scope).is_none() {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidScope,
                 format!("scope {} does not belong to this registry", scope.0),
             ));
         }
         let mut doomed: Vec<ScopeId> = Vec::new();
-        for s in self.scopes.keys() {
-            if self.is_within(*s, scope) {
-                doomed.push(*s);
+        for id in 0..self.scopes.len() {
+            let id = ScopeId(u32::try_from(id).unwrap_or(u32::MAX));
+            if self.is_within(id, scope) {
+                doomed.push(id);
             }
         }
         for s in &doomed {
-            if let Some(entry) = self.scopes.get_mut(s) {
+            if let Some(entry) = self.scopes.get_mut(s.0 as usize) {
                 entry.disposed = true;
             }
         }
