@@ -50,4 +50,4 @@ pub use map::{Iter, IterMut, Map};
 pub use number::Number;
 pub use parse::{parse, JsonError, NESTING_LIMIT};
 pub use value::{array_of, list, obj, Key, Value};
-pub use write::to_text;
+pub use write::{push_u64, to_text};

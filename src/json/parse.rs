@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::float::to_f64;
+use super::write::push_u64;
 use super::{Map, Number, Value};
 
 /// Containers open at once that make the input an error (serde_json's
@@ -19,13 +20,22 @@ pub struct JsonError {
     pub column: usize,
 }
 
+impl JsonError {
+    /// `"{what} at line {line} column {column}"`, serde_json's error text
+    /// (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
+        let mut text = String::from(self.what);
+        text.push_str(" at line ");
+        push_u64(&mut text, self.line as u64);
+        text.push_str(" column ");
+        push_u64(&mut text, self.column as u64);
+        text
+    }
+}
+
 impl fmt::Display for JsonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} at line {} column {}",
-            self.what, self.line, self.column
-        )
+        f.write_str(&self.message())
     }
 }
 
@@ -451,4 +461,35 @@ fn hex_value(digits: &[u8]) -> Option<u32> {
         let digit = char::from(b).to_digit(16)?;
         Some(n * 16 + digit)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+
+    #[test]
+    fn error_message_is_serde_json_text() {
+        for (text, line, column) in [
+            ("", 1, 0),
+            ("[1,]", 1, 4),
+            ("{\n\n  \"a\" 1}", 3, 7),
+            ("\"\\u12", 1, 5),
+        ] {
+            let error = parse(text).err().unwrap_or_else(|| panic!("{text}"));
+            assert_eq!((error.line, error.column), (line, column), "{text}");
+            let want = format!("{} at line {} column {}", error.what, line, column);
+            assert_eq!(error.message(), want);
+            assert_eq!(format!("{error}"), want);
+        }
+        let big = JsonError {
+            what: EOF_VALUE,
+            line: usize::MAX,
+            column: 1_000_000_007,
+        };
+        assert_eq!(
+            big.message(),
+            format!("{EOF_VALUE} at line {} column 1000000007", usize::MAX)
+        );
+    }
 }

@@ -48,6 +48,16 @@ fn write_value(out: &mut String, value: &Value) {
     }
 }
 
+/// Appends the decimal digits of `n`: the crate's integer writer, for
+/// texts built without `core::fmt` (a `format!` or `to_string()` of an
+/// integer brings the formatting machinery into the wasm).
+pub fn push_u64(out: &mut String, n: u64) {
+    if n >= 10 {
+        push_u64(out, n / 10);
+    }
+    out.push(char::from(b'0' + (n % 10) as u8));
+}
+
 /// A string literal, escaped as serde_json does: `"` and `\`, the short
 /// forms `\b \f \n \r \t`, other control characters as `\u00xx`.
 fn write_string(out: &mut String, s: &str) {

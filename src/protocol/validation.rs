@@ -152,7 +152,10 @@ fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
 fn split(one_of: &Value, key: &str) -> Option<Value> {
     let branches = list(one_of, |branch| {
         let target = branch.get("$ref")?.as_str()?;
-        let pinned = obj(vec![("$ref", format!("{target}/properties/{key}").into())]);
+        let pinned = obj(vec![(
+            "$ref",
+            crate::concat(&[target, "/properties/", key]).into(),
+        )]);
         let mut properties = Map::new();
         properties.insert(key.into(), pinned);
         let condition = obj(vec![

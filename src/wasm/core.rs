@@ -23,14 +23,10 @@ fn js_error(message: &str) -> JsError {
     JsError::new(message)
 }
 
-/// The error of these pieces joined: one loop here instead of a `format!`
-/// per site (each costs its own argument building in the wasm).
+/// The error of these pieces joined: one loop instead of a `format!` per
+/// site (each costs its own argument building in the wasm).
 fn js_error_of(parts: &[&str]) -> JsError {
-    let mut message = String::new();
-    for part in parts {
-        message.push_str(part);
-    }
-    JsError::new(&message)
+    JsError::new(&crate::concat(parts))
 }
 
 /// Parses JSON text from the shim into an object (these few fields read
@@ -39,7 +35,7 @@ fn object(text: &str, what: &str) -> Result<Map, JsError> {
     match parse_value(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(js_error_of(&[what, ": must be an object"])),
-        Err(e) => Err(js_error_of(&[what, ": ", &e.to_string()])),
+        Err(e) => Err(js_error_of(&[what, ": ", &e.message()])),
     }
 }
 
@@ -574,7 +570,7 @@ fn prepared_from(text: Option<&str>) -> Result<Prepared, String> {
     let Some(text) = text else {
         return Ok(Prepared::default());
     };
-    let value = parse_value(text).map_err(|e| e.to_string())?;
+    let value = parse_value(text).map_err(|e| e.message())?;
     let summary = match value.get("summary") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
@@ -584,7 +580,7 @@ fn prepared_from(text: Option<&str>) -> Result<Prepared, String> {
         None | Some(Value::Null) => None,
         Some(changes) => Some(
             field_changes_from_value(changes)
-                .map_err(|_| "changes() must return [{ path, before?, after? }]".to_string())?,
+                .map_err(|_| String::from("changes() must return [{ path, before?, after? }]"))?,
         ),
     };
     let state = match value.get("state") {
