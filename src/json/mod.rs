@@ -50,4 +50,7 @@ pub use map::{Iter, IterMut, Map};
 pub use number::Number;
 pub use parse::{parse, JsonError, NESTING_LIMIT};
 pub use value::{array_of, list, obj, Key, Value};
-pub use write::{push_u64, to_text};
+pub use write::{
+    push_u64, to_text, write_array_of, write_key, write_separator, write_str_member, write_string,
+    write_u64_member, write_value, write_value_member,
+};

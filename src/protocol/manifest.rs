@@ -2,7 +2,7 @@
 //! `ToolManifest` (a `describe` answer). Both accept unknown properties.
 
 use super::message::string;
-use crate::json::{obj, Map, Value};
+use crate::json::{obj, write_value, Map, Value};
 use crate::prelude::*;
 
 /// Behaviour hints of a tool. Unknown hints are kept for forward compatibility.
@@ -76,6 +76,14 @@ impl ToolManifestSummary {
             entries.push(("mode", "stepwise".into()));
         }
         extend(obj(entries), &self.extra)
+    }
+}
+
+impl ToolManifestSummary {
+    /// Appends the entry as JSON text (`to_value`'s, which places an
+    /// unknown property that repeats a known one as a `Map` does).
+    pub fn write_json(&self, out: &mut String) {
+        write_value(out, &self.to_value());
     }
 }
 

@@ -2,7 +2,10 @@
 
 use super::manifest::ToolManifestSummary;
 use super::result::ToolResult;
-use crate::json::{array_of, is_whole, list, obj, Map, Value};
+use crate::json::{
+    array_of, is_whole, list, obj, write_array_of, write_key, write_str_member, write_u64_member,
+    Map, Value,
+};
 use crate::prelude::*;
 
 /// `protocol: 1` as a JSON value's number.
@@ -103,9 +106,44 @@ impl PageToAgent {
         }
     }
 
-    /// The message as JSON text.
+    /// The message as JSON text: what `to_text(&self.to_value())` gives,
+    /// written straight (no `Value` built but the manifest entries').
     pub fn to_json(&self) -> String {
-        crate::json::to_text(&self.to_value())
+        let (message_type, client_id) = self.head();
+        let mut out = String::from("{");
+        write_str_member(&mut out, "type", message_type);
+        write_u64_member(&mut out, "protocol", PROTOCOL.into());
+        write_str_member(&mut out, "clientId", client_id);
+        match self {
+            PageToAgent::Manifest(m) => {
+                write_u64_member(&mut out, "rev", m.rev);
+                write_key(&mut out, "tools");
+                write_array_of(&mut out, &m.tools, ToolManifestSummary::write_json);
+            }
+            PageToAgent::Changed(m) => write_u64_member(&mut out, "rev", m.rev),
+            PageToAgent::Result(m) => {
+                write_str_member(&mut out, "id", &m.id);
+                write_key(&mut out, "result");
+                m.result.write_json(&mut out);
+            }
+            PageToAgent::Confirmed(m) => {
+                write_str_member(&mut out, "confirmId", &m.confirm_id);
+                write_key(&mut out, "result");
+                m.result.write_json(&mut out);
+            }
+        }
+        out.push('}');
+        out
+    }
+
+    /// The `type` and the `clientId`, which every message has.
+    fn head(&self) -> (&'static str, &str) {
+        match self {
+            PageToAgent::Manifest(m) => ("manifest", &m.client_id),
+            PageToAgent::Changed(m) => ("changed", &m.client_id),
+            PageToAgent::Result(m) => ("result", &m.client_id),
+            PageToAgent::Confirmed(m) => ("confirmed", &m.client_id),
+        }
     }
 
     /// The message as a JSON value: the wire shape (`type` first, fields
@@ -113,16 +151,11 @@ impl PageToAgent {
     pub fn to_value(&self) -> Value {
         // The head every type shares, then each type's own fields: one
         // `vec!` of the head instead of one per type.
-        let (message_type, client_id) = match self {
-            PageToAgent::Manifest(m) => ("manifest", &m.client_id),
-            PageToAgent::Changed(m) => ("changed", &m.client_id),
-            PageToAgent::Result(m) => ("result", &m.client_id),
-            PageToAgent::Confirmed(m) => ("confirmed", &m.client_id),
-        };
+        let (message_type, client_id) = self.head();
         let mut entries = vec![
             ("type", message_type.into()),
             ("protocol", PROTOCOL.into()),
-            ("clientId", client_id.as_str().into()),
+            ("clientId", client_id.into()),
         ];
         match self {
             PageToAgent::Manifest(m) => {

@@ -80,6 +80,8 @@ pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<Strin
         Err(rejection) => Some(rejection.issues()),
     };
     Ok(issues.map(|issues| {
-        crate::json::to_text(&crate::json::array_of(&issues, protocol::Issue::to_value))
+        let mut out = String::new();
+        crate::json::write_array_of(&mut out, &issues, protocol::Issue::write_json);
+        out
     }))
 }
