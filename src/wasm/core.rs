@@ -168,8 +168,8 @@ fn caller(text: &str) -> Result<Caller, JsError> {
 
 /// Appends an event as `{kind, …}` JSON text (written straight: no
 /// `Value` built).
-fn write_event(out: &mut String, event: Event) {
-    let kind = match &event {
+fn write_event(out: &mut String, event: &Event) {
+    let kind = match event {
         Event::Error { .. } => "error",
         Event::Completed { .. } => "completed",
         Event::PendingChanged => "pending",
@@ -184,9 +184,9 @@ fn write_event(out: &mut String, event: Event) {
             tool,
         } => {
             write_str_member(out, "code", code.as_str());
-            write_str_member(out, "message", &message);
+            write_str_member(out, "message", message);
             match tool {
-                Some(tool) => write_str_member(out, "tool", &tool),
+                Some(tool) => write_str_member(out, "tool", tool),
                 None => {
                     write_key(out, "tool");
                     out.push_str("null");
@@ -199,15 +199,15 @@ fn write_event(out: &mut String, event: Event) {
             result.write_json(out);
         }
         Event::PendingChanged => {}
-        Event::RevChanged { rev } => write_u64_member(out, "rev", rev),
+        Event::RevChanged { rev } => write_u64_member(out, "rev", *rev),
     }
     out.push('}');
 }
 
 /// Appends an action as `{kind, …}` JSON text: `kind` first, then the
 /// action's fields.
-fn write_action(out: &mut String, action: Action) {
-    let kind = match &action {
+fn write_action(out: &mut String, action: &Action) {
+    let kind = match action {
         Action::Run { .. } => "run",
         Action::Validate { .. } => "validate",
         Action::Prepare { .. } => "prepare",
@@ -231,16 +231,16 @@ fn write_action(out: &mut String, action: Action) {
         } => {
             write_u64_member(out, "run", run.0);
             write_u64_member(out, "tool", tool.0.into());
-            write_str_member(out, "name", &name);
-            write_str_member(out, "input", &input);
+            write_str_member(out, "name", name);
+            write_str_member(out, "input", input);
             write_str_member(out, "caller", caller.as_str());
-            write_str_member(out, "callId", &call_id);
-            write_bool_member(out, "snapshot", snapshot);
+            write_str_member(out, "callId", call_id);
+            write_bool_member(out, "snapshot", *snapshot);
         }
         Action::Validate { run, tool, input } | Action::ReadState { run, tool, input } => {
             write_u64_member(out, "run", run.0);
             write_u64_member(out, "tool", tool.0.into());
-            write_str_member(out, "input", &input);
+            write_str_member(out, "input", input);
         }
         Action::Prepare {
             run,
@@ -252,17 +252,17 @@ fn write_action(out: &mut String, action: Action) {
         } => {
             write_u64_member(out, "run", run.0);
             write_u64_member(out, "tool", tool.0.into());
-            write_str_member(out, "input", &input);
-            write_bool_member(out, "summary", summary);
-            write_bool_member(out, "changes", changes);
-            write_bool_member(out, "state", state);
+            write_str_member(out, "input", input);
+            write_bool_member(out, "summary", *summary);
+            write_bool_member(out, "changes", *changes);
+            write_bool_member(out, "state", *state);
         }
         Action::Abort { run } => write_u64_member(out, "run", run.0),
         Action::Restore { run, call_id } => {
             write_u64_member(out, "run", run.0);
-            write_str_member(out, "callId", &call_id);
+            write_str_member(out, "callId", call_id);
         }
-        Action::DropRestorer { call_id } => write_str_member(out, "callId", &call_id),
+        Action::DropRestorer { call_id } => write_str_member(out, "callId", call_id),
         Action::Close { bridge } => write_u64_member(out, "bridge", bridge.0.into()),
     }
     out.push('}');
@@ -335,12 +335,12 @@ impl WasmToolmark {
         out.push_str("],\"events\":[");
         while let Some(e) = self.core.poll_event() {
             write_separator(&mut out);
-            write_event(&mut out, e);
+            write_event(&mut out, &e);
         }
         out.push_str("],\"actions\":[");
         while let Some(a) = self.core.poll_action() {
             write_separator(&mut out);
-            write_action(&mut out, a);
+            write_action(&mut out, &a);
         }
         out.push_str("],\"timeout\":");
         match self.core.poll_timeout() {
