@@ -16,7 +16,9 @@
 
 use crate::concat;
 use crate::ids::{is_valid_llm_name, is_valid_tool_name};
-use crate::json::{write_key, write_separator, write_str_member, write_string, write_value, Value};
+use crate::json::{
+    write_key, write_separator, write_str_member, write_string, write_value, Map, Value,
+};
 use crate::prelude::*;
 use crate::schema::{CompiledSchema, PatternMatcher};
 
@@ -126,16 +128,14 @@ pub(crate) fn issues(slot: Slot, value: &Value) -> Vec<Issue> {
 fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
     let mut doc = crate::json::parse(text).ok()?;
     let map = doc.as_object_mut()?;
-    let one_of = map.remove("oneOf")?;
     match root {
         Some(Value::Object(root)) => {
+            map.remove("oneOf")?;
             for (key, value) in root {
                 map.insert(key, value);
             }
         }
-        _ => {
-            map.insert("allOf".into(), split(&one_of, "type")?);
-        }
+        _ => split_one_of(map, "type")?,
     }
     if let Some(result) = map
         .get_mut("$defs")
@@ -143,10 +143,17 @@ fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
         .and_then(|defs| defs.get_mut("toolResult"))
         .and_then(Value::as_object_mut)
     {
-        let one_of = result.remove("oneOf")?;
-        result.insert("allOf".into(), split(&one_of, "status")?);
+        split_one_of(result, "status")?;
     }
     CompiledSchema::compile(&doc).ok()
+}
+
+/// The object's `oneOf` replaced by its [`split`] as `allOf`.
+fn split_one_of(map: &mut Map, key: &str) -> Option<()> {
+    let all_of = split(map.get("oneOf")?, key)?;
+    map.remove("oneOf");
+    map.insert("allOf".into(), all_of);
+    Some(())
 }
 
 /// `oneOf: [{$ref: R}, …]` keyed on `key` as an `allOf` of `if`/`then`:
