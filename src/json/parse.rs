@@ -352,9 +352,11 @@ impl Parser<'_> {
             Some(first @ b'1'..=b'9') => {
                 integer = Some(u64::from(first - b'0'));
                 while let Some(digit) = self.digit() {
+                    // Not `checked_mul`: its overflow test is a 128-bit
+                    // multiplication in the wasm (`__multi3`).
                     integer = integer
-                        .and_then(|n| n.checked_mul(10))
-                        .and_then(|n| n.checked_add(u64::from(digit)));
+                        .filter(|&n| n <= u64::MAX / 10)
+                        .and_then(|n| (n * 10).checked_add(u64::from(digit)));
                 }
             }
             Some(_) => return Err(self.error(INVALID_NUMBER)),
