@@ -46,8 +46,21 @@ fn opt_string(map: &Map, key: &str, what: &str) -> Result<Option<String>, JsErro
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(js_error_of(&[what, ": ", key, " must be a string"])),
+        Some(_) => Err(not_a_string(key, what)),
     }
+}
+
+/// A string field that must be there (absent, `null` or not a string: the
+/// same error).
+fn string(map: &Map, key: &str, what: &str) -> Result<String, JsError> {
+    match map.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        _ => Err(not_a_string(key, what)),
+    }
+}
+
+fn not_a_string(key: &str, what: &str) -> JsError {
+    js_error_of(&[what, ": ", key, " must be a string"])
 }
 
 fn flag(map: &Map, key: &str) -> bool {
@@ -116,10 +129,8 @@ fn schema_spec(map: &Map, key: &str) -> Option<SchemaSpec> {
 fn tool_def(text: &str) -> Result<ToolDef, JsError> {
     const WHAT: &str = "tool definition";
     let def = object(text, WHAT)?;
-    let name = opt_string(&def, "name", WHAT)?
-        .ok_or_else(|| js_error("tool definition: name must be a string"))?;
-    let description = opt_string(&def, "description", WHAT)?
-        .ok_or_else(|| js_error("tool definition: description must be a string"))?;
+    let name = string(&def, "name", WHAT)?;
+    let description = string(&def, "description", WHAT)?;
     let hints = match def.get("hints") {
         None | Some(Value::Null) => Default::default(),
         Some(hints) => hints_from_value(hints)
@@ -136,16 +147,12 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
             ]))
         }
     };
+    // `list` is `None` for a value that is not an array of strings.
     let sensitive = match def.get("sensitive") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(paths @ Value::Array(_)) => list(paths, |p| p.as_str().map(str::to_owned))
-            .ok_or_else(|| js_error("tool definition: sensitive must be an array of paths"))?,
-        Some(_) => {
-            return Err(js_error(
-                "tool definition: sensitive must be an array of paths",
-            ))
-        }
-    };
+        None | Some(Value::Null) => Some(Vec::new()),
+        Some(paths) => list(paths, |p| p.as_str().map(str::to_owned)),
+    }
+    .ok_or_else(|| js_error("tool definition: sensitive must be an array of paths"))?;
     Ok(ToolDef {
         name,
         title: opt_string(&def, "title", WHAT)?,
