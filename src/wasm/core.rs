@@ -362,7 +362,7 @@ impl WasmToolmark {
     /// wasm-bindgen glue on both sides): `op` names the method, `args` is the
     /// JSON array of its arguments; returns the JSON text of its result.
     pub fn dispatch(&mut self, op: &str, args: &str) -> Result<String, JsError> {
-        let args = match parse_value(args) {
+        let args = match crate::json::parse(args) {
             Ok(Value::Array(args)) => args,
             _ => return Err(js_error("dispatch: args must be a JSON array")),
         };
@@ -546,7 +546,7 @@ impl WasmToolmark {
             "invalid" => {
                 let issues = text
                     .as_deref()
-                    .and_then(|t| parse_value(t).ok())
+                    .and_then(|t| crate::json::parse(t).ok())
                     .and_then(|v| issues_from_value(&v).ok());
                 match issues {
                     Some(issues) => Validated::Invalid(issues),
