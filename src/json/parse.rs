@@ -69,7 +69,20 @@ enum Open {
 
 /// Parses one JSON text.
 pub fn parse(text: &str) -> Result<Value, JsonError> {
-    let mut p = Parser { text, at: 0 };
+    let mut p = Parser {
+        text,
+        at: 0,
+        stop: ("", 0),
+    };
+    value(&mut p).map_err(|Stop| p.error_at(p.stop.0, p.stop.1))
+}
+
+/// Parsing stopped at an error, which the parser holds (`Parser::stop`):
+/// a `Result` with this error is a word, so `?` copies no error around.
+struct Stop;
+
+/// The value that makes up the whole text.
+fn value(p: &mut Parser) -> Result<Value, Stop> {
     let mut open: Vec<Open> = Vec::new();
     'value: loop {
         let Some(byte) = p.skip_whitespace() else {
@@ -178,6 +191,8 @@ struct Parser<'a> {
     text: &'a str,
     /// Index of the next byte.
     at: usize,
+    /// Why and where (a byte index) parsing stopped, once it has.
+    stop: (&'static str, usize),
 }
 
 impl Parser<'_> {
@@ -201,14 +216,16 @@ impl Parser<'_> {
 
     /// An error about the byte last consumed (serde_json's `error`).
     #[cold]
-    fn error(&self, what: &'static str) -> JsonError {
-        self.error_at(what, self.at)
+    fn error(&mut self, what: &'static str) -> Stop {
+        self.stop = (what, self.at);
+        Stop
     }
 
     /// An error about the byte not yet consumed (serde_json's `peek_error`).
     #[cold]
-    fn peek_error(&self, what: &'static str) -> JsonError {
-        self.error_at(what, (self.at + 1).min(self.text.len()))
+    fn peek_error(&mut self, what: &'static str) -> Stop {
+        self.stop = (what, (self.at + 1).min(self.text.len()));
+        Stop
     }
 
     #[cold]
@@ -229,7 +246,7 @@ impl Parser<'_> {
     }
 
     /// `null`, `true` or `false`, whose first byte is next.
-    fn ident(&mut self, word: &str, value: Value) -> Result<Value, JsonError> {
+    fn ident(&mut self, word: &str, value: Value) -> Result<Value, Stop> {
         self.at += 1;
         for &expected in word.as_bytes().get(1..).unwrap_or_default() {
             match self.next() {
@@ -242,7 +259,7 @@ impl Parser<'_> {
     }
 
     /// An object key (its opening quote is next), then the colon after it.
-    fn key(&mut self) -> Result<String, JsonError> {
+    fn key(&mut self) -> Result<String, Stop> {
         self.at += 1;
         let key = self.string()?;
         match self.skip_whitespace() {
@@ -256,7 +273,7 @@ impl Parser<'_> {
     }
 
     /// The rest of a string whose opening quote was consumed.
-    fn string(&mut self) -> Result<String, JsonError> {
+    fn string(&mut self) -> Result<String, Stop> {
         let mut out = String::new();
         let mut start = self.at;
         loop {
@@ -280,7 +297,7 @@ impl Parser<'_> {
     }
 
     /// One escape after its backslash.
-    fn escape(&mut self, out: &mut String) -> Result<(), JsonError> {
+    fn escape(&mut self, out: &mut String) -> Result<(), Stop> {
         let Some(byte) = self.next() else {
             return Err(self.error(EOF_STRING));
         };
@@ -324,7 +341,7 @@ impl Parser<'_> {
     }
 
     /// The four hex digits of a `\u` escape.
-    fn hex4(&mut self) -> Result<u32, JsonError> {
+    fn hex4(&mut self) -> Result<u32, Stop> {
         let Some(digits) = self.text.as_bytes().get(self.at..self.at + 4) else {
             self.at = self.text.len();
             return Err(self.error(EOF_STRING));
@@ -334,7 +351,7 @@ impl Parser<'_> {
     }
 
     /// A number whose first byte (`-` or a digit) is next.
-    fn number(&mut self) -> Result<Value, JsonError> {
+    fn number(&mut self) -> Result<Value, Stop> {
         let start = self.at;
         let negative = self.peek() == Some(b'-');
         if negative {
