@@ -7,14 +7,15 @@ use alloc::vec::Vec;
 /// more" (a double's halfway point has at most 767 significant digits).
 const MAX_DIGITS: usize = 800;
 
-/// The decimal `int.frac × 10^exponent` (digits as ASCII) correctly rounded
+/// The decimal `int.frac × 10^exponent` (`digits` as ASCII: the `int_len`
+/// digits of `int`, then those of `frac` after a `.` if any) correctly rounded
 /// to the nearest `f64` (ties to even; infinity when too big), like
 /// `str::parse::<f64>`, but without core's float parser and its tables
 /// (~18 KB of wasm): exact small cases by one float operation, the rest by
 /// exact big-integer division.
-pub(super) fn to_f64(int: &[u8], frac: &[u8], exponent: i32) -> f64 {
+pub(super) fn to_f64(digits: &[u8], int_len: usize, exponent: i32) -> f64 {
     // value = 0.d1d2d3… × 10^point, d1 nonzero; `big` holds the kept digits.
-    let mut point = i64::try_from(int.len()).unwrap_or(i64::MAX);
+    let mut point = i64::try_from(int_len).unwrap_or(i64::MAX);
     let mut big = Big(Vec::new());
     let mut small = 0u64;
     let mut kept = 0usize;
@@ -23,8 +24,11 @@ pub(super) fn to_f64(int: &[u8], frac: &[u8], exponent: i32) -> f64 {
     // 10^(their count).
     let mut chunk = 0u32;
     let mut scale = 1u32;
-    for &byte in int.iter().chain(frac) {
+    for &byte in digits {
         let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            continue; // the point
+        }
         if kept == 0 && digit == 0 {
             point -= 1;
         } else if kept < MAX_DIGITS {

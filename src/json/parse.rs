@@ -380,12 +380,11 @@ impl Parser<'_> {
             None => return Err(self.error(EOF_VALUE)),
         }
         let int_end = self.at;
-        let mut frac_start = self.at;
         let mut zero = integer == Some(0);
         let mut float = integer.is_none();
         if self.peek() == Some(b'.') {
             self.at += 1;
-            frac_start = self.at;
+            let frac_start = self.at;
             float = true;
             while let Some(digit) = self.digit() {
                 zero &= digit == 0;
@@ -445,7 +444,8 @@ impl Parser<'_> {
                 let bytes = self.text.as_bytes();
                 let digits = |range: core::ops::Range<usize>| bytes.get(range).unwrap_or_default();
                 let magnitude = match exponent {
-                    Some(e) => to_f64(digits(int_start..int_end), digits(frac_start..frac_end), e),
+                    // The digits with the point between them, if any.
+                    Some(e) => to_f64(digits(int_start..frac_end), int_end - int_start, e),
                     None => 0.0,
                 };
                 if magnitude.is_infinite() {
