@@ -213,32 +213,24 @@ fn check_message(value: &Value, direction: Direction) -> Result<(&Map, &str), Re
         });
     }
     let message_type = map.get("type").and_then(Value::as_str).unwrap_or("");
-    let (ours, theirs): (&[&str], &[&str]) = match direction {
-        Direction::ToPage => (
-            &["call", "describe", "cancel"],
-            &["manifest", "changed", "result", "confirmed"],
-        ),
-        Direction::ToAgent => (
-            &["manifest", "changed", "result", "confirmed"],
-            &["call", "describe", "cancel"],
-        ),
+    let known = match message::message_type(message_type) {
+        Some((travels, _)) if travels != direction => {
+            return Err(Rejection::WrongDirection {
+                message_type: message_type.to_owned(),
+            });
+        }
+        Some((_, known)) => known,
+        None => {
+            return Err(invalid(
+                "type",
+                if map.contains_key("type") {
+                    "must be equal to one of the allowed values"
+                } else {
+                    "must have required property 'type'"
+                },
+            ));
+        }
     };
-    if theirs.contains(&message_type) {
-        return Err(Rejection::WrongDirection {
-            message_type: message_type.to_owned(),
-        });
-    }
-    if !ours.contains(&message_type) {
-        return Err(invalid(
-            "type",
-            if map.contains_key("type") {
-                "must be equal to one of the allowed values"
-            } else {
-                "must have required property 'type'"
-            },
-        ));
-    }
-    let known = message::known_keys(message_type);
     for name in map.keys() {
         if !known.contains(&name.as_str()) {
             return Err(Rejection::UnknownProperty { name: name.clone() });

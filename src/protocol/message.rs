@@ -1,5 +1,6 @@
 //! One Rust type per protocol message, in both directions.
 
+use super::codes::Direction;
 use super::manifest::ToolManifestSummary;
 use super::result::ToolResult;
 use crate::json::{
@@ -224,18 +225,52 @@ impl AgentToPage {
     }
 }
 
-/// The top-level properties allowed for each message type.
-pub(crate) fn known_keys(message_type: &str) -> &'static [&'static str] {
-    match message_type {
-        "manifest" => &["protocol", "type", "clientId", "rev", "tools"],
-        "changed" => &["protocol", "type", "clientId", "rev"],
-        "result" => &["protocol", "type", "clientId", "id", "result"],
-        "confirmed" => &["protocol", "type", "clientId", "confirmId", "result"],
-        "call" => &["protocol", "type", "clientId", "id", "rev", "tool", "input"],
-        "describe" => &["protocol", "type", "clientId", "id", "tool"],
-        "cancel" => &["protocol", "type", "clientId", "id"],
-        _ => &[],
+/// A message type's direction and its allowed top-level properties (one
+/// table for the type, direction and property checks of `inbound.rs`).
+pub(crate) fn message_type(name: &str) -> Option<(Direction, &'static [&'static str])> {
+    const TYPES: &[(&str, Direction, &[&str])] = &[
+        (
+            "manifest",
+            Direction::ToAgent,
+            &["protocol", "type", "clientId", "rev", "tools"],
+        ),
+        (
+            "changed",
+            Direction::ToAgent,
+            &["protocol", "type", "clientId", "rev"],
+        ),
+        (
+            "result",
+            Direction::ToAgent,
+            &["protocol", "type", "clientId", "id", "result"],
+        ),
+        (
+            "confirmed",
+            Direction::ToAgent,
+            &["protocol", "type", "clientId", "confirmId", "result"],
+        ),
+        (
+            "call",
+            Direction::ToPage,
+            &["protocol", "type", "clientId", "id", "rev", "tool", "input"],
+        ),
+        (
+            "describe",
+            Direction::ToPage,
+            &["protocol", "type", "clientId", "id", "tool"],
+        ),
+        (
+            "cancel",
+            Direction::ToPage,
+            &["protocol", "type", "clientId", "id"],
+        ),
+    ];
+    for &(type_name, direction, known) in TYPES {
+        if type_name == name {
+            return Some((direction, known));
+        }
     }
+    None
 }
 
 /// A string field.
