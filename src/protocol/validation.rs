@@ -130,7 +130,8 @@ fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
     let map = doc.as_object_mut()?;
     match root {
         Some(Value::Object(root)) => {
-            map.remove("oneOf")?;
+            map.get("oneOf")?;
+            drop_one_of(map);
             for (key, value) in root {
                 map.insert(key, value);
             }
@@ -148,10 +149,16 @@ fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
     CompiledSchema::compile(&doc).ok()
 }
 
+/// The object without its `oneOf` (`Map::remove` would be its own code in
+/// the wasm only for this).
+fn drop_one_of(map: &mut Map) {
+    map.retain(|key, _| key != "oneOf");
+}
+
 /// The object's `oneOf` replaced by its [`split`] as `allOf`.
 fn split_one_of(map: &mut Map, key: &str) -> Option<()> {
     let all_of = split(map.get("oneOf")?, key)?;
-    map.remove("oneOf");
+    drop_one_of(map);
     map.insert("allOf".into(), all_of);
     Some(())
 }
