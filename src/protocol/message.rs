@@ -343,29 +343,40 @@ pub(crate) fn page_to_agent(map: &Map, message_type: &str) -> Option<PageToAgent
     })
 }
 
-/// Builds an agent → page message from an object the schema accepted.
+/// Builds an agent → page message from an object the schema accepted. The
+/// fields are looked up before anything is copied, so a missing one drops
+/// nothing on its way out.
 pub(crate) fn agent_to_page(map: &Map, message_type: &str) -> Option<AgentToPage> {
-    let client_id = string(map, "clientId")?;
-    let id = string(map, "id")?;
+    let str_field = |key: &str| map.get(key)?.as_str();
+    let client_id = str_field("clientId")?;
+    let id = str_field("id")?;
     Some(match message_type {
-        "call" => AgentToPage::Call(Call {
-            protocol: ProtocolV1,
-            client_id,
-            id,
-            rev: opt_rev(map, "rev").ok()?,
-            tool: string(map, "tool")?,
-            input: map.get("input")?.clone(),
-        }),
-        "describe" => AgentToPage::Describe(Describe {
-            protocol: ProtocolV1,
-            client_id,
-            id,
-            tool: string(map, "tool")?,
-        }),
+        "call" => {
+            let rev = opt_rev(map, "rev").ok()?;
+            let tool = str_field("tool")?;
+            let input = map.get("input")?;
+            AgentToPage::Call(Call {
+                protocol: ProtocolV1,
+                client_id: client_id.into(),
+                id: id.into(),
+                rev,
+                tool: tool.into(),
+                input: input.clone(),
+            })
+        }
+        "describe" => {
+            let tool = str_field("tool")?;
+            AgentToPage::Describe(Describe {
+                protocol: ProtocolV1,
+                client_id: client_id.into(),
+                id: id.into(),
+                tool: tool.into(),
+            })
+        }
         _ => AgentToPage::Cancel(Cancel {
             protocol: ProtocolV1,
-            client_id,
-            id,
+            client_id: client_id.into(),
+            id: id.into(),
         }),
     })
 }
