@@ -31,6 +31,11 @@
 //! them): the same number, with no float formatting in the wasm. The bridge
 //! makes no fractional numbers of its own; every float comes from JSON text.
 //!
+//! Output built from Rust data (the glue's answers, messages, results) is
+//! written straight to text by [`write_key`], the `write_*_member` functions
+//! and [`write_array_of`], with no `Value` built just to be written; numbers
+//! by [`push_u64`], the crate's integer writer (no `core::fmt`).
+//!
 //! `tests/json_differential.rs` and the `json` fuzz target hold [`parse`] to
 //! serde_json (with `float_roundtrip`, after the surrogate pre-pass the
 //! bridge used before), and [`to_text`] to serde_json's writer.
