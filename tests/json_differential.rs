@@ -806,6 +806,7 @@ fn text_by_way_of_a_value_is_serde_json_text() {
     }
     for (text, want) in &to_agent {
         let message = parse_page_to_agent(text, limit).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(message.to_json(), to_text(&message.to_value()));
         check(message.to_json(), want);
     }
     // Floats are written as they were parsed.

@@ -7,38 +7,44 @@ use alloc::vec::Vec;
 /// more" (a double's halfway point has at most 767 significant digits).
 const MAX_DIGITS: usize = 800;
 
-/// The decimal `int.frac × 10^exponent` (digits as ASCII) correctly rounded
+/// The decimal `int.frac × 10^exponent` (`digits` as ASCII: the `int_len`
+/// digits of `int`, then those of `frac` after a `.` if any) correctly rounded
 /// to the nearest `f64` (ties to even; infinity when too big), like
 /// `str::parse::<f64>`, but without core's float parser and its tables
 /// (~18 KB of wasm): exact small cases by one float operation, the rest by
 /// exact big-integer division.
-pub(super) fn to_f64(int: &[u8], frac: &[u8], exponent: i32) -> f64 {
+pub(super) fn to_f64(digits: &[u8], int_len: usize, exponent: i32) -> f64 {
     // value = 0.d1d2d3… × 10^point, d1 nonzero; `big` holds the kept digits.
-    let mut point = i64::try_from(int.len()).unwrap_or(i64::MAX);
+    let mut point = i64::try_from(int_len).unwrap_or(i64::MAX);
     let mut big = Big(Vec::new());
     let mut small = 0u64;
     let mut kept = 0usize;
     let mut sticky = false;
+    // Digits go into `big` nine at a time: `chunk` holds them, `scale` is
+    // 10^(their count).
     let mut chunk = 0u32;
-    let mut chunk_len = 0u32;
-    for &byte in int.iter().chain(frac) {
+    let mut scale = 1u32;
+    for &byte in digits {
         let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            continue; // the point
+        }
         if kept == 0 && digit == 0 {
             point -= 1;
         } else if kept < MAX_DIGITS {
             kept += 1;
             small = small.wrapping_mul(10).wrapping_add(u64::from(digit));
             chunk = chunk * 10 + u32::from(digit);
-            chunk_len += 1;
-            if chunk_len == 9 {
-                big.mul_add(1_000_000_000, chunk);
-                (chunk, chunk_len) = (0, 0);
+            scale *= 10;
+            if scale == 1_000_000_000 {
+                big.mul_add(scale, chunk);
+                (chunk, scale) = (0, 1);
             }
         } else {
             sticky |= digit != 0;
         }
     }
-    big.mul_add(10u32.pow(chunk_len), chunk);
+    big.mul_add(scale, chunk);
     let magnitude = point.saturating_add(i64::from(exponent));
     if kept == 0 || magnitude < -325 {
         return 0.0;
@@ -75,7 +81,7 @@ pub(super) fn to_f64(int: &[u8], frac: &[u8], exponent: i32) -> f64 {
     let mut q = 0u64;
     for _ in 0..57 {
         q <<= 1;
-        if num.cmp(&den).is_ge() {
+        if num.is_ge(&den) {
             num.sub(&den);
             q |= 1;
         }
@@ -126,11 +132,15 @@ impl Big {
         }
     }
 
+    /// self = self × 10^n, by up to 10^9 at a time.
     fn mul_pow10(&mut self, mut n: u64) {
         while n > 0 {
-            let k = n.min(9);
-            self.mul_add(10u32.pow(k as u32), 0);
-            n -= k;
+            let mut power = 1;
+            while n > 0 && power < 1_000_000_000 {
+                power *= 10;
+                n -= 1;
+            }
+            self.mul_add(power, 0);
         }
     }
 
@@ -144,10 +154,10 @@ impl Big {
         if bits > 0 {
             self.mul_add(1 << bits, 0);
         }
-        if limbs > 0 {
-            let mut shifted = vec![0; limbs];
-            shifted.extend_from_slice(&self.0);
-            self.0 = shifted;
+        // Whole limbs as zeros in front, one at a time (at most some 40,
+        // over short numbers): less code than building a new vector.
+        for _ in 0..limbs {
+            self.0.insert(0, 0);
         }
     }
 
@@ -161,11 +171,18 @@ impl Big {
         self.trim();
     }
 
-    fn cmp(&self, other: &Big) -> core::cmp::Ordering {
-        self.0
-            .len()
-            .cmp(&other.0.len())
-            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+    /// self ≥ other (a plain loop: `Iterator::cmp` is its own code in the
+    /// wasm).
+    fn is_ge(&self, other: &Big) -> bool {
+        if self.0.len() != other.0.len() {
+            return self.0.len() > other.0.len();
+        }
+        for (mine, theirs) in self.0.iter().zip(&other.0).rev() {
+            if mine != theirs {
+                return mine > theirs;
+            }
+        }
+        true
     }
 
     /// self -= other, for other ≤ self.

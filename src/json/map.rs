@@ -36,7 +36,7 @@ impl Map {
 
     /// The entries, a repeated key keeping its first position and its last
     /// value (what inserting them one by one gives), in O(n log n).
-    pub fn from_entries(mut entries: Vec<(String, Value)>) -> Map {
+    pub fn from_entries(entries: Vec<(String, Value)>) -> Map {
         if entries.len() <= PAIRWISE_LIMIT && !has_repeated_key(&entries) {
             return Map { entries };
         }
@@ -60,26 +60,22 @@ impl Map {
             }
         }
         drop(order);
-        // The entries after the first are dropped, their values moved into
-        // the first in input order: the last one's stays.
-        for (i, &first) in first_of.iter().enumerate() {
-            if first != i {
-                let value = entries
-                    .get_mut(i)
-                    .map(|(_, v)| mem::take(v))
-                    .unwrap_or_default();
-                if let Some((_, slot)) = entries.get_mut(first) {
-                    *slot = value;
+        // One pass in input order: an entry with a new key is kept (and
+        // `first_of` of it becomes its place in `kept`), a repeated key's
+        // value replaces the kept one's, so the last one stays.
+        let mut kept: Vec<(String, Value)> = Vec::with_capacity(entries.len());
+        for (i, (key, value)) in entries.into_iter().enumerate() {
+            let first = first_of.get(i).copied().unwrap_or(i);
+            if first == i {
+                if let Some(slot) = first_of.get_mut(i) {
+                    *slot = kept.len();
                 }
+                kept.push((key, value));
+            } else if let Some((_, slot)) = first_of.get(first).and_then(|&at| kept.get_mut(at)) {
+                *slot = value;
             }
         }
-        let mut index = 0;
-        entries.retain(|_| {
-            let keep = first_of.get(index).is_none_or(|&first| first == index);
-            index += 1;
-            keep
-        });
-        Map { entries }
+        Map { entries: kept }
     }
 
     pub fn len(&self) -> usize {

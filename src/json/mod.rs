@@ -31,6 +31,11 @@
 //! them): the same number, with no float formatting in the wasm. The bridge
 //! makes no fractional numbers of its own; every float comes from JSON text.
 //!
+//! Output built from Rust data (the glue's answers, messages, results) is
+//! written straight to text by [`write_key`], the `write_*_member` functions
+//! and [`write_array_of`], with no `Value` built just to be written; numbers
+//! by [`push_u64`], the crate's integer writer (no `core::fmt`).
+//!
 //! `tests/json_differential.rs` and the `json` fuzz target hold [`parse`] to
 //! serde_json (with `float_roundtrip`, after the surrogate pre-pass the
 //! bridge used before), and [`to_text`] to serde_json's writer.
@@ -50,4 +55,7 @@ pub use map::{Iter, IterMut, Map};
 pub use number::Number;
 pub use parse::{parse, JsonError, NESTING_LIMIT};
 pub use value::{array_of, list, obj, Key, Value};
-pub use write::to_text;
+pub use write::{
+    push_u64, to_text, write_array_of, write_key, write_separator, write_str_member, write_string,
+    write_u64_member, write_value, write_value_member,
+};

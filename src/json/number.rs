@@ -4,6 +4,8 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use core::fmt;
 
+use super::push_u64;
+
 /// A JSON number: a `u64`, a negative `i64`, or a finite `f64` together with
 /// the text it was parsed from.
 ///
@@ -86,32 +88,13 @@ impl Number {
     /// Appends the number as JSON text: integers in decimal, floats as written.
     pub(crate) fn write(&self, out: &mut String) {
         match &self.0 {
-            N::PosInt(n) => write_u64(out, false, *n),
-            N::NegInt(n) => write_u64(out, true, n.unsigned_abs()),
+            N::PosInt(n) => push_u64(out, *n),
+            N::NegInt(n) => {
+                out.push('-');
+                push_u64(out, n.unsigned_abs());
+            }
             N::Float(_, text) => out.push_str(text),
         }
-    }
-}
-
-/// Decimal digits of `n`, after a `-` when `negative`.
-fn write_u64(out: &mut String, negative: bool, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        if let Some(slot) = digits.get_mut(start) {
-            *slot = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 || start == 0 {
-            break;
-        }
-    }
-    if negative {
-        out.push('-');
-    }
-    for &digit in digits.get(start..).unwrap_or_default() {
-        out.push(char::from(digit));
     }
 }
 

@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::float::to_f64;
+use super::write::push_u64;
 use super::{Map, Number, Value};
 
 /// Containers open at once that make the input an error (serde_json's
@@ -19,13 +20,22 @@ pub struct JsonError {
     pub column: usize,
 }
 
+impl JsonError {
+    /// `"{what} at line {line} column {column}"`, serde_json's error text
+    /// (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
+        let mut text = String::from(self.what);
+        text.push_str(" at line ");
+        push_u64(&mut text, self.line as u64);
+        text.push_str(" column ");
+        push_u64(&mut text, self.column as u64);
+        text
+    }
+}
+
 impl fmt::Display for JsonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} at line {} column {}",
-            self.what, self.line, self.column
-        )
+        f.write_str(&self.message())
     }
 }
 
@@ -59,7 +69,20 @@ enum Open {
 
 /// Parses one JSON text.
 pub fn parse(text: &str) -> Result<Value, JsonError> {
-    let mut p = Parser { text, at: 0 };
+    let mut p = Parser {
+        text,
+        at: 0,
+        stop: ("", 0),
+    };
+    value(&mut p).map_err(|Stop| p.error_at(p.stop.0, p.stop.1))
+}
+
+/// Parsing stopped at an error, which the parser holds (`Parser::stop`):
+/// a `Result` with this error is a word, so `?` copies no error around.
+struct Stop;
+
+/// The value that makes up the whole text.
+fn value(p: &mut Parser) -> Result<Value, Stop> {
     let mut open: Vec<Open> = Vec::new();
     'value: loop {
         let Some(byte) = p.skip_whitespace() else {
@@ -168,6 +191,8 @@ struct Parser<'a> {
     text: &'a str,
     /// Index of the next byte.
     at: usize,
+    /// Why and where (a byte index) parsing stopped, once it has.
+    stop: (&'static str, usize),
 }
 
 impl Parser<'_> {
@@ -191,14 +216,16 @@ impl Parser<'_> {
 
     /// An error about the byte last consumed (serde_json's `error`).
     #[cold]
-    fn error(&self, what: &'static str) -> JsonError {
-        self.error_at(what, self.at)
+    fn error(&mut self, what: &'static str) -> Stop {
+        self.stop = (what, self.at);
+        Stop
     }
 
     /// An error about the byte not yet consumed (serde_json's `peek_error`).
     #[cold]
-    fn peek_error(&self, what: &'static str) -> JsonError {
-        self.error_at(what, (self.at + 1).min(self.text.len()))
+    fn peek_error(&mut self, what: &'static str) -> Stop {
+        self.stop = (what, (self.at + 1).min(self.text.len()));
+        Stop
     }
 
     #[cold]
@@ -219,7 +246,7 @@ impl Parser<'_> {
     }
 
     /// `null`, `true` or `false`, whose first byte is next.
-    fn ident(&mut self, word: &str, value: Value) -> Result<Value, JsonError> {
+    fn ident(&mut self, word: &str, value: Value) -> Result<Value, Stop> {
         self.at += 1;
         for &expected in word.as_bytes().get(1..).unwrap_or_default() {
             match self.next() {
@@ -232,7 +259,7 @@ impl Parser<'_> {
     }
 
     /// An object key (its opening quote is next), then the colon after it.
-    fn key(&mut self) -> Result<String, JsonError> {
+    fn key(&mut self) -> Result<String, Stop> {
         self.at += 1;
         let key = self.string()?;
         match self.skip_whitespace() {
@@ -246,7 +273,7 @@ impl Parser<'_> {
     }
 
     /// The rest of a string whose opening quote was consumed.
-    fn string(&mut self) -> Result<String, JsonError> {
+    fn string(&mut self) -> Result<String, Stop> {
         let mut out = String::new();
         let mut start = self.at;
         loop {
@@ -270,7 +297,7 @@ impl Parser<'_> {
     }
 
     /// One escape after its backslash.
-    fn escape(&mut self, out: &mut String) -> Result<(), JsonError> {
+    fn escape(&mut self, out: &mut String) -> Result<(), Stop> {
         let Some(byte) = self.next() else {
             return Err(self.error(EOF_STRING));
         };
@@ -314,7 +341,7 @@ impl Parser<'_> {
     }
 
     /// The four hex digits of a `\u` escape.
-    fn hex4(&mut self) -> Result<u32, JsonError> {
+    fn hex4(&mut self) -> Result<u32, Stop> {
         let Some(digits) = self.text.as_bytes().get(self.at..self.at + 4) else {
             self.at = self.text.len();
             return Err(self.error(EOF_STRING));
@@ -324,7 +351,7 @@ impl Parser<'_> {
     }
 
     /// A number whose first byte (`-` or a digit) is next.
-    fn number(&mut self) -> Result<Value, JsonError> {
+    fn number(&mut self) -> Result<Value, Stop> {
         let start = self.at;
         let negative = self.peek() == Some(b'-');
         if negative {
@@ -342,21 +369,22 @@ impl Parser<'_> {
             Some(first @ b'1'..=b'9') => {
                 integer = Some(u64::from(first - b'0'));
                 while let Some(digit) = self.digit() {
+                    // Not `checked_mul`: its overflow test is a 128-bit
+                    // multiplication in the wasm (`__multi3`).
                     integer = integer
-                        .and_then(|n| n.checked_mul(10))
-                        .and_then(|n| n.checked_add(u64::from(digit)));
+                        .filter(|&n| n <= u64::MAX / 10)
+                        .and_then(|n| (n * 10).checked_add(u64::from(digit)));
                 }
             }
             Some(_) => return Err(self.error(INVALID_NUMBER)),
             None => return Err(self.error(EOF_VALUE)),
         }
         let int_end = self.at;
-        let mut frac_start = self.at;
         let mut zero = integer == Some(0);
         let mut float = integer.is_none();
         if self.peek() == Some(b'.') {
             self.at += 1;
-            frac_start = self.at;
+            let frac_start = self.at;
             float = true;
             while let Some(digit) = self.digit() {
                 zero &= digit == 0;
@@ -416,7 +444,8 @@ impl Parser<'_> {
                 let bytes = self.text.as_bytes();
                 let digits = |range: core::ops::Range<usize>| bytes.get(range).unwrap_or_default();
                 let magnitude = match exponent {
-                    Some(e) => to_f64(digits(int_start..int_end), digits(frac_start..frac_end), e),
+                    // The digits with the point between them, if any.
+                    Some(e) => to_f64(digits(int_start..frac_end), int_end - int_start, e),
                     None => 0.0,
                 };
                 if magnitude.is_infinite() {
@@ -451,4 +480,35 @@ fn hex_value(digits: &[u8]) -> Option<u32> {
         let digit = char::from(b).to_digit(16)?;
         Some(n * 16 + digit)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+
+    #[test]
+    fn error_message_is_serde_json_text() {
+        for (text, line, column) in [
+            ("", 1, 0),
+            ("[1,]", 1, 4),
+            ("{\n\n  \"a\" 1}", 3, 7),
+            ("\"\\u12", 1, 5),
+        ] {
+            let error = parse(text).err().unwrap_or_else(|| panic!("{text}"));
+            assert_eq!((error.line, error.column), (line, column), "{text}");
+            let want = format!("{} at line {} column {}", error.what, line, column);
+            assert_eq!(error.message(), want);
+            assert_eq!(format!("{error}"), want);
+        }
+        let big = JsonError {
+            what: EOF_VALUE,
+            line: usize::MAX,
+            column: 1_000_000_007,
+        };
+        assert_eq!(
+            big.message(),
+            format!("{EOF_VALUE} at line {} column 1000000007", usize::MAX)
+        );
+    }
 }

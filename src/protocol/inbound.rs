@@ -14,7 +14,8 @@
 //! Steps 1–3 are [`parse_json`]; the bridge then filters by `clientId`
 //! ([`peek_client_id`]) before steps 4–7 ([`check_agent_to_page`]).
 
-use crate::json::{Map, Value};
+use crate::concat;
+use crate::json::{push_u64, Map, Value};
 use crate::prelude::*;
 
 use super::codes::Direction;
@@ -60,69 +61,67 @@ pub enum Rejection {
 impl Rejection {
     /// The rejection as `{ path, message }` items (for `validateMessage`).
     pub fn issues(&self) -> Vec<Issue> {
-        let issue = |path: &str, message: String| {
-            vec![Issue {
-                path: path.to_owned(),
-                message,
-            }]
-        };
-        match self {
-            Rejection::Invalid { issues } => issues.clone(),
+        let (path, message) = match self {
+            Rejection::Invalid { issues } => return issues.clone(),
             Rejection::UnknownProperty { name } => {
-                issue(name, "must NOT have additional properties".into())
+                (name.as_str(), "must NOT have additional properties".into())
             }
-            Rejection::UnsupportedProtocol { .. } => issue("protocol", "must be equal to 1".into()),
-            Rejection::WrongDirection { message_type } => issue(
+            Rejection::UnsupportedProtocol { .. } => ("protocol", "must be equal to 1".into()),
+            Rejection::WrongDirection { message_type } => (
                 "type",
-                format!("'{message_type}' does not travel in this direction"),
+                concat(&["'", message_type, "' does not travel in this direction"]),
             ),
-            other => issue("", other.to_string()),
-        }
+            other => ("", other.message()),
+        };
+        vec![Issue {
+            path: path.to_owned(),
+            message,
+        }]
     }
-}
 
-impl core::fmt::Display for Rejection {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+    /// What went wrong, in words (what `Display` writes; the bridge's
+    /// `invalid_message` event text), built without `core::fmt`.
+    pub fn message(&self) -> String {
         match self {
             Rejection::TooLarge { bytes, limit } => {
-                write!(
-                    f,
-                    "message of {bytes} bytes exceeds maxMessageBytes {limit}"
-                )
+                let mut text = String::from("message of ");
+                push_u64(&mut text, *bytes as u64);
+                text.push_str(" bytes exceeds maxMessageBytes ");
+                push_u64(&mut text, *limit as u64);
+                text
             }
-            Rejection::TooDeep { limit } => write!(f, "message nested deeper than {limit}"),
-            Rejection::Malformed { reason } => {
-                f.write_str("malformed JSON: ")?;
-                f.write_str(reason)
+            Rejection::TooDeep { limit } => {
+                let mut text = String::from("message nested deeper than ");
+                push_u64(&mut text, *limit as u64);
+                text
             }
-            Rejection::UnsupportedProtocol { .. } => f.write_str("unsupported protocol"),
+            Rejection::Malformed { reason } => concat(&["malformed JSON: ", reason]),
+            Rejection::UnsupportedProtocol { .. } => "unsupported protocol".into(),
             Rejection::WrongDirection { message_type } => {
-                f.write_str("message type '")?;
-                f.write_str(message_type)?;
-                f.write_str("' travels the other way")
+                concat(&["message type '", message_type, "' travels the other way"])
             }
-            Rejection::UnknownProperty { name } => {
-                f.write_str("unknown property '")?;
-                f.write_str(name)?;
-                f.write_str("'")
-            }
+            Rejection::UnknownProperty { name } => concat(&["unknown property '", name, "'"]),
             Rejection::Invalid { issues } => {
-                f.write_str("invalid message:")?;
+                let mut text = String::from("invalid message:");
                 for issue in issues {
                     let path = if issue.path.is_empty() {
                         "(root)"
                     } else {
                         &issue.path
                     };
-                    f.write_str(" ")?;
-                    f.write_str(path)?;
-                    f.write_str(": ")?;
-                    f.write_str(&issue.message)?;
-                    f.write_str(";")?;
+                    for part in [" ", path, ": ", &issue.message, ";"] {
+                        text.push_str(part);
+                    }
                 }
-                Ok(())
+                text
             }
         }
+    }
+}
+
+impl core::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.message())
     }
 }
 
@@ -147,7 +146,7 @@ pub fn parse_json(text: &str, max_message_bytes: usize) -> Result<Value, Rejecti
 /// judged like any other string instead of failing as malformed.
 pub fn parse_value(text: &str) -> Result<Value, Rejection> {
     crate::json::parse(text).map_err(|error| Rejection::Malformed {
-        reason: error.to_string(),
+        reason: error.message(),
     })
 }
 
@@ -214,32 +213,24 @@ fn check_message(value: &Value, direction: Direction) -> Result<(&Map, &str), Re
         });
     }
     let message_type = map.get("type").and_then(Value::as_str).unwrap_or("");
-    let (ours, theirs): (&[&str], &[&str]) = match direction {
-        Direction::ToPage => (
-            &["call", "describe", "cancel"],
-            &["manifest", "changed", "result", "confirmed"],
-        ),
-        Direction::ToAgent => (
-            &["manifest", "changed", "result", "confirmed"],
-            &["call", "describe", "cancel"],
-        ),
+    let known = match message::message_type(message_type) {
+        Some((travels, _)) if travels != direction => {
+            return Err(Rejection::WrongDirection {
+                message_type: message_type.to_owned(),
+            });
+        }
+        Some((_, known)) => known,
+        None => {
+            return Err(invalid(
+                "type",
+                if map.contains_key("type") {
+                    "must be equal to one of the allowed values"
+                } else {
+                    "must have required property 'type'"
+                },
+            ));
+        }
     };
-    if theirs.contains(&message_type) {
-        return Err(Rejection::WrongDirection {
-            message_type: message_type.to_owned(),
-        });
-    }
-    if !ours.contains(&message_type) {
-        return Err(invalid(
-            "type",
-            if map.contains_key("type") {
-                "must be equal to one of the allowed values"
-            } else {
-                "must have required property 'type'"
-            },
-        ));
-    }
-    let known = message::known_keys(message_type);
     for name in map.keys() {
         if !known.contains(&name.as_str()) {
             return Err(Rejection::UnknownProperty { name: name.clone() });
@@ -279,4 +270,93 @@ pub fn validate(value: &Value, direction: Direction) -> Result<(), Vec<Issue>> {
     check_message(value, direction)
         .map(|_| ())
         .map_err(|rejection| rejection.issues())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Display` as it was written with `write!`: the oracle for `message`.
+    fn old_display(rejection: &Rejection) -> String {
+        match rejection {
+            Rejection::TooLarge { bytes, limit } => {
+                format!("message of {bytes} bytes exceeds maxMessageBytes {limit}")
+            }
+            Rejection::TooDeep { limit } => format!("message nested deeper than {limit}"),
+            Rejection::Malformed { reason } => format!("malformed JSON: {reason}"),
+            Rejection::UnsupportedProtocol { .. } => "unsupported protocol".into(),
+            Rejection::WrongDirection { message_type } => {
+                format!("message type '{message_type}' travels the other way")
+            }
+            Rejection::UnknownProperty { name } => format!("unknown property '{name}'"),
+            Rejection::Invalid { issues } => {
+                let mut text = String::from("invalid message:");
+                for issue in issues {
+                    let path = if issue.path.is_empty() {
+                        "(root)"
+                    } else {
+                        &issue.path
+                    };
+                    text.push_str(&format!(" {path}: {};", issue.message));
+                }
+                text
+            }
+        }
+    }
+
+    #[test]
+    fn messages_and_issues_keep_their_texts() {
+        let issue = |path: &str, message: &str| Issue {
+            path: path.into(),
+            message: message.into(),
+        };
+        let cases = [
+            Rejection::TooLarge {
+                bytes: 1_048_577,
+                limit: DEFAULT_MAX_MESSAGE_BYTES,
+            },
+            Rejection::TooLarge {
+                bytes: usize::MAX,
+                limit: 0,
+            },
+            Rejection::TooDeep { limit: MAX_DEPTH },
+            parse_value("[1,")
+                .err()
+                .unwrap_or(Rejection::TooDeep { limit: 0 }),
+            Rejection::UnsupportedProtocol {
+                id: Some("i".into()),
+                client_id: None,
+            },
+            Rejection::WrongDirection {
+                message_type: "result".into(),
+            },
+            Rejection::UnknownProperty { name: "x".into() },
+            Rejection::Invalid { issues: vec![] },
+            Rejection::Invalid {
+                issues: vec![issue("", "must be object"), issue("a.0", "must be string")],
+            },
+        ];
+        for rejection in &cases {
+            assert_eq!(rejection.message(), old_display(rejection));
+            assert_eq!(rejection.to_string(), old_display(rejection));
+        }
+        assert_eq!(
+            cases[3].message(),
+            "malformed JSON: EOF while parsing a value at line 1 column 3"
+        );
+        let issues: Vec<Vec<Issue>> = cases.iter().map(Rejection::issues).collect();
+        assert_eq!(issues[0], [issue("", &old_display(&cases[0]))]);
+        assert_eq!(issues[3], [issue("", &old_display(&cases[3]))]);
+        assert_eq!(issues[4], [issue("protocol", "must be equal to 1")]);
+        assert_eq!(
+            issues[5],
+            [issue("type", "'result' does not travel in this direction")]
+        );
+        assert_eq!(
+            issues[6],
+            [issue("x", "must NOT have additional properties")]
+        );
+        assert_eq!(issues[7], []);
+        assert_eq!(issues[8].len(), 2);
+    }
 }

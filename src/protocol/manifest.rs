@@ -2,7 +2,7 @@
 //! `ToolManifest` (a `describe` answer). Both accept unknown properties.
 
 use super::message::string;
-use crate::json::{obj, Map, Value};
+use crate::json::{write_value, Map, Value};
 use crate::prelude::*;
 
 /// Behaviour hints of a tool. Unknown hints are kept for forward compatibility.
@@ -55,7 +55,7 @@ impl Hints {
                 entries.push((key, hint.into()));
             }
         }
-        extend(obj(entries), &self.extra)
+        with_extra(entries, &self.extra)
     }
 }
 
@@ -75,7 +75,15 @@ impl ToolManifestSummary {
         if let Some(ToolMode::Stepwise) = self.mode {
             entries.push(("mode", "stepwise".into()));
         }
-        extend(obj(entries), &self.extra)
+        with_extra(entries, &self.extra)
+    }
+}
+
+impl ToolManifestSummary {
+    /// Appends the entry as JSON text (`to_value`'s, which places an
+    /// unknown property that repeats a known one as a `Map` does).
+    pub fn write_json(&self, out: &mut String) {
+        write_value(out, &self.to_value());
     }
 }
 
@@ -93,14 +101,18 @@ impl ToolManifest {
     }
 }
 
-/// `value` (an object) with `extra`'s entries added after its own (`flatten`).
-fn extend(mut value: Value, extra: &Map) -> Value {
-    if let Value::Object(map) = &mut value {
-        for (key, item) in extra {
-            map.insert(key.clone(), item.clone());
-        }
+/// An object of `entries` with `extra`'s added after them (`flatten`): a
+/// repeated key keeps its first place and takes the last value, as inserting
+/// them one by one into a `Map` does.
+fn with_extra(entries: Vec<(&str, Value)>, extra: &Map) -> Value {
+    let mut all = Vec::with_capacity(entries.len() + extra.len());
+    for (key, value) in entries {
+        all.push((String::from(key), value));
     }
-    value
+    for (key, value) in extra {
+        all.push((key.clone(), value.clone()));
+    }
+    Value::Object(Map::from_entries(all))
 }
 
 const SUMMARY_KEYS: &[&str] = &["name", "llmName", "title", "description", "hints", "mode"];
@@ -200,6 +212,53 @@ mod tests {
                 "tools.0.hints.readOnly",
                 "tools.0.mode"
             ]
+        );
+    }
+
+    #[test]
+    fn unknown_properties_that_repeat_known_ones_are_inserted_as_into_a_map() {
+        // The oracle: the known entries, then each unknown one inserted.
+        let inserted = |known: Value, extra: &Map| {
+            let mut map = known.as_object().cloned().unwrap_or_default();
+            for (key, value) in extra {
+                map.insert(key.clone(), value.clone());
+            }
+            Value::Object(map)
+        };
+        let extra = |value: Value| value.as_object().cloned().unwrap_or_default();
+        let hints = Hints {
+            read_only: Some(true),
+            consequential: None,
+            destructive: Some(false),
+            untrusted_content: None,
+            extra: extra(json!({"z": 1, "readOnly": false, "consequential": true})),
+        };
+        let want = inserted(
+            json!({"readOnly": true, "destructive": false}),
+            &hints.extra,
+        );
+        assert_eq!(hints.to_value(), want);
+        assert_eq!(
+            hints.to_value().to_string(),
+            r#"{"readOnly":false,"destructive":false,"z":1,"consequential":true}"#
+        );
+        let summary = ToolManifestSummary {
+            name: "a".into(),
+            llm_name: "a".into(),
+            title: None,
+            description: "d".into(),
+            hints: Hints::default(),
+            mode: None,
+            extra: extra(json!({"title": "t", "name": "b", "more": [1]})),
+        };
+        let want = inserted(
+            json!({"name": "a", "llmName": "a", "description": "d", "hints": {}}),
+            &summary.extra,
+        );
+        assert_eq!(summary.to_value(), want);
+        assert_eq!(
+            summary.to_value().to_string(),
+            r#"{"name":"b","llmName":"a","description":"d","hints":{},"title":"t","more":[1]}"#
         );
     }
 

@@ -1,8 +1,12 @@
 //! One Rust type per protocol message, in both directions.
 
+use super::codes::Direction;
 use super::manifest::ToolManifestSummary;
 use super::result::ToolResult;
-use crate::json::{array_of, is_whole, list, obj, Map, Value};
+use crate::json::{
+    array_of, is_whole, list, obj, write_array_of, write_key, write_str_member, write_u64_member,
+    Map, Value,
+};
 use crate::prelude::*;
 
 /// `protocol: 1` as a JSON value's number.
@@ -103,9 +107,44 @@ impl PageToAgent {
         }
     }
 
-    /// The message as JSON text.
+    /// The message as JSON text: what `to_text(&self.to_value())` gives,
+    /// written straight (no `Value` built but the manifest entries').
     pub fn to_json(&self) -> String {
-        crate::json::to_text(&self.to_value())
+        let (message_type, client_id) = self.head();
+        let mut out = String::from("{");
+        write_str_member(&mut out, "type", message_type);
+        write_u64_member(&mut out, "protocol", PROTOCOL.into());
+        write_str_member(&mut out, "clientId", client_id);
+        match self {
+            PageToAgent::Manifest(m) => {
+                write_u64_member(&mut out, "rev", m.rev);
+                write_key(&mut out, "tools");
+                write_array_of(&mut out, &m.tools, ToolManifestSummary::write_json);
+            }
+            PageToAgent::Changed(m) => write_u64_member(&mut out, "rev", m.rev),
+            PageToAgent::Result(m) => {
+                write_str_member(&mut out, "id", &m.id);
+                write_key(&mut out, "result");
+                m.result.write_json(&mut out);
+            }
+            PageToAgent::Confirmed(m) => {
+                write_str_member(&mut out, "confirmId", &m.confirm_id);
+                write_key(&mut out, "result");
+                m.result.write_json(&mut out);
+            }
+        }
+        out.push('}');
+        out
+    }
+
+    /// The `type` and the `clientId`, which every message has.
+    fn head(&self) -> (&'static str, &str) {
+        match self {
+            PageToAgent::Manifest(m) => ("manifest", &m.client_id),
+            PageToAgent::Changed(m) => ("changed", &m.client_id),
+            PageToAgent::Result(m) => ("result", &m.client_id),
+            PageToAgent::Confirmed(m) => ("confirmed", &m.client_id),
+        }
     }
 
     /// The message as a JSON value: the wire shape (`type` first, fields
@@ -113,16 +152,11 @@ impl PageToAgent {
     pub fn to_value(&self) -> Value {
         // The head every type shares, then each type's own fields: one
         // `vec!` of the head instead of one per type.
-        let (message_type, client_id) = match self {
-            PageToAgent::Manifest(m) => ("manifest", &m.client_id),
-            PageToAgent::Changed(m) => ("changed", &m.client_id),
-            PageToAgent::Result(m) => ("result", &m.client_id),
-            PageToAgent::Confirmed(m) => ("confirmed", &m.client_id),
-        };
+        let (message_type, client_id) = self.head();
         let mut entries = vec![
             ("type", message_type.into()),
             ("protocol", PROTOCOL.into()),
-            ("clientId", client_id.as_str().into()),
+            ("clientId", client_id.into()),
         ];
         match self {
             PageToAgent::Manifest(m) => {
@@ -191,18 +225,52 @@ impl AgentToPage {
     }
 }
 
-/// The top-level properties allowed for each message type.
-pub(crate) fn known_keys(message_type: &str) -> &'static [&'static str] {
-    match message_type {
-        "manifest" => &["protocol", "type", "clientId", "rev", "tools"],
-        "changed" => &["protocol", "type", "clientId", "rev"],
-        "result" => &["protocol", "type", "clientId", "id", "result"],
-        "confirmed" => &["protocol", "type", "clientId", "confirmId", "result"],
-        "call" => &["protocol", "type", "clientId", "id", "rev", "tool", "input"],
-        "describe" => &["protocol", "type", "clientId", "id", "tool"],
-        "cancel" => &["protocol", "type", "clientId", "id"],
-        _ => &[],
+/// A message type's direction and its allowed top-level properties (one
+/// table for the type, direction and property checks of `inbound.rs`).
+pub(crate) fn message_type(name: &str) -> Option<(Direction, &'static [&'static str])> {
+    const TYPES: &[(&str, Direction, &[&str])] = &[
+        (
+            "manifest",
+            Direction::ToAgent,
+            &["protocol", "type", "clientId", "rev", "tools"],
+        ),
+        (
+            "changed",
+            Direction::ToAgent,
+            &["protocol", "type", "clientId", "rev"],
+        ),
+        (
+            "result",
+            Direction::ToAgent,
+            &["protocol", "type", "clientId", "id", "result"],
+        ),
+        (
+            "confirmed",
+            Direction::ToAgent,
+            &["protocol", "type", "clientId", "confirmId", "result"],
+        ),
+        (
+            "call",
+            Direction::ToPage,
+            &["protocol", "type", "clientId", "id", "rev", "tool", "input"],
+        ),
+        (
+            "describe",
+            Direction::ToPage,
+            &["protocol", "type", "clientId", "id", "tool"],
+        ),
+        (
+            "cancel",
+            Direction::ToPage,
+            &["protocol", "type", "clientId", "id"],
+        ),
+    ];
+    for &(type_name, direction, known) in TYPES {
+        if type_name == name {
+            return Some((direction, known));
+        }
     }
+    None
 }
 
 /// A string field.
@@ -275,29 +343,40 @@ pub(crate) fn page_to_agent(map: &Map, message_type: &str) -> Option<PageToAgent
     })
 }
 
-/// Builds an agent → page message from an object the schema accepted.
+/// Builds an agent → page message from an object the schema accepted. The
+/// fields are looked up before anything is copied, so a missing one drops
+/// nothing on its way out.
 pub(crate) fn agent_to_page(map: &Map, message_type: &str) -> Option<AgentToPage> {
-    let client_id = string(map, "clientId")?;
-    let id = string(map, "id")?;
+    let str_field = |key: &str| map.get(key)?.as_str();
+    let client_id = str_field("clientId")?;
+    let id = str_field("id")?;
     Some(match message_type {
-        "call" => AgentToPage::Call(Call {
-            protocol: ProtocolV1,
-            client_id,
-            id,
-            rev: opt_rev(map, "rev").ok()?,
-            tool: string(map, "tool")?,
-            input: map.get("input")?.clone(),
-        }),
-        "describe" => AgentToPage::Describe(Describe {
-            protocol: ProtocolV1,
-            client_id,
-            id,
-            tool: string(map, "tool")?,
-        }),
+        "call" => {
+            let rev = opt_rev(map, "rev").ok()?;
+            let tool = str_field("tool")?;
+            let input = map.get("input")?;
+            AgentToPage::Call(Call {
+                protocol: ProtocolV1,
+                client_id: client_id.into(),
+                id: id.into(),
+                rev,
+                tool: tool.into(),
+                input: input.clone(),
+            })
+        }
+        "describe" => {
+            let tool = str_field("tool")?;
+            AgentToPage::Describe(Describe {
+                protocol: ProtocolV1,
+                client_id: client_id.into(),
+                id: id.into(),
+                tool: tool.into(),
+            })
+        }
         _ => AgentToPage::Cancel(Cancel {
             protocol: ProtocolV1,
-            client_id,
-            id,
+            client_id: client_id.into(),
+            id: id.into(),
         }),
     })
 }

@@ -2,7 +2,10 @@
 
 use super::codes::{CancelledBy, RefusedCode};
 use super::message::{opt_rev, string};
-use crate::json::{array_of, list, obj, Value};
+use crate::json::{
+    array_of, list, obj, write_array_of, write_key, write_str_member, write_u64_member,
+    write_value_member, Value,
+};
 use crate::prelude::*;
 use crate::schema::SchemaIssue;
 
@@ -32,7 +35,31 @@ impl Issue {
     }
 }
 
+impl Issue {
+    /// Appends `{path, message}` as JSON text (`to_value`'s, written
+    /// straight: no `Value` built).
+    pub fn write_json(&self, out: &mut String) {
+        out.push('{');
+        write_str_member(out, "path", &self.path);
+        write_str_member(out, "message", &self.message);
+        out.push('}');
+    }
+}
+
 impl FieldChange {
+    /// Appends `{path, before?, after?}` as JSON text (`to_value`'s).
+    pub fn write_json(&self, out: &mut String) {
+        out.push('{');
+        write_str_member(out, "path", &self.path);
+        if let Some(before) = &self.before {
+            write_value_member(out, "before", before);
+        }
+        if let Some(after) = &self.after {
+            write_value_member(out, "after", after);
+        }
+        out.push('}');
+    }
+
     /// `{path, before?, after?}` (absent ones left out).
     pub fn to_value(&self) -> Value {
         let mut entries = vec![("path", self.path.as_str().into())];
@@ -123,6 +150,46 @@ impl ToolResult {
             ToolResult::Error { message } => entries.push(("message", message.as_str().into())),
         }
         obj(entries)
+    }
+
+    /// Appends the result as JSON text: what `to_text(&self.to_value())`
+    /// gives, written straight (no `Value` built).
+    pub fn write_json(&self, out: &mut String) {
+        out.push('{');
+        write_str_member(out, "status", self.status());
+        match self {
+            ToolResult::Ok { data } => {
+                if let Some(data) = data {
+                    write_value_member(out, "data", data);
+                }
+            }
+            ToolResult::Invalid { issues } => {
+                write_key(out, "issues");
+                write_array_of(out, issues, Issue::write_json);
+            }
+            ToolResult::Refused { code, message, rev } => {
+                write_str_member(out, "code", code.as_str());
+                write_str_member(out, "message", message);
+                if let Some(rev) = rev {
+                    write_u64_member(out, "rev", *rev);
+                }
+            }
+            ToolResult::NeedsConfirmation {
+                confirm_id,
+                summary,
+                changes,
+            } => {
+                write_str_member(out, "confirmId", confirm_id);
+                write_str_member(out, "summary", summary);
+                if let Some(changes) = changes {
+                    write_key(out, "changes");
+                    write_array_of(out, changes, FieldChange::write_json);
+                }
+            }
+            ToolResult::Cancelled { by } => write_str_member(out, "by", by.as_str()),
+            ToolResult::Error { message } => write_str_member(out, "message", message),
+        }
+        out.push('}');
     }
 
     /// A refusal carrying `rev` exactly when its code calls for one.
@@ -251,6 +318,56 @@ mod tests {
                        "changes": [{"path": "email", "after": "[redacted]"}]}),
             ),
             (
+                ToolResult::NeedsConfirmation {
+                    confirm_id: "c2".into(),
+                    summary: "Two \"changes\"\n".into(),
+                    changes: Some(vec![
+                        FieldChange {
+                            path: "a.b".into(),
+                            before: Some(json!({"x": [1, -2, 2.50, null]})),
+                            after: Some(json!(false)),
+                        },
+                        FieldChange {
+                            path: "c".into(),
+                            before: Some(json!([])),
+                            after: None,
+                        },
+                    ]),
+                },
+                json!({"status": "needs_confirmation", "confirmId": "c2", "summary": "Two \"changes\"\n",
+                       "changes": [{"path": "a.b", "before": {"x": [1, -2, 2.50, null]}, "after": false},
+                                   {"path": "c", "before": []}]}),
+            ),
+            (
+                ToolResult::NeedsConfirmation {
+                    confirm_id: "c3".into(),
+                    summary: "".into(),
+                    changes: Some(vec![]),
+                },
+                json!({"status": "needs_confirmation", "confirmId": "c3", "summary": "", "changes": []}),
+            ),
+            (
+                ToolResult::Invalid {
+                    issues: vec![
+                        Issue {
+                            path: "".into(),
+                            message: "m\u{1}".into(),
+                        },
+                        Issue {
+                            path: "a.0".into(),
+                            message: "n".into(),
+                        },
+                    ],
+                },
+                json!({"status": "invalid", "issues": [{"path": "", "message": "m\u{1}"}, {"path": "a.0", "message": "n"}]}),
+            ),
+            (
+                ToolResult::Ok {
+                    data: Some(json!({"a": {"b": []}, "c": "d"})),
+                },
+                json!({"status": "ok", "data": {"a": {"b": []}, "c": "d"}}),
+            ),
+            (
                 ToolResult::Cancelled {
                     by: CancelledBy::Signal,
                 },
@@ -265,6 +382,9 @@ mod tests {
         ];
         for (result, expected) in cases {
             assert_eq!(result.to_value(), expected);
+            let mut text = String::new();
+            result.write_json(&mut text);
+            assert_eq!(text, crate::json::to_text(&expected));
             assert_eq!(
                 result.to_value().to_string(),
                 serde_json::to_string(&serde(&expected)).unwrap()

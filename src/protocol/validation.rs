@@ -14,8 +14,11 @@
 //! root's `type` is checked before the schema runs (`inbound.rs`), which
 //! only validates objects with a known `type` of its direction.
 
+use crate::concat;
 use crate::ids::{is_valid_llm_name, is_valid_tool_name};
-use crate::json::{list, obj, Map, Value};
+use crate::json::{
+    write_key, write_separator, write_str_member, write_string, write_value, Map, Value,
+};
 use crate::prelude::*;
 use crate::schema::{CompiledSchema, PatternMatcher};
 
@@ -125,16 +128,15 @@ pub(crate) fn issues(slot: Slot, value: &Value) -> Vec<Issue> {
 fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
     let mut doc = crate::json::parse(text).ok()?;
     let map = doc.as_object_mut()?;
-    let one_of = map.remove("oneOf")?;
     match root {
         Some(Value::Object(root)) => {
+            map.get("oneOf")?;
+            drop_one_of(map);
             for (key, value) in root {
                 map.insert(key, value);
             }
         }
-        _ => {
-            map.insert("allOf".into(), split(&one_of, "type")?);
-        }
+        _ => split_one_of(map, "type")?,
     }
     if let Some(result) = map
         .get_mut("$defs")
@@ -142,27 +144,44 @@ fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
         .and_then(|defs| defs.get_mut("toolResult"))
         .and_then(Value::as_object_mut)
     {
-        let one_of = result.remove("oneOf")?;
-        result.insert("allOf".into(), split(&one_of, "status")?);
+        split_one_of(result, "status")?;
     }
     CompiledSchema::compile(&doc).ok()
 }
 
-/// `oneOf: [{$ref: R}, …]` keyed on `key` as an `allOf` of `if`/`then`.
+/// The object without its `oneOf` (`Map::remove` would be its own code in
+/// the wasm only for this).
+fn drop_one_of(map: &mut Map) {
+    map.retain(|key, _| key != "oneOf");
+}
+
+/// The object's `oneOf` replaced by its [`split`] as `allOf`.
+fn split_one_of(map: &mut Map, key: &str) -> Option<()> {
+    let all_of = split(map.get("oneOf")?, key)?;
+    drop_one_of(map);
+    map.insert("allOf".into(), all_of);
+    Some(())
+}
+
+/// `oneOf: [{$ref: R}, …]` keyed on `key` as an `allOf` of `if`/`then`:
+/// written as JSON text and parsed (less code than building the values).
 fn split(one_of: &Value, key: &str) -> Option<Value> {
-    let branches = list(one_of, |branch| {
+    let mut text = String::from("[");
+    for branch in one_of.as_array()? {
         let target = branch.get("$ref")?.as_str()?;
-        let pinned = obj(vec![("$ref", format!("{target}/properties/{key}").into())]);
-        let mut properties = Map::new();
-        properties.insert(key.into(), pinned);
-        let condition = obj(vec![
-            ("type", "object".into()),
-            ("required", Value::Array(vec![key.into()])),
-            ("properties", Value::Object(properties)),
-        ]);
-        Some(obj(vec![("if", condition), ("then", branch.clone())]))
-    });
-    branches.map(Value::Array)
+        write_separator(&mut text);
+        text.push_str("{\"if\":{\"type\":\"object\",\"required\":[");
+        write_string(&mut text, key);
+        text.push_str("],\"properties\":{");
+        write_key(&mut text, key);
+        text.push('{');
+        write_str_member(&mut text, "$ref", &concat(&[target, "/properties/", key]));
+        text.push_str("}}},\"then\":");
+        write_value(&mut text, branch);
+        text.push('}');
+    }
+    text.push(']');
+    crate::json::parse(&text).ok()
 }
 
 #[cfg(test)]
@@ -180,6 +199,48 @@ mod tests {
         ] {
             assert!(build(slot).is_some(), "{slot:?}");
             assert!(cached(slot).is_some(), "{slot:?}");
+        }
+    }
+
+    /// `split` as it was, building the values: the oracle.
+    fn split_by_values(one_of: &Value, key: &str) -> Option<Value> {
+        use crate::json::{list, obj, Map};
+        let branches = list(one_of, |branch| {
+            let target = branch.get("$ref")?.as_str()?;
+            let pinned = obj(vec![("$ref", format!("{target}/properties/{key}").into())]);
+            let mut properties = Map::new();
+            properties.insert(key.into(), pinned);
+            let condition = obj(vec![
+                ("type", "object".into()),
+                ("required", Value::Array(vec![key.into()])),
+                ("properties", Value::Object(properties)),
+            ]);
+            Some(obj(vec![("if", condition), ("then", branch.clone())]))
+        });
+        branches.map(Value::Array)
+    }
+
+    #[test]
+    fn split_builds_the_if_then_pairs() {
+        for (text, key) in [
+            (schemas::PAGE_TO_AGENT, "type"),
+            (schemas::AGENT_TO_PAGE, "type"),
+        ] {
+            let doc = crate::json::parse(text).unwrap_or_default();
+            let one_of = &doc["oneOf"];
+            assert!(split(one_of, key).is_some());
+            assert_eq!(split(one_of, key), split_by_values(one_of, key));
+            let one_of = &doc["$defs"]["toolResult"]["oneOf"];
+            assert_eq!(split(one_of, "status"), split_by_values(one_of, "status"));
+        }
+        let odd = crate::json::parse(r##"[{"$ref":"#/a\"b"},{"$ref":"x","y":[1.50]}]"##)
+            .unwrap_or_default();
+        assert!(split(&odd, "k\"").is_some());
+        assert_eq!(split(&odd, "k\""), split_by_values(&odd, "k\""));
+        for bad in ["{}", "[{}]", r#"[{"$ref":1}]"#, "[1]"] {
+            let bad = crate::json::parse(bad).unwrap_or_default();
+            assert_eq!(split(&bad, "type"), None);
+            assert_eq!(split_by_values(&bad, "type"), None);
         }
     }
 

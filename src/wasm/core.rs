@@ -7,7 +7,10 @@ use wasm_bindgen::prelude::*;
 
 use super::protocol::CryptoRandom;
 use super::regexp::JsRegExp;
-use crate::json::{array_of, is_whole, list, obj, to_text, Map, Value};
+use crate::json::{
+    is_whole, list, push_u64, to_text, write_array_of, write_key, write_separator,
+    write_str_member, write_string, write_u64_member, Map, Value,
+};
 use crate::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, ToolmarkError, Validated,
@@ -23,14 +26,10 @@ fn js_error(message: &str) -> JsError {
     JsError::new(message)
 }
 
-/// The error of these pieces joined: one loop here instead of a `format!`
-/// per site (each costs its own argument building in the wasm).
+/// The error of these pieces joined: one loop instead of a `format!` per
+/// site (each costs its own argument building in the wasm).
 fn js_error_of(parts: &[&str]) -> JsError {
-    let mut message = String::new();
-    for part in parts {
-        message.push_str(part);
-    }
-    JsError::new(&message)
+    JsError::new(&crate::concat(parts))
 }
 
 /// Parses JSON text from the shim into an object (these few fields read
@@ -39,7 +38,7 @@ fn object(text: &str, what: &str) -> Result<Map, JsError> {
     match parse_value(text) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(js_error_of(&[what, ": must be an object"])),
-        Err(e) => Err(js_error_of(&[what, ": ", &e.to_string()])),
+        Err(e) => Err(js_error_of(&[what, ": ", &e.message()])),
     }
 }
 
@@ -47,8 +46,21 @@ fn opt_string(map: &Map, key: &str, what: &str) -> Result<Option<String>, JsErro
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(js_error_of(&[what, ": ", key, " must be a string"])),
+        Some(_) => Err(not_a_string(key, what)),
     }
+}
+
+/// A string field that must be there (absent, `null` or not a string: the
+/// same error).
+fn string(map: &Map, key: &str, what: &str) -> Result<String, JsError> {
+    match map.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        _ => Err(not_a_string(key, what)),
+    }
+}
+
+fn not_a_string(key: &str, what: &str) -> JsError {
+    js_error_of(&[what, ": ", key, " must be a string"])
 }
 
 fn flag(map: &Map, key: &str) -> bool {
@@ -78,13 +90,31 @@ fn count(map: &Map, key: &str, default: u64) -> Result<u64, JsError> {
     }
 }
 
+/// `{"error": {code, message}}`.
 fn error_json(error: &ToolmarkError) -> String {
-    let error = obj(vec![
-        ("code", error.code.as_str().into()),
-        ("message", error.message.as_str().into()),
-    ]);
-    to_text(&obj(vec![("error", error)]))
+    let mut out = String::from("{\"error\":{");
+    write_str_member(&mut out, "code", error.code.as_str());
+    write_str_member(&mut out, "message", &error.message);
+    out.push_str("}}");
+    out
 }
+
+/// `{"<key>": n}`.
+fn number_json(key: &str, n: u64) -> String {
+    let mut out = String::from("{");
+    write_u64_member(&mut out, key, n);
+    out.push('}');
+    out
+}
+
+/// A number as JSON text.
+fn u64_json(n: u64) -> String {
+    let mut out = String::new();
+    push_u64(&mut out, n);
+    out
+}
+
+const REJECTED_JSON: &str = "{\"rejected\":true}";
 
 /// `{ kind: "json" | "external", schema? }` from the shim.
 fn schema_spec(map: &Map, key: &str) -> Option<SchemaSpec> {
@@ -99,10 +129,8 @@ fn schema_spec(map: &Map, key: &str) -> Option<SchemaSpec> {
 fn tool_def(text: &str) -> Result<ToolDef, JsError> {
     const WHAT: &str = "tool definition";
     let def = object(text, WHAT)?;
-    let name = opt_string(&def, "name", WHAT)?
-        .ok_or_else(|| js_error("tool definition: name must be a string"))?;
-    let description = opt_string(&def, "description", WHAT)?
-        .ok_or_else(|| js_error("tool definition: description must be a string"))?;
+    let name = string(&def, "name", WHAT)?;
+    let description = string(&def, "description", WHAT)?;
     let hints = match def.get("hints") {
         None | Some(Value::Null) => Default::default(),
         Some(hints) => hints_from_value(hints)
@@ -119,16 +147,12 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
             ]))
         }
     };
+    // `list` is `None` for a value that is not an array of strings.
     let sensitive = match def.get("sensitive") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(paths @ Value::Array(_)) => list(paths, |p| p.as_str().map(str::to_owned))
-            .ok_or_else(|| js_error("tool definition: sensitive must be an array of paths"))?,
-        Some(_) => {
-            return Err(js_error(
-                "tool definition: sensitive must be an array of paths",
-            ))
-        }
-    };
+        None | Some(Value::Null) => Some(Vec::new()),
+        Some(paths) => list(paths, |p| p.as_str().map(str::to_owned)),
+    }
+    .ok_or_else(|| js_error("tool definition: sensitive must be an array of paths"))?;
     Ok(ToolDef {
         name,
         title: opt_string(&def, "title", WHAT)?,
@@ -149,37 +173,48 @@ fn caller(text: &str) -> Result<Caller, JsError> {
     Caller::parse(text).ok_or_else(|| js_error_of(&["unknown caller '", text, "'"]))
 }
 
-fn event_json(event: Event) -> Value {
-    let kind = match &event {
+/// Appends an event as `{kind, …}` JSON text (written straight: no
+/// `Value` built).
+fn write_event(out: &mut String, event: &Event) {
+    let kind = match event {
         Event::Error { .. } => "error",
         Event::Completed { .. } => "completed",
         Event::PendingChanged => "pending",
         Event::RevChanged { .. } => "rev",
     };
-    let mut entries = vec![("kind", kind.into())];
+    out.push('{');
+    write_str_member(out, "kind", kind);
     match event {
         Event::Error {
             code,
             message,
             tool,
         } => {
-            entries.push(("code", code.as_str().into()));
-            entries.push(("message", message.into()));
-            entries.push(("tool", tool.into()));
+            write_str_member(out, "code", code.as_str());
+            write_str_member(out, "message", message);
+            match tool {
+                Some(tool) => write_str_member(out, "tool", tool),
+                None => {
+                    write_key(out, "tool");
+                    out.push_str("null");
+                }
+            }
         }
         Event::Completed { handle, result } => {
-            entries.push(("handle", handle.0.into()));
-            entries.push(("result", result.to_value()));
+            write_u64_member(out, "handle", handle.0);
+            write_key(out, "result");
+            result.write_json(out);
         }
         Event::PendingChanged => {}
-        Event::RevChanged { rev } => entries.push(("rev", rev.into())),
+        Event::RevChanged { rev } => write_u64_member(out, "rev", *rev),
     }
-    obj(entries)
+    out.push('}');
 }
 
-fn action_json(action: Action) -> Value {
-    // `kind` first, then the action's fields: one `vec!` for all kinds.
-    let kind = match &action {
+/// Appends an action as `{kind, …}` JSON text: `kind` first, then the
+/// action's fields.
+fn write_action(out: &mut String, action: &Action) {
+    let kind = match action {
         Action::Run { .. } => "run",
         Action::Validate { .. } => "validate",
         Action::Prepare { .. } => "prepare",
@@ -189,7 +224,8 @@ fn action_json(action: Action) -> Value {
         Action::DropRestorer { .. } => "dropRestorer",
         Action::Close { .. } => "close",
     };
-    let mut entries = vec![("kind", kind.into())];
+    out.push('{');
+    write_str_member(out, "kind", kind);
     match action {
         Action::Run {
             run,
@@ -200,18 +236,18 @@ fn action_json(action: Action) -> Value {
             call_id,
             snapshot,
         } => {
-            entries.push(("run", run.0.into()));
-            entries.push(("tool", tool.0.into()));
-            entries.push(("name", name.into()));
-            entries.push(("input", input.into()));
-            entries.push(("caller", caller.as_str().into()));
-            entries.push(("callId", call_id.into()));
-            entries.push(("snapshot", snapshot.into()));
+            write_u64_member(out, "run", run.0);
+            write_u64_member(out, "tool", tool.0.into());
+            write_str_member(out, "name", name);
+            write_str_member(out, "input", input);
+            write_str_member(out, "caller", caller.as_str());
+            write_str_member(out, "callId", call_id);
+            write_bool_member(out, "snapshot", *snapshot);
         }
         Action::Validate { run, tool, input } | Action::ReadState { run, tool, input } => {
-            entries.push(("run", run.0.into()));
-            entries.push(("tool", tool.0.into()));
-            entries.push(("input", input.into()));
+            write_u64_member(out, "run", run.0);
+            write_u64_member(out, "tool", tool.0.into());
+            write_str_member(out, "input", input);
         }
         Action::Prepare {
             run,
@@ -221,22 +257,28 @@ fn action_json(action: Action) -> Value {
             changes,
             state,
         } => {
-            entries.push(("run", run.0.into()));
-            entries.push(("tool", tool.0.into()));
-            entries.push(("input", input.into()));
-            entries.push(("summary", summary.into()));
-            entries.push(("changes", changes.into()));
-            entries.push(("state", state.into()));
+            write_u64_member(out, "run", run.0);
+            write_u64_member(out, "tool", tool.0.into());
+            write_str_member(out, "input", input);
+            write_bool_member(out, "summary", *summary);
+            write_bool_member(out, "changes", *changes);
+            write_bool_member(out, "state", *state);
         }
-        Action::Abort { run } => entries.push(("run", run.0.into())),
+        Action::Abort { run } => write_u64_member(out, "run", run.0),
         Action::Restore { run, call_id } => {
-            entries.push(("run", run.0.into()));
-            entries.push(("callId", call_id.into()));
+            write_u64_member(out, "run", run.0);
+            write_str_member(out, "callId", call_id);
         }
-        Action::DropRestorer { call_id } => entries.push(("callId", call_id.into())),
-        Action::Close { bridge } => entries.push(("bridge", bridge.0.into())),
+        Action::DropRestorer { call_id } => write_str_member(out, "callId", call_id),
+        Action::Close { bridge } => write_u64_member(out, "bridge", bridge.0.into()),
     }
-    obj(entries)
+    out.push('}');
+}
+
+/// An object member whose value is `true` or `false`.
+fn write_bool_member(out: &mut String, key: &str, value: bool) {
+    write_key(out, key);
+    out.push_str(if value { "true" } else { "false" });
 }
 
 /// The core, for the JS shim.
@@ -288,31 +330,39 @@ impl WasmToolmark {
     /// Everything the core has to say, in its drain order:
     /// `{"transmits": [[bridge, text]…], "events": […], "actions": […], "timeout": ms|null}`.
     pub fn drain(&mut self) -> String {
-        let mut transmits = Vec::new();
+        let mut out = String::from("{\"transmits\":[");
         while let Some(t) = self.core.poll_transmit() {
-            transmits.push(Value::Array(vec![t.bridge.0.into(), t.text.into()]));
+            write_separator(&mut out);
+            out.push('[');
+            push_u64(&mut out, t.bridge.0.into());
+            out.push(',');
+            write_string(&mut out, &t.text);
+            out.push(']');
         }
-        let mut events = Vec::new();
+        out.push_str("],\"events\":[");
         while let Some(e) = self.core.poll_event() {
-            events.push(event_json(e));
+            write_separator(&mut out);
+            write_event(&mut out, &e);
         }
-        let mut actions = Vec::new();
+        out.push_str("],\"actions\":[");
         while let Some(a) = self.core.poll_action() {
-            actions.push(action_json(a));
+            write_separator(&mut out);
+            write_action(&mut out, &a);
         }
-        to_text(&obj(vec![
-            ("transmits", Value::Array(transmits)),
-            ("events", Value::Array(events)),
-            ("actions", Value::Array(actions)),
-            ("timeout", self.core.poll_timeout().into()),
-        ]))
+        out.push_str("],\"timeout\":");
+        match self.core.poll_timeout() {
+            Some(ms) => push_u64(&mut out, ms),
+            None => out.push_str("null"),
+        }
+        out.push('}');
+        out
     }
 
     /// Every other input, multiplexed through one export (each export costs
     /// wasm-bindgen glue on both sides): `op` names the method, `args` is the
     /// JSON array of its arguments; returns the JSON text of its result.
     pub fn dispatch(&mut self, op: &str, args: &str) -> Result<String, JsError> {
-        let args = match parse_value(args) {
+        let args = match crate::json::parse(args) {
             Ok(Value::Array(args)) => args,
             _ => return Err(js_error("dispatch: args must be a JSON array")),
         };
@@ -322,10 +372,13 @@ impl WasmToolmark {
         let text = |i: usize| args.get(i).and_then(Value::as_str).unwrap_or("");
         let opt_text = |i: usize| args.get(i).and_then(Value::as_str).map(str::to_owned);
         let flag = |i: usize| args.get(i).and_then(Value::as_bool).unwrap_or(false);
-        let json = |v: Value| to_text(&v);
         Ok(match op {
-            "clientId" => json(self.client_id().into()),
-            "rev" => json(self.rev().into()),
+            "clientId" => {
+                let mut out = String::new();
+                write_string(&mut out, &self.client_id());
+                out
+            }
+            "rev" => u64_json(self.rev()),
             "register" => self.register(id(0), text(1), num(2))?,
             "unregister" => {
                 self.unregister(id(0), num(1));
@@ -333,22 +386,23 @@ impl WasmToolmark {
             }
             "createScope" => self.create_scope(id(0), text(1)),
             "disposeScope" => self.dispose_scope(id(0), num(1)),
-            "attach" => json(self.attach(text(0), opt_num(1))?.into()),
+            "attach" => u64_json(self.attach(text(0), opt_num(1))?.into()),
             "detach" => {
                 self.detach(id(0), num(1));
                 "null".into()
             }
-            "call" => json(
-                self.call(text(0), text(1), text(2), opt_num(3), num(4))?
-                    .into(),
-            ),
+            "call" => u64_json(self.call(text(0), text(1), text(2), opt_num(3), num(4))?),
             "abort" => {
                 self.abort(num(0), num(1));
                 "null".into()
             }
-            "confirm" => json(self.confirm(text(0), flag(1), num(2)).into()),
-            "undo" => json(self.undo(text(0)).into()),
-            "ctxConfirm" => json(self.ctx_confirm(num(0)).into()),
+            "confirm" => u64_json(self.confirm(text(0), flag(1), num(2))),
+            "undo" => u64_json(self.undo(text(0))),
+            "ctxConfirm" => String::from(if self.ctx_confirm(num(0)) {
+                "true"
+            } else {
+                "false"
+            }),
             "handleValidated" => {
                 self.handle_validated(num(0), text(1), opt_text(2), num(3));
                 "null".into()
@@ -390,8 +444,8 @@ impl WasmToolmark {
     pub fn register(&mut self, scope: u32, def: &str, now: f64) -> Result<String, JsError> {
         let def = tool_def(def)?;
         Ok(match self.core.register(ScopeId(scope), def, ms(now)) {
-            Ok(Some(key)) => to_text(&obj(vec![("key", key.0.into())])),
-            Ok(None) => to_text(&obj(vec![("rejected", true.into())])),
+            Ok(Some(key)) => number_json("key", key.0.into()),
+            Ok(None) => REJECTED_JSON.into(),
             Err(error) => error_json(&error),
         })
     }
@@ -403,8 +457,8 @@ impl WasmToolmark {
     /// JSON: `{"scope": n}`, `{"rejected": true}` or `{"error": …}`.
     pub fn create_scope(&mut self, parent: u32, name: &str) -> String {
         match self.core.create_scope(ScopeId(parent), name) {
-            Ok(Some(scope)) => to_text(&obj(vec![("scope", scope.0.into())])),
-            Ok(None) => to_text(&obj(vec![("rejected", true.into())])),
+            Ok(Some(scope)) => number_json("scope", scope.0.into()),
+            Ok(None) => REJECTED_JSON.into(),
             Err(error) => error_json(&error),
         }
     }
@@ -492,7 +546,7 @@ impl WasmToolmark {
             "invalid" => {
                 let issues = text
                     .as_deref()
-                    .and_then(|t| parse_value(t).ok())
+                    .and_then(|t| crate::json::parse(t).ok())
                     .and_then(|v| issues_from_value(&v).ok());
                 match issues {
                     Some(issues) => Validated::Invalid(issues),
@@ -547,26 +601,30 @@ impl WasmToolmark {
     /// JSON array of the manifest entries visible to `caller`.
     pub fn manifest(&self, caller_name: &str) -> Result<String, JsError> {
         let list = self.core.manifest(caller(caller_name)?);
-        Ok(to_text(&array_of(&list, ToolManifestSummary::to_value)))
+        let mut out = String::new();
+        write_array_of(&mut out, &list, ToolManifestSummary::write_json);
+        Ok(out)
     }
 
     /// JSON array of `{confirmId, tool, summary, changes?, expiresAt}`.
     pub fn pending_confirmations(&self) -> String {
         let pending = self.core.pending_confirmations();
-        let mut list = Vec::with_capacity(pending.len());
+        let mut out = String::from("[");
         for p in pending {
-            let mut entry = vec![
-                ("confirmId", p.confirm_id.into()),
-                ("tool", p.tool.into()),
-                ("summary", p.summary.into()),
-                ("expiresAt", p.expires_at.into()),
-            ];
+            write_separator(&mut out);
+            out.push('{');
+            write_str_member(&mut out, "confirmId", &p.confirm_id);
+            write_str_member(&mut out, "tool", &p.tool);
+            write_str_member(&mut out, "summary", &p.summary);
+            write_u64_member(&mut out, "expiresAt", p.expires_at);
             if let Some(changes) = p.changes {
-                entry.push(("changes", array_of(&changes, FieldChange::to_value)));
+                write_key(&mut out, "changes");
+                write_array_of(&mut out, &changes, FieldChange::write_json);
             }
-            list.push(obj(entry));
+            out.push('}');
         }
-        to_text(&Value::Array(list))
+        out.push(']');
+        out
     }
 }
 
@@ -574,7 +632,7 @@ fn prepared_from(text: Option<&str>) -> Result<Prepared, String> {
     let Some(text) = text else {
         return Ok(Prepared::default());
     };
-    let value = parse_value(text).map_err(|e| e.to_string())?;
+    let value = parse_value(text).map_err(|e| e.message())?;
     let summary = match value.get("summary") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
@@ -584,7 +642,7 @@ fn prepared_from(text: Option<&str>) -> Result<Prepared, String> {
         None | Some(Value::Null) => None,
         Some(changes) => Some(
             field_changes_from_value(changes)
-                .map_err(|_| "changes() must return [{ path, before?, after? }]".to_string())?,
+                .map_err(|_| String::from("changes() must return [{ path, before?, after? }]"))?,
         ),
     };
     let state = match value.get("state") {

@@ -6,19 +6,42 @@ use wasm_bindgen::prelude::*;
 use crate::ids::{self, RandomError, RandomSource};
 use crate::protocol::{self, Direction};
 
-/// `crypto.getRandomValues`, through getrandom's `wasm_js` backend.
+// What getrandom's `wasm_js` backend declares and does, here without the
+// crate: its `Error`'s `Display` brought `core::fmt` and the texts of every
+// backend's errors into the wasm, where this backend has only one error.
+#[wasm_bindgen]
+extern "C" {
+    /// `crypto.getRandomValues(buf)`, with what it throws caught (no
+    /// `crypto`, or a buffer over 65536 bytes).
+    #[wasm_bindgen(js_namespace = ["globalThis", "crypto"], js_name = getRandomValues, catch)]
+    fn get_random_values(buf: &mut [u8]) -> Result<(), JsValue>;
+}
+
+/// The most `getRandomValues` fills in one call.
+const MAX_RANDOM_BYTES: usize = 65_536;
+
+/// `crypto.getRandomValues`, as getrandom's `wasm_js` backend calls it.
 pub struct CryptoRandom;
 
 impl RandomSource for CryptoRandom {
     fn fill(&mut self, buf: &mut [u8]) -> Result<(), RandomError> {
-        getrandom::fill(buf).map_err(|error| RandomError(error.to_string()))
+        for chunk in buf.chunks_mut(MAX_RANDOM_BYTES) {
+            if get_random_values(chunk).is_err() {
+                // getrandom's text for its `WEB_CRYPTO` error.
+                return Err(RandomError("Web Crypto API is unavailable".into()));
+            }
+        }
+        Ok(())
     }
 }
 
 /// `newId()`: an RFC 4122 v4 UUID from `crypto.getRandomValues`.
 #[wasm_bindgen(js_name = newId)]
 pub fn new_id() -> Result<String, JsError> {
-    ids::new_id(&mut CryptoRandom).map_err(|error| JsError::new(&error.to_string()))
+    ids::new_id(&mut CryptoRandom).map_err(|error| {
+        // `RandomError`'s `Display`, without `core::fmt`.
+        JsError::new(&crate::concat(&["random source failed: ", &error.0]))
+    })
 }
 
 /// `llmName(name)`.
@@ -57,6 +80,8 @@ pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<Strin
         Err(rejection) => Some(rejection.issues()),
     };
     Ok(issues.map(|issues| {
-        crate::json::to_text(&crate::json::array_of(&issues, protocol::Issue::to_value))
+        let mut out = String::new();
+        crate::json::write_array_of(&mut out, &issues, protocol::Issue::write_json);
+        out
     }))
 }

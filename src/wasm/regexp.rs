@@ -59,10 +59,11 @@ impl PatternMatcher for JsRegExp {
         let Ok(mut cache) = self.cache.try_borrow_mut() else {
             return compile(pattern).map(|re| re.test(text));
         };
-        if cache.len() >= CACHE_LIMIT && !cache.contains_key(pattern) {
-            cache.clear();
-        }
         if cache.get(pattern).is_none() {
+            // A new pattern: make room if the cache is full.
+            if cache.len() >= CACHE_LIMIT {
+                cache.clear();
+            }
             cache.insert(pattern.to_owned(), compile(pattern));
         }
         match cache.get(pattern) {
