@@ -6,32 +6,15 @@ use wasm_bindgen::prelude::*;
 use crate::ids::{self, RandomError, RandomSource};
 use crate::protocol::{self, Direction};
 
-// What getrandom's `wasm_js` backend declares and does, here without the
-// crate: its `Error`'s `Display` brought `core::fmt` and the texts of every
-// backend's errors into the wasm, where this backend has only one error.
-#[wasm_bindgen]
-extern "C" {
-    /// `crypto.getRandomValues(buf)`, with what it throws caught (no
-    /// `crypto`, or a buffer over 65536 bytes).
-    #[wasm_bindgen(js_namespace = ["globalThis", "crypto"], js_name = getRandomValues, catch)]
-    fn get_random_values(buf: &mut [u8]) -> Result<(), JsValue>;
-}
-
-/// The most `getRandomValues` fills in one call.
-const MAX_RANDOM_BYTES: usize = 65_536;
-
-/// `crypto.getRandomValues`, as getrandom's `wasm_js` backend calls it.
+/// `crypto.getRandomValues`, through getrandom's `wasm_js` backend.
 pub struct CryptoRandom;
 
 impl RandomSource for CryptoRandom {
     fn fill(&mut self, buf: &mut [u8]) -> Result<(), RandomError> {
-        for chunk in buf.chunks_mut(MAX_RANDOM_BYTES) {
-            if get_random_values(chunk).is_err() {
-                // getrandom's text for its `WEB_CRYPTO` error.
-                return Err(RandomError("Web Crypto API is unavailable".into()));
-            }
-        }
-        Ok(())
+        // The backend's one error is `WEB_CRYPTO`; its text is written here,
+        // since getrandom's `Display` would bring `core::fmt` and every
+        // backend's error texts into the module.
+        getrandom::fill(buf).map_err(|_| RandomError("Web Crypto API is unavailable".into()))
     }
 }
 
