@@ -7,7 +7,10 @@
 //! overflow the stack.
 
 use super::uri::{self, DEFAULT_BASE};
-use super::{types, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH};
+use super::{
+    count_message, len_u64, push_int, types, CompiledSchema, Keyword, Node, ObjNode, SchemaError,
+    MAX_SCHEMA_DEPTH,
+};
 use crate::json::{is_whole, Map, Number, Value};
 use crate::prelude::*;
 use crate::vecmap::VecMap;
@@ -39,27 +42,54 @@ struct Compiler<'a> {
 /// Errors are boxed inside: results stay small to move around.
 type Error = Box<SchemaError>;
 
+/// `a` followed by `b`.
+fn concat(a: &str, b: &str) -> String {
+    let mut s = String::with_capacity(a.len() + b.len());
+    s.push_str(a);
+    s.push_str(b);
+    s
+}
+
 /// A pointer as a URI fragment, for error messages.
 fn loc(pointer: &str) -> String {
-    format!("#{pointer}")
+    concat("#", pointer)
 }
 
 fn child_pointer(parent: &str, token: &str) -> String {
-    format!("{parent}/{}", uri::escape_token(token))
+    let mut s = concat(parent, "/");
+    uri::escape_token(&mut s, token);
+    s
 }
 
 fn index_pointer(parent: &str, i: usize) -> String {
-    format!("{parent}/{i}")
+    let mut s = concat(parent, "/");
+    push_int(&mut s, len_u64(i));
+    s
 }
 
 #[inline(never)]
 fn invalid(pointer: &str, keyword: &str, reason: &str) -> Error {
     Box::new(SchemaError::InvalidKeyword {
         location: loc(pointer),
-        keyword: keyword.to_string(),
-        reason: reason.to_string(),
+        keyword: keyword.to_owned(),
+        reason: reason.to_owned(),
     })
 }
+
+/// Words and comparison signs of [`Keyword::Bound`] / [`Keyword::Size`] by
+/// their index (see [`KEYWORDS`]).
+const BOUND_MESSAGES: [&str; 5] = [
+    "must be <= ",
+    "must be < ",
+    "must be >= ",
+    "must be > ",
+    "must be multiple of ",
+];
+const SIZE_WORDS: [(&str, &str); 3] = [
+    ("character", "characters"),
+    ("item", "items"),
+    ("property", "properties"),
+];
 
 /// Keywords with subschemas, as the scan visits them: a single subschema
 /// (0), an array (1) or an object (2) of subschemas.
@@ -399,11 +429,15 @@ impl<'a> Compiler<'a> {
             if self.lookup(&p).is_some() {
                 return Ok((p, None));
             }
-            format!("no value at #{fragment}")
+            concat("no value at #", &fragment)
         } else {
             match target.anchors.get(&fragment) {
                 Some((p, dynamic)) => return Ok((p.clone(), dynamic.then_some(fragment))),
-                None => format!("no anchor named \"{fragment}\""),
+                None => {
+                    let mut reason = concat("no anchor named \"", &fragment);
+                    reason.push('"');
+                    reason
+                }
             }
         };
         Err(Box::new(SchemaError::UnresolvedRef {
@@ -514,7 +548,11 @@ impl<'a> Compiler<'a> {
                 check_value_depth(v, p, name)?;
                 Keyword::Enum {
                     values: values.to_vec(),
-                    constant,
+                    message: if constant {
+                        "must be equal to constant"
+                    } else {
+                        "must be equal to one of the allowed values"
+                    },
                 }
             }
             (Kind::Bound(k), Some(v)) => {
@@ -523,14 +561,31 @@ impl<'a> Compiler<'a> {
                 if k == 4 && n.as_f64().is_none_or(|f| f <= 0.0) {
                     return Err(invalid(p, name, "must be a number greater than 0"));
                 }
-                Keyword::Bound(k, n)
+                let mut message =
+                    String::from(BOUND_MESSAGES.get(usize::from(k)).copied().unwrap_or(""));
+                n.write(&mut message);
+                Keyword::Bound(k, n, message)
             }
-            (Kind::Size(k), Some(v)) => Keyword::Size(k, count(v, p, name)?),
+            (Kind::Size(k), Some(v)) => {
+                let limit = count(v, p, name)?;
+                let text = if k & 1 == 0 {
+                    "must NOT have more than "
+                } else {
+                    "must NOT have fewer than "
+                };
+                let word = SIZE_WORDS
+                    .get(usize::from(k / 2))
+                    .copied()
+                    .unwrap_or_default();
+                Keyword::Size(k, limit, count_message(text, limit, word))
+            }
             (Kind::Pattern, Some(v)) => {
                 let Value::String(s) = v else {
                     return Err(invalid(p, name, "must be a string"));
                 };
-                Keyword::Pattern(s.clone())
+                let mut message = concat("must match pattern \"", s);
+                message.push('"');
+                Keyword::Pattern(s.clone(), message)
             }
             (Kind::UniqueItems, Some(v)) => {
                 let Value::Bool(b) = v else {
@@ -558,7 +613,7 @@ impl<'a> Compiler<'a> {
                 if names.is_empty() {
                     return Ok(());
                 }
-                Keyword::Required(names)
+                Keyword::Required(vec![(None, names)])
             }
             (Kind::DependentRequired, Some(v)) => {
                 let Value::Object(deps) = v else {
@@ -566,9 +621,9 @@ impl<'a> Compiler<'a> {
                 };
                 let mut list = Vec::new();
                 for (dep, reqs) in deps {
-                    list.push((dep.clone(), string_array(reqs, p, name)?));
+                    list.push((Some(dep.clone()), string_array(reqs, p, name)?));
                 }
-                Keyword::DependentRequired(list)
+                Keyword::Required(list)
             }
             (Kind::DependentSchemas, Some(_)) => {
                 let dependent = self.schema_map(value, p, name)?;
@@ -599,8 +654,9 @@ impl<'a> Compiler<'a> {
                 match k {
                     0 => Keyword::PropertyNames(s),
                     1 => Keyword::Not(s),
+                    // `ITEMS` (1) and `PROPS` (2).
                     k => Keyword::Unevaluated {
-                        props: k == 3,
+                        side: k - 1,
                         schema: s,
                     },
                 }
@@ -740,7 +796,7 @@ fn compile_type(v: &Value, pointer: &str, kws: &mut Vec<Keyword>) -> Result<(), 
         return Err(wrong_type(pointer));
     }
     let mut mask = 0u8;
-    let mut text = String::new();
+    let mut text = String::from("must be ");
     for item in names {
         let Value::String(name) = item else {
             return Err(wrong_type(pointer));
@@ -760,12 +816,15 @@ fn compile_type(v: &Value, pointer: &str, kws: &mut Vec<Keyword>) -> Result<(), 
                 return Err(invalid(pointer, "type", &reason));
             }
         };
-        mask |= bit;
-        if !text.is_empty() {
+        if mask != 0 {
             text.push_str(" or ");
         }
+        mask |= bit;
         text.push_str(name);
     }
-    kws.push(Keyword::Type { mask, names: text });
+    kws.push(Keyword::Type {
+        mask,
+        message: text,
+    });
     Ok(())
 }

@@ -20,34 +20,61 @@ struct UriRef<'a> {
     fragment: Option<&'a str>,
 }
 
+/// A letter, then letters, digits, `+`, `-` and `.`.
 fn is_scheme(s: &str) -> bool {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_alphabetic() => {}
-        _ => return false,
+    !s.is_empty()
+        && s.bytes().enumerate().all(|(i, c)| {
+            c.is_ascii_alphabetic()
+                || (i > 0 && (c.is_ascii_digit() || c == b'+' || c == b'-' || c == b'.'))
+        })
+}
+
+/// The byte offset of the first (or the `last`) `b`, an ASCII byte, in `s`:
+/// one plain loop for both (no char searcher, no unrolled `position` in
+/// the wasm).
+fn scan_byte(s: &str, b: u8, last: bool) -> Option<usize> {
+    let mut found = None;
+    for (i, &c) in s.as_bytes().iter().enumerate() {
+        if c == b {
+            found = Some(i);
+            if !last {
+                break;
+            }
+        }
     }
-    chars.all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.')
+    found
+}
+
+/// The byte offset of the first `b` (an ASCII byte) in `s`.
+fn find_byte(s: &str, b: u8) -> Option<usize> {
+    scan_byte(s, b, false)
+}
+
+/// `s.split_once(b)` for an ASCII byte `b`.
+fn split_once_byte(s: &str, b: u8) -> Option<(&str, &str)> {
+    let at = find_byte(s, b)?;
+    Some((s.get(..at)?, s.get(at + 1..)?))
 }
 
 fn parse(s: &str) -> UriRef<'_> {
     let mut rest = s;
     let mut out = UriRef::default();
-    if let Some((before, after)) = rest.split_once('#') {
+    if let Some((before, after)) = split_once_byte(rest, b'#') {
         out.fragment = Some(after);
         rest = before;
     }
-    if let Some((before, after)) = rest.split_once('?') {
+    if let Some((before, after)) = split_once_byte(rest, b'?') {
         out.query = Some(after);
         rest = before;
     }
-    if let Some((scheme, after)) = rest.split_once(':') {
+    if let Some((scheme, after)) = split_once_byte(rest, b':') {
         if is_scheme(scheme) {
             out.scheme = Some(scheme);
             rest = after;
         }
     }
     if let Some(after) = rest.strip_prefix("//") {
-        let end = after.find('/').unwrap_or(after.len());
+        let end = find_byte(after, b'/').unwrap_or(after.len());
         let (authority, path) = split_at(after, end);
         out.authority = Some(authority);
         rest = path;
@@ -58,7 +85,7 @@ fn parse(s: &str) -> UriRef<'_> {
 
 /// The byte offset of the last '/' (`str::rfind` costs more code).
 pub(crate) fn last_slash(s: &str) -> Option<usize> {
-    s.bytes().rposition(|b| b == b'/')
+    scan_byte(s, b'/', true)
 }
 
 /// `str::split_at` that never panics (falls back to "everything, nothing").
@@ -85,7 +112,7 @@ fn remove_dot_segments(path: &str) -> String {
         // (empty or from the next '/').
         let slash = input.starts_with('/');
         let rest = input.get(usize::from(slash)..).unwrap_or("");
-        let end = rest.find('/').unwrap_or(rest.len());
+        let end = find_byte(rest, b'/').unwrap_or(rest.len());
         let (segment, after) = split_at(rest, end);
         if segment == "." || segment == ".." {
             // B, C: "/./" and "/." become "/", so do "/../" and "/.." after
@@ -109,16 +136,17 @@ fn remove_dot_segments(path: &str) -> String {
 }
 
 fn merge_paths(base: &UriRef<'_>, reference_path: &str) -> String {
-    if base.authority.is_some() && base.path.is_empty() {
-        return format!("/{reference_path}");
-    }
-    match last_slash(base.path) {
-        Some(i) => {
-            let dir = base.path.get(..=i).unwrap_or("");
-            format!("{dir}{reference_path}")
+    let dir = if base.authority.is_some() && base.path.is_empty() {
+        "/"
+    } else {
+        match last_slash(base.path) {
+            Some(i) => base.path.get(..=i).unwrap_or(""),
+            None => "",
         }
-        None => reference_path.to_string(),
-    }
+    };
+    let mut out = String::from(dir);
+    out.push_str(reference_path);
+    out
 }
 
 fn recompose(
@@ -176,7 +204,7 @@ pub(crate) fn resolve(base: &str, reference: &str) -> String {
 
 /// Split `uri` into the part before `#` and the (raw) fragment after it.
 pub(crate) fn split_fragment(uri: &str) -> (&str, Option<&str>) {
-    match uri.split_once('#') {
+    match split_once_byte(uri, b'#') {
         Some((doc, frag)) => (doc, Some(frag)),
         None => (uri, None),
     }
@@ -212,45 +240,65 @@ pub(crate) fn percent_decode(s: &str) -> String {
     lossy(&out)
 }
 
-/// `String::from_utf8_lossy(bytes).into_owned()` on top of `str::from_utf8`
-/// (`Utf8Chunks` is half a kilobyte of wasm): each maximal invalid sequence
-/// becomes one U+FFFD, as there.
+/// `String::from_utf8_lossy(bytes).into_owned()`, decoded by hand (no
+/// `str::from_utf8` in the wasm): each maximal invalid sequence (a byte that
+/// cannot start a character, or the start of one cut short) becomes one
+/// U+FFFD, as there.
 fn lossy(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
-    let mut rest = bytes;
-    loop {
-        match core::str::from_utf8(rest) {
-            Ok(valid) => {
-                out.push_str(valid);
-                return out;
-            }
-            Err(e) => {
-                let (valid, after) = rest
-                    .split_at_checked(e.valid_up_to())
-                    .unwrap_or((&[], rest));
-                out.push_str(core::str::from_utf8(valid).unwrap_or_default());
-                out.push(char::REPLACEMENT_CHARACTER);
-                match e.error_len() {
-                    Some(len) => rest = after.get(len..).unwrap_or_default(),
-                    None => return out,
+    let mut i = 0usize;
+    while let Some(&lead) = bytes.get(i) {
+        // The sequence's length and the range of its second byte (Unicode
+        // table 3-7); the other continuation bytes are 80..=BF.
+        let (width, low, high) = match lead {
+            0x00..=0x7f => (1, 0, 0),
+            0xc2..=0xdf => (2, 0x80, 0xbf),
+            0xe0 => (3, 0xa0, 0xbf),
+            0xed => (3, 0x80, 0x9f),
+            0xe1..=0xef => (3, 0x80, 0xbf),
+            0xf0 => (4, 0x90, 0xbf),
+            0xf1..=0xf3 => (4, 0x80, 0xbf),
+            0xf4 => (4, 0x80, 0x8f),
+            _ => (0, 0, 0),
+        };
+        // The lead byte's payload: 7, 5, 4 or 3 bits.
+        let mut code = u32::from(lead) & if width > 1 { 0xff >> (width + 1) } else { 0x7f };
+        let mut n = 1usize;
+        while n < width {
+            let (low, high) = if n == 1 { (low, high) } else { (0x80, 0xbf) };
+            match bytes.get(i.saturating_add(n)) {
+                Some(&b) if (low..=high).contains(&b) => {
+                    code = code << 6 | u32::from(b & 0x3f);
+                    n += 1;
                 }
+                _ => break,
             }
         }
-    }
-}
-
-/// Escape one JSON Pointer reference token (RFC 6901).
-pub(crate) fn escape_token(token: &str) -> String {
-    // One scan (as `replace('~', "~0")` then `replace('/', "~1")`).
-    let mut out = String::with_capacity(token.len());
-    for c in token.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            _ => out.push(c),
-        }
+        out.push(if n == width {
+            char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
+        } else {
+            char::REPLACEMENT_CHARACTER
+        });
+        i = i.saturating_add(n);
     }
     out
+}
+
+/// Appends `token` escaped as a JSON Pointer reference token (RFC 6901).
+pub(crate) fn escape_token(out: &mut String, token: &str) {
+    // One scan (as `replace('~', "~0")` then `replace('/', "~1")`).
+    let mut start = 0;
+    for (i, b) in token.bytes().enumerate() {
+        let escaped = match b {
+            b'~' => "~0",
+            b'/' => "~1",
+            _ => continue,
+        };
+        out.push_str(token.get(start..i).unwrap_or_default());
+        out.push_str(escaped);
+        start = i + 1;
+    }
+    out.push_str(token.get(start..).unwrap_or_default());
 }
 
 /// Unescape one JSON Pointer reference token (RFC 6901).
@@ -258,27 +306,39 @@ pub(crate) fn unescape_token(token: &str) -> String {
     // `~1` → `/` and `~0` → `~` in one scan (as `replace("~1", "/")` then
     // `replace("~0", "~")`, without the substring searcher in the wasm).
     let mut out = String::with_capacity(token.len());
-    let mut chars = token.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('~', Some('1')) => {
-                chars.next();
-                out.push('/');
-            }
-            ('~', Some('0')) => {
-                chars.next();
-                out.push('~');
-            }
-            _ => out.push(c),
-        }
+    let bytes = token.as_bytes();
+    let (mut start, mut i) = (0, 0);
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        let unescaped = match (b, bytes.get(i)) {
+            (b'~', Some(b'1')) => "/",
+            (b'~', Some(b'0')) => "~",
+            _ => continue,
+        };
+        out.push_str(token.get(start..i - 1).unwrap_or_default());
+        out.push_str(unescaped);
+        i += 1;
+        start = i;
     }
+    out.push_str(token.get(start..).unwrap_or_default());
     out
 }
 
 /// The unescaped tokens of a JSON Pointer, given without its leading '/'
 /// (`"a/b"` for `/a/b`).
-pub(crate) fn tokens(rest: &str) -> impl Iterator<Item = String> + '_ {
-    rest.split('/').map(unescape_token)
+pub(crate) fn tokens(mut rest: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    loop {
+        let (token, after) = match split_once_byte(rest, b'/') {
+            Some((token, after)) => (token, Some(after)),
+            None => (rest, None),
+        };
+        out.push(unescape_token(token));
+        match after {
+            Some(after) => rest = after,
+            None => return out,
+        }
+    }
 }
 
 /// Split a JSON Pointer ("" or "/a/b") into unescaped tokens.
@@ -288,7 +348,7 @@ pub(crate) fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
     if pointer.is_empty() {
         return Some(Vec::new());
     }
-    Some(tokens(pointer.strip_prefix('/')?).collect())
+    Some(tokens(pointer.strip_prefix('/')?))
 }
 
 /// Parse an array index token: decimal digits without leading zeros.
@@ -387,7 +447,9 @@ mod tests {
             let want = token.replace("~1", "/").replace("~0", "~");
             assert_eq!(unescape_token(&token), want, "{token}");
             let escaped = token.replace('~', "~0").replace('/', "~1");
-            assert_eq!(escape_token(&token), escaped, "{token}");
+            let mut out = String::from("x");
+            escape_token(&mut out, &token);
+            assert_eq!(out, format!("x{escaped}"), "{token}");
             assert_eq!(unescape_token(&escaped), token, "{token}");
         }
     }
