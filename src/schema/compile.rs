@@ -67,13 +67,57 @@ fn index_pointer(parent: &str, i: usize) -> String {
     s
 }
 
+/// Which [`SchemaError`] [`error`] builds.
+#[derive(Clone, Copy)]
+enum Why {
+    NotASchema,
+    TooDeep,
+    /// `a` the keyword, `b` the reason.
+    InvalidKeyword,
+    /// `a` the reference, `b` the URI.
+    RemoteRef,
+    /// `a` the reference, `b` the reason.
+    UnresolvedRef,
+    /// `a` the URI.
+    DuplicateId,
+    /// `a` the anchor.
+    DuplicateAnchor,
+}
+
+/// The error `why` at the schema at `pointer`, with its texts `a` and `b`
+/// (unused ones empty): one constructor for every error site.
 #[inline(never)]
-fn invalid(pointer: &str, keyword: &str, reason: &str) -> Error {
-    Box::new(SchemaError::InvalidKeyword {
-        location: loc(pointer),
-        keyword: keyword.to_owned(),
-        reason: reason.to_owned(),
+fn error(why: Why, pointer: &str, a: &str, b: &str) -> Error {
+    let location = loc(pointer);
+    let (a, b) = (a.to_owned(), b.to_owned());
+    Box::new(match why {
+        Why::NotASchema => SchemaError::NotASchema { location },
+        Why::TooDeep => SchemaError::TooDeep { location },
+        Why::InvalidKeyword => SchemaError::InvalidKeyword {
+            location,
+            keyword: a,
+            reason: b,
+        },
+        Why::RemoteRef => SchemaError::RemoteRef {
+            location,
+            reference: a,
+            uri: b,
+        },
+        Why::UnresolvedRef => SchemaError::UnresolvedRef {
+            location,
+            reference: a,
+            reason: b,
+        },
+        Why::DuplicateId => SchemaError::DuplicateId { location, uri: a },
+        Why::DuplicateAnchor => SchemaError::DuplicateAnchor {
+            location,
+            anchor: a,
+        },
     })
+}
+
+fn invalid(pointer: &str, keyword: &str, reason: &str) -> Error {
+    error(Why::InvalidKeyword, pointer, keyword, reason)
 }
 
 /// Words and comparison signs of [`Keyword::Bound`] / [`Keyword::Size`] by
@@ -289,9 +333,7 @@ impl<'a> Compiler<'a> {
                 continue;
             }
             if pointer.bytes().filter(|&b| b == b'/').count() > MAX_SCHEMA_DEPTH {
-                return Err(Box::new(SchemaError::TooDeep {
-                    location: loc(&pointer),
-                }));
+                return Err(error(Why::TooDeep, &pointer, "", ""));
             }
             let Value::Object(map) = value else {
                 self.resource_at.insert(pointer, parent);
@@ -317,10 +359,7 @@ impl<'a> Compiler<'a> {
                         .get(existing)
                         .is_some_and(|r| r.pointer == pointer);
                     if !same {
-                        return Err(Box::new(SchemaError::DuplicateId {
-                            location: loc(&pointer),
-                            uri: doc.to_string(),
-                        }));
+                        return Err(error(Why::DuplicateId, &pointer, doc, ""));
                     }
                     res = existing;
                 } else {
@@ -375,10 +414,7 @@ impl<'a> Compiler<'a> {
             .cloned();
         match existing {
             Some((p, _)) if p != pointer => {
-                return Err(Box::new(SchemaError::DuplicateAnchor {
-                    location: loc(pointer),
-                    anchor: name.to_string(),
-                }));
+                return Err(error(Why::DuplicateAnchor, pointer, name, ""));
             }
             Some((_, was_dynamic)) if was_dynamic || !dynamic => return Ok(()),
             _ => {}
@@ -411,11 +447,7 @@ impl<'a> Compiler<'a> {
         let resolved = uri::resolve(self.resource_uri(res), reference);
         let (doc, fragment) = uri::split_fragment(&resolved);
         let Some(target) = self.by_uri.get(doc).and_then(|&r| self.resources.get(r)) else {
-            return Err(Box::new(SchemaError::RemoteRef {
-                location: loc(pointer),
-                reference: reference.to_string(),
-                uri: resolved.clone(),
-            }));
+            return Err(error(Why::RemoteRef, pointer, reference, &resolved));
         };
         let fragment = uri::percent_decode(fragment.unwrap_or(""));
         if fragment.is_empty() {
@@ -440,11 +472,7 @@ impl<'a> Compiler<'a> {
                 }
             }
         };
-        Err(Box::new(SchemaError::UnresolvedRef {
-            location: loc(pointer),
-            reference: reference.to_string(),
-            reason,
-        }))
+        Err(error(Why::UnresolvedRef, pointer, reference, &reason))
     }
 
     /// Compile the schema at `pointer` into reserved node `idx`.
@@ -452,11 +480,7 @@ impl<'a> Compiler<'a> {
         let node = match self.lookup(pointer) {
             Some(Value::Bool(b)) => Node::Bool(*b),
             Some(Value::Object(map)) => self.compile_object(map, pointer)?,
-            _ => {
-                return Err(Box::new(SchemaError::NotASchema {
-                    location: loc(pointer),
-                }))
-            }
+            _ => return Err(error(Why::NotASchema, pointer, "", "")),
         };
         if let Some(slot) = self.nodes.get_mut(idx) {
             *slot = node;
@@ -718,9 +742,12 @@ fn check_value_depth(v: &Value, pointer: &str, keyword: &str) -> Result<(), Erro
     let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
     while let Some((v, depth)) = stack.pop() {
         if depth > MAX_SCHEMA_DEPTH {
-            return Err(Box::new(SchemaError::TooDeep {
-                location: loc(&child_pointer(pointer, keyword)),
-            }));
+            return Err(error(
+                Why::TooDeep,
+                &child_pointer(pointer, keyword),
+                "",
+                "",
+            ));
         }
         let next = depth.saturating_add(1);
         match v {

@@ -690,18 +690,14 @@ impl<'s> Evaluator<'s> {
         for key in obj.keys() {
             let name = Value::String(key.clone());
             let start = sink.as_deref().map_or(0, Vec::len);
-            let ok = self.eval(schema, &name, sink.as_deref_mut(), None);
-            let Some(s) = sink.as_deref_mut() else {
-                if ok {
-                    continue;
-                }
-                return false;
-            };
-            if ok {
-                s.truncate(start);
+            // An evaluation that reports an issue fails.
+            if self.eval(schema, &name, sink.as_deref_mut(), None) {
                 continue;
             }
             valid = false;
+            let Some(s) = sink.as_deref_mut() else {
+                return false;
+            };
             if s.len() == start {
                 s.push(issue(String::new(), "is invalid"));
             }
