@@ -8,7 +8,7 @@
 
 use super::uri::{self, DEFAULT_BASE};
 use super::{
-    count_message, len_u64, push_int, types, CompiledSchema, Keyword, Node, ObjNode, SchemaError,
+    count_message, len_u64, push_int, CompiledSchema, Keyword, Node, ObjNode, SchemaError,
     MAX_SCHEMA_DEPTH,
 };
 use crate::json::{is_whole, Map, Number, Value};
@@ -35,8 +35,8 @@ struct Compiler<'a> {
     resource_at: VecMap<String, usize>,
     nodes: Vec<Node>,
     node_at: VecMap<String, usize>,
-    /// Reserved nodes still to compile: (node index, pointer).
-    work: Vec<(usize, String)>,
+    /// Pointers of reserved nodes still to compile (their index in `node_at`).
+    work: Vec<String>,
 }
 
 /// Errors are boxed inside: results stay small to move around.
@@ -246,8 +246,8 @@ fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
     c.add_resource(DEFAULT_BASE, String::new());
     c.scan(schema, String::new(), 0)?;
     let root = c.reserve("")?;
-    while let Some((idx, pointer)) = c.work.pop() {
-        c.compile_node(idx, &pointer)?;
+    while let Some(pointer) = c.work.pop() {
+        c.compile_node(&pointer)?;
     }
     Ok(CompiledSchema {
         nodes: c.nodes,
@@ -259,15 +259,18 @@ fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
 impl<'a> Compiler<'a> {
     fn lookup(&self, pointer: &str) -> Option<&'a Value> {
         let mut v = self.root;
-        let Some(rest) = pointer.strip_prefix('/') else {
-            return pointer.is_empty().then_some(v);
-        };
-        for token in uri::tokens(rest) {
+        let mut rest = pointer.strip_prefix('/');
+        if rest.is_none() && !pointer.is_empty() {
+            return None;
+        }
+        while let Some(r) = rest {
+            let (token, after) = uri::next_token(r);
             v = match v {
                 Value::Object(m) => m.get(&token)?,
                 Value::Array(a) => a.get(uri::array_index(&token)?)?,
                 _ => return None,
             };
+            rest = after;
         }
         Some(v)
     }
@@ -288,7 +291,7 @@ impl<'a> Compiler<'a> {
         let idx = self.nodes.len();
         self.nodes.push(Node::Bool(false));
         self.node_at.insert(pointer.to_string(), idx);
-        self.work.push((idx, pointer.to_string()));
+        self.work.push(pointer.to_string());
         Ok(idx)
     }
 
@@ -455,8 +458,11 @@ impl<'a> Compiler<'a> {
         }
         let reason = if let Some(rest) = fragment.strip_prefix('/') {
             let mut p = target.pointer.clone();
-            for t in uri::tokens(rest) {
-                p = child_pointer(&p, &t);
+            let mut rest = Some(rest);
+            while let Some(r) = rest {
+                let (token, after) = uri::next_token(r);
+                p = child_pointer(&p, &token);
+                rest = after;
             }
             if self.lookup(&p).is_some() {
                 return Ok((p, None));
@@ -475,14 +481,18 @@ impl<'a> Compiler<'a> {
         Err(error(Why::UnresolvedRef, pointer, reference, &reason))
     }
 
-    /// Compile the schema at `pointer` into reserved node `idx`.
-    fn compile_node(&mut self, idx: usize, pointer: &str) -> Result<(), Error> {
+    /// Compile the schema at `pointer` into its reserved node.
+    fn compile_node(&mut self, pointer: &str) -> Result<(), Error> {
         let node = match self.lookup(pointer) {
             Some(Value::Bool(b)) => Node::Bool(*b),
             Some(Value::Object(map)) => self.compile_object(map, pointer)?,
             _ => return Err(error(Why::NotASchema, pointer, "", "")),
         };
-        if let Some(slot) = self.nodes.get_mut(idx) {
+        if let Some(slot) = self
+            .node_at
+            .get(pointer)
+            .and_then(|&idx| self.nodes.get_mut(idx))
+        {
             *slot = node;
         }
         Ok(())
@@ -811,6 +821,11 @@ fn wrong_type(pointer: &str) -> Error {
     invalid(pointer, "type", "must be a string or an array of strings")
 }
 
+/// The `type` names by their bit's position in [`types`].
+const TYPE_NAMES: [&str; 7] = [
+    "null", "boolean", "object", "array", "number", "string", "integer",
+];
+
 #[inline(never)]
 fn compile_type(v: &Value, pointer: &str, kws: &mut Vec<Keyword>) -> Result<(), Error> {
     // A string is a list of one name.
@@ -828,21 +843,14 @@ fn compile_type(v: &Value, pointer: &str, kws: &mut Vec<Keyword>) -> Result<(), 
         let Value::String(name) = item else {
             return Err(wrong_type(pointer));
         };
-        let bit = match name.as_str() {
-            "null" => types::NULL,
-            "boolean" => types::BOOLEAN,
-            "object" => types::OBJECT,
-            "array" => types::ARRAY,
-            "number" => types::NUMBER,
-            "string" => types::STRING,
-            "integer" => types::INTEGER,
-            _ => {
-                let mut reason = String::from("unknown type \"");
-                reason.push_str(name);
-                reason.push('"');
-                return Err(invalid(pointer, "type", &reason));
-            }
+        // The type's bit is `1 << its index` (see `types`).
+        let Some(bit) = TYPE_NAMES.iter().position(|t| t == name) else {
+            let mut reason = String::from("unknown type \"");
+            reason.push_str(name);
+            reason.push('"');
+            return Err(invalid(pointer, "type", &reason));
         };
+        let bit = 1u8 << bit;
         if mask != 0 {
             text.push_str(" or ");
         }

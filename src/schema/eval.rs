@@ -45,8 +45,8 @@ struct Annotations {
 impl Annotations {
     /// Marks item or property (`side`) `i` evaluated.
     fn mark(&mut self, side: u8, i: usize) {
-        if self.marks.len() <= i {
-            self.marks.resize(i.saturating_add(1), 0);
+        while self.marks.len() <= i {
+            self.marks.push(0);
         }
         if let Some(m) = self.marks.get_mut(i) {
             *m |= side;
@@ -55,11 +55,10 @@ impl Annotations {
 
     fn merge(&mut self, other: Annotations) {
         self.all |= other.all;
-        if self.marks.len() < other.marks.len() {
-            self.marks.resize(other.marks.len(), 0);
-        }
-        for (a, b) in self.marks.iter_mut().zip(other.marks) {
-            *a |= b;
+        for (i, &side) in other.marks.iter().enumerate() {
+            if side != 0 {
+                self.mark(side, i);
+            }
         }
     }
 }
@@ -92,12 +91,13 @@ pub(super) fn validate(
     let mut ev = Evaluator::new(schema, matcher);
     let mut issues = Vec::new();
     let valid = ev.eval(schema.root, instance, Some(&mut issues), None);
-    if let Some(abort) = ev.abort {
-        return vec![abort];
-    }
-    if valid {
+    // A limit hit: that issue alone.
+    if valid || ev.abort.is_some() {
         issues.clear();
-    } else if issues.is_empty() {
+    }
+    if let Some(abort) = ev.abort {
+        issues.push(abort);
+    } else if issues.is_empty() && !valid {
         issues.push(issue(String::new(), "is invalid"));
     }
     issues

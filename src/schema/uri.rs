@@ -52,8 +52,8 @@ fn find_byte(s: &str, b: u8) -> Option<usize> {
 
 /// `s.split_once(b)` for an ASCII byte `b`.
 fn split_once_byte(s: &str, b: u8) -> Option<(&str, &str)> {
-    let at = find_byte(s, b)?;
-    Some((s.get(..at)?, s.get(at + 1..)?))
+    let (before, rest) = split_at(s, find_byte(s, b)?);
+    Some((before, rest.get(1..)?))
 }
 
 fn parse(s: &str) -> UriRef<'_> {
@@ -90,7 +90,10 @@ pub(crate) fn last_slash(s: &str) -> Option<usize> {
 
 /// `str::split_at` that never panics (falls back to "everything, nothing").
 fn split_at(s: &str, at: usize) -> (&str, &str) {
-    s.split_at_checked(at).unwrap_or((s, ""))
+    match (s.get(..at), s.get(at..)) {
+        (Some(a), Some(b)) => (a, b),
+        _ => (s, ""),
+    }
 }
 
 /// RFC 3986 section 5.2.4.
@@ -324,20 +327,13 @@ pub(crate) fn unescape_token(token: &str) -> String {
     out
 }
 
-/// The unescaped tokens of a JSON Pointer, given without its leading '/'
-/// (`"a/b"` for `/a/b`).
-pub(crate) fn tokens(mut rest: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    loop {
-        let (token, after) = match split_once_byte(rest, b'/') {
-            Some((token, after)) => (token, Some(after)),
-            None => (rest, None),
-        };
-        out.push(unescape_token(token));
-        match after {
-            Some(after) => rest = after,
-            None => return out,
-        }
+/// The first unescaped token of a JSON Pointer given without its leading
+/// '/' (`"a/b"` for `/a/b`), and what follows the token's '/', if any:
+/// callers walk the tokens in a loop (no `Vec` of them).
+pub(crate) fn next_token(rest: &str) -> (String, Option<&str>) {
+    match split_once_byte(rest, b'/') {
+        Some((token, after)) => (unescape_token(token), Some(after)),
+        None => (unescape_token(rest), None),
     }
 }
 
@@ -348,7 +344,14 @@ pub(crate) fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
     if pointer.is_empty() {
         return Some(Vec::new());
     }
-    Some(tokens(pointer.strip_prefix('/')?))
+    let mut rest = pointer.strip_prefix('/');
+    let mut out = Vec::new();
+    while let Some(r) = rest {
+        let (token, after) = next_token(r);
+        out.push(token);
+        rest = after;
+    }
+    Some(out)
 }
 
 /// Parse an array index token: decimal digits without leading zeros.
