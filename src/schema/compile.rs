@@ -15,20 +15,22 @@ use crate::json::{is_whole, Map, Number, Value};
 use crate::prelude::*;
 use crate::vecmap::VecMap;
 
-/// A schema resource: a document root or a subschema with `$id`.
+/// A schema resource: a document root or a subschema with `$id`; or an
+/// anchor, named by its resource's URI, `#` and its name (no `$id` has a
+/// `#`, so the two never collide in `Compiler::by_uri`).
 struct Resource {
-    /// Absolute URI without fragment.
+    /// Absolute URI without fragment (an anchor: with its name).
     uri: String,
-    /// JSON pointer of the resource's root in the document.
+    /// JSON pointer of the resource's root (the anchor's schema) in the
+    /// document.
     pointer: String,
-    /// `$anchor` / `$dynamicAnchor` name → (pointer, is dynamic).
-    anchors: VecMap<String, (String, bool)>,
 }
 
 struct Compiler<'a> {
     root: &'a Value,
     resources: Vec<Resource>,
-    /// Per resource: `$dynamicAnchor` name → node index.
+    /// Per resource: `$dynamicAnchor` name → node index (an anchor there
+    /// is dynamic).
     dynamic: Vec<VecMap<String, usize>>,
     by_uri: VecMap<String, usize>,
     /// Scanned schema location (pointer) → resource index.
@@ -301,7 +303,6 @@ impl<'a> Compiler<'a> {
         self.resources.push(Resource {
             uri: uri.to_string(),
             pointer,
-            anchors: VecMap::new(),
         });
         self.dynamic.push(VecMap::new());
         self.by_uri.insert(uri.to_string(), res);
@@ -410,29 +411,25 @@ impl<'a> Compiler<'a> {
         pointer: &str,
         dynamic: bool,
     ) -> Result<(), Error> {
-        let existing = self
-            .resources
-            .get(res)
-            .and_then(|r| r.anchors.get(name))
-            .cloned();
-        match existing {
-            Some((p, _)) if p != pointer => {
+        let mut key = concat(self.resource_uri(res), "#");
+        key.push_str(name);
+        let was_dynamic = self.dynamic.get(res).is_some_and(|d| d.contains_key(name));
+        match self.by_uri.get(&key).and_then(|&a| self.resources.get(a)) {
+            Some(a) if a.pointer != pointer => {
                 return Err(error(Why::DuplicateAnchor, pointer, name, ""));
             }
-            Some((_, was_dynamic)) if was_dynamic || !dynamic => return Ok(()),
-            _ => {}
+            Some(_) if was_dynamic || !dynamic => return Ok(()),
+            // Known, now dynamic too.
+            Some(_) => {}
+            None => {
+                self.add_resource(&key, pointer.to_owned());
+            }
         }
-        let node = if dynamic {
-            Some(self.reserve(pointer)?)
-        } else {
-            None
-        };
-        if let Some(r) = self.resources.get_mut(res) {
-            r.anchors
-                .insert(name.to_string(), (pointer.to_string(), dynamic));
-        }
-        if let (Some(node), Some(d)) = (node, self.dynamic.get_mut(res)) {
-            d.insert(name.to_string(), node);
+        if dynamic {
+            let node = self.reserve(pointer)?;
+            if let Some(d) = self.dynamic.get_mut(res) {
+                d.insert(name.to_owned(), node);
+            }
         }
         Ok(())
     }
@@ -449,7 +446,11 @@ impl<'a> Compiler<'a> {
     ) -> Result<(String, Option<String>), Error> {
         let resolved = uri::resolve(self.resource_uri(res), reference);
         let (doc, fragment) = uri::split_fragment(&resolved);
-        let Some(target) = self.by_uri.get(doc).and_then(|&r| self.resources.get(r)) else {
+        let Some((r, target)) = self
+            .by_uri
+            .get(doc)
+            .and_then(|&r| Some((r, self.resources.get(r)?)))
+        else {
             return Err(error(Why::RemoteRef, pointer, reference, &resolved));
         };
         let fragment = uri::percent_decode(fragment.unwrap_or(""));
@@ -469,8 +470,16 @@ impl<'a> Compiler<'a> {
             }
             concat("no value at #", &fragment)
         } else {
-            match target.anchors.get(&fragment) {
-                Some((p, dynamic)) => return Ok((p.clone(), dynamic.then_some(fragment))),
+            let mut key = concat(doc, "#");
+            key.push_str(&fragment);
+            match self.by_uri.get(&key).and_then(|&a| self.resources.get(a)) {
+                Some(anchor) => {
+                    let dynamic = self
+                        .dynamic
+                        .get(r)
+                        .is_some_and(|d| d.contains_key(&fragment));
+                    return Ok((anchor.pointer.clone(), dynamic.then_some(fragment)));
+                }
                 None => {
                     let mut reason = concat("no anchor named \"", &fragment);
                     reason.push('"');
