@@ -113,57 +113,53 @@ pub(crate) fn is_integer(n: &Number) -> bool {
 /// a float's come from its text (`0.0075`: `[7, 5]` and −4; `1.50E2`: `[1, 5]`
 /// and 1), whatever their count. Exponents saturate (`1e-99999999999999999999`
 /// keeps its one digit and an exponent of about `i64::MIN`).
-fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
+fn decimal(n: &Number) -> (Vec<u8>, i64) {
     // An integer is read from its decimal text too (the JSON writer's);
-    // a float's text is as written.
+    // a float's text is as written. One pass: the sign, the mantissa's
+    // digits (leading zeros skipped; each after the point shifts the
+    // exponent down), the exponent's sign and digits.
     let mut text = String::new();
     n.write(&mut text);
-    let text = text.strip_prefix('-').unwrap_or(&text);
-    let (mantissa, exponent) = match text.bytes().position(|b| b | 0x20 == b'e') {
-        Some(at) => (text.get(..at)?, text.get(at + 1..)?),
-        None => (text, ""),
-    };
-    // A JSON exponent: an optional sign, then digits.
-    let mut negative = false;
-    let mut e = 0i64;
-    for b in exponent.bytes() {
+    let mut digits = Vec::with_capacity(text.len());
+    let (mut in_exponent, mut negative, mut fraction) = (false, false, false);
+    // The exponent as written, the digits after the point, the trailing
+    // zeros (each below the text's length: no overflow).
+    let (mut e, mut after_point, mut trailing) = (0i64, 0i64, 0i64);
+    for b in text.bytes() {
         match b {
-            b'-' => negative = true,
+            b'e' | b'E' => in_exponent = true,
+            // The number's own sign is dropped.
+            b'-' => negative = in_exponent,
             b'+' => {}
-            digit => {
+            b'.' => fraction = true,
+            _ if in_exponent => {
                 e = e
                     .saturating_mul(10)
-                    .saturating_add(i64::from(digit.wrapping_sub(b'0')));
+                    .saturating_add(i64::from(b.wrapping_sub(b'0')));
+            }
+            _ => {
+                after_point += i64::from(fraction);
+                let d = b.wrapping_sub(b'0');
+                if d != 0 || !digits.is_empty() {
+                    digits.push(d);
+                }
             }
         }
     }
-    let e = if negative { -e } else { e };
-    // Leading zeros are skipped as they come, trailing ones dropped after;
-    // each digit after the point lowers the exponent.
-    let mut exponent = e;
-    let mut fraction = false;
-    let mut digits = Vec::with_capacity(mantissa.len());
-    for b in mantissa.bytes() {
-        if b == b'.' {
-            fraction = true;
-            continue;
-        }
-        if fraction {
-            exponent = exponent.saturating_sub(1);
-        }
-        let d = b.wrapping_sub(b'0');
-        if d != 0 || !digits.is_empty() {
-            digits.push(d);
-        }
-    }
+    // Trailing zeros dropped, each shifting the exponent up.
     while digits.last() == Some(&0) {
         digits.pop();
-        exponent = exponent.saturating_add(1);
+        trailing += 1;
     }
-    if digits.is_empty() {
-        exponent = 0;
-    }
-    Some((digits, exponent))
+    let e = if negative { -e } else { e };
+    // Down by the digits after the point, then up by the trailing zeros,
+    // saturating in that order (as one step per digit would).
+    let exponent = if digits.is_empty() {
+        0
+    } else {
+        e.saturating_sub(after_point).saturating_add(trailing)
+    };
+    (digits, exponent)
 }
 
 /// The limit on a `multipleOf`'s significant digits as one number, so that
@@ -222,9 +218,7 @@ pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
         // The sign does not change divisibility.
         return magnitude(a).checked_rem(magnitude(b)) == Some(0);
     }
-    let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
-        return false;
-    };
+    let ((a, p), (b, q)) = (decimal(x), decimal(m));
     if a.is_empty() {
         return true;
     }
@@ -428,7 +422,7 @@ mod tests {
 
     /// `decimal` as a `u128` mantissa (when it fits) and an exponent.
     fn decimal_u128(n: &Number) -> Option<(u128, i64)> {
-        let (digits, e) = decimal(n)?;
+        let (digits, e) = decimal(n);
         let m = digits
             .iter()
             .try_fold(0u128, |m, &d| m.checked_mul(10)?.checked_add(u128::from(d)))?;
@@ -540,6 +534,131 @@ mod tests {
         }
     }
 
+    /// `decimal` as written before its one-pass form: sign stripped, split
+    /// at the `e`, the exponent read, then the mantissa's digits.
+    fn decimal_in_two_passes(n: &Number) -> Option<(Vec<u8>, i64)> {
+        let mut text = String::new();
+        n.write(&mut text);
+        let text = text.strip_prefix('-').unwrap_or(&text);
+        let (mantissa, exponent) = match text.bytes().position(|b| b | 0x20 == b'e') {
+            Some(at) => (text.get(..at)?, text.get(at + 1..)?),
+            None => (text, ""),
+        };
+        let mut negative = false;
+        let mut e = 0i64;
+        for b in exponent.bytes() {
+            match b {
+                b'-' => negative = true,
+                b'+' => {}
+                digit => {
+                    e = e
+                        .saturating_mul(10)
+                        .saturating_add(i64::from(digit.wrapping_sub(b'0')));
+                }
+            }
+        }
+        let mut exponent = if negative { -e } else { e };
+        let mut fraction = false;
+        let mut digits = Vec::new();
+        for b in mantissa.bytes() {
+            if b == b'.' {
+                fraction = true;
+                continue;
+            }
+            if fraction {
+                exponent = exponent.saturating_sub(1);
+            }
+            let d = b.wrapping_sub(b'0');
+            if d != 0 || !digits.is_empty() {
+                digits.push(d);
+            }
+        }
+        while digits.last() == Some(&0) {
+            digits.pop();
+            exponent = exponent.saturating_add(1);
+        }
+        if digits.is_empty() {
+            exponent = 0;
+        }
+        Some((digits, exponent))
+    }
+
+    #[test]
+    fn decimal_in_one_pass_as_in_two() {
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "0.0",
+            "-0.000e5",
+            "1",
+            "-1",
+            "10",
+            "100.0",
+            "0.0075",
+            "1.50E2",
+            "-0.00750e+1",
+            "18446744073709551615",
+            "-9223372036854775808",
+            "18446744073709551616",
+            "1e-99999999999999999999",
+            "1.000e-99999999999999999999",
+            "1000e99999999999999999999",
+            "0.001e99999999999999999999",
+            "123.456E-7",
+            "9223372036854775807e1",
+            "1e9223372036854775807",
+            "1.0e-9223372036854775807",
+            "10.00e-9223372036854775808",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        let mut state = 0x1234_5678_9abc_def1u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let digits = |k: u64| -> String {
+                (0..k)
+                    .map(|i| char::from(b'0' + ((state >> (i % 60)) % 10) as u8))
+                    .collect()
+            };
+            let int = digits(1 + state % 6);
+            let frac = digits(state % 5);
+            let exp = [
+                "",
+                "e5",
+                "E-3",
+                "e+21",
+                "e-400",
+                "e99999999999999999999",
+                "E-99999999999999999999",
+            ][(state % 7) as usize];
+            let sign = if state & 1 == 0 { "" } else { "-" };
+            let int = int.trim_start_matches('0');
+            let int = if int.is_empty() { "0" } else { int };
+            let frac = if frac.is_empty() {
+                String::new()
+            } else {
+                format!(".{frac}")
+            };
+            texts.push(format!("{sign}{int}{frac}{exp}"));
+        }
+        let mut checked = 0;
+        for text in &texts {
+            let Ok(Value::Number(number)) = crate::json::parse(text) else {
+                continue;
+            };
+            assert_eq!(
+                Some(decimal(&number)),
+                decimal_in_two_passes(&number),
+                "{text}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
     /// Lexemes with more significant digits than a `u128` holds: no panic,
     /// and an exact answer while the divisor fits (see `is_multiple_of` for
     /// the fallback past it).
@@ -596,9 +715,7 @@ mod tests {
             };
             return signed(a).checked_rem(signed(b)) == Some(0);
         }
-        let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
-            return false;
-        };
+        let ((a, p), (b, q)) = (decimal(x), decimal(m));
         if a.is_empty() {
             return true;
         }

@@ -290,18 +290,13 @@ fn lossy(bytes: &[u8]) -> String {
 /// Appends `token` escaped as a JSON Pointer reference token (RFC 6901).
 pub(crate) fn escape_token(out: &mut String, token: &str) {
     // One scan (as `replace('~', "~0")` then `replace('/', "~1")`).
-    let mut start = 0;
-    for (i, b) in token.bytes().enumerate() {
-        let escaped = match b {
-            b'~' => "~0",
-            b'/' => "~1",
-            _ => continue,
-        };
-        out.push_str(token.get(start..i).unwrap_or_default());
-        out.push_str(escaped);
-        start = i + 1;
+    for c in token.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            _ => out.push(c),
+        }
     }
-    out.push_str(token.get(start..).unwrap_or_default());
 }
 
 /// Unescape one JSON Pointer reference token (RFC 6901).
@@ -309,21 +304,18 @@ pub(crate) fn unescape_token(token: &str) -> String {
     // `~1` → `/` and `~0` → `~` in one scan (as `replace("~1", "/")` then
     // `replace("~0", "~")`, without the substring searcher in the wasm).
     let mut out = String::with_capacity(token.len());
-    let bytes = token.as_bytes();
-    let (mut start, mut i) = (0, 0);
-    while let Some(&b) = bytes.get(i) {
-        i += 1;
-        let unescaped = match (b, bytes.get(i)) {
-            (b'~', Some(b'1')) => "/",
-            (b'~', Some(b'0')) => "~",
-            _ => continue,
+    let mut rest = token;
+    while let Some((before, after)) = split_once_byte(rest, b'~') {
+        out.push_str(before);
+        let (unescaped, skip) = match after.as_bytes().first() {
+            Some(b'1') => ("/", 1),
+            Some(b'0') => ("~", 1),
+            _ => ("~", 0),
         };
-        out.push_str(token.get(start..i - 1).unwrap_or_default());
         out.push_str(unescaped);
-        i += 1;
-        start = i;
+        rest = after.get(skip..).unwrap_or_default();
     }
-    out.push_str(token.get(start..).unwrap_or_default());
+    out.push_str(rest);
     out
 }
 
