@@ -284,7 +284,8 @@ impl<'a> Compiler<'a> {
         }
         // A subschema the scan did not visit (reached through a JSON pointer
         // into an unknown keyword): register its identifiers now.
-        if !self.resource_at.contains_key(pointer) {
+        // (`get`, not `contains_key`: one lookup function per map type.)
+        if self.resource_at.get(pointer).is_none() {
             let parent = self.nearest_scanned_resource(pointer);
             if let Some(v) = self.lookup(pointer) {
                 self.scan(v, pointer.to_string(), parent)?;
@@ -333,7 +334,7 @@ impl<'a> Compiler<'a> {
     fn scan(&mut self, start: &'a Value, pointer: String, parent: usize) -> Result<(), Error> {
         let mut stack: Vec<(&'a Value, String, usize)> = vec![(start, pointer, parent)];
         while let Some((value, pointer, parent)) = stack.pop() {
-            if self.resource_at.contains_key(&pointer) {
+            if self.resource_at.get(pointer.as_str()).is_some() {
                 continue;
             }
             if pointer.bytes().filter(|&b| b == b'/').count() > MAX_SCHEMA_DEPTH {
@@ -413,8 +414,12 @@ impl<'a> Compiler<'a> {
     ) -> Result<(), Error> {
         let mut key = concat(self.resource_uri(res), "#");
         key.push_str(name);
-        let was_dynamic = self.dynamic.get(res).is_some_and(|d| d.contains_key(name));
-        match self.by_uri.get(&key).and_then(|&a| self.resources.get(a)) {
+        let was_dynamic = self.dynamic.get(res).is_some_and(|d| d.get(name).is_some());
+        match self
+            .by_uri
+            .get(key.as_str())
+            .and_then(|&a| self.resources.get(a))
+        {
             Some(a) if a.pointer != pointer => {
                 return Err(error(Why::DuplicateAnchor, pointer, name, ""));
             }
@@ -472,12 +477,16 @@ impl<'a> Compiler<'a> {
         } else {
             let mut key = concat(doc, "#");
             key.push_str(&fragment);
-            match self.by_uri.get(&key).and_then(|&a| self.resources.get(a)) {
+            match self
+                .by_uri
+                .get(key.as_str())
+                .and_then(|&a| self.resources.get(a))
+            {
                 Some(anchor) => {
                     let dynamic = self
                         .dynamic
                         .get(r)
-                        .is_some_and(|d| d.contains_key(&fragment));
+                        .is_some_and(|d| d.get(fragment.as_str()).is_some());
                     return Ok((anchor.pointer.clone(), dynamic.then_some(fragment)));
                 }
                 None => {
