@@ -3,8 +3,9 @@
 //! Only what `$id` / `$ref` handling needs: parse a URI reference into its five
 //! components, resolve it against an absolute base (RFC 3986 section 5.2),
 //! split off / percent-decode fragments, and escape / unescape JSON Pointer
-//! tokens. Never panics: all string handling goes through `find`, `get` and
-//! `split_at_checked`-style helpers.
+//! tokens. Never panics: all string handling goes through byte scans for
+//! ASCII delimiters and `get`. No `core::fmt`, char searchers or
+//! `str::from_utf8` in here (each costs code in the wasm module).
 
 use crate::prelude::*;
 /// The base URI of a schema document that has no `$id`.
