@@ -7,59 +7,135 @@
 //! overflow the stack.
 
 use super::uri::{self, DEFAULT_BASE};
-use super::{types, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH};
+use super::{
+    count_message, len_u64, push_int, CompiledSchema, Keyword, Node, ObjNode, SchemaError,
+    MAX_SCHEMA_DEPTH,
+};
 use crate::json::{is_whole, Map, Number, Value};
 use crate::prelude::*;
 use crate::vecmap::VecMap;
 
-/// A schema resource: a document root or a subschema with `$id`.
+/// A schema resource: a document root or a subschema with `$id`; or an
+/// anchor, named by its resource's URI, `#` and its name (no `$id` has a
+/// `#`, so the two never collide in `Compiler::by_uri`).
 struct Resource {
-    /// Absolute URI without fragment.
+    /// Absolute URI without fragment (an anchor: with its name).
     uri: String,
-    /// JSON pointer of the resource's root in the document.
+    /// JSON pointer of the resource's root (the anchor's schema) in the
+    /// document.
     pointer: String,
-    /// `$anchor` / `$dynamicAnchor` name → (pointer, is dynamic).
-    anchors: VecMap<String, (String, bool)>,
 }
 
 struct Compiler<'a> {
     root: &'a Value,
     resources: Vec<Resource>,
-    /// Per resource: `$dynamicAnchor` name → node index.
+    /// Per resource: `$dynamicAnchor` name → node index (an anchor there
+    /// is dynamic).
     dynamic: Vec<VecMap<String, usize>>,
     by_uri: VecMap<String, usize>,
     /// Scanned schema location (pointer) → resource index.
     resource_at: VecMap<String, usize>,
     nodes: Vec<Node>,
     node_at: VecMap<String, usize>,
-    /// Reserved nodes still to compile: (node index, pointer).
-    work: Vec<(usize, String)>,
+    /// Pointers of reserved nodes still to compile (their index in `node_at`).
+    work: Vec<String>,
 }
 
 /// Errors are boxed inside: results stay small to move around.
 type Error = Box<SchemaError>;
 
+/// `a` followed by `b`.
+fn concat(a: &str, b: &str) -> String {
+    let mut s = String::with_capacity(a.len() + b.len());
+    s.push_str(a);
+    s.push_str(b);
+    s
+}
+
 /// A pointer as a URI fragment, for error messages.
 fn loc(pointer: &str) -> String {
-    format!("#{pointer}")
+    concat("#", pointer)
 }
 
 fn child_pointer(parent: &str, token: &str) -> String {
-    format!("{parent}/{}", uri::escape_token(token))
+    let mut s = concat(parent, "/");
+    uri::escape_token(&mut s, token);
+    s
 }
 
 fn index_pointer(parent: &str, i: usize) -> String {
-    format!("{parent}/{i}")
+    let mut s = concat(parent, "/");
+    push_int(&mut s, len_u64(i));
+    s
 }
 
+/// Which [`SchemaError`] [`error`] builds.
+#[derive(Clone, Copy)]
+enum Why {
+    NotASchema,
+    TooDeep,
+    /// `a` the keyword, `b` the reason.
+    InvalidKeyword,
+    /// `a` the reference, `b` the URI.
+    RemoteRef,
+    /// `a` the reference, `b` the reason.
+    UnresolvedRef,
+    /// `a` the URI.
+    DuplicateId,
+    /// `a` the anchor.
+    DuplicateAnchor,
+}
+
+/// The error `why` at the schema at `pointer`, with its texts `a` and `b`
+/// (unused ones empty): one constructor for every error site.
 #[inline(never)]
-fn invalid(pointer: &str, keyword: &str, reason: &str) -> Error {
-    Box::new(SchemaError::InvalidKeyword {
-        location: loc(pointer),
-        keyword: keyword.to_string(),
-        reason: reason.to_string(),
+fn error(why: Why, pointer: &str, a: &str, b: &str) -> Error {
+    let location = loc(pointer);
+    let (a, b) = (a.to_owned(), b.to_owned());
+    Box::new(match why {
+        Why::NotASchema => SchemaError::NotASchema { location },
+        Why::TooDeep => SchemaError::TooDeep { location },
+        Why::InvalidKeyword => SchemaError::InvalidKeyword {
+            location,
+            keyword: a,
+            reason: b,
+        },
+        Why::RemoteRef => SchemaError::RemoteRef {
+            location,
+            reference: a,
+            uri: b,
+        },
+        Why::UnresolvedRef => SchemaError::UnresolvedRef {
+            location,
+            reference: a,
+            reason: b,
+        },
+        Why::DuplicateId => SchemaError::DuplicateId { location, uri: a },
+        Why::DuplicateAnchor => SchemaError::DuplicateAnchor {
+            location,
+            anchor: a,
+        },
     })
 }
+
+fn invalid(pointer: &str, keyword: &str, reason: &str) -> Error {
+    error(Why::InvalidKeyword, pointer, keyword, reason)
+}
+
+/// Words and comparison signs of [`Keyword::Bound`] / [`Keyword::Size`] by
+/// their index (see [`KEYWORDS`]).
+const BOUND_MESSAGES: [&str; 5] = [
+    "must be <= ",
+    "must be < ",
+    "must be >= ",
+    "must be > ",
+    "must be multiple of ",
+];
+const SIZE_WORDS: [(&str, &str); 3] = [
+    ("character", "characters"),
+    ("item", "items"),
+    ("property", "properties"),
+];
 
 /// Keywords with subschemas, as the scan visits them: a single subschema
 /// (0), an array (1) or an object (2) of subschemas.
@@ -172,8 +248,8 @@ fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
     c.add_resource(DEFAULT_BASE, String::new());
     c.scan(schema, String::new(), 0)?;
     let root = c.reserve("")?;
-    while let Some((idx, pointer)) = c.work.pop() {
-        c.compile_node(idx, &pointer)?;
+    while let Some(pointer) = c.work.pop() {
+        c.compile_node(&pointer)?;
     }
     Ok(CompiledSchema {
         nodes: c.nodes,
@@ -185,15 +261,18 @@ fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
 impl<'a> Compiler<'a> {
     fn lookup(&self, pointer: &str) -> Option<&'a Value> {
         let mut v = self.root;
-        let Some(rest) = pointer.strip_prefix('/') else {
-            return pointer.is_empty().then_some(v);
-        };
-        for token in uri::tokens(rest) {
+        let mut rest = pointer.strip_prefix('/');
+        if rest.is_none() && !pointer.is_empty() {
+            return None;
+        }
+        while let Some(r) = rest {
+            let (token, after) = uri::next_token(r);
             v = match v {
                 Value::Object(m) => m.get(&token)?,
                 Value::Array(a) => a.get(uri::array_index(&token)?)?,
                 _ => return None,
             };
+            rest = after;
         }
         Some(v)
     }
@@ -205,7 +284,8 @@ impl<'a> Compiler<'a> {
         }
         // A subschema the scan did not visit (reached through a JSON pointer
         // into an unknown keyword): register its identifiers now.
-        if !self.resource_at.contains_key(pointer) {
+        // (`get`, not `contains_key`: one lookup function per map type.)
+        if self.resource_at.get(pointer).is_none() {
             let parent = self.nearest_scanned_resource(pointer);
             if let Some(v) = self.lookup(pointer) {
                 self.scan(v, pointer.to_string(), parent)?;
@@ -214,7 +294,7 @@ impl<'a> Compiler<'a> {
         let idx = self.nodes.len();
         self.nodes.push(Node::Bool(false));
         self.node_at.insert(pointer.to_string(), idx);
-        self.work.push((idx, pointer.to_string()));
+        self.work.push(pointer.to_string());
         Ok(idx)
     }
 
@@ -224,7 +304,6 @@ impl<'a> Compiler<'a> {
         self.resources.push(Resource {
             uri: uri.to_string(),
             pointer,
-            anchors: VecMap::new(),
         });
         self.dynamic.push(VecMap::new());
         self.by_uri.insert(uri.to_string(), res);
@@ -255,13 +334,11 @@ impl<'a> Compiler<'a> {
     fn scan(&mut self, start: &'a Value, pointer: String, parent: usize) -> Result<(), Error> {
         let mut stack: Vec<(&'a Value, String, usize)> = vec![(start, pointer, parent)];
         while let Some((value, pointer, parent)) = stack.pop() {
-            if self.resource_at.contains_key(&pointer) {
+            if self.resource_at.get(pointer.as_str()).is_some() {
                 continue;
             }
             if pointer.bytes().filter(|&b| b == b'/').count() > MAX_SCHEMA_DEPTH {
-                return Err(Box::new(SchemaError::TooDeep {
-                    location: loc(&pointer),
-                }));
+                return Err(error(Why::TooDeep, &pointer, "", ""));
             }
             let Value::Object(map) = value else {
                 self.resource_at.insert(pointer, parent);
@@ -287,10 +364,7 @@ impl<'a> Compiler<'a> {
                         .get(existing)
                         .is_some_and(|r| r.pointer == pointer);
                     if !same {
-                        return Err(Box::new(SchemaError::DuplicateId {
-                            location: loc(&pointer),
-                            uri: doc.to_string(),
-                        }));
+                        return Err(error(Why::DuplicateId, &pointer, doc, ""));
                     }
                     res = existing;
                 } else {
@@ -338,32 +412,29 @@ impl<'a> Compiler<'a> {
         pointer: &str,
         dynamic: bool,
     ) -> Result<(), Error> {
-        let existing = self
-            .resources
-            .get(res)
-            .and_then(|r| r.anchors.get(name))
-            .cloned();
-        match existing {
-            Some((p, _)) if p != pointer => {
-                return Err(Box::new(SchemaError::DuplicateAnchor {
-                    location: loc(pointer),
-                    anchor: name.to_string(),
-                }));
+        let mut key = concat(self.resource_uri(res), "#");
+        key.push_str(name);
+        let was_dynamic = self.dynamic.get(res).is_some_and(|d| d.get(name).is_some());
+        match self
+            .by_uri
+            .get(key.as_str())
+            .and_then(|&a| self.resources.get(a))
+        {
+            Some(a) if a.pointer != pointer => {
+                return Err(error(Why::DuplicateAnchor, pointer, name, ""));
             }
-            Some((_, was_dynamic)) if was_dynamic || !dynamic => return Ok(()),
-            _ => {}
+            Some(_) if was_dynamic || !dynamic => return Ok(()),
+            // Known, now dynamic too.
+            Some(_) => {}
+            None => {
+                self.add_resource(&key, pointer.to_owned());
+            }
         }
-        let node = if dynamic {
-            Some(self.reserve(pointer)?)
-        } else {
-            None
-        };
-        if let Some(r) = self.resources.get_mut(res) {
-            r.anchors
-                .insert(name.to_string(), (pointer.to_string(), dynamic));
-        }
-        if let (Some(node), Some(d)) = (node, self.dynamic.get_mut(res)) {
-            d.insert(name.to_string(), node);
+        if dynamic {
+            let node = self.reserve(pointer)?;
+            if let Some(d) = self.dynamic.get_mut(res) {
+                d.insert(name.to_owned(), node);
+            }
         }
         Ok(())
     }
@@ -380,12 +451,12 @@ impl<'a> Compiler<'a> {
     ) -> Result<(String, Option<String>), Error> {
         let resolved = uri::resolve(self.resource_uri(res), reference);
         let (doc, fragment) = uri::split_fragment(&resolved);
-        let Some(target) = self.by_uri.get(doc).and_then(|&r| self.resources.get(r)) else {
-            return Err(Box::new(SchemaError::RemoteRef {
-                location: loc(pointer),
-                reference: reference.to_string(),
-                uri: resolved.clone(),
-            }));
+        let Some((r, target)) = self
+            .by_uri
+            .get(doc)
+            .and_then(|&r| Some((r, self.resources.get(r)?)))
+        else {
+            return Err(error(Why::RemoteRef, pointer, reference, &resolved));
         };
         let fragment = uri::percent_decode(fragment.unwrap_or(""));
         if fragment.is_empty() {
@@ -393,38 +464,53 @@ impl<'a> Compiler<'a> {
         }
         let reason = if let Some(rest) = fragment.strip_prefix('/') {
             let mut p = target.pointer.clone();
-            for t in uri::tokens(rest) {
-                p = child_pointer(&p, &t);
+            let mut rest = Some(rest);
+            while let Some(r) = rest {
+                let (token, after) = uri::next_token(r);
+                p = child_pointer(&p, &token);
+                rest = after;
             }
             if self.lookup(&p).is_some() {
                 return Ok((p, None));
             }
-            format!("no value at #{fragment}")
+            concat("no value at #", &fragment)
         } else {
-            match target.anchors.get(&fragment) {
-                Some((p, dynamic)) => return Ok((p.clone(), dynamic.then_some(fragment))),
-                None => format!("no anchor named \"{fragment}\""),
+            let mut key = concat(doc, "#");
+            key.push_str(&fragment);
+            match self
+                .by_uri
+                .get(key.as_str())
+                .and_then(|&a| self.resources.get(a))
+            {
+                Some(anchor) => {
+                    let dynamic = self
+                        .dynamic
+                        .get(r)
+                        .is_some_and(|d| d.get(fragment.as_str()).is_some());
+                    return Ok((anchor.pointer.clone(), dynamic.then_some(fragment)));
+                }
+                None => {
+                    let mut reason = concat("no anchor named \"", &fragment);
+                    reason.push('"');
+                    reason
+                }
             }
         };
-        Err(Box::new(SchemaError::UnresolvedRef {
-            location: loc(pointer),
-            reference: reference.to_string(),
-            reason,
-        }))
+        Err(error(Why::UnresolvedRef, pointer, reference, &reason))
     }
 
-    /// Compile the schema at `pointer` into reserved node `idx`.
-    fn compile_node(&mut self, idx: usize, pointer: &str) -> Result<(), Error> {
+    /// Compile the schema at `pointer` into its reserved node.
+    fn compile_node(&mut self, pointer: &str) -> Result<(), Error> {
         let node = match self.lookup(pointer) {
             Some(Value::Bool(b)) => Node::Bool(*b),
             Some(Value::Object(map)) => self.compile_object(map, pointer)?,
-            _ => {
-                return Err(Box::new(SchemaError::NotASchema {
-                    location: loc(pointer),
-                }))
-            }
+            _ => return Err(error(Why::NotASchema, pointer, "", "")),
         };
-        if let Some(slot) = self.nodes.get_mut(idx) {
+        if let Some(slot) = self
+            .node_at
+            .get(pointer)
+            .and_then(|&idx| self.nodes.get_mut(idx))
+        {
             *slot = node;
         }
         Ok(())
@@ -514,7 +600,11 @@ impl<'a> Compiler<'a> {
                 check_value_depth(v, p, name)?;
                 Keyword::Enum {
                     values: values.to_vec(),
-                    constant,
+                    message: if constant {
+                        "must be equal to constant"
+                    } else {
+                        "must be equal to one of the allowed values"
+                    },
                 }
             }
             (Kind::Bound(k), Some(v)) => {
@@ -523,14 +613,31 @@ impl<'a> Compiler<'a> {
                 if k == 4 && n.as_f64().is_none_or(|f| f <= 0.0) {
                     return Err(invalid(p, name, "must be a number greater than 0"));
                 }
-                Keyword::Bound(k, n)
+                let mut message =
+                    String::from(BOUND_MESSAGES.get(usize::from(k)).copied().unwrap_or(""));
+                n.write(&mut message);
+                Keyword::Bound(k, n, message)
             }
-            (Kind::Size(k), Some(v)) => Keyword::Size(k, count(v, p, name)?),
+            (Kind::Size(k), Some(v)) => {
+                let limit = count(v, p, name)?;
+                let text = if k & 1 == 0 {
+                    "must NOT have more than "
+                } else {
+                    "must NOT have fewer than "
+                };
+                let word = SIZE_WORDS
+                    .get(usize::from(k / 2))
+                    .copied()
+                    .unwrap_or_default();
+                Keyword::Size(k, limit, count_message(text, limit, word))
+            }
             (Kind::Pattern, Some(v)) => {
                 let Value::String(s) = v else {
                     return Err(invalid(p, name, "must be a string"));
                 };
-                Keyword::Pattern(s.clone())
+                let mut message = concat("must match pattern \"", s);
+                message.push('"');
+                Keyword::Pattern(s.clone(), message)
             }
             (Kind::UniqueItems, Some(v)) => {
                 let Value::Bool(b) = v else {
@@ -558,7 +665,7 @@ impl<'a> Compiler<'a> {
                 if names.is_empty() {
                     return Ok(());
                 }
-                Keyword::Required(names)
+                Keyword::Required(vec![(None, names)])
             }
             (Kind::DependentRequired, Some(v)) => {
                 let Value::Object(deps) = v else {
@@ -566,9 +673,9 @@ impl<'a> Compiler<'a> {
                 };
                 let mut list = Vec::new();
                 for (dep, reqs) in deps {
-                    list.push((dep.clone(), string_array(reqs, p, name)?));
+                    list.push((Some(dep.clone()), string_array(reqs, p, name)?));
                 }
-                Keyword::DependentRequired(list)
+                Keyword::Required(list)
             }
             (Kind::DependentSchemas, Some(_)) => {
                 let dependent = self.schema_map(value, p, name)?;
@@ -599,8 +706,9 @@ impl<'a> Compiler<'a> {
                 match k {
                     0 => Keyword::PropertyNames(s),
                     1 => Keyword::Not(s),
+                    // `ITEMS` (1) and `PROPS` (2).
                     k => Keyword::Unevaluated {
-                        props: k == 3,
+                        side: k - 1,
                         schema: s,
                     },
                 }
@@ -662,9 +770,12 @@ fn check_value_depth(v: &Value, pointer: &str, keyword: &str) -> Result<(), Erro
     let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
     while let Some((v, depth)) = stack.pop() {
         if depth > MAX_SCHEMA_DEPTH {
-            return Err(Box::new(SchemaError::TooDeep {
-                location: loc(&child_pointer(pointer, keyword)),
-            }));
+            return Err(error(
+                Why::TooDeep,
+                &child_pointer(pointer, keyword),
+                "",
+                "",
+            ));
         }
         let next = depth.saturating_add(1);
         match v {
@@ -728,6 +839,11 @@ fn wrong_type(pointer: &str) -> Error {
     invalid(pointer, "type", "must be a string or an array of strings")
 }
 
+/// The `type` names by their bit's position in [`types`].
+const TYPE_NAMES: [&str; 7] = [
+    "null", "boolean", "object", "array", "number", "string", "integer",
+];
+
 #[inline(never)]
 fn compile_type(v: &Value, pointer: &str, kws: &mut Vec<Keyword>) -> Result<(), Error> {
     // A string is a list of one name.
@@ -740,32 +856,28 @@ fn compile_type(v: &Value, pointer: &str, kws: &mut Vec<Keyword>) -> Result<(), 
         return Err(wrong_type(pointer));
     }
     let mut mask = 0u8;
-    let mut text = String::new();
+    let mut text = String::from("must be ");
     for item in names {
         let Value::String(name) = item else {
             return Err(wrong_type(pointer));
         };
-        let bit = match name.as_str() {
-            "null" => types::NULL,
-            "boolean" => types::BOOLEAN,
-            "object" => types::OBJECT,
-            "array" => types::ARRAY,
-            "number" => types::NUMBER,
-            "string" => types::STRING,
-            "integer" => types::INTEGER,
-            _ => {
-                let mut reason = String::from("unknown type \"");
-                reason.push_str(name);
-                reason.push('"');
-                return Err(invalid(pointer, "type", &reason));
-            }
+        // The type's bit is `1 << its index` (see `types`).
+        let Some(bit) = TYPE_NAMES.iter().position(|t| t == name) else {
+            let mut reason = String::from("unknown type \"");
+            reason.push_str(name);
+            reason.push('"');
+            return Err(invalid(pointer, "type", &reason));
         };
-        mask |= bit;
-        if !text.is_empty() {
+        let bit = 1u8 << bit;
+        if mask != 0 {
             text.push_str(" or ");
         }
+        mask |= bit;
         text.push_str(name);
     }
-    kws.push(Keyword::Type { mask, names: text });
+    kws.push(Keyword::Type {
+        mask,
+        message: text,
+    });
     Ok(())
 }

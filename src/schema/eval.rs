@@ -5,19 +5,20 @@
 //! the first failure. Annotations for `unevaluatedItems` /
 //! `unevaluatedProperties` are collected only below schemas that use them.
 //!
-//! Messages are given as [`Part`] lists and assembled by one function,
+//! Messages are `&str` pieces assembled by one function,
 //! [`Evaluator::report`], only when there is a sink: no `format!` per
 //! message, no closure per message (each costs code in the wasm module).
+//! The fixed messages of the keywords without subschemas (`must be string`,
+//! `must be <= 5`, ...) are built once, when the schema is compiled.
 
 use super::num;
 use super::{
-    types, CompiledSchema, Keyword, Node, ObjNode, PatternMatcher, SchemaIssue, MAX_EVAL_DEPTH,
-    MAX_EVAL_STEPS,
+    count_message, len_u64, push_int, types, CompiledSchema, Keyword, Node, ObjNode,
+    PatternMatcher, SchemaIssue, MAX_EVAL_DEPTH, MAX_EVAL_STEPS,
 };
 use crate::json::{Map, Number, Value};
 use crate::prelude::*;
 use core::cmp::Ordering;
-use core::fmt::Write as _;
 
 type Sink<'x> = Option<&'x mut Vec<SchemaIssue>>;
 
@@ -28,79 +29,36 @@ pub(super) const STEPS_MESSAGE: &str = "schema evaluation exceeded 1000000 steps
 pub(super) const DEPTH_MESSAGE: &str =
     "schema evaluation exceeded the maximum depth of 256 (cyclic $ref?)";
 
-/// One piece of an issue message.
-#[derive(Clone, Copy)]
-enum Part<'a> {
-    Text(&'a str),
-    Int(u64),
-    Number(&'a Number),
-    /// `1 item`, `2 items`.
-    Count(u64, &'a str),
-}
+/// [`Annotations`] bits: an item, a property.
+pub(super) const ITEMS: u8 = 1;
+pub(super) const PROPS: u8 = 2;
 
-use Part::{Count, Int, Text};
-
-/// Words and comparison signs of [`Keyword::Bound`] / [`Keyword::Size`] by
-/// their index (see `compile.rs`).
-const BOUND_MESSAGES: [&str; 5] = [
-    "must be <= ",
-    "must be < ",
-    "must be >= ",
-    "must be > ",
-    "must be multiple of ",
-];
-const SIZE_WORDS: [&str; 3] = ["character", "item", "property"];
-
-/// Evaluated properties / items of one instance location (by position).
+/// Evaluated items / properties of one instance location.
 #[derive(Debug, Default)]
 struct Annotations {
-    all_props: bool,
-    props: Vec<bool>,
-    all_items: bool,
-    items: Vec<bool>,
-}
-
-fn set_bit(bits: &mut Vec<bool>, i: usize) {
-    if bits.len() <= i {
-        bits.resize(i.saturating_add(1), false);
-    }
-    if let Some(b) = bits.get_mut(i) {
-        *b = true;
-    }
-}
-
-fn merge_bits(into: &mut Vec<bool>, from: Vec<bool>) {
-    if into.len() < from.len() {
-        into.resize(from.len(), false);
-    }
-    for (a, b) in into.iter_mut().zip(from) {
-        *a |= b;
-    }
+    /// [`ITEMS`]: every item evaluated; [`PROPS`]: every property.
+    all: u8,
+    /// The same bits per position (item index, or property by position).
+    marks: Vec<u8>,
 }
 
 impl Annotations {
-    /// Marks property (`props`) or item `i` evaluated.
-    fn mark(&mut self, props: bool, i: usize) {
-        let (all, bits) = self.side(props);
-        if !*all {
-            set_bit(bits, i);
+    /// Marks item or property (`side`) `i` evaluated.
+    fn mark(&mut self, side: u8, i: usize) {
+        while self.marks.len() <= i {
+            self.marks.push(0);
+        }
+        if let Some(m) = self.marks.get_mut(i) {
+            *m |= side;
         }
     }
-    fn side(&mut self, props: bool) -> (&mut bool, &mut Vec<bool>) {
-        if props {
-            (&mut self.all_props, &mut self.props)
-        } else {
-            (&mut self.all_items, &mut self.items)
-        }
-    }
+
     fn merge(&mut self, other: Annotations) {
-        self.all_props |= other.all_props;
-        self.all_items |= other.all_items;
-        if !self.all_props {
-            merge_bits(&mut self.props, other.props);
-        }
-        if !self.all_items {
-            merge_bits(&mut self.items, other.items);
+        self.all |= other.all;
+        for (i, &side) in other.marks.iter().enumerate() {
+            if side != 0 {
+                self.mark(side, i);
+            }
         }
     }
 }
@@ -118,6 +76,13 @@ struct Evaluator<'s> {
     path: String,
 }
 
+fn issue(path: String, message: &str) -> SchemaIssue {
+    SchemaIssue {
+        path,
+        message: message.to_owned(),
+    }
+}
+
 pub(super) fn validate(
     schema: &CompiledSchema,
     instance: &Value,
@@ -126,17 +91,14 @@ pub(super) fn validate(
     let mut ev = Evaluator::new(schema, matcher);
     let mut issues = Vec::new();
     let valid = ev.eval(schema.root, instance, Some(&mut issues), None);
-    if let Some(abort) = ev.abort {
-        return vec![abort];
-    }
-    if !valid && issues.is_empty() {
-        issues.push(SchemaIssue {
-            path: String::new(),
-            message: "is invalid".to_string(),
-        });
-    }
-    if valid {
+    // A limit hit: that issue alone.
+    if valid || ev.abort.is_some() {
         issues.clear();
+    }
+    if let Some(abort) = ev.abort {
+        issues.push(abort);
+    } else if issues.is_empty() && !valid {
+        issues.push(issue(String::new(), "is invalid"));
     }
     issues
 }
@@ -149,10 +111,6 @@ pub(super) fn is_valid(
     let mut ev = Evaluator::new(schema, matcher);
     let valid = ev.eval(schema.root, instance, None, None);
     valid && ev.abort.is_none()
-}
-
-fn len_u64(n: usize) -> u64 {
-    u64::try_from(n).unwrap_or(u64::MAX)
 }
 
 /// The children of an array (by index) or an object (by key), one loop for both.
@@ -179,6 +137,27 @@ impl<'v> Children<'v> {
     }
 }
 
+/// `n` in decimal.
+fn int_text(n: usize) -> String {
+    let mut text = String::new();
+    push_int(&mut text, len_u64(n));
+    text
+}
+
+/// Appends a path segment: `.segment`, or `segment` to the empty path.
+fn push_segment(path: &mut String, segment: &str) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(segment);
+}
+
+/// `n` Unicode scalar values in `s` (`chars().count()`, without core's
+/// counter in the wasm): every byte but UTF-8 continuation bytes.
+fn char_count(s: &str) -> usize {
+    s.bytes().filter(|&b| b & 0xc0 != 0x80).count()
+}
+
 impl<'s> Evaluator<'s> {
     fn new(schema: &'s CompiledSchema, matcher: &'s dyn PatternMatcher) -> Self {
         Evaluator {
@@ -192,50 +171,35 @@ impl<'s> Evaluator<'s> {
         }
     }
 
-    /// Report at the current path, or at its child `key` (a property, possibly
-    /// missing); the message is assembled only with a sink.
+    /// The current path, or its child `key` (a property, possibly missing).
+    fn path_to(&self, key: Option<&str>) -> String {
+        let mut path = self.path.clone();
+        if let Some(key) = key {
+            push_segment(&mut path, key);
+        }
+        path
+    }
+
+    /// Report at the current path, or at its child `key`; the message (its
+    /// pieces in order) is assembled only with a sink.
     #[inline(never)]
-    fn report(&self, sink: &mut Sink<'_>, key: Option<&str>, parts: &[Part<'_>]) {
+    fn report(&self, sink: &mut Sink<'_>, key: Option<&str>, pieces: &[&str]) {
         let Some(s) = sink else {
             return;
         };
-        let mut path = self.path.clone();
-        if let Some(key) = key {
-            if !path.is_empty() {
-                path.push('.');
-            }
-            path.push_str(key);
-        }
         let mut message = String::new();
-        for part in parts {
-            match *part {
-                Text(t) => message.push_str(t),
-                Int(n) => {
-                    let _ = write!(message, "{n}");
-                }
-                Part::Number(n) => n.write(&mut message),
-                Count(n, word) => {
-                    let _ = write!(message, "{n} {word}");
-                    if n != 1 {
-                        // "properties", not "propertys".
-                        if word.ends_with('y') {
-                            message.pop();
-                            message.push_str("ie");
-                        }
-                        message.push('s');
-                    }
-                }
-            }
+        for piece in pieces {
+            message.push_str(piece);
         }
-        s.push(SchemaIssue { path, message });
+        s.push(SchemaIssue {
+            path: self.path_to(key),
+            message,
+        });
     }
 
     fn set_abort(&mut self, message: &str) {
         if self.abort.is_none() {
-            self.abort = Some(SchemaIssue {
-                path: self.path.clone(),
-                message: message.to_string(),
-            });
+            self.abort = Some(issue(self.path.clone(), message));
         }
     }
 
@@ -262,7 +226,7 @@ impl<'s> Evaluator<'s> {
             Some(Node::Obj(o)) => o,
             Some(Node::Bool(true)) => return true,
             Some(Node::Bool(false)) => {
-                self.report(&mut sink, None, &[Text("is not allowed")]);
+                self.report(&mut sink, None, &["is not allowed"]);
                 return false;
             }
             None => {
@@ -337,14 +301,9 @@ impl<'s> Evaluator<'s> {
     /// Appends a child to the path; returns the length to truncate back to.
     fn enter(&mut self, i: usize, key: Option<&str>) -> usize {
         let len = self.path.len();
-        if len > 0 {
-            self.path.push('.');
-        }
-        match key {
-            Some(key) => self.path.push_str(key),
-            None => {
-                let _ = write!(self.path, "{i}");
-            }
+        push_segment(&mut self.path, key.unwrap_or(""));
+        if key.is_none() {
+            push_int(&mut self.path, len_u64(i));
         }
         len
     }
@@ -388,7 +347,10 @@ impl<'s> Evaluator<'s> {
             }
             (Keyword::AllOf(subs), _) => self.eval_all_of(subs, inst, sink, ann),
             (Keyword::Of { one, subs }, _) => self.eval_of(*one, subs, inst, sink, ann),
-            (Keyword::Not(s), _) => self.eval_not(*s, inst, sink),
+            (Keyword::Not(s), _) => {
+                !self.eval(*s, inst, None, None)
+                    || self.fail(&mut sink, None, &["must NOT be valid"])
+            }
             (
                 Keyword::If {
                     condition,
@@ -397,10 +359,10 @@ impl<'s> Evaluator<'s> {
                 },
                 _,
             ) => self.eval_if(*condition, *then, *otherwise, inst, sink, ann),
-            (Keyword::Unevaluated { props, schema }, Value::Array(_) | Value::Object(_))
-                if *props == matches!(inst, Value::Object(_)) =>
+            (Keyword::Unevaluated { side, schema }, Value::Array(_) | Value::Object(_))
+                if (*side == PROPS) == matches!(inst, Value::Object(_)) =>
             {
-                self.eval_unevaluated(inst, *schema, *props, sink, ann)
+                self.eval_unevaluated(inst, *schema, *side, sink, ann)
             }
             (
                 Keyword::Items { .. }
@@ -492,17 +454,17 @@ impl<'s> Evaluator<'s> {
             }
             if one {
                 if let Some(f) = first {
-                    self.report(
+                    let (f, i) = (int_text(f), int_text(i));
+                    return self.fail(
                         &mut sink,
                         None,
                         &[
-                            Text("must match exactly one schema in oneOf, but matches schemas "),
-                            Int(len_u64(f)),
-                            Text(" and "),
-                            Int(len_u64(i)),
+                            "must match exactly one schema in oneOf, but matches schemas ",
+                            &f,
+                            " and ",
+                            &i,
                         ],
                     );
-                    return false;
                 }
                 chosen = sub;
             } else {
@@ -522,22 +484,12 @@ impl<'s> Evaluator<'s> {
             } else {
                 "must match a schema in anyOf"
             };
-            self.report(&mut sink, None, &[Text(message)]);
-            return false;
+            return self.fail(&mut sink, None, &[message]);
         }
         if let Some(a) = ann {
             a.merge(chosen);
         }
         true
-    }
-
-    fn eval_not(&mut self, s: usize, inst: &Value, mut sink: Sink<'_>) -> bool {
-        if self.eval(s, inst, None, None) {
-            self.report(&mut sink, None, &[Text("must NOT be valid")]);
-            false
-        } else {
-            true
-        }
     }
 
     fn eval_if(
@@ -581,7 +533,7 @@ impl<'s> Evaluator<'s> {
             let s = match prefix.get(i) {
                 Some(&s) => {
                     if let Some(a) = ann.as_deref_mut() {
-                        a.mark(false, i);
+                        a.mark(ITEMS, i);
                     }
                     s
                 }
@@ -591,15 +543,15 @@ impl<'s> Evaluator<'s> {
                     };
                     if i == prefix.len() {
                         if let Some(a) = ann.as_deref_mut() {
-                            a.all_items = true;
+                            a.all |= ITEMS;
                         }
                         if self.is_false(rest) {
-                            self.report(
-                                &mut sink,
-                                None,
-                                &[Text("must NOT have more than "), Count(len_u64(i), "item")],
+                            let message = count_message(
+                                "must NOT have more than ",
+                                len_u64(i),
+                                ("item", "items"),
                             );
-                            return false;
+                            return self.fail(&mut sink, None, &[&message]);
                         }
                     }
                     rest
@@ -633,7 +585,7 @@ impl<'s> Evaluator<'s> {
             if self.eval(schema, item, None, None) {
                 found = found.saturating_add(1);
                 if let Some(a) = ann.as_deref_mut() {
-                    a.mark(false, i);
+                    a.mark(ITEMS, i);
                 }
                 if !exhaustive && found >= min {
                     return true;
@@ -648,8 +600,8 @@ impl<'s> Evaluator<'s> {
             Some(max) if found > max => ("must contain at most ", max),
             _ => return true,
         };
-        self.report(&mut sink, None, &[Text(word), Count(limit, "valid item")]);
-        false
+        let message = count_message(word, limit, ("valid item", "valid items"));
+        self.fail(&mut sink, None, &[&message])
     }
 
     fn eval_properties(
@@ -699,18 +651,14 @@ impl<'s> Evaluator<'s> {
                     }
                 }
             }
-            if matched {
+            if matched || additional.is_some() {
                 if let Some(a) = ann.as_deref_mut() {
-                    a.mark(true, i);
+                    a.mark(PROPS, i);
                 }
-                continue;
             }
-            let Some(s) = additional else {
+            let Some(s) = additional.filter(|_| !matched) else {
                 continue;
             };
-            if let Some(a) = ann.as_deref_mut() {
-                a.mark(true, i);
-            }
             if additional_false {
                 valid = false;
                 if sink.is_none() {
@@ -719,7 +667,7 @@ impl<'s> Evaluator<'s> {
                 self.report(
                     &mut sink,
                     Some(key),
-                    &[Text("must NOT have additional properties")],
+                    &["must NOT have additional properties"],
                 );
             } else if !self.eval_at(i, Some(key), s, value, sink.as_deref_mut()) {
                 valid = false;
@@ -732,61 +680,47 @@ impl<'s> Evaluator<'s> {
     }
 
     fn report_bad_pattern(&self, sink: &mut Sink<'_>, pattern: &str, error: &str) {
-        self.report(
-            sink,
-            None,
-            &[
-                Text("invalid pattern \""),
-                Text(pattern),
-                Text("\": "),
-                Text(error),
-            ],
-        );
+        self.report(sink, None, &["invalid pattern \"", pattern, "\": ", error]);
     }
 
+    /// Each name is evaluated as a string; its issues are reported at the
+    /// property, their messages prefixed with the name.
     fn eval_property_names(&mut self, obj: &Map, schema: usize, mut sink: Sink<'_>) -> bool {
         let mut valid = true;
         for key in obj.keys() {
             let name = Value::String(key.clone());
-            if sink.is_none() {
-                if !self.eval(schema, &name, None, None) {
-                    return false;
-                }
+            let start = sink.as_deref().map_or(0, Vec::len);
+            // An evaluation that reports an issue fails.
+            if self.eval(schema, &name, sink.as_deref_mut(), None) {
                 continue;
             }
-            let mut inner = Vec::new();
-            if !self.eval(schema, &name, Some(&mut inner), None) {
-                valid = false;
-                if inner.is_empty() {
-                    inner.push(SchemaIssue {
-                        path: String::new(),
-                        message: "is invalid".to_string(),
-                    });
-                }
-                for issue in inner {
-                    self.report(
-                        &mut sink,
-                        Some(key),
-                        &[
-                            Text("property name '"),
-                            Text(key),
-                            Text("' "),
-                            Text(&issue.message),
-                        ],
-                    );
-                }
+            valid = false;
+            let Some(s) = sink.as_deref_mut() else {
+                return false;
+            };
+            if s.len() == start {
+                s.push(issue(String::new(), "is invalid"));
+            }
+            let path = self.path_to(Some(key));
+            for found in s.get_mut(start..).unwrap_or_default() {
+                let mut message = String::from("property name '");
+                message.push_str(key);
+                message.push_str("' ");
+                message.push_str(&found.message);
+                found.message = message;
+                found.path.clone_from(&path);
             }
         }
         valid
     }
 
-    /// `unevaluatedItems` (`props` false) / `unevaluatedProperties` (`props`
-    /// true) on an array / object `inst`.
+    /// `unevaluatedItems` (`side` [`ITEMS`]) / `unevaluatedProperties`
+    /// ([`PROPS`]) on an array / object `inst`.
     fn eval_unevaluated(
         &mut self,
         inst: &Value,
         schema: usize,
-        props: bool,
+        side: u8,
         mut sink: Sink<'_>,
         ann: Option<&mut Annotations>,
     ) -> bool {
@@ -795,27 +729,26 @@ impl<'s> Evaluator<'s> {
             Some(a) => a,
             None => &mut empty,
         };
-        let (all, bits) = ann.side(props);
-        if *all {
+        if ann.all & side != 0 {
             return true;
         }
         let schema_false = self.is_false(schema);
         let mut valid = true;
         let mut children = Children::of(inst);
         while let Some((i, key, value)) = children.as_mut().and_then(Children::next) {
-            if bits.get(i).copied().unwrap_or(false) {
+            if ann.marks.get(i).is_some_and(|m| m & side != 0) {
                 continue;
             }
             let key = key.map(String::as_str);
             let ok = if schema_false {
                 if sink.is_some() {
                     let len = self.enter(i, key);
-                    let message = if props {
+                    let message = if side == PROPS {
                         "must NOT have unevaluated properties"
                     } else {
                         "must NOT have unevaluated items"
                     };
-                    self.report(&mut sink, None, &[Text(message)]);
+                    self.report(&mut sink, None, &[message]);
                     self.path.truncate(len);
                 }
                 false
@@ -829,145 +762,129 @@ impl<'s> Evaluator<'s> {
                 }
             }
         }
-        *all = true;
+        ann.all |= side;
         valid
     }
 
-    /// Reports at the current path; false.
-    fn fail(&self, sink: &mut Sink<'_>, parts: &[Part<'_>]) -> bool {
-        self.report(sink, None, parts);
+    /// Reports at the current path or its child `key`; false.
+    fn fail(&self, sink: &mut Sink<'_>, key: Option<&str>, pieces: &[&str]) -> bool {
+        self.report(sink, key, pieces);
         false
     }
 
     /// Check a keyword that does not apply subschemas.
     #[inline(never)]
     fn check_leaf(&self, kw: &Keyword, inst: &Value, sink: &mut Sink<'_>) -> bool {
-        match (kw, inst) {
-            (Keyword::Type { mask, names }, _) => {
-                type_matches(*mask, inst) || self.fail(sink, &[Text("must be "), Text(names)])
+        let message: &str = match (kw, inst) {
+            (Keyword::Type { mask, message }, _) => {
+                if type_matches(*mask, inst) {
+                    return true;
+                }
+                message
             }
-            (Keyword::Enum { values, constant }, _) => {
-                let message = if *constant {
-                    "must be equal to constant"
-                } else {
-                    "must be equal to one of the allowed values"
-                };
-                values.iter().any(|v| num::json_eq(inst, v)) || self.fail(sink, &[Text(message)])
+            (Keyword::Enum { values, message }, _) => {
+                if values.iter().any(|v| num::json_eq(inst, v)) {
+                    return true;
+                }
+                message
             }
-            (Keyword::Bound(kind, m), Value::Number(n)) => {
-                // 0 maximum, 1 exclusiveMaximum, 2 minimum, 3 exclusiveMinimum,
-                // 4 multipleOf.
-                let failed = if *kind == 4 {
-                    !num::is_multiple_of(n, m)
-                } else {
-                    let bad = if *kind < 2 {
-                        Ordering::Greater
-                    } else {
-                        Ordering::Less
-                    };
-                    let exclusive = kind & 1 == 1;
-                    match num::compare(n, m) {
-                        Some(o) => o == bad || (exclusive && o == Ordering::Equal),
-                        None => exclusive,
-                    }
-                };
-                let text = BOUND_MESSAGES
-                    .get(usize::from(*kind))
-                    .copied()
-                    .unwrap_or("");
-                !failed || self.fail(sink, &[Text(text), Part::Number(m)])
+            (Keyword::Bound(kind, m, message), Value::Number(n)) => {
+                if !bound_fails(*kind, n, m) {
+                    return true;
+                }
+                message
             }
-            (Keyword::Size(kind, limit), _) => {
+            (Keyword::Size(kind, limit, message), _) => {
                 // Even kinds are maxima; kind / 2: 0 strings, 1 arrays, 2 objects.
                 let len = match (kind / 2, inst) {
-                    (0, Value::String(s)) => s.chars().count(),
+                    (0, Value::String(s)) => char_count(s),
                     (1, Value::Array(a)) => a.len(),
                     (2, Value::Object(o)) => o.len(),
                     _ => return true,
                 };
                 let len = len_u64(len);
-                let max = kind & 1 == 0;
-                let (failed, text) = if max {
-                    (len > *limit, "must NOT have more than ")
-                } else {
-                    (len < *limit, "must NOT have fewer than ")
-                };
-                let word = SIZE_WORDS.get(usize::from(kind / 2)).copied().unwrap_or("");
-                !failed || self.fail(sink, &[Text(text), Count(*limit, word)])
+                if kind & 1 == 0 && len <= *limit || kind & 1 == 1 && len >= *limit {
+                    return true;
+                }
+                message
             }
-            (Keyword::Pattern(pattern), Value::String(s)) => {
+            (Keyword::Pattern(pattern, message), Value::String(s)) => {
                 match self.matcher.is_match(pattern, s) {
-                    Ok(true) => true,
-                    Ok(false) => self.fail(
-                        sink,
-                        &[Text("must match pattern \""), Text(pattern), Text("\"")],
-                    ),
+                    Ok(true) => return true,
+                    Ok(false) => message,
                     Err(e) => {
                         self.report_bad_pattern(sink, pattern, &e);
-                        false
+                        return false;
                     }
                 }
             }
-            (Keyword::UniqueItems, Value::Array(a)) => match num::find_duplicate(a) {
-                Some((i, j)) => self.fail(
+            (Keyword::UniqueItems, Value::Array(a)) => {
+                let Some((i, j)) = num::find_duplicate(a) else {
+                    return true;
+                };
+                let (i, j) = (int_text(i), int_text(j));
+                return self.fail(
                     sink,
+                    None,
                     &[
-                        Text("must NOT have duplicate items (items "),
-                        Int(len_u64(i)),
-                        Text(" and "),
-                        Int(len_u64(j)),
-                        Text(" are identical)"),
+                        "must NOT have duplicate items (items ",
+                        &i,
+                        " and ",
+                        &j,
+                        " are identical)",
                     ],
-                ),
-                None => true,
-            },
-            (Keyword::Required(names), Value::Object(o)) => {
-                let mut valid = true;
-                for name in names {
-                    if !o.contains_key(name) {
-                        valid = false;
-                        if sink.is_none() {
-                            break;
-                        }
-                        self.report(
-                            sink,
-                            Some(name),
-                            &[Text("must have required property '"), Text(name), Text("'")],
-                        );
-                    }
-                }
-                valid
+                );
             }
-            (Keyword::DependentRequired(deps), Value::Object(o)) => {
+            (Keyword::Required(groups), Value::Object(o)) => {
                 let mut valid = true;
-                for (name, required) in deps {
-                    if !o.contains_key(name) {
+                for (condition, required) in groups {
+                    if condition.as_ref().is_some_and(|c| !o.contains_key(c)) {
                         continue;
                     }
                     for r in required {
-                        if !o.contains_key(r) {
-                            valid = false;
-                            if sink.is_none() {
-                                return false;
-                            }
-                            self.report(
-                                sink,
-                                Some(r),
-                                &[
-                                    Text("must have property '"),
-                                    Text(r),
-                                    Text("' when property '"),
-                                    Text(name),
-                                    Text("' is present"),
-                                ],
-                            );
+                        if o.contains_key(r) {
+                            continue;
                         }
+                        valid = false;
+                        if sink.is_none() {
+                            return false;
+                        }
+                        let pieces = match condition {
+                            None => ["must have required property '", r, "'", "", ""],
+                            Some(c) => [
+                                "must have property '",
+                                r,
+                                "' when property '",
+                                c,
+                                "' is present",
+                            ],
+                        };
+                        self.report(sink, Some(r), &pieces);
                     }
                 }
-                valid
+                return valid;
             }
-            _ => true,
-        }
+            _ => return true,
+        };
+        self.fail(sink, None, &[message])
+    }
+}
+
+/// `maximum` (0), `exclusiveMaximum` (1), `minimum` (2), `exclusiveMinimum`
+/// (3) or `multipleOf` (4) `m` fails for `n`.
+fn bound_fails(kind: u8, n: &Number, m: &Number) -> bool {
+    if kind == 4 {
+        return !num::is_multiple_of(n, m);
+    }
+    let bad = if kind < 2 {
+        Ordering::Greater
+    } else {
+        Ordering::Less
+    };
+    let exclusive = kind & 1 == 1;
+    match num::compare(n, m) {
+        Some(o) => o == bad || (exclusive && o == Ordering::Equal),
+        None => exclusive,
     }
 }
 

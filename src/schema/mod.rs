@@ -116,49 +116,92 @@ pub enum SchemaError {
     TooDeep { location: String },
 }
 
-impl fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SchemaError::NotASchema { location } => {
-                write!(f, "schema at {location} must be an object or a boolean")
-            }
+impl SchemaError {
+    /// The error as English text (what `Display` writes), built from
+    /// pieces: no `core::fmt` in the wasm.
+    pub fn message(&self) -> String {
+        const NONE: &String = &String::new();
+        // The template's pieces go around the fields, in order.
+        let (template, fields): (&[&str], [&String; 3]) = match self {
+            SchemaError::NotASchema { location } => (
+                &["schema at ", " must be an object or a boolean"],
+                [location, NONE, NONE],
+            ),
             SchemaError::InvalidKeyword {
                 location,
                 keyword,
                 reason,
-            } => write!(f, "invalid \"{keyword}\" at {location}: {reason}"),
+            } => (&["invalid \"", "\" at ", ": "], [keyword, location, reason]),
             SchemaError::RemoteRef {
                 location,
                 reference,
                 uri,
-            } => write!(
-                f,
-                "unsupported remote reference \"{reference}\" at {location} (resolves to {uri}, \
-                 which is not inside the schema document)"
+            } => (
+                &[
+                    "unsupported remote reference \"",
+                    "\" at ",
+                    " (resolves to ",
+                    ", which is not inside the schema document)",
+                ],
+                [reference, location, uri],
             ),
             SchemaError::UnresolvedRef {
                 location,
                 reference,
                 reason,
-            } => write!(
-                f,
-                "cannot resolve reference \"{reference}\" at {location}: {reason}"
+            } => (
+                &["cannot resolve reference \"", "\" at ", ": "],
+                [reference, location, reason],
             ),
             SchemaError::DuplicateId { location, uri } => {
-                write!(f, "duplicate $id \"{uri}\" at {location}")
+                (&["duplicate $id \"", "\" at "], [uri, location, NONE])
             }
             SchemaError::DuplicateAnchor { location, anchor } => {
-                write!(f, "duplicate anchor \"{anchor}\" at {location}")
+                (&["duplicate anchor \"", "\" at "], [anchor, location, NONE])
             }
-            SchemaError::TooDeep { location } => write!(
-                f,
-                "schema at {location} is nested deeper than {MAX_SCHEMA_DEPTH} levels"
+            // `MAX_SCHEMA_DEPTH` spelled out (a unit test pins it).
+            SchemaError::TooDeep { location } => (
+                &["schema at ", " is nested deeper than 512 levels"],
+                [location, NONE, NONE],
             ),
+        };
+        let mut text = String::new();
+        for (i, piece) in template.iter().enumerate() {
+            text.push_str(piece);
+            if let Some(field) = fields.get(i) {
+                text.push_str(field);
+            }
         }
+        text
+    }
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
     }
 }
 
 impl core::error::Error for SchemaError {}
+
+/// Appends the decimal digits of `n` (the JSON writer's, no `core::fmt`).
+fn push_int(out: &mut String, n: u64) {
+    Number::from(n).write(out);
+}
+
+fn len_u64(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// `prefix`, then `n` and the noun: `(one, many)`, its singular and plural
+/// (`1 item`, `2 items`).
+fn count_message(prefix: &str, n: u64, (one, many): (&str, &str)) -> String {
+    let mut message = String::from(prefix);
+    push_int(&mut message, n);
+    message.push(' ');
+    message.push_str(if n == 1 { one } else { many });
+    message
+}
 
 /// A schema compiled for repeated validation. Immutable; cheap to share.
 #[derive(Debug, Clone)]
@@ -229,21 +272,24 @@ enum Keyword {
     },
     Type {
         mask: u8,
-        names: String,
+        /// `must be string or null`.
+        message: String,
     },
-    /// `enum`, or `const` (`constant`: its one value).
+    /// `enum`, or `const` (its one value).
     Enum {
         values: Vec<Value>,
-        constant: bool,
+        message: &'static str,
     },
     /// `maximum` (0), `exclusiveMaximum` (1), `minimum` (2),
-    /// `exclusiveMinimum` (3), `multipleOf` (4).
-    Bound(u8, Number),
+    /// `exclusiveMinimum` (3), `multipleOf` (4), with the message.
+    Bound(u8, Number, String),
     /// `maxLength` (0), `minLength` (1), `maxItems` (2), `minItems` (3),
     /// `maxProperties` (4), `minProperties` (5): even kinds are maxima,
     /// `kind / 2` picks what is counted (characters, items, properties).
-    Size(u8, u64),
-    Pattern(String),
+    /// With the limit and the message.
+    Size(u8, u64, String),
+    /// The pattern and the message.
+    Pattern(String, String),
     UniqueItems,
     Items {
         prefix: Vec<usize>,
@@ -254,8 +300,9 @@ enum Keyword {
         min: u64,
         max: Option<u64>,
     },
-    Required(Vec<String>),
-    DependentRequired(Vec<(String, Vec<String>)>),
+    /// `required` (one group, no condition) or `dependentRequired` (per
+    /// group the property whose presence requires the names).
+    Required(Vec<(Option<String>, Vec<String>)>),
     Properties {
         /// `properties` (unique names, from a JSON object).
         properties: Vec<(String, usize)>,
@@ -276,9 +323,10 @@ enum Keyword {
         then: Option<usize>,
         otherwise: Option<usize>,
     },
-    /// `unevaluatedItems` (`props` false) / `unevaluatedProperties`.
+    /// `unevaluatedItems` (`side` [`eval::ITEMS`]) / `unevaluatedProperties`
+    /// ([`eval::PROPS`]).
     Unevaluated {
-        props: bool,
+        side: u8,
         schema: usize,
     },
 }

@@ -2,17 +2,17 @@
 //! `enum`, `uniqueItems`) by canonical forms, without hashing.
 //!
 //! JSON numbers reach us as [`Number`]: an `u64`, an `i64` or a finite
-//! `f64` with the text it was written as. Integers are compared exactly (as
-//! `i128`), floats against integers exactly too, so
+//! `f64` with the text it was written as. Integers are compared exactly (by
+//! sign and magnitude), floats against integers exactly too, so
 //! `9007199254740993 > 9007199254740992.0` holds; `multipleOf` works on the
 //! written decimals.
 
+use super::len_u64;
 use crate::json::{is_whole, trunc, Number, Value};
 use crate::vecmap::heap_sort;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
-use core::fmt::Write as _;
 use core::num::NonZeroU128;
 
 /// Maximum nesting followed by [`json_eq`] and [`find_duplicate`]; deeper values
@@ -20,51 +20,72 @@ use core::num::NonZeroU128;
 /// `enum` / `const` / `uniqueItems`.
 const MAX_VALUE_DEPTH: usize = 512;
 
+/// An integer's order key: `(true, n)` for `n ≥ 0`, `(false, !|n|)` below
+/// zero, so that keys compare as the integers do (no `i128` in the wasm).
+type Key = (bool, u64);
+
+fn int_key(negative: bool, magnitude: u64) -> Key {
+    if negative && magnitude != 0 {
+        (false, !magnitude)
+    } else {
+        (true, magnitude)
+    }
+}
+
+/// The magnitude of the integer with key `k`.
+fn magnitude(k: Key) -> u64 {
+    if k.0 {
+        k.1
+    } else {
+        !k.1
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Num {
-    Int(i128),
+    Int(Key),
     Float(f64),
 }
 
 fn num(n: &Number) -> Num {
     if let Some(u) = n.as_u64() {
-        Num::Int(i128::from(u))
+        Num::Int((true, u))
     } else if let Some(i) = n.as_i64() {
-        Num::Int(i128::from(i))
+        Num::Int(int_key(true, i.unsigned_abs()))
     } else {
         Num::Float(n.as_f64().unwrap_or(f64::NAN))
     }
 }
 
-/// 2^127 as f64 (exact).
-const TWO_POW_127: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
+/// 2^64 as f64 (exact).
+const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
 
-fn cmp_int_float(i: i128, f: f64) -> Option<Ordering> {
+/// The key of integral `t` with |t| < 2^64 (`-0.0` is 0).
+fn float_key(t: f64) -> Key {
+    // |t| < 2^64, integral: the conversion is exact.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    int_key(t < 0.0, t.abs() as u64)
+}
+
+fn cmp_int_float(i: Key, f: f64) -> Option<Ordering> {
     if f.is_nan() {
         return None;
     }
-    if f >= TWO_POW_127 {
+    // Integers are below 2^64 in magnitude.
+    if f >= TWO_POW_64 {
         return Some(Ordering::Less);
     }
-    if f < -TWO_POW_127 {
+    if f <= -TWO_POW_64 {
         return Some(Ordering::Greater);
     }
     let t = trunc(f);
-    // |t| < 2^127, integral: the conversion is exact.
-    #[allow(clippy::cast_possible_truncation)]
-    let ti = t as i128;
-    match i.cmp(&ti) {
-        Ordering::Equal => {
-            if f > t {
-                Some(Ordering::Less)
-            } else if f < t {
-                Some(Ordering::Greater)
-            } else {
-                Some(Ordering::Equal)
-            }
-        }
-        other => Some(other),
-    }
+    Some(i.cmp(&float_key(t)).then(if f > t {
+        Ordering::Less
+    } else if f < t {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }))
 }
 
 /// Exact numeric comparison of two JSON numbers (`None` only for NaN, which
@@ -92,67 +113,53 @@ pub(crate) fn is_integer(n: &Number) -> bool {
 /// a float's come from its text (`0.0075`: `[7, 5]` and −4; `1.50E2`: `[1, 5]`
 /// and 1), whatever their count. Exponents saturate (`1e-99999999999999999999`
 /// keeps its one digit and an exponent of about `i64::MIN`).
-fn decimal(n: &Number) -> Option<(Vec<u8>, i64)> {
-    // An integer is read from its decimal text too (`u64`'s `Display`, in
-    // the wasm anyway): |i| ≤ 2^64 - 1 (an `u64` or an `i64`).
-    let mut int_text = String::new();
-    let text = match num(n) {
-        Num::Int(i) => {
-            let _ = write!(
-                int_text,
-                "{}",
-                u64::try_from(i.unsigned_abs()).unwrap_or(u64::MAX)
-            );
-            int_text.as_str()
-        }
-        Num::Float(_) => n.float_text()?,
-    };
-    let text = text.strip_prefix('-').unwrap_or(text);
-    let (mantissa, exponent) = match text.bytes().position(|b| b | 0x20 == b'e') {
-        Some(at) => (text.get(..at)?, text.get(at + 1..)?),
-        None => (text, ""),
-    };
-    // A JSON exponent: an optional sign, then digits.
-    let mut negative = false;
-    let mut e = 0i64;
-    for b in exponent.bytes() {
+fn decimal(n: &Number) -> (Vec<u8>, i64) {
+    // An integer is read from its decimal text too (the JSON writer's);
+    // a float's text is as written. One pass: the sign, the mantissa's
+    // digits (leading zeros skipped; each after the point shifts the
+    // exponent down), the exponent's sign and digits.
+    let mut text = String::new();
+    n.write(&mut text);
+    let mut digits = Vec::with_capacity(text.len());
+    let (mut in_exponent, mut negative, mut fraction) = (false, false, false);
+    // The exponent as written, the digits after the point, the trailing
+    // zeros (each below the text's length: no overflow).
+    let (mut e, mut after_point, mut trailing) = (0i64, 0i64, 0i64);
+    for b in text.bytes() {
         match b {
-            b'-' => negative = true,
+            b'e' | b'E' => in_exponent = true,
+            // The number's own sign is dropped.
+            b'-' => negative = in_exponent,
             b'+' => {}
-            digit => {
+            b'.' => fraction = true,
+            _ if in_exponent => {
                 e = e
                     .saturating_mul(10)
-                    .saturating_add(i64::from(digit.wrapping_sub(b'0')));
+                    .saturating_add(i64::from(b.wrapping_sub(b'0')));
+            }
+            _ => {
+                after_point += i64::from(fraction);
+                let d = b.wrapping_sub(b'0');
+                if d != 0 || !digits.is_empty() {
+                    digits.push(d);
+                }
             }
         }
     }
-    let e = if negative { -e } else { e };
-    // Leading zeros are skipped as they come, trailing ones dropped after;
-    // each digit after the point lowers the exponent.
-    let mut exponent = e;
-    let mut fraction = false;
-    let mut digits = Vec::with_capacity(mantissa.len());
-    for b in mantissa.bytes() {
-        if b == b'.' {
-            fraction = true;
-            continue;
-        }
-        if fraction {
-            exponent = exponent.saturating_sub(1);
-        }
-        let d = b.wrapping_sub(b'0');
-        if d != 0 || !digits.is_empty() {
-            digits.push(d);
-        }
-    }
+    // Trailing zeros dropped, each shifting the exponent up.
     while digits.last() == Some(&0) {
         digits.pop();
-        exponent = exponent.saturating_add(1);
+        trailing += 1;
     }
-    if digits.is_empty() {
-        exponent = 0;
-    }
-    Some((digits, exponent))
+    let e = if negative { -e } else { e };
+    // Down by the digits after the point, then up by the trailing zeros,
+    // saturating in that order (as one step per digit would).
+    let exponent = if digits.is_empty() {
+        0
+    } else {
+        e.saturating_sub(after_point).saturating_add(trailing)
+    };
+    (digits, exponent)
 }
 
 /// The limit on a `multipleOf`'s significant digits as one number, so that
@@ -208,15 +215,10 @@ fn pow10_mod(mut e: u64, m: NonZeroU128) -> u128 {
 /// the divisor's very digits (`x = m × 10^k`, `k ≥ 0`).
 pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
     if let (Num::Int(a), Num::Int(b)) = (num(x), num(m)) {
-        // Both magnitudes fit an `u64` (see `decimal`); the sign does not
-        // change divisibility.
-        let a = u64::try_from(a.unsigned_abs()).unwrap_or(u64::MAX);
-        let b = u64::try_from(b.unsigned_abs()).unwrap_or(u64::MAX);
-        return a.checked_rem(b) == Some(0);
+        // The sign does not change divisibility.
+        return magnitude(a).checked_rem(magnitude(b)) == Some(0);
     }
-    let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
-        return false;
-    };
+    let ((a, p), (b, q)) = (decimal(x), decimal(m));
     if a.is_empty() {
         return true;
     }
@@ -257,36 +259,29 @@ fn canonical(value: &Value, out: &mut Vec<u8>, depth: usize) -> bool {
         return false;
     }
     let next = depth + 1;
-    match value {
-        Value::Null => out.push(0),
-        Value::Bool(b) => out.push(1 + u8::from(*b)),
+    let (tag, word) = match value {
+        Value::Null => (0, 0),
+        Value::Bool(b) => (1 + u8::from(*b), 0),
         Value::Number(n) => match num(n) {
-            Num::Int(i) => push_int(out, i),
-            // An integral float below 2^127 is that integer (`f as i128`
-            // truncates, so it round-trips exactly when `f` is integral).
-            #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
-            Num::Float(f)
-                if (-TWO_POW_127..TWO_POW_127).contains(&f) && (f as i128) as f64 == f =>
-            {
-                push_int(out, f as i128);
+            Num::Int((sign, k)) => (3 + u8::from(sign), k),
+            // An integral float below 2^64 in magnitude is that integer
+            // (larger ones equal no integer, and equal floats have equal bits).
+            Num::Float(f) if f.abs() < TWO_POW_64 && is_whole(f) => {
+                let (sign, k) = float_key(f);
+                (3 + u8::from(sign), k)
             }
-            Num::Float(f) => {
-                out.push(4);
-                out.extend_from_slice(&f.to_bits().to_be_bytes());
-            }
+            Num::Float(f) => (5, f.to_bits()),
         },
-        Value::String(s) => {
-            out.push(5);
-            push_bytes(out, s.as_bytes());
-        }
-        Value::Array(items) => {
-            out.push(6);
-            push_len(out, items.len());
-            return items.iter().all(|item| canonical(item, out, next));
-        }
+        Value::String(s) => (6, len_u64(s.len())),
+        Value::Array(items) => (7, len_u64(items.len())),
+        Value::Object(map) => (8, len_u64(map.len())),
+    };
+    out.push(tag);
+    out.extend_from_slice(&word.to_be_bytes());
+    match value {
+        Value::String(s) => out.extend_from_slice(s.as_bytes()),
+        Value::Array(items) => return items.iter().all(|item| canonical(item, out, next)),
         Value::Object(map) => {
-            out.push(7);
-            push_len(out, map.len());
             // Plain pushes, no `collect`: each collect is its own code.
             let mut values: Vec<&Value> = Vec::with_capacity(map.len());
             let mut order: Vec<(&[u8], usize)> = Vec::with_capacity(map.len());
@@ -296,29 +291,17 @@ fn canonical(value: &Value, out: &mut Vec<u8>, depth: usize) -> bool {
             }
             heap_sort(&mut order);
             for (key, i) in order {
-                push_bytes(out, key);
+                out.extend_from_slice(&len_u64(key.len()).to_be_bytes());
+                out.extend_from_slice(key);
                 match values.get(i) {
                     Some(item) if canonical(item, out, next) => {}
                     _ => return false,
                 }
             }
         }
+        _ => {}
     }
     true
-}
-
-fn push_int(out: &mut Vec<u8>, i: i128) {
-    out.push(3);
-    out.extend_from_slice(&i.to_be_bytes());
-}
-
-fn push_len(out: &mut Vec<u8>, len: usize) {
-    out.extend_from_slice(&(len as u64).to_be_bytes());
-}
-
-fn push_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    push_len(out, bytes.len());
-    out.extend_from_slice(bytes);
 }
 
 /// JSON equality: numbers by value (1 == 1.0), objects ignore key order.
@@ -439,7 +422,7 @@ mod tests {
 
     /// `decimal` as a `u128` mantissa (when it fits) and an exponent.
     fn decimal_u128(n: &Number) -> Option<(u128, i64)> {
-        let (digits, e) = decimal(n)?;
+        let (digits, e) = decimal(n);
         let m = digits
             .iter()
             .try_fold(0u128, |m, &d| m.checked_mul(10)?.checked_add(u128::from(d)))?;
@@ -551,6 +534,131 @@ mod tests {
         }
     }
 
+    /// `decimal` as written before its one-pass form: sign stripped, split
+    /// at the `e`, the exponent read, then the mantissa's digits.
+    fn decimal_in_two_passes(n: &Number) -> Option<(Vec<u8>, i64)> {
+        let mut text = String::new();
+        n.write(&mut text);
+        let text = text.strip_prefix('-').unwrap_or(&text);
+        let (mantissa, exponent) = match text.bytes().position(|b| b | 0x20 == b'e') {
+            Some(at) => (text.get(..at)?, text.get(at + 1..)?),
+            None => (text, ""),
+        };
+        let mut negative = false;
+        let mut e = 0i64;
+        for b in exponent.bytes() {
+            match b {
+                b'-' => negative = true,
+                b'+' => {}
+                digit => {
+                    e = e
+                        .saturating_mul(10)
+                        .saturating_add(i64::from(digit.wrapping_sub(b'0')));
+                }
+            }
+        }
+        let mut exponent = if negative { -e } else { e };
+        let mut fraction = false;
+        let mut digits = Vec::new();
+        for b in mantissa.bytes() {
+            if b == b'.' {
+                fraction = true;
+                continue;
+            }
+            if fraction {
+                exponent = exponent.saturating_sub(1);
+            }
+            let d = b.wrapping_sub(b'0');
+            if d != 0 || !digits.is_empty() {
+                digits.push(d);
+            }
+        }
+        while digits.last() == Some(&0) {
+            digits.pop();
+            exponent = exponent.saturating_add(1);
+        }
+        if digits.is_empty() {
+            exponent = 0;
+        }
+        Some((digits, exponent))
+    }
+
+    #[test]
+    fn decimal_in_one_pass_as_in_two() {
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "0.0",
+            "-0.000e5",
+            "1",
+            "-1",
+            "10",
+            "100.0",
+            "0.0075",
+            "1.50E2",
+            "-0.00750e+1",
+            "18446744073709551615",
+            "-9223372036854775808",
+            "18446744073709551616",
+            "1e-99999999999999999999",
+            "1.000e-99999999999999999999",
+            "1000e99999999999999999999",
+            "0.001e99999999999999999999",
+            "123.456E-7",
+            "9223372036854775807e1",
+            "1e9223372036854775807",
+            "1.0e-9223372036854775807",
+            "10.00e-9223372036854775808",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        let mut state = 0x1234_5678_9abc_def1u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let digits = |k: u64| -> String {
+                (0..k)
+                    .map(|i| char::from(b'0' + ((state >> (i % 60)) % 10) as u8))
+                    .collect()
+            };
+            let int = digits(1 + state % 6);
+            let frac = digits(state % 5);
+            let exp = [
+                "",
+                "e5",
+                "E-3",
+                "e+21",
+                "e-400",
+                "e99999999999999999999",
+                "E-99999999999999999999",
+            ][(state % 7) as usize];
+            let sign = if state & 1 == 0 { "" } else { "-" };
+            let int = int.trim_start_matches('0');
+            let int = if int.is_empty() { "0" } else { int };
+            let frac = if frac.is_empty() {
+                String::new()
+            } else {
+                format!(".{frac}")
+            };
+            texts.push(format!("{sign}{int}{frac}{exp}"));
+        }
+        let mut checked = 0;
+        for text in &texts {
+            let Ok(Value::Number(number)) = crate::json::parse(text) else {
+                continue;
+            };
+            assert_eq!(
+                Some(decimal(&number)),
+                decimal_in_two_passes(&number),
+                "{text}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
     /// Lexemes with more significant digits than a `u128` holds: no panic,
     /// and an exact answer while the divisor fits (see `is_multiple_of` for
     /// the fallback past it).
@@ -598,11 +706,16 @@ mod tests {
     /// the reference for the subtraction-based one.
     fn is_multiple_of_by_division(x: &Number, m: &Number) -> bool {
         if let (Num::Int(a), Num::Int(b)) = (num(x), num(m)) {
-            return a.checked_rem(b) == Some(0);
+            let signed = |k: Key| -> i128 {
+                if k.0 {
+                    i128::from(k.1)
+                } else {
+                    -i128::from(!k.1)
+                }
+            };
+            return signed(a).checked_rem(signed(b)) == Some(0);
         }
-        let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
-            return false;
-        };
+        let ((a, p), (b, q)) = (decimal(x), decimal(m));
         if a.is_empty() {
             return true;
         }

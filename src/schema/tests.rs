@@ -627,3 +627,63 @@ fn limit_messages_name_the_limits() {
         format!("schema evaluation exceeded the maximum depth of {MAX_EVAL_DEPTH} (cyclic $ref?)")
     );
 }
+
+/// `SchemaError::message` spells `MAX_SCHEMA_DEPTH` out, and writes what the
+/// `format!`-based `Display` wrote.
+#[test]
+fn error_messages_as_formatted() {
+    let l = || "#/a".to_string();
+    let s = |t: &str| t.to_string();
+    let cases = [
+        (
+            SchemaError::NotASchema { location: l() },
+            "schema at #/a must be an object or a boolean".to_string(),
+        ),
+        (
+            SchemaError::InvalidKeyword {
+                location: l(),
+                keyword: s("type"),
+                reason: s("r"),
+            },
+            "invalid \"type\" at #/a: r".to_string(),
+        ),
+        (
+            SchemaError::RemoteRef {
+                location: l(),
+                reference: s("x"),
+                uri: s("u"),
+            },
+            "unsupported remote reference \"x\" at #/a (resolves to u, which is not inside the schema document)".to_string(),
+        ),
+        (
+            SchemaError::UnresolvedRef {
+                location: l(),
+                reference: s("x"),
+                reason: s("r"),
+            },
+            "cannot resolve reference \"x\" at #/a: r".to_string(),
+        ),
+        (
+            SchemaError::DuplicateId {
+                location: l(),
+                uri: s("u"),
+            },
+            "duplicate $id \"u\" at #/a".to_string(),
+        ),
+        (
+            SchemaError::DuplicateAnchor {
+                location: l(),
+                anchor: s("n"),
+            },
+            "duplicate anchor \"n\" at #/a".to_string(),
+        ),
+        (
+            SchemaError::TooDeep { location: l() },
+            format!("schema at #/a is nested deeper than {MAX_SCHEMA_DEPTH} levels"),
+        ),
+    ];
+    for (error, want) in cases {
+        assert_eq!(error.message(), want);
+        assert_eq!(error.to_string(), want);
+    }
+}

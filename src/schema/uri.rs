@@ -3,8 +3,9 @@
 //! Only what `$id` / `$ref` handling needs: parse a URI reference into its five
 //! components, resolve it against an absolute base (RFC 3986 section 5.2),
 //! split off / percent-decode fragments, and escape / unescape JSON Pointer
-//! tokens. Never panics: all string handling goes through `find`, `get` and
-//! `split_at_checked`-style helpers.
+//! tokens. Never panics: all string handling goes through byte scans for
+//! ASCII delimiters and `get`. No `core::fmt`, char searchers or
+//! `str::from_utf8` in here (each costs code in the wasm module).
 
 use crate::prelude::*;
 /// The base URI of a schema document that has no `$id`.
@@ -20,34 +21,61 @@ struct UriRef<'a> {
     fragment: Option<&'a str>,
 }
 
+/// A letter, then letters, digits, `+`, `-` and `.`.
 fn is_scheme(s: &str) -> bool {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_alphabetic() => {}
-        _ => return false,
+    !s.is_empty()
+        && s.bytes().enumerate().all(|(i, c)| {
+            c.is_ascii_alphabetic()
+                || (i > 0 && (c.is_ascii_digit() || c == b'+' || c == b'-' || c == b'.'))
+        })
+}
+
+/// The byte offset of the first (or the `last`) `b`, an ASCII byte, in `s`:
+/// one plain loop for both (no char searcher, no unrolled `position` in
+/// the wasm).
+fn scan_byte(s: &str, b: u8, last: bool) -> Option<usize> {
+    let mut found = None;
+    for (i, &c) in s.as_bytes().iter().enumerate() {
+        if c == b {
+            found = Some(i);
+            if !last {
+                break;
+            }
+        }
     }
-    chars.all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.')
+    found
+}
+
+/// The byte offset of the first `b` (an ASCII byte) in `s`.
+fn find_byte(s: &str, b: u8) -> Option<usize> {
+    scan_byte(s, b, false)
+}
+
+/// `s.split_once(b)` for an ASCII byte `b`.
+fn split_once_byte(s: &str, b: u8) -> Option<(&str, &str)> {
+    let (before, rest) = split_at(s, find_byte(s, b)?);
+    Some((before, rest.get(1..)?))
 }
 
 fn parse(s: &str) -> UriRef<'_> {
     let mut rest = s;
     let mut out = UriRef::default();
-    if let Some((before, after)) = rest.split_once('#') {
+    if let Some((before, after)) = split_once_byte(rest, b'#') {
         out.fragment = Some(after);
         rest = before;
     }
-    if let Some((before, after)) = rest.split_once('?') {
+    if let Some((before, after)) = split_once_byte(rest, b'?') {
         out.query = Some(after);
         rest = before;
     }
-    if let Some((scheme, after)) = rest.split_once(':') {
+    if let Some((scheme, after)) = split_once_byte(rest, b':') {
         if is_scheme(scheme) {
             out.scheme = Some(scheme);
             rest = after;
         }
     }
     if let Some(after) = rest.strip_prefix("//") {
-        let end = after.find('/').unwrap_or(after.len());
+        let end = find_byte(after, b'/').unwrap_or(after.len());
         let (authority, path) = split_at(after, end);
         out.authority = Some(authority);
         rest = path;
@@ -58,12 +86,15 @@ fn parse(s: &str) -> UriRef<'_> {
 
 /// The byte offset of the last '/' (`str::rfind` costs more code).
 pub(crate) fn last_slash(s: &str) -> Option<usize> {
-    s.bytes().rposition(|b| b == b'/')
+    scan_byte(s, b'/', true)
 }
 
 /// `str::split_at` that never panics (falls back to "everything, nothing").
 fn split_at(s: &str, at: usize) -> (&str, &str) {
-    s.split_at_checked(at).unwrap_or((s, ""))
+    match (s.get(..at), s.get(at..)) {
+        (Some(a), Some(b)) => (a, b),
+        _ => (s, ""),
+    }
 }
 
 /// RFC 3986 section 5.2.4.
@@ -85,7 +116,7 @@ fn remove_dot_segments(path: &str) -> String {
         // (empty or from the next '/').
         let slash = input.starts_with('/');
         let rest = input.get(usize::from(slash)..).unwrap_or("");
-        let end = rest.find('/').unwrap_or(rest.len());
+        let end = find_byte(rest, b'/').unwrap_or(rest.len());
         let (segment, after) = split_at(rest, end);
         if segment == "." || segment == ".." {
             // B, C: "/./" and "/." become "/", so do "/../" and "/.." after
@@ -109,16 +140,17 @@ fn remove_dot_segments(path: &str) -> String {
 }
 
 fn merge_paths(base: &UriRef<'_>, reference_path: &str) -> String {
-    if base.authority.is_some() && base.path.is_empty() {
-        return format!("/{reference_path}");
-    }
-    match last_slash(base.path) {
-        Some(i) => {
-            let dir = base.path.get(..=i).unwrap_or("");
-            format!("{dir}{reference_path}")
+    let dir = if base.authority.is_some() && base.path.is_empty() {
+        "/"
+    } else {
+        match last_slash(base.path) {
+            Some(i) => base.path.get(..=i).unwrap_or(""),
+            None => "",
         }
-        None => reference_path.to_string(),
-    }
+    };
+    let mut out = String::from(dir);
+    out.push_str(reference_path);
+    out
 }
 
 fn recompose(
@@ -176,7 +208,7 @@ pub(crate) fn resolve(base: &str, reference: &str) -> String {
 
 /// Split `uri` into the part before `#` and the (raw) fragment after it.
 pub(crate) fn split_fragment(uri: &str) -> (&str, Option<&str>) {
-    match uri.split_once('#') {
+    match split_once_byte(uri, b'#') {
         Some((doc, frag)) => (doc, Some(frag)),
         None => (uri, None),
     }
@@ -212,37 +244,53 @@ pub(crate) fn percent_decode(s: &str) -> String {
     lossy(&out)
 }
 
-/// `String::from_utf8_lossy(bytes).into_owned()` on top of `str::from_utf8`
-/// (`Utf8Chunks` is half a kilobyte of wasm): each maximal invalid sequence
-/// becomes one U+FFFD, as there.
+/// `String::from_utf8_lossy(bytes).into_owned()`, decoded by hand (no
+/// `str::from_utf8` in the wasm): each maximal invalid sequence (a byte that
+/// cannot start a character, or the start of one cut short) becomes one
+/// U+FFFD, as there.
 fn lossy(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
-    let mut rest = bytes;
-    loop {
-        match core::str::from_utf8(rest) {
-            Ok(valid) => {
-                out.push_str(valid);
-                return out;
-            }
-            Err(e) => {
-                let (valid, after) = rest
-                    .split_at_checked(e.valid_up_to())
-                    .unwrap_or((&[], rest));
-                out.push_str(core::str::from_utf8(valid).unwrap_or_default());
-                out.push(char::REPLACEMENT_CHARACTER);
-                match e.error_len() {
-                    Some(len) => rest = after.get(len..).unwrap_or_default(),
-                    None => return out,
+    let mut i = 0usize;
+    while let Some(&lead) = bytes.get(i) {
+        // The sequence's length and the range of its second byte (Unicode
+        // table 3-7); the other continuation bytes are 80..=BF.
+        let (width, low, high) = match lead {
+            0x00..=0x7f => (1, 0, 0),
+            0xc2..=0xdf => (2, 0x80, 0xbf),
+            0xe0 => (3, 0xa0, 0xbf),
+            0xed => (3, 0x80, 0x9f),
+            0xe1..=0xef => (3, 0x80, 0xbf),
+            0xf0 => (4, 0x90, 0xbf),
+            0xf1..=0xf3 => (4, 0x80, 0xbf),
+            0xf4 => (4, 0x80, 0x8f),
+            _ => (0, 0, 0),
+        };
+        // The lead byte's payload: 7, 5, 4 or 3 bits.
+        let mut code = u32::from(lead) & if width > 1 { 0xff >> (width + 1) } else { 0x7f };
+        let mut n = 1usize;
+        while n < width {
+            let (low, high) = if n == 1 { (low, high) } else { (0x80, 0xbf) };
+            match bytes.get(i.saturating_add(n)) {
+                Some(&b) if (low..=high).contains(&b) => {
+                    code = code << 6 | u32::from(b & 0x3f);
+                    n += 1;
                 }
+                _ => break,
             }
         }
+        out.push(if n == width {
+            char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
+        } else {
+            char::REPLACEMENT_CHARACTER
+        });
+        i = i.saturating_add(n);
     }
+    out
 }
 
-/// Escape one JSON Pointer reference token (RFC 6901).
-pub(crate) fn escape_token(token: &str) -> String {
+/// Appends `token` escaped as a JSON Pointer reference token (RFC 6901).
+pub(crate) fn escape_token(out: &mut String, token: &str) {
     // One scan (as `replace('~', "~0")` then `replace('/', "~1")`).
-    let mut out = String::with_capacity(token.len());
     for c in token.chars() {
         match c {
             '~' => out.push_str("~0"),
@@ -250,7 +298,6 @@ pub(crate) fn escape_token(token: &str) -> String {
             _ => out.push(c),
         }
     }
-    out
 }
 
 /// Unescape one JSON Pointer reference token (RFC 6901).
@@ -258,27 +305,29 @@ pub(crate) fn unescape_token(token: &str) -> String {
     // `~1` → `/` and `~0` → `~` in one scan (as `replace("~1", "/")` then
     // `replace("~0", "~")`, without the substring searcher in the wasm).
     let mut out = String::with_capacity(token.len());
-    let mut chars = token.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('~', Some('1')) => {
-                chars.next();
-                out.push('/');
-            }
-            ('~', Some('0')) => {
-                chars.next();
-                out.push('~');
-            }
-            _ => out.push(c),
-        }
+    let mut rest = token;
+    while let Some((before, after)) = split_once_byte(rest, b'~') {
+        out.push_str(before);
+        let (unescaped, skip) = match after.as_bytes().first() {
+            Some(b'1') => ("/", 1),
+            Some(b'0') => ("~", 1),
+            _ => ("~", 0),
+        };
+        out.push_str(unescaped);
+        rest = after.get(skip..).unwrap_or_default();
     }
+    out.push_str(rest);
     out
 }
 
-/// The unescaped tokens of a JSON Pointer, given without its leading '/'
-/// (`"a/b"` for `/a/b`).
-pub(crate) fn tokens(rest: &str) -> impl Iterator<Item = String> + '_ {
-    rest.split('/').map(unescape_token)
+/// The first unescaped token of a JSON Pointer given without its leading
+/// '/' (`"a/b"` for `/a/b`), and what follows the token's '/', if any:
+/// callers walk the tokens in a loop (no `Vec` of them).
+pub(crate) fn next_token(rest: &str) -> (String, Option<&str>) {
+    match split_once_byte(rest, b'/') {
+        Some((token, after)) => (unescape_token(token), Some(after)),
+        None => (unescape_token(rest), None),
+    }
 }
 
 /// Split a JSON Pointer ("" or "/a/b") into unescaped tokens.
@@ -288,7 +337,14 @@ pub(crate) fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
     if pointer.is_empty() {
         return Some(Vec::new());
     }
-    Some(tokens(pointer.strip_prefix('/')?).collect())
+    let mut rest = pointer.strip_prefix('/');
+    let mut out = Vec::new();
+    while let Some(r) = rest {
+        let (token, after) = next_token(r);
+        out.push(token);
+        rest = after;
+    }
+    Some(out)
 }
 
 /// Parse an array index token: decimal digits without leading zeros.
@@ -387,7 +443,9 @@ mod tests {
             let want = token.replace("~1", "/").replace("~0", "~");
             assert_eq!(unescape_token(&token), want, "{token}");
             let escaped = token.replace('~', "~0").replace('/', "~1");
-            assert_eq!(escape_token(&token), escaped, "{token}");
+            let mut out = String::from("x");
+            escape_token(&mut out, &token);
+            assert_eq!(out, format!("x{escaped}"), "{token}");
             assert_eq!(unescape_token(&escaped), token, "{token}");
         }
     }
