@@ -268,10 +268,11 @@ impl core::fmt::Display for ToolmarkError {
 
 impl core::error::Error for ToolmarkError {}
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Origin {
-    /// A `call` from a bridge, answered by a `result` with this id.
-    Bridge { bridge: BridgeId, id: String },
+    /// A `call` from a bridge, answered by a `result` with the call's
+    /// `call_id` (a bridge call's id is its call id).
+    Bridge(BridgeId),
     /// A page request.
     Local(Handle),
 }
@@ -792,7 +793,7 @@ impl Toolmark {
         // In key order, as `calls` is.
         let mut keys: Vec<CallKey> = Vec::new();
         for call in &self.calls.list {
-            if matches!(call.origin, Origin::Bridge { bridge: b, .. } if b == bridge) {
+            if call.origin == Origin::Bridge(bridge) {
                 keys.push(call.key);
             }
         }
@@ -885,14 +886,12 @@ impl Toolmark {
     }
 
     /// The call in flight from `bridge` under `id`. (No per-bridge id map:
-    /// a call's origin names its bridge and id, and a linear scan is what a
-    /// map lookup was.)
+    /// a call's origin names its bridge, its call id is the bridge's id, and
+    /// a linear scan is what a map lookup was.)
     fn bridge_call(&self, bridge: BridgeId, id: &str) -> Option<CallKey> {
         for call in &self.calls.list {
-            if let Origin::Bridge { bridge: b, id: i } = &call.origin {
-                if *b == bridge && i == id {
-                    return Some(call.key);
-                }
+            if call.origin == Origin::Bridge(bridge) && call.call_id == id {
+                return Some(call.key);
             }
         }
         None
@@ -1021,10 +1020,7 @@ impl Toolmark {
             Err(result) => self.answer_bridge(bridge, &id, result),
             Ok((key, scope)) => {
                 self.enqueue(
-                    Origin::Bridge {
-                        bridge,
-                        id: id.clone(),
-                    },
+                    Origin::Bridge(bridge),
                     key,
                     tool,
                     scope,
@@ -1347,7 +1343,7 @@ impl Toolmark {
             .changes
             .map(|changes| redact(changes, &tool.def.sensitive));
         let requester = match call.origin {
-            Origin::Bridge { bridge, .. } => Requester::Bridge(bridge.0),
+            Origin::Bridge(bridge) => Requester::Bridge(bridge.0),
             Origin::Local(_) => Requester::Local,
         };
         let (tool_key, tool_name, call_id, input) = (
@@ -1783,7 +1779,7 @@ impl Toolmark {
             return;
         };
         let detached =
-            matches!(call.origin, Origin::Bridge { bridge, .. } if !self.bridges.contains(bridge));
+            matches!(call.origin, Origin::Bridge(bridge) if !self.bridges.contains(bridge));
         if !detached {
             if self.abandoned.len() >= ABANDONED_MEMORY {
                 self.abandoned.pop_front();
@@ -1796,7 +1792,7 @@ impl Toolmark {
             });
         }
         // Detached bridges leave nobody to answer: drop the call now.
-        if let Origin::Bridge { bridge, .. } = call.origin {
+        if let Origin::Bridge(bridge) = call.origin {
             if !self.bridges.contains(bridge) {
                 self.remove_call(key);
             }
@@ -1818,7 +1814,7 @@ impl Toolmark {
             self.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
         }
         match call.origin {
-            Origin::Bridge { bridge, id } => self.answer_bridge(bridge, &id, result),
+            Origin::Bridge(bridge) => self.answer_bridge(bridge, &call.call_id, result),
             Origin::Local(handle) => self.complete(handle, result),
         }
         self.pump(now);
