@@ -790,27 +790,25 @@ impl Toolmark {
         if self.bridges.remove(bridge).is_none() {
             return;
         }
-        // In key order, as `calls` is.
-        let mut keys: Vec<CallKey> = Vec::new();
-        for call in &self.calls.list {
-            if call.origin == Origin::Bridge(bridge) {
-                keys.push(call.key);
-            }
-        }
-        for key in keys {
-            let Some(call) = self.calls.get(key) else {
+        // Its calls go now, in key order: nobody is left to answer them. A
+        // running one is aborted and its outcome ignored (not `late_result`);
+        // only a run (running or aborting) has a restorer to drop.
+        let mut index = 0;
+        while let Some(call) = self.calls.list.get(index) {
+            if call.origin != Origin::Bridge(bridge) {
+                index += 1;
                 continue;
+            }
+            let Some(call) = self.remove_call(call.key) else {
+                break;
             };
-            match call.stage {
-                Stage::Running(run) => {
-                    // Abandoned right away: nobody is left to answer.
-                    self.actions.push_back(Action::Abort { run });
-                    self.abandon(key, run);
-                }
-                Stage::Aborting { run, .. } => self.abandon(key, run),
-                _ => {
-                    self.remove_call(key);
-                }
+            if let Stage::Running(run) = call.stage {
+                self.actions.push_back(Action::Abort { run });
+            }
+            if call.snapshot {
+                self.actions.push_back(Action::DropRestorer {
+                    call_id: call.call_id,
+                });
             }
         }
         self.actions.push_back(Action::Close { bridge });
@@ -1739,19 +1737,29 @@ impl Toolmark {
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub fn handle_timeout(&mut self, now: u64) {
         self.expire_due(now);
-        // In key order, as `calls` is.
-        let mut overdue: Vec<(CallKey, RunId)> = Vec::new();
-        for c in &self.calls.list {
-            if let Stage::Aborting { run, deadline } = c.stage {
-                if deadline <= now {
-                    overdue.push((c.key, run));
+        // Aborted runs out of grace, in key order. Each is abandoned: its
+        // outcome, if it ever comes, is `late_result`. (What an answer
+        // starts is never aborting, so the search goes on from the start.)
+        while let Some(call) = self.calls.list.iter().find(
+            |c| matches!(c.stage, Stage::Aborting { deadline, .. } if deadline <= now),
+        ) {
+            let Some(mut call) = self.remove_call(call.key) else {
+                break;
+            };
+            if let Stage::Aborting { run, .. } = call.stage {
+                if self.abandoned.len() >= ABANDONED_MEMORY {
+                    self.abandoned.pop_front();
                 }
+                self.abandoned
+                    .push_back((run, core::mem::take(&mut call.tool_name)));
             }
-        }
-        for (key, run) in overdue {
-            self.abandon(key, run);
-            self.finish(
-                key,
+            if call.snapshot {
+                self.actions.push_back(Action::DropRestorer {
+                    call_id: call.call_id.clone(),
+                });
+            }
+            self.answer(
+                call,
                 ToolResult::Cancelled {
                     by: CancelledBy::Signal,
                 },
@@ -1771,34 +1779,6 @@ impl Toolmark {
         }
     }
 
-    /// The run is left to itself. After a grace period its outcome, if it
-    /// ever comes, is `late_result`; after a detach nobody waits, so it is
-    /// simply ignored.
-    fn abandon(&mut self, key: CallKey, run: RunId) {
-        let Some(call) = self.calls.get(key) else {
-            return;
-        };
-        let detached =
-            matches!(call.origin, Origin::Bridge(bridge) if !self.bridges.contains(bridge));
-        if !detached {
-            if self.abandoned.len() >= ABANDONED_MEMORY {
-                self.abandoned.pop_front();
-            }
-            self.abandoned.push_back((run, call.tool_name.clone()));
-        }
-        if call.snapshot {
-            self.actions.push_back(Action::DropRestorer {
-                call_id: call.call_id.clone(),
-            });
-        }
-        // Detached bridges leave nobody to answer: drop the call now.
-        if let Origin::Bridge(bridge) = call.origin {
-            if !self.bridges.contains(bridge) {
-                self.remove_call(key);
-            }
-        }
-    }
-
     /// Takes a call out, which frees its place in its lane.
     fn remove_call(&mut self, key: CallKey) -> Option<Call> {
         self.calls.remove(key)
@@ -1807,9 +1787,13 @@ impl Toolmark {
     /// The one answer of a call: to its bridge or page request, plus the
     /// `confirmed` of an approved confirmation. Frees the lane.
     fn finish(&mut self, key: CallKey, result: ToolResult, now: u64) {
-        let Some(call) = self.remove_call(key) else {
-            return;
-        };
+        if let Some(call) = self.remove_call(key) {
+            self.answer(call, result, now);
+        }
+    }
+
+    /// The answer of a call already taken out (see [`Toolmark::finish`]).
+    fn answer(&mut self, call: Call, result: ToolResult, now: u64) {
         if let Some(approval) = &call.approval {
             self.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
         }
