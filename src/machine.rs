@@ -1770,11 +1770,12 @@ impl Toolmark {
 
     /// Confirmations expired at `now` are taken out and reported.
     fn expire_due(&mut self, now: u64) {
-        let expired = self.confirmations.take_expired(now);
-        if !expired.is_empty() {
-            for confirmation in expired {
-                self.expire(confirmation);
-            }
+        let mut expired_any = false;
+        while let Some(confirmation) = self.confirmations.take_expired(now) {
+            self.expire(confirmation);
+            expired_any = true;
+        }
+        if expired_any {
             self.events.push_back(Event::PendingChanged);
         }
     }
