@@ -1441,37 +1441,38 @@ impl Toolmark {
             return handle;
         };
         self.events.push_back(Event::PendingChanged);
-        if !approve {
-            let result = ToolResult::Cancelled {
+        let scope = self.registry.by_key(confirmation.tool).map(|t| t.scope);
+        let result = match scope {
+            Some(scope) if approve => {
+                // The approved run waits its turn on the scope like any call.
+                self.enqueue(
+                    Origin::Local(handle),
+                    confirmation.tool,
+                    confirmation.tool_name,
+                    scope,
+                    Caller::Human,
+                    confirmation.call_id,
+                    confirmation.input,
+                    None,
+                    Some(Approval {
+                        confirm_id: confirmation.confirm_id,
+                        requester: confirmation.requester,
+                        state: confirmation.state,
+                    }),
+                );
+                self.pump(now);
+                return handle;
+            }
+            // Declined.
+            _ if !approve => ToolResult::Cancelled {
                 by: CancelledBy::Operator,
-            };
-            self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
-            self.complete(handle, result);
-            return handle;
-        }
-        let Some(scope) = self.registry.by_key(confirmation.tool).map(|t| t.scope) else {
-            let result = self.gone_since_confirmation();
-            self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
-            self.complete(handle, result);
-            return handle;
+            },
+            // Approved, but the tool was unregistered meanwhile.
+            _ => self.gone_since_confirmation(),
         };
-        // The approved run waits its turn on the scope like any call.
-        self.enqueue(
-            Origin::Local(handle),
-            confirmation.tool,
-            confirmation.tool_name,
-            scope,
-            Caller::Human,
-            confirmation.call_id,
-            confirmation.input,
-            None,
-            Some(Approval {
-                confirm_id: confirmation.confirm_id,
-                requester: confirmation.requester,
-                state: confirmation.state,
-            }),
-        );
-        self.pump(now);
+        // Not run: the answer goes to the requesting bridge too.
+        self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
+        self.complete(handle, result);
         handle
     }
 
