@@ -243,8 +243,7 @@ impl Registry {
         def: ToolDef,
         strict: bool,
     ) -> Result<(ToolKey, Vec<RegistryError>), RegistryError> {
-        let prefix = self.live_scope(scope)?.prefix.clone();
-        let name = Self::join(&prefix, &def.name);
+        let name = Self::join(&self.live_scope(scope)?.prefix, &def.name);
         if def.name.is_empty() || !is_valid_tool_name(&name) {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidName,
