@@ -660,8 +660,8 @@ impl Toolmark {
         now: u64,
     ) -> Result<Option<ToolKey>, ToolmarkError> {
         let tool_name = def.name.clone();
-        let needs_path = self.policy.visible(Caller::Inapp, &def.hints)
-            && self.policy.decide(Caller::Inapp, &def.hints) == Decision::Confirm
+        // (A tool to confirm is visible: only `hide` is not.)
+        let needs_path = self.policy.decide(Caller::Inapp, &def.hints) == Decision::Confirm
             && self.policy.confirm_mode() == ConfirmMode::None;
         if self.config.dev && needs_path {
             return Err(ToolmarkError {
