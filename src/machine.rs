@@ -1706,21 +1706,15 @@ impl Toolmark {
 
     /// A restorer ran (for `tm.undo`).
     pub fn handle_restored(&mut self, run: RunId, restored: Result<(), String>) {
-        let mut found = None;
-        for (index, restore) in self.restores.iter().enumerate() {
-            if restore.run == run {
-                found = Some(index);
-                break;
-            }
-        }
-        let Some(Restore {
-            handle, call_id, ..
-        }) = found
-            .filter(|&i| i < self.restores.len())
-            .map(|i| self.restores.swap_remove(i))
-        else {
+        let Some(index) = self.restores.iter().position(|r| r.run == run) else {
             return;
         };
+        if index >= self.restores.len() {
+            return;
+        }
+        let Restore {
+            handle, call_id, ..
+        } = self.restores.swap_remove(index);
         let result = match restored {
             Ok(()) => ToolResult::Ok { data: None },
             Err(detail) => {
