@@ -1735,9 +1735,12 @@ impl Toolmark {
         // Aborted runs out of grace, in key order. Each is abandoned: its
         // outcome, if it ever comes, is `late_result`. (What an answer
         // starts is never aborting, so the search goes on from the start.)
-        while let Some(call) = self.calls.list.iter().find(
-            |c| matches!(c.stage, Stage::Aborting { deadline, .. } if deadline <= now),
-        ) {
+        while let Some(call) = self
+            .calls
+            .list
+            .iter()
+            .find(|c| matches!(c.stage, Stage::Aborting { deadline, .. } if deadline <= now))
+        {
             let Some(mut call) = self.remove_call(call.key) else {
                 break;
             };
