@@ -75,19 +75,11 @@ impl Confirmations {
         self.pending.remove(index)
     }
 
-    /// Takes out every confirmation expired at `now`.
-    pub fn take_expired(&mut self, now: u64) -> Vec<Confirmation> {
-        let mut expired = Vec::new();
-        let mut kept = Queue::new();
-        for c in self.pending.drain(..) {
-            if c.expires_at <= now {
-                expired.push(c);
-            } else {
-                kept.push_back(c);
-            }
-        }
-        self.pending = kept;
-        expired
+    /// Takes out the oldest confirmation expired at `now`, if any (called
+    /// until `None`, it takes them all in creation order).
+    pub fn take_expired(&mut self, now: u64) -> Option<Confirmation> {
+        let index = self.pending.iter().position(|c| c.expires_at <= now)?;
+        self.pending.remove(index)
     }
 
     pub fn next_expiry(&self) -> Option<u64> {
@@ -214,12 +206,11 @@ mod tests {
         store.add(confirmation("a", 5));
         store.add(confirmation("b", 9));
         assert_eq!(store.next_expiry(), Some(5));
-        let expired: Vec<String> = store
-            .take_expired(5)
-            .into_iter()
+        store.add(confirmation("c", 4));
+        let expired: Vec<String> = core::iter::from_fn(|| store.take_expired(5))
             .map(|c| c.confirm_id)
             .collect();
-        assert_eq!(expired, ["a"]);
+        assert_eq!(expired, ["a", "c"], "in creation order");
         assert_eq!(store.next_expiry(), Some(9));
     }
 

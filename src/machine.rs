@@ -268,10 +268,11 @@ impl core::fmt::Display for ToolmarkError {
 
 impl core::error::Error for ToolmarkError {}
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Origin {
-    /// A `call` from a bridge, answered by a `result` with this id.
-    Bridge { bridge: BridgeId, id: String },
+    /// A `call` from a bridge, answered by a `result` with the call's
+    /// `call_id` (a bridge call's id is its call id).
+    Bridge(BridgeId),
     /// A page request.
     Local(Handle),
 }
@@ -659,8 +660,8 @@ impl Toolmark {
         now: u64,
     ) -> Result<Option<ToolKey>, ToolmarkError> {
         let tool_name = def.name.clone();
-        let needs_path = self.policy.visible(Caller::Inapp, &def.hints)
-            && self.policy.decide(Caller::Inapp, &def.hints) == Decision::Confirm
+        // (A tool to confirm is visible: only `hide` is not.)
+        let needs_path = self.policy.decide(Caller::Inapp, &def.hints) == Decision::Confirm
             && self.policy.confirm_mode() == ConfirmMode::None;
         if self.config.dev && needs_path {
             return Err(ToolmarkError {
@@ -789,27 +790,25 @@ impl Toolmark {
         if self.bridges.remove(bridge).is_none() {
             return;
         }
-        // In key order, as `calls` is.
-        let mut keys: Vec<CallKey> = Vec::new();
-        for call in &self.calls.list {
-            if matches!(call.origin, Origin::Bridge { bridge: b, .. } if b == bridge) {
-                keys.push(call.key);
-            }
-        }
-        for key in keys {
-            let Some(call) = self.calls.get(key) else {
+        // Its calls go now, in key order: nobody is left to answer them. A
+        // running one is aborted and its outcome ignored (not `late_result`);
+        // only a run (running or aborting) has a restorer to drop.
+        let mut index = 0;
+        while let Some(call) = self.calls.list.get(index) {
+            if call.origin != Origin::Bridge(bridge) {
+                index += 1;
                 continue;
+            }
+            let Some(call) = self.remove_call(call.key) else {
+                break;
             };
-            match call.stage {
-                Stage::Running(run) => {
-                    // Abandoned right away: nobody is left to answer.
-                    self.actions.push_back(Action::Abort { run });
-                    self.abandon(key, run);
-                }
-                Stage::Aborting { run, .. } => self.abandon(key, run),
-                _ => {
-                    self.remove_call(key);
-                }
+            if let Stage::Running(run) = call.stage {
+                self.actions.push_back(Action::Abort { run });
+            }
+            if call.snapshot {
+                self.actions.push_back(Action::DropRestorer {
+                    call_id: call.call_id,
+                });
             }
         }
         self.actions.push_back(Action::Close { bridge });
@@ -885,14 +884,12 @@ impl Toolmark {
     }
 
     /// The call in flight from `bridge` under `id`. (No per-bridge id map:
-    /// a call's origin names its bridge and id, and a linear scan is what a
-    /// map lookup was.)
+    /// a call's origin names its bridge, its call id is the bridge's id, and
+    /// a linear scan is what a map lookup was.)
     fn bridge_call(&self, bridge: BridgeId, id: &str) -> Option<CallKey> {
         for call in &self.calls.list {
-            if let Origin::Bridge { bridge: b, id: i } = &call.origin {
-                if *b == bridge && i == id {
-                    return Some(call.key);
-                }
+            if call.origin == Origin::Bridge(bridge) && call.call_id == id {
+                return Some(call.key);
             }
         }
         None
@@ -1021,10 +1018,7 @@ impl Toolmark {
             Err(result) => self.answer_bridge(bridge, &id, result),
             Ok((key, scope)) => {
                 self.enqueue(
-                    Origin::Bridge {
-                        bridge,
-                        id: id.clone(),
-                    },
+                    Origin::Bridge(bridge),
                     key,
                     tool,
                     scope,
@@ -1347,7 +1341,7 @@ impl Toolmark {
             .changes
             .map(|changes| redact(changes, &tool.def.sensitive));
         let requester = match call.origin {
-            Origin::Bridge { bridge, .. } => Requester::Bridge(bridge.0),
+            Origin::Bridge(bridge) => Requester::Bridge(bridge.0),
             Origin::Local(_) => Requester::Local,
         };
         let (tool_key, tool_name, call_id, input) = (
@@ -1447,37 +1441,38 @@ impl Toolmark {
             return handle;
         };
         self.events.push_back(Event::PendingChanged);
-        if !approve {
-            let result = ToolResult::Cancelled {
+        let scope = self.registry.by_key(confirmation.tool).map(|t| t.scope);
+        let result = match scope {
+            Some(scope) if approve => {
+                // The approved run waits its turn on the scope like any call.
+                self.enqueue(
+                    Origin::Local(handle),
+                    confirmation.tool,
+                    confirmation.tool_name,
+                    scope,
+                    Caller::Human,
+                    confirmation.call_id,
+                    confirmation.input,
+                    None,
+                    Some(Approval {
+                        confirm_id: confirmation.confirm_id,
+                        requester: confirmation.requester,
+                        state: confirmation.state,
+                    }),
+                );
+                self.pump(now);
+                return handle;
+            }
+            // Declined.
+            _ if !approve => ToolResult::Cancelled {
                 by: CancelledBy::Operator,
-            };
-            self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
-            self.complete(handle, result);
-            return handle;
-        }
-        let Some(scope) = self.registry.by_key(confirmation.tool).map(|t| t.scope) else {
-            let result = self.gone_since_confirmation();
-            self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
-            self.complete(handle, result);
-            return handle;
+            },
+            // Approved, but the tool was unregistered meanwhile.
+            _ => self.gone_since_confirmation(),
         };
-        // The approved run waits its turn on the scope like any call.
-        self.enqueue(
-            Origin::Local(handle),
-            confirmation.tool,
-            confirmation.tool_name,
-            scope,
-            Caller::Human,
-            confirmation.call_id,
-            confirmation.input,
-            None,
-            Some(Approval {
-                confirm_id: confirmation.confirm_id,
-                requester: confirmation.requester,
-                state: confirmation.state,
-            }),
-        );
-        self.pump(now);
+        // Not run: the answer goes to the requesting bridge too.
+        self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
+        self.complete(handle, result);
         handle
     }
 
@@ -1711,21 +1706,15 @@ impl Toolmark {
 
     /// A restorer ran (for `tm.undo`).
     pub fn handle_restored(&mut self, run: RunId, restored: Result<(), String>) {
-        let mut found = None;
-        for (index, restore) in self.restores.iter().enumerate() {
-            if restore.run == run {
-                found = Some(index);
-                break;
-            }
-        }
-        let Some(Restore {
-            handle, call_id, ..
-        }) = found
-            .filter(|&i| i < self.restores.len())
-            .map(|i| self.restores.swap_remove(i))
-        else {
+        let Some(index) = self.restores.iter().position(|r| r.run == run) else {
             return;
         };
+        if index >= self.restores.len() {
+            return;
+        }
+        let Restore {
+            handle, call_id, ..
+        } = self.restores.swap_remove(index);
         let result = match restored {
             Ok(()) => ToolResult::Ok { data: None },
             Err(detail) => {
@@ -1743,19 +1732,32 @@ impl Toolmark {
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub fn handle_timeout(&mut self, now: u64) {
         self.expire_due(now);
-        // In key order, as `calls` is.
-        let mut overdue: Vec<(CallKey, RunId)> = Vec::new();
-        for c in &self.calls.list {
-            if let Stage::Aborting { run, deadline } = c.stage {
-                if deadline <= now {
-                    overdue.push((c.key, run));
+        // Aborted runs out of grace, in key order. Each is abandoned: its
+        // outcome, if it ever comes, is `late_result`. (What an answer
+        // starts is never aborting, so the search goes on from the start.)
+        while let Some(call) = self
+            .calls
+            .list
+            .iter()
+            .find(|c| matches!(c.stage, Stage::Aborting { deadline, .. } if deadline <= now))
+        {
+            let Some(mut call) = self.remove_call(call.key) else {
+                break;
+            };
+            if let Stage::Aborting { run, .. } = call.stage {
+                if self.abandoned.len() >= ABANDONED_MEMORY {
+                    self.abandoned.pop_front();
                 }
+                self.abandoned
+                    .push_back((run, core::mem::take(&mut call.tool_name)));
             }
-        }
-        for (key, run) in overdue {
-            self.abandon(key, run);
-            self.finish(
-                key,
+            if call.snapshot {
+                self.actions.push_back(Action::DropRestorer {
+                    call_id: call.call_id.clone(),
+                });
+            }
+            self.answer(
+                call,
                 ToolResult::Cancelled {
                     by: CancelledBy::Signal,
                 },
@@ -1766,40 +1768,13 @@ impl Toolmark {
 
     /// Confirmations expired at `now` are taken out and reported.
     fn expire_due(&mut self, now: u64) {
-        let expired = self.confirmations.take_expired(now);
-        if !expired.is_empty() {
-            for confirmation in expired {
-                self.expire(confirmation);
-            }
+        let mut expired_any = false;
+        while let Some(confirmation) = self.confirmations.take_expired(now) {
+            self.expire(confirmation);
+            expired_any = true;
+        }
+        if expired_any {
             self.events.push_back(Event::PendingChanged);
-        }
-    }
-
-    /// The run is left to itself. After a grace period its outcome, if it
-    /// ever comes, is `late_result`; after a detach nobody waits, so it is
-    /// simply ignored.
-    fn abandon(&mut self, key: CallKey, run: RunId) {
-        let Some(call) = self.calls.get(key) else {
-            return;
-        };
-        let detached =
-            matches!(call.origin, Origin::Bridge { bridge, .. } if !self.bridges.contains(bridge));
-        if !detached {
-            if self.abandoned.len() >= ABANDONED_MEMORY {
-                self.abandoned.pop_front();
-            }
-            self.abandoned.push_back((run, call.tool_name.clone()));
-        }
-        if call.snapshot {
-            self.actions.push_back(Action::DropRestorer {
-                call_id: call.call_id.clone(),
-            });
-        }
-        // Detached bridges leave nobody to answer: drop the call now.
-        if let Origin::Bridge { bridge, .. } = call.origin {
-            if !self.bridges.contains(bridge) {
-                self.remove_call(key);
-            }
         }
     }
 
@@ -1811,14 +1786,18 @@ impl Toolmark {
     /// The one answer of a call: to its bridge or page request, plus the
     /// `confirmed` of an approved confirmation. Frees the lane.
     fn finish(&mut self, key: CallKey, result: ToolResult, now: u64) {
-        let Some(call) = self.remove_call(key) else {
-            return;
-        };
+        if let Some(call) = self.remove_call(key) {
+            self.answer(call, result, now);
+        }
+    }
+
+    /// The answer of a call already taken out (see [`Toolmark::finish`]).
+    fn answer(&mut self, call: Call, result: ToolResult, now: u64) {
         if let Some(approval) = &call.approval {
             self.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
         }
         match call.origin {
-            Origin::Bridge { bridge, id } => self.answer_bridge(bridge, &id, result),
+            Origin::Bridge(bridge) => self.answer_bridge(bridge, &call.call_id, result),
             Origin::Local(handle) => self.complete(handle, result),
         }
         self.pump(now);

@@ -154,16 +154,11 @@ pub struct Policy {
 
 impl Default for Policy {
     fn default() -> Self {
-        let mut inapp = [Decision::Allow; 5];
-        for class in HintClass::ALL {
-            if class.needs_human() {
-                if let Some(slot) = inapp.get_mut(class.index()) {
-                    *slot = Decision::Confirm;
-                }
-            }
-        }
+        // Indexed like `HintClass::ALL`: the classes that need a human
+        // (consequential, destructive) confirm, the rest run.
+        use Decision::{Allow, Confirm};
         Policy {
-            inapp,
+            inapp: [Allow, Confirm, Confirm, Allow, Allow],
             confirm_mode: ConfirmMode::Deferred,
         }
     }
@@ -335,6 +330,19 @@ mod tests {
             Decision::Allow
         );
         assert_eq!(p.confirm_mode(), ConfirmMode::Deferred);
+    }
+
+    #[test]
+    fn the_default_table_confirms_exactly_the_classes_that_need_a_human() {
+        let p = Policy::default();
+        for class in HintClass::ALL {
+            let want = if class.needs_human() {
+                Decision::Confirm
+            } else {
+                Decision::Allow
+            };
+            assert_eq!(p.inapp.get(class.index()), Some(&want), "{class:?}");
+        }
     }
 
     #[test]

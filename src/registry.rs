@@ -243,8 +243,7 @@ impl Registry {
         def: ToolDef,
         strict: bool,
     ) -> Result<(ToolKey, Vec<RegistryError>), RegistryError> {
-        let prefix = self.live_scope(scope)?.prefix.clone();
-        let name = Self::join(&prefix, &def.name);
+        let name = Self::join(&self.live_scope(scope)?.prefix, &def.name);
         if def.name.is_empty() || !is_valid_tool_name(&name) {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidName,
@@ -342,31 +341,28 @@ impl Registry {
                 format!("scope {} does not belong to this registry", scope.0),
             ));
         }
-        let mut doomed: Vec<ScopeId> = Vec::new();
+        // Marking changes no parent link, so the walk up stays the same.
         for id in 0..self.scopes.len() {
-            let id = ScopeId(u32::try_from(id).unwrap_or(u32::MAX));
-            if self.is_within(id, scope) {
-                doomed.push(id);
+            if self.is_within(ScopeId(u32::try_from(id).unwrap_or(u32::MAX)), scope) {
+                if let Some(entry) = self.scopes.get_mut(id) {
+                    entry.disposed = true;
+                }
             }
         }
-        for s in &doomed {
-            if let Some(entry) = self.scopes.get_mut(s.0 as usize) {
-                entry.disposed = true;
+        let mut removed = 0;
+        let mut index = 0;
+        while let Some(tool) = self.tools.get(index) {
+            if self.is_within(tool.scope, scope) {
+                self.tools.remove(index);
+                removed += 1;
+            } else {
+                index += 1;
             }
         }
-        let mut keys: Vec<ToolKey> = Vec::new();
-        for t in &self.tools {
-            if doomed.contains(&t.scope) {
-                keys.push(t.key);
-            }
-        }
-        for key in &keys {
-            self.remove(*key);
-        }
-        if !keys.is_empty() {
+        if removed > 0 {
             self.rev += 1;
         }
-        Ok(keys.len())
+        Ok(removed)
     }
 
     pub(crate) fn by_name(&self, name: &str) -> Option<&Tool> {

@@ -1,7 +1,7 @@
-//! Small collections on a plain `Vec`: a map and a set searched linearly,
-//! a FIFO queue, and a heapsort.
+//! Small collections on a plain `Vec`: a map searched linearly, a FIFO
+//! queue, and a heapsort.
 //!
-//! The maps of the core are small (bridges, scopes, lanes, calls in flight:
+//! The maps are small (a schema's anchors and resources, the regexp cache:
 //! tens, at most a few thousand) and each `HashMap<K, V>` instantiation costs
 //! kilobytes of WebAssembly (hashbrown's table code, per key and value type,
 //! plus SipHash). A linear scan over a few thousand entries is still cheap.
@@ -11,15 +11,19 @@
 use crate::prelude::*;
 use core::borrow::Borrow;
 
+/// Keys and values in two `Vec`s at the same index: the search runs over
+/// the keys alone, so its code is shared by every value type.
 #[derive(Debug, Clone)]
 pub struct VecMap<K, V> {
-    entries: Vec<(K, V)>,
+    keys: Vec<K>,
+    values: Vec<V>,
 }
 
 impl<K, V> Default for VecMap<K, V> {
     fn default() -> Self {
         VecMap {
-            entries: Vec::new(),
+            keys: Vec::new(),
+            values: Vec::new(),
         }
     }
 }
@@ -35,25 +39,26 @@ impl<K: Eq, V> FromIterator<(K, V)> for VecMap<K, V> {
     }
 }
 
+/// Where `key` is among `keys`.
+fn position<K, Q>(keys: &[K], key: &Q) -> Option<usize>
+where
+    K: Borrow<Q>,
+    Q: Eq + ?Sized,
+{
+    keys.iter().position(|k| k.borrow() == key)
+}
+
 impl<K: Eq, V> VecMap<K, V> {
     pub fn new() -> Self {
         Self::default()
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.keys.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    fn position<Q>(&self, key: &Q) -> Option<usize>
-    where
-        K: Borrow<Q>,
-        Q: Eq + ?Sized,
-    {
-        self.entries.iter().position(|(k, _)| k.borrow() == key)
+        self.keys.is_empty()
     }
 
     pub fn get<Q>(&self, key: &Q) -> Option<&V>
@@ -61,10 +66,7 @@ impl<K: Eq, V> VecMap<K, V> {
         K: Borrow<Q>,
         Q: Eq + ?Sized,
     {
-        self.entries
-            .iter()
-            .find(|(k, _)| k.borrow() == key)
-            .map(|(_, v)| v)
+        self.values.get(position(&self.keys, key)?)
     }
 
     pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
@@ -72,10 +74,7 @@ impl<K: Eq, V> VecMap<K, V> {
         K: Borrow<Q>,
         Q: Eq + ?Sized,
     {
-        self.entries
-            .iter_mut()
-            .find(|(k, _)| k.borrow() == key)
-            .map(|(_, v)| v)
+        self.values.get_mut(position(&self.keys, key)?)
     }
 
     pub fn contains_key<Q>(&self, key: &Q) -> bool
@@ -83,18 +82,17 @@ impl<K: Eq, V> VecMap<K, V> {
         K: Borrow<Q>,
         Q: Eq + ?Sized,
     {
-        self.position(key).is_some()
+        position(&self.keys, key).is_some()
     }
 
     /// Inserts or replaces; returns the value replaced.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
-        match self.get_mut(&key) {
-            Some(slot) => Some(core::mem::replace(slot, value)),
-            None => {
-                self.entries.push((key, value));
-                None
-            }
+        if let Some(slot) = self.get_mut(&key) {
+            return Some(core::mem::replace(slot, value));
         }
+        self.keys.push(key);
+        self.values.push(value);
+        None
     }
 
     pub fn remove<Q>(&mut self, key: &Q) -> Option<V>
@@ -102,70 +100,29 @@ impl<K: Eq, V> VecMap<K, V> {
         K: Borrow<Q>,
         Q: Eq + ?Sized,
     {
-        let at = self.position(key)?;
-        Some(self.entries.swap_remove(at).1)
+        let at = position(&self.keys, key)?;
+        if at >= self.values.len() {
+            return None;
+        }
+        self.keys.swap_remove(at);
+        Some(self.values.swap_remove(at))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
-        self.entries.iter().map(|(k, v)| (k, v))
+        self.keys.iter().zip(self.values.iter())
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &K> {
-        self.entries.iter().map(|(k, _)| k)
+        self.keys.iter()
     }
 
     pub fn values(&self) -> impl Iterator<Item = &V> {
-        self.entries.iter().map(|(_, v)| v)
+        self.values.iter()
     }
 
     pub fn clear(&mut self) {
-        self.entries.clear();
-    }
-}
-
-/// A set as a `Vec`, searched linearly (see [`VecMap`]).
-#[derive(Debug, Clone)]
-pub struct VecSet<T> {
-    items: Vec<T>,
-}
-
-impl<T> Default for VecSet<T> {
-    fn default() -> Self {
-        VecSet { items: Vec::new() }
-    }
-}
-
-impl<T: Eq> VecSet<T> {
-    pub fn contains<Q>(&self, item: &Q) -> bool
-    where
-        T: Borrow<Q>,
-        Q: Eq + ?Sized,
-    {
-        self.items.iter().any(|t| t.borrow() == item)
-    }
-
-    /// Inserts; false when it was there already.
-    pub fn insert(&mut self, item: T) -> bool {
-        if self.contains(&item) {
-            return false;
-        }
-        self.items.push(item);
-        true
-    }
-
-    /// Removes; true when it was there.
-    pub fn remove<Q>(&mut self, item: &Q) -> bool
-    where
-        T: Borrow<Q>,
-        Q: Eq + ?Sized,
-    {
-        match self.items.iter().position(|t| t.borrow() == item) {
-            Some(at) => {
-                self.items.swap_remove(at);
-                true
-            }
-            None => false,
-        }
+        self.keys.clear();
+        self.values.clear();
     }
 }
 
@@ -327,16 +284,5 @@ mod tests {
             heap_sort(&mut items);
             assert_eq!(items, want);
         }
-    }
-
-    #[test]
-    fn set_behaves_like_a_set() {
-        let mut set: VecSet<String> = VecSet::default();
-        assert!(set.insert("x".into()));
-        assert!(!set.insert("x".into()));
-        assert!(set.contains("x"));
-        assert!(set.remove("x"));
-        assert!(!set.remove("x"));
-        assert!(!set.contains("x"));
     }
 }

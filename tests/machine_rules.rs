@@ -1209,3 +1209,53 @@ fn rule_5_an_approval_on_a_full_scope_is_refused_busy_and_stays_pending() {
     assert!(page.confirmed_for(&id).is_empty(), "nothing final yet");
     assert_eq!(page.tm.pending_confirmations().len(), 1, "still pending");
 }
+
+#[test]
+fn detach_frees_two_lanes_and_their_runs_start_smallest_scope_first() {
+    let mut page = Page::new();
+    let first = page
+        .tm
+        .create_scope(ScopeId::ROOT, "first")
+        .ok()
+        .flatten()
+        .unwrap_or(ScopeId::ROOT);
+    let second = page
+        .tm
+        .create_scope(ScopeId::ROOT, "second")
+        .ok()
+        .flatten()
+        .unwrap_or(ScopeId::ROOT);
+    assert!(first < second);
+    page.register_in(first, tool("t"));
+    page.register_in(second, tool("t"));
+    // The bridge's calls hold both lanes, the second scope's taken first.
+    page.call("x", "second.t", json!({}));
+    page.call("y", "first.t", json!({}));
+    let held = page.take_runs();
+    assert_eq!(held.len(), 2);
+    // Page calls wait behind them, the second scope's queued first.
+    page.tm
+        .call("second.t", "{}", Caller::Human, None, page.now);
+    page.tm.call("first.t", "{}", Caller::Human, None, page.now);
+    page.drain();
+    assert!(page.take_runs().is_empty(), "both lanes are busy");
+    page.actions.clear();
+    page.tm.detach(page.bridge, page.now);
+    page.drain();
+    let order: Vec<String> = page
+        .actions
+        .iter()
+        .map(|a| match a {
+            Action::Abort { run } if *run == held[0].0 => "abort x".to_owned(),
+            Action::Abort { run } if *run == held[1].0 => "abort y".to_owned(),
+            Action::Close { .. } => "close".to_owned(),
+            Action::Run { name, .. } => format!("run {name}"),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        order,
+        ["abort x", "abort y", "close", "run first.t", "run second.t"],
+        "the freed lanes start smallest scope first, not in arrival order"
+    );
+}
