@@ -34,7 +34,7 @@ use crate::confirmations::{
     Confirmation, Confirmations, RecentSet, Requester, ANSWERED_ID_MEMORY,
     DEFAULT_CONFIRM_EXPIRY_MS, UNDO_STORE,
 };
-use crate::ids::{new_id, RandomSource};
+use crate::ids::{decimal, fill, new_id, RandomSource};
 use crate::json::Value;
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::prelude::*;
@@ -458,6 +458,14 @@ fn error_result(message: &str) -> ToolResult {
     }
 }
 
+/// Why a tool's calls by the agent cannot be confirmed (`missing_confirm_handler`).
+fn no_confirmation_path(tool: &str) -> String {
+    fill(
+        "tool '{}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none'",
+        &[tool],
+    )
+}
+
 /// A FieldChange path is sensitive when it is a declared path or below one.
 fn is_sensitive(path: &str, sensitive: &[String]) -> bool {
     sensitive.iter().any(|s| {
@@ -504,7 +512,7 @@ impl Toolmark {
         }
         let client_id = new_id(rng.as_mut()).map_err(|e| ToolmarkError {
             code: ErrorEventCode::TransportFailed,
-            message: e.to_string(),
+            message: e.message(),
         })?;
         let mut machine = Toolmark {
             config,
@@ -666,7 +674,7 @@ impl Toolmark {
         if self.config.dev && needs_path {
             return Err(ToolmarkError {
                 code: ErrorEventCode::MissingConfirmHandler,
-                message: format!("tool '{tool_name}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none'"),
+                message: no_confirmation_path(&tool_name),
             });
         }
         let (key, warnings) = match self.registry.register(scope, def, self.config.dev) {
@@ -684,7 +692,11 @@ impl Toolmark {
         if needs_path {
             self.error_event(
                 ErrorEventCode::MissingConfirmHandler,
-                format!("tool '{full_name}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none': its calls are refused not_allowed"),
+                {
+                    let mut message = no_confirmation_path(&full_name);
+                    message.push_str(": its calls are refused not_allowed");
+                    message
+                },
                 Some(full_name),
             );
         }
@@ -753,9 +765,12 @@ impl Toolmark {
             self.budget_warned_rev = Some(rev);
             self.error_event(
                 ErrorEventCode::ToolBudgetExceeded,
-                format!(
-                    "{visible} tools are visible to the agent, over the budget of {}",
-                    self.config.tool_budget
+                fill(
+                    "{} tools are visible to the agent, over the budget of {}",
+                    &[
+                        &decimal(visible as u64),
+                        &decimal(self.config.tool_budget as u64),
+                    ],
                 ),
                 None,
             );
@@ -1104,7 +1119,7 @@ impl Toolmark {
             Err(error) => {
                 self.error_event(
                     ErrorEventCode::ToolThrew,
-                    error.to_string(),
+                    error.message(),
                     Some(name.into()),
                 );
                 self.complete(handle, error_result(error_message::TOOL_FAILED));
@@ -1335,7 +1350,7 @@ impl Toolmark {
             tool.def
                 .title
                 .clone()
-                .unwrap_or_else(|| format!("Run {}", tool.name))
+                .unwrap_or_else(|| fill("Run {}", &[&tool.name]))
         });
         let changes = prepared
             .changes
@@ -1353,11 +1368,7 @@ impl Toolmark {
         let confirm_id = match new_id(self.rng.as_mut()) {
             Ok(id) => id,
             Err(error) => {
-                self.error_event(
-                    ErrorEventCode::ToolThrew,
-                    error.to_string(),
-                    Some(tool_name),
-                );
+                self.error_event(ErrorEventCode::ToolThrew, error.message(), Some(tool_name));
                 return self.finish(key, error_result(error_message::TOOL_FAILED), now);
             }
         };
@@ -1512,9 +1523,9 @@ impl Toolmark {
         let (caller, tool) = (call.caller, call.tool_name.clone());
         self.error_event(
             ErrorEventCode::CtxConfirmUnavailable,
-            format!(
+            fill(
                 "ctx.confirm is not available to caller {}: it has no inline confirmation path",
-                caller.as_str()
+                &[caller.as_str()],
             ),
             Some(tool),
         );
@@ -1555,9 +1566,9 @@ impl Toolmark {
                         {
                             let issues = schema.validate(&data, self.matcher.as_ref());
                             if let Some(first) = issues.first() {
-                                let message = format!(
-                                    "output of '{tool_name}' fails its output schema at '{}': {}",
-                                    first.path, first.message
+                                let message = fill(
+                                    "output of '{}' fails its output schema at '{}': {}",
+                                    &[&tool_name, &first.path, &first.message],
                                 );
                                 self.error_event(
                                     ErrorEventCode::OutputInvalid,
@@ -1585,7 +1596,10 @@ impl Toolmark {
             Outcome::NotSerializable(detail) => {
                 self.error_event(
                     ErrorEventCode::TransportFailed,
-                    format!("result of '{tool_name}' is not serializable: {detail}"),
+                    fill(
+                        "result of '{}' is not serializable: {}",
+                        &[&tool_name, &detail],
+                    ),
                     Some(tool_name.clone()),
                 );
                 error_result(error_message::NOT_SERIALIZABLE)
@@ -1624,7 +1638,10 @@ impl Toolmark {
         };
         self.error_event(
             ErrorEventCode::LateResult,
-            format!("tool '{tool}' {status} after its call was abandoned"),
+            fill(
+                "tool '{}' {} after its call was abandoned",
+                &[&tool, status],
+            ),
             Some(tool),
         );
     }
@@ -1720,7 +1737,7 @@ impl Toolmark {
             Err(detail) => {
                 self.error_event(
                     ErrorEventCode::ToolThrew,
-                    format!("restorer of call {call_id} threw: {detail}"),
+                    fill("restorer of call {} threw: {}", &[&call_id, &detail]),
                     None,
                 );
                 error_result(error_message::TOOL_FAILED)

@@ -13,6 +13,7 @@
 //! made stricter (`deny`, `hide`): the bridge never runs them for the agent
 //! without a human's approval, so `allow` there is `invalid_policy`.
 
+use crate::ids::fill;
 use crate::json::{to_text, Value};
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints};
@@ -190,7 +191,7 @@ impl Policy {
                         }
                         other => issue(
                             ErrorEventCode::InvalidPolicy,
-                            format!("policy.{other}: unknown caller (expected inapp)"),
+                            fill("policy.{}: unknown caller (expected inapp)", &[other]),
                         ),
                     }
                 }
@@ -209,11 +210,11 @@ impl Policy {
                         ("inapp", Some("none")) => out.confirm_mode = ConfirmMode::None,
                         ("inapp", _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
-                            format!("confirmMode.inapp: {} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')", to_text(mode)),
+                            fill("confirmMode.inapp: {} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')", &[&to_text(mode)]),
                         ),
                         (other, _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
-                            format!("confirmMode.{other}: not allowed for that caller (only inapp has a confirmation mode)"),
+                            fill("confirmMode.{}: not allowed for that caller (only inapp has a confirmation mode)", &[other]),
                         ),
                     }
                 }
@@ -238,16 +239,16 @@ impl Policy {
             let Some(class) = HintClass::ALL.into_iter().find(|c| c.key() == key) else {
                 issue(
                     ErrorEventCode::InvalidPolicy,
-                    format!("policy.inapp.{key}: unknown hint class"),
+                    fill("policy.inapp.{}: unknown hint class", &[key]),
                 );
                 continue;
             };
             let Some(decision) = value.as_str().and_then(Decision::parse) else {
                 issue(
                     ErrorEventCode::InvalidPolicy,
-                    format!(
-                        "policy.inapp.{key}: {} is not 'allow', 'confirm', 'deny' or 'hide'",
-                        to_text(value)
+                    fill(
+                        "policy.inapp.{}: {} is not 'allow', 'confirm', 'deny' or 'hide'",
+                        &[key, &to_text(value)],
                     ),
                 );
                 continue;
@@ -255,7 +256,7 @@ impl Policy {
             if class.needs_human() && decision == Decision::Allow {
                 issue(
                     ErrorEventCode::InvalidPolicy,
-                    format!("policy.inapp.{key}: 'allow' would run {key} tools for the agent without a human's approval; kept 'confirm'"),
+                    fill("policy.inapp.{}: 'allow' would run {} tools for the agent without a human's approval; kept 'confirm'", &[key, key]),
                 );
                 continue;
             }

@@ -5,7 +5,7 @@
 //! set of tools is one revision (`rev` + 1). Calls are serialized per
 //! registration scope (see `scheduling`).
 
-use crate::ids::{is_valid_tool_name, llm_name};
+use crate::ids::{decimal, fill, is_valid_tool_name, llm_name};
 use crate::json::{Map, Value};
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
@@ -178,13 +178,10 @@ impl Registry {
 
     fn live_scope(&self, scope: ScopeId) -> Result<&Scope, RegistryError> {
         match self.scope(scope) {
-            None => Err(RegistryError::new(
-                ErrorEventCode::InvalidScope,
-                format!("scope {} does not belong to this registry", scope.0),
-            )),
+            None => Err(not_ours(scope)),
             Some(s) if s.disposed => Err(RegistryError::new(
                 ErrorEventCode::ScopeDisposed,
-                format!("scope '{}' is disposed", s.prefix),
+                fill("scope '{}' is disposed", &[&s.prefix]),
             )),
             Some(s) => Ok(s),
         }
@@ -194,7 +191,7 @@ impl Registry {
         if prefix.is_empty() {
             name.to_owned()
         } else {
-            format!("{prefix}.{name}")
+            fill("{}.{}", &[prefix, name])
         }
     }
 
@@ -204,7 +201,10 @@ impl Registry {
         if name.is_empty() || !is_valid_tool_name(&prefix) {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidName,
-                format!("scope name '{name}' does not make a valid tool name prefix ('{prefix}')"),
+                fill(
+                    "scope name '{}' does not make a valid tool name prefix ('{}')",
+                    &[name, &prefix],
+                ),
             ));
         }
         // (Scopes run out of memory long before ids run out of u32.)
@@ -247,7 +247,10 @@ impl Registry {
         if def.name.is_empty() || !is_valid_tool_name(&name) {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidName,
-                format!("tool name '{name}' does not match ^[A-Za-z0-9_.-]{{1,128}}$"),
+                fill(
+                    "tool name '{}' does not match ^[A-Za-z0-9_.-]{1,128}$",
+                    &[&name],
+                ),
             ));
         }
         let llm = llm_name(&name);
@@ -258,7 +261,7 @@ impl Registry {
         let Some(slot) = slot else {
             return Err(RegistryError::new(
                 ErrorEventCode::DuplicateName,
-                format!("a tool named '{name}' is already registered"),
+                fill("a tool named '{}' is already registered", &[&name]),
             ));
         };
         if let Some(other) = self
@@ -269,7 +272,10 @@ impl Registry {
         {
             return Err(RegistryError::new(
                 ErrorEventCode::DuplicateName,
-                format!("tool '{name}' has the llmName '{llm}' of the registered tool '{other}'"),
+                fill(
+                    "tool '{}' has the llmName '{}' of the registered tool '{}'",
+                    &[&name, &llm, other],
+                ),
             ));
         }
         let mut warnings = Vec::new();
@@ -336,10 +342,7 @@ impl Registry {
             ));
         }
         if self.scope(scope).is_none() {
-            return Err(RegistryError::new(
-                ErrorEventCode::InvalidScope,
-                format!("scope {} does not belong to this registry", scope.0),
-            ));
+            return Err(not_ours(scope));
         }
         // Marking changes no parent link, so the walk up stays the same.
         for id in 0..self.scopes.len() {
@@ -391,6 +394,17 @@ impl Registry {
     }
 }
 
+/// `invalid_scope`: no scope of this registry has that id.
+fn not_ours(scope: ScopeId) -> RegistryError {
+    RegistryError::new(
+        ErrorEventCode::InvalidScope,
+        fill(
+            "scope {} does not belong to this registry",
+            &[&decimal(u64::from(scope.0))],
+        ),
+    )
+}
+
 /// Compiles a schema spec; a JSON Schema that does not compile is a warning
 /// and the tool gets `{}` (accept anything), as production does for a schema
 /// that cannot be converted.
@@ -407,7 +421,7 @@ fn compile_spec(
             let json = json.clone().unwrap_or_else(|| {
                 warnings.push(RegistryError::new(
                     ErrorEventCode::SchemaConversionFailed,
-                    format!("tool '{name}': no JSON Schema could be derived for its {which} schema; the manifest shows {{}}"),
+                    fill("tool '{}': no JSON Schema could be derived for its {} schema; the manifest shows {}", &[name, which, "{}"]),
                 ));
                 empty()
             });
@@ -418,6 +432,8 @@ fn compile_spec(
             Err(error) => {
                 warnings.push(RegistryError::new(
                     ErrorEventCode::SchemaConversionFailed,
+                    // `format!` here: the error's text is schema's `Display`,
+                    // which a `to_string()` would inline into this function.
                     format!("tool '{name}': its {which} schema does not compile ({error}); registered with {{}}"),
                 ));
                 (Validator::Any, empty())
