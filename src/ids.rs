@@ -54,7 +54,9 @@ pub fn fill(template: &str, args: &[&str]) -> String {
 
 /// `n` in decimal (the JSON writer's integer formatting, no `core::fmt`).
 pub fn decimal(n: u64) -> String {
-    crate::json::to_text(&crate::json::Value::from(n))
+    let mut text = String::new();
+    crate::json::push_u64(&mut text, n);
+    text
 }
 
 impl core::error::Error for RandomError {}

@@ -40,8 +40,12 @@ mod prelude {
     pub use alloc::borrow::ToOwned;
     pub use alloc::boxed::Box;
     pub use alloc::string::{String, ToString};
+    pub use alloc::vec;
     pub use alloc::vec::Vec;
-    pub use alloc::{format, vec};
+    // Library code builds text without `format!` (so `core::fmt` stays out
+    // of the module); unit tests may use it as their oracle.
+    #[cfg(test)]
+    pub use alloc::format;
 }
 
 pub mod confirmations;

@@ -888,7 +888,7 @@ impl Toolmark {
     }
 
     fn invalid_message(&mut self, rejection: &Rejection) {
-        self.error_event(ErrorEventCode::InvalidMessage, rejection.to_string(), None);
+        self.error_event(ErrorEventCode::InvalidMessage, rejection.message(), None);
     }
 
     /// Rule 2: in flight, or among the last 1000 answered.
@@ -1583,7 +1583,7 @@ impl Toolmark {
                 Some(Err(rejection)) => {
                     self.error_event(
                         ErrorEventCode::TransportFailed,
-                        rejection.to_string(),
+                        rejection.message(),
                         Some(tool_name.clone()),
                     );
                     error_result(error_message::NOT_SERIALIZABLE)
@@ -1678,7 +1678,7 @@ impl Toolmark {
                             }
                         }
                         Err(rejection) => {
-                            return self.tool_failed(key, tool_name, rejection.to_string(), now);
+                            return self.tool_failed(key, tool_name, rejection.message(), now);
                         }
                     }
                 }

@@ -432,9 +432,10 @@ fn compile_spec(
             Err(error) => {
                 warnings.push(RegistryError::new(
                     ErrorEventCode::SchemaConversionFailed,
-                    // `format!` here: the error's text is schema's `Display`,
-                    // which a `to_string()` would inline into this function.
-                    format!("tool '{name}': its {which} schema does not compile ({error}); registered with {{}}"),
+                    fill(
+                        "tool '{}': its {} schema does not compile ({}); registered with {}",
+                        &[name, which, &error.message(), "{}"],
+                    ),
                 ));
                 (Validator::Any, empty())
             }
