@@ -330,37 +330,62 @@ struct Call {
     snapshot: bool,
 }
 
-/// The calls being handled, in key order, which is arrival order: a scope's
-/// lane is its calls in this order (see [`Toolmark::pump`]). Keys only
-/// grow, so a new call goes at the end.
-#[derive(Debug, Default)]
-struct Calls {
-    list: Vec<Call>,
+/// Items found by a key, in the order they were added. Keys only grow, so
+/// that is key order and a new item goes at the end.
+#[derive(Debug)]
+struct KeyedList<T> {
+    list: Vec<T>,
 }
 
-impl Calls {
-    fn index(&self, key: CallKey) -> Option<usize> {
-        for (index, call) in self.list.iter().enumerate() {
-            if call.key == key {
+impl<T> Default for KeyedList<T> {
+    fn default() -> Self {
+        KeyedList { list: Vec::new() }
+    }
+}
+
+trait Keyed {
+    type Key: PartialEq;
+    fn key(&self) -> Self::Key;
+}
+
+impl<T: Keyed> KeyedList<T> {
+    fn index(&self, key: T::Key) -> Option<usize> {
+        for (index, item) in self.list.iter().enumerate() {
+            if item.key() == key {
                 return Some(index);
             }
         }
         None
     }
 
-    fn get(&self, key: CallKey) -> Option<&Call> {
+    fn contains(&self, key: T::Key) -> bool {
+        self.index(key).is_some()
+    }
+
+    fn get(&self, key: T::Key) -> Option<&T> {
         self.list.get(self.index(key)?)
     }
 
-    fn get_mut(&mut self, key: CallKey) -> Option<&mut Call> {
+    fn get_mut(&mut self, key: T::Key) -> Option<&mut T> {
         let index = self.index(key)?;
         self.list.get_mut(index)
     }
 
-    /// Takes a call out, keeping the rest in key order.
-    fn remove(&mut self, key: CallKey) -> Option<Call> {
+    /// Takes an item out, keeping the rest in key order.
+    fn remove(&mut self, key: T::Key) -> Option<T> {
         let index = self.index(key)?;
         (index < self.list.len()).then(|| self.list.remove(index))
+    }
+}
+
+/// The calls being handled, in key order, which is arrival order: a scope's
+/// lane is its calls in this order (see [`Toolmark::pump`]).
+type Calls = KeyedList<Call>;
+
+impl Keyed for Call {
+    type Key = CallKey;
+    fn key(&self) -> CallKey {
+        self.key
     }
 }
 
@@ -371,39 +396,14 @@ struct BridgeState {
     answered: RecentSet,
 }
 
-/// The attached bridges in id order (ids only grow: a new one goes at the
-/// end), so they are told of a new revision in that order without a sort.
-#[derive(Debug, Default)]
-struct Bridges {
-    list: Vec<BridgeState>,
-}
+/// The attached bridges in id order, so they are told of a new revision in
+/// that order without a sort.
+type Bridges = KeyedList<BridgeState>;
 
-impl Bridges {
-    fn index(&self, id: BridgeId) -> Option<usize> {
-        for (index, bridge) in self.list.iter().enumerate() {
-            if bridge.id == id {
-                return Some(index);
-            }
-        }
-        None
-    }
-
-    fn contains(&self, id: BridgeId) -> bool {
-        self.index(id).is_some()
-    }
-
-    fn get(&self, id: BridgeId) -> Option<&BridgeState> {
-        self.list.get(self.index(id)?)
-    }
-
-    fn get_mut(&mut self, id: BridgeId) -> Option<&mut BridgeState> {
-        let index = self.index(id)?;
-        self.list.get_mut(index)
-    }
-
-    fn remove(&mut self, id: BridgeId) -> Option<BridgeState> {
-        let index = self.index(id)?;
-        (index < self.list.len()).then(|| self.list.remove(index))
+impl Keyed for BridgeState {
+    type Key = BridgeId;
+    fn key(&self) -> BridgeId {
+        self.id
     }
 }
 

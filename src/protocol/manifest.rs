@@ -215,6 +215,19 @@ mod tests {
         );
     }
 
+    /// Tool `a`, described `d`, no hints, nothing else.
+    fn summary_a() -> ToolManifestSummary {
+        ToolManifestSummary {
+            name: "a".into(),
+            llm_name: "a".into(),
+            title: None,
+            description: "d".into(),
+            hints: Hints::default(),
+            mode: None,
+            extra: Map::new(),
+        }
+    }
+
     #[test]
     fn unknown_properties_that_repeat_known_ones_are_inserted_as_into_a_map() {
         // The oracle: the known entries, then each unknown one inserted.
@@ -243,13 +256,8 @@ mod tests {
             r#"{"readOnly":false,"destructive":false,"z":1,"consequential":true}"#
         );
         let summary = ToolManifestSummary {
-            name: "a".into(),
-            llm_name: "a".into(),
-            title: None,
-            description: "d".into(),
-            hints: Hints::default(),
-            mode: None,
             extra: extra(json!({"title": "t", "name": "b", "more": [1]})),
+            ..summary_a()
         };
         let want = inserted(
             json!({"name": "a", "llmName": "a", "description": "d", "hints": {}}),
@@ -265,15 +273,7 @@ mod tests {
     #[test]
     fn manifest_entry_serializes_schemas() {
         let entry = ToolManifest {
-            summary: ToolManifestSummary {
-                name: "a".into(),
-                llm_name: "a".into(),
-                title: None,
-                description: "d".into(),
-                hints: Hints::default(),
-                mode: None,
-                extra: Map::new(),
-            },
+            summary: summary_a(),
             input_schema: json!({"type": "object"}),
             output_schema: None,
         };
