@@ -373,11 +373,6 @@ impl WasmToolmark {
         let opt_text = |i: usize| args.get(i).and_then(Value::as_str).map(str::to_owned);
         let flag = |i: usize| args.get(i).and_then(Value::as_bool).unwrap_or(false);
         Ok(match op {
-            "clientId" => {
-                let mut out = String::new();
-                write_string(&mut out, &self.client_id());
-                out
-            }
             "rev" => u64_json(self.rev()),
             "register" => self.register(id(0), text(1), num(2))?,
             "unregister" => {
