@@ -281,6 +281,31 @@ fn write_bool_member(out: &mut String, key: &str, value: bool) {
     out.push_str(if value { "true" } else { "false" });
 }
 
+/// The operations `dispatch` multiplexes, numbered as the shim's `OP_*`
+/// constants (js/src/toolmark.js): a number crosses and is matched more
+/// cheaply than a name.
+mod ops {
+    pub const REV: u32 = 0;
+    pub const REGISTER: u32 = 1;
+    pub const UNREGISTER: u32 = 2;
+    pub const CREATE_SCOPE: u32 = 3;
+    pub const DISPOSE_SCOPE: u32 = 4;
+    pub const ATTACH: u32 = 5;
+    pub const DETACH: u32 = 6;
+    pub const CALL: u32 = 7;
+    pub const ABORT: u32 = 8;
+    pub const CONFIRM: u32 = 9;
+    pub const UNDO: u32 = 10;
+    pub const CTX_CONFIRM: u32 = 11;
+    pub const HANDLE_VALIDATED: u32 = 12;
+    pub const HANDLE_PREPARED: u32 = 13;
+    pub const HANDLE_STATE: u32 = 14;
+    pub const HANDLE_RESTORED: u32 = 15;
+    pub const HANDLE_TIMEOUT: u32 = 16;
+    pub const MANIFEST: u32 = 17;
+    pub const PENDING_CONFIRMATIONS: u32 = 18;
+}
+
 /// The core, for the JS shim.
 #[wasm_bindgen]
 pub struct WasmToolmark {
@@ -359,9 +384,10 @@ impl WasmToolmark {
     }
 
     /// Every other input, multiplexed through one export (each export costs
-    /// wasm-bindgen glue on both sides): `op` names the method, `args` is the
-    /// JSON array of its arguments; returns the JSON text of its result.
-    pub fn dispatch(&mut self, op: &str, args: &str) -> Result<String, JsError> {
+    /// wasm-bindgen glue on both sides): `op` is the method's number (see
+    /// [`ops`]), `args` the JSON array of its arguments; returns the JSON text
+    /// of its result.
+    pub fn dispatch(&mut self, op: u32, args: &str) -> Result<String, JsError> {
         let args = match crate::json::parse(args) {
             Ok(Value::Array(args)) => args,
             _ => return Err(js_error("dispatch: args must be a JSON array")),
@@ -373,54 +399,54 @@ impl WasmToolmark {
         let opt_text = |i: usize| args.get(i).and_then(Value::as_str).map(str::to_owned);
         let flag = |i: usize| args.get(i).and_then(Value::as_bool).unwrap_or(false);
         Ok(match op {
-            "rev" => u64_json(self.rev()),
-            "register" => self.register(id(0), text(1), num(2))?,
-            "unregister" => {
+            ops::REV => u64_json(self.rev()),
+            ops::REGISTER => self.register(id(0), text(1), num(2))?,
+            ops::UNREGISTER => {
                 self.unregister(id(0), num(1));
                 "null".into()
             }
-            "createScope" => self.create_scope(id(0), text(1)),
-            "disposeScope" => self.dispose_scope(id(0), num(1)),
-            "attach" => u64_json(self.attach(text(0), opt_num(1))?.into()),
-            "detach" => {
+            ops::CREATE_SCOPE => self.create_scope(id(0), text(1)),
+            ops::DISPOSE_SCOPE => self.dispose_scope(id(0), num(1)),
+            ops::ATTACH => u64_json(self.attach(text(0), opt_num(1))?.into()),
+            ops::DETACH => {
                 self.detach(id(0), num(1));
                 "null".into()
             }
-            "call" => u64_json(self.call(text(0), text(1), text(2), opt_num(3), num(4))?),
-            "abort" => {
+            ops::CALL => u64_json(self.call(text(0), text(1), text(2), opt_num(3), num(4))?),
+            ops::ABORT => {
                 self.abort(num(0), num(1));
                 "null".into()
             }
-            "confirm" => u64_json(self.confirm(text(0), flag(1), num(2))),
-            "undo" => u64_json(self.undo(text(0))),
-            "ctxConfirm" => String::from(if self.ctx_confirm(num(0)) {
+            ops::CONFIRM => u64_json(self.confirm(text(0), flag(1), num(2))),
+            ops::UNDO => u64_json(self.undo(text(0))),
+            ops::CTX_CONFIRM => String::from(if self.ctx_confirm(num(0)) {
                 "true"
             } else {
                 "false"
             }),
-            "handleValidated" => {
+            ops::HANDLE_VALIDATED => {
                 self.handle_validated(num(0), text(1), opt_text(2), num(3));
                 "null".into()
             }
-            "handlePrepared" => {
+            ops::HANDLE_PREPARED => {
                 self.handle_prepared(num(0), opt_text(1), opt_text(2), num(3));
                 "null".into()
             }
-            "handleState" => {
+            ops::HANDLE_STATE => {
                 self.handle_state(num(0), opt_text(1), opt_text(2), num(3));
                 "null".into()
             }
-            "handleRestored" => {
+            ops::HANDLE_RESTORED => {
                 self.handle_restored(num(0), opt_text(1));
                 "null".into()
             }
-            "handleTimeout" => {
+            ops::HANDLE_TIMEOUT => {
                 self.handle_timeout(num(0));
                 "null".into()
             }
-            "manifest" => self.manifest(text(0))?,
-            "pendingConfirmations" => self.pending_confirmations(),
-            other => return Err(js_error_of(&["dispatch: unknown operation '", other, "'"])),
+            ops::MANIFEST => self.manifest(text(0))?,
+            ops::PENDING_CONFIRMATIONS => self.pending_confirmations(),
+            _ => return Err(js_error("dispatch: unknown operation")),
         })
     }
 }
