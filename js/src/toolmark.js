@@ -32,6 +32,8 @@ const OP_HANDLE_RESTORED = 15;
 const OP_HANDLE_TIMEOUT = 16;
 const OP_MANIFEST = 17;
 const OP_PENDING_CONFIRMATIONS = 18;
+const OP_HANDLE_OUTCOME = 19;
+const OP_DRAIN = 20;
 
 function isStandardSchema(schema) {
   return schema != null && typeof schema === 'object' && typeof schema['~standard'] === 'object';
@@ -151,7 +153,7 @@ export function createToolmark(options = {}) {
     try {
       do {
         again = false;
-        const out = JSON.parse(core.drain());
+        const out = op(OP_DRAIN);
         for (const [bridge, text] of out.transmits) transmit(bridge, text);
         for (const event of out.events) dispatchEvent(event);
         for (const action of out.actions) perform(action);
@@ -202,7 +204,7 @@ export function createToolmark(options = {}) {
 
   function finishRun(run, kind, text) {
     runs.delete(run);
-    core.handleOutcome(run, kind, text, now());
+    op(OP_HANDLE_OUTCOME, run, kind, text, now());
     drain();
   }
 

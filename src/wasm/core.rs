@@ -304,6 +304,8 @@ mod ops {
     pub const HANDLE_TIMEOUT: u32 = 16;
     pub const MANIFEST: u32 = 17;
     pub const PENDING_CONFIRMATIONS: u32 = 18;
+    pub const HANDLE_OUTCOME: u32 = 19;
+    pub const DRAIN: u32 = 20;
 }
 
 /// The core, for the JS shim.
@@ -338,49 +340,6 @@ impl WasmToolmark {
     #[wasm_bindgen(js_name = handleInbound)]
     pub fn handle_inbound(&mut self, bridge: u32, text: &str, now: f64) {
         self.core.handle_inbound(BridgeId(bridge), text, ms(now));
-    }
-
-    /// `kind`: "ok" (with `text`: JSON, or undefined), "threw", "notSerializable", "aborted".
-    #[wasm_bindgen(js_name = handleOutcome)]
-    pub fn handle_outcome(&mut self, run: f64, kind: &str, text: Option<String>, now: f64) {
-        let outcome = match kind {
-            "ok" => Outcome::Ok(text),
-            "threw" => Outcome::Threw(text.unwrap_or_default()),
-            "notSerializable" => Outcome::NotSerializable(text.unwrap_or_default()),
-            _ => Outcome::Aborted,
-        };
-        self.core.handle_outcome(RunId(ms(run)), outcome, ms(now));
-    }
-
-    /// Everything the core has to say, in its drain order:
-    /// `{"transmits": [[bridge, text]…], "events": […], "actions": […], "timeout": ms|null}`.
-    pub fn drain(&mut self) -> String {
-        let mut out = String::from("{\"transmits\":[");
-        while let Some(t) = self.core.poll_transmit() {
-            write_separator(&mut out);
-            out.push('[');
-            push_u64(&mut out, t.bridge.0.into());
-            out.push(',');
-            write_string(&mut out, &t.text);
-            out.push(']');
-        }
-        out.push_str("],\"events\":[");
-        while let Some(e) = self.core.poll_event() {
-            write_separator(&mut out);
-            write_event(&mut out, &e);
-        }
-        out.push_str("],\"actions\":[");
-        while let Some(a) = self.core.poll_action() {
-            write_separator(&mut out);
-            write_action(&mut out, &a);
-        }
-        out.push_str("],\"timeout\":");
-        match self.core.poll_timeout() {
-            Some(ms) => push_u64(&mut out, ms),
-            None => out.push_str("null"),
-        }
-        out.push('}');
-        out
     }
 
     /// Every other input, multiplexed through one export (each export costs
@@ -446,6 +405,11 @@ impl WasmToolmark {
             }
             ops::MANIFEST => self.manifest(text(0))?,
             ops::PENDING_CONFIRMATIONS => self.pending_confirmations(),
+            ops::HANDLE_OUTCOME => {
+                self.handle_outcome(num(0), text(1), opt_text(2), num(3));
+                "null".into()
+            }
+            ops::DRAIN => self.drain(),
             _ => return Err(js_error("dispatch: unknown operation")),
         })
     }
@@ -453,6 +417,48 @@ impl WasmToolmark {
 
 /// The inputs `dispatch` multiplexes (plain Rust: callable from the wasm tests).
 impl WasmToolmark {
+    /// `kind`: "ok" (with `text`: JSON, or undefined), "threw", "notSerializable", "aborted".
+    pub fn handle_outcome(&mut self, run: f64, kind: &str, text: Option<String>, now: f64) {
+        let outcome = match kind {
+            "ok" => Outcome::Ok(text),
+            "threw" => Outcome::Threw(text.unwrap_or_default()),
+            "notSerializable" => Outcome::NotSerializable(text.unwrap_or_default()),
+            _ => Outcome::Aborted,
+        };
+        self.core.handle_outcome(RunId(ms(run)), outcome, ms(now));
+    }
+
+    /// Everything the core has to say, in its drain order:
+    /// `{"transmits": [[bridge, text]…], "events": […], "actions": […], "timeout": ms|null}`.
+    pub fn drain(&mut self) -> String {
+        let mut out = String::from("{\"transmits\":[");
+        while let Some(t) = self.core.poll_transmit() {
+            write_separator(&mut out);
+            out.push('[');
+            push_u64(&mut out, t.bridge.0.into());
+            out.push(',');
+            write_string(&mut out, &t.text);
+            out.push(']');
+        }
+        out.push_str("],\"events\":[");
+        while let Some(e) = self.core.poll_event() {
+            write_separator(&mut out);
+            write_event(&mut out, &e);
+        }
+        out.push_str("],\"actions\":[");
+        while let Some(a) = self.core.poll_action() {
+            write_separator(&mut out);
+            write_action(&mut out, &a);
+        }
+        out.push_str("],\"timeout\":");
+        match self.core.poll_timeout() {
+            Some(ms) => push_u64(&mut out, ms),
+            None => out.push_str("null"),
+        }
+        out.push('}');
+        out
+    }
+
     pub fn client_id(&self) -> String {
         self.core.client_id().to_owned()
     }
