@@ -34,6 +34,7 @@ const OP_MANIFEST = 17;
 const OP_PENDING_CONFIRMATIONS = 18;
 const OP_HANDLE_OUTCOME = 19;
 const OP_DRAIN = 20;
+const OP_HANDLE_INBOUND = 21;
 
 function isStandardSchema(schema) {
   return schema != null && typeof schema === 'object' && typeof schema['~standard'] === 'object';
@@ -565,7 +566,7 @@ export function createToolmark(options = {}) {
         let text = copyText(message);
         if (text === undefined) text = '';
         else if (text.length > limit) text = text.slice(0, limit + 1);
-        core.handleInbound(id, text, now());
+        op(OP_HANDLE_INBOUND, id, text, now());
         drain();
       });
       drain();

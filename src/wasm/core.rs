@@ -306,6 +306,7 @@ mod ops {
     pub const PENDING_CONFIRMATIONS: u32 = 18;
     pub const HANDLE_OUTCOME: u32 = 19;
     pub const DRAIN: u32 = 20;
+    pub const HANDLE_INBOUND: u32 = 21;
 }
 
 /// The core, for the JS shim.
@@ -335,11 +336,6 @@ impl WasmToolmark {
         Toolmark::new(config, Box::new(CryptoRandom), Box::<JsRegExp>::default())
             .map(|core| WasmToolmark { core })
             .map_err(|e| js_error(&error_json(&e)))
-    }
-
-    #[wasm_bindgen(js_name = handleInbound)]
-    pub fn handle_inbound(&mut self, bridge: u32, text: &str, now: f64) {
-        self.core.handle_inbound(BridgeId(bridge), text, ms(now));
     }
 
     /// Every other input, multiplexed through one export (each export costs
@@ -410,6 +406,10 @@ impl WasmToolmark {
                 "null".into()
             }
             ops::DRAIN => self.drain(),
+            ops::HANDLE_INBOUND => {
+                self.handle_inbound(id(0), text(1), num(2));
+                "null".into()
+            }
             _ => return Err(js_error("dispatch: unknown operation")),
         })
     }
@@ -417,6 +417,10 @@ impl WasmToolmark {
 
 /// The inputs `dispatch` multiplexes (plain Rust: callable from the wasm tests).
 impl WasmToolmark {
+    pub fn handle_inbound(&mut self, bridge: u32, text: &str, now: f64) {
+        self.core.handle_inbound(BridgeId(bridge), text, ms(now));
+    }
+
     /// `kind`: "ok" (with `text`: JSON, or undefined), "threw", "notSerializable", "aborted".
     pub fn handle_outcome(&mut self, run: f64, kind: &str, text: Option<String>, now: f64) {
         let outcome = match kind {
