@@ -1,6 +1,8 @@
 //! Glue for the bridge core: `WasmToolmark` wraps [`Toolmark`] for the JS
-//! shim. Inputs arrive as JSON text or numbers; `drain()` hands every output
-//! back at once, in the core's documented order, as one JSON text.
+//! shim. Every input after the constructor arrives through `dispatch`, an
+//! operation number and the JSON array of its arguments; its `drain`
+//! operation hands every output back at once, in the core's documented
+//! order, as one JSON text.
 
 use crate::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -318,7 +320,7 @@ pub struct WasmToolmark {
 #[wasm_bindgen]
 impl WasmToolmark {
     /// `config`: `{ dev?, toolBudget?, confirmExpiryMs?, abortGraceMs?, policy?, confirmMode?, inlineConfirm? }`.
-    /// Throws `{code}: {message}` text in dev mode for a bad policy.
+    /// Throws `{"error": {code, message}}` text in dev mode for a bad policy.
     #[wasm_bindgen(constructor)]
     pub fn new(config: &str) -> Result<WasmToolmark, JsError> {
         let input = object(config, "createToolmark options")?;
