@@ -12,6 +12,30 @@ export const STATE = Symbol.for('toolmark.bridge-wasm.state');
 
 const ROOT = 0;
 
+// The core's operations, numbered as `dispatch` in src/wasm/core.rs matches them (its `ops`).
+const OP_REV = 0;
+const OP_REGISTER = 1;
+const OP_UNREGISTER = 2;
+const OP_CREATE_SCOPE = 3;
+const OP_DISPOSE_SCOPE = 4;
+const OP_ATTACH = 5;
+const OP_DETACH = 6;
+const OP_CALL = 7;
+const OP_ABORT = 8;
+const OP_CONFIRM = 9;
+const OP_UNDO = 10;
+const OP_CTX_CONFIRM = 11;
+const OP_HANDLE_VALIDATED = 12;
+const OP_HANDLE_PREPARED = 13;
+const OP_HANDLE_STATE = 14;
+const OP_HANDLE_RESTORED = 15;
+const OP_HANDLE_TIMEOUT = 16;
+const OP_MANIFEST = 17;
+const OP_PENDING_CONFIRMATIONS = 18;
+const OP_HANDLE_OUTCOME = 19;
+const OP_DRAIN = 20;
+const OP_HANDLE_INBOUND = 21;
+
 function isStandardSchema(schema) {
   return schema != null && typeof schema === 'object' && typeof schema['~standard'] === 'object';
 }
@@ -91,8 +115,8 @@ export function createToolmark(options = {}) {
   } catch (error) {
     throw fromCoreError(error);
   }
-  /** Calls the core through its one multiplexed export; returns the parsed result. */
-  const op = (name, ...args) => JSON.parse(core.dispatch(name, JSON.stringify(args)));
+  /** Calls the core through its one multiplexed export (`code`: an OP_*); returns the parsed result. */
+  const op = (code, ...args) => JSON.parse(core.dispatch(code, JSON.stringify(args)));
 
   function emitError(event) {
     const copy = { code: event.code, message: event.message };
@@ -113,7 +137,7 @@ export function createToolmark(options = {}) {
     const delay = Math.max(0, Math.min(deadline - now(), 2 ** 31 - 1));
     timer = setTimeout(() => {
       timer = undefined;
-      op('handleTimeout', now());
+      op(OP_HANDLE_TIMEOUT, now());
       drain();
     }, delay);
     // Never keep a Node process alive for an expiry alone.
@@ -130,7 +154,7 @@ export function createToolmark(options = {}) {
     try {
       do {
         again = false;
-        const out = JSON.parse(core.drain());
+        const out = op(OP_DRAIN);
         for (const [bridge, text] of out.transmits) transmit(bridge, text);
         for (const event of out.events) dispatchEvent(event);
         for (const action of out.actions) perform(action);
@@ -181,7 +205,7 @@ export function createToolmark(options = {}) {
 
   function finishRun(run, kind, text) {
     runs.delete(run);
-    core.handleOutcome(run, kind, text, now());
+    op(OP_HANDLE_OUTCOME, run, kind, text, now());
     drain();
   }
 
@@ -297,7 +321,7 @@ export function createToolmark(options = {}) {
   }
 
   async function ctxConfirm(run, def, message) {
-    if (!op('ctxConfirm', run)) {
+    if (!op(OP_CTX_CONFIRM, run)) {
       drain();
       return false;
     }
@@ -307,7 +331,7 @@ export function createToolmark(options = {}) {
   function validate(action) {
     const def = tools.get(action.tool);
     const answer = (kind, text) => {
-      op('handleValidated', action.run, kind, text, now());
+      op(OP_HANDLE_VALIDATED, action.run, kind, text, now());
       drain();
     };
     Promise.resolve()
@@ -342,13 +366,13 @@ export function createToolmark(options = {}) {
         state: action.state ? def[STATE](input) : undefined,
       };
     } catch (error) {
-      op('handlePrepared', action.run, undefined, detail(error), now());
+      op(OP_HANDLE_PREPARED, action.run, undefined, detail(error), now());
       drain();
       return;
     }
     const text = copyText(prepared);
-    if (text === undefined) op('handlePrepared', action.run, undefined, 'summary/changes are not JSON', now());
-    else op('handlePrepared', action.run, text, undefined, now());
+    if (text === undefined) op(OP_HANDLE_PREPARED, action.run, undefined, 'summary/changes are not JSON', now());
+    else op(OP_HANDLE_PREPARED, action.run, text, undefined, now());
     drain();
   }
 
@@ -356,9 +380,9 @@ export function createToolmark(options = {}) {
     const def = tools.get(action.tool);
     try {
       const state = def[STATE](JSON.parse(action.input));
-      op('handleState', action.run, state === undefined ? undefined : String(state), undefined, now());
+      op(OP_HANDLE_STATE, action.run, state === undefined ? undefined : String(state), undefined, now());
     } catch (error) {
-      op('handleState', action.run, undefined, detail(error), now());
+      op(OP_HANDLE_STATE, action.run, undefined, detail(error), now());
     }
     drain();
   }
@@ -372,8 +396,8 @@ export function createToolmark(options = {}) {
         return restorer();
       })
       .then(
-        () => op('handleRestored', action.run, undefined),
-        (error) => op('handleRestored', action.run, detail(error)),
+        () => op(OP_HANDLE_RESTORED, action.run, undefined),
+        (error) => op(OP_HANDLE_RESTORED, action.run, detail(error)),
       )
       .then(drain);
   }
@@ -406,7 +430,7 @@ export function createToolmark(options = {}) {
     };
     let text;
     try {
-      text = op('register', scopeId, JSON.stringify(spec), now());
+      text = op(OP_REGISTER, scopeId, JSON.stringify(spec), now());
     } catch (error) {
       throw new TypeError(String(error && error.message));
     }
@@ -422,7 +446,7 @@ export function createToolmark(options = {}) {
       removed = true;
       tools.delete(key);
       if (scopeKeys) scopeKeys.delete(key);
-      op('unregister', key, now());
+      op(OP_UNREGISTER, key, now());
       drain();
     };
   }
@@ -442,13 +466,13 @@ export function createToolmark(options = {}) {
         return unregister;
       },
       scope(name) {
-        const result = outcome(op('createScope', scopeId, String(name)));
+        const result = outcome(op(OP_CREATE_SCOPE, scopeId, String(name)));
         const child = makeScope(result.scope === undefined ? -1 : result.scope, `${prefix}.${name}`);
         children.push(child);
         return child.scope;
       },
       dispose() {
-        const text = op('disposeScope', scopeId, now());
+        const text = op(OP_DISPOSE_SCOPE, scopeId, now());
         forget();
         outcome(text);
       },
@@ -469,21 +493,21 @@ export function createToolmark(options = {}) {
 
   const registry = {
     get rev() {
-      return op('rev');
+      return op(OP_REV);
     },
     register: (def) => registerIn(ROOT, '', def),
     scope(name) {
-      const result = outcome(op('createScope', ROOT, String(name)));
+      const result = outcome(op(OP_CREATE_SCOPE, ROOT, String(name)));
       return makeScope(result.scope === undefined ? -1 : result.scope, String(name)).scope;
     },
     call(name, input, callOptions = {}) {
       const caller = callOptions.caller ?? 'human';
       const text = copyText(input === undefined ? {} : input);
-      const handle = op('call', String(name), text === undefined ? 'null' : text, caller, callOptions.rev, now());
+      const handle = op(OP_CALL, String(name), text === undefined ? 'null' : text, caller, callOptions.rev, now());
       const signal = callOptions.signal;
       if (signal) {
         const onAbort = () => {
-          op('abort', handle, now());
+          op(OP_ABORT, handle, now());
           drain();
         };
         if (signal.aborted) queueMicrotask(onAbort);
@@ -492,20 +516,20 @@ export function createToolmark(options = {}) {
       return request(handle);
     },
     manifest(caller = 'inapp') {
-      return op('manifest', caller);
+      return op(OP_MANIFEST, caller);
     },
     pendingConfirmations() {
-      return op('pendingConfirmations');
+      return op(OP_PENDING_CONFIRMATIONS);
     },
     subscribePending(listener) {
       pendingListeners.add(listener);
       return () => pendingListeners.delete(listener);
     },
     confirmPending(confirmId, approve) {
-      return request(op('confirm', String(confirmId), Boolean(approve), now()));
+      return request(op(OP_CONFIRM, String(confirmId), Boolean(approve), now()));
     },
     undo(callId) {
-      return request(op('undo', String(callId)));
+      return request(op(OP_UNDO, String(callId)));
     },
     events: {
       on(name, listener) {
@@ -527,7 +551,7 @@ export function createToolmark(options = {}) {
     attach(transport, onChange, maxMessageBytes) {
       let id;
       try {
-        id = op('attach', onChange, maxMessageBytes);
+        id = op(OP_ATTACH, onChange, maxMessageBytes);
       } catch (error) {
         throw new TypeError(String(error && error.message));
       }
@@ -542,12 +566,12 @@ export function createToolmark(options = {}) {
         let text = copyText(message);
         if (text === undefined) text = '';
         else if (text.length > limit) text = text.slice(0, limit + 1);
-        core.handleInbound(id, text, now());
+        op(OP_HANDLE_INBOUND, id, text, now());
         drain();
       });
       drain();
       return () => {
-        op('detach', id, now());
+        op(OP_DETACH, id, now());
         drain();
       };
     },

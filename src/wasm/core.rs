@@ -1,6 +1,8 @@
 //! Glue for the bridge core: `WasmToolmark` wraps [`Toolmark`] for the JS
-//! shim. Inputs arrive as JSON text or numbers; `drain()` hands every output
-//! back at once, in the core's documented order, as one JSON text.
+//! shim. Every input after the constructor arrives through `dispatch`, an
+//! operation number and the JSON array of its arguments; its `drain`
+//! operation hands every output back at once, in the core's documented
+//! order, as one JSON text.
 
 use crate::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -281,6 +283,34 @@ fn write_bool_member(out: &mut String, key: &str, value: bool) {
     out.push_str(if value { "true" } else { "false" });
 }
 
+/// The operations `dispatch` multiplexes, numbered as the shim's `OP_*`
+/// constants (js/src/toolmark.js): a number crosses and is matched more
+/// cheaply than a name.
+mod ops {
+    pub const REV: u32 = 0;
+    pub const REGISTER: u32 = 1;
+    pub const UNREGISTER: u32 = 2;
+    pub const CREATE_SCOPE: u32 = 3;
+    pub const DISPOSE_SCOPE: u32 = 4;
+    pub const ATTACH: u32 = 5;
+    pub const DETACH: u32 = 6;
+    pub const CALL: u32 = 7;
+    pub const ABORT: u32 = 8;
+    pub const CONFIRM: u32 = 9;
+    pub const UNDO: u32 = 10;
+    pub const CTX_CONFIRM: u32 = 11;
+    pub const HANDLE_VALIDATED: u32 = 12;
+    pub const HANDLE_PREPARED: u32 = 13;
+    pub const HANDLE_STATE: u32 = 14;
+    pub const HANDLE_RESTORED: u32 = 15;
+    pub const HANDLE_TIMEOUT: u32 = 16;
+    pub const MANIFEST: u32 = 17;
+    pub const PENDING_CONFIRMATIONS: u32 = 18;
+    pub const HANDLE_OUTCOME: u32 = 19;
+    pub const DRAIN: u32 = 20;
+    pub const HANDLE_INBOUND: u32 = 21;
+}
+
 /// The core, for the JS shim.
 #[wasm_bindgen]
 pub struct WasmToolmark {
@@ -290,7 +320,7 @@ pub struct WasmToolmark {
 #[wasm_bindgen]
 impl WasmToolmark {
     /// `config`: `{ dev?, toolBudget?, confirmExpiryMs?, abortGraceMs?, policy?, confirmMode?, inlineConfirm? }`.
-    /// Throws `{code}: {message}` text in dev mode for a bad policy.
+    /// Throws `{"error": {code, message}}` text in dev mode for a bad policy.
     #[wasm_bindgen(constructor)]
     pub fn new(config: &str) -> Result<WasmToolmark, JsError> {
         let input = object(config, "createToolmark options")?;
@@ -310,13 +340,90 @@ impl WasmToolmark {
             .map_err(|e| js_error(&error_json(&e)))
     }
 
-    #[wasm_bindgen(js_name = handleInbound)]
+    /// Every other input, multiplexed through one export (each export costs
+    /// wasm-bindgen glue on both sides): `op` is the method's number (see
+    /// [`ops`]), `args` the JSON array of its arguments; returns the JSON text
+    /// of its result.
+    pub fn dispatch(&mut self, op: u32, args: &str) -> Result<String, JsError> {
+        let args = match crate::json::parse(args) {
+            Ok(Value::Array(args)) => args,
+            _ => return Err(js_error("dispatch: args must be a JSON array")),
+        };
+        let num = |i: usize| args.get(i).and_then(Value::as_f64).unwrap_or(0.0);
+        let opt_num = |i: usize| args.get(i).and_then(Value::as_f64);
+        let id = |i: usize| u32::try_from(ms(num(i))).unwrap_or(u32::MAX);
+        let text = |i: usize| args.get(i).and_then(Value::as_str).unwrap_or("");
+        let opt_text = |i: usize| args.get(i).and_then(Value::as_str).map(str::to_owned);
+        let flag = |i: usize| args.get(i).and_then(Value::as_bool).unwrap_or(false);
+        Ok(match op {
+            ops::REV => u64_json(self.rev()),
+            ops::REGISTER => self.register(id(0), text(1), num(2))?,
+            ops::UNREGISTER => {
+                self.unregister(id(0), num(1));
+                "null".into()
+            }
+            ops::CREATE_SCOPE => self.create_scope(id(0), text(1)),
+            ops::DISPOSE_SCOPE => self.dispose_scope(id(0), num(1)),
+            ops::ATTACH => u64_json(self.attach(text(0), opt_num(1))?.into()),
+            ops::DETACH => {
+                self.detach(id(0), num(1));
+                "null".into()
+            }
+            ops::CALL => u64_json(self.call(text(0), text(1), text(2), opt_num(3), num(4))?),
+            ops::ABORT => {
+                self.abort(num(0), num(1));
+                "null".into()
+            }
+            ops::CONFIRM => u64_json(self.confirm(text(0), flag(1), num(2))),
+            ops::UNDO => u64_json(self.undo(text(0))),
+            ops::CTX_CONFIRM => String::from(if self.ctx_confirm(num(0)) {
+                "true"
+            } else {
+                "false"
+            }),
+            ops::HANDLE_VALIDATED => {
+                self.handle_validated(num(0), text(1), opt_text(2), num(3));
+                "null".into()
+            }
+            ops::HANDLE_PREPARED => {
+                self.handle_prepared(num(0), opt_text(1), opt_text(2), num(3));
+                "null".into()
+            }
+            ops::HANDLE_STATE => {
+                self.handle_state(num(0), opt_text(1), opt_text(2), num(3));
+                "null".into()
+            }
+            ops::HANDLE_RESTORED => {
+                self.handle_restored(num(0), opt_text(1));
+                "null".into()
+            }
+            ops::HANDLE_TIMEOUT => {
+                self.handle_timeout(num(0));
+                "null".into()
+            }
+            ops::MANIFEST => self.manifest(text(0))?,
+            ops::PENDING_CONFIRMATIONS => self.pending_confirmations(),
+            ops::HANDLE_OUTCOME => {
+                self.handle_outcome(num(0), text(1), opt_text(2), num(3));
+                "null".into()
+            }
+            ops::DRAIN => self.drain(),
+            ops::HANDLE_INBOUND => {
+                self.handle_inbound(id(0), text(1), num(2));
+                "null".into()
+            }
+            _ => return Err(js_error("dispatch: unknown operation")),
+        })
+    }
+}
+
+/// The inputs `dispatch` multiplexes (plain Rust: callable from the wasm tests).
+impl WasmToolmark {
     pub fn handle_inbound(&mut self, bridge: u32, text: &str, now: f64) {
         self.core.handle_inbound(BridgeId(bridge), text, ms(now));
     }
 
     /// `kind`: "ok" (with `text`: JSON, or undefined), "threw", "notSerializable", "aborted".
-    #[wasm_bindgen(js_name = handleOutcome)]
     pub fn handle_outcome(&mut self, run: f64, kind: &str, text: Option<String>, now: f64) {
         let outcome = match kind {
             "ok" => Outcome::Ok(text),
@@ -358,80 +465,6 @@ impl WasmToolmark {
         out
     }
 
-    /// Every other input, multiplexed through one export (each export costs
-    /// wasm-bindgen glue on both sides): `op` names the method, `args` is the
-    /// JSON array of its arguments; returns the JSON text of its result.
-    pub fn dispatch(&mut self, op: &str, args: &str) -> Result<String, JsError> {
-        let args = match crate::json::parse(args) {
-            Ok(Value::Array(args)) => args,
-            _ => return Err(js_error("dispatch: args must be a JSON array")),
-        };
-        let num = |i: usize| args.get(i).and_then(Value::as_f64).unwrap_or(0.0);
-        let opt_num = |i: usize| args.get(i).and_then(Value::as_f64);
-        let id = |i: usize| u32::try_from(ms(num(i))).unwrap_or(u32::MAX);
-        let text = |i: usize| args.get(i).and_then(Value::as_str).unwrap_or("");
-        let opt_text = |i: usize| args.get(i).and_then(Value::as_str).map(str::to_owned);
-        let flag = |i: usize| args.get(i).and_then(Value::as_bool).unwrap_or(false);
-        Ok(match op {
-            "clientId" => {
-                let mut out = String::new();
-                write_string(&mut out, &self.client_id());
-                out
-            }
-            "rev" => u64_json(self.rev()),
-            "register" => self.register(id(0), text(1), num(2))?,
-            "unregister" => {
-                self.unregister(id(0), num(1));
-                "null".into()
-            }
-            "createScope" => self.create_scope(id(0), text(1)),
-            "disposeScope" => self.dispose_scope(id(0), num(1)),
-            "attach" => u64_json(self.attach(text(0), opt_num(1))?.into()),
-            "detach" => {
-                self.detach(id(0), num(1));
-                "null".into()
-            }
-            "call" => u64_json(self.call(text(0), text(1), text(2), opt_num(3), num(4))?),
-            "abort" => {
-                self.abort(num(0), num(1));
-                "null".into()
-            }
-            "confirm" => u64_json(self.confirm(text(0), flag(1), num(2))),
-            "undo" => u64_json(self.undo(text(0))),
-            "ctxConfirm" => String::from(if self.ctx_confirm(num(0)) {
-                "true"
-            } else {
-                "false"
-            }),
-            "handleValidated" => {
-                self.handle_validated(num(0), text(1), opt_text(2), num(3));
-                "null".into()
-            }
-            "handlePrepared" => {
-                self.handle_prepared(num(0), opt_text(1), opt_text(2), num(3));
-                "null".into()
-            }
-            "handleState" => {
-                self.handle_state(num(0), opt_text(1), opt_text(2), num(3));
-                "null".into()
-            }
-            "handleRestored" => {
-                self.handle_restored(num(0), opt_text(1));
-                "null".into()
-            }
-            "handleTimeout" => {
-                self.handle_timeout(num(0));
-                "null".into()
-            }
-            "manifest" => self.manifest(text(0))?,
-            "pendingConfirmations" => self.pending_confirmations(),
-            other => return Err(js_error_of(&["dispatch: unknown operation '", other, "'"])),
-        })
-    }
-}
-
-/// The inputs `dispatch` multiplexes (plain Rust: callable from the wasm tests).
-impl WasmToolmark {
     pub fn client_id(&self) -> String {
         self.core.client_id().to_owned()
     }

@@ -8,9 +8,18 @@ mod core;
 mod protocol;
 mod regexp;
 
+use crate::prelude::*;
+
 pub use self::core::WasmToolmark;
 pub use self::protocol::*;
 pub use self::regexp::JsRegExp;
+
+/// A refusal, returned where a result's JSON text would be: `!` and the
+/// message (no JSON text starts with `!`). The shim throws it as an `Error`,
+/// as a `JsError` was before, without the externref path a `JsError` takes.
+fn refused(message: &str) -> String {
+    crate::concat(&["!", message])
+}
 
 #[global_allocator]
 static ALLOCATOR: alloc::SizeClasses = alloc::SizeClasses::new();

@@ -1,9 +1,12 @@
-//! Glue for the protocol helpers: `newId`, `llmName`, `validateMessage`, schemas.
+//! Glue for the free helpers (`newId`, `llmName`, `PROTOCOL_VERSION`,
+//! `validateMessage`, `protocolSchemas`), all through one export.
 
 use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
+use super::refused;
 use crate::ids::{self, RandomError, RandomSource};
+use crate::json::{push_u64, write_array_of, write_string};
 use crate::protocol::{self, Direction};
 
 /// `crypto.getRandomValues`, through getrandom's `wasm_js` backend.
@@ -18,31 +21,49 @@ impl RandomSource for CryptoRandom {
     }
 }
 
+/// The free helpers, multiplexed through one export (each export costs
+/// wasm-bindgen glue on both sides): `op` names the helper, `text` is its
+/// argument ("" for none). Returns the JSON text of the result, or a refusal
+/// (see [`refused`]).
+#[wasm_bindgen]
+pub fn helper(op: &str, text: &str) -> String {
+    let mut out = String::new();
+    match op {
+        "newId" => match new_id() {
+            Ok(id) => write_string(&mut out, &id),
+            Err(message) => return refused(&message),
+        },
+        "llmName" => write_string(&mut out, &llm_name(text)),
+        "version" => push_u64(&mut out, protocol_version().into()),
+        "schemas" => return protocol_schemas_text(),
+        direction => match validate_message_text(text, direction) {
+            Ok(Some(errors)) => return errors,
+            Ok(None) => out.push_str("null"),
+            Err(message) => return refused(message),
+        },
+    }
+    out
+}
+
 /// `newId()`: an RFC 4122 v4 UUID from `crypto.getRandomValues`.
-#[wasm_bindgen(js_name = newId)]
-pub fn new_id() -> Result<String, JsError> {
-    ids::new_id(&mut CryptoRandom).map_err(|error| {
-        // `RandomError`'s `Display`, without `core::fmt`.
-        JsError::new(&crate::concat(&["random source failed: ", &error.0]))
-    })
+pub fn new_id() -> Result<String, String> {
+    // `RandomError`'s `Display`, without `core::fmt`.
+    ids::new_id(&mut CryptoRandom)
+        .map_err(|error| crate::concat(&["random source failed: ", &error.0]))
 }
 
 /// `llmName(name)`.
-#[wasm_bindgen(js_name = llmName)]
 pub fn llm_name(name: &str) -> String {
     ids::llm_name(name)
 }
 
 /// `PROTOCOL_VERSION`.
-#[wasm_bindgen(js_name = protocolVersion)]
 pub fn protocol_version() -> u8 {
     protocol::PROTOCOL_VERSION
 }
 
 /// The published schemas as one JSON text, `{"pageToAgent": …,
-/// "agentToPage": …}` (one string crosses more cheaply than an array of
-/// them, which needs wasm-bindgen's externref array glue).
-#[wasm_bindgen(js_name = protocolSchemasText)]
+/// "agentToPage": …}`.
 pub fn protocol_schemas_text() -> String {
     let mut text = String::from("{\"pageToAgent\":");
     text.push_str(protocol::schemas::PAGE_TO_AGENT);
@@ -52,19 +73,17 @@ pub fn protocol_schemas_text() -> String {
     text
 }
 
-/// `validateMessage` on the JSON text of a value: returns `null` when valid,
-/// else the JSON text of the `[{ path, message }]` errors.
-#[wasm_bindgen(js_name = validateMessageText)]
-pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<String>, JsError> {
-    let direction = Direction::parse(direction)
-        .ok_or_else(|| JsError::new("direction must be 'toPage' or 'toAgent'"))?;
+/// `validateMessage` on the JSON text of a value: `None` when valid, else
+/// the JSON text of the `[{ path, message }]` errors.
+pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<String>, &'static str> {
+    let direction = Direction::parse(direction).ok_or("direction must be 'toPage' or 'toAgent'")?;
     let issues = match protocol::parse_value(text) {
         Ok(value) => protocol::validate(&value, direction).err(),
         Err(rejection) => Some(rejection.issues()),
     };
     Ok(issues.map(|issues| {
         let mut out = String::new();
-        crate::json::write_array_of(&mut out, &issues, protocol::Issue::write_json);
+        write_array_of(&mut out, &issues, protocol::Issue::write_json);
         out
     }))
 }

@@ -1,7 +1,7 @@
 // @toolmark/bridge-wasm/protocol: the protocol constant, validation and schemas.
-import { wasm } from '../internal.js';
+import { helper } from '../internal.js';
 
-export const PROTOCOL_VERSION = wasm.protocolVersion();
+export const PROTOCOL_VERSION = helper('version');
 
 function deepFreeze(value) {
   if (value && typeof value === 'object') {
@@ -12,7 +12,7 @@ function deepFreeze(value) {
 }
 
 /** The published JSON Schemas (draft 2020-12), the same objects as protocol/v1/*.json. */
-export const protocolSchemas = deepFreeze(JSON.parse(wasm.protocolSchemasText()));
+export const protocolSchemas = deepFreeze(helper('schemas'));
 
 /**
  * Validates a protocol message. `'toPage'` checks agent → page messages,
@@ -32,7 +32,7 @@ export function validateMessage(value, direction) {
   if (text === undefined) {
     return { ok: false, errors: [{ path: '', message: 'must be object' }] };
   }
-  const errors = wasm.validateMessageText(text, direction);
-  if (errors === undefined || errors === null) return { ok: true, message: JSON.parse(text) };
-  return { ok: false, errors: JSON.parse(errors) };
+  const errors = helper(direction, text);
+  if (errors === null) return { ok: true, message: JSON.parse(text) };
+  return { ok: false, errors };
 }
