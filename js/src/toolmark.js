@@ -32,9 +32,7 @@ const OP_HANDLE_RESTORED = 15;
 const OP_HANDLE_TIMEOUT = 16;
 const OP_MANIFEST = 17;
 const OP_PENDING_CONFIRMATIONS = 18;
-const OP_HANDLE_OUTCOME = 19;
-const OP_DRAIN = 20;
-const OP_HANDLE_INBOUND = 21;
+const OP_DRAIN = 19;
 
 function isStandardSchema(schema) {
   return schema != null && typeof schema === 'object' && typeof schema['~standard'] === 'object';
@@ -205,7 +203,7 @@ export function createToolmark(options = {}) {
 
   function finishRun(run, kind, text) {
     runs.delete(run);
-    op(OP_HANDLE_OUTCOME, run, kind, text, now());
+    core.handleOutcome(run, kind, text, now());
     drain();
   }
 
@@ -566,7 +564,7 @@ export function createToolmark(options = {}) {
         let text = copyText(message);
         if (text === undefined) text = '';
         else if (text.length > limit) text = text.slice(0, limit + 1);
-        op(OP_HANDLE_INBOUND, id, text, now());
+        core.handleInbound(id, text, now());
         drain();
       });
       drain();

@@ -306,9 +306,7 @@ mod ops {
     pub const HANDLE_TIMEOUT: u32 = 16;
     pub const MANIFEST: u32 = 17;
     pub const PENDING_CONFIRMATIONS: u32 = 18;
-    pub const HANDLE_OUTCOME: u32 = 19;
-    pub const DRAIN: u32 = 20;
-    pub const HANDLE_INBOUND: u32 = 21;
+    pub const DRAIN: u32 = 19;
 }
 
 /// The core, for the JS shim.
@@ -403,27 +401,22 @@ impl WasmToolmark {
             }
             ops::MANIFEST => self.manifest(text(0))?,
             ops::PENDING_CONFIRMATIONS => self.pending_confirmations(),
-            ops::HANDLE_OUTCOME => {
-                self.handle_outcome(num(0), text(1), opt_text(2), num(3));
-                "null".into()
-            }
             ops::DRAIN => self.drain(),
-            ops::HANDLE_INBOUND => {
-                self.handle_inbound(id(0), text(1), num(2));
-                "null".into()
-            }
             _ => return Err(js_error("dispatch: unknown operation")),
         })
     }
-}
 
-/// The inputs `dispatch` multiplexes (plain Rust: callable from the wasm tests).
-impl WasmToolmark {
+    // The two inputs that carry the big texts (an agent's message, a tool's
+    // result) are exports of their own: through `dispatch` each text would
+    // be escaped into the argument array and parsed out of it again.
+
+    #[wasm_bindgen(js_name = handleInbound)]
     pub fn handle_inbound(&mut self, bridge: u32, text: &str, now: f64) {
         self.core.handle_inbound(BridgeId(bridge), text, ms(now));
     }
 
     /// `kind`: "ok" (with `text`: JSON, or undefined), "threw", "notSerializable", "aborted".
+    #[wasm_bindgen(js_name = handleOutcome)]
     pub fn handle_outcome(&mut self, run: f64, kind: &str, text: Option<String>, now: f64) {
         let outcome = match kind {
             "ok" => Outcome::Ok(text),
@@ -433,7 +426,10 @@ impl WasmToolmark {
         };
         self.core.handle_outcome(RunId(ms(run)), outcome, ms(now));
     }
+}
 
+/// The inputs `dispatch` multiplexes (plain Rust: callable from the wasm tests).
+impl WasmToolmark {
     /// Everything the core has to say, in its drain order:
     /// `{"transmits": [[bridge, text]…], "events": […], "actions": […], "timeout": ms|null}`.
     pub fn drain(&mut self) -> String {
