@@ -1,8 +1,9 @@
 //! Glue for the bridge core: `WasmToolmark` wraps [`Toolmark`] for the JS
-//! shim. Every input after the constructor arrives through `dispatch`, an
-//! operation number and the JSON array of its arguments; its `drain`
-//! operation hands every output back at once, in the core's documented
-//! order, as one JSON text.
+//! shim. An agent's message (`handleInbound`) and a tool's outcome
+//! (`handleOutcome`) cross as their own text; every other input arrives
+//! through `dispatch`, an operation number and the JSON array of its
+//! arguments; its `drain` operation hands every output back at once, in the
+//! core's documented order, as one JSON text.
 
 use crate::prelude::*;
 use wasm_bindgen::prelude::*;
