@@ -1,10 +1,11 @@
 //! Ids and names: UUID v4 formatting from injected random bytes, and
-//! `llmName`; and [`fill`], which the core's messages are built with.
+//! `llmName`.
 //!
 //! The core never reads global randomness: callers hand in 16 random bytes
 //! (in WebAssembly from `crypto.getRandomValues`, in tests from a seeded source).
 
 use crate::prelude::*;
+use crate::text::fill;
 /// A source of cryptographically random bytes, injected into the core.
 pub trait RandomSource {
     /// Fills `buf` with random bytes. Errors leave the id unminted.
@@ -24,39 +25,8 @@ impl RandomError {
 
 impl core::fmt::Display for RandomError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "random source failed: {}", self.0)
+        f.write_str(&self.message())
     }
-}
-
-/// `template` with each `{}` replaced by the next of `args`, in order.
-/// Messages are built this way, not with `format!`: a `format!` site costs
-/// its own argument building in the wasm, and `core::fmt` itself can drop
-/// out of the module once no site is left. (A message that shows a literal
-/// `{}` passes it as an argument.)
-pub fn fill(template: &str, args: &[&str]) -> String {
-    let bytes = template.as_bytes();
-    let mut text = String::new();
-    let mut args = args.iter();
-    let (mut start, mut at) = (0, 0);
-    while at + 1 < bytes.len() {
-        if bytes.get(at) == Some(&b'{') && bytes.get(at + 1) == Some(&b'}') {
-            text.push_str(template.get(start..at).unwrap_or_default());
-            text.push_str(args.next().copied().unwrap_or_default());
-            at += 2;
-            start = at;
-        } else {
-            at += 1;
-        }
-    }
-    text.push_str(template.get(start..).unwrap_or_default());
-    text
-}
-
-/// `n` in decimal (the JSON writer's integer formatting, no `core::fmt`).
-pub fn decimal(n: u64) -> String {
-    let mut text = String::new();
-    crate::json::push_u64(&mut text, n);
-    text
 }
 
 impl core::error::Error for RandomError {}
@@ -259,21 +229,10 @@ mod tests {
     }
 
     #[test]
-    fn fill_replaces_placeholders_in_order() {
-        assert_eq!(fill("", &[]), "");
-        assert_eq!(fill("plain", &[]), "plain");
-        assert_eq!(fill("{}", &["x"]), "x");
-        assert_eq!(fill("a {} b {}!", &["1", "2"]), format!("a {} b {}!", 1, 2));
-        assert_eq!(fill("{}{}", &["é", "日"]), "é日");
-        // Arguments are not scanned again; a literal `{}` is an argument.
-        assert_eq!(fill("[{}] shows {}", &["{}", "{}"]), "[{}] shows {}");
-        assert_eq!(fill("{1,128}$ {", &[]), "{1,128}$ {");
-        assert_eq!(decimal(0), "0");
-        assert_eq!(decimal(u64::MAX), u64::MAX.to_string());
-        assert_eq!(
-            RandomError("no crypto".into()).to_string(),
-            "random source failed: no crypto"
-        );
+    fn random_error_message_is_its_display() {
+        let error = RandomError("no crypto".into());
+        assert_eq!(error.message(), "random source failed: no crypto");
+        assert_eq!(error.to_string(), error.message());
     }
 
     #[test]

@@ -57,21 +57,11 @@ pub mod protocol;
 pub mod registry;
 pub mod scheduling;
 pub mod schema;
+pub mod text;
 pub mod vecmap;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-
-/// The pieces joined into one text: the crate's stand-in for `format!` with
-/// string arguments (`core::fmt` costs the wasm its formatting machinery;
-/// numbers go in by [`json::push_u64`]).
-pub(crate) fn concat(parts: &[&str]) -> alloc::string::String {
-    let mut text = alloc::string::String::new();
-    for part in parts {
-        text.push_str(part);
-    }
-    text
-}
 
 /// Without std (the shipped module), a panic traps, as `panic = "abort"`
 /// did with std: the crate denies panicking code, so this is only reached

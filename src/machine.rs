@@ -34,7 +34,7 @@ use crate::confirmations::{
     Confirmation, Confirmations, RecentSet, Requester, ANSWERED_ID_MEMORY,
     DEFAULT_CONFIRM_EXPIRY_MS, UNDO_STORE,
 };
-use crate::ids::{decimal, fill, new_id, RandomSource};
+use crate::ids::{new_id, RandomSource};
 use crate::json::Value;
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::prelude::*;
@@ -48,6 +48,7 @@ use crate::protocol::{
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey, Validator};
 use crate::scheduling::{CallKey, MAX_PENDING_PER_SCOPE};
 use crate::schema::PatternMatcher;
+use crate::text::{decimal, fill};
 use crate::vecmap::Queue;
 
 /// Default time a tool gets to settle after its call is aborted.

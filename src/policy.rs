@@ -13,10 +13,10 @@
 //! made stricter (`deny`, `hide`): the bridge never runs them for the agent
 //! without a human's approval, so `allow` there is `invalid_policy`.
 
-use crate::ids::fill;
 use crate::json::{to_text, Value};
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints};
+use crate::text::fill;
 
 /// Who calls a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -5,11 +5,12 @@
 //! set of tools is one revision (`rev` + 1). Calls are serialized per
 //! registration scope (see `scheduling`).
 
-use crate::ids::{decimal, fill, is_valid_tool_name, llm_name};
+use crate::ids::{is_valid_tool_name, llm_name};
 use crate::json::{Map, Value};
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
 use crate::schema::CompiledSchema;
+use crate::text::{decimal, fill};
 
 /// A scope of this registry; `ScopeId::ROOT` is the registry itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

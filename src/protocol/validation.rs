@@ -14,13 +14,13 @@
 //! root's `type` is checked before the schema runs (`inbound.rs`), which
 //! only validates objects with a known `type` of its direction.
 
-use crate::concat;
 use crate::ids::{is_valid_llm_name, is_valid_tool_name};
 use crate::json::{
     write_key, write_separator, write_str_member, write_string, write_value, Map, Value,
 };
 use crate::prelude::*;
 use crate::schema::{CompiledSchema, PatternMatcher};
+use crate::text::fill;
 
 use super::codes::Direction;
 use super::result::Issue;
@@ -175,7 +175,7 @@ fn split(one_of: &Value, key: &str) -> Option<Value> {
         text.push_str("],\"properties\":{");
         write_key(&mut text, key);
         text.push('{');
-        write_str_member(&mut text, "$ref", &concat(&[target, "/properties/", key]));
+        write_str_member(&mut text, "$ref", &fill("{}/properties/{}", &[target, key]));
         text.push_str("}}},\"then\":");
         write_value(&mut text, branch);
         text.push('}');

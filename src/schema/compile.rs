@@ -8,11 +8,11 @@
 
 use super::uri::{self, DEFAULT_BASE};
 use super::{
-    count_message, len_u64, push_int, CompiledSchema, Keyword, Node, ObjNode, SchemaError,
-    MAX_SCHEMA_DEPTH,
+    count_message, len_u64, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH,
 };
-use crate::json::{is_whole, Map, Number, Value};
+use crate::json::{is_whole, push_u64, Map, Number, Value};
 use crate::prelude::*;
+use crate::text::fill;
 use crate::vecmap::VecMap;
 
 /// A schema resource: a document root or a subschema with `$id`; or an
@@ -44,28 +44,20 @@ struct Compiler<'a> {
 /// Errors are boxed inside: results stay small to move around.
 type Error = Box<SchemaError>;
 
-/// `a` followed by `b`.
-fn concat(a: &str, b: &str) -> String {
-    let mut s = String::with_capacity(a.len() + b.len());
-    s.push_str(a);
-    s.push_str(b);
-    s
-}
-
 /// A pointer as a URI fragment, for error messages.
 fn loc(pointer: &str) -> String {
-    concat("#", pointer)
+    fill("#{}", &[pointer])
 }
 
 fn child_pointer(parent: &str, token: &str) -> String {
-    let mut s = concat(parent, "/");
+    let mut s = fill("{}/", &[parent]);
     uri::escape_token(&mut s, token);
     s
 }
 
 fn index_pointer(parent: &str, i: usize) -> String {
-    let mut s = concat(parent, "/");
-    push_int(&mut s, len_u64(i));
+    let mut s = fill("{}/", &[parent]);
+    push_u64(&mut s, len_u64(i));
     s
 }
 
@@ -412,8 +404,7 @@ impl<'a> Compiler<'a> {
         pointer: &str,
         dynamic: bool,
     ) -> Result<(), Error> {
-        let mut key = concat(self.resource_uri(res), "#");
-        key.push_str(name);
+        let key = fill("{}#{}", &[self.resource_uri(res), name]);
         let was_dynamic = self.dynamic.get(res).is_some_and(|d| d.get(name).is_some());
         match self
             .by_uri
@@ -473,10 +464,9 @@ impl<'a> Compiler<'a> {
             if self.lookup(&p).is_some() {
                 return Ok((p, None));
             }
-            concat("no value at #", &fragment)
+            fill("no value at #{}", &[&fragment])
         } else {
-            let mut key = concat(doc, "#");
-            key.push_str(&fragment);
+            let key = fill("{}#{}", &[doc, &fragment]);
             match self
                 .by_uri
                 .get(key.as_str())
@@ -489,11 +479,7 @@ impl<'a> Compiler<'a> {
                         .is_some_and(|d| d.get(fragment.as_str()).is_some());
                     return Ok((anchor.pointer.clone(), dynamic.then_some(fragment)));
                 }
-                None => {
-                    let mut reason = concat("no anchor named \"", &fragment);
-                    reason.push('"');
-                    reason
-                }
+                None => fill("no anchor named \"{}\"", &[&fragment]),
             }
         };
         Err(error(Why::UnresolvedRef, pointer, reference, &reason))
@@ -635,9 +621,7 @@ impl<'a> Compiler<'a> {
                 let Value::String(s) = v else {
                     return Err(invalid(p, name, "must be a string"));
                 };
-                let mut message = concat("must match pattern \"", s);
-                message.push('"');
-                Keyword::Pattern(s.clone(), message)
+                Keyword::Pattern(s.clone(), fill("must match pattern \"{}\"", &[s]))
             }
             (Kind::UniqueItems, Some(v)) => {
                 let Value::Bool(b) = v else {

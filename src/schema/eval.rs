@@ -13,10 +13,10 @@
 
 use super::num;
 use super::{
-    count_message, len_u64, push_int, types, CompiledSchema, Keyword, Node, ObjNode,
-    PatternMatcher, SchemaIssue, MAX_EVAL_DEPTH, MAX_EVAL_STEPS,
+    count_message, len_u64, types, CompiledSchema, Keyword, Node, ObjNode, PatternMatcher,
+    SchemaIssue, MAX_EVAL_DEPTH, MAX_EVAL_STEPS,
 };
-use crate::json::{Map, Number, Value};
+use crate::json::{push_u64, Map, Number, Value};
 use crate::prelude::*;
 use core::cmp::Ordering;
 
@@ -140,7 +140,7 @@ impl<'v> Children<'v> {
 /// `n` in decimal.
 fn int_text(n: usize) -> String {
     let mut text = String::new();
-    push_int(&mut text, len_u64(n));
+    push_u64(&mut text, len_u64(n));
     text
 }
 
@@ -303,7 +303,7 @@ impl<'s> Evaluator<'s> {
         let len = self.path.len();
         push_segment(&mut self.path, key.unwrap_or(""));
         if key.is_none() {
-            push_int(&mut self.path, len_u64(i));
+            push_u64(&mut self.path, len_u64(i));
         }
         len
     }

@@ -44,7 +44,7 @@ mod uri;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
-use crate::json::{Number, Value};
+use crate::json::{push_u64, Number, Value};
 use crate::vecmap::VecMap;
 use core::fmt;
 
@@ -184,11 +184,6 @@ impl fmt::Display for SchemaError {
 
 impl core::error::Error for SchemaError {}
 
-/// Appends the decimal digits of `n` (the JSON writer's, no `core::fmt`).
-fn push_int(out: &mut String, n: u64) {
-    Number::from(n).write(out);
-}
-
 fn len_u64(n: usize) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
 }
@@ -197,7 +192,7 @@ fn len_u64(n: usize) -> u64 {
 /// (`1 item`, `2 items`).
 fn count_message(prefix: &str, n: u64, (one, many): (&str, &str)) -> String {
     let mut message = String::from(prefix);
-    push_int(&mut message, n);
+    push_u64(&mut message, n);
     message.push(' ');
     message.push_str(if n == 1 { one } else { many });
     message

@@ -24,15 +24,10 @@ use crate::protocol::{
     ToolManifestSummary, ToolMode, DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
+use crate::text::fill;
 
 fn js_error(message: &str) -> JsError {
     JsError::new(message)
-}
-
-/// The error of these pieces joined: one loop instead of a `format!` per
-/// site (each costs its own argument building in the wasm).
-fn js_error_of(parts: &[&str]) -> JsError {
-    JsError::new(&crate::concat(parts))
 }
 
 /// Parses JSON text from the shim into an object (these few fields read
@@ -40,8 +35,8 @@ fn js_error_of(parts: &[&str]) -> JsError {
 fn object(text: &str, what: &str) -> Result<Map, JsError> {
     match parse_value(text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(js_error_of(&[what, ": must be an object"])),
-        Err(e) => Err(js_error_of(&[what, ": ", &e.message()])),
+        Ok(_) => Err(js_error(&fill("{}: must be an object", &[what]))),
+        Err(e) => Err(js_error(&fill("{}: {}", &[what, &e.message()]))),
     }
 }
 
@@ -63,7 +58,7 @@ fn string(map: &Map, key: &str, what: &str) -> Result<String, JsError> {
 }
 
 fn not_a_string(key: &str, what: &str) -> JsError {
-    js_error_of(&[what, ": ", key, " must be a string"])
+    js_error(&fill("{}: {} must be a string", &[what, key]))
 }
 
 fn flag(map: &Map, key: &str) -> bool {
@@ -89,7 +84,12 @@ fn count(map: &Map, key: &str, default: u64) -> Result<u64, JsError> {
             .as_f64()
             .filter(|n| *n >= 0.0 && is_whole(*n))
             .map(ms)
-            .ok_or_else(|| js_error_of(&["createToolmark: ", key, " must be a whole number >= 0"])),
+            .ok_or_else(|| {
+                js_error(&fill(
+                    "createToolmark: {} must be a whole number >= 0",
+                    &[key],
+                ))
+            }),
     }
 }
 
@@ -143,11 +143,10 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
         None => None,
         Some("stepwise") => Some(ToolMode::Stepwise),
         Some(other) => {
-            return Err(js_error_of(&[
-                "tool definition: unknown mode '",
-                other,
-                "'",
-            ]))
+            return Err(js_error(&fill(
+                "tool definition: unknown mode '{}'",
+                &[other],
+            )))
         }
     };
     // `list` is `None` for a value that is not an array of strings.
@@ -173,7 +172,7 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
 }
 
 fn caller(text: &str) -> Result<Caller, JsError> {
-    Caller::parse(text).ok_or_else(|| js_error_of(&["unknown caller '", text, "'"]))
+    Caller::parse(text).ok_or_else(|| js_error(&fill("unknown caller '{}'", &[text])))
 }
 
 /// Appends an event as `{kind, …}` JSON text (written straight: no
@@ -511,11 +510,10 @@ impl WasmToolmark {
             "manifest" => OnChange::Manifest,
             "changed" => OnChange::Changed,
             other => {
-                return Err(js_error_of(&[
-                    "bridge: onChange must be 'manifest' or 'changed', not '",
-                    other,
-                    "'",
-                ]))
+                return Err(js_error(&fill(
+                    "bridge: onChange must be 'manifest' or 'changed', not '{}'",
+                    &[other],
+                )))
             }
         };
         let max_message_bytes = match max_message_bytes {

@@ -18,7 +18,7 @@ pub use self::regexp::JsRegExp;
 /// message (no JSON text starts with `!`). The shim throws it as an `Error`,
 /// as a `JsError` was before, without the externref path a `JsError` takes.
 fn refused(message: &str) -> String {
-    crate::concat(&["!", message])
+    crate::text::fill("!{}", &[message])
 }
 
 #[global_allocator]

@@ -47,9 +47,7 @@ pub fn helper(op: &str, text: &str) -> String {
 
 /// `newId()`: an RFC 4122 v4 UUID from `crypto.getRandomValues`.
 pub fn new_id() -> Result<String, String> {
-    // `RandomError`'s `Display`, without `core::fmt`.
-    ids::new_id(&mut CryptoRandom)
-        .map_err(|error| crate::concat(&["random source failed: ", &error.0]))
+    ids::new_id(&mut CryptoRandom).map_err(|error| error.message())
 }
 
 /// `llmName(name)`.
