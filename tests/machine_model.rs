@@ -1195,7 +1195,10 @@ impl Model {
         match event {
             Event::Error { code, .. } => step.errors.push(code),
             Event::Completed { handle, result } => {
-                let value = result.to_value();
+                // The result as the page writes it.
+                let mut text = String::new();
+                result.write_json(&mut text);
+                let value = parse(&text).map_err(|e| fail(format!("{text}: {e}")))?;
                 let Some(info) = self.handles.get_mut(&handle) else {
                     return Err(fail(format!("Completed for unknown handle {handle:?}")));
                 };

@@ -4,8 +4,7 @@ use super::codes::Direction;
 use super::manifest::ToolManifestSummary;
 use super::result::ToolResult;
 use crate::json::{
-    array_of, is_whole, list, obj, write_array_of, write_key, write_str_member, write_u64_member,
-    Map, Value,
+    is_whole, list, obj, write_array_of, write_key, write_str_member, write_u64_member, Map, Value,
 };
 use crate::prelude::*;
 
@@ -99,16 +98,12 @@ pub enum AgentToPage {
 
 impl PageToAgent {
     pub fn client_id(&self) -> &str {
-        match self {
-            PageToAgent::Manifest(m) => &m.client_id,
-            PageToAgent::Changed(m) => &m.client_id,
-            PageToAgent::Result(m) => &m.client_id,
-            PageToAgent::Confirmed(m) => &m.client_id,
-        }
+        self.head().1
     }
 
-    /// The message as JSON text: what `to_text(&self.to_value())` gives,
-    /// written straight (no `Value` built but the manifest entries').
+    /// The message as JSON text, the wire shape: `type` first, fields in
+    /// declaration order as camelCase, absent options left out (no `Value`
+    /// built but the manifest entries').
     pub fn to_json(&self) -> String {
         let (message_type, client_id) = self.head();
         let mut out = String::from("{");
@@ -145,35 +140,6 @@ impl PageToAgent {
             PageToAgent::Result(m) => ("result", &m.client_id),
             PageToAgent::Confirmed(m) => ("confirmed", &m.client_id),
         }
-    }
-
-    /// The message as a JSON value: the wire shape (`type` first, fields
-    /// in declaration order as camelCase, absent options left out).
-    pub fn to_value(&self) -> Value {
-        // The head every type shares, then each type's own fields: one
-        // `vec!` of the head instead of one per type.
-        let (message_type, client_id) = self.head();
-        let mut entries = vec![
-            ("type", message_type.into()),
-            ("protocol", PROTOCOL.into()),
-            ("clientId", client_id.into()),
-        ];
-        match self {
-            PageToAgent::Manifest(m) => {
-                entries.push(("rev", m.rev.into()));
-                entries.push(("tools", array_of(&m.tools, ToolManifestSummary::to_value)));
-            }
-            PageToAgent::Changed(m) => entries.push(("rev", m.rev.into())),
-            PageToAgent::Result(m) => {
-                entries.push(("id", m.id.as_str().into()));
-                entries.push(("result", m.result.to_value()));
-            }
-            PageToAgent::Confirmed(m) => {
-                entries.push(("confirmId", m.confirm_id.as_str().into()));
-                entries.push(("result", m.result.to_value()));
-            }
-        }
-        obj(entries)
     }
 }
 

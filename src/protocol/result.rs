@@ -3,8 +3,7 @@
 use super::codes::{CancelledBy, RefusedCode};
 use super::message::{opt_rev, string};
 use crate::json::{
-    array_of, list, obj, write_array_of, write_key, write_str_member, write_u64_member,
-    write_value_member, Value,
+    list, write_array_of, write_key, write_str_member, write_u64_member, write_value_member, Value,
 };
 use crate::prelude::*;
 use crate::schema::SchemaIssue;
@@ -26,18 +25,7 @@ pub struct FieldChange {
 }
 
 impl Issue {
-    /// `{path, message}`.
-    pub fn to_value(&self) -> Value {
-        obj(vec![
-            ("path", self.path.as_str().into()),
-            ("message", self.message.as_str().into()),
-        ])
-    }
-}
-
-impl Issue {
-    /// Appends `{path, message}` as JSON text (`to_value`'s, written
-    /// straight: no `Value` built).
+    /// Appends `{path, message}` as JSON text.
     pub fn write_json(&self, out: &mut String) {
         out.push('{');
         write_str_member(out, "path", &self.path);
@@ -47,7 +35,8 @@ impl Issue {
 }
 
 impl FieldChange {
-    /// Appends `{path, before?, after?}` as JSON text (`to_value`'s).
+    /// Appends `{path, before?, after?}` as JSON text (absent ones left
+    /// out).
     pub fn write_json(&self, out: &mut String) {
         out.push('{');
         write_str_member(out, "path", &self.path);
@@ -58,18 +47,6 @@ impl FieldChange {
             write_value_member(out, "after", after);
         }
         out.push('}');
-    }
-
-    /// `{path, before?, after?}` (absent ones left out).
-    pub fn to_value(&self) -> Value {
-        let mut entries = vec![("path", self.path.as_str().into())];
-        if let Some(before) = &self.before {
-            entries.push(("before", before.clone()));
-        }
-        if let Some(after) = &self.after {
-            entries.push(("after", after.clone()));
-        }
-        obj(entries)
     }
 }
 
@@ -115,45 +92,9 @@ impl ToolResult {
         }
     }
 
-    /// The result as a JSON value: `status` first, then the variant's fields
-    /// in declaration order (`confirmId` camelCase), absent options left out.
-    pub fn to_value(&self) -> Value {
-        let mut entries = vec![("status", self.status().into())];
-        match self {
-            ToolResult::Ok { data } => {
-                if let Some(data) = data {
-                    entries.push(("data", data.clone()));
-                }
-            }
-            ToolResult::Invalid { issues } => {
-                entries.push(("issues", array_of(issues, Issue::to_value)));
-            }
-            ToolResult::Refused { code, message, rev } => {
-                entries.push(("code", code.as_str().into()));
-                entries.push(("message", message.as_str().into()));
-                if let Some(rev) = rev {
-                    entries.push(("rev", (*rev).into()));
-                }
-            }
-            ToolResult::NeedsConfirmation {
-                confirm_id,
-                summary,
-                changes,
-            } => {
-                entries.push(("confirmId", confirm_id.as_str().into()));
-                entries.push(("summary", summary.as_str().into()));
-                if let Some(changes) = changes {
-                    entries.push(("changes", array_of(changes, FieldChange::to_value)));
-                }
-            }
-            ToolResult::Cancelled { by } => entries.push(("by", by.as_str().into())),
-            ToolResult::Error { message } => entries.push(("message", message.as_str().into())),
-        }
-        obj(entries)
-    }
-
-    /// Appends the result as JSON text: what `to_text(&self.to_value())`
-    /// gives, written straight (no `Value` built).
+    /// Appends the result as JSON text: `status` first, then the variant's
+    /// fields in declaration order (`confirmId` camelCase), absent options
+    /// left out.
     pub fn write_json(&self, out: &mut String) {
         out.push('{');
         write_str_member(out, "status", self.status());
@@ -381,14 +322,11 @@ mod tests {
             ),
         ];
         for (result, expected) in cases {
-            assert_eq!(result.to_value(), expected);
             let mut text = String::new();
             result.write_json(&mut text);
+            assert_eq!(crate::json::parse(&text).ok(), Some(expected.clone()));
             assert_eq!(text, crate::json::to_text(&expected));
-            assert_eq!(
-                result.to_value().to_string(),
-                serde_json::to_string(&serde(&expected)).unwrap()
-            );
+            assert_eq!(text, serde_json::to_string(&serde(&expected)).unwrap());
             assert_eq!(check(&expected), Ok(result));
         }
     }
