@@ -56,6 +56,6 @@ pub use number::Number;
 pub use parse::{parse, JsonError, NESTING_LIMIT};
 pub use value::{array_of, list, obj, Key, Value};
 pub use write::{
-    push_u64, to_text, write_array_of, write_key, write_separator, write_str_member, write_string,
-    write_u64_member, write_value, write_value_member,
+    push_u64, to_text, write_array_of, write_bool_member, write_key, write_separator,
+    write_str_member, write_string, write_u64_member, write_value, write_value_member,
 };

@@ -112,6 +112,12 @@ pub fn write_u64_member(out: &mut String, key: &str, value: u64) {
     push_u64(out, value);
 }
 
+/// An object member whose value is `true` or `false`.
+pub fn write_bool_member(out: &mut String, key: &str, value: bool) {
+    write_key(out, key);
+    out.push_str(if value { "true" } else { "false" });
+}
+
 /// An object member whose value is a JSON value.
 pub fn write_value_member(out: &mut String, key: &str, value: &Value) {
     write_key(out, key);

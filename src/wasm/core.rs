@@ -11,8 +11,8 @@ use wasm_bindgen::prelude::*;
 use super::protocol::CryptoRandom;
 use super::regexp::JsRegExp;
 use crate::json::{
-    is_whole, list, push_u64, to_text, write_array_of, write_key, write_separator,
-    write_str_member, write_string, write_u64_member, Map, Value,
+    is_whole, list, push_u64, to_text, write_array_of, write_bool_member, write_key,
+    write_separator, write_str_member, write_string, write_u64_member, Map, Value,
 };
 use crate::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
@@ -24,7 +24,7 @@ use crate::protocol::{
     ToolManifestSummary, ToolMode, DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
-use crate::text::fill;
+use crate::text::{decimal, fill};
 
 fn js_error(message: &str) -> JsError {
     JsError::new(message)
@@ -107,13 +107,6 @@ fn number_json(key: &str, n: u64) -> String {
     let mut out = String::from("{");
     write_u64_member(&mut out, key, n);
     out.push('}');
-    out
-}
-
-/// A number as JSON text.
-fn u64_json(n: u64) -> String {
-    let mut out = String::new();
-    push_u64(&mut out, n);
     out
 }
 
@@ -277,12 +270,6 @@ fn write_action(out: &mut String, action: &Action) {
     out.push('}');
 }
 
-/// An object member whose value is `true` or `false`.
-fn write_bool_member(out: &mut String, key: &str, value: bool) {
-    write_key(out, key);
-    out.push_str(if value { "true" } else { "false" });
-}
-
 /// The operations `dispatch` multiplexes, numbered as the shim's `OP_*`
 /// constants (js/src/toolmark.js): a number crosses and is matched more
 /// cheaply than a name.
@@ -354,7 +341,7 @@ impl WasmToolmark {
         let opt_text = |i: usize| args.get(i).and_then(Value::as_str).map(str::to_owned);
         let flag = |i: usize| args.get(i).and_then(Value::as_bool).unwrap_or(false);
         Ok(match op {
-            ops::REV => u64_json(self.rev()),
+            ops::REV => decimal(self.rev()),
             ops::REGISTER => self.register(id(0), text(1), num(2))?,
             ops::UNREGISTER => {
                 self.unregister(id(0), num(1));
@@ -362,18 +349,18 @@ impl WasmToolmark {
             }
             ops::CREATE_SCOPE => self.create_scope(id(0), text(1)),
             ops::DISPOSE_SCOPE => self.dispose_scope(id(0), num(1)),
-            ops::ATTACH => u64_json(self.attach(text(0), opt_num(1))?.into()),
+            ops::ATTACH => decimal(self.attach(text(0), opt_num(1))?.into()),
             ops::DETACH => {
                 self.detach(id(0), num(1));
                 "null".into()
             }
-            ops::CALL => u64_json(self.call(text(0), text(1), text(2), opt_num(3), num(4))?),
+            ops::CALL => decimal(self.call(text(0), text(1), text(2), opt_num(3), num(4))?),
             ops::ABORT => {
                 self.abort(num(0), num(1));
                 "null".into()
             }
-            ops::CONFIRM => u64_json(self.confirm(text(0), flag(1), num(2))),
-            ops::UNDO => u64_json(self.undo(text(0))),
+            ops::CONFIRM => decimal(self.confirm(text(0), flag(1), num(2))),
+            ops::UNDO => decimal(self.undo(text(0))),
             ops::CTX_CONFIRM => String::from(if self.ctx_confirm(num(0)) {
                 "true"
             } else {
