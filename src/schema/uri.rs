@@ -395,22 +395,28 @@ mod tests {
         recompose(b.scheme, b.authority, &path, r.query, r.fragment)
     }
 
+    /// Every string made of at most `rounds` of `parts`, each once.
+    fn joins_of(parts: &[&str], rounds: usize) -> Vec<String> {
+        let mut joins = vec![String::new()];
+        for _ in 0..rounds {
+            let longer: Vec<String> = joins
+                .iter()
+                .flat_map(|t| parts.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            joins.extend(longer);
+            joins.sort();
+            joins.dedup();
+        }
+        joins
+    }
+
     #[test]
     fn resolve_agrees_with_the_cases() {
         let parts = [
             "", "g", "./", "../", "/", "//h", "s:", "urn:", "?q", "?", "#f", "#", "x/", "..", ".",
             ";p", "a:b",
         ];
-        let mut refs = vec![String::new()];
-        for _ in 0..3 {
-            let longer: Vec<String> = refs
-                .iter()
-                .flat_map(|t| parts.iter().map(move |p| format!("{t}{p}")))
-                .collect();
-            refs.extend(longer);
-            refs.sort();
-            refs.dedup();
-        }
+        let refs = joins_of(&parts, 3);
         let bases = [
             DEFAULT_BASE,
             "http://a/b/c/d;p?q",
@@ -429,16 +435,7 @@ mod tests {
     #[test]
     fn tokens_escape_and_unescape_as_replace() {
         // Every string of up to 6 chars over an alphabet that makes escapes.
-        let alphabet = ['~', '0', '1', '/', 'é'];
-        let mut tokens = vec![String::new()];
-        for _ in 0..6 {
-            let longer: Vec<String> = tokens
-                .iter()
-                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
-                .collect();
-            tokens.extend(longer);
-            tokens.dedup();
-        }
+        let tokens = joins_of(&["~", "0", "1", "/", "é"], 6);
         for token in tokens {
             let want = token.replace("~1", "/").replace("~0", "~");
             assert_eq!(unescape_token(&token), want, "{token}");
