@@ -173,18 +173,8 @@ fn rule_4_other_protocols_are_answered_only_with_a_string_id_for_this_page() {
 #[test]
 fn rule_5_calls_are_serialized_per_scope_and_parallel_across_scopes() {
     let mut page = Page::new();
-    let signup = page
-        .tm
-        .create_scope(ScopeId::ROOT, "signup")
-        .ok()
-        .flatten()
-        .unwrap_or(ScopeId::ROOT);
-    let cart = page
-        .tm
-        .create_scope(ScopeId::ROOT, "cart")
-        .ok()
-        .flatten()
-        .unwrap_or(ScopeId::ROOT);
+    let signup = page.scope("signup");
+    let cart = page.scope("cart");
     page.register_in(signup, tool("fill"));
     page.register_in(signup, tool("check"));
     page.register_in(cart, tool("add"));
@@ -1213,18 +1203,8 @@ fn rule_5_an_approval_on_a_full_scope_is_refused_busy_and_stays_pending() {
 #[test]
 fn detach_frees_two_lanes_and_their_runs_start_smallest_scope_first() {
     let mut page = Page::new();
-    let first = page
-        .tm
-        .create_scope(ScopeId::ROOT, "first")
-        .ok()
-        .flatten()
-        .unwrap_or(ScopeId::ROOT);
-    let second = page
-        .tm
-        .create_scope(ScopeId::ROOT, "second")
-        .ok()
-        .flatten()
-        .unwrap_or(ScopeId::ROOT);
+    let first = page.scope("first");
+    let second = page.scope("second");
     assert!(first < second);
     page.register_in(first, tool("t"));
     page.register_in(second, tool("t"));

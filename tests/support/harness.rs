@@ -106,6 +106,14 @@ impl Page {
         key
     }
 
+    /// A new scope under the root.
+    pub fn scope(&mut self, name: &str) -> ScopeId {
+        self.tm
+            .create_scope(ScopeId::ROOT, name)
+            .unwrap_or_else(|e| panic!("create_scope: {e}"))
+            .unwrap_or_else(|| panic!("create_scope rejected"))
+    }
+
     pub fn register_in(&mut self, scope: ScopeId, def: ToolDef) -> ToolKey {
         let key = self
             .tm
