@@ -214,22 +214,33 @@ fn patterns_are_ecma_regexps_from_js() {
 
 #[wasm_bindgen_test]
 fn the_core_runs_in_wasm_with_crypto_ids_and_js_patterns() {
-    let mut tm = wasm::WasmToolmark::new("{}").unwrap_or_else(|_| panic!("core"));
-    let client_id = tm.client_id();
+    use toolmark_bridge::machine::{BridgeOptions, Config, Toolmark};
+    use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef};
+    let mut tm = Toolmark::new(
+        Config::default(),
+        Box::new(wasm::CryptoRandom),
+        Box::<wasm::JsRegExp>::default(),
+    )
+    .unwrap_or_else(|_| panic!("core"));
+    let client_id = tm.client_id().to_owned();
     assert_eq!(client_id.len(), 36);
-    let def = r#"{"name":"signup.fill","description":"Fill","inputSchema":{"kind":"json",
-        "schema":{"type":"object","properties":{"email":{"type":"string","pattern":"^[^@]+@[^@]+$"}}}}}"#;
-    let registered = tm.register(0, def, 1.0).unwrap_or_default();
-    assert_eq!(registered, r#"{"key":0}"#);
-    let bridge = tm.attach("manifest", None).unwrap_or(99);
+    let mut def = ToolDef::new("signup.fill", "Fill");
+    def.input_schema = Some(SchemaSpec::Json(
+        json::parse(r#"{"type":"object","properties":{"email":{"type":"string","pattern":"^[^@]+@[^@]+$"}}}"#)
+            .unwrap_or_default(),
+    ));
+    assert!(matches!(tm.register(ScopeId::ROOT, def, 1), Ok(Some(_))));
+    let bridge = tm.attach(BridgeOptions::default());
     let call = format!(
         r#"{{"protocol":1,"type":"call","clientId":"{client_id}","id":"c1","tool":"signup.fill","input":{{"email":"nope"}}}}"#
     );
-    tm.handle_inbound(bridge, &call, 2.0);
-    let out = json::parse(&tm.drain()).unwrap_or_default();
-    let sent = out["transmits"].as_array().cloned().unwrap_or_default();
-    assert_eq!(sent.len(), 2, "manifest, then the result: {out}");
-    let result = json::parse(sent[1][1].as_str().unwrap_or("")).unwrap_or_default();
+    tm.handle_inbound(bridge, &call, 2);
+    let mut sent = Vec::new();
+    while let Some(t) = tm.poll_transmit() {
+        sent.push(t.text);
+    }
+    assert_eq!(sent.len(), 2, "manifest, then the result: {sent:?}");
+    let result = json::parse(&sent[1]).unwrap_or_default();
     assert_eq!(
         result["result"].to_string(),
         r#"{"status":"invalid","issues":[{"path":"email","message":"must match pattern \"^[^@]+@[^@]+$\""}]}"#

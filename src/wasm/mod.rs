@@ -1,25 +1,48 @@
-//! WebAssembly glue: converts between JS and the core, decides nothing.
-//! Compiled only for `wasm32`; the JS shim in `js/` wraps these exports.
-//! Values cross as JSON text (one `JSON.parse` on the JS side), which keeps
-//! the glue small and copies everything the page hands in.
+//! The boundary (wasm32 only): `#[wasm_bindgen]` classes and functions with
+//! named methods, and the driver that calls the page's JS for the core.
+//! Compiled only for `wasm32`; the JS in `js/` is the loader, the React
+//! hook, the `ToolmarkError` class, forms and the transports.
+//!
+//! - [`registry`]: `createToolmark` → `Toolmark`, `Scope`, `Events`;
+//! - [`bridge`]: `bridge(...)`, the plugin `tm.use` attaches;
+//! - [`driver`]: the shared state, the drain loop, tool runs, timers;
+//! - [`protocol`]: `newId`, `llmName`, `protocolVersion`, `protocolSchemas`,
+//!   `validateMessage`;
+//! - [`values`]: JS values ↔ the core's types; [`error`]: the one error
+//!   channel; [`host`]: what is used of the JS host.
+//!
+//! # A call's payload across the boundary
+//! An agent's `call` through a bridge, its input and the tool's result
+//! (P = a parse of the payload, W = a write of it):
+//! 1. the transport's `onMessage` hands the message to the bridge's closure:
+//!    `JSON.stringify` (W1), its text copied into wasm memory;
+//! 2. the core parses the text (P1) and checks it;
+//! 3. it writes the tool's input as JSON text for the run (W2);
+//! 4. `JSON.parse` makes the value `run` gets (P2);
+//! 5. the tool's value: `JSON.stringify` with the strict replacer (W3),
+//!    text into wasm memory;
+//! 6. the core parses it (P3: dev-mode output schema, the result's value);
+//! 7. the core writes the `result` message (W4);
+//! 8. `JSON.parse` makes the object `transport.send` gets (P4).
+//!
+//! One JS→wasm crossing per input (`onMessage`, the run's settlement);
+//! the drain calls JS for the run and for `send`.
 
-mod alloc;
-mod core;
+mod bridge;
+mod driver;
+mod error;
+mod host;
 mod protocol;
 mod regexp;
+mod registry;
+mod values;
 
-use crate::prelude::*;
+mod alloc;
 
-pub use self::core::WasmToolmark;
+pub use self::bridge::{bridge, Bridge};
 pub use self::protocol::*;
 pub use self::regexp::JsRegExp;
-
-/// A refusal, returned where a result's JSON text would be: `!` and the
-/// message (no JSON text starts with `!`). The shim throws it as an `Error`,
-/// as a `JsError` was before, without the externref path a `JsError` takes.
-fn refused(message: &str) -> String {
-    crate::text::fill("!{}", &[message])
-}
+pub use self::registry::{create_toolmark, Events, Scope, Toolmark};
 
 #[global_allocator]
 static ALLOCATOR: alloc::SizeClasses = alloc::SizeClasses::new();

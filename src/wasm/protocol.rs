@@ -1,12 +1,15 @@
-//! Glue for the free helpers (`newId`, `llmName`, `PROTOCOL_VERSION`,
-//! `validateMessage`, `protocolSchemas`), all through one export.
+//! The free helpers: `newId`, `llmName`, `protocolVersion` (the
+//! `PROTOCOL_VERSION` constant), `protocolSchemas`, `validateMessage`.
 
 use crate::prelude::*;
+use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
-use super::refused;
+use super::error::Failure;
+use super::host;
+use super::values;
 use crate::ids::{self, RandomError, RandomSource};
-use crate::json::{push_u64, write_array_of, write_string};
+use crate::json::write_array_of;
 use crate::protocol::{self, Direction};
 
 /// `crypto.getRandomValues`, through getrandom's `wasm_js` backend.
@@ -21,43 +24,54 @@ impl RandomSource for CryptoRandom {
     }
 }
 
-/// The free helpers, multiplexed through one export (each export costs
-/// wasm-bindgen glue on both sides): `op` names the helper, `text` is its
-/// argument ("" for none). Returns the JSON text of the result, or a refusal
-/// (see [`refused`]).
-#[wasm_bindgen]
-pub fn helper(op: &str, text: &str) -> String {
-    let mut out = String::new();
-    match op {
-        "newId" => match new_id() {
-            Ok(id) => write_string(&mut out, &id),
-            Err(message) => return refused(&message),
-        },
-        "llmName" => write_string(&mut out, &llm_name(text)),
-        "version" => push_u64(&mut out, protocol_version().into()),
-        "schemas" => return protocol_schemas_text(),
-        direction => match validate_message_text(text, direction) {
-            Ok(Some(errors)) => return errors,
-            Ok(None) => out.push_str("null"),
-            Err(message) => return refused(message),
-        },
-    }
-    out
-}
-
 /// `newId()`: an RFC 4122 v4 UUID from `crypto.getRandomValues`.
-pub fn new_id() -> Result<String, String> {
-    ids::new_id(&mut CryptoRandom).map_err(|error| error.message())
+#[wasm_bindgen(js_name = newId)]
+pub fn new_id() -> Result<String, JsValue> {
+    ids::new_id(&mut CryptoRandom).map_err(|error| {
+        Failure::misuse(crate::text::fill("newId: {}", &[&error.message()])).into()
+    })
 }
 
-/// `llmName(name)`.
+/// `llmName(name)`: `.` → `__`, long names truncated and hashed.
+#[wasm_bindgen(js_name = llmName)]
+pub fn llm_name_of(name: JsValue) -> Result<String, JsValue> {
+    match name.as_string() {
+        Some(name) => Ok(ids::llm_name(&name)),
+        None => Err(Failure::misuse("llmName: name must be a string").into()),
+    }
+}
+
+/// `llmName` on a Rust string.
 pub fn llm_name(name: &str) -> String {
     ids::llm_name(name)
 }
 
 /// `PROTOCOL_VERSION`.
+#[wasm_bindgen(js_name = protocolVersion)]
 pub fn protocol_version() -> u8 {
     protocol::PROTOCOL_VERSION
+}
+
+/// Freezes `value` and everything in it.
+fn deep_freeze(value: &JsValue) {
+    if value.is_object() {
+        let object = Object::from(value.clone());
+        for key in Object::keys(&object).iter() {
+            if let Ok(child) = js_sys::Reflect::get(&object, &key) {
+                deep_freeze(&child);
+            }
+        }
+        Object::freeze(&object);
+    }
+}
+
+/// `protocolSchemas`: `{ pageToAgent, agentToPage }`, the published JSON
+/// Schemas, frozen.
+#[wasm_bindgen(js_name = protocolSchemas)]
+pub fn protocol_schemas() -> JsValue {
+    let schemas = values::parse_text(&protocol_schemas_text());
+    deep_freeze(&schemas);
+    schemas
 }
 
 /// The published schemas as one JSON text, `{"pageToAgent": …,
@@ -84,4 +98,52 @@ pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<Strin
         write_array_of(&mut out, &issues, protocol::Issue::write_json);
         out
     }))
+}
+
+fn failed(path: &str, message: &str) -> JsValue {
+    let error = host::object(&[
+        ("path", &JsValue::from_str(path)),
+        ("message", &JsValue::from_str(message)),
+    ]);
+    let errors = Array::of1(&error);
+    host::object(&[("ok", &JsValue::FALSE), ("errors", &errors)]).into()
+}
+
+/// `validateMessage(value, 'toPage' | 'toAgent')`: `{ ok: true, message }`
+/// or `{ ok: false, errors }`. The value is judged as it travels: its JSON
+/// copy, so getters and prototypes do not count.
+#[wasm_bindgen(js_name = validateMessage)]
+pub fn validate_message(value: JsValue, direction: JsValue) -> Result<JsValue, JsValue> {
+    let direction = direction.as_string().unwrap_or_default();
+    if Direction::parse(&direction).is_none() {
+        return Err(
+            Failure::misuse("validateMessage: direction must be 'toPage' or 'toAgent'").into(),
+        );
+    }
+    let text = match js_sys::JSON::stringify(&value) {
+        Err(error) => {
+            let reason = host::string(&host::get(&error, "message"));
+            return Ok(failed(
+                "",
+                &crate::text::fill("must be JSON: {}", &[&reason]),
+            ));
+        }
+        Ok(text) => match JsValue::from(text).as_string() {
+            Some(text) => text,
+            None => return Ok(failed("", "must be object")),
+        },
+    };
+    match validate_message_text(&text, &direction) {
+        Ok(None) => Ok(host::object(&[
+            ("ok", &JsValue::TRUE),
+            ("message", &values::parse_text(&text)),
+        ])
+        .into()),
+        Ok(Some(errors)) => Ok(host::object(&[
+            ("ok", &JsValue::FALSE),
+            ("errors", &values::parse_text(&errors)),
+        ])
+        .into()),
+        Err(message) => Err(Failure::misuse(message).into()),
+    }
 }

@@ -1,5 +1,6 @@
 // usePendingConfirmations(tm): the live list of pending deferred
 // confirmations, with approve and reject (React is an optional peer).
+// JS because it is a React hook: it only subscribes to the core's registry.
 import { useCallback, useSyncExternalStore } from 'react';
 
 const EMPTY = [];
@@ -18,7 +19,8 @@ export function usePendingConfirmations(tm) {
     }
     return cache.value;
   }, [tm]);
-  const pending = useSyncExternalStore(tm.subscribePending, cache, cache);
+  const subscribe = useCallback((listener) => tm.subscribePending(listener), [tm]);
+  const pending = useSyncExternalStore(subscribe, cache, cache);
   const approve = useCallback((confirmId) => tm.confirmPending(confirmId, true), [tm]);
   const reject = useCallback((confirmId) => tm.confirmPending(confirmId, false), [tm]);
   return { pending, approve, reject };

@@ -1,0 +1,170 @@
+//! `bridge({ transport, onChange?, caller?, maxMessageBytes? })`: the
+//! plugin `tm.use` attaches (API.md, "Bridge and transports"). Its options
+//! are checked here; attaching subscribes a Rust closure to the
+//! transport's `onMessage`, kept with the bridge and freed when it closes.
+
+use crate::prelude::*;
+use alloc::rc::{Rc, Weak};
+use core::cell::Cell;
+use js_sys::{Function, JsString};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::driver::{BridgeEntry, Shared};
+use super::error::Failure;
+use super::host::{self, get, present};
+use super::values;
+use crate::machine::{BridgeId, BridgeOptions, OnChange};
+use crate::protocol::DEFAULT_MAX_MESSAGE_BYTES;
+use crate::text::fill;
+
+/// `JSON.stringify(value)` for an error message (`undefined` for none).
+fn shown(value: &JsValue) -> String {
+    values::copy_text(value).unwrap_or_else(|| String::from("undefined"))
+}
+
+/// A bridge plugin, for one `tm.use`.
+#[wasm_bindgen]
+pub struct Bridge {
+    transport: JsValue,
+    send: Function,
+    options: BridgeOptions,
+}
+
+/// `bridge(options)`.
+#[wasm_bindgen]
+pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
+    let options = present(options).unwrap_or(JsValue::UNDEFINED);
+    let transport = get(&options, "transport");
+    let send = host::method(&transport, "send");
+    let (Some(send), true) = (send, get(&transport, "onMessage").is_function()) else {
+        return Err(Failure::misuse(
+            "bridge: transport must have send(message) and onMessage(callback)",
+        )
+        .into());
+    };
+    let caller = get(&options, "caller");
+    if !caller.is_undefined() && caller.as_string().as_deref() != Some("inapp") {
+        return Err(Failure::misuse(fill(
+            "bridge: caller must be 'inapp' in protocol v1, not {}",
+            &[&shown(&caller)],
+        ))
+        .into());
+    }
+    let on_change = get(&options, "onChange");
+    let on_change = match on_change.as_string().as_deref() {
+        _ if on_change.is_undefined() => OnChange::Manifest,
+        Some("manifest") => OnChange::Manifest,
+        Some("changed") => OnChange::Changed,
+        _ => {
+            return Err(Failure::misuse(fill(
+                "bridge: onChange must be 'manifest' or 'changed', not {}",
+                &[&shown(&on_change)],
+            ))
+            .into())
+        }
+    };
+    let max = get(&options, "maxMessageBytes");
+    let max_message_bytes = if max.is_undefined() {
+        DEFAULT_MAX_MESSAGE_BYTES
+    } else {
+        match max.as_f64() {
+            Some(n) if n >= 1.0 && crate::json::is_whole(n) => {
+                usize::try_from(host::whole_ms(n)).unwrap_or(usize::MAX)
+            }
+            _ => {
+                return Err(Failure::misuse(fill(
+                    "bridge: maxMessageBytes must be a positive integer, not {}",
+                    &[&shown(&max)],
+                ))
+                .into())
+            }
+        }
+    };
+    Ok(Bridge {
+        transport,
+        send,
+        options: BridgeOptions {
+            on_change,
+            max_message_bytes,
+        },
+    })
+}
+
+/// An agent's message from the transport: its JSON text to the core.
+fn inbound(weak: &Weak<Shared>, bridge: BridgeId, limit: u32, message: &JsValue) {
+    let Some(shared) = weak.upgrade() else { return };
+    if !shared.host_mut(|h| h.bridges.contains_key(&bridge.0)) {
+        return;
+    }
+    let text = match js_sys::JSON::stringify(message) {
+        Ok(text) if JsValue::from(&text).is_string() => text,
+        _ => JsString::from(""),
+    };
+    // Longer than the limit in UTF-16 units means longer in UTF-8 bytes
+    // too: only a prefix crosses into wasm memory (which never shrinks),
+    // and the core still rejects it as too large.
+    let text = if text.length() > limit {
+        text.slice(0, limit.saturating_add(1))
+    } else {
+        text
+    };
+    let text = String::from(text);
+    let now = shared.now();
+    shared.with_core(|core| core.handle_inbound(bridge, &text, now));
+    shared.drain();
+}
+
+impl Bridge {
+    /// Attaches to the registry: the core sends the manifest; returns `dispose()`.
+    pub(super) fn attach(self, shared: &Rc<Shared>) -> Result<Function, Failure> {
+        let Some(id) = shared.with_core(|core| core.attach(self.options)) else {
+            return Err(Failure::misuse("use: the registry is busy"));
+        };
+        let limit = u32::try_from(self.options.max_message_bytes).unwrap_or(u32::MAX);
+        let weak = Rc::downgrade(shared);
+        let callback = Closure::<dyn Fn(JsValue)>::new(move |message: JsValue| {
+            inbound(&weak, id, limit, &message);
+        });
+        let subscribed = match host::method(&self.transport, "onMessage") {
+            Some(on_message) => on_message.call1(&self.transport, callback.as_ref()),
+            None => Err(js_sys::TypeError::new("transport.onMessage is not a function").into()),
+        };
+        let off = match subscribed {
+            Ok(off) => off,
+            Err(error) => {
+                let now = shared.now();
+                shared.with_core(|core| core.detach(id, now));
+                shared.drain();
+                let message = fill(
+                    "bridge: transport.onMessage failed: {}",
+                    &[&host::detail(&error)],
+                );
+                return Err(Failure::misuse(message));
+            }
+        };
+        shared.host_mut(|h| {
+            h.bridges.insert(
+                id.0,
+                BridgeEntry {
+                    transport: self.transport.clone(),
+                    send: self.send.clone(),
+                    callback,
+                    off,
+                },
+            )
+        });
+        shared.drain();
+        let shared = shared.clone();
+        let disposed = Cell::new(false);
+        let dispose = Closure::<dyn Fn()>::new(move || {
+            if disposed.replace(true) {
+                return;
+            }
+            let now = shared.now();
+            shared.with_core(|core| core.detach(id, now));
+            shared.drain();
+        });
+        Ok(dispose.into_js_value().unchecked_into())
+    }
+}

@@ -1,0 +1,698 @@
+//! The driver: the core ([`machine::Toolmark`]) and the JS it reaches, in
+//! one [`Shared`] state behind an `Rc`: the app's tool functions, the runs'
+//! `AbortController`s, restorers, attached transports, waiting promises,
+//! listeners and the timer for the core's next deadline.
+//!
+//! Re-entrancy: a tool, a listener or a transport's `send` may call back
+//! into the registry synchronously. No `RefCell` borrow is ever held while
+//! JS runs: [`Shared::drain`] takes everything the core produced in its
+//! documented order (transmits, events, actions, the next deadline),
+//! releases the core, then hands it out; an input that arrives meanwhile
+//! asks for another round (`again`) instead of draining inside the drain.
+
+use crate::prelude::*;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::rc::Rc;
+use core::cell::{Cell, RefCell};
+use js_sys::{Function, Object, Symbol};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
+use web_sys::AbortController;
+
+use super::error::Failure;
+use super::host::{self, get, present, settle};
+use super::values::{self, Safe};
+use crate::machine::{
+    Action, BridgeId, Event, Handle, Outcome, RunId, Toolmark as Machine, Transmit, Validated,
+};
+use crate::policy::Caller;
+use crate::registry::{ScopeId, ToolKey};
+use crate::text::fill;
+
+/// The definition hook `formTools` gives its submit tool: the form state
+/// the core compares at approval (`stale`).
+pub const STATE_KEY: &str = "toolmark.bridge-wasm.state";
+
+/// The app's functions of one registered tool.
+pub struct ToolFns {
+    pub run: Function,
+    pub summary: Option<Function>,
+    pub changes: Option<Function>,
+    pub snapshot: Option<Function>,
+    pub state: Option<Function>,
+    /// The Standard Schemas, validated by their own `~standard.validate`.
+    pub input_standard: Option<JsValue>,
+    pub output_standard: Option<JsValue>,
+    pub full_name: String,
+    pub scope: ScopeId,
+}
+
+struct Run {
+    controller: AbortController,
+    tool: String,
+}
+
+/// An attached transport.
+pub struct BridgeEntry {
+    pub transport: JsValue,
+    pub send: Function,
+    /// The `onMessage` callback, only kept: dropped (freed) with the entry
+    /// when the bridge closes.
+    #[allow(dead_code)]
+    pub callback: Closure<dyn Fn(JsValue)>,
+    /// What `onMessage` returned: the transport's unsubscribe.
+    pub off: JsValue,
+}
+
+/// Listeners with `Set` semantics: added once, removed by identity.
+#[derive(Default)]
+pub struct Listeners(Vec<JsValue>);
+
+impl Listeners {
+    pub fn add(&mut self, listener: JsValue) {
+        if !self.0.contains(&listener) {
+            self.0.push(listener);
+        }
+    }
+    pub fn remove(&mut self, listener: &JsValue) {
+        self.0.retain(|l| l != listener);
+    }
+    fn snapshot(&self) -> Vec<Function> {
+        self.0
+            .iter()
+            .filter_map(|l| l.clone().dyn_into().ok())
+            .collect()
+    }
+}
+
+#[derive(Default)]
+pub struct Host {
+    pub tools: BTreeMap<u32, Rc<ToolFns>>,
+    /// Each scope's parent (for forgetting the functions of nested scopes).
+    pub scope_parents: BTreeMap<u32, u32>,
+    runs: BTreeMap<u64, Run>,
+    restorers: BTreeMap<String, Function>,
+    /// Calls whose `snapshot()` has not resolved yet, and their run.
+    snapshotting: BTreeMap<String, u64>,
+    pub bridges: BTreeMap<u32, BridgeEntry>,
+    completions: BTreeMap<u64, Function>,
+    pub error_listeners: Listeners,
+    pub pending_listeners: Listeners,
+    timer: Option<JsValue>,
+}
+
+/// Callbacks made once per registry and handed to JS many times.
+struct Callbacks {
+    timer: Closure<dyn Fn()>,
+    confirm: Closure<dyn Fn(JsValue, JsValue) -> JsValue>,
+    files_resolve: Closure<dyn Fn() -> Result<JsValue, JsValue>>,
+    send_failed: Closure<dyn Fn(JsValue)>,
+}
+
+pub struct Shared {
+    core: RefCell<Machine>,
+    pub host: RefCell<Host>,
+    clock: Option<Function>,
+    on_confirm: Option<Function>,
+    dev: bool,
+    pub state_symbol: Symbol,
+    draining: Cell<bool>,
+    again: Cell<bool>,
+    callbacks: RefCell<Option<Callbacks>>,
+}
+
+impl Shared {
+    pub fn new(
+        core: Machine,
+        clock: Option<Function>,
+        on_confirm: Option<Function>,
+        dev: bool,
+        on_error: Option<Function>,
+    ) -> Rc<Shared> {
+        let shared = Rc::new(Shared {
+            core: RefCell::new(core),
+            host: RefCell::new(Host::default()),
+            clock,
+            on_confirm,
+            dev,
+            state_symbol: Symbol::for_(STATE_KEY),
+            draining: Cell::new(false),
+            again: Cell::new(false),
+            callbacks: RefCell::new(None),
+        });
+        if let Some(on_error) = on_error {
+            shared.host_mut(|h| h.error_listeners.add(on_error.into()));
+        }
+        let weak = Rc::downgrade(&shared);
+        let callbacks = Callbacks {
+            timer: Closure::new({
+                let weak = weak.clone();
+                move || {
+                    if let Some(shared) = weak.upgrade() {
+                        shared.host_mut(|h| h.timer = None);
+                        let now = shared.now();
+                        shared.with_core(|core| core.handle_timeout(now));
+                        shared.drain();
+                    }
+                }
+            }),
+            confirm: Closure::new({
+                let weak = weak.clone();
+                move |run: JsValue, message: JsValue| match weak.upgrade() {
+                    Some(shared) => shared.ctx_confirm(&run, &message),
+                    None => js_sys::Promise::resolve(&JsValue::FALSE).into(),
+                }
+            }),
+            files_resolve: Closure::new(|| {
+                Err(Failure::toolmark(
+                    "files_not_configured",
+                    "ctx.files.resolve: file support lands in M2",
+                )
+                .into())
+            }),
+            send_failed: Closure::new(move |error: JsValue| {
+                if let Some(shared) = weak.upgrade() {
+                    shared.send_failed(&error);
+                }
+            }),
+        };
+        if let Ok(mut slot) = shared.callbacks.try_borrow_mut() {
+            *slot = Some(callbacks);
+        }
+        shared
+    }
+
+    pub fn now(&self) -> u64 {
+        host::now_ms(self.clock.as_ref())
+    }
+
+    /// Runs `f` on the core. The core is never borrowed while JS runs, so
+    /// it is always free here; `None` would mean a bug, not a panic.
+    pub fn with_core<R>(&self, f: impl FnOnce(&mut Machine) -> R) -> Option<R> {
+        self.core.try_borrow_mut().ok().map(|mut core| f(&mut core))
+    }
+
+    pub fn host_mut<R: Default>(&self, f: impl FnOnce(&mut Host) -> R) -> R {
+        self.host
+            .try_borrow_mut()
+            .map(|mut host| f(&mut host))
+            .unwrap_or_default()
+    }
+
+    fn callback<R>(&self, f: impl FnOnce(&Callbacks) -> R) -> Option<R> {
+        self.callbacks.try_borrow().ok()?.as_ref().map(f)
+    }
+
+    /// Hands out everything the core produced, in the drain order
+    /// (`poll_transmit`, `poll_event`, `poll_action`, `poll_timeout`),
+    /// until an input made meanwhile has nothing more to add.
+    pub fn drain(self: &Rc<Self>) {
+        if self.draining.replace(true) {
+            self.again.set(true);
+            return;
+        }
+        loop {
+            self.again.set(false);
+            let Some((transmits, events, actions, timeout)) = self.with_core(|core| {
+                let mut transmits = Vec::new();
+                while let Some(t) = core.poll_transmit() {
+                    transmits.push(t);
+                }
+                let mut events = Vec::new();
+                while let Some(e) = core.poll_event() {
+                    events.push(e);
+                }
+                let mut actions = Vec::new();
+                while let Some(a) = core.poll_action() {
+                    actions.push(a);
+                }
+                (transmits, events, actions, core.poll_timeout())
+            }) else {
+                break;
+            };
+            for transmit in transmits {
+                self.transmit(transmit);
+            }
+            for event in events {
+                self.event(event);
+            }
+            for action in actions {
+                self.perform(action);
+            }
+            self.schedule(timeout);
+            if !self.again.get() {
+                break;
+            }
+        }
+        self.draining.set(false);
+    }
+
+    fn schedule(&self, deadline: Option<u64>) {
+        if let Some(timer) = self.host_mut(|h| h.timer.take()) {
+            host::clear_timeout(&timer);
+        }
+        let Some(deadline) = deadline else { return };
+        #[allow(clippy::cast_precision_loss)]
+        let delay = (deadline.saturating_sub(self.now()) as f64).min(2_147_483_647.0);
+        let Some(callback) =
+            self.callback(|c| c.timer.as_ref().unchecked_ref::<Function>().clone())
+        else {
+            return;
+        };
+        let handle = host::set_timeout(&callback, delay);
+        self.host_mut(|h| h.timer = handle);
+    }
+
+    /// An `error` event to every listener (`onError` first); a listener
+    /// that throws is skipped over.
+    pub fn emit_error(&self, code: &str, message: &str, tool: Option<&str>) {
+        let listeners = self.host_mut(|h| h.error_listeners.snapshot());
+        if listeners.is_empty() {
+            return;
+        }
+        let event = host::object(&[
+            ("code", &JsValue::from_str(code)),
+            ("message", &JsValue::from_str(message)),
+        ]);
+        if let Some(tool) = tool {
+            host::set(&event, "tool", &JsValue::from_str(tool));
+        }
+        for listener in listeners {
+            let _ = listener.call1(&JsValue::NULL, &event);
+        }
+    }
+
+    fn send_failed(&self, error: &JsValue) {
+        let message = fill("transport.send failed: {}", &[&host::detail(error)]);
+        self.emit_error("transport_failed", &message, None);
+    }
+
+    fn transmit(&self, transmit: Transmit) {
+        let Some((transport, send)) = self.host_mut(|h| {
+            h.bridges
+                .get(&transmit.bridge.0)
+                .map(|b| (b.transport.clone(), b.send.clone()))
+        }) else {
+            return;
+        };
+        let message = values::parse_text(&transmit.text);
+        match send.call1(&transport, &message) {
+            Err(error) => self.send_failed(&error),
+            Ok(sent) => {
+                if let Some(then) = host::method(&sent, "then") {
+                    if let Some(on_failure) = self.callback(|c| c.send_failed.as_ref().clone()) {
+                        let _ = then.call2(&sent, &JsValue::UNDEFINED, &on_failure);
+                    }
+                }
+            }
+        }
+    }
+
+    fn event(&self, event: Event) {
+        match event {
+            Event::Error {
+                code,
+                message,
+                tool,
+            } => self.emit_error(code.as_str(), &message, tool.as_deref()),
+            Event::Completed { handle, result } => {
+                if let Some(resolve) = self.host_mut(|h| h.completions.remove(&handle.0)) {
+                    let _ = resolve.call1(&JsValue::NULL, &values::result(&result));
+                }
+            }
+            Event::PendingChanged => {
+                for listener in self.host_mut(|h| h.pending_listeners.snapshot()) {
+                    let _ = listener.call0(&JsValue::NULL);
+                }
+            }
+            Event::RevChanged { .. } => {}
+        }
+    }
+
+    fn tool(&self, key: ToolKey) -> Option<Rc<ToolFns>> {
+        self.host_mut(|h| h.tools.get(&key.0).cloned())
+    }
+
+    fn perform(self: &Rc<Self>, action: Action) {
+        match action {
+            Action::Run {
+                run,
+                tool,
+                input,
+                caller,
+                call_id,
+                snapshot,
+                ..
+            } => self.start_run(run, tool, &input, caller, call_id, snapshot),
+            Action::Validate { run, tool, input } => self.validate(run, tool, input),
+            Action::Prepare {
+                run,
+                tool,
+                input,
+                summary,
+                changes,
+                state,
+            } => self.prepare(run, tool, &input, summary, changes, state),
+            Action::ReadState { run, tool, input } => self.read_state(run, tool, &input),
+            Action::Abort { run } => {
+                if let Some(controller) =
+                    self.host_mut(|h| h.runs.get(&run.0).map(|r| r.controller.clone()))
+                {
+                    controller.abort();
+                }
+            }
+            Action::Restore { run, call_id } => self.restore(run, call_id),
+            Action::DropRestorer { call_id } => self.host_mut(|h| {
+                h.restorers.remove(&call_id);
+                // Dropped before its snapshot resolved: it must not be kept afterwards.
+                h.snapshotting.remove(&call_id);
+            }),
+            Action::Close { bridge } => self.close(bridge),
+        }
+    }
+
+    fn finish_run(self: &Rc<Self>, run: RunId, outcome: Outcome) {
+        self.host_mut(|h| h.runs.remove(&run.0));
+        let now = self.now();
+        self.with_core(|core| core.handle_outcome(run, outcome, now));
+        self.drain();
+    }
+
+    fn start_run(
+        self: &Rc<Self>,
+        run: RunId,
+        key: ToolKey,
+        input: &str,
+        caller: Caller,
+        call_id: String,
+        snapshot: bool,
+    ) {
+        let Ok(controller) = AbortController::new() else {
+            return self.finish_run(run, Outcome::Threw("AbortController is unavailable".into()));
+        };
+        let tool = self.tool(key);
+        let name = tool
+            .as_ref()
+            .map(|t| t.full_name.clone())
+            .unwrap_or_default();
+        self.host_mut(|h| {
+            h.runs.insert(
+                run.0,
+                Run {
+                    controller: controller.clone(),
+                    tool: name,
+                },
+            )
+        });
+        let Some(tool) = tool else {
+            return self.finish_run(run, Outcome::Threw("tool definition missing".into()));
+        };
+        let input = values::parse_text(input);
+        let shared = self.clone();
+        spawn_local(async move {
+            let outcome = match shared
+                .run_tool(&tool, run, &input, caller, &call_id, snapshot, &controller)
+                .await
+            {
+                Ok(outcome) => outcome,
+                Err(_) if controller.signal().aborted() => Outcome::Aborted,
+                Err(error) => Outcome::Threw(host::detail(&error)),
+            };
+            shared.finish_run(run, outcome);
+        });
+    }
+
+    /// `snapshot(input)` when asked (its restorer kept for undo), then
+    /// `run(input, ctx)`, then the dev-mode output check.
+    #[allow(clippy::too_many_arguments)]
+    async fn run_tool(
+        self: &Rc<Self>,
+        tool: &ToolFns,
+        run: RunId,
+        input: &JsValue,
+        caller: Caller,
+        call_id: &str,
+        snapshot: bool,
+        controller: &AbortController,
+    ) -> Result<Outcome, JsValue> {
+        if let (true, Some(take)) = (snapshot, &tool.snapshot) {
+            self.host_mut(|h| h.snapshotting.insert(call_id.to_owned(), run.0));
+            let restorer = settle(take.call1(&JsValue::NULL, input)).await?;
+            let wanted = self.host_mut(|h| h.snapshotting.remove(call_id)) == Some(run.0);
+            if let (true, Some(restorer)) = (wanted, host::function(restorer)) {
+                self.host_mut(|h| h.restorers.insert(call_id.to_owned(), restorer));
+            }
+        }
+        let ctx = self.context(run, caller, call_id, controller);
+        let value = settle(tool.run.call2(&JsValue::NULL, input, &ctx)).await?;
+        self.check_output(tool, &value).await;
+        Ok(match values::safe_text(&value) {
+            Safe::Absent => Outcome::Ok(None),
+            Safe::Text(text) => Outcome::Ok(Some(text)),
+            Safe::Unsafe(reason) => Outcome::NotSerializable(reason),
+        })
+    }
+
+    /// `{ signal, caller, callId, confirm, files }`, the second argument of `run`.
+    fn context(
+        &self,
+        run: RunId,
+        caller: Caller,
+        call_id: &str,
+        controller: &AbortController,
+    ) -> Object {
+        #[allow(clippy::cast_precision_loss)]
+        let run = JsValue::from_f64(run.0 as f64);
+        let confirm = self
+            .callback(|c| {
+                c.confirm
+                    .as_ref()
+                    .unchecked_ref::<Function>()
+                    .bind1(&JsValue::NULL, &run)
+            })
+            .map_or(JsValue::UNDEFINED, JsValue::from);
+        let resolve = self
+            .callback(|c| c.files_resolve.as_ref().clone())
+            .unwrap_or(JsValue::UNDEFINED);
+        host::object(&[
+            ("signal", &controller.signal()),
+            ("caller", &JsValue::from_str(caller.as_str())),
+            ("callId", &JsValue::from_str(call_id)),
+            ("confirm", &confirm),
+            ("files", &host::object(&[("resolve", &resolve)])),
+        ])
+    }
+
+    /// `ctx.confirm(message)`: the page's `onConfirm` for a human caller;
+    /// otherwise `false` (the core says why, `ctx_confirm_unavailable`).
+    fn ctx_confirm(self: &Rc<Self>, run: &JsValue, message: &JsValue) -> JsValue {
+        let run = RunId(host::whole_ms(run.as_f64().unwrap_or(-1.0)));
+        let allowed = self
+            .with_core(|core| core.ctx_confirm(run))
+            .unwrap_or(false);
+        let on_confirm = match (&self.on_confirm, allowed) {
+            (Some(on_confirm), true) => on_confirm.clone(),
+            _ => {
+                self.drain();
+                return js_sys::Promise::resolve(&JsValue::FALSE).into();
+            }
+        };
+        let tool = self
+            .host_mut(|h| h.runs.get(&run.0).map(|r| r.tool.clone()))
+            .unwrap_or_default();
+        let message = present(message.clone()).map_or_else(String::new, |m| host::string(&m));
+        let request = host::object(&[
+            ("tool", &JsValue::from_str(&tool)),
+            ("message", &JsValue::from_str(&message)),
+        ]);
+        let answer = on_confirm.call1(&JsValue::NULL, &request);
+        wasm_bindgen_futures::future_to_promise(async move {
+            let approved = settle(answer).await?;
+            Ok(JsValue::from_bool(approved.is_truthy()))
+        })
+        .into()
+    }
+
+    /// Dev only: a Standard Schema `outputSchema` checks the tool's value
+    /// (the core checks JSON Schema ones); a failure is an `output_invalid`
+    /// event, the value still goes out.
+    async fn check_output(&self, tool: &ToolFns, value: &JsValue) {
+        let Some(schema) = tool.output_standard.as_ref().filter(|_| self.dev) else {
+            return;
+        };
+        let standard = get(schema, "~standard");
+        let validated = match host::method(&standard, "validate") {
+            Some(validate) => settle(validate.call1(&standard, value)).await,
+            None => Err(js_sys::TypeError::new("~standard.validate is not a function").into()),
+        };
+        let problem = match validated {
+            Ok(result) => match values::standard_issues(&result).as_deref() {
+                Some([first, ..]) => fill(" at '{}': {}", &[&first.path, &first.message]),
+                _ => return,
+            },
+            Err(error) => fill(": its validator threw ({})", &[&host::detail(&error)]),
+        };
+        let message = fill(
+            "output of '{}' fails its output schema{}",
+            &[&tool.full_name, &problem],
+        );
+        self.emit_error("output_invalid", &message, Some(&tool.full_name));
+    }
+
+    /// A Standard Schema input: `~standard.validate(input)`; the validated
+    /// value replaces the input.
+    fn validate(self: &Rc<Self>, run: RunId, key: ToolKey, input: String) {
+        let tool = self.tool(key);
+        let shared = self.clone();
+        spawn_local(async move {
+            let schema = tool.and_then(|t| t.input_standard.clone());
+            let standard = schema
+                .as_ref()
+                .map_or(JsValue::UNDEFINED, |s| get(s, "~standard"));
+            let validated = match host::method(&standard, "validate") {
+                None => Validated::Threw("TypeError: ~standard.validate is not a function".into()),
+                Some(validate) => {
+                    let input = values::parse_text(&input);
+                    match settle(validate.call1(&standard, &input)).await {
+                        Err(error) => Validated::Threw(host::detail(&error)),
+                        Ok(result) => match values::standard_issues(&result) {
+                            Some(issues) => Validated::Invalid(issues),
+                            // One that is not JSON-safe must not fall back to the raw input.
+                            None => match values::safe_text(&get(&result, "value")) {
+                                Safe::Absent => Validated::Valid(None),
+                                Safe::Text(text) => Validated::Valid(Some(text)),
+                                Safe::Unsafe(reason) => Validated::Threw(fill(
+                                    "validated input is not JSON-safe: {}",
+                                    &[&reason],
+                                )),
+                            },
+                        },
+                    }
+                }
+            };
+            let now = shared.now();
+            shared.with_core(|core| core.handle_validated(run, validated, now));
+            shared.drain();
+        });
+    }
+
+    /// What a confirmation shows: `summary(input)`, `changes(input)`, the
+    /// form state; called synchronously.
+    fn prepare(
+        self: &Rc<Self>,
+        run: RunId,
+        key: ToolKey,
+        input: &str,
+        summary: bool,
+        changes: bool,
+        state: bool,
+    ) {
+        let input = values::parse_text(input);
+        let tool = self.tool(key);
+        let call = |wanted: bool, f: Option<&Function>| -> Result<JsValue, JsValue> {
+            if !wanted {
+                return Ok(JsValue::UNDEFINED);
+            }
+            match f {
+                Some(f) => f.call1(&JsValue::NULL, &input),
+                None => Err(js_sys::TypeError::new("tool definition missing").into()),
+            }
+        };
+        let tool = tool.as_deref();
+        let prepared = call(summary, tool.and_then(|t| t.summary.as_ref()))
+            .and_then(|s| Ok((s, call(changes, tool.and_then(|t| t.changes.as_ref()))?)))
+            .and_then(|(s, c)| Ok((s, c, call(state, tool.and_then(|t| t.state.as_ref()))?)))
+            .map_err(|error| host::detail(&error))
+            .and_then(|(s, c, f)| values::prepared(s, c, f));
+        let now = self.now();
+        self.with_core(|core| core.handle_prepared(run, prepared, now));
+        self.drain();
+    }
+
+    /// The form state again, at approval.
+    fn read_state(self: &Rc<Self>, run: RunId, key: ToolKey, input: &str) {
+        let input = values::parse_text(input);
+        let state = match self.tool(key).and_then(|t| t.state.clone()) {
+            Some(state) => state.call1(&JsValue::NULL, &input),
+            None => Err(js_sys::TypeError::new("tool definition missing").into()),
+        };
+        let state = match state {
+            Ok(value) if value.is_undefined() => Ok(None),
+            Ok(value) => Ok(Some(host::string(&value))),
+            Err(error) => Err(host::detail(&error)),
+        };
+        let now = self.now();
+        self.with_core(|core| core.handle_state(run, state, now));
+        self.drain();
+    }
+
+    fn restore(self: &Rc<Self>, run: RunId, call_id: String) {
+        let restorer = self.host_mut(|h| h.restorers.remove(&call_id));
+        let shared = self.clone();
+        spawn_local(async move {
+            let restored = match restorer {
+                Some(restorer) => settle(restorer.call0(&JsValue::NULL))
+                    .await
+                    .map(|_| ())
+                    .map_err(|error| host::detail(&error)),
+                None => Err("Error: restorer missing".into()),
+            };
+            shared.with_core(|core| core.handle_restored(run, restored));
+            shared.drain();
+        });
+    }
+
+    /// A bridge closed: the transport's listener removed, `close()` called,
+    /// the callback freed.
+    fn close(&self, bridge: BridgeId) {
+        let Some(entry) = self.host_mut(|h| h.bridges.remove(&bridge.0)) else {
+            return;
+        };
+        let mut failure = None;
+        if let Some(off) = host::function(entry.off.clone()) {
+            failure = off.call0(&JsValue::NULL).err();
+        }
+        if failure.is_none() {
+            if let Some(close) = host::method(&entry.transport, "close") {
+                failure = close.call0(&entry.transport).err();
+            }
+        }
+        if let Some(error) = failure {
+            let message = fill("transport.close failed: {}", &[&host::detail(&error)]);
+            self.emit_error("transport_failed", &message, None);
+        }
+        drop(entry);
+    }
+
+    /// A promise for a page request (`call`, `confirmPending`, `undo`),
+    /// resolved when the core completes `handle`.
+    pub fn request(self: &Rc<Self>, handle: Handle) -> js_sys::Promise {
+        let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+            self.host_mut(|h| h.completions.insert(handle.0, resolve));
+        });
+        self.drain();
+        promise
+    }
+
+    /// The app's functions of every tool in `scope` and its nested scopes
+    /// are let go (the core has disposed of them).
+    pub fn forget_scope(&self, scope: ScopeId) {
+        self.host_mut(|h| {
+            let mut gone = BTreeSet::new();
+            gone.insert(scope.0);
+            loop {
+                let before = gone.len();
+                for (child, parent) in &h.scope_parents {
+                    if gone.contains(parent) {
+                        gone.insert(*child);
+                    }
+                }
+                if gone.len() == before {
+                    break;
+                }
+            }
+            h.tools.retain(|_, tool| !gone.contains(&tool.scope.0));
+        });
+    }
+}

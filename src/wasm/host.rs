@@ -1,0 +1,167 @@
+//! What the boundary uses of its JS host: property access, calls that may
+//! throw, `String(…)`, the clock, timers and microtasks. Every global is
+//! looked up on `globalThis` (`js_sys::global()`), so pages, workers,
+//! extensions and Node work alike; every call into JS is a `catch` import,
+//! so a throwing callback comes back as an `Err`, never as a trap.
+
+use crate::prelude::*;
+use js_sys::{Function, JsString, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `String(value)`: the JS conversion (it may throw, for a symbol's
+    /// description never, for an object with a throwing `toString` yes).
+    #[wasm_bindgen(catch, js_namespace = globalThis, js_name = String)]
+    fn string_of(value: &JsValue) -> Result<JsString, JsValue>;
+}
+
+/// `target[key]`, or `undefined` (for a primitive target, or a throwing getter).
+pub fn get(target: &JsValue, key: &str) -> JsValue {
+    if !target.is_object() && !target.is_function() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// `target[key]` for a symbol key.
+pub fn get_symbol(target: &JsValue, key: &js_sys::Symbol) -> JsValue {
+    if !target.is_object() && !target.is_function() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(target, key).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// `target[key] = value` on an object the boundary made.
+pub fn set(target: &Object, key: &str, value: &JsValue) {
+    // Defining a property on a plain new object does not throw.
+    let _ = Reflect::set(target, &JsValue::from_str(key), value);
+}
+
+/// `target[key]` when it is a function.
+pub fn method(target: &JsValue, key: &str) -> Option<Function> {
+    get(target, key).dyn_into::<Function>().ok()
+}
+
+/// `value` when it is a function.
+pub fn function(value: JsValue) -> Option<Function> {
+    value.dyn_into::<Function>().ok()
+}
+
+/// `value ?? undefined`: `None` for `undefined` and `null`.
+pub fn present(value: JsValue) -> Option<JsValue> {
+    if value.is_undefined() || value.is_null() {
+        None
+    } else {
+        Some(value)
+    }
+}
+
+/// `String(value)`, or `fallback` when that throws.
+pub fn string(value: &JsValue) -> String {
+    if let Some(text) = value.as_string() {
+        return text;
+    }
+    string_of(value).map_or_else(|_| String::from("[object]"), String::from)
+}
+
+/// What an error report says about a thrown value: `Name: message` for an
+/// `Error`, else `String(value)`.
+pub fn detail(error: &JsValue) -> String {
+    match error.dyn_ref::<js_sys::Error>() {
+        Some(error) => {
+            let mut out = string(&error.name().into());
+            out.push_str(": ");
+            out.push_str(&string(&error.message().into()));
+            out
+        }
+        None => string(error),
+    }
+}
+
+/// A plain object with these properties.
+pub fn object(entries: &[(&str, &JsValue)]) -> Object {
+    let out = Object::new();
+    for (key, value) in entries {
+        set(&out, key, value);
+    }
+    out
+}
+
+/// Settles what a JS function returned (or threw), as `await` would:
+/// thenables are followed, plain values pass through.
+pub async fn settle(returned: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
+    let value = returned?;
+    JsFuture::from(Promise::resolve(&value)).await
+}
+
+/// The registry's clock: the `now` option (`Number(now())`), else `Date.now()`.
+pub fn now_ms(clock: Option<&Function>) -> u64 {
+    let ms = clock
+        .and_then(|clock| clock.call0(&JsValue::NULL).ok())
+        .map(|value| value.as_f64().unwrap_or_else(|| number(&value)))
+        .unwrap_or_else(js_sys::Date::now);
+    whole_ms(ms)
+}
+
+/// `Number(value)` (NaN when it throws).
+fn number(value: &JsValue) -> f64 {
+    let global = js_sys::global();
+    method(&global, "Number")
+        .and_then(|number| number.call1(&global, value).ok())
+        .and_then(|n| n.as_f64())
+        .unwrap_or(f64::NAN)
+}
+
+/// Milliseconds as the core's u64 (negative and non-finite: 0).
+pub fn whole_ms(ms: f64) -> u64 {
+    if ms.is_finite() && ms > 0.0 {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let whole = ms as u64;
+        whole
+    } else {
+        0
+    }
+}
+
+/// `setTimeout(callback, delay)` on the global object; the handle is
+/// `unref()`ed where it has that (Node), so an expiry alone never keeps a
+/// process alive.
+pub fn set_timeout(callback: &Function, delay_ms: f64) -> Option<JsValue> {
+    let global = js_sys::global();
+    let set_timeout = method(&global, "setTimeout")?;
+    let handle = set_timeout
+        .call2(&global, callback, &JsValue::from_f64(delay_ms))
+        .ok()?;
+    if let Some(unref) = method(&handle, "unref") {
+        let _ = unref.call0(&handle);
+    }
+    Some(handle)
+}
+
+/// `clearTimeout(handle)` on the global object.
+pub fn clear_timeout(handle: &JsValue) {
+    let global = js_sys::global();
+    if let Some(clear) = method(&global, "clearTimeout") {
+        let _ = clear.call1(&global, handle);
+    }
+}
+
+/// `queueMicrotask(callback)` on the global object (a resolved promise's
+/// `then` where it is missing).
+pub fn queue_microtask(callback: &Function) {
+    let global = js_sys::global();
+    match method(&global, "queueMicrotask") {
+        Some(queue) => {
+            let _ = queue.call1(&global, callback);
+        }
+        None => {
+            let resolved: JsValue = Promise::resolve(&JsValue::UNDEFINED).into();
+            if let Some(then) = method(&resolved, "then") {
+                let _ = then.call1(&resolved, callback);
+            }
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! The registry's classes as JS sees them (API.md, "Registry"):
+//! `createToolmark(options)` → [`Toolmark`], its scopes ([`Scope`]) and
+//! `tm.events` ([`Events`]). Each holds the one [`Shared`] state; methods
+//! take `&self`, so a tool may call back into the registry while a method
+//! of it is running.
+
+use crate::prelude::*;
+use alloc::rc::Rc;
+use core::cell::Cell;
+use js_sys::{Function, Promise};
+use wasm_bindgen::convert::TryFromJsValue;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::bridge::Bridge;
+use super::driver::{Shared, ToolFns};
+use super::error::Failure;
+use super::host::{self, get, get_symbol, present};
+use super::protocol::CryptoRandom;
+use super::regexp::JsRegExp;
+use super::values;
+use crate::machine::Toolmark as Machine;
+use crate::policy::Caller;
+use crate::registry::{ScopeId, ToolKey};
+use crate::text::fill;
+
+/// A scope id for a scope the core refused (registering in it is `invalid_scope`).
+const NO_SCOPE: ScopeId = ScopeId(u32::MAX);
+
+/// A JS function that runs `f` (freed by the JS garbage collector with it).
+fn js_function(f: impl Fn() + 'static) -> Function {
+    Closure::<dyn Fn()>::new(f).into_js_value().unchecked_into()
+}
+
+/// `createToolmark(options)`: the page's registry.
+#[wasm_bindgen(js_name = createToolmark)]
+pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
+    let options = present(options).unwrap_or_else(|| js_sys::Object::new().into());
+    if !options.is_object() {
+        return Err(Failure::misuse("createToolmark: options must be an object").into());
+    }
+    let config = values::config(&options)?;
+    let dev = config.dev;
+    let core = Machine::new(config, Box::new(CryptoRandom), Box::<JsRegExp>::default())
+        .map_err(Failure::from)?;
+    let shared = Shared::new(
+        core,
+        host::method(&options, "now"),
+        host::method(&options, "onConfirm"),
+        dev,
+        host::method(&options, "onError"),
+    );
+    // Events from the constructor (a bad policy outside dev mode).
+    shared.drain();
+    Ok(Toolmark { shared })
+}
+
+fn register_in(
+    shared: &Rc<Shared>,
+    scope: ScopeId,
+    prefix: &str,
+    def: &JsValue,
+) -> Result<Function, Failure> {
+    if !def.is_object() {
+        return Err(Failure::misuse(
+            "register: a tool definition object is required",
+        ));
+    }
+    let run = host::method(def, "run")
+        .ok_or_else(|| Failure::misuse("register: run must be a function"))?;
+    let spec = values::tool_def(def, &shared.state_symbol)?;
+    let full_name = if prefix.is_empty() {
+        spec.name.clone()
+    } else {
+        fill("{}.{}", &[prefix, &spec.name])
+    };
+    let input_standard = Some(get(def, "inputSchema")).filter(values::is_standard_schema);
+    let output_standard = Some(get(def, "outputSchema")).filter(values::is_standard_schema);
+    let now = shared.now();
+    let registered = shared
+        .with_core(|core| core.register(scope, spec, now))
+        .unwrap_or(Ok(None));
+    let key = match registered {
+        Err(error) => {
+            shared.drain();
+            return Err(error.into());
+        }
+        Ok(None) => {
+            shared.drain();
+            return Ok(js_function(|| {}));
+        }
+        Ok(Some(key)) => key,
+    };
+    let tool = ToolFns {
+        run,
+        summary: host::method(def, "summary"),
+        changes: host::method(def, "changes"),
+        snapshot: host::method(def, "snapshot"),
+        state: host::function(get_symbol(def, &shared.state_symbol)),
+        input_standard,
+        output_standard,
+        full_name,
+        scope,
+    };
+    shared.host_mut(|h| h.tools.insert(key.0, Rc::new(tool)));
+    shared.drain();
+    let shared = shared.clone();
+    let removed = Cell::new(false);
+    Ok(js_function(move || {
+        if removed.replace(true) {
+            return;
+        }
+        unregister(&shared, key);
+    }))
+}
+
+fn unregister(shared: &Rc<Shared>, key: ToolKey) {
+    shared.host_mut(|h| h.tools.remove(&key.0));
+    let now = shared.now();
+    shared.with_core(|core| core.unregister(key, now));
+    shared.drain();
+}
+
+fn create_scope(
+    shared: &Rc<Shared>,
+    parent: ScopeId,
+    prefix: &str,
+    name: &JsValue,
+) -> Result<Scope, Failure> {
+    let name = host::string(name);
+    let created = shared
+        .with_core(|core| core.create_scope(parent, &name))
+        .unwrap_or(Ok(None));
+    shared.drain();
+    let id = created?.unwrap_or(NO_SCOPE);
+    if id != NO_SCOPE {
+        shared.host_mut(|h| h.scope_parents.insert(id.0, parent.0));
+    }
+    let prefix = if prefix.is_empty() {
+        name
+    } else {
+        fill("{}.{}", &[prefix, &name])
+    };
+    Ok(Scope {
+        shared: shared.clone(),
+        id,
+        prefix,
+    })
+}
+
+/// A caller name (`'human'` when absent).
+fn caller(value: JsValue, default: Caller, what: &str) -> Result<Caller, Failure> {
+    let Some(value) = present(value) else {
+        return Ok(default);
+    };
+    value
+        .as_string()
+        .and_then(|name| Caller::parse(&name))
+        .ok_or_else(|| {
+            Failure::misuse(fill(
+                "{}: unknown caller '{}'",
+                &[what, &host::string(&value)],
+            ))
+        })
+}
+
+/// The registry `createToolmark` returns.
+#[wasm_bindgen]
+pub struct Toolmark {
+    shared: Rc<Shared>,
+}
+
+#[wasm_bindgen]
+impl Toolmark {
+    /// Registry revision, an integer ≥ 0, +1 on every change.
+    #[wasm_bindgen(getter)]
+    pub fn rev(&self) -> f64 {
+        #[allow(clippy::cast_precision_loss)]
+        let rev = self.shared.with_core(|core| core.rev()).unwrap_or(0) as f64;
+        rev
+    }
+
+    /// Registers a tool under its own name; returns `unregister()`.
+    pub fn register(&self, def: JsValue) -> Result<Function, JsValue> {
+        Ok(register_in(&self.shared, ScopeId::ROOT, "", &def)?)
+    }
+
+    /// A scope: its tools are `<name>.<tool>`.
+    pub fn scope(&self, name: JsValue) -> Result<Scope, JsValue> {
+        Ok(create_scope(&self.shared, ScopeId::ROOT, "", &name)?)
+    }
+
+    /// Calls a tool by its full name; resolves with its `ToolResult`, never rejects.
+    pub fn call(
+        &self,
+        name: JsValue,
+        input: JsValue,
+        options: JsValue,
+    ) -> Result<Promise, JsValue> {
+        let options = present(options).unwrap_or(JsValue::UNDEFINED);
+        let caller = caller(get(&options, "caller"), Caller::Human, "call")?;
+        let rev = get(&options, "rev").as_f64().map(host::whole_ms);
+        let signal = present(get(&options, "signal"));
+        let name = host::string(&name);
+        let input = if input.is_undefined() {
+            String::from("{}")
+        } else {
+            values::copy_text(&input).unwrap_or_else(|| String::from("null"))
+        };
+        let shared = &self.shared;
+        let now = shared.now();
+        let handle = shared
+            .with_core(|core| core.call(&name, &input, caller, rev, now))
+            .ok_or_else(|| Failure::misuse("call: the registry is busy"))?;
+        if let Some(signal) = signal {
+            let weak = Rc::downgrade(shared);
+            let on_abort = js_function(move || {
+                if let Some(shared) = weak.upgrade() {
+                    let now = shared.now();
+                    shared.with_core(|core| core.abort(handle, now));
+                    shared.drain();
+                }
+            });
+            if get(&signal, "aborted").is_truthy() {
+                host::queue_microtask(&on_abort);
+            } else {
+                let listen = host::method(&signal, "addEventListener")
+                    .ok_or_else(|| Failure::misuse("call: signal must be an AbortSignal"))?;
+                let once = host::object(&[("once", &JsValue::TRUE)]);
+                listen
+                    .call3(&signal, &JsValue::from_str("abort"), &on_abort, &once)
+                    .map_err(|_| Failure::misuse("call: signal must be an AbortSignal"))?;
+            }
+        }
+        Ok(shared.request(handle))
+    }
+
+    /// Summary entries visible to that caller (default `'inapp'`).
+    pub fn manifest(&self, caller_name: JsValue) -> Result<JsValue, JsValue> {
+        let caller = caller(caller_name, Caller::Inapp, "manifest")?;
+        let list = self
+            .shared
+            .with_core(|core| core.manifest(caller))
+            .unwrap_or_default();
+        Ok(values::manifest(&list))
+    }
+
+    /// The deferred confirmations waiting for a human.
+    #[wasm_bindgen(js_name = pendingConfirmations)]
+    pub fn pending_confirmations(&self) -> JsValue {
+        let pending = self
+            .shared
+            .with_core(|core| core.pending_confirmations())
+            .unwrap_or_default();
+        values::pending(&pending)
+    }
+
+    /// `listener()` on every change of `pendingConfirmations()`; returns unsubscribe.
+    #[wasm_bindgen(js_name = subscribePending)]
+    pub fn subscribe_pending(&self, listener: JsValue) -> Function {
+        self.shared
+            .host_mut(|h| h.pending_listeners.add(listener.clone()));
+        let shared = self.shared.clone();
+        js_function(move || shared.host_mut(|h| h.pending_listeners.remove(&listener)))
+    }
+
+    /// Approves or rejects a deferred confirmation; resolves with the final result.
+    #[wasm_bindgen(js_name = confirmPending)]
+    pub fn confirm_pending(&self, confirm_id: JsValue, approve: JsValue) -> Promise {
+        let confirm_id = host::string(&confirm_id);
+        let now = self.shared.now();
+        match self
+            .shared
+            .with_core(|core| core.confirm(&confirm_id, approve.is_truthy(), now))
+        {
+            Some(handle) => self.shared.request(handle),
+            None => {
+                Promise::reject(&Failure::misuse("confirmPending: the registry is busy").into())
+            }
+        }
+    }
+
+    /// Runs the restorer of that call (`refused undo_unavailable` when there is none).
+    pub fn undo(&self, call_id: JsValue) -> Promise {
+        let call_id = host::string(&call_id);
+        match self.shared.with_core(|core| core.undo(&call_id)) {
+            Some(handle) => self.shared.request(handle),
+            None => Promise::reject(&Failure::misuse("undo: the registry is busy").into()),
+        }
+    }
+
+    /// `tm.events.on('error', listener)`.
+    #[wasm_bindgen(getter)]
+    pub fn events(&self) -> Events {
+        Events {
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// Attaches a plugin (`bridge(...)`); returns its dispose function.
+    #[wasm_bindgen(js_name = "use")]
+    pub fn use_plugin(&self, plugin: JsValue) -> Result<Function, JsValue> {
+        let bridge = Bridge::try_from_js_value(plugin).map_err(|_| {
+            Failure::misuse("use: not a Toolmark plugin (expected bridge(...), each attached once)")
+        })?;
+        Ok(bridge.attach(&self.shared)?)
+    }
+}
+
+/// `tm.scope(name)`: registers `<name>.<tool>`; disposing it unregisters everything in it.
+#[wasm_bindgen]
+pub struct Scope {
+    shared: Rc<Shared>,
+    id: ScopeId,
+    prefix: String,
+}
+
+#[wasm_bindgen]
+impl Scope {
+    pub fn register(&self, def: JsValue) -> Result<Function, JsValue> {
+        Ok(register_in(&self.shared, self.id, &self.prefix, &def)?)
+    }
+
+    /// A nested scope: `<this name>.<name>`.
+    pub fn scope(&self, name: JsValue) -> Result<Scope, JsValue> {
+        Ok(create_scope(&self.shared, self.id, &self.prefix, &name)?)
+    }
+
+    /// Unregisters every tool of this scope and its nested scopes.
+    pub fn dispose(&self) -> Result<(), JsValue> {
+        let now = self.shared.now();
+        let disposed = self
+            .shared
+            .with_core(|core| core.dispose_scope(self.id, now))
+            .unwrap_or(Ok(()));
+        self.shared.forget_scope(self.id);
+        self.shared.drain();
+        disposed.map_err(|error| Failure::from(error).into())
+    }
+
+    /// The full dotted prefix, e.g. `signup` or `signup.address`.
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.prefix.clone()
+    }
+}
+
+/// `tm.events`.
+#[wasm_bindgen]
+pub struct Events {
+    shared: Rc<Shared>,
+}
+
+#[wasm_bindgen]
+impl Events {
+    /// `on('error', listener)`; returns unsubscribe.
+    pub fn on(&self, name: JsValue, listener: JsValue) -> Result<Function, JsValue> {
+        if name.as_string().as_deref() != Some("error") {
+            return Err(Failure::misuse(fill(
+                "events.on: unknown event '{}'",
+                &[&host::string(&name)],
+            ))
+            .into());
+        }
+        self.shared
+            .host_mut(|h| h.error_listeners.add(listener.clone()));
+        let shared = self.shared.clone();
+        Ok(js_function(move || {
+            shared.host_mut(|h| h.error_listeners.remove(&listener))
+        }))
+    }
+}

@@ -1,0 +1,335 @@
+//! Values across the boundary: JS values in, the core's types out, and
+//! back. For now structured values cross as JSON text (`JSON.stringify`
+//! on the way in, `JSON.parse` on the way out), read and written by the
+//! crate's own JSON module; this is the one module that knows.
+
+use crate::prelude::*;
+use core::cell::RefCell;
+use js_sys::{Array, JsString, Symbol};
+use wasm_bindgen::prelude::*;
+
+use super::error::Failure;
+use super::host::{self, get, get_symbol, present};
+use crate::json::{
+    is_whole, list, to_text, write_array_of, write_key, write_separator, write_str_member,
+    write_u64_member, Value,
+};
+use crate::machine::{Config, PendingView, Prepared};
+use crate::protocol::{
+    field_changes_from_value, hints_from_value, parse_value, FieldChange, Issue,
+    ToolManifestSummary, ToolMode, ToolResult,
+};
+use crate::registry::{SchemaSpec, ToolDef};
+use crate::text::fill;
+
+/// `JSON.stringify(value)`: `None` for `undefined` (no text) or when it throws.
+pub fn copy_text(value: &JsValue) -> Option<String> {
+    js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|text| JsValue::from(text).as_string())
+}
+
+/// `JSON.parse(text)` of text the core wrote (`undefined` if it is not JSON).
+pub fn parse_text(text: &str) -> JsValue {
+    js_sys::JSON::parse(text).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// A JS value as the core's JSON value (through its `JSON.stringify` text).
+pub fn to_value(value: &JsValue) -> Option<Value> {
+    copy_text(value).and_then(|text| parse_value(&text).ok())
+}
+
+/// A value that must be JSON-safe (a tool's result, a validated input).
+pub enum Safe {
+    /// `undefined`: no value.
+    Absent,
+    /// Its JSON text.
+    Text(String),
+    /// Not JSON-safe, and why.
+    Unsafe(String),
+}
+
+/// `JSON.stringify` semantics (`toJSON` honoured, `undefined` properties
+/// dropped), except that what JSON cannot carry is refused instead of
+/// silently dropped or nulled: functions, symbols, BigInts, non-finite
+/// numbers (and cycles, which `JSON.stringify` itself refuses).
+pub fn safe_text(value: &JsValue) -> Safe {
+    if value.is_undefined() {
+        return Safe::Absent;
+    }
+    let refusal: RefCell<Option<String>> = RefCell::new(None);
+    let mut strict = |key: JsString, value: JsValue| -> Result<Option<JsValue>, JsError> {
+        // Called after toJSON, so `value` is what would be written.
+        let what = if value.is_function() {
+            Some(String::from("function"))
+        } else if value.is_symbol() {
+            Some(String::from("symbol"))
+        } else if value.is_bigint() {
+            Some(String::from("bigint"))
+        } else {
+            match value.as_f64() {
+                Some(n) if n.is_nan() => Some(String::from("NaN")),
+                Some(n) if n.is_infinite() && n > 0.0 => Some(String::from("Infinity")),
+                Some(n) if n.is_infinite() => Some(String::from("-Infinity")),
+                _ => None,
+            }
+        };
+        match what {
+            None => Ok(Some(value)),
+            Some(what) => {
+                let reason = fill("{} at \"{}\"", &[&what, &String::from(key)]);
+                if let Ok(mut slot) = refusal.try_borrow_mut() {
+                    *slot = Some(reason.clone());
+                }
+                Err(JsError::new(&reason))
+            }
+        }
+    };
+    match js_sys::JSON::stringify_with_replacer_func(value, &mut strict, None) {
+        Ok(text) => match JsValue::from(text).as_string() {
+            Some(text) => Safe::Text(text),
+            None => Safe::Absent,
+        },
+        Err(error) => Safe::Unsafe(
+            refusal
+                .into_inner()
+                .unwrap_or_else(|| host::string(&get(&error, "message"))),
+        ),
+    }
+}
+
+/// `typeof value === 'object'` with a `~standard` object: a Standard Schema.
+pub fn is_standard_schema(value: &JsValue) -> bool {
+    value.is_object() && get(value, "~standard").is_object()
+}
+
+/// The JSON Schema a Standard Schema converts itself to (`~standard.jsonSchema`,
+/// else zod's `toJSONSchema`), if it can.
+fn standard_json_schema(schema: &JsValue, io: &str) -> Option<Value> {
+    let target = JsValue::from_str("draft-2020-12");
+    let standard = get(schema, "~standard");
+    let converter = get(&standard, "jsonSchema");
+    let json = if converter.is_truthy() && get(&converter, io).is_function() {
+        let options = host::object(&[("target", &target)]);
+        host::method(&converter, io)?
+            .call1(&converter, &options)
+            .ok()?
+    } else if let Some(to_json_schema) = host::method(schema, "toJSONSchema") {
+        let options = host::object(&[("io", &JsValue::from_str(io)), ("target", &target)]);
+        to_json_schema.call1(schema, &options).ok()?
+    } else {
+        return None;
+    };
+    to_value(&json)
+}
+
+fn schema_spec(schema: JsValue, io: &str) -> Option<SchemaSpec> {
+    let schema = present(schema)?;
+    Some(if is_standard_schema(&schema) {
+        SchemaSpec::External {
+            json: standard_json_schema(&schema, io),
+        }
+    } else {
+        SchemaSpec::Json(to_value(&schema).unwrap_or(Value::Bool(true)))
+    })
+}
+
+fn optional_string(def: &JsValue, key: &str) -> Result<Option<String>, Failure> {
+    match present(get(def, key)) {
+        None => Ok(None),
+        Some(value) => value.as_string().map(Some).ok_or_else(|| not_a_string(key)),
+    }
+}
+
+fn not_a_string(key: &str) -> Failure {
+    Failure::misuse(fill("tool definition: {} must be a string", &[key]))
+}
+
+/// The core's view of a tool definition object (the app's functions stay
+/// with the boundary; the core learns which of them exist).
+pub fn tool_def(def: &JsValue, state: &Symbol) -> Result<ToolDef, Failure> {
+    let name = get(def, "name")
+        .as_string()
+        .ok_or_else(|| not_a_string("name"))?;
+    let description = get(def, "description")
+        .as_string()
+        .ok_or_else(|| not_a_string("description"))?;
+    let hints = match present(get(def, "hints")) {
+        None => Default::default(),
+        Some(hints) => to_value(&hints)
+            .and_then(|hints| hints_from_value(&hints).ok())
+            .ok_or_else(|| Failure::misuse("tool definition: hints must hold booleans"))?,
+    };
+    let mode = match optional_string(def, "mode")?.as_deref() {
+        None => None,
+        Some("stepwise") => Some(ToolMode::Stepwise),
+        Some(other) => {
+            return Err(Failure::misuse(fill(
+                "tool definition: unknown mode '{}'",
+                &[other],
+            )))
+        }
+    };
+    let sensitive = match present(get(def, "sensitive")) {
+        None => Some(Vec::new()),
+        Some(paths) => {
+            to_value(&paths).and_then(|paths| list(&paths, |p| p.as_str().map(str::to_owned)))
+        }
+    }
+    .ok_or_else(|| Failure::misuse("tool definition: sensitive must be an array of paths"))?;
+    Ok(ToolDef {
+        name,
+        title: optional_string(def, "title")?,
+        description,
+        input_schema: schema_spec(get(def, "inputSchema"), "input"),
+        output_schema: schema_spec(get(def, "outputSchema"), "output"),
+        hints,
+        mode,
+        sensitive,
+        has_summary: get(def, "summary").is_function(),
+        has_changes: get(def, "changes").is_function(),
+        has_snapshot: get(def, "snapshot").is_function(),
+        has_state: get_symbol(def, state).is_function(),
+    })
+}
+
+/// A whole number of ms (or a count) `>= 0`; absent (and, as JSON has it,
+/// non-finite) means the default.
+fn count(options: &JsValue, key: &str, default: u64) -> Result<u64, Failure> {
+    let Some(value) = present(get(options, key)) else {
+        return Ok(default);
+    };
+    match value.as_f64() {
+        Some(n) if !n.is_finite() => Ok(default),
+        Some(n) if n >= 0.0 && is_whole(n) => Ok(host::whole_ms(n)),
+        _ => Err(Failure::misuse(fill(
+            "createToolmark: {} must be a whole number >= 0",
+            &[key],
+        ))),
+    }
+}
+
+/// The core's configuration from `createToolmark` options.
+pub fn config(options: &JsValue) -> Result<Config, Failure> {
+    let defaults = Config::default();
+    let json = |key: &str| {
+        present(get(options, key))
+            .and_then(|v| to_value(&v))
+            .unwrap_or(Value::Null)
+    };
+    Ok(Config {
+        dev: get(options, "dev").is_truthy(),
+        tool_budget: usize::try_from(count(options, "toolBudget", defaults.tool_budget as u64)?)
+            .unwrap_or(usize::MAX),
+        confirm_expiry_ms: count(options, "confirmExpiryMs", defaults.confirm_expiry_ms)?,
+        abort_grace_ms: count(options, "abortGraceMs", defaults.abort_grace_ms)?,
+        policy: json("policy"),
+        confirm_mode: json("confirmMode"),
+        inline_confirm: get(options, "onConfirm").is_function(),
+    })
+}
+
+/// What `summary` / `changes` / the form state gave, checked by the core's
+/// rules (`summary` a string, `changes` FieldChanges).
+pub fn prepared(summary: JsValue, changes: JsValue, state: JsValue) -> Result<Prepared, String> {
+    let all = host::object(&[
+        ("summary", &summary),
+        ("changes", &changes),
+        ("state", &state),
+    ]);
+    let text = copy_text(&all).ok_or_else(|| String::from("summary/changes are not JSON"))?;
+    let value = parse_value(&text).map_err(|e| e.message())?;
+    let summary = match value.get("summary") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err("summary() must return a string".into()),
+    };
+    let changes = match value.get("changes") {
+        None | Some(Value::Null) => None,
+        Some(changes) => Some(
+            field_changes_from_value(changes)
+                .map_err(|_| String::from("changes() must return [{ path, before?, after? }]"))?,
+        ),
+    };
+    let state = match value.get("state") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => Some(to_text(other)),
+    };
+    Ok(Prepared {
+        summary,
+        changes,
+        state,
+    })
+}
+
+/// A Standard Schema issue path as the protocol writes it: keys joined by `.`.
+fn issue_path(path: &JsValue) -> String {
+    if !Array::is_array(path) {
+        return String::new();
+    }
+    let mut out = String::new();
+    for (i, segment) in Array::from(path).iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        let key = if segment.is_object() {
+            get(&segment, "key")
+        } else {
+            segment
+        };
+        out.push_str(&host::string(&key));
+    }
+    out
+}
+
+/// A Standard Schema result's `issues`, when it has an array of them.
+pub fn standard_issues(result: &JsValue) -> Option<Vec<Issue>> {
+    let issues = get(result, "issues");
+    if !Array::is_array(&issues) {
+        return None;
+    }
+    Some(
+        Array::from(&issues)
+            .iter()
+            .map(|issue| Issue {
+                path: issue_path(&get(&issue, "path")),
+                message: host::string(&get(&issue, "message")),
+            })
+            .collect(),
+    )
+}
+
+/// A tool result for JS.
+pub fn result(result: &ToolResult) -> JsValue {
+    let mut out = String::new();
+    result.write_json(&mut out);
+    parse_text(&out)
+}
+
+/// A manifest's summary entries for JS.
+pub fn manifest(list: &[ToolManifestSummary]) -> JsValue {
+    let mut out = String::new();
+    write_array_of(&mut out, list, ToolManifestSummary::write_json);
+    parse_text(&out)
+}
+
+/// `[{confirmId, tool, summary, changes?, expiresAt}]` for JS.
+pub fn pending(pending: &[PendingView]) -> JsValue {
+    let mut out = String::from("[");
+    for p in pending {
+        write_separator(&mut out);
+        out.push('{');
+        write_str_member(&mut out, "confirmId", &p.confirm_id);
+        write_str_member(&mut out, "tool", &p.tool);
+        write_str_member(&mut out, "summary", &p.summary);
+        write_u64_member(&mut out, "expiresAt", p.expires_at);
+        if let Some(changes) = &p.changes {
+            write_key(&mut out, "changes");
+            write_array_of(&mut out, changes, FieldChange::write_json);
+        }
+        out.push('}');
+    }
+    out.push(']');
+    parse_text(&out)
+}
