@@ -1,0 +1,247 @@
+// The boundary between JS and the core (src/wasm/): the classes Rust
+// exports drive the page's functions, and nothing a page function does
+// (throw, reject, call back into the registry, misbehave as a transport)
+// breaks the registry or the bridge; every error is a ToolmarkError with
+// its code, or a TypeError for misuse.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { ToolmarkError, createToolmark } from '../../pkg/index.js';
+import { bridge } from '../../pkg/bridge/index.js';
+import { createInPageChannel } from '../../pkg/bridge/in-page.js';
+import { flush, until } from './support/page-agent.mjs';
+
+/** A page with an in-page agent, and every error event it emitted. */
+async function attached(options = {}) {
+  const errors = [];
+  const tm = createToolmark({ onError: (e) => errors.push(e), ...options });
+  const { transport, agent } = createInPageChannel();
+  const detach = tm.use(bridge({ transport }));
+  await until(() => agent.clientId, 'manifest');
+  return { tm, agent, errors, detach };
+}
+
+describe('page functions that fail never break the bridge', () => {
+  test('a throwing tool, a rejecting tool and a throwing listener: each call is answered, the next calls work', async () => {
+    const { tm, agent, errors } = await attached();
+    tm.events.on('error', () => {
+      throw new Error('listener failure');
+    });
+    tm.subscribePending(() => {
+      throw new Error('pending listener failure');
+    });
+    tm.register({ name: 'throws', description: 'd', run: () => { throw new RangeError('sync'); } });
+    tm.register({ name: 'rejects', description: 'd', run: async () => { throw new Error('async'); } });
+    tm.register({ name: 'rejectsValue', description: 'd', run: () => Promise.reject('plain') });
+    tm.register({ name: 'ok', description: 'd', hints: { readOnly: true }, run: (input) => ({ got: input }) });
+    tm.register({ name: 'confirm', description: 'd', hints: { consequential: true }, run: () => 1 });
+    await until(() => agent.tools.length === 5, 'five tools');
+    for (const name of ['throws', 'rejects', 'rejectsValue']) {
+      const result = await agent.call(name, {});
+      assert.deepEqual(result, { status: 'error', message: 'Tool failed' }, name);
+    }
+    assert.deepEqual(
+      errors.filter((e) => e.code === 'tool_threw').map((e) => [e.tool, e.message]),
+      [['throws', 'RangeError: sync'], ['rejects', 'Error: async'], ['rejectsValue', 'plain']],
+    );
+    // The pending listener throws on every change: the confirmation still goes out.
+    const pending = await agent.call('confirm', {});
+    assert.equal(pending.status, 'needs_confirmation');
+    assert.equal(tm.pendingConfirmations().length, 1);
+    assert.deepEqual(await agent.call('ok', { a: 1 }), { status: 'ok', data: { got: { a: 1 } } });
+    assert.deepEqual(await tm.call('ok', { b: 2 }, { caller: 'human' }), { status: 'ok', data: { got: { b: 2 } } });
+  });
+
+  test('a transport whose send throws or rejects: transport_failed events, the registry keeps working', async () => {
+    const errors = [];
+    const tm = createToolmark({ onError: (e) => errors.push(e) });
+    let mode = 'throw';
+    const transport = {
+      send() {
+        if (mode === 'throw') throw new Error('send threw');
+        return Promise.reject(new Error('send rejected'));
+      },
+      onMessage: () => () => {},
+    };
+    tm.use(bridge({ transport }));
+    mode = 'reject';
+    tm.register({ name: 't', description: 'd', run: () => 1 });
+    await flush();
+    assert.deepEqual(
+      errors.map((e) => [e.code, e.message]),
+      [
+        ['transport_failed', 'transport.send failed: Error: send threw'],
+        ['transport_failed', 'transport.send failed: Error: send rejected'],
+      ],
+    );
+    assert.deepEqual(await tm.call('t', {}, { caller: 'human' }), { status: 'ok', data: 1 });
+  });
+});
+
+describe('re-entrancy', () => {
+  test('a tool that calls back into the registry synchronously (register, call, manifest, rev, unregister)', async () => {
+    const { tm, agent } = await attached();
+    // Another scope: calls in one scope run one at a time (spec: lanes).
+    tm.scope('other').register({ name: 'inner', description: 'd', hints: { readOnly: true }, run: (input) => input.n * 2 });
+    tm.register({
+      name: 'outer',
+      description: 'd',
+      hints: { readOnly: true },
+      run: async (input) => {
+        const rev = tm.rev;
+        const off = tm.register({ name: `made${input.n}`, description: 'd', run: () => 0 });
+        const names = tm.manifest('inapp').map((t) => t.name);
+        const inner = tm.call('other.inner', { n: input.n }, { caller: 'human' });
+        off();
+        return { rev, revAfter: tm.rev, names, inner: await inner };
+      },
+    });
+    const result = await agent.call('outer', { n: 21 });
+    assert.equal(result.status, 'ok');
+    assert.equal(result.data.revAfter, result.data.rev + 2);
+    assert.ok(result.data.names.includes('made21'));
+    assert.deepEqual(result.data.inner, { status: 'ok', data: 42 });
+    assert.ok(!tm.manifest('inapp').some((t) => t.name === 'made21'));
+  });
+
+  test('listeners and summary() that call into the registry while it hands out its outputs', async () => {
+    const { tm, agent } = await attached();
+    const seen = [];
+    tm.subscribePending(() => {
+      seen.push(tm.pendingConfirmations().length);
+      if (seen.length === 1) tm.register({ name: 'fromListener', description: 'd', run: () => 0 });
+    });
+    tm.register({
+      name: 'pay',
+      description: 'd',
+      hints: { consequential: true },
+      summary: () => `Pay (${tm.manifest('inapp').length} tools visible)`,
+      run: () => ({ paid: true }),
+    });
+    const pending = await agent.call('pay', {});
+    assert.equal(pending.status, 'needs_confirmation');
+    const [entry] = tm.pendingConfirmations();
+    assert.equal(entry.summary, 'Pay (1 tools visible)');
+    await until(() => agent.tools.some((t) => t.name === 'fromListener'), 'registered from the listener');
+    const final = await tm.confirmPending(entry.confirmId, true);
+    assert.deepEqual(final, { status: 'ok', data: { paid: true } });
+    assert.deepEqual(seen, [1, 0]);
+  });
+
+  test('a transport that delivers synchronously from send (echoing back into onMessage)', async () => {
+    const errors = [];
+    const tm = createToolmark({ onError: (e) => errors.push(e) });
+    let deliver;
+    const sent = [];
+    const transport = {
+      send(message) {
+        sent.push(message);
+        // An agent that answers a manifest at once, inside send: a cancel for an unknown id.
+        if (message.type === 'manifest' && sent.length === 1) {
+          deliver({ protocol: 1, type: 'cancel', clientId: message.clientId, id: 'nothing' });
+        }
+      },
+      onMessage(cb) {
+        deliver = cb;
+        return () => {};
+      },
+    };
+    tm.use(bridge({ transport }));
+    await flush();
+    assert.equal(sent[0].type, 'manifest');
+    assert.deepEqual(errors, []);
+    tm.register({ name: 't', description: 'd', run: () => 1 });
+    await flush();
+    assert.equal(sent.at(-1).type, 'manifest');
+  });
+});
+
+describe('detach', () => {
+  test('dispose removes the transport\'s callback, closes the transport and frees the callback', async () => {
+    const tm = createToolmark();
+    const callbacks = new Set();
+    let closed = 0;
+    let kept;
+    const transport = {
+      send() {},
+      onMessage(cb) {
+        kept = cb;
+        callbacks.add(cb);
+        return () => callbacks.delete(cb);
+      },
+      close() {
+        closed++;
+      },
+    };
+    const dispose = tm.use(bridge({ transport }));
+    assert.equal(callbacks.size, 1);
+    assert.equal(typeof kept, 'function');
+    dispose();
+    dispose();
+    assert.equal(callbacks.size, 0, 'the unsubscribe onMessage returned was called');
+    assert.equal(closed, 1, 'close() called once');
+    // The Rust closure behind the callback is gone: calling it is an error, not a delivery.
+    assert.throws(() => kept({ protocol: 1, type: 'cancel', clientId: 'x', id: 'y' }));
+  });
+
+  test('a bridge is attached once; tm.use takes only plugins', () => {
+    const tm = createToolmark();
+    const plugin = bridge({ transport: { send() {}, onMessage: () => () => {} } });
+    tm.use(plugin);
+    assert.throws(() => tm.use(plugin), TypeError);
+    assert.throws(() => tm.use({}), TypeError);
+    assert.throws(() => tm.use(undefined), TypeError);
+  });
+});
+
+describe('one error channel', () => {
+  test('dev-mode misconfiguration throws ToolmarkError with its code', () => {
+    const tm = createToolmark({ dev: true });
+    tm.register({ name: 'a', description: 'd', run: () => 0 });
+    const isCode = (code) => (e) => e instanceof ToolmarkError && e.name === 'ToolmarkError' && e.code === code;
+    assert.throws(() => tm.register({ name: 'a', description: 'd', run: () => 0 }), isCode('duplicate_name'));
+    assert.throws(() => tm.register({ name: 'bad name', description: 'd', run: () => 0 }), isCode('invalid_name'));
+    assert.throws(() => tm.scope('no spaces'), isCode('invalid_name'));
+    assert.throws(
+      () => createToolmark({ dev: true, policy: { inapp: { consequential: 'allow' } } }),
+      isCode('invalid_policy'),
+    );
+    const s = tm.scope('s');
+    s.dispose();
+    assert.throws(() => s.register({ name: 'x', description: 'd', run: () => 0 }), isCode('scope_disposed'));
+  });
+
+  test('API misuse is a TypeError', () => {
+    const tm = createToolmark();
+    const misuse = (fn) => assert.throws(fn, (e) => e instanceof TypeError && !(e instanceof ToolmarkError));
+    misuse(() => tm.register(null));
+    misuse(() => tm.register({ name: 'x', description: 'd' }));
+    misuse(() => tm.register({ name: 1, description: 'd', run: () => 0 }));
+    misuse(() => tm.events.on('nope', () => {}));
+    misuse(() => tm.call('x', {}, { caller: 'robot' }));
+    misuse(() => tm.manifest('robot'));
+    misuse(() => createToolmark({ toolBudget: -1 }));
+    misuse(() => bridge({}));
+    misuse(() => bridge({ transport: { send() {}, onMessage() {} }, maxMessageBytes: 1.5 }));
+  });
+
+  test('ctx.files.resolve throws a ToolmarkError, ctx.confirm without onConfirm resolves false', async () => {
+    const tm = createToolmark();
+    const seen = {};
+    tm.register({
+      name: 'f',
+      description: 'd',
+      run: async (_input, ctx) => {
+        try {
+          ctx.files.resolve('x');
+        } catch (error) {
+          seen.files = error instanceof ToolmarkError && error.code;
+        }
+        seen.confirm = await ctx.confirm('sure?');
+        return 'done';
+      },
+    });
+    assert.deepEqual(await tm.call('f', {}, { caller: 'human' }), { status: 'ok', data: 'done' });
+    assert.deepEqual(seen, { files: 'files_not_configured', confirm: false });
+  });
+});
