@@ -181,6 +181,7 @@ impl Toolmark {
     }
 
     /// Registers a tool under its own name; returns `unregister()`.
+    #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn register(&self, def: JsValue) -> Result<Function, JsValue> {
         Ok(register_in(&self.shared, ScopeId::ROOT, "", &def)?)
     }
@@ -256,7 +257,7 @@ impl Toolmark {
     }
 
     /// `listener()` on every change of `pendingConfirmations()`; returns unsubscribe.
-    #[wasm_bindgen(js_name = subscribePending)]
+    #[wasm_bindgen(js_name = subscribePending, unchecked_return_type = "() => void")]
     pub fn subscribe_pending(&self, listener: JsValue) -> Function {
         self.shared
             .host_mut(|h| h.pending_listeners.add(listener.clone()));
@@ -298,7 +299,7 @@ impl Toolmark {
     }
 
     /// Attaches a plugin (`bridge(...)`); returns its dispose function.
-    #[wasm_bindgen(js_name = "use")]
+    #[wasm_bindgen(js_name = "use", unchecked_return_type = "() => void")]
     pub fn use_plugin(&self, plugin: JsValue) -> Result<Function, JsValue> {
         let bridge = Bridge::try_from_js_value(plugin).map_err(|_| {
             Failure::misuse("use: not a Toolmark plugin (expected bridge(...), each attached once)")
@@ -317,6 +318,8 @@ pub struct Scope {
 
 #[wasm_bindgen]
 impl Scope {
+    /// Registers `<this name>.<name>`; returns `unregister()`.
+    #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn register(&self, def: JsValue) -> Result<Function, JsValue> {
         Ok(register_in(&self.shared, self.id, &self.prefix, &def)?)
     }
@@ -354,6 +357,7 @@ pub struct Events {
 #[wasm_bindgen]
 impl Events {
     /// `on('error', listener)`; returns unsubscribe.
+    #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn on(&self, name: JsValue, listener: JsValue) -> Result<Function, JsValue> {
         if name.as_string().as_deref() != Some("error") {
             return Err(Failure::misuse(fill(
