@@ -1,0 +1,106 @@
+// node benches/round-trip.mjs [pkgDir …]: calls per second of a trivial
+// read-only tool, for each package directory given (default pkg/), in one
+// process, one after the other, with the same load:
+// - "bridge, 1 scope": agent.call through the in-page channel, batches of 32
+//   concurrent calls on one scope (a lane holds 32);
+// - "bridge, 8 scopes": the same, 8 scopes × 32 calls per batch;
+// - "tm.call": the page's own call (caller human), batches of 32 on one scope.
+// Each figure is the best of 5 runs of ~0.5 s after a warm-up. Asserts only
+// that every call answered ok. Compare two builds with
+//   node benches/round-trip.mjs /path/to/main/pkg pkg
+// Each package is measured in a fresh node process (JIT and heap state of
+// one must not favour the other), alternating, 3 rounds; best per column.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+
+const args = process.argv.slice(2);
+const child = args[0] === '--child';
+const dirs = child ? args.slice(1) : args;
+if (dirs.length === 0) dirs.push('pkg');
+
+const BATCH = 32;
+const SCOPES = 8;
+
+async function load(dir) {
+  const base = pathToFileURL(resolve(dir) + '/').href;
+  const { createToolmark } = await import(`${base}index.js`);
+  const { bridge } = await import(`${base}bridge/index.js`);
+  const { createInPageChannel } = await import(`${base}bridge/in-page.js`);
+  const tm = createToolmark();
+  for (let s = 0; s < SCOPES; s++) {
+    tm.scope(`s${s}`).register({
+      name: 'echo',
+      description: 'Echoes a number',
+      hints: { readOnly: true },
+      run: (input) => ({ n: input.n }),
+    });
+  }
+  const { transport, agent } = createInPageChannel();
+  tm.use(bridge({ transport }));
+  while (agent.tools.length < SCOPES) await new Promise((r) => setImmediate(r));
+  return { tm, agent };
+}
+
+function check(results) {
+  for (const r of results) if (r.status !== 'ok') throw new Error(JSON.stringify(r));
+}
+
+/** Calls per second of `batch()` (which makes `perBatch` calls), best of 5. */
+async function rate(batch, perBatch) {
+  let best = 0;
+  for (let run = 0; run < 6; run++) {
+    let calls = 0;
+    const started = performance.now();
+    while (performance.now() - started < 500) {
+      check(await batch());
+      calls += perBatch;
+    }
+    const perSecond = (calls * 1000) / (performance.now() - started);
+    if (run > 0) best = Math.max(best, perSecond); // run 0 warms up
+  }
+  return best;
+}
+
+const columns = ['bridge, 1 scope', 'bridge, 8 scopes', 'tm.call'];
+
+if (!child) {
+  const best = new Map(dirs.map((dir) => [dir, { pkg: dir }]));
+  for (let round = 0; round < 3; round++) {
+    for (const dir of dirs) {
+      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', dir], { encoding: 'utf8' });
+      const row = JSON.parse(out);
+      const kept = best.get(dir);
+      for (const c of columns) kept[c] = Math.max(kept[c] ?? 0, row[c]);
+    }
+  }
+  const rows = [...best.values()];
+  console.log(['pkg', ...columns].join('\t'));
+  for (const row of rows) console.log([row.pkg, ...columns.map((c) => row[c].toFixed(0))].join('\t'));
+  const [first, ...rest] = rows;
+  for (const row of rest) {
+    console.log([`${row.pkg} / ${first.pkg}`, ...columns.map((c) => (row[c] / first[c]).toFixed(2))].join('\t'));
+  }
+  process.exit(0);
+}
+
+const rows = [];
+for (const dir of dirs) {
+  const { tm, agent } = await load(dir);
+  const input = (i) => ({ n: i });
+  const one = () => Promise.all(Array.from({ length: BATCH }, (_, i) => agent.call('s0.echo', input(i))));
+  const eight = () =>
+    Promise.all(
+      Array.from({ length: SCOPES * BATCH }, (_, i) => agent.call(`s${i % SCOPES}.echo`, input(i))),
+    );
+  const direct = () =>
+    Promise.all(Array.from({ length: BATCH }, (_, i) => tm.call('s0.echo', input(i), { caller: 'human' })));
+  rows.push({
+    pkg: dir,
+    'bridge, 1 scope': await rate(one, BATCH),
+    'bridge, 8 scopes': await rate(eight, SCOPES * BATCH),
+    'tm.call': await rate(direct, BATCH),
+  });
+}
+
+process.stdout.write(JSON.stringify(rows[0]));
