@@ -67,7 +67,7 @@ function minifyShippedJs(dir = pkg) {
  * the inlined module stays in `wasm/bytes.js`.
  */
 const CORE_ENTRIES = ['index.js', 'bridge/index.js', 'bridge/in-page.js', 'protocol/index.js'];
-const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'paths.js', 'forms.js', 'internal.js',
+const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'forms.js', 'internal.js',
   'wasm/loader.js', `wasm/${crateName}.js`];
 
 function exportNames(entry) {

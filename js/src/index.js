@@ -4,7 +4,6 @@ import { wasm } from './internal.js';
 
 export { createToolmark } from './toolmark.js';
 export { ToolmarkError } from './errors.js';
-export { getPath, setPath, flatten } from './paths.js';
 export { formTools } from './forms.js';
 
 /** An RFC 4122 v4 UUID from crypto.getRandomValues (never Math.random). */
@@ -12,3 +11,12 @@ export const newId = wasm.newId;
 
 /** The LLM-facing name of a tool name: `.` → `__`, long names truncated and hashed. */
 export const llmName = wasm.llmName;
+
+/** The value at a dotted path (`items.0.name`), or undefined. */
+export const getPath = wasm.getPath;
+
+/** Sets the value at a dotted path, creating objects (arrays for numeric segments); returns `target`. */
+export const setPath = wasm.setPath;
+
+/** `{ "a.b": 1, "c.0": 2 }` from `{ a: { b: 1 }, c: [2] }`: leaves only. */
+export const flatten = wasm.flatten;

@@ -6,6 +6,7 @@
 //! - [`registry`]: `createToolmark` → `Toolmark`, `Scope`, `Events`;
 //! - [`bridge`]: `bridge(...)`, the plugin `tm.use` attaches;
 //! - [`driver`]: the shared state, the drain loop, tool runs, timers;
+//! - [`paths`]: `getPath`, `setPath`, `flatten`;
 //! - [`protocol`]: `newId`, `llmName`, `protocolVersion`, `protocolSchemas`,
 //!   `validateMessage`;
 //! - [`values`]: JS values ↔ the core's types; [`error`]: the one error
@@ -32,6 +33,7 @@ mod bridge;
 mod driver;
 mod error;
 mod host;
+mod paths;
 mod protocol;
 mod regexp;
 mod registry;
@@ -40,6 +42,7 @@ mod values;
 mod alloc;
 
 pub use self::bridge::{bridge, Bridge};
+pub use self::paths::{flatten, get_path, set_path};
 pub use self::protocol::*;
 pub use self::regexp::JsRegExp;
 pub use self::registry::{create_toolmark, Events, Scope, Toolmark};
