@@ -41,7 +41,7 @@ fn segments(path: &JsValue) -> Result<Vec<String>, Failure> {
 }
 
 fn own(object: &JsValue, key: &str) -> bool {
-    object.is_object() && Object::from(object.clone()).has_own_property(&JsValue::from_str(key))
+    object.is_object() && Object::has_own(&Object::from(object.clone()), &JsValue::from_str(key))
 }
 
 /// The value at `path`, or undefined.
