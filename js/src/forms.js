@@ -1,6 +1,7 @@
 // formTools(form, { scope, sensitive? }): fill / read / submit tools for a real
 // HTML form. The core decides (confirmation, redaction of declared paths, the
 // stale-form rule); this file only reads and writes the DOM.
+// JS for now: it reads and writes the DOM; it moves to Rust (web-sys) in its own issue.
 import { STATE } from './toolmark.js';
 
 const REDACTED = '[redacted]';

@@ -91,10 +91,15 @@ pub fn object(entries: &[(&str, &JsValue)]) -> Object {
 }
 
 /// Settles what a JS function returned (or threw), as `await` would:
-/// thenables are followed, plain values pass through.
+/// thenables are followed; a plain value is taken as it is, without the
+/// microtask (and the two resolve/reject closures) a `JsFuture` costs.
 pub async fn settle(returned: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
     let value = returned?;
-    JsFuture::from(Promise::resolve(&value)).await
+    if (value.is_object() || value.is_function()) && get(&value, "then").is_function() {
+        JsFuture::from(Promise::resolve(&value)).await
+    } else {
+        Ok(value)
+    }
 }
 
 /// The registry's clock: the `now` option (`Number(now())`), else `Date.now()`.

@@ -1,5 +1,6 @@
 // echoTransport({ echo, channel, event?, postUrl?, headers?, fetch? }): Laravel Echo in
 // (private channels only), HTTP POST out to a same-origin URL.
+// JS for now: the transports move to Rust (web-sys drivers) in their own issue.
 const hasOwn = (value, key) => Object.prototype.hasOwnProperty.call(value, key);
 
 function sameOriginUrl(postUrl) {

@@ -1,5 +1,6 @@
 // createInPageChannel(): both ends of a bridge in one JavaScript realm, for a
 // client-side agent loop and tests. Not a security boundary.
+// JS for now: the transports move to Rust (web-sys drivers) in their own issue.
 import { newId } from '../index.js';
 
 export function createInPageChannel() {

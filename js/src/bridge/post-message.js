@@ -1,5 +1,6 @@
 // postMessageTransport({ target, targetOrigin, allowedOrigins, source? }): iframes and
 // extensions. Every message travels as { toolmark: 1, message }.
+// JS for now: the transports move to Rust (web-sys drivers) in their own issue.
 const SPECIAL = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:']);
 
 /** True for a serialized origin scheme://host[:port]: no path, no trailing slash, no wildcard. */

@@ -1,5 +1,6 @@
 // websocketTransport({ url, protocols?, maxDelayMs?, terminalCloseCodes?, onOpen?, WebSocket? }):
 // JSON text frames over a WebSocket, reconnecting with exponential backoff.
+// JS for now: the transports move to Rust (web-sys drivers) in their own issue.
 const FIRST_DELAY_MS = 500;
 const MAX_BUFFERED = 100;
 const MAX_FRAME_UNITS = 4 * 1048576; // UTF-16 code units; larger frames are dropped unparsed
