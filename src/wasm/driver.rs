@@ -11,7 +11,6 @@
 //! asks for another round (`again`) instead of draining inside the drain.
 
 use crate::prelude::*;
-use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::rc::Rc;
 use core::cell::{Cell, RefCell};
 use js_sys::{Function, Object, Symbol};
@@ -29,6 +28,7 @@ use crate::machine::{
 use crate::policy::Caller;
 use crate::registry::{ScopeId, ToolKey};
 use crate::text::fill;
+use crate::vecmap::VecMap;
 
 /// The definition hook `formTools` gives its submit tool: the form state
 /// the core compares at approval (`stale`).
@@ -88,15 +88,15 @@ impl Listeners {
 
 #[derive(Default)]
 pub struct Host {
-    pub tools: BTreeMap<u32, Rc<ToolFns>>,
+    pub tools: VecMap<u32, Rc<ToolFns>>,
     /// Each scope's parent (for forgetting the functions of nested scopes).
-    pub scope_parents: BTreeMap<u32, u32>,
-    runs: BTreeMap<u64, Run>,
-    restorers: BTreeMap<String, Function>,
+    pub scope_parents: VecMap<u32, u32>,
+    runs: VecMap<u64, Run>,
+    restorers: VecMap<String, Function>,
     /// Calls whose `snapshot()` has not resolved yet, and their run.
-    snapshotting: BTreeMap<String, u64>,
-    pub bridges: BTreeMap<u32, BridgeEntry>,
-    completions: BTreeMap<u64, Function>,
+    snapshotting: VecMap<String, u64>,
+    pub bridges: VecMap<u32, BridgeEntry>,
+    completions: VecMap<u64, Function>,
     pub error_listeners: Listeners,
     pub pending_listeners: Listeners,
     timer: Option<JsValue>,
@@ -679,20 +679,27 @@ impl Shared {
     /// are let go (the core has disposed of them).
     pub fn forget_scope(&self, scope: ScopeId) {
         self.host_mut(|h| {
-            let mut gone = BTreeSet::new();
-            gone.insert(scope.0);
+            let mut gone = vec![scope.0];
             loop {
                 let before = gone.len();
-                for (child, parent) in &h.scope_parents {
-                    if gone.contains(parent) {
-                        gone.insert(*child);
+                for (child, parent) in h.scope_parents.iter() {
+                    if gone.contains(parent) && !gone.contains(child) {
+                        gone.push(*child);
                     }
                 }
                 if gone.len() == before {
                     break;
                 }
             }
-            h.tools.retain(|_, tool| !gone.contains(&tool.scope.0));
+            let keys: Vec<u32> = h
+                .tools
+                .iter()
+                .filter(|(_, tool)| gone.contains(&tool.scope.0))
+                .map(|(key, _)| *key)
+                .collect();
+            for key in keys {
+                h.tools.remove(&key);
+            }
         });
     }
 }
