@@ -25,12 +25,26 @@ export function stub_random(byte) {
 export function unstub_random() { globalThis.crypto.getRandomValues = saved; }
 export function stub_calls() { return globalThis.__stubCalls; }
 export function in_browser() { return typeof window === 'object' && typeof document === 'object'; }
+export function doubling_tool() {
+  return { name: 'double', description: 'Doubles n', hints: { readOnly: true }, run: (input) => ({ twice: input.n * 2 }) };
+}
+export function throwing_tool() {
+  return { name: 'throws', description: 'Throws', run: () => { throw new Error('boom'); } };
+}
+export function human() { return { caller: 'human' }; }
+export function input(n) { return { n }; }
+export function field(value, key) { return value[key]; }
 ")]
 extern "C" {
     fn stub_random(byte: u8);
     fn unstub_random();
     fn stub_calls() -> u32;
     fn in_browser() -> bool;
+    fn doubling_tool() -> JsValue;
+    fn throwing_tool() -> JsValue;
+    fn human() -> JsValue;
+    fn input(n: u32) -> JsValue;
+    fn field(value: &JsValue, key: &str) -> JsValue;
 }
 
 fn is_uuid_v4(id: &str) -> bool {
@@ -303,4 +317,33 @@ fn allocator_keeps_blocks_apart_and_aligned() {
             std::alloc::dealloc(p, layout);
         }
     }
+}
+
+/// The registry class in a real page: a JS tool run by the Rust driver
+/// (promise, AbortController, the page's setTimeout), and a throwing one
+/// answered as "Tool failed".
+#[wasm_bindgen_test]
+async fn the_registry_drives_page_tools_in_the_browser() {
+    let tm = wasm::create_toolmark(JsValue::UNDEFINED).unwrap_or_else(|_| panic!("registry"));
+    assert!(tm.register(doubling_tool()).is_ok());
+    assert!(tm.register(throwing_tool()).is_ok());
+    assert_eq!(tm.rev(), 2.0);
+    let call = tm
+        .call("double".into(), input(21), human())
+        .unwrap_or_else(|_| panic!("call"));
+    let result = wasm_bindgen_futures::JsFuture::from(call)
+        .await
+        .unwrap_or_default();
+    assert_eq!(field(&result, "status").as_string().as_deref(), Some("ok"));
+    assert_eq!(field(&field(&result, "data"), "twice").as_f64(), Some(42.0));
+    let call = tm
+        .call("throws".into(), input(0), human())
+        .unwrap_or_else(|_| panic!("call"));
+    let result = wasm_bindgen_futures::JsFuture::from(call)
+        .await
+        .unwrap_or_default();
+    assert_eq!(
+        field(&result, "message").as_string().as_deref(),
+        Some("Tool failed")
+    );
 }
