@@ -9,23 +9,24 @@
 //! documented order (transmits, events, actions, the next deadline),
 //! releases the core, then hands it out; an input that arrives meanwhile
 //! asks for another round (`again`) instead of draining inside the drain.
+//!
+//! The page functions the core asks for (runs, validations, summaries,
+//! restorers) are called by [`runs`].
+
+mod runs;
 
 use crate::prelude::*;
 use alloc::rc::Rc;
 use core::cell::{Cell, RefCell};
-use js_sys::{Function, Object, Symbol};
+use js_sys::{Function, Symbol};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::spawn_local;
 use web_sys::AbortController;
 
 use super::error::Failure;
-use super::host::{self, get, present, settle};
-use super::values::{self, Safe};
-use crate::machine::{
-    Action, BridgeId, Event, Handle, Outcome, RunId, Toolmark as Machine, Transmit, Validated,
-};
-use crate::policy::Caller;
+use super::host;
+use super::values;
+use crate::machine::{Action, BridgeId, Event, Handle, Toolmark as Machine, Transmit};
 use crate::registry::{ScopeId, ToolKey};
 use crate::text::fill;
 use crate::vecmap::VecMap;
@@ -370,277 +371,6 @@ impl Shared {
             }),
             Action::Close { bridge } => self.close(bridge),
         }
-    }
-
-    fn finish_run(self: &Rc<Self>, run: RunId, outcome: Outcome) {
-        self.host_mut(|h| h.runs.remove(&run.0));
-        let now = self.now();
-        self.with_core(|core| core.handle_outcome(run, outcome, now));
-        self.drain();
-    }
-
-    fn start_run(
-        self: &Rc<Self>,
-        run: RunId,
-        key: ToolKey,
-        input: &str,
-        caller: Caller,
-        call_id: String,
-        snapshot: bool,
-    ) {
-        let Ok(controller) = AbortController::new() else {
-            return self.finish_run(run, Outcome::Threw("AbortController is unavailable".into()));
-        };
-        let tool = self.tool(key);
-        let name = tool
-            .as_ref()
-            .map(|t| t.full_name.clone())
-            .unwrap_or_default();
-        self.host_mut(|h| {
-            h.runs.insert(
-                run.0,
-                Run {
-                    controller: controller.clone(),
-                    tool: name,
-                },
-            )
-        });
-        let Some(tool) = tool else {
-            return self.finish_run(run, Outcome::Threw("tool definition missing".into()));
-        };
-        let input = values::parse_text(input);
-        let shared = self.clone();
-        spawn_local(async move {
-            let outcome = match shared
-                .run_tool(&tool, run, &input, caller, &call_id, snapshot, &controller)
-                .await
-            {
-                Ok(outcome) => outcome,
-                Err(_) if controller.signal().aborted() => Outcome::Aborted,
-                Err(error) => Outcome::Threw(host::detail(&error)),
-            };
-            shared.finish_run(run, outcome);
-        });
-    }
-
-    /// `snapshot(input)` when asked (its restorer kept for undo), then
-    /// `run(input, ctx)`, then the dev-mode output check.
-    #[allow(clippy::too_many_arguments)]
-    async fn run_tool(
-        self: &Rc<Self>,
-        tool: &ToolFns,
-        run: RunId,
-        input: &JsValue,
-        caller: Caller,
-        call_id: &str,
-        snapshot: bool,
-        controller: &AbortController,
-    ) -> Result<Outcome, JsValue> {
-        if let (true, Some(take)) = (snapshot, &tool.snapshot) {
-            self.host_mut(|h| h.snapshotting.insert(call_id.to_owned(), run.0));
-            let restorer = settle(take.call1(&JsValue::NULL, input)).await?;
-            let wanted = self.host_mut(|h| h.snapshotting.remove(call_id)) == Some(run.0);
-            if let (true, Some(restorer)) = (wanted, host::function(restorer)) {
-                self.host_mut(|h| h.restorers.insert(call_id.to_owned(), restorer));
-            }
-        }
-        let ctx = self.context(run, caller, call_id, controller);
-        let value = settle(tool.run.call2(&JsValue::NULL, input, &ctx)).await?;
-        self.check_output(tool, &value).await;
-        Ok(match values::safe_text(&value) {
-            Safe::Absent => Outcome::Ok(None),
-            Safe::Text(text) => Outcome::Ok(Some(text)),
-            Safe::Unsafe(reason) => Outcome::NotSerializable(reason),
-        })
-    }
-
-    /// `{ signal, caller, callId, confirm, files }`, the second argument of `run`.
-    fn context(
-        &self,
-        run: RunId,
-        caller: Caller,
-        call_id: &str,
-        controller: &AbortController,
-    ) -> Object {
-        #[allow(clippy::cast_precision_loss)]
-        let run = JsValue::from_f64(run.0 as f64);
-        let confirm = self
-            .callback(|c| {
-                c.confirm
-                    .as_ref()
-                    .unchecked_ref::<Function>()
-                    .bind1(&JsValue::NULL, &run)
-            })
-            .map_or(JsValue::UNDEFINED, JsValue::from);
-        let resolve = self
-            .callback(|c| c.files_resolve.as_ref().clone())
-            .unwrap_or(JsValue::UNDEFINED);
-        host::object(&[
-            ("signal", &controller.signal()),
-            ("caller", &JsValue::from_str(caller.as_str())),
-            ("callId", &JsValue::from_str(call_id)),
-            ("confirm", &confirm),
-            ("files", &host::object(&[("resolve", &resolve)])),
-        ])
-    }
-
-    /// `ctx.confirm(message)`: the page's `onConfirm` for a human caller;
-    /// otherwise `false` (the core says why, `ctx_confirm_unavailable`).
-    fn ctx_confirm(self: &Rc<Self>, run: &JsValue, message: &JsValue) -> JsValue {
-        let run = RunId(host::whole_ms(run.as_f64().unwrap_or(-1.0)));
-        let allowed = self
-            .with_core(|core| core.ctx_confirm(run))
-            .unwrap_or(false);
-        let on_confirm = match (&self.on_confirm, allowed) {
-            (Some(on_confirm), true) => on_confirm.clone(),
-            _ => {
-                self.drain();
-                return js_sys::Promise::resolve(&JsValue::FALSE).into();
-            }
-        };
-        let tool = self
-            .host_mut(|h| h.runs.get(&run.0).map(|r| r.tool.clone()))
-            .unwrap_or_default();
-        let message = present(message.clone()).map_or_else(String::new, |m| host::string(&m));
-        let request = host::object(&[
-            ("tool", &JsValue::from_str(&tool)),
-            ("message", &JsValue::from_str(&message)),
-        ]);
-        let answer = on_confirm.call1(&JsValue::NULL, &request);
-        wasm_bindgen_futures::future_to_promise(async move {
-            let approved = settle(answer).await?;
-            Ok(JsValue::from_bool(approved.is_truthy()))
-        })
-        .into()
-    }
-
-    /// Dev only: a Standard Schema `outputSchema` checks the tool's value
-    /// (the core checks JSON Schema ones); a failure is an `output_invalid`
-    /// event, the value still goes out.
-    async fn check_output(&self, tool: &ToolFns, value: &JsValue) {
-        let Some(schema) = tool.output_standard.as_ref().filter(|_| self.dev) else {
-            return;
-        };
-        let standard = get(schema, "~standard");
-        let validated = match host::method(&standard, "validate") {
-            Some(validate) => settle(validate.call1(&standard, value)).await,
-            None => Err(js_sys::TypeError::new("~standard.validate is not a function").into()),
-        };
-        let problem = match validated {
-            Ok(result) => match values::standard_issues(&result).as_deref() {
-                Some([first, ..]) => fill(" at '{}': {}", &[&first.path, &first.message]),
-                _ => return,
-            },
-            Err(error) => fill(": its validator threw ({})", &[&host::detail(&error)]),
-        };
-        let message = fill(
-            "output of '{}' fails its output schema{}",
-            &[&tool.full_name, &problem],
-        );
-        self.emit_error("output_invalid", &message, Some(&tool.full_name));
-    }
-
-    /// A Standard Schema input: `~standard.validate(input)`; the validated
-    /// value replaces the input.
-    fn validate(self: &Rc<Self>, run: RunId, key: ToolKey, input: String) {
-        let tool = self.tool(key);
-        let shared = self.clone();
-        spawn_local(async move {
-            let schema = tool.and_then(|t| t.input_standard.clone());
-            let standard = schema
-                .as_ref()
-                .map_or(JsValue::UNDEFINED, |s| get(s, "~standard"));
-            let validated = match host::method(&standard, "validate") {
-                None => Validated::Threw("TypeError: ~standard.validate is not a function".into()),
-                Some(validate) => {
-                    let input = values::parse_text(&input);
-                    match settle(validate.call1(&standard, &input)).await {
-                        Err(error) => Validated::Threw(host::detail(&error)),
-                        Ok(result) => match values::standard_issues(&result) {
-                            Some(issues) => Validated::Invalid(issues),
-                            // One that is not JSON-safe must not fall back to the raw input.
-                            None => match values::safe_text(&get(&result, "value")) {
-                                Safe::Absent => Validated::Valid(None),
-                                Safe::Text(text) => Validated::Valid(Some(text)),
-                                Safe::Unsafe(reason) => Validated::Threw(fill(
-                                    "validated input is not JSON-safe: {}",
-                                    &[&reason],
-                                )),
-                            },
-                        },
-                    }
-                }
-            };
-            let now = shared.now();
-            shared.with_core(|core| core.handle_validated(run, validated, now));
-            shared.drain();
-        });
-    }
-
-    /// What a confirmation shows: `summary(input)`, `changes(input)`, the
-    /// form state; called synchronously.
-    fn prepare(
-        self: &Rc<Self>,
-        run: RunId,
-        key: ToolKey,
-        input: &str,
-        summary: bool,
-        changes: bool,
-        state: bool,
-    ) {
-        let input = values::parse_text(input);
-        let tool = self.tool(key);
-        let call = |wanted: bool, f: Option<&Function>| -> Result<JsValue, JsValue> {
-            if !wanted {
-                return Ok(JsValue::UNDEFINED);
-            }
-            match f {
-                Some(f) => f.call1(&JsValue::NULL, &input),
-                None => Err(js_sys::TypeError::new("tool definition missing").into()),
-            }
-        };
-        let tool = tool.as_deref();
-        let prepared = call(summary, tool.and_then(|t| t.summary.as_ref()))
-            .and_then(|s| Ok((s, call(changes, tool.and_then(|t| t.changes.as_ref()))?)))
-            .and_then(|(s, c)| Ok((s, c, call(state, tool.and_then(|t| t.state.as_ref()))?)))
-            .map_err(|error| host::detail(&error))
-            .and_then(|(s, c, f)| values::prepared(s, c, f));
-        let now = self.now();
-        self.with_core(|core| core.handle_prepared(run, prepared, now));
-        self.drain();
-    }
-
-    /// The form state again, at approval.
-    fn read_state(self: &Rc<Self>, run: RunId, key: ToolKey, input: &str) {
-        let input = values::parse_text(input);
-        let state = match self.tool(key).and_then(|t| t.state.clone()) {
-            Some(state) => state.call1(&JsValue::NULL, &input),
-            None => Err(js_sys::TypeError::new("tool definition missing").into()),
-        };
-        let state = match state {
-            Ok(value) if value.is_undefined() => Ok(None),
-            Ok(value) => Ok(Some(host::string(&value))),
-            Err(error) => Err(host::detail(&error)),
-        };
-        let now = self.now();
-        self.with_core(|core| core.handle_state(run, state, now));
-        self.drain();
-    }
-
-    fn restore(self: &Rc<Self>, run: RunId, call_id: String) {
-        let restorer = self.host_mut(|h| h.restorers.remove(&call_id));
-        let shared = self.clone();
-        spawn_local(async move {
-            let restored = match restorer {
-                Some(restorer) => settle(restorer.call0(&JsValue::NULL))
-                    .await
-                    .map(|_| ())
-                    .map_err(|error| host::detail(&error)),
-                None => Err("Error: restorer missing".into()),
-            };
-            shared.with_core(|core| core.handle_restored(run, restored));
-            shared.drain();
-        });
     }
 
     /// A bridge closed: the transport's listener removed, `close()` called,
