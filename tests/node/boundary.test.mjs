@@ -5,6 +5,8 @@
 // its code, or a TypeError for misuse.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 import { ToolmarkError, createToolmark } from '../../pkg/index.js';
 import { bridge } from '../../pkg/bridge/index.js';
@@ -243,5 +245,29 @@ describe('one error channel', () => {
     });
     assert.deepEqual(await tm.call('f', {}, { caller: 'human' }), { status: 'ok', data: 'done' });
     assert.deepEqual(seen, { files: 'files_not_configured', confirm: false });
+  });
+});
+
+describe('timers', () => {
+  test("the core's next deadline (a confirmation's expiry) does not keep a Node process alive", async () => {
+    const index = fileURLToPath(new URL('../../pkg/index.js', import.meta.url));
+    const script = `
+      const { createToolmark } = await import(${JSON.stringify(index)});
+      const tm = createToolmark();
+      tm.register({ name: 'pay', description: 'd', hints: { consequential: true }, run: () => 1 });
+      const r = await tm.call('pay', {}, { caller: 'inapp' });
+      if (r.status !== 'needs_confirmation' || tm.pendingConfirmations().length !== 1) process.exit(2);
+      console.log('pending');
+    `;
+    const started = Date.now();
+    const { code, stdout } = await new Promise((resolve) => {
+      const child = execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, out) =>
+        resolve({ code: error ? error.code ?? error.signal : 0, stdout: out }),
+      );
+      child.stdin?.end();
+    });
+    assert.equal(code, 0);
+    assert.equal(stdout.trim(), 'pending');
+    assert.ok(Date.now() - started < 15_000, 'exited on its own, long before the 600 s expiry');
   });
 });
