@@ -17,9 +17,10 @@ use std::path::{Path, PathBuf};
 use toolmark_bridge::json::{parse, Value};
 use toolmark_bridge::schema::{CompiledSchema, PatternMatcher, SchemaError};
 
-/// The suite lives in `shared/` beside the project checkout (read-only).
+/// The suite is vendored in `tests/data/json-schema-test-suite/` (its SOURCE
+/// names the upstream commit).
 fn suite_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/json-schema-test-suite/draft2020-12")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/json-schema-test-suite/draft2020-12")
 }
 
 /// Whole files that are out of scope, with the reason.
