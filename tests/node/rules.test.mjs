@@ -1,7 +1,7 @@
-// End-to-end tests of the built package against the text of the Toolmark
-// bridge protocol v1 (/work/shared/spec/bridge-protocol-v1.md). The test
-// plays the agent over createInPageChannel() with raw protocol messages; the
-// page registers tools with createToolmark and attaches tm.use(bridge(...)).
+// End-to-end tests of the built package against the text of the bridge
+// protocol v1 spec. The test plays the agent over createInPageChannel() with
+// raw protocol messages; the page registers tools with createToolmark and
+// attaches tm.use(bridge(...)).
 // Every expectation is derived from the spec (and API.md for the page API).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
