@@ -174,37 +174,15 @@ writeFileSync(
 import { base64 } from './bytes.js';
 import { initSync, ${exported.join(', ')} } from './${crateName}.js';
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
 function decode() {
-  // Native and fastest (Firefox 133+, Safari 18.2+, Chrome 140+, Node 25+).
+  // Native (Firefox 133+, Safari 18.2+, Chrome 140+, Node 25+).
   if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(base64);
-  // Every browser, worker, Node 16+, Deno and Bun.
-  if (typeof atob === 'function') {
-    const text = atob(base64);
-    const out = new Uint8Array(text.length);
-    for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
-    return out;
-  }
-  // Node-like hosts without atob (older Node, some embedded runtimes).
+  // Node: about ten times faster than atob there.
   if (typeof Buffer === 'function') return Buffer.from(base64, 'base64');
-  // Bare engines with WebAssembly but none of the above (d8, QuickJS-style shells).
-  const value = new Uint8Array(128);
-  for (let i = 0; i < 64; i++) value[ALPHABET.charCodeAt(i)] = i;
-  let end = base64.length;
-  while (base64[end - 1] === '=') end--;
-  const out = new Uint8Array((end * 3) >> 2);
-  let bits = 0;
-  let count = 0;
-  let j = 0;
-  for (let i = 0; i < end; i++) {
-    bits = (bits << 6) | value[base64.charCodeAt(i)];
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out[j++] = bits >> count;
-    }
-  }
+  // Every browser, worker and extension page.
+  const text = atob(base64);
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
   return out;
 }
 

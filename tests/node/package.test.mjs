@@ -109,15 +109,14 @@ test('validateMessage: unpaired surrogates are strings like any other', () => {
 });
 
 // The loader decodes the inlined base64 with the first of Uint8Array.fromBase64,
-// atob, Buffer and its own decoder that the host has. Each path in a fresh
-// Node whose globals are cut down to it; Node 20 has no fromBase64, so a
-// stand-in shows that one is preferred. Every path must give the same module:
-// its schemas and ids come from the module's code and data.
+// Buffer and atob that the host has. Each path in a fresh Node whose globals
+// are cut down to it; Node 20 has no fromBase64, so a stand-in shows that one
+// is preferred. Every path must give the same module: its schemas and ids
+// come from the module's code and data.
 const DECODE_PATHS = {
   fromBase64: `Uint8Array.fromBase64 = (text) => { used.push('fromBase64'); return new Uint8Array(Buffer.from(text, 'base64')); };`,
-  atob: `const realAtob = atob; globalThis.atob = (text) => { used.push('atob'); return realAtob(text); };`,
-  Buffer: `delete globalThis.atob; const from = Buffer.from; Buffer.from = function (...args) { if (args[1] === 'base64') used.push('Buffer'); return from.apply(this, args); };`,
-  decoder: `delete globalThis.atob; delete globalThis.Buffer; used.push('decoder');`,
+  Buffer: `const from = Buffer.from; Buffer.from = function (...args) { if (args[1] === 'base64') used.push('Buffer'); return from.apply(this, args); };`,
+  atob: `delete globalThis.Buffer; const realAtob = atob; globalThis.atob = (text) => { used.push('atob'); return realAtob(text); };`,
 };
 
 for (const [path, prelude] of Object.entries(DECODE_PATHS)) {
