@@ -394,7 +394,6 @@ impl Keyed for Call {
 struct BridgeState {
     id: BridgeId,
     options: BridgeOptions,
-    answered: RecentSet,
 }
 
 /// The attached bridges in id order, so they are told of a new revision in
@@ -430,6 +429,8 @@ pub struct Toolmark {
     restores: Vec<Restore>,
     abandoned: Queue<(RunId, String)>,
     confirmations: Confirmations,
+    /// Rule 2's answered-id memory: the page's, shared by all its bridges.
+    answered: RecentSet,
     undo: RecentSet,
     budget_warned_rev: Option<u64>,
     next_bridge: u32,
@@ -527,6 +528,7 @@ impl Toolmark {
             restores: Vec::new(),
             abandoned: Queue::new(),
             confirmations: Confirmations::default(),
+            answered: RecentSet::new(ANSWERED_ID_MEMORY),
             undo: RecentSet::new(UNDO_STORE),
             budget_warned_rev: None,
             next_bridge: 0,
@@ -614,9 +616,9 @@ impl Toolmark {
         self.confirmations.len()
     }
 
-    /// Answered ids remembered for a bridge (at most 1000).
-    pub fn answered_ids(&self, bridge: BridgeId) -> usize {
-        self.bridges.get(bridge).map_or(0, |b| b.answered.len())
+    /// Answered ids the page remembers (at most 1000, for all its bridges).
+    pub fn answered_ids(&self) -> usize {
+        self.answered.len()
     }
 
     // ----- outputs -------------------------------------------------------
@@ -785,11 +787,7 @@ impl Toolmark {
     pub fn attach(&mut self, options: BridgeOptions) -> BridgeId {
         let id = BridgeId(self.next_bridge);
         self.next_bridge = self.next_bridge.saturating_add(1);
-        let state = BridgeState {
-            id,
-            options,
-            answered: RecentSet::new(ANSWERED_ID_MEMORY),
-        };
+        let state = BridgeState { id, options };
         // Only once the ids have run out (saturated) is the id taken: a
         // map's insert replaced that bridge's state, so this does too.
         match self.bridges.get_mut(id) {
@@ -876,7 +874,7 @@ impl Toolmark {
                 client_id: Some(client_id),
             }) if client_id == self.client_id && !id.is_empty() => {
                 // Rule 4: answered, once.
-                if !self.is_duplicate(bridge, &id) {
+                if !self.is_duplicate(&id) {
                     self.answer_bridge(
                         bridge,
                         &id,
@@ -892,11 +890,17 @@ impl Toolmark {
         self.error_event(ErrorEventCode::InvalidMessage, rejection.message(), None);
     }
 
-    /// Rule 2: in flight, or among the last 1000 answered.
-    fn is_duplicate(&self, bridge: BridgeId, id: &str) -> bool {
-        self.bridges
-            .get(bridge)
-            .is_none_or(|b| self.bridge_call(bridge, id).is_some() || b.answered.contains(id))
+    /// Rule 2, per page: in flight on any of its bridges, or among the
+    /// page's last 1000 answered ids. (Two bridges receiving one call: the
+    /// first delivery runs and is answered on its bridge, the second is a
+    /// duplicate; an answered id stays one after its bridge detached.)
+    fn is_duplicate(&self, id: &str) -> bool {
+        self.answered.contains(id)
+            || self
+                .calls
+                .list
+                .iter()
+                .any(|c| matches!(c.origin, Origin::Bridge(_)) && c.call_id == id)
     }
 
     /// The call in flight from `bridge` under `id`. (No per-bridge id map:
@@ -912,9 +916,7 @@ impl Toolmark {
     }
 
     fn answer_bridge(&mut self, bridge: BridgeId, id: &str, result: ToolResult) {
-        if let Some(state) = self.bridges.get_mut(bridge) {
-            state.answered.insert(id.to_owned());
-        }
+        self.answered.insert(id.to_owned());
         self.send(
             bridge,
             PageToAgent::Result(ResultMessage {
@@ -956,7 +958,7 @@ impl Toolmark {
     }
 
     fn inbound_describe(&mut self, bridge: BridgeId, id: String, tool: &str) {
-        if self.is_duplicate(bridge, &id) {
+        if self.is_duplicate(&id) {
             return;
         }
         let entry = self
@@ -1027,7 +1029,7 @@ impl Toolmark {
         rev: Option<u64>,
         now: u64,
     ) {
-        if self.is_duplicate(bridge, &id) {
+        if self.is_duplicate(&id) {
             return;
         }
         match self.admit(&tool, Caller::Inapp, rev) {

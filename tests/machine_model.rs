@@ -641,9 +641,6 @@ struct BridgeModel {
     changed_mode: bool,
     /// Accepted requests not answered yet.
     in_flight: BTreeMap<String, ReqKind>,
-    /// The answered-id memory (rule 2: the last 1000).
-    answered: VecDeque<String>,
-    answered_set: HashSet<String>,
     last_rev: Option<u64>,
 }
 
@@ -654,14 +651,26 @@ impl BridgeModel {
             limit,
             changed_mode,
             in_flight: BTreeMap::new(),
-            answered: VecDeque::new(),
-            answered_set: HashSet::new(),
             last_rev: None,
         }
     }
+}
 
-    fn is_duplicate(&self, id: &str) -> bool {
-        self.in_flight.contains_key(id) || self.answered_set.contains(id)
+/// The page's answered-id memory (rule 2: the last 1000), shared by all
+/// its bridges.
+#[derive(Debug, Default)]
+struct Answered {
+    answered: VecDeque<String>,
+    answered_set: HashSet<String>,
+}
+
+impl Answered {
+    fn len(&self) -> usize {
+        self.answered.len()
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.answered_set.contains(id)
     }
 
     fn remember(&mut self, id: &str) {
@@ -782,6 +791,8 @@ struct Model {
     policy: PolicyKind,
     inline_confirm: bool,
     bridges: BTreeMap<BridgeId, BridgeModel>,
+    /// Rule 2 per page: an id in flight on any bridge, or answered on any.
+    answered: Answered,
     /// Pool index → key of the registered tool.
     tools: BTreeMap<usize, ToolKey>,
     /// Keys of tools that are gone (unregistering them again must be a no-op).
@@ -861,6 +872,7 @@ impl Model {
             policy: case.policy,
             inline_confirm: case.inline_confirm,
             bridges,
+            answered: Answered::default(),
             tools: BTreeMap::new(),
             gone_keys: Vec::new(),
             scopes: [Some(ScopeId::ROOT), None, None, None],
@@ -1012,7 +1024,7 @@ impl Model {
                          (a second answer, or never accepted): {message}"
                     )));
                 };
-                b.remember(&id);
+                self.answered.remember(&id);
                 self.check_bridge_result(bridge, kind, &result)?;
                 step.results.push((bridge, id, result));
             }
@@ -1359,16 +1371,11 @@ impl Model {
             .filter(|h| !h.completed && !matches!(h.kind, HandleKind::Undo))
             .count();
         let mut bridge_calls = 0;
+        prop_assert_eq!(tm.answered_ids(), self.answered.len(), "answered ids");
+        prop_assert!(tm.answered_ids() <= 1000);
         for (id, b) in &self.bridges {
             if b.attached {
                 bridge_calls += b.in_flight.len();
-                prop_assert_eq!(
-                    tm.answered_ids(*id),
-                    b.answered.len(),
-                    "answered ids of {:?}",
-                    id
-                );
-                prop_assert!(tm.answered_ids(*id) <= 1000);
                 for (req, kind) in &b.in_flight {
                     prop_assert!(
                         matches!(kind, ReqKind::Call { .. }),
@@ -1380,7 +1387,6 @@ impl Model {
                 }
             } else {
                 prop_assert!(b.in_flight.is_empty());
-                prop_assert_eq!(tm.answered_ids(*id), 0);
             }
         }
         prop_assert_eq!(
@@ -1540,6 +1546,12 @@ impl Model {
         }
     }
 
+    /// Rule 2, per page: in flight on any bridge, or among the page's last
+    /// 1000 answered ids.
+    fn is_duplicate(&self, id: &str) -> bool {
+        self.answered.contains(id) || self.bridges.values().any(|b| b.in_flight.contains_key(id))
+    }
+
     fn is_attached(&self, bridge: BridgeId) -> bool {
         self.bridges.get(&bridge).is_some_and(|b| b.attached)
     }
@@ -1559,10 +1571,7 @@ impl Model {
     /// An inbound request (call/describe/protocol 2) with an id: a duplicate
     /// does nothing at all (rule 2); otherwise it is expected to be answered.
     fn request(&mut self, bridge: BridgeId, id: &str, kind: ReqKind, text: &str) -> R<Step> {
-        let fresh = self
-            .bridges
-            .get(&bridge)
-            .is_some_and(|b| b.attached && !b.is_duplicate(id));
+        let fresh = self.bridges.get(&bridge).is_some_and(|b| b.attached) && !self.is_duplicate(id);
         if fresh {
             if let Some(b) = self.bridges.get_mut(&bridge) {
                 b.in_flight.insert(id.to_owned(), kind);
@@ -1603,10 +1612,8 @@ impl Model {
         let name = tool_name(tool);
         let text = self.call_message(&id, name, input, rev).to_string();
         let known = (tool < TOOLS.len()).then_some(tool);
-        let was_fresh = self
-            .bridges
-            .get(&bridge)
-            .is_some_and(|b| b.attached && !b.is_duplicate(&id));
+        let was_fresh =
+            self.bridges.get(&bridge).is_some_and(|b| b.attached) && !self.is_duplicate(&id);
         let step = self.request(bridge, &id, ReqKind::Call { tool: known, rev }, &text)?;
         if was_fresh {
             let registered = known.is_some_and(|t| self.tools.contains_key(&t));
@@ -2177,9 +2184,10 @@ impl Model {
             |model, _| {
                 if let Some(b) = model.bridges.get_mut(&bridge) {
                     b.attached = false;
+                    // Its calls are dropped (never answered): their ids
+                    // are not in flight any more. The answered ids stay
+                    // the page's.
                     b.in_flight.clear();
-                    b.answered.clear();
-                    b.answered_set.clear();
                 }
                 for info in model.runs.values_mut() {
                     if let Some(Abort::Grace { detach_since, .. }) = &mut info.abort {
@@ -2258,10 +2266,8 @@ impl Model {
             0 => {
                 let text = json!({"protocol": 2, "type": "call", "clientId": cid, "id": id, "tool": "t0", "input": {}})
                     .to_string();
-                let fresh = self
-                    .bridges
-                    .get(&bridge)
-                    .is_some_and(|b| b.attached && !b.is_duplicate(&id));
+                let fresh = self.bridges.get(&bridge).is_some_and(|b| b.attached)
+                    && !self.is_duplicate(&id);
                 let step = self.request(bridge, &id, ReqKind::Protocol2, &text)?;
                 if fresh {
                     prop_assert!(
@@ -2425,7 +2431,7 @@ impl Model {
             .to_string();
             self.request(bridge, &id, ReqKind::Describe, &text)?;
         }
-        prop_assert_eq!(self.page.tm.answered_ids(bridge), 1000);
+        prop_assert_eq!(self.page.tm.answered_ids(), 1000);
         self.count("flood of 1000 describes");
         Ok(())
     }
@@ -2480,10 +2486,8 @@ impl Model {
                 let text = json!({"protocol": 1, "type": "describe", "clientId": self.client_id,
                                   "id": id, "tool": tool_name(tool)})
                 .to_string();
-                let fresh = self
-                    .bridges
-                    .get(&bridge)
-                    .is_some_and(|b| b.attached && !b.is_duplicate(&id));
+                let fresh = self.bridges.get(&bridge).is_some_and(|b| b.attached)
+                    && !self.is_duplicate(&id);
                 let step = self.request(bridge, &id, ReqKind::Describe, &text)?;
                 if fresh {
                     prop_assert!(

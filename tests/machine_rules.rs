@@ -131,11 +131,60 @@ fn rule_2_the_answered_memory_holds_the_last_1000_ids() {
     for i in 0..1001 {
         page.describe(&format!("d{i}"), "t");
     }
-    assert_eq!(page.tm.answered_ids(page.bridge), 1000);
+    assert_eq!(page.tm.answered_ids(), 1000);
     page.describe("d1", "t"); // still remembered
     assert_eq!(page.results_for("d1").len(), 1);
     page.describe("d0", "t"); // forgotten: answered again
     assert_eq!(page.results_for("d0").len(), 2);
+}
+
+#[test]
+fn rule_2_an_answered_id_replayed_after_detach_and_reattach_is_ignored() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.call("c1", "t", json!({}));
+    let run = only_run(&mut page);
+    page.ok(run, json!(1));
+    page.describe("d1", "t");
+    // Same page (same clientId), a new bridge: the memory is the page's.
+    page.reattach();
+    page.call("c1", "t", json!({}));
+    page.describe("c1", "t");
+    page.describe("d1", "t");
+    assert!(page.take_runs().is_empty(), "an answered call ran again");
+    assert_eq!(page.results_for("c1").len(), 1);
+    assert_eq!(page.results_for("d1").len(), 1);
+    assert_eq!(page.tm.answered_ids(), 2);
+}
+
+#[test]
+fn rule_2_two_bridges_of_one_page_run_and_answer_a_call_once() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    let main = page.bridge;
+    let other = page.attach(BridgeOptions::default());
+    // Both bridges receive the same call: the first delivery runs it and is
+    // answered on its bridge; the second is a duplicate (in flight).
+    page.call("c1", "t", json!({}));
+    page.call_on(other, "c1", "t", json!({}));
+    let run = only_run(&mut page);
+    page.ok(run, json!(1));
+    // Answered: a duplicate on either bridge.
+    page.call_on(other, "c1", "t", json!({}));
+    page.describe_on(other, "c1", "t");
+    assert!(page.take_runs().is_empty(), "the second bridge ran it too");
+    assert_eq!(page.result("c1"), json!({"status": "ok", "data": 1}));
+    let results_on = |page: &Page, b| {
+        page.sent_on(b)
+            .iter()
+            .filter(|m| m["type"] == "result")
+            .count()
+    };
+    assert_eq!((results_on(&page, main), results_on(&page, other)), (1, 0));
+    // The other way round: first delivered on the second bridge.
+    page.describe_on(other, "d1", "t");
+    page.describe("d1", "t");
+    assert_eq!((results_on(&page, main), results_on(&page, other)), (1, 1));
 }
 
 // ----- rule 4: protocol ------------------------------------------------------

@@ -409,20 +409,11 @@ struct ToolInfo {
     has_snapshot: bool,
 }
 
-/// Per attached bridge: the ids it owes a result for, and the last 1000
-/// results it sent.
+/// Per attached bridge: the ids it owes a result for.
 struct BridgeModel {
     max_message_bytes: usize,
     owed: HashSet<String>,
-    recent: VecDeque<String>,
-    recent_set: HashSet<String>,
     last_rev: Option<u64>,
-}
-
-impl BridgeModel {
-    fn is_duplicate(&self, id: &str) -> bool {
-        self.owed.contains(id) || self.recent_set.contains(id)
-    }
 }
 
 /// Work handed to JS that waits for an answer.
@@ -471,6 +462,9 @@ struct Driver {
     // bridges
     bridges: BTreeMap<BridgeId, BridgeModel>,
     detached: Vec<BridgeId>,
+    /// The last 1000 results the page sent, on any bridge (rule 2 is per page).
+    recent: VecDeque<String>,
+    recent_set: HashSet<String>,
     next_fresh_id: u64,
     flooded: usize,
     // work and requests
@@ -528,6 +522,8 @@ impl Driver {
             scopes,
             bridges: BTreeMap::new(),
             detached: Vec::new(),
+            recent: VecDeque::new(),
+            recent_set: HashSet::new(),
             next_fresh_id: 0,
             flooded: 0,
             outstanding: Vec::new(),
@@ -891,8 +887,6 @@ impl Driver {
             BridgeModel {
                 max_message_bytes: options.max_message_bytes,
                 owed: HashSet::new(),
-                recent: VecDeque::new(),
-                recent_set: HashSet::new(),
                 last_rev: None,
             },
         );
@@ -902,8 +896,8 @@ impl Driver {
     /// Hands text to the core, after working out what it owes for it:
     /// the same steps the spec gives (bounded, parsed, filtered, checked).
     fn inbound(&mut self, bridge: BridgeId, text: &str) {
-        if let Some(model) = self.bridges.get_mut(&bridge) {
-            let owed = match parse_json(text, model.max_message_bytes) {
+        if let Some(max_message_bytes) = self.bridges.get(&bridge).map(|m| m.max_message_bytes) {
+            let owed = match parse_json(text, max_message_bytes) {
                 Err(_) => None,
                 Ok(value) if peek_client_id(&value).is_some_and(|id| id != self.client_id) => None,
                 Ok(value) => match check_agent_to_page(&value) {
@@ -918,8 +912,11 @@ impl Driver {
                     Err(_) => None,
                 },
             };
-            if let Some(id) = owed {
-                if !model.is_duplicate(&id) {
+            let duplicate = |id: &String| {
+                self.recent_set.contains(id) || self.bridges.values().any(|m| m.owed.contains(id))
+            };
+            if let Some(id) = owed.filter(|id| !duplicate(id)) {
+                if let Some(model) = self.bridges.get_mut(&bridge) {
                     model.owed.insert(id);
                 }
             }
@@ -1014,10 +1011,7 @@ impl Driver {
                 .is_some_and(|m| message.len() <= m.max_message_bytes);
             if i % 64 == 0 || !light || !fits {
                 self.inbound(bridge, &message);
-                light = self
-                    .bridges
-                    .get(&bridge)
-                    .is_some_and(|m| m.recent_set.contains(&id));
+                light = self.bridges.contains_key(&bridge) && self.recent_set.contains(&id);
                 continue;
             }
             if let Some(model) = self.bridges.get_mut(&bridge) {
@@ -1211,9 +1205,8 @@ impl Driver {
             "{} pending confirmations",
             self.tm.pending_confirmation_count()
         );
-        for bridge in self.bridges.keys() {
-            assert!(self.tm.answered_ids(*bridge) <= ANSWERED_ID_MEMORY);
-        }
+        assert!(self.tm.answered_ids() <= ANSWERED_ID_MEMORY);
+        assert_eq!(self.tm.answered_ids(), self.recent.len());
     }
 
     fn check_transmit(&mut self, bridge: BridgeId, text: &str) {
@@ -1298,26 +1291,26 @@ impl Driver {
     }
 
     /// A `result` for `id` went out on `bridge`: it must be owed, and not
-    /// among the bridge's last 1000 results.
+    /// among the page's last 1000 results (on any bridge).
     fn note_result(&mut self, bridge: BridgeId, id: &str, text: &str) {
         let Some(model) = self.bridges.get_mut(&bridge) else {
             panic!("result for a bridge that is not attached ({bridge:?}): {text}");
         };
         assert!(
-            !model.recent_set.contains(id),
-            "second result for id {id:?} on {bridge:?} within the last {ANSWERED_ID_MEMORY}: {text}"
+            !self.recent_set.contains(id),
+            "second result for id {id:?} within the page's last {ANSWERED_ID_MEMORY}: {text}"
         );
         assert!(
             model.owed.remove(id),
             "result for id {id:?} that {bridge:?} is not owed: {text}"
         );
-        if model.recent.len() >= ANSWERED_ID_MEMORY {
-            if let Some(old) = model.recent.pop_front() {
-                model.recent_set.remove(&old);
+        if self.recent.len() >= ANSWERED_ID_MEMORY {
+            if let Some(old) = self.recent.pop_front() {
+                self.recent_set.remove(&old);
             }
         }
-        model.recent_set.insert(id.to_owned());
-        model.recent.push_back(id.to_owned());
+        self.recent_set.insert(id.to_owned());
+        self.recent.push_back(id.to_owned());
     }
 
     fn check_event(&mut self, event: Event) {
