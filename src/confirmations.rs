@@ -19,7 +19,8 @@ pub const UNDO_STORE: usize = 100;
 /// Where the call that created a confirmation came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Requester {
-    /// A bridge: its `confirmed` goes back there.
+    /// A bridge: its `confirmed` goes back there (or, once it has been
+    /// detached, to the bridges attached then).
     Bridge(u32),
     /// `tm.call` in the page: no `confirmed` message.
     Local,

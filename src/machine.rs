@@ -1411,17 +1411,32 @@ impl Toolmark {
         self.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
     }
 
+    /// The `confirmed` of a confirmation a bridge call created: to that
+    /// bridge, or, when it has been detached since, to every bridge attached
+    /// now (the server binds the confirmId to the page's clientId, not to a
+    /// transport). With no bridge attached it is dropped: a later bridge
+    /// does not get it, the page's pending list and events still moved on,
+    /// and the server treats the confirmId as expired (spec, Navigation).
     fn send_confirmed(&mut self, requester: &Requester, confirm_id: &str, result: ToolResult) {
-        if let Requester::Bridge(bridge) = requester {
-            self.send(
-                BridgeId(*bridge),
-                PageToAgent::Confirmed(Confirmed {
-                    protocol: ProtocolV1,
-                    client_id: self.client_id.clone(),
-                    confirm_id: confirm_id.to_owned(),
-                    result,
-                }),
-            );
+        let Requester::Bridge(requester) = *requester else {
+            return;
+        };
+        let message = PageToAgent::Confirmed(Confirmed {
+            protocol: ProtocolV1,
+            client_id: self.client_id.clone(),
+            confirm_id: confirm_id.to_owned(),
+            result,
+        });
+        let requester = BridgeId(requester);
+        if self.bridges.contains(requester) {
+            return self.send(requester, message);
+        }
+        let text = message.to_json();
+        for state in &self.bridges.list {
+            self.transmits.push_back(Transmit {
+                bridge: state.id,
+                text: text.clone(),
+            });
         }
     }
 

@@ -730,6 +730,8 @@ struct HandleInfo {
 struct ConfInfo {
     requester: Option<BridgeId>,
     confirmed: bool,
+    /// The bridges its `confirmed` went out on.
+    confirmed_on: BTreeSet<BridgeId>,
     departed: bool,
 }
 
@@ -958,13 +960,15 @@ impl Model {
                 continue;
             };
             let requester = self.confs.get(confirm_id).and_then(|c| c.requester);
-            if requester.is_some_and(|b| self.is_attached(b)) {
+            // On the requesting bridge, or (gone) on every bridge attached now.
+            for bridge in self.confirmed_targets(requester) {
                 prop_assert!(
                     step.confirmeds
                         .iter()
-                        .any(|(_, id, r)| id == confirm_id && r == result),
-                    "confirmed of {} does not carry the final result {}: {:?}",
+                        .any(|(b, id, r)| *b == bridge && id == confirm_id && r == result),
+                    "confirmed of {} on {:?} does not carry the final result {}: {:?}",
                     confirm_id,
+                    bridge,
                     result,
                     step.confirmeds
                 );
@@ -1037,14 +1041,31 @@ impl Model {
                          needs_confirmation: {message}"
                     )));
                 };
-                prop_assert_eq!(
-                    conf.requester,
-                    Some(bridge),
-                    "confirmed on the wrong bridge: {}",
+                let requester = conf.requester;
+                let targets = self.confirmed_targets(requester);
+                prop_assert!(
+                    targets.contains(&bridge),
+                    "confirmed on the wrong bridge {:?} (requester {:?}, attached {:?}): {}",
+                    bridge,
+                    requester,
+                    self.attached(),
                     message
                 );
-                prop_assert!(!conf.confirmed, "a second confirmed: {}", message);
+                let Some(conf) = self.confs.get_mut(&confirm_id) else {
+                    return Err(fail(format!(
+                        "confirmed of an unknown confirmId: {message}"
+                    )));
+                };
+                prop_assert!(
+                    conf.confirmed_on.insert(bridge),
+                    "a second confirmed on {:?}: {}",
+                    bridge,
+                    message
+                );
                 conf.confirmed = true;
+                if requester != Some(bridge) {
+                    self.count("confirmed on a bridge attached after its own went");
+                }
                 step.confirmeds
                     .push((bridge, confirm_id, message["result"].clone()));
             }
@@ -1196,6 +1217,7 @@ impl Model {
             ConfInfo {
                 requester,
                 confirmed: false,
+                confirmed_on: BTreeSet::new(),
                 departed: false,
             },
         );
@@ -1429,21 +1451,23 @@ impl Model {
             .cloned()
             .collect();
         for id in departed {
-            let attached = |b: &BridgeId| self.bridges.get(b).is_some_and(|b| b.attached);
+            let targets = self.confirmed_targets(self.confs.get(&id).and_then(|c| c.requester));
             let Some(conf) = self.confs.get_mut(&id) else {
                 continue;
             };
             conf.departed = true;
-            // Rejected, expired or evicted: its confirmed goes out now.
+            // Rejected, expired or evicted: its confirmed goes out now, on
+            // the requesting bridge or (gone) on every bridge attached now.
             // (Approved: when the approved run finishes.)
-            if ctx.approving.as_deref() != Some(id.as_str())
-                && conf.requester.as_ref().is_some_and(attached)
-            {
-                prop_assert!(
-                    conf.confirmed,
-                    "confirmation {} ended without a confirmed",
-                    id
-                );
+            if ctx.approving.as_deref() != Some(id.as_str()) {
+                for bridge in targets {
+                    prop_assert!(
+                        conf.confirmed_on.contains(&bridge),
+                        "confirmation {} ended without a confirmed on {:?}",
+                        id,
+                        bridge
+                    );
+                }
             }
         }
         for (_, confirm_id, _) in &step.confirmeds {
@@ -1550,6 +1574,16 @@ impl Model {
     /// 1000 answered ids.
     fn is_duplicate(&self, id: &str) -> bool {
         self.answered.contains(id) || self.bridges.values().any(|b| b.in_flight.contains_key(id))
+    }
+
+    /// Where the `confirmed` of a bridge's confirmation goes: its bridge,
+    /// or, once that is detached, every bridge attached now (none: dropped).
+    fn confirmed_targets(&self, requester: Option<BridgeId>) -> Vec<BridgeId> {
+        match requester {
+            None => Vec::new(),
+            Some(bridge) if self.is_attached(bridge) => vec![bridge],
+            Some(_) => self.attached(),
+        }
     }
 
     fn is_attached(&self, bridge: BridgeId) -> bool {
@@ -2732,6 +2766,7 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "confirmed cancelled operator",
         "confirmed refused confirmation_expired",
         "confirmed refused stale",
+        "confirmed on a bridge attached after its own went",
         "event late_result",
         "event invalid_message",
         "ignored: another clientId",

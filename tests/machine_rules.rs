@@ -763,6 +763,63 @@ fn confirmations_expire_after_600000_ms_by_default() {
 }
 
 #[test]
+fn a_confirmed_whose_bridge_has_gone_goes_out_on_the_bridges_attached_then() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    page.call("a", "pay", json!({}));
+    page.call("b", "pay", json!({}));
+    page.call("c", "pay", json!({}));
+    let approved = confirm_id_of(&page.result("a"));
+    let rejected = confirm_id_of(&page.result("b"));
+    let expired = confirm_id_of(&page.result("c"));
+    let first = page.bridge;
+    page.tm.detach(first, page.now);
+    page.drain();
+    let second = page.attach(BridgeOptions::default());
+    let third = page.attach(BridgeOptions::default());
+    page.tm.confirm(&approved, true, page.now);
+    page.drain();
+    let run = only_run(&mut page);
+    page.ok(run, json!("paid"));
+    page.tm.confirm(&rejected, false, page.now);
+    page.drain();
+    let confirmed = |page: &Page, bridge, id: &str| -> Vec<Value> {
+        page.sent_on(bridge)
+            .into_iter()
+            .filter(|m| m["type"] == "confirmed" && m["confirmId"] == id)
+            .map(|m| m["result"].clone())
+            .collect()
+    };
+    for bridge in [second, third] {
+        assert_eq!(
+            confirmed(&page, bridge, &approved),
+            [json!({"status": "ok", "data": "paid"})]
+        );
+        assert_eq!(
+            confirmed(&page, bridge, &rejected),
+            [json!({"status": "cancelled", "by": "operator"})]
+        );
+    }
+    assert!(
+        confirmed(&page, first, &approved).is_empty(),
+        "not on the gone bridge"
+    );
+    // No bridge attached: dropped, but the page's list and events still move on.
+    page.tm.detach(second, page.now);
+    page.tm.detach(third, page.now);
+    page.drain();
+    let sent = page.sent_all.len();
+    page.events.clear();
+    page.advance(600_000);
+    assert_eq!(page.sent_all.len(), sent, "nowhere to send it");
+    assert!(page.tm.pending_confirmations().is_empty());
+    assert!(page.events.contains(&Event::PendingChanged));
+    // A bridge attached later does not get it.
+    let fourth = page.attach(BridgeOptions::default());
+    assert!(confirmed(&page, fourth, &expired).is_empty());
+}
+
+#[test]
 fn the_101st_pending_confirmation_expires_the_oldest() {
     let mut page = Page::new();
     page.register(consequential("pay"));

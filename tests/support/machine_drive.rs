@@ -59,9 +59,9 @@ const SETTLE_ROUNDS: usize = 20_000;
 /// nothing panics; every transmitted text is JSON that passes
 /// `validate(_, ToAgent)`, carries the page's `clientId` and goes to an
 /// attached bridge; results answer ids the bridge received, once (no two
-/// for one id among the last 1000 of a bridge); a `confirmed` follows the
-/// `result` carrying its `needs_confirmation`, on the same bridge, at most
-/// once; page requests complete at most once; the lane and confirmation
+/// for one id among the page's last 1000); a `confirmed` follows the
+/// `result` carrying its `needs_confirmation`, on the same bridge (or, that
+/// one gone, on those attached then), at most once per bridge; page requests complete at most once; the lane and confirmation
 /// bounds hold; runs are only for registered tools, with input their JSON
 /// Schema accepts, and never for the agent without the policy allowing
 /// it; and once all work is answered and every deadline passed, nothing is
@@ -477,7 +477,7 @@ struct Driver {
     completed: HashSet<Handle>,
     // confirmations
     needs: HashMap<String, BridgeId>,
-    confirmed: HashSet<String>,
+    confirmed: HashSet<(String, BridgeId)>,
     confirm_ids: Vec<String>,
 }
 
@@ -1175,7 +1175,7 @@ impl Driver {
         for (confirm_id, bridge) in &self.needs {
             if self.bridges.contains_key(bridge) {
                 assert!(
-                    self.confirmed.contains(confirm_id),
+                    self.confirmed.contains(&(confirm_id.clone(), *bridge)),
                     "confirmation {confirm_id} of attached bridge {bridge:?} never confirmed"
                 );
             }
@@ -1272,14 +1272,20 @@ impl Driver {
             }
             Some("confirmed") => {
                 let confirm_id = value["confirmId"].as_str().unwrap_or_default().to_owned();
-                assert_eq!(
-                    self.needs.get(&confirm_id),
-                    Some(&bridge),
-                    "confirmed {confirm_id} without an earlier needs_confirmation result on {bridge:?}: {text}"
+                let requester = self.needs.get(&confirm_id).copied();
+                assert!(
+                    requester.is_some(),
+                    "confirmed {confirm_id} without an earlier needs_confirmation result: {text}"
+                );
+                // On the requesting bridge, or (gone) on the bridges attached now.
+                assert!(
+                    requester == Some(bridge)
+                        || requester.is_some_and(|r| !self.bridges.contains_key(&r)),
+                    "confirmed {confirm_id} on {bridge:?}, not its requesting bridge {requester:?}: {text}"
                 );
                 assert!(
-                    self.confirmed.insert(confirm_id.clone()),
-                    "second confirmed for {confirm_id}: {text}"
+                    self.confirmed.insert((confirm_id.clone(), bridge)),
+                    "second confirmed for {confirm_id} on {bridge:?}: {text}"
                 );
                 assert_ne!(
                     value["result"]["status"], "needs_confirmation",
