@@ -1,6 +1,9 @@
 //! Deferred confirmations (at most [`MAX_PENDING_CONFIRMATIONS`] per page,
 //! oldest expired first), the answered-id memory and the undo store.
 
+use alloc::collections::BTreeSet;
+use sha2::{Digest, Sha256};
+
 use crate::json::Value;
 use crate::prelude::*;
 use crate::protocol::FieldChange;
@@ -168,6 +171,96 @@ impl RecentSet {
     }
 }
 
+/// Ids up to this many bytes are remembered as they are; longer ones by
+/// their SHA-256 digest (an id's size is bounded only by the message's).
+pub const SHORT_ID_BYTES: usize = 64;
+
+/// How an id is remembered: a fixed-size value (no heap of its own), the
+/// id itself when short, else its 256-bit digest. The two kinds never
+/// compare equal, so a short id cannot meet a long one's digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum IdKey {
+    Short {
+        len: u8,
+        bytes: [u8; SHORT_ID_BYTES],
+    },
+    Digest([u8; 32]),
+}
+
+impl IdKey {
+    pub fn of(id: &str) -> IdKey {
+        let text = id.as_bytes();
+        let mut bytes = [0; SHORT_ID_BYTES];
+        match (bytes.get_mut(..text.len()), u8::try_from(text.len())) {
+            (Some(prefix), Ok(len)) => {
+                prefix.copy_from_slice(text);
+                IdKey::Short { len, bytes }
+            }
+            _ => IdKey::Digest(Sha256::digest(text).into()),
+        }
+    }
+}
+
+/// Rule 2's answered-id memory: the last `capacity` ids, each held as an
+/// [`IdKey`] (so at most `2 × capacity` keys of fixed size, whatever the
+/// ids' length), found in O(log n) by an ordered set; a ring in insertion
+/// order says which to forget next.
+#[derive(Debug)]
+pub struct AnsweredIds {
+    set: BTreeSet<IdKey>,
+    /// Insertion order; once full, `oldest` is the next slot to reuse.
+    ring: Vec<IdKey>,
+    oldest: usize,
+    capacity: usize,
+}
+
+impl AnsweredIds {
+    pub fn new(capacity: usize) -> AnsweredIds {
+        AnsweredIds {
+            set: BTreeSet::new(),
+            ring: Vec::new(),
+            oldest: 0,
+            capacity,
+        }
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.set.contains(&IdKey::of(id))
+    }
+
+    /// Remembers an id, forgetting the oldest when full (a known id stays
+    /// where it is).
+    pub fn insert(&mut self, id: &str) {
+        let key = IdKey::of(id);
+        if self.capacity == 0 || !self.set.insert(key) {
+            return;
+        }
+        if self.ring.len() < self.capacity {
+            self.ring.push(key);
+            return;
+        }
+        if let Some(slot) = self.ring.get_mut(self.oldest) {
+            let forgotten = core::mem::replace(slot, key);
+            self.set.remove(&forgotten);
+        }
+        self.oldest = (self.oldest + 1) % self.capacity;
+    }
+
+    pub fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    /// Bytes its keys take: the ring's and the set's (the set's tree nodes
+    /// add a few words per node of up to 11 keys).
+    pub fn held_bytes(&self) -> usize {
+        (self.ring.capacity() + self.set.len()) * core::mem::size_of::<IdKey>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,6 +306,33 @@ mod tests {
             .collect();
         assert_eq!(expired, ["a", "c"], "in creation order");
         assert_eq!(store.next_expiry(), Some(9));
+    }
+
+    #[test]
+    fn answered_ids_forget_the_oldest_and_keep_long_ids_as_digests() {
+        let mut ids = AnsweredIds::new(3);
+        let long = |c: &str| c.repeat(SHORT_ID_BYTES + 1);
+        for id in ["a", &long("b"), "c"] {
+            ids.insert(id);
+        }
+        ids.insert("a");
+        assert_eq!(ids.len(), 3, "already there");
+        ids.insert("d");
+        assert!(!ids.contains("a"), "the oldest is forgotten");
+        assert!(ids.contains(&long("b")) && ids.contains("c") && ids.contains("d"));
+        ids.insert(&long("e"));
+        ids.insert("f");
+        assert!(!ids.contains(&long("b")) && !ids.contains("c"));
+        assert_eq!(ids.len(), 3);
+        assert!(matches!(IdKey::of(&long("x")), IdKey::Digest(_)));
+        assert!(matches!(
+            IdKey::of(&"x".repeat(SHORT_ID_BYTES)),
+            IdKey::Short { .. }
+        ));
+        assert_ne!(IdKey::of(""), IdKey::of("\0"));
+        let mut none = AnsweredIds::new(0);
+        none.insert("a");
+        assert!(none.is_empty());
     }
 
     #[test]

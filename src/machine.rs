@@ -31,7 +31,7 @@
 //! takes its randomness from the injected [`RandomSource`].
 
 use crate::confirmations::{
-    Confirmation, Confirmations, RecentSet, Requester, ANSWERED_ID_MEMORY,
+    AnsweredIds, Confirmation, Confirmations, RecentSet, Requester, ANSWERED_ID_MEMORY,
     DEFAULT_CONFIRM_EXPIRY_MS, UNDO_STORE,
 };
 use crate::ids::{new_id, RandomSource};
@@ -430,7 +430,7 @@ pub struct Toolmark {
     abandoned: Queue<(RunId, String)>,
     confirmations: Confirmations,
     /// Rule 2's answered-id memory: the page's, shared by all its bridges.
-    answered: RecentSet,
+    answered: AnsweredIds,
     undo: RecentSet,
     budget_warned_rev: Option<u64>,
     next_bridge: u32,
@@ -528,7 +528,7 @@ impl Toolmark {
             restores: Vec::new(),
             abandoned: Queue::new(),
             confirmations: Confirmations::default(),
-            answered: RecentSet::new(ANSWERED_ID_MEMORY),
+            answered: AnsweredIds::new(ANSWERED_ID_MEMORY),
             undo: RecentSet::new(UNDO_STORE),
             budget_warned_rev: None,
             next_bridge: 0,
@@ -619,6 +619,11 @@ impl Toolmark {
     /// Answered ids the page remembers (at most 1000, for all its bridges).
     pub fn answered_ids(&self) -> usize {
         self.answered.len()
+    }
+
+    /// Bytes the answered-id memory holds, for bounds checks.
+    pub fn answered_memory_bytes(&self) -> usize {
+        self.answered.held_bytes()
     }
 
     // ----- outputs -------------------------------------------------------
@@ -916,7 +921,7 @@ impl Toolmark {
     }
 
     fn answer_bridge(&mut self, bridge: BridgeId, id: &str, result: ToolResult) {
-        self.answered.insert(id.to_owned());
+        self.answered.insert(id);
         self.send(
             bridge,
             PageToAgent::Result(ResultMessage {

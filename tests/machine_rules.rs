@@ -139,6 +139,52 @@ fn rule_2_the_answered_memory_holds_the_last_1000_ids() {
 }
 
 #[test]
+fn rule_2_the_answered_memory_is_bounded_in_bytes_with_long_ids() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    // 1001 describes whose ids are 100 KB each, differing only at the end
+    // (straight to the core: the harness would parse every 100 KB result).
+    let long = |i: usize| format!("{}{i:05}", "x".repeat(100_000));
+    let cid = page.client_id();
+    for i in 0..1001 {
+        let text = format!(
+            r#"{{"protocol":1,"type":"describe","clientId":"{cid}","id":"{}","tool":"t"}}"#,
+            long(i)
+        );
+        page.tm.handle_inbound(page.bridge, &text, page.now);
+        let mut results = 0;
+        while page.tm.poll_transmit().is_some() {
+            results += 1;
+        }
+        assert_eq!(results, 1);
+    }
+    assert_eq!(page.tm.answered_ids(), 1000);
+    let held = page.tm.answered_memory_bytes();
+    assert!(held <= 256 * 1024, "the memory holds {held} bytes");
+    // A long id replayed is still a duplicate; the oldest was forgotten.
+    page.sent.clear();
+    page.describe(&long(1000), "t");
+    page.describe(&long(1), "t");
+    assert!(
+        page.sent.is_empty(),
+        "a remembered long id was answered again"
+    );
+    page.describe(&long(0), "t");
+    assert_eq!(
+        page.results_for(&long(0)).len(),
+        1,
+        "forgotten: answered again"
+    );
+    // Short ids and a long one sharing their first 64 bytes stay apart.
+    let prefix = "y".repeat(64);
+    page.describe(&prefix, "t");
+    page.describe(&format!("{prefix}z"), "t");
+    page.describe(&prefix, "t");
+    assert_eq!(page.results_for(&prefix).len(), 1);
+    assert_eq!(page.results_for(&format!("{prefix}z")).len(), 1);
+}
+
+#[test]
 fn rule_2_an_answered_id_replayed_after_detach_and_reattach_is_ignored() {
     let mut page = Page::new();
     page.register(tool("t"));
