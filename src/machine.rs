@@ -1264,7 +1264,7 @@ impl Toolmark {
                     self.validated(key, now)
                 } else {
                     let issues = Issue::from_schema(issues);
-                    self.finish(key, ToolResult::Invalid { issues }, now)
+                    self.finish(key, ToolResult::invalid(issues), now)
                 }
             }
             Validator::External => {
@@ -1708,7 +1708,7 @@ impl Toolmark {
                 self.set_stage(key, Stage::Active);
                 self.validated(key, now);
             }
-            Validated::Invalid(issues) => self.finish(key, ToolResult::Invalid { issues }, now),
+            Validated::Invalid(issues) => self.finish(key, ToolResult::invalid(issues), now),
             Validated::Threw(detail) => self.tool_failed(key, tool_name, detail, now),
         }
     }

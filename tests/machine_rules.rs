@@ -583,6 +583,62 @@ fn input_is_validated_against_the_schema_with_dotted_paths() {
 }
 
 #[test]
+fn an_invalid_result_reports_at_most_100_issues_and_counts_the_rest() {
+    use toolmark_bridge::protocol::{validate, Direction};
+    let mut page = Page::new();
+    let mut def = tool("list");
+    def.input_schema = Some(SchemaSpec::Json(
+        json!({"type": "array", "items": {"type": "string"}}),
+    ));
+    page.register(def);
+    let mut external = tool("ext");
+    external.input_schema = Some(SchemaSpec::External { json: None });
+    page.register(external);
+    // 5000 wrong items: 5000 issues found.
+    page.call("many", "list", Value::Array(vec![json!(1); 5000]));
+    let issues = page.result("many")["issues"].clone();
+    let issues = issues.as_array().cloned().unwrap_or_default();
+    assert_eq!(issues.len(), 100, "at most 100 issues in the result");
+    assert_eq!(issues[0], json!({"path": "0", "message": "must be string"}));
+    assert_eq!(
+        issues[98],
+        json!({"path": "98", "message": "must be string"})
+    );
+    assert_eq!(
+        issues[99],
+        json!({"path": "", "message": "4901 more issues not shown"})
+    );
+    // Exactly 100 found: all shown.
+    page.call("hundred", "list", Value::Array(vec![json!(1); 100]));
+    let hundred = page.result("hundred")["issues"].clone();
+    assert_eq!(hundred.as_array().map(Vec::len), Some(100));
+    assert_eq!(hundred[99]["path"], "99");
+    // A Standard Schema's issues (from JS) are capped the same way.
+    page.call("js", "ext", json!({}));
+    let Some(Action::Validate { run, .. }) = page.actions.pop() else {
+        panic!("validate expected: {:?}", page.actions)
+    };
+    let many: Vec<Issue> = (0..349_000)
+        .map(|i| Issue {
+            path: i.to_string(),
+            message: "Expected string".into(),
+        })
+        .collect();
+    page.tm
+        .handle_validated(run, Validated::Invalid(many), page.now);
+    page.drain();
+    let js = page.result("js")["issues"].clone();
+    assert_eq!(js.as_array().map(Vec::len), Some(100));
+    assert_eq!(
+        js[99],
+        json!({"path": "", "message": "348901 more issues not shown"})
+    );
+    for message in &page.sent {
+        assert!(validate(message, Direction::ToAgent).is_ok(), "{message}");
+    }
+}
+
+#[test]
 fn standard_schema_inputs_are_validated_by_js_and_may_be_transformed() {
     let mut page = Page::new();
     let mut def = tool("t");
