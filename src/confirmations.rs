@@ -1,7 +1,6 @@
 //! Deferred confirmations (at most [`MAX_PENDING_CONFIRMATIONS`] per page,
 //! oldest expired first), the answered-id memory and the undo store.
 
-use alloc::collections::BTreeSet;
 use sha2::{Digest, Sha256};
 
 use crate::json::Value;
@@ -178,7 +177,7 @@ pub const SHORT_ID_BYTES: usize = 64;
 /// How an id is remembered: a fixed-size value (no heap of its own), the
 /// id itself when short, else its 256-bit digest. The two kinds never
 /// compare equal, so a short id cannot meet a long one's digest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IdKey {
     Short {
         len: u8,
@@ -199,65 +198,176 @@ impl IdKey {
             _ => IdKey::Digest(Sha256::digest(text).into()),
         }
     }
+
+    /// Where the key starts probing: a digest's first bytes, or the FNV-1a
+    /// hash of a short id (ids are the agent's: any spread is fine, the
+    /// probes are bounded by the table, not by the hash).
+    fn hash(&self) -> usize {
+        let (bytes, seed): (&[u8], u64) = match self {
+            IdKey::Short { len, bytes } => (
+                bytes.get(..usize::from(*len)).unwrap_or_default(),
+                0xcbf2_9ce4_8422_2325,
+            ),
+            IdKey::Digest(digest) => (digest.get(..8).unwrap_or_default(), 0),
+        };
+        let mut hash = seed;
+        for byte in bytes {
+            hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        hash as usize
+    }
 }
 
-/// Rule 2's answered-id memory: the last `capacity` ids, each held as an
-/// [`IdKey`] (so at most `2 × capacity` keys of fixed size, whatever the
-/// ids' length), found in O(log n) by an ordered set; a ring in insertion
-/// order says which to forget next.
+/// Rule 2's answered-id memory: the last `capacity` ids, each held once as
+/// an [`IdKey`] (fixed size, whatever the ids' length) in a ring in
+/// insertion order (once full, the oldest slot is reused), and found in
+/// O(1) by an open-addressing index (linear probing) of ring slots, at most
+/// half full. (Not a `HashSet`/`BTreeSet`: each costs kilobytes of wasm,
+/// see `vecmap`.)
 #[derive(Debug)]
 pub struct AnsweredIds {
-    set: BTreeSet<IdKey>,
-    /// Insertion order; once full, `oldest` is the next slot to reuse.
     ring: Vec<IdKey>,
+    /// Once the ring is full: the slot of the oldest key, reused next.
     oldest: usize,
     capacity: usize,
+    /// Ring slot + 1 for each key, 0 for an empty entry; a power of two in
+    /// length, made at the first insert.
+    index: Vec<u32>,
 }
 
 impl AnsweredIds {
     pub fn new(capacity: usize) -> AnsweredIds {
         AnsweredIds {
-            set: BTreeSet::new(),
             ring: Vec::new(),
             oldest: 0,
             capacity,
+            index: Vec::new(),
+        }
+    }
+
+    fn mask(&self) -> usize {
+        self.index.len().wrapping_sub(1)
+    }
+
+    /// The key in the ring slot an index entry names.
+    fn key_at(&self, entry: u32) -> Option<&IdKey> {
+        self.ring.get(usize::try_from(entry).ok()?.checked_sub(1)?)
+    }
+
+    /// The index entry holding `key`, if it is remembered.
+    fn find(&self, key: &IdKey) -> Option<usize> {
+        let mask = self.mask();
+        let mut at = key.hash() & mask;
+        for _ in 0..self.index.len() {
+            let entry = *self.index.get(at)?;
+            if entry == 0 {
+                return None;
+            }
+            if self.key_at(entry) == Some(key) {
+                return Some(at);
+            }
+            at = (at + 1) & mask;
+        }
+        None
+    }
+
+    /// Puts ring slot `slot` (holding `key`) into the index.
+    fn index_slot(&mut self, key: &IdKey, slot: usize) {
+        let mask = self.mask();
+        let Ok(entry) = u32::try_from(slot + 1) else {
+            return;
+        };
+        let mut at = key.hash() & mask;
+        for _ in 0..self.index.len() {
+            match self.index.get_mut(at) {
+                Some(free @ 0) => {
+                    *free = entry;
+                    return;
+                }
+                Some(_) => at = (at + 1) & mask,
+                None => return,
+            }
+        }
+    }
+
+    /// Empties index entry `at`, moving later entries of the same probe
+    /// run back so that every key stays reachable from its start.
+    fn unindex(&mut self, mut at: usize) {
+        let mask = self.mask();
+        let mut next = at;
+        loop {
+            if let Some(hole) = self.index.get_mut(at) {
+                *hole = 0;
+            }
+            loop {
+                next = (next + 1) & mask;
+                let entry = self.index.get(next).copied().unwrap_or(0);
+                if entry == 0 {
+                    return;
+                }
+                let home = self.key_at(entry).map_or(next, |k| k.hash() & mask);
+                // Stays when its home lies cyclically in (at, next].
+                let stays = if at <= next {
+                    at < home && home <= next
+                } else {
+                    at < home || home <= next
+                };
+                if !stays {
+                    if let Some(hole) = self.index.get_mut(at) {
+                        *hole = entry;
+                    }
+                    at = next;
+                    break;
+                }
+            }
         }
     }
 
     pub fn contains(&self, id: &str) -> bool {
-        self.set.contains(&IdKey::of(id))
+        self.find(&IdKey::of(id)).is_some()
     }
 
     /// Remembers an id, forgetting the oldest when full (a known id stays
     /// where it is).
     pub fn insert(&mut self, id: &str) {
         let key = IdKey::of(id);
-        if self.capacity == 0 || !self.set.insert(key) {
+        if self.capacity == 0 || self.find(&key).is_some() {
             return;
+        }
+        if self.index.is_empty() {
+            let size = self.capacity.saturating_mul(2).next_power_of_two();
+            self.index = vec![0; size];
         }
         if self.ring.len() < self.capacity {
             self.ring.push(key);
+            return self.index_slot(&key, self.ring.len() - 1);
+        }
+        let slot = self.oldest;
+        let Some(forgotten) = self.ring.get(slot).copied() else {
             return;
+        };
+        if let Some(at) = self.find(&forgotten) {
+            self.unindex(at);
         }
-        if let Some(slot) = self.ring.get_mut(self.oldest) {
-            let forgotten = core::mem::replace(slot, key);
-            self.set.remove(&forgotten);
+        if let Some(place) = self.ring.get_mut(slot) {
+            *place = key;
         }
-        self.oldest = (self.oldest + 1) % self.capacity;
+        self.index_slot(&key, slot);
+        self.oldest = (slot + 1) % self.capacity;
     }
 
     pub fn len(&self) -> usize {
-        self.set.len()
+        self.ring.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
+        self.ring.is_empty()
     }
 
-    /// Bytes its keys take: the ring's and the set's (the set's tree nodes
-    /// add a few words per node of up to 11 keys).
+    /// Bytes it holds: the ring's keys and the index.
     pub fn held_bytes(&self) -> usize {
-        (self.ring.capacity() + self.set.len()) * core::mem::size_of::<IdKey>()
+        self.ring.capacity() * core::mem::size_of::<IdKey>()
+            + self.index.capacity() * core::mem::size_of::<u32>()
     }
 }
 
@@ -333,6 +443,45 @@ mod tests {
         let mut none = AnsweredIds::new(0);
         none.insert("a");
         assert!(none.is_empty());
+    }
+
+    #[test]
+    fn answered_ids_agree_with_a_plain_queue() {
+        // Small id pools make probe runs collide and wrap; the ring wraps
+        // many times over.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for (capacity, pool) in [(1, 3), (3, 5), (7, 20), (64, 200), (1000, 3000)] {
+            let mut ids = AnsweredIds::new(capacity);
+            let mut model: alloc::collections::VecDeque<String> = Default::default();
+            for step in 0..20_000 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let n = (state >> 33) as usize % pool;
+                let id = if n % 3 == 0 {
+                    format!("{n}{}", "L".repeat(SHORT_ID_BYTES))
+                } else {
+                    format!("id{n}")
+                };
+                let known = model.contains(&id);
+                assert_eq!(
+                    ids.contains(&id),
+                    known,
+                    "{capacity}/{pool} step {step}: {id}"
+                );
+                if !known {
+                    if model.len() == capacity {
+                        model.pop_front();
+                    }
+                    model.push_back(id.clone());
+                }
+                ids.insert(&id);
+                assert_eq!(ids.len(), model.len());
+            }
+            for id in &model {
+                assert!(ids.contains(id), "{capacity}/{pool}: lost {id}");
+            }
+        }
     }
 
     #[test]
