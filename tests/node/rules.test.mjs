@@ -258,6 +258,53 @@ describe('in-page channel agent helpers', () => {
     for (const m of h.inbound) assert.ok(validateMessage(m, 'toPage').ok, 'the agent helpers send valid messages');
     h.check();
   });
+
+  test('agent.call sends an absent input as {} and a null input as null', async () => {
+    const h = page();
+    h.tm.register(echo('e'));
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    assert.deepEqual(await h.agent.call('e'), { status: 'ok', data: { echoed: {} } });
+    assert.deepEqual(await h.agent.call('e', undefined), { status: 'ok', data: { echoed: {} } });
+    assert.deepEqual(await h.agent.call('e', null), { status: 'ok', data: { echoed: null } });
+    const inputs = h.inbound.filter((m) => m.type === 'call').map((m) => m.input);
+    assert.deepEqual(inputs, [{}, {}, null]);
+    // A page whose schema wants an object answers null per its validation.
+    h.tm.register(echo('obj', { inputSchema: { type: 'object' } }));
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
+    const invalid = await h.agent.call('obj', null);
+    assert.equal(invalid.status, 'invalid');
+    h.check();
+  });
+
+  test('agent.call(tool, input, { id }) uses that id, so the caller can cancel the call', async () => {
+    const h = page();
+    let signal;
+    h.tm.register({
+      name: 'hang',
+      description: 'd',
+      run: (_input, ctx) => {
+        signal = ctx.signal;
+        return untilAborted(ctx.signal);
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const id = newId();
+    const pending = h.agent.call('hang', {}, { id });
+    await until(() => signal, 'run');
+    assert.equal(h.inbound.find((m) => m.type === 'call').id, id);
+    h.agent.cancel(id);
+    assert.deepEqual(await pending, { status: 'cancelled', by: 'signal' });
+    assert.equal(signal.aborted, true);
+    // Without the option a fresh id is minted per call.
+    h.tm.register(echo('e'));
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
+    await h.agent.call('e', {});
+    await h.agent.call('e', {});
+    const ids = h.inbound.filter((m) => m.type === 'call').map((m) => m.id);
+    assert.equal(new Set(ids).size, 3);
+    assert.match(ids[2], UUID_V4);
+    h.check();
+  });
 });
 
 // ---------------------------------------------------------------------------
