@@ -4,6 +4,7 @@
 use sha2::{Digest, Sha256};
 
 use crate::json::Value;
+use crate::machine::RunId;
 use crate::prelude::*;
 use crate::protocol::FieldChange;
 use crate::registry::ToolKey;
@@ -106,67 +107,47 @@ impl Confirmations {
     }
 }
 
-/// A bounded set that forgets its oldest entry first: one `Vec` in
-/// insertion order, searched linearly (a separate membership set would hold
-/// every entry twice and cost its own code).
-#[derive(Debug)]
-pub struct RecentSet {
-    order: Vec<String>,
-    capacity: usize,
+/// The undo store: which run's restorer JS keeps for a call id, the last
+/// [`UNDO_STORE`] of them. JS keeps restorers by run (unique per page), so
+/// two runs under one call id (a replay once the id left the answered-id
+/// memory, an approved run) never drop or replace each other's restorer;
+/// `tm.undo(callId)` takes the latest run kept under that id.
+#[derive(Debug, Default)]
+pub struct UndoStore {
+    /// (call id, the run whose restorer JS keeps), oldest first.
+    kept: Queue<(IdKey, RunId)>,
 }
 
-impl RecentSet {
-    pub fn new(capacity: usize) -> RecentSet {
-        RecentSet {
-            order: Vec::new(),
-            capacity,
+impl UndoStore {
+    /// Keeps `run`'s restorer under `call_id`; returns the runs whose
+    /// restorers JS should drop: one replaced under the same call id, the
+    /// oldest when the store is full.
+    pub fn insert(&mut self, call_id: &str, run: RunId) -> Vec<RunId> {
+        let key = IdKey::of(call_id);
+        let mut dropped = Vec::new();
+        if let Some(index) = self.kept.iter().position(|(k, _)| *k == key) {
+            dropped.extend(self.kept.remove(index).map(|(_, run)| run));
         }
+        if self.kept.len() >= UNDO_STORE {
+            dropped.extend(self.kept.pop_front().map(|(_, run)| run));
+        }
+        self.kept.push_back((key, run));
+        dropped
     }
 
-    fn position(&self, id: &str) -> Option<usize> {
-        for (index, entry) in self.order.iter().enumerate() {
-            if entry == id {
-                return Some(index);
-            }
-        }
-        None
-    }
-
-    /// Inserts; returns the entry forgotten to make room, if any.
-    pub fn insert(&mut self, id: String) -> Option<String> {
-        if self.contains(&id) {
-            return None;
-        }
-        let forgotten = if self.order.len() >= self.capacity && !self.order.is_empty() {
-            Some(self.order.remove(0))
-        } else {
-            None
-        };
-        self.order.push(id);
-        forgotten
-    }
-
-    pub fn contains(&self, id: &str) -> bool {
-        self.position(id).is_some()
-    }
-
-    /// Removes an entry; true when it was there.
-    pub fn remove(&mut self, id: &str) -> bool {
-        match self.position(id) {
-            Some(index) if index < self.order.len() => {
-                self.order.remove(index);
-                true
-            }
-            _ => false,
-        }
+    /// Takes out the run whose restorer is kept under `call_id` (single use).
+    pub fn take(&mut self, call_id: &str) -> Option<RunId> {
+        let key = IdKey::of(call_id);
+        let index = self.kept.iter().position(|(k, _)| *k == key)?;
+        self.kept.remove(index).map(|(_, run)| run)
     }
 
     pub fn len(&self) -> usize {
-        self.order.len()
+        self.kept.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
+        self.kept.is_empty()
     }
 }
 
@@ -485,17 +466,17 @@ mod tests {
     }
 
     #[test]
-    fn recent_set_forgets_the_oldest() {
-        let mut set = RecentSet::new(3);
-        for id in ["a", "b", "c"] {
-            assert_eq!(set.insert(id.into()), None);
+    fn the_undo_store_keeps_the_latest_run_per_call_id_and_the_last_100() {
+        let mut store = UndoStore::default();
+        assert_eq!(store.insert("a", RunId(1)), []);
+        assert_eq!(store.insert("a", RunId(2)), [RunId(1)], "replaced");
+        for i in 0..99 {
+            assert_eq!(store.insert(&format!("c{i}"), RunId(10 + i)), []);
         }
-        assert_eq!(set.insert("a".into()), None, "already there");
-        assert_eq!(set.insert("d".into()), Some("a".into()));
-        assert!(!set.contains("a"));
-        assert!(set.contains("d"));
-        assert!(set.remove("b"));
-        assert!(!set.remove("b"));
-        assert_eq!(set.len(), 2);
+        assert_eq!(store.insert("z", RunId(500)), [RunId(2)], "the oldest goes");
+        assert_eq!(store.len(), 100);
+        assert_eq!(store.take("a"), None);
+        assert_eq!(store.take("z"), Some(RunId(500)));
+        assert_eq!(store.take("z"), None, "single use");
     }
 }

@@ -31,8 +31,8 @@
 //! takes its randomness from the injected [`RandomSource`].
 
 use crate::confirmations::{
-    AnsweredIds, Confirmation, Confirmations, RecentSet, Requester, ANSWERED_ID_MEMORY,
-    DEFAULT_CONFIRM_EXPIRY_MS, UNDO_STORE,
+    AnsweredIds, Confirmation, Confirmations, Requester, UndoStore, ANSWERED_ID_MEMORY,
+    DEFAULT_CONFIRM_EXPIRY_MS,
 };
 use crate::ids::{new_id, RandomSource};
 use crate::json::Value;
@@ -160,7 +160,8 @@ pub struct Prepared {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
     /// Call the tool's `run(input, ctx)`; take its `snapshot(input)` first
-    /// when asked, and keep the restorer under `call_id`.
+    /// when asked, and keep the restorer under `run` (`call_id` is
+    /// `ctx.callId`: runs can share it, see [`UndoStore`]).
     Run {
         run: RunId,
         tool: ToolKey,
@@ -194,10 +195,11 @@ pub enum Action {
     },
     /// Abort the run's `AbortSignal`.
     Abort { run: RunId },
-    /// Run the restorer kept under `call_id`; answer with [`Toolmark::handle_restored`].
-    Restore { run: RunId, call_id: String },
-    /// Forget the restorer kept under `call_id`.
-    DropRestorer { call_id: String },
+    /// Run the restorer kept for run `restorer`; answer with
+    /// [`Toolmark::handle_restored`] for `run`.
+    Restore { run: RunId, restorer: RunId },
+    /// Forget the restorer kept for that run.
+    DropRestorer { run: RunId },
     /// Close the bridge's transport.
     Close { bridge: BridgeId },
 }
@@ -431,7 +433,7 @@ pub struct Toolmark {
     confirmations: Confirmations,
     /// Rule 2's answered-id memory: the page's, shared by all its bridges.
     answered: AnsweredIds,
-    undo: RecentSet,
+    undo: UndoStore,
     budget_warned_rev: Option<u64>,
     next_bridge: u32,
     next_call: u64,
@@ -529,7 +531,7 @@ impl Toolmark {
             abandoned: Queue::new(),
             confirmations: Confirmations::default(),
             answered: AnsweredIds::new(ANSWERED_ID_MEMORY),
-            undo: RecentSet::new(UNDO_STORE),
+            undo: UndoStore::default(),
             budget_warned_rev: None,
             next_bridge: 0,
             next_call: 0,
@@ -824,10 +826,8 @@ impl Toolmark {
             if let Stage::Running(run) = call.stage {
                 self.actions.push_back(Action::Abort { run });
             }
-            if call.snapshot {
-                self.actions.push_back(Action::DropRestorer {
-                    call_id: call.call_id,
-                });
+            if let (true, Some(run)) = (call.snapshot, call.stage.run()) {
+                self.actions.push_back(Action::DropRestorer { run });
             }
         }
         self.actions.push_back(Action::Close { bridge });
@@ -1513,17 +1513,14 @@ impl Toolmark {
     /// `tm.undo(callId)`: runs the restorer kept for that call, once.
     pub fn undo(&mut self, call_id: &str) -> Handle {
         let handle = self.new_handle();
-        if self.undo.remove(call_id) {
+        if let Some(restorer) = self.undo.take(call_id) {
             let run = self.new_run();
             self.restores.push(Restore {
                 run,
                 handle,
                 call_id: call_id.to_owned(),
             });
-            self.actions.push_back(Action::Restore {
-                run,
-                call_id: call_id.to_owned(),
-            });
+            self.actions.push_back(Action::Restore { run, restorer });
         } else {
             let result = self.refused(
                 RefusedCode::UndoUnavailable,
@@ -1633,12 +1630,12 @@ impl Toolmark {
         };
         if snapshot {
             if matches!(result, ToolResult::Ok { .. }) {
-                if let Some(forgotten) = self.undo.insert(call_id) {
+                for forgotten in self.undo.insert(&call_id, run) {
                     self.actions
-                        .push_back(Action::DropRestorer { call_id: forgotten });
+                        .push_back(Action::DropRestorer { run: forgotten });
                 }
             } else {
-                self.actions.push_back(Action::DropRestorer { call_id });
+                self.actions.push_back(Action::DropRestorer { run });
             }
         }
         self.finish(key, result, now);
@@ -1790,11 +1787,9 @@ impl Toolmark {
                 }
                 self.abandoned
                     .push_back((run, core::mem::take(&mut call.tool_name)));
-            }
-            if call.snapshot {
-                self.actions.push_back(Action::DropRestorer {
-                    call_id: call.call_id.clone(),
-                });
+                if call.snapshot {
+                    self.actions.push_back(Action::DropRestorer { run });
+                }
             }
             self.answer(
                 call,

@@ -748,8 +748,10 @@ struct Step {
     rev_events: Vec<u64>,
     announcements: Vec<(BridgeId, Value)>,
     runs: Vec<(RunId, ToolKey, String)>,
-    restores: Vec<RunId>,
-    drops: Vec<String>,
+    /// (restore run, run whose restorer it runs).
+    restores: Vec<(RunId, RunId)>,
+    /// Runs whose restorers JS was told to drop.
+    drops: Vec<RunId>,
     closes: Vec<BridgeId>,
 }
 
@@ -814,6 +816,10 @@ struct Model {
     confirm_handles: BTreeMap<Handle, String>,
     /// Call ids whose restorer should be in the undo store.
     kept: Vec<String>,
+    /// Per call id, the last snapshot run that kept its restorer.
+    kept_run: BTreeMap<String, RunId>,
+    /// Runs that took a snapshot and whose restorer JS still holds (keyed by run).
+    restorers: BTreeSet<RunId>,
     fresh: u64,
     busy_approvals: usize,
     /// What the case covered (printed by the test).
@@ -889,6 +895,8 @@ impl Model {
             conf_order: Vec::new(),
             pending: Vec::new(),
             kept: Vec::new(),
+            kept_run: BTreeMap::new(),
+            restorers: BTreeSet::new(),
             confirm_handles: BTreeMap::new(),
             fresh: 0,
             busy_approvals: 0,
@@ -1303,6 +1311,9 @@ impl Model {
                         input
                     );
                 }
+                if snapshot {
+                    self.restorers.insert(run);
+                }
                 self.runs.insert(
                     run,
                     RunInfo {
@@ -1342,8 +1353,23 @@ impl Model {
                     }
                 });
             }
-            Action::Restore { run, .. } => step.restores.push(run),
-            Action::DropRestorer { call_id } => step.drops.push(call_id),
+            Action::Restore { run, restorer } => {
+                // Each restorer is run or dropped once, and only one JS holds.
+                prop_assert!(
+                    self.restorers.remove(&restorer),
+                    "restore of {:?}'s restorer, which JS does not hold",
+                    restorer
+                );
+                step.restores.push((run, restorer));
+            }
+            Action::DropRestorer { run } => {
+                prop_assert!(
+                    self.restorers.remove(&run),
+                    "drop of {:?}'s restorer, which JS does not hold",
+                    run
+                );
+                step.drops.push(run);
+            }
             Action::Close { bridge } => {
                 prop_assert_eq!(
                     ctx.detaching,
@@ -1808,9 +1834,10 @@ impl Model {
         if info.snapshot && answered {
             if ok {
                 self.kept.push(info.call_id.clone());
+                self.kept_run.insert(info.call_id.clone(), run);
             } else {
                 prop_assert!(
-                    step.drops.contains(&info.call_id),
+                    step.drops.contains(&run),
                     "a failed snapshot run kept its restorer"
                 );
             }
@@ -2095,7 +2122,14 @@ impl Model {
             "undo must either be refused or run one restorer: {:?}",
             step
         );
-        if let Some(run) = step.restores.first() {
+        if let Some((run, restorer)) = step.restores.first() {
+            // The latest run kept under that call id, never an older one.
+            prop_assert_eq!(
+                self.kept_run.remove(&call_id),
+                Some(*restorer),
+                "undo of {} ran another run's restorer",
+                &call_id
+            );
             self.restores.insert(*run, handle);
             self.count("restorer run");
             self.kept.retain(|k| *k != call_id);
@@ -2663,6 +2697,12 @@ impl Model {
         prop_assert_eq!(tm.max_pending_per_scope(), 0);
         prop_assert_eq!(tm.pending_confirmation_count(), 0);
         prop_assert_eq!(tm.poll_timeout(), None);
+        // Nothing runs: JS holds only the undo store's restorers.
+        prop_assert!(
+            self.restorers.len() <= 100,
+            "{} restorers held",
+            self.restorers.len()
+        );
         for (id, b) in &self.bridges {
             prop_assert!(
                 b.in_flight.is_empty(),
@@ -2866,7 +2906,7 @@ fn core_bug_approved_runs_push_a_scope_past_32_pending() {
 /// the restorer: `handle_outcome` (and `abandon`) look `has_snapshot` up in
 /// the registry, where the tool is gone, so neither `DropRestorer` (failure)
 /// nor the undo store (success, then evicted with `DropRestorer`) is used, and
-/// JS keeps the restorer forever. Expected: `DropRestorer { call_id: "a" }`.
+/// JS keeps the restorer forever. Expected: `DropRestorer` of that run.
 #[test]
 fn core_bug_a_snapshot_run_whose_tool_is_gone_leaks_its_restorer() {
     let mut page = Page::new();
@@ -2885,9 +2925,8 @@ fn core_bug_a_snapshot_run_whose_tool_is_gone_leaks_its_restorer() {
         json!({"status": "error", "message": "Tool failed"})
     );
     assert!(
-        page.actions.contains(&Action::DropRestorer {
-            call_id: "a".into()
-        }),
+        page.actions
+            .contains(&Action::DropRestorer { run: runs[0].0 }),
         "restorer of call a leaked: {:?}",
         page.actions
     );
@@ -2913,9 +2952,7 @@ fn core_bug_detach_during_the_abort_grace_period_leaks_the_restorer() {
     page.settle(run, Outcome::Aborted);
     assert_eq!(page.tm.calls_in_flight(), 0);
     assert!(
-        page.actions.contains(&Action::DropRestorer {
-            call_id: "a".into()
-        }),
+        page.actions.contains(&Action::DropRestorer { run }),
         "restorer of call a leaked: {:?}",
         page.actions
     );

@@ -781,6 +781,7 @@ fn approval_runs_the_tool_as_human_and_sends_confirmed_after_the_result() {
         ("signup.submit", "human", "c1")
     );
     assert_eq!(runs[0].2, json!({"email": "a@b"}));
+    let approved_run = runs[0].0;
     page.ok(runs[0].0, json!({"account": 42}));
     assert_eq!(
         page.confirmed_for(&confirm_id),
@@ -807,13 +808,13 @@ fn approval_runs_the_tool_as_human_and_sends_confirmed_after_the_result() {
         })
     );
     assert_eq!(page.confirmed_for(&confirm_id).len(), 1);
-    // The approved run kept a restorer under the call's id.
+    // The approved run's restorer is kept under the call's id.
     let undo = page.tm.undo("c1");
     page.drain();
     assert!(page
         .actions
         .iter()
-        .any(|a| matches!(a, Action::Restore { call_id, .. } if call_id == "c1")));
+        .any(|a| matches!(a, Action::Restore { restorer, .. } if *restorer == approved_run)));
     let Some(Action::Restore { run, .. }) = page.actions.pop() else {
         panic!()
     };
@@ -1232,16 +1233,17 @@ fn the_undo_store_keeps_the_last_100_restorers() {
     let mut def = tool("edit");
     def.has_snapshot = true;
     page.register(def);
-    let mut ids = Vec::new();
+    let mut runs_of = Vec::new();
     for i in 0..101 {
         page.call(&format!("e{i}"), "edit", json!({}));
         let runs = page.take_runs();
-        ids.push(runs[0].4.clone());
+        assert_eq!(runs[0].4, format!("e{i}"));
+        runs_of.push(runs[0].0);
         page.ok(runs[0].0, json!(null));
     }
-    assert!(page.actions.contains(&Action::DropRestorer {
-        call_id: "e0".into()
-    }));
+    assert!(page
+        .actions
+        .contains(&Action::DropRestorer { run: runs_of[0] }));
     let evicted = page.tm.undo("e0");
     let kept = page.tm.undo("e100");
     page.drain();
@@ -1257,9 +1259,7 @@ fn the_undo_store_keeps_the_last_100_restorers() {
     page.call("f", "edit", json!({}));
     let run = only_run(&mut page);
     page.settle(run, Outcome::Threw("boom".into()));
-    assert!(page.actions.contains(&Action::DropRestorer {
-        call_id: "f".into()
-    }));
+    assert!(page.actions.contains(&Action::DropRestorer { run }));
     let none = page.tm.undo("f");
     page.drain();
     assert!(matches!(

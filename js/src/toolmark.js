@@ -90,8 +90,9 @@ export function createToolmark(options = {}) {
   const completions = new Map(); // handle → resolve
   const tools = new Map(); // tool key → definition (the app's functions)
   const runs = new Map(); // run id → AbortController
-  const restorers = new Map(); // call id → restorer
-  const snapshotting = new Map(); // call id → run whose snapshot() has not resolved yet
+  // Restorers by the run that took the snapshot (unique per page; runs can share a call id).
+  const restorers = new Map(); // run id → restorer
+  const snapshotting = new Set(); // runs whose snapshot() has not resolved yet
   const bridges = new Map(); // bridge id → { transport, off }
   let timer;
   let draining = false;
@@ -230,9 +231,9 @@ export function createToolmark(options = {}) {
         restore(action);
         break;
       case 'dropRestorer':
-        restorers.delete(action.callId);
+        restorers.delete(action.run);
         // Dropped before its snapshot resolved: it must not be stored afterwards.
-        snapshotting.delete(action.callId);
+        snapshotting.delete(action.run);
         break;
       case 'close': {
         const entry = bridges.get(action.bridge);
@@ -275,11 +276,10 @@ export function createToolmark(options = {}) {
     Promise.resolve()
       .then(() => {
         if (action.snapshot && typeof def.snapshot === 'function') {
-          snapshotting.set(action.callId, action.run);
+          snapshotting.add(action.run);
           return Promise.resolve(def.snapshot(input)).then((restorer) => {
-            const wanted = snapshotting.get(action.callId) === action.run;
-            snapshotting.delete(action.callId);
-            if (wanted && typeof restorer === 'function') restorers.set(action.callId, restorer);
+            const wanted = snapshotting.delete(action.run);
+            if (wanted && typeof restorer === 'function') restorers.set(action.run, restorer);
           });
         }
         return undefined;
@@ -386,8 +386,8 @@ export function createToolmark(options = {}) {
   }
 
   function restore(action) {
-    const restorer = restorers.get(action.callId);
-    restorers.delete(action.callId);
+    const restorer = restorers.get(action.restorer);
+    restorers.delete(action.restorer);
     Promise.resolve()
       .then(() => {
         if (typeof restorer !== 'function') throw new Error('restorer missing');

@@ -260,11 +260,11 @@ fn write_action(out: &mut String, action: &Action) {
             write_bool_member(out, "state", *state);
         }
         Action::Abort { run } => write_u64_member(out, "run", run.0),
-        Action::Restore { run, call_id } => {
+        Action::Restore { run, restorer } => {
             write_u64_member(out, "run", run.0);
-            write_str_member(out, "callId", call_id);
+            write_u64_member(out, "restorer", restorer.0);
         }
-        Action::DropRestorer { call_id } => write_str_member(out, "callId", call_id),
+        Action::DropRestorer { run } => write_u64_member(out, "run", run.0),
         Action::Close { bridge } => write_u64_member(out, "bridge", bridge.0.into()),
     }
     out.push('}');

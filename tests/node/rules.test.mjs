@@ -1568,6 +1568,49 @@ describe('undo, files, bridge lifecycle', () => {
     h.check();
   });
 
+  test('restorers are the runs\': a later run under the same call id cannot drop or replace the kept one', async () => {
+    const h = page();
+    const state = { value: 'before' };
+    let runs = 0;
+    h.tm.register({
+      name: 'set',
+      description: 'd',
+      snapshot: () => {
+        const saved = state.value;
+        return () => {
+          state.value = saved;
+        };
+      },
+      run: (input) => {
+        runs += 1;
+        if (input.fail) throw new Error('no');
+        state.value = input.value;
+        return state.value;
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const id = newId();
+    assert.deepEqual(await h.callAndWait('set', { value: 'after' }, { id }), { status: 'ok', data: 'after' });
+    // Another bridge of the same page replays the id: a duplicate, nothing runs.
+    h.detach();
+    h.attach();
+    await until(() => h.manifests().length === 2, 'manifest of the new bridge');
+    h.call('set', { fail: true }, { id });
+    await flush();
+    assert.equal(runs, 1, 'the replay on the new bridge did not run');
+    // 1000 other ids later the page has forgotten it: the same id runs again, and fails.
+    for (let i = 0; i < 1000; i++) h.describe('set');
+    await until(() => h.results().length === 1001, '1000 describes');
+    h.call('set', { fail: true }, { id });
+    await until(() => h.results(id).length === 2, 'the second run');
+    assert.deepEqual(h.results(id)[1].result, { status: 'error', message: 'Tool failed' });
+    assert.equal(runs, 2);
+    // The failed run's restorer went; the first run's is still there.
+    assert.deepEqual(await h.tm.undo(id), { status: 'ok' });
+    assert.equal(state.value, 'before');
+    assert.deepEqual(h.errorsOf('tool_threw').map((e) => e.message), ['Error: no']);
+  });
+
   test('ctx.files.resolve throws ToolmarkError files_not_configured', async () => {
     const h = page();
     let caught;

@@ -472,7 +472,8 @@ struct Driver {
     runs_seen: BTreeSet<u64>,
     run_list: Vec<RunId>,
     call_ids: Vec<String>,
-    snapshot_call_ids: HashSet<String>,
+    /// Runs that took a snapshot and whose restorer JS still keeps (by run).
+    restorers: HashSet<RunId>,
     handles: BTreeMap<Handle, HandleKind>,
     completed: HashSet<Handle>,
     // confirmations
@@ -530,7 +531,7 @@ impl Driver {
             runs_seen: BTreeSet::new(),
             run_list: Vec::new(),
             call_ids: Vec::new(),
-            snapshot_call_ids: HashSet::new(),
+            restorers: HashSet::new(),
             handles: BTreeMap::new(),
             completed: HashSet::new(),
             needs: HashMap::new(),
@@ -1389,7 +1390,7 @@ impl Driver {
                     );
                 }
                 if snapshot {
-                    self.snapshot_call_ids.insert(call_id.clone());
+                    self.restorers.insert(run);
                 }
                 self.call_ids.push(call_id);
                 self.outstanding.push(Work::Run(run));
@@ -1437,21 +1438,21 @@ impl Driver {
                 assert!(serde_json::from_str::<serde_json::Value>(&input).is_ok());
                 self.outstanding.push(Work::ReadState(run));
             }
-            Action::Restore { run, call_id } => {
+            Action::Restore { run, restorer } => {
                 self.fresh_run(run);
                 assert!(
-                    self.snapshot_call_ids.contains(&call_id),
-                    "restore of {call_id}, which had no snapshot"
+                    self.restorers.remove(&restorer),
+                    "restore of {restorer:?}'s restorer: no snapshot, or already restored or dropped"
                 );
                 self.outstanding.push(Work::Restore(run));
             }
             Action::Abort { run } => {
                 assert!(self.runs_seen.contains(&run.0), "abort of unknown {run:?}");
             }
-            Action::DropRestorer { call_id } => {
+            Action::DropRestorer { run } => {
                 assert!(
-                    self.snapshot_call_ids.contains(&call_id),
-                    "drop of restorer {call_id}, which had no snapshot"
+                    self.restorers.remove(&run),
+                    "drop of {run:?}'s restorer: no snapshot, or already restored or dropped"
                 );
             }
             Action::Close { bridge } => {
