@@ -45,6 +45,10 @@ pub struct Confirmation {
     pub state: Option<String>,
     pub requester: Requester,
     pub expires_at: u64,
+    /// The validation run whose value JS keeps for the approved run (see
+    /// [`crate::machine::Action::Run`]); JS is told to forget it when the
+    /// confirmation ends otherwise.
+    pub validated: Option<RunId>,
 }
 
 /// Pending confirmations in creation order.
@@ -368,6 +372,7 @@ mod tests {
             state: None,
             requester: Requester::Local,
             expires_at,
+            validated: None,
         }
     }
 

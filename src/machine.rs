@@ -161,7 +161,10 @@ pub struct Prepared {
 pub enum Action {
     /// Call the tool's `run(input, ctx)`; take its `snapshot(input)` first
     /// when asked, and keep the restorer under `run` (`call_id` is
-    /// `ctx.callId`: runs can share it, see [`UndoStore`]).
+    /// `ctx.callId`: runs can share it, see [`UndoStore`]). With
+    /// `validated`, the input is the value JS kept from that validation run
+    /// (a Standard Schema's live value, e.g. a `Date`), used and forgotten;
+    /// `input` is its JSON copy.
     Run {
         run: RunId,
         tool: ToolKey,
@@ -170,6 +173,7 @@ pub enum Action {
         caller: Caller,
         call_id: String,
         snapshot: bool,
+        validated: Option<RunId>,
     },
     /// Validate the input with the tool's Standard Schema; answer with
     /// [`Toolmark::handle_validated`].
@@ -179,6 +183,7 @@ pub enum Action {
         input: String,
     },
     /// Compute what a confirmation shows; answer with [`Toolmark::handle_prepared`].
+    /// `validated` as in [`Action::Run`], but the value stays kept.
     Prepare {
         run: RunId,
         tool: ToolKey,
@@ -186,6 +191,7 @@ pub enum Action {
         summary: bool,
         changes: bool,
         state: bool,
+        validated: Option<RunId>,
     },
     /// Read the form state again at approval; answer with [`Toolmark::handle_state`].
     ReadState {
@@ -200,6 +206,10 @@ pub enum Action {
     Restore { run: RunId, restorer: RunId },
     /// Forget the restorer kept for that run.
     DropRestorer { run: RunId },
+    /// Forget the value kept from that validation run: no run will use it.
+    /// (Every `Validated::Valid(Some(_))` answer is followed by exactly one
+    /// `Run` naming it or one of these.)
+    ForgetValidated { run: RunId },
     /// Close the bridge's transport.
     Close { bridge: BridgeId },
 }
@@ -331,6 +341,8 @@ struct Call {
     approval: Option<Approval>,
     /// Its run took a snapshot (decided at start: the tool may be gone by the end).
     snapshot: bool,
+    /// The validation run whose value JS keeps for this call's run.
+    validated: Option<RunId>,
 }
 
 /// Items found by a key, in the order they were added. Keys only grow, so
@@ -1068,7 +1080,7 @@ impl Toolmark {
         input: Value,
         rev: Option<u64>,
         approval: Option<Approval>,
-    ) {
+    ) -> CallKey {
         let key = CallKey(self.next_call);
         self.next_call += 1;
         self.calls.list.push(Call {
@@ -1084,7 +1096,9 @@ impl Toolmark {
             stage: Stage::Queued,
             approval,
             snapshot: false,
+            validated: None,
         });
+        key
     }
 
     fn new_handle(&mut self) -> Handle {
@@ -1299,7 +1313,7 @@ impl Toolmark {
         if def.has_summary || def.has_changes || def.has_state {
             let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
             let input = Self::input_text(call);
-            let tool = call.tool;
+            let (tool, validated) = (call.tool, call.validated);
             let run = self.new_run();
             self.set_stage(key, Stage::Preparing(run));
             self.actions.push_back(Action::Prepare {
@@ -1309,6 +1323,7 @@ impl Toolmark {
                 summary,
                 changes,
                 state,
+                validated,
             });
         } else {
             self.request_confirmation(key, Prepared::default(), now);
@@ -1332,8 +1347,11 @@ impl Toolmark {
         );
         let run = self.new_run();
         self.set_stage(key, Stage::Running(run));
+        // The run uses up the kept value (JS forgets it as it starts).
+        let mut validated = None;
         if let Some(call) = self.calls.get_mut(key) {
             call.snapshot = snapshot;
+            validated = call.validated.take();
         }
         self.actions.push_back(Action::Run {
             run,
@@ -1343,6 +1361,7 @@ impl Toolmark {
             caller,
             call_id,
             snapshot,
+            validated,
         });
     }
 
@@ -1367,11 +1386,12 @@ impl Toolmark {
             Origin::Bridge(bridge) => Requester::Bridge(bridge.0),
             Origin::Local(_) => Requester::Local,
         };
-        let (tool_key, tool_name, call_id, input) = (
+        let (tool_key, tool_name, call_id, input, validated) = (
             call.tool,
             tool.name.clone(),
             call.call_id.clone(),
             call.input.clone(),
+            call.validated,
         );
         let confirm_id = match new_id(self.rng.as_mut()) {
             Ok(id) => id,
@@ -1391,7 +1411,12 @@ impl Toolmark {
             state: prepared.state,
             requester,
             expires_at: now.saturating_add(self.config.confirm_expiry_ms),
+            validated,
         });
+        // The kept value passes to the confirmation, for the approved run.
+        if let Some(call) = self.calls.get_mut(key) {
+            call.validated = None;
+        }
         if let Some(evicted) = evicted {
             self.expire(evicted);
         }
@@ -1409,6 +1434,7 @@ impl Toolmark {
 
     /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
     fn expire(&mut self, confirmation: Confirmation) {
+        self.forget_validated(confirmation.validated);
         let result = self.refused(
             RefusedCode::ConfirmationExpired,
             refused_message::CONFIRMATION_EXPIRED,
@@ -1479,7 +1505,7 @@ impl Toolmark {
         let result = match scope {
             Some(scope) if approve => {
                 // The approved run waits its turn on the scope like any call.
-                self.enqueue(
+                let key = self.enqueue(
                     Origin::Local(handle),
                     confirmation.tool,
                     confirmation.tool_name,
@@ -1494,6 +1520,9 @@ impl Toolmark {
                         state: confirmation.state,
                     }),
                 );
+                if let Some(call) = self.calls.get_mut(key) {
+                    call.validated = confirmation.validated;
+                }
                 self.pump(now);
                 return handle;
             }
@@ -1505,6 +1534,7 @@ impl Toolmark {
             _ => self.gone_since_confirmation(),
         };
         // Not run: the answer goes to the requesting bridge too.
+        self.forget_validated(confirmation.validated);
         self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
         self.complete(handle, result);
         handle
@@ -1684,9 +1714,12 @@ impl Toolmark {
     }
 
     /// A Standard Schema validation finished.
+    /// With `Valid(Some(_))` JS keeps the value itself under `run` until a
+    /// `Run` uses it or `ForgetValidated` says no run will.
     pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
+        let kept = matches!(validated, Validated::Valid(Some(_))).then_some(run);
         let Some((key, tool_name)) = self.take_step(run, Stage::Validating(run)) else {
-            return;
+            return self.forget_validated(kept);
         };
         match validated {
             Validated::Valid(text) => {
@@ -1695,9 +1728,11 @@ impl Toolmark {
                         Ok(value) => {
                             if let Some(call) = self.calls.get_mut(key) {
                                 call.input = value;
+                                call.validated = kept;
                             }
                         }
                         Err(rejection) => {
+                            self.forget_validated(kept);
                             return self.tool_failed(key, tool_name, rejection.message(), now);
                         }
                     }
@@ -1815,7 +1850,16 @@ impl Toolmark {
 
     /// Takes a call out, which frees its place in its lane.
     fn remove_call(&mut self, key: CallKey) -> Option<Call> {
-        self.calls.remove(key)
+        let call = self.calls.remove(key)?;
+        // A value kept for a run that never came.
+        self.forget_validated(call.validated);
+        Some(call)
+    }
+
+    fn forget_validated(&mut self, validated: Option<RunId>) {
+        if let Some(run) = validated {
+            self.actions.push_back(Action::ForgetValidated { run });
+        }
     }
 
     /// The one answer of a call: to its bridge or page request, plus the

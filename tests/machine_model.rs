@@ -820,6 +820,8 @@ struct Model {
     kept_run: BTreeMap<String, RunId>,
     /// Runs that took a snapshot and whose restorer JS still holds (keyed by run).
     restorers: BTreeSet<RunId>,
+    /// Validation runs whose value JS keeps (answered `Valid(Some(_))`).
+    validated_values: BTreeSet<RunId>,
     fresh: u64,
     busy_approvals: usize,
     /// What the case covered (printed by the test).
@@ -897,6 +899,7 @@ impl Model {
             kept: Vec::new(),
             kept_run: BTreeMap::new(),
             restorers: BTreeSet::new(),
+            validated_values: BTreeSet::new(),
             confirm_handles: BTreeMap::new(),
             fresh: 0,
             busy_approvals: 0,
@@ -1282,12 +1285,23 @@ impl Model {
                 caller,
                 call_id,
                 snapshot,
+                validated,
             } => {
                 prop_assert!(
                     !self.runs.contains_key(&run) && !self.settled.contains(&run),
                     "run {:?} started twice",
                     run
                 );
+                if let Some(value) = validated {
+                    // Used once: JS forgets it as the run starts.
+                    prop_assert!(
+                        self.validated_values.remove(&value),
+                        "run {:?} uses the value of validation {:?}, which JS does not keep",
+                        run,
+                        value
+                    );
+                    self.count("run with the validated value");
+                }
                 let Some(index) = tool_index(&name) else {
                     return Err(fail(format!("a run of unknown tool {name}")));
                 };
@@ -1326,7 +1340,25 @@ impl Model {
                 );
             }
             Action::Validate { run, .. } => self.validates.push(run),
-            Action::Prepare { run, .. } => self.prepares.push(run),
+            Action::Prepare { run, validated, .. } => {
+                if let Some(value) = validated {
+                    prop_assert!(
+                        self.validated_values.contains(&value),
+                        "prepare {:?} uses the value of validation {:?}, which JS does not keep",
+                        run,
+                        value
+                    );
+                }
+                self.prepares.push(run)
+            }
+            Action::ForgetValidated { run } => {
+                prop_assert!(
+                    self.validated_values.remove(&run),
+                    "forget of validation {:?}'s value, which JS does not keep",
+                    run
+                );
+                self.count("validated value forgotten");
+            }
             Action::ReadState { run, .. } => self.read_states.push(run),
             Action::Abort { run } => {
                 let now = self.now();
@@ -1870,6 +1902,9 @@ impl Model {
             }]),
             _ => Validated::Threw("schema blew up".into()),
         };
+        if matches!(validated, Validated::Valid(Some(_))) {
+            self.validated_values.insert(run);
+        }
         self.step(
             Ctx::default(),
             |tm, now| tm.handle_validated(run, validated, now),
@@ -2697,6 +2732,11 @@ impl Model {
         prop_assert_eq!(tm.max_pending_per_scope(), 0);
         prop_assert_eq!(tm.pending_confirmation_count(), 0);
         prop_assert_eq!(tm.poll_timeout(), None);
+        prop_assert!(
+            self.validated_values.is_empty(),
+            "validated values JS keeps for nothing: {:?}",
+            self.validated_values
+        );
         // Nothing runs: JS holds only the undo store's restorers.
         prop_assert!(
             self.restorers.len() <= 100,
@@ -2812,6 +2852,8 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "ignored: another clientId",
         "run timed out (abort grace)",
         "restorer run",
+        "run with the validated value",
+        "validated value forgotten",
         "100 pending confirmations",
         "flood of 1000 describes",
     ] {

@@ -474,6 +474,8 @@ struct Driver {
     call_ids: Vec<String>,
     /// Runs that took a snapshot and whose restorer JS still keeps (by run).
     restorers: HashSet<RunId>,
+    /// Validation runs whose value JS keeps (answered `Valid(Some(_))`).
+    validated_values: HashSet<RunId>,
     handles: BTreeMap<Handle, HandleKind>,
     completed: HashSet<Handle>,
     // confirmations
@@ -532,6 +534,7 @@ impl Driver {
             run_list: Vec::new(),
             call_ids: Vec::new(),
             restorers: HashSet::new(),
+            validated_values: HashSet::new(),
             handles: BTreeMap::new(),
             completed: HashSet::new(),
             needs: HashMap::new(),
@@ -1058,6 +1061,9 @@ impl Driver {
                     3 => Validated::Threw(cur.text(16)),
                     _ => Validated::Valid(Some(gen_value(cur, 0).to_string())),
                 };
+                if matches!(validated, Validated::Valid(Some(_))) {
+                    self.validated_values.insert(run);
+                }
                 self.tm.handle_validated(run, validated, now);
             }
             Work::Prepare {
@@ -1153,6 +1159,11 @@ impl Driver {
             self.drain();
         }
         assert_eq!(self.tm.calls_in_flight(), 0, "calls left after settling");
+        assert!(
+            self.validated_values.is_empty(),
+            "validated values JS keeps for nothing: {:?}",
+            self.validated_values
+        );
         assert_eq!(self.tm.max_pending_per_scope(), 0, "lanes left busy");
         assert_eq!(
             self.tm.pending_confirmation_count(),
@@ -1365,8 +1376,15 @@ impl Driver {
                 caller,
                 call_id,
                 snapshot,
+                validated,
             } => {
                 self.fresh_run(run);
+                if let Some(value) = validated {
+                    assert!(
+                        self.validated_values.remove(&value),
+                        "run {run:?} uses the value of validation {value:?}, which JS does not keep"
+                    );
+                }
                 let Some(info) = self.tools.get(&tool) else {
                     panic!("run of unregistered tool {tool:?} ({name})");
                 };
@@ -1412,8 +1430,15 @@ impl Driver {
                 summary,
                 changes,
                 state,
+                validated,
             } => {
                 self.fresh_run(run);
+                if let Some(value) = validated {
+                    assert!(
+                        self.validated_values.contains(&value),
+                        "prepare {run:?} uses the value of validation {value:?}, which JS does not keep"
+                    );
+                }
                 let Some(info) = self.tools.get(&tool) else {
                     panic!("prepare for unregistered tool {tool:?}");
                 };
@@ -1453,6 +1478,12 @@ impl Driver {
                 assert!(
                     self.restorers.remove(&run),
                     "drop of {run:?}'s restorer: no snapshot, or already restored or dropped"
+                );
+            }
+            Action::ForgetValidated { run } => {
+                assert!(
+                    self.validated_values.remove(&run),
+                    "forget of validation {run:?}'s value, which JS does not keep"
                 );
             }
             Action::Close { bridge } => {
