@@ -31,8 +31,8 @@
 //! takes its randomness from the injected [`RandomSource`].
 
 use crate::confirmations::{
-    Confirmation, Confirmations, RecentSet, Requester, ANSWERED_ID_MEMORY,
-    DEFAULT_CONFIRM_EXPIRY_MS, UNDO_STORE,
+    AnsweredIds, Confirmation, Confirmations, Requester, UndoStore, ANSWERED_ID_MEMORY,
+    DEFAULT_CONFIRM_EXPIRY_MS,
 };
 use crate::ids::{new_id, RandomSource};
 use crate::json::Value;
@@ -160,7 +160,11 @@ pub struct Prepared {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
     /// Call the tool's `run(input, ctx)`; take its `snapshot(input)` first
-    /// when asked, and keep the restorer under `call_id`.
+    /// when asked, and keep the restorer under `run` (`call_id` is
+    /// `ctx.callId`: runs can share it, see [`UndoStore`]). With
+    /// `validated`, the input is the value JS kept from that validation run
+    /// (a Standard Schema's live value, e.g. a `Date`), used and forgotten;
+    /// `input` is its JSON copy.
     Run {
         run: RunId,
         tool: ToolKey,
@@ -169,6 +173,7 @@ pub enum Action {
         caller: Caller,
         call_id: String,
         snapshot: bool,
+        validated: Option<RunId>,
     },
     /// Validate the input with the tool's Standard Schema; answer with
     /// [`Toolmark::handle_validated`].
@@ -178,6 +183,7 @@ pub enum Action {
         input: String,
     },
     /// Compute what a confirmation shows; answer with [`Toolmark::handle_prepared`].
+    /// `validated` as in [`Action::Run`], but the value stays kept.
     Prepare {
         run: RunId,
         tool: ToolKey,
@@ -185,6 +191,7 @@ pub enum Action {
         summary: bool,
         changes: bool,
         state: bool,
+        validated: Option<RunId>,
     },
     /// Read the form state again at approval; answer with [`Toolmark::handle_state`].
     ReadState {
@@ -194,10 +201,15 @@ pub enum Action {
     },
     /// Abort the run's `AbortSignal`.
     Abort { run: RunId },
-    /// Run the restorer kept under `call_id`; answer with [`Toolmark::handle_restored`].
-    Restore { run: RunId, call_id: String },
-    /// Forget the restorer kept under `call_id`.
-    DropRestorer { call_id: String },
+    /// Run the restorer kept for run `restorer`; answer with
+    /// [`Toolmark::handle_restored`] for `run`.
+    Restore { run: RunId, restorer: RunId },
+    /// Forget the restorer kept for that run.
+    DropRestorer { run: RunId },
+    /// Forget the value kept from that validation run: no run will use it.
+    /// (Every `Validated::Valid(Some(_))` answer is followed by exactly one
+    /// `Run` naming it or one of these.)
+    ForgetValidated { run: RunId },
     /// Close the bridge's transport.
     Close { bridge: BridgeId },
 }
@@ -329,6 +341,8 @@ struct Call {
     approval: Option<Approval>,
     /// Its run took a snapshot (decided at start: the tool may be gone by the end).
     snapshot: bool,
+    /// The validation run whose value JS keeps for this call's run.
+    validated: Option<RunId>,
 }
 
 /// Items found by a key, in the order they were added. Keys only grow, so
@@ -394,7 +408,6 @@ impl Keyed for Call {
 struct BridgeState {
     id: BridgeId,
     options: BridgeOptions,
-    answered: RecentSet,
 }
 
 /// The attached bridges in id order, so they are told of a new revision in
@@ -430,7 +443,9 @@ pub struct Toolmark {
     restores: Vec<Restore>,
     abandoned: Queue<(RunId, String)>,
     confirmations: Confirmations,
-    undo: RecentSet,
+    /// Rule 2's answered-id memory: the page's, shared by all its bridges.
+    answered: AnsweredIds,
+    undo: UndoStore,
     budget_warned_rev: Option<u64>,
     next_bridge: u32,
     next_call: u64,
@@ -527,7 +542,8 @@ impl Toolmark {
             restores: Vec::new(),
             abandoned: Queue::new(),
             confirmations: Confirmations::default(),
-            undo: RecentSet::new(UNDO_STORE),
+            answered: AnsweredIds::new(ANSWERED_ID_MEMORY),
+            undo: UndoStore::default(),
             budget_warned_rev: None,
             next_bridge: 0,
             next_call: 0,
@@ -614,9 +630,14 @@ impl Toolmark {
         self.confirmations.len()
     }
 
-    /// Answered ids remembered for a bridge (at most 1000).
-    pub fn answered_ids(&self, bridge: BridgeId) -> usize {
-        self.bridges.get(bridge).map_or(0, |b| b.answered.len())
+    /// Answered ids the page remembers (at most 1000, for all its bridges).
+    pub fn answered_ids(&self) -> usize {
+        self.answered.len()
+    }
+
+    /// Bytes the answered-id memory holds, for bounds checks.
+    pub fn answered_memory_bytes(&self) -> usize {
+        self.answered.held_bytes()
     }
 
     // ----- outputs -------------------------------------------------------
@@ -785,11 +806,7 @@ impl Toolmark {
     pub fn attach(&mut self, options: BridgeOptions) -> BridgeId {
         let id = BridgeId(self.next_bridge);
         self.next_bridge = self.next_bridge.saturating_add(1);
-        let state = BridgeState {
-            id,
-            options,
-            answered: RecentSet::new(ANSWERED_ID_MEMORY),
-        };
+        let state = BridgeState { id, options };
         // Only once the ids have run out (saturated) is the id taken: a
         // map's insert replaced that bridge's state, so this does too.
         match self.bridges.get_mut(id) {
@@ -821,10 +838,8 @@ impl Toolmark {
             if let Stage::Running(run) = call.stage {
                 self.actions.push_back(Action::Abort { run });
             }
-            if call.snapshot {
-                self.actions.push_back(Action::DropRestorer {
-                    call_id: call.call_id,
-                });
+            if let (true, Some(run)) = (call.snapshot, call.stage.run()) {
+                self.actions.push_back(Action::DropRestorer { run });
             }
         }
         self.actions.push_back(Action::Close { bridge });
@@ -876,7 +891,7 @@ impl Toolmark {
                 client_id: Some(client_id),
             }) if client_id == self.client_id && !id.is_empty() => {
                 // Rule 4: answered, once.
-                if !self.is_duplicate(bridge, &id) {
+                if !self.is_duplicate(&id) {
                     self.answer_bridge(
                         bridge,
                         &id,
@@ -892,11 +907,17 @@ impl Toolmark {
         self.error_event(ErrorEventCode::InvalidMessage, rejection.message(), None);
     }
 
-    /// Rule 2: in flight, or among the last 1000 answered.
-    fn is_duplicate(&self, bridge: BridgeId, id: &str) -> bool {
-        self.bridges
-            .get(bridge)
-            .is_none_or(|b| self.bridge_call(bridge, id).is_some() || b.answered.contains(id))
+    /// Rule 2, per page: in flight on any of its bridges, or among the
+    /// page's last 1000 answered ids. (Two bridges receiving one call: the
+    /// first delivery runs and is answered on its bridge, the second is a
+    /// duplicate; an answered id stays one after its bridge detached.)
+    fn is_duplicate(&self, id: &str) -> bool {
+        self.answered.contains(id)
+            || self
+                .calls
+                .list
+                .iter()
+                .any(|c| matches!(c.origin, Origin::Bridge(_)) && c.call_id == id)
     }
 
     /// The call in flight from `bridge` under `id`. (No per-bridge id map:
@@ -912,9 +933,7 @@ impl Toolmark {
     }
 
     fn answer_bridge(&mut self, bridge: BridgeId, id: &str, result: ToolResult) {
-        if let Some(state) = self.bridges.get_mut(bridge) {
-            state.answered.insert(id.to_owned());
-        }
+        self.answered.insert(id);
         self.send(
             bridge,
             PageToAgent::Result(ResultMessage {
@@ -956,7 +975,7 @@ impl Toolmark {
     }
 
     fn inbound_describe(&mut self, bridge: BridgeId, id: String, tool: &str) {
-        if self.is_duplicate(bridge, &id) {
+        if self.is_duplicate(&id) {
             return;
         }
         let entry = self
@@ -1027,7 +1046,7 @@ impl Toolmark {
         rev: Option<u64>,
         now: u64,
     ) {
-        if self.is_duplicate(bridge, &id) {
+        if self.is_duplicate(&id) {
             return;
         }
         match self.admit(&tool, Caller::Inapp, rev) {
@@ -1061,7 +1080,7 @@ impl Toolmark {
         input: Value,
         rev: Option<u64>,
         approval: Option<Approval>,
-    ) {
+    ) -> CallKey {
         let key = CallKey(self.next_call);
         self.next_call += 1;
         self.calls.list.push(Call {
@@ -1077,7 +1096,9 @@ impl Toolmark {
             stage: Stage::Queued,
             approval,
             snapshot: false,
+            validated: None,
         });
+        key
     }
 
     fn new_handle(&mut self) -> Handle {
@@ -1257,7 +1278,7 @@ impl Toolmark {
                     self.validated(key, now)
                 } else {
                     let issues = Issue::from_schema(issues);
-                    self.finish(key, ToolResult::Invalid { issues }, now)
+                    self.finish(key, ToolResult::invalid(issues), now)
                 }
             }
             Validator::External => {
@@ -1292,7 +1313,7 @@ impl Toolmark {
         if def.has_summary || def.has_changes || def.has_state {
             let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
             let input = Self::input_text(call);
-            let tool = call.tool;
+            let (tool, validated) = (call.tool, call.validated);
             let run = self.new_run();
             self.set_stage(key, Stage::Preparing(run));
             self.actions.push_back(Action::Prepare {
@@ -1302,6 +1323,7 @@ impl Toolmark {
                 summary,
                 changes,
                 state,
+                validated,
             });
         } else {
             self.request_confirmation(key, Prepared::default(), now);
@@ -1325,8 +1347,11 @@ impl Toolmark {
         );
         let run = self.new_run();
         self.set_stage(key, Stage::Running(run));
+        // The run uses up the kept value (JS forgets it as it starts).
+        let mut validated = None;
         if let Some(call) = self.calls.get_mut(key) {
             call.snapshot = snapshot;
+            validated = call.validated.take();
         }
         self.actions.push_back(Action::Run {
             run,
@@ -1336,6 +1361,7 @@ impl Toolmark {
             caller,
             call_id,
             snapshot,
+            validated,
         });
     }
 
@@ -1360,11 +1386,12 @@ impl Toolmark {
             Origin::Bridge(bridge) => Requester::Bridge(bridge.0),
             Origin::Local(_) => Requester::Local,
         };
-        let (tool_key, tool_name, call_id, input) = (
+        let (tool_key, tool_name, call_id, input, validated) = (
             call.tool,
             tool.name.clone(),
             call.call_id.clone(),
             call.input.clone(),
+            call.validated,
         );
         let confirm_id = match new_id(self.rng.as_mut()) {
             Ok(id) => id,
@@ -1384,7 +1411,12 @@ impl Toolmark {
             state: prepared.state,
             requester,
             expires_at: now.saturating_add(self.config.confirm_expiry_ms),
+            validated,
         });
+        // The kept value passes to the confirmation, for the approved run.
+        if let Some(call) = self.calls.get_mut(key) {
+            call.validated = None;
+        }
         if let Some(evicted) = evicted {
             self.expire(evicted);
         }
@@ -1402,6 +1434,7 @@ impl Toolmark {
 
     /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
     fn expire(&mut self, confirmation: Confirmation) {
+        self.forget_validated(confirmation.validated);
         let result = self.refused(
             RefusedCode::ConfirmationExpired,
             refused_message::CONFIRMATION_EXPIRED,
@@ -1409,17 +1442,32 @@ impl Toolmark {
         self.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
     }
 
+    /// The `confirmed` of a confirmation a bridge call created: to that
+    /// bridge, or, when it has been detached since, to every bridge attached
+    /// now (the server binds the confirmId to the page's clientId, not to a
+    /// transport). With no bridge attached it is dropped: a later bridge
+    /// does not get it, the page's pending list and events still moved on,
+    /// and the server treats the confirmId as expired (spec, Navigation).
     fn send_confirmed(&mut self, requester: &Requester, confirm_id: &str, result: ToolResult) {
-        if let Requester::Bridge(bridge) = requester {
-            self.send(
-                BridgeId(*bridge),
-                PageToAgent::Confirmed(Confirmed {
-                    protocol: ProtocolV1,
-                    client_id: self.client_id.clone(),
-                    confirm_id: confirm_id.to_owned(),
-                    result,
-                }),
-            );
+        let Requester::Bridge(requester) = *requester else {
+            return;
+        };
+        let message = PageToAgent::Confirmed(Confirmed {
+            protocol: ProtocolV1,
+            client_id: self.client_id.clone(),
+            confirm_id: confirm_id.to_owned(),
+            result,
+        });
+        let requester = BridgeId(requester);
+        if self.bridges.contains(requester) {
+            return self.send(requester, message);
+        }
+        let text = message.to_json();
+        for state in &self.bridges.list {
+            self.transmits.push_back(Transmit {
+                bridge: state.id,
+                text: text.clone(),
+            });
         }
     }
 
@@ -1457,7 +1505,7 @@ impl Toolmark {
         let result = match scope {
             Some(scope) if approve => {
                 // The approved run waits its turn on the scope like any call.
-                self.enqueue(
+                let key = self.enqueue(
                     Origin::Local(handle),
                     confirmation.tool,
                     confirmation.tool_name,
@@ -1472,6 +1520,9 @@ impl Toolmark {
                         state: confirmation.state,
                     }),
                 );
+                if let Some(call) = self.calls.get_mut(key) {
+                    call.validated = confirmation.validated;
+                }
                 self.pump(now);
                 return handle;
             }
@@ -1483,6 +1534,7 @@ impl Toolmark {
             _ => self.gone_since_confirmation(),
         };
         // Not run: the answer goes to the requesting bridge too.
+        self.forget_validated(confirmation.validated);
         self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
         self.complete(handle, result);
         handle
@@ -1491,17 +1543,14 @@ impl Toolmark {
     /// `tm.undo(callId)`: runs the restorer kept for that call, once.
     pub fn undo(&mut self, call_id: &str) -> Handle {
         let handle = self.new_handle();
-        if self.undo.remove(call_id) {
+        if let Some(restorer) = self.undo.take(call_id) {
             let run = self.new_run();
             self.restores.push(Restore {
                 run,
                 handle,
                 call_id: call_id.to_owned(),
             });
-            self.actions.push_back(Action::Restore {
-                run,
-                call_id: call_id.to_owned(),
-            });
+            self.actions.push_back(Action::Restore { run, restorer });
         } else {
             let result = self.refused(
                 RefusedCode::UndoUnavailable,
@@ -1611,12 +1660,12 @@ impl Toolmark {
         };
         if snapshot {
             if matches!(result, ToolResult::Ok { .. }) {
-                if let Some(forgotten) = self.undo.insert(call_id) {
+                for forgotten in self.undo.insert(&call_id, run) {
                     self.actions
-                        .push_back(Action::DropRestorer { call_id: forgotten });
+                        .push_back(Action::DropRestorer { run: forgotten });
                 }
             } else {
-                self.actions.push_back(Action::DropRestorer { call_id });
+                self.actions.push_back(Action::DropRestorer { run });
             }
         }
         self.finish(key, result, now);
@@ -1665,9 +1714,12 @@ impl Toolmark {
     }
 
     /// A Standard Schema validation finished.
+    /// With `Valid(Some(_))` JS keeps the value itself under `run` until a
+    /// `Run` uses it or `ForgetValidated` says no run will.
     pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
+        let kept = matches!(validated, Validated::Valid(Some(_))).then_some(run);
         let Some((key, tool_name)) = self.take_step(run, Stage::Validating(run)) else {
-            return;
+            return self.forget_validated(kept);
         };
         match validated {
             Validated::Valid(text) => {
@@ -1676,9 +1728,11 @@ impl Toolmark {
                         Ok(value) => {
                             if let Some(call) = self.calls.get_mut(key) {
                                 call.input = value;
+                                call.validated = kept;
                             }
                         }
                         Err(rejection) => {
+                            self.forget_validated(kept);
                             return self.tool_failed(key, tool_name, rejection.message(), now);
                         }
                     }
@@ -1686,7 +1740,7 @@ impl Toolmark {
                 self.set_stage(key, Stage::Active);
                 self.validated(key, now);
             }
-            Validated::Invalid(issues) => self.finish(key, ToolResult::Invalid { issues }, now),
+            Validated::Invalid(issues) => self.finish(key, ToolResult::invalid(issues), now),
             Validated::Threw(detail) => self.tool_failed(key, tool_name, detail, now),
         }
     }
@@ -1768,11 +1822,9 @@ impl Toolmark {
                 }
                 self.abandoned
                     .push_back((run, core::mem::take(&mut call.tool_name)));
-            }
-            if call.snapshot {
-                self.actions.push_back(Action::DropRestorer {
-                    call_id: call.call_id.clone(),
-                });
+                if call.snapshot {
+                    self.actions.push_back(Action::DropRestorer { run });
+                }
             }
             self.answer(
                 call,
@@ -1798,7 +1850,16 @@ impl Toolmark {
 
     /// Takes a call out, which frees its place in its lane.
     fn remove_call(&mut self, key: CallKey) -> Option<Call> {
-        self.calls.remove(key)
+        let call = self.calls.remove(key)?;
+        // A value kept for a run that never came.
+        self.forget_validated(call.validated);
+        Some(call)
+    }
+
+    fn forget_validated(&mut self, validated: Option<RunId>) {
+        if let Some(run) = validated {
+            self.actions.push_back(Action::ForgetValidated { run });
+        }
     }
 
     /// The one answer of a call: to its bridge or page request, plus the

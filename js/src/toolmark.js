@@ -90,8 +90,12 @@ export function createToolmark(options = {}) {
   const completions = new Map(); // handle → resolve
   const tools = new Map(); // tool key → definition (the app's functions)
   const runs = new Map(); // run id → AbortController
-  const restorers = new Map(); // call id → restorer
-  const snapshotting = new Map(); // call id → run whose snapshot() has not resolved yet
+  // Restorers by the run that took the snapshot (unique per page; runs can share a call id).
+  const restorers = new Map(); // run id → restorer
+  const snapshotting = new Set(); // runs whose snapshot() has not resolved yet
+  // A Standard Schema's validated values, by validation run, until the run they are for starts
+  // (the core names them in `run`/`prepare` actions and says `forgetValidated` otherwise).
+  const validatedValues = new Map(); // validation run id → value
   const bridges = new Map(); // bridge id → { transport, off }
   let timer;
   let draining = false;
@@ -229,10 +233,13 @@ export function createToolmark(options = {}) {
       case 'restore':
         restore(action);
         break;
+      case 'forgetValidated':
+        validatedValues.delete(action.run);
+        break;
       case 'dropRestorer':
-        restorers.delete(action.callId);
+        restorers.delete(action.run);
         // Dropped before its snapshot resolved: it must not be stored afterwards.
-        snapshotting.delete(action.callId);
+        snapshotting.delete(action.run);
         break;
       case 'close': {
         const entry = bridges.get(action.bridge);
@@ -260,7 +267,14 @@ export function createToolmark(options = {}) {
       finishRun(action.run, 'threw', 'tool definition missing');
       return;
     }
-    const input = JSON.parse(action.input);
+    // The validated value itself when JS kept one (a Date stays a Date), else the core's JSON.
+    let input;
+    if (action.validated !== undefined && validatedValues.has(action.validated)) {
+      input = validatedValues.get(action.validated);
+      validatedValues.delete(action.validated);
+    } else {
+      input = JSON.parse(action.input);
+    }
     const ctx = {
       signal: controller.signal,
       caller: action.caller,
@@ -275,11 +289,10 @@ export function createToolmark(options = {}) {
     Promise.resolve()
       .then(() => {
         if (action.snapshot && typeof def.snapshot === 'function') {
-          snapshotting.set(action.callId, action.run);
+          snapshotting.add(action.run);
           return Promise.resolve(def.snapshot(input)).then((restorer) => {
-            const wanted = snapshotting.get(action.callId) === action.run;
-            snapshotting.delete(action.callId);
-            if (wanted && typeof restorer === 'function') restorers.set(action.callId, restorer);
+            const wanted = snapshotting.delete(action.run);
+            if (wanted && typeof restorer === 'function') restorers.set(action.run, restorer);
           });
         }
         return undefined;
@@ -344,9 +357,14 @@ export function createToolmark(options = {}) {
             answer('invalid', JSON.stringify(issues));
           } else {
             // The validated value replaces the input; one that is not JSON-safe must not fall back to the raw input.
-            const { text, reason } = resultText(result ? result.value : undefined);
+            const value = result ? result.value : undefined;
+            const { text, reason } = resultText(value);
             if (text === NOT_JSON) answer('threw', `validated input is not JSON-safe: ${reason}`);
-            else answer('valid', text);
+            else {
+              // Kept for the run (the core has its JSON copy); the core names or forgets it.
+              if (text !== undefined) validatedValues.set(action.run, value);
+              answer('valid', text);
+            }
           }
         },
         (error) => answer('threw', detail(error)),
@@ -355,7 +373,10 @@ export function createToolmark(options = {}) {
 
   function prepare(action) {
     const def = tools.get(action.tool);
-    const input = JSON.parse(action.input);
+    const input =
+      action.validated !== undefined && validatedValues.has(action.validated)
+        ? validatedValues.get(action.validated)
+        : JSON.parse(action.input);
     let prepared;
     try {
       prepared = {
@@ -386,8 +407,8 @@ export function createToolmark(options = {}) {
   }
 
   function restore(action) {
-    const restorer = restorers.get(action.callId);
-    restorers.delete(action.callId);
+    const restorer = restorers.get(action.restorer);
+    restorers.delete(action.restorer);
     Promise.resolve()
       .then(() => {
         if (typeof restorer !== 'function') throw new Error('restorer missing');

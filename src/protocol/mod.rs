@@ -23,5 +23,5 @@ pub use message::{
     AgentToPage, Call, Cancel, Changed, Confirmed, Describe, Manifest, PageToAgent, ProtocolV1,
     ResultMessage,
 };
-pub use result::{FieldChange, Issue, ToolResult};
+pub use result::{FieldChange, Issue, ToolResult, MAX_REPORTED_ISSUES};
 pub use values::{field_changes_from_value, hints_from_value, issues_from_value};

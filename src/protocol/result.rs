@@ -178,6 +178,30 @@ impl ToolResult {
     }
 }
 
+/// At most this many issues go into an `invalid` result (a large input can
+/// fail in as many places as it has values).
+pub const MAX_REPORTED_ISSUES: usize = 100;
+
+impl ToolResult {
+    /// An `invalid` result. Past [`MAX_REPORTED_ISSUES`] issues it keeps
+    /// the first 99 and ends with `{ path: "", message: "N more issues not
+    /// shown" }`, so the result holds at most 100 (still a plain issue list,
+    /// as the published schema has it).
+    pub fn invalid(mut issues: Vec<Issue>) -> ToolResult {
+        let found = issues.len();
+        if found > MAX_REPORTED_ISSUES {
+            let shown = MAX_REPORTED_ISSUES - 1;
+            issues.truncate(shown);
+            let more = crate::text::decimal((found - shown) as u64);
+            issues.push(Issue {
+                path: String::new(),
+                message: crate::text::fill("{} more issues not shown", &[&more]),
+            });
+        }
+        ToolResult::Invalid { issues }
+    }
+}
+
 impl Issue {
     /// The validator's issues as protocol issues (the same two fields).
     pub(crate) fn from_schema(found: Vec<SchemaIssue>) -> Vec<Issue> {

@@ -217,6 +217,7 @@ fn write_action(out: &mut String, action: &Action) {
         Action::Abort { .. } => "abort",
         Action::Restore { .. } => "restore",
         Action::DropRestorer { .. } => "dropRestorer",
+        Action::ForgetValidated { .. } => "forgetValidated",
         Action::Close { .. } => "close",
     };
     out.push('{');
@@ -230,6 +231,7 @@ fn write_action(out: &mut String, action: &Action) {
             caller,
             call_id,
             snapshot,
+            validated,
         } => {
             write_u64_member(out, "run", run.0);
             write_u64_member(out, "tool", tool.0.into());
@@ -238,6 +240,9 @@ fn write_action(out: &mut String, action: &Action) {
             write_str_member(out, "caller", caller.as_str());
             write_str_member(out, "callId", call_id);
             write_bool_member(out, "snapshot", *snapshot);
+            if let Some(validated) = validated {
+                write_u64_member(out, "validated", validated.0);
+            }
         }
         Action::Validate { run, tool, input } | Action::ReadState { run, tool, input } => {
             write_u64_member(out, "run", run.0);
@@ -251,6 +256,7 @@ fn write_action(out: &mut String, action: &Action) {
             summary,
             changes,
             state,
+            validated,
         } => {
             write_u64_member(out, "run", run.0);
             write_u64_member(out, "tool", tool.0.into());
@@ -258,13 +264,18 @@ fn write_action(out: &mut String, action: &Action) {
             write_bool_member(out, "summary", *summary);
             write_bool_member(out, "changes", *changes);
             write_bool_member(out, "state", *state);
+            if let Some(validated) = validated {
+                write_u64_member(out, "validated", validated.0);
+            }
         }
         Action::Abort { run } => write_u64_member(out, "run", run.0),
-        Action::Restore { run, call_id } => {
+        Action::Restore { run, restorer } => {
             write_u64_member(out, "run", run.0);
-            write_str_member(out, "callId", call_id);
+            write_u64_member(out, "restorer", restorer.0);
         }
-        Action::DropRestorer { call_id } => write_str_member(out, "callId", call_id),
+        Action::DropRestorer { run } | Action::ForgetValidated { run } => {
+            write_u64_member(out, "run", run.0)
+        }
         Action::Close { bridge } => write_u64_member(out, "bridge", bridge.0.into()),
     }
     out.push('}');

@@ -46,8 +46,10 @@ pub struct Page {
     pub tm: Toolmark,
     pub bridge: BridgeId,
     pub now: u64,
-    /// Every message sent, in order, as JSON.
+    /// Every message sent on `bridge`, in order, as JSON.
     pub sent: Vec<Value>,
+    /// Every message sent on any bridge, in order, with its bridge.
+    pub sent_all: Vec<(BridgeId, Value)>,
     pub events: Vec<Event>,
     pub actions: Vec<Action>,
 }
@@ -70,6 +72,7 @@ impl Page {
             bridge,
             now: 1_000,
             sent: Vec::new(),
+            sent_all: Vec::new(),
             events: Vec::new(),
             actions: Vec::new(),
         };
@@ -84,9 +87,11 @@ impl Page {
     /// Drains every output, in the documented order.
     pub fn drain(&mut self) {
         while let Some(t) = self.tm.poll_transmit() {
-            assert_eq!(t.bridge, self.bridge, "only one bridge in these tests");
-            self.sent
-                .push(parse(&t.text).unwrap_or_else(|e| panic!("sent non-JSON {e}")));
+            let message = parse(&t.text).unwrap_or_else(|e| panic!("sent non-JSON {e}"));
+            if t.bridge == self.bridge {
+                self.sent.push(message.clone());
+            }
+            self.sent_all.push((t.bridge, message));
         }
         while let Some(e) = self.tm.poll_event() {
             self.events.push(e);
@@ -122,6 +127,48 @@ impl Page {
             .unwrap_or_else(|| panic!("register rejected"));
         self.drain();
         key
+    }
+
+    /// Attaches another bridge (`bridge` stays the page's main one).
+    pub fn attach(&mut self, options: BridgeOptions) -> BridgeId {
+        let bridge = self.tm.attach(options);
+        self.drain();
+        bridge
+    }
+
+    /// Detaches the main bridge and attaches a new one in its place (same page).
+    pub fn reattach(&mut self) {
+        self.tm.detach(self.bridge, self.now);
+        self.drain();
+        self.bridge = self.tm.attach(BridgeOptions::default());
+        self.drain();
+    }
+
+    /// Every message sent on `bridge`.
+    pub fn sent_on(&self, bridge: BridgeId) -> Vec<Value> {
+        self.sent_all
+            .iter()
+            .filter(|(b, _)| *b == bridge)
+            .map(|(_, m)| m.clone())
+            .collect()
+    }
+
+    pub fn inbound_on(&mut self, bridge: BridgeId, message: Value) {
+        self.tm
+            .handle_inbound(bridge, &message.to_string(), self.now);
+        self.drain();
+    }
+
+    pub fn call_on(&mut self, bridge: BridgeId, id: &str, tool: &str, input: Value) {
+        let message = json!({"protocol": 1, "type": "call", "clientId": self.client_id(),
+                             "id": id, "tool": tool, "input": serde(&input)});
+        self.inbound_on(bridge, message);
+    }
+
+    pub fn describe_on(&mut self, bridge: BridgeId, id: &str, tool: &str) {
+        let message = json!({"protocol": 1, "type": "describe", "clientId": self.client_id(),
+                             "id": id, "tool": tool});
+        self.inbound_on(bridge, message);
     }
 
     pub fn inbound(&mut self, message: Value) {
