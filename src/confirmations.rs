@@ -2,7 +2,6 @@
 //! oldest expired first), the answered-id memory and the undo store.
 
 use crate::json::Value;
-use crate::prelude::*;
 use crate::protocol::FieldChange;
 use crate::registry::ToolKey;
 use crate::vecmap::Queue;

@@ -25,28 +25,7 @@
         clippy::todo
     )
 )]
-// `core` and `alloc` only, so the shipped module can leave std out (its
-// panic machinery and formatting were ~4% of the module): built with
-// `--no-default-features`, the crate brings its own panic handler below.
-// The default feature `std` links std for native use and the tests.
-#![no_std]
-
 extern crate alloc;
-#[cfg(feature = "std")]
-extern crate std;
-
-/// What std's prelude would bring, for every module.
-mod prelude {
-    pub use alloc::borrow::ToOwned;
-    pub use alloc::boxed::Box;
-    pub use alloc::string::{String, ToString};
-    pub use alloc::vec;
-    pub use alloc::vec::Vec;
-    // Library code builds text without `format!` (so `core::fmt` stays out
-    // of the module); unit tests may use it as their oracle.
-    #[cfg(test)]
-    pub use alloc::format;
-}
 
 pub mod confirmations;
 pub mod ids;
@@ -57,17 +36,7 @@ pub mod protocol;
 pub mod registry;
 pub mod scheduling;
 pub mod schema;
-pub mod text;
 pub mod vecmap;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-
-/// Without std (the shipped module), a panic traps, as `panic = "abort"`
-/// did with std: the crate denies panicking code, so this is only reached
-/// by a bug or by running out of memory.
-#[cfg(all(target_arch = "wasm32", not(feature = "std")))]
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! {
-    core::arch::wasm32::unreachable()
-}

@@ -37,7 +37,6 @@ use crate::confirmations::{
 use crate::ids::{new_id, RandomSource};
 use crate::json::Value;
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
-use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
     check_agent_to_page, parse_json, parse_value, peek_client_id, AgentToPage, CancelledBy,
@@ -48,7 +47,6 @@ use crate::protocol::{
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey, Validator};
 use crate::scheduling::{CallKey, MAX_PENDING_PER_SCOPE};
 use crate::schema::PatternMatcher;
-use crate::text::{decimal, fill};
 use crate::vecmap::Queue;
 
 /// Default time a tool gets to settle after its call is aborted.
@@ -461,9 +459,9 @@ fn error_result(message: &str) -> ToolResult {
 
 /// Why a tool's calls by the agent cannot be confirmed (`missing_confirm_handler`).
 fn no_confirmation_path(tool: &str) -> String {
-    fill(
+    format!(
         "tool '{}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none'",
-        &[tool],
+        tool
     )
 }
 
@@ -766,12 +764,10 @@ impl Toolmark {
             self.budget_warned_rev = Some(rev);
             self.error_event(
                 ErrorEventCode::ToolBudgetExceeded,
-                fill(
+                format!(
                     "{} tools are visible to the agent, over the budget of {}",
-                    &[
-                        &decimal(visible as u64),
-                        &decimal(self.config.tool_budget as u64),
-                    ],
+                    &(visible as u64).to_string(),
+                    &(self.config.tool_budget as u64).to_string()
                 ),
                 None,
             );
@@ -1351,7 +1347,7 @@ impl Toolmark {
             tool.def
                 .title
                 .clone()
-                .unwrap_or_else(|| fill("Run {}", &[&tool.name]))
+                .unwrap_or_else(|| format!("Run {}", &tool.name))
         });
         let changes = prepared
             .changes
@@ -1524,9 +1520,9 @@ impl Toolmark {
         let (caller, tool) = (call.caller, call.tool_name.clone());
         self.error_event(
             ErrorEventCode::CtxConfirmUnavailable,
-            fill(
+            format!(
                 "ctx.confirm is not available to caller {}: it has no inline confirmation path",
-                &[caller.as_str()],
+                caller.as_str()
             ),
             Some(tool),
         );
@@ -1567,9 +1563,9 @@ impl Toolmark {
                         {
                             let issues = schema.validate(&data, self.matcher.as_ref());
                             if let Some(first) = issues.first() {
-                                let message = fill(
+                                let message = format!(
                                     "output of '{}' fails its output schema at '{}': {}",
-                                    &[&tool_name, &first.path, &first.message],
+                                    &tool_name, &first.path, &first.message
                                 );
                                 self.error_event(
                                     ErrorEventCode::OutputInvalid,
@@ -1597,9 +1593,9 @@ impl Toolmark {
             Outcome::NotSerializable(detail) => {
                 self.error_event(
                     ErrorEventCode::TransportFailed,
-                    fill(
+                    format!(
                         "result of '{}' is not serializable: {}",
-                        &[&tool_name, &detail],
+                        &tool_name, &detail
                     ),
                     Some(tool_name.clone()),
                 );
@@ -1639,10 +1635,7 @@ impl Toolmark {
         };
         self.error_event(
             ErrorEventCode::LateResult,
-            fill(
-                "tool '{}' {} after its call was abandoned",
-                &[&tool, status],
-            ),
+            format!("tool '{}' {} after its call was abandoned", &tool, status),
             Some(tool),
         );
     }
@@ -1738,7 +1731,7 @@ impl Toolmark {
             Err(detail) => {
                 self.error_event(
                     ErrorEventCode::ToolThrew,
-                    fill("restorer of call {} threw: {}", &[&call_id, &detail]),
+                    format!("restorer of call {} threw: {}", &call_id, &detail),
                     None,
                 );
                 error_result(error_message::TOOL_FAILED)

@@ -14,9 +14,7 @@
 //! without a human's approval, so `allow` there is `invalid_policy`.
 
 use crate::json::{to_text, Value};
-use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints};
-use crate::text::fill;
 
 /// Who calls a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -191,7 +189,7 @@ impl Policy {
                         }
                         other => issue(
                             ErrorEventCode::InvalidPolicy,
-                            fill("policy.{}: unknown caller (expected inapp)", &[other]),
+                            format!("policy.{}: unknown caller (expected inapp)", other),
                         ),
                     }
                 }
@@ -210,11 +208,11 @@ impl Policy {
                         ("inapp", Some("none")) => out.confirm_mode = ConfirmMode::None,
                         ("inapp", _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
-                            fill("confirmMode.inapp: {} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')", &[&to_text(mode)]),
+                            format!("confirmMode.inapp: {} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')", &to_text(mode)),
                         ),
                         (other, _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
-                            fill("confirmMode.{}: not allowed for that caller (only inapp has a confirmation mode)", &[other]),
+                            format!("confirmMode.{}: not allowed for that caller (only inapp has a confirmation mode)", other),
                         ),
                     }
                 }
@@ -239,16 +237,17 @@ impl Policy {
             let Some(class) = HintClass::ALL.into_iter().find(|c| c.key() == key) else {
                 issue(
                     ErrorEventCode::InvalidPolicy,
-                    fill("policy.inapp.{}: unknown hint class", &[key]),
+                    format!("policy.inapp.{}: unknown hint class", key),
                 );
                 continue;
             };
             let Some(decision) = value.as_str().and_then(Decision::parse) else {
                 issue(
                     ErrorEventCode::InvalidPolicy,
-                    fill(
+                    format!(
                         "policy.inapp.{}: {} is not 'allow', 'confirm', 'deny' or 'hide'",
-                        &[key, &to_text(value)],
+                        key,
+                        &to_text(value)
                     ),
                 );
                 continue;
@@ -256,7 +255,7 @@ impl Policy {
             if class.needs_human() && decision == Decision::Allow {
                 issue(
                     ErrorEventCode::InvalidPolicy,
-                    fill("policy.inapp.{}: 'allow' would run {} tools for the agent without a human's approval; kept 'confirm'", &[key, key]),
+                    format!("policy.inapp.{}: 'allow' would run {} tools for the agent without a human's approval; kept 'confirm'", key, key),
                 );
                 continue;
             }

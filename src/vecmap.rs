@@ -8,7 +8,6 @@
 //! Iteration order is unspecified, as with `HashMap`: removal moves the
 //! last entry into the hole.
 
-use crate::prelude::*;
 use core::borrow::Borrow;
 
 /// Keys and values in two `Vec`s at the same index: the search runs over

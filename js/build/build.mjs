@@ -120,7 +120,7 @@ if (jsOnly) {
   if (!existsSync(optWasm)) throw new Error('no compiled module yet: npm run build');
 } else {
   // 1. compile
-  run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown', '--no-default-features']);
+  run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown']);
 
   // 2. bindgen, with a version check: a mismatch fails at runtime otherwise
   const want = pinnedBindgenVersion();

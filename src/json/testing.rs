@@ -2,7 +2,6 @@
 //! crate's own, and back, by way of their text.
 
 use super::{parse, to_text, Value};
-use crate::prelude::*;
 
 /// A serde_json value as the crate's own (floats keep serde_json's digits).
 pub(crate) fn own(value: &serde_json::Value) -> Value {

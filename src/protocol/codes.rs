@@ -123,7 +123,6 @@ pub mod refused_message {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prelude::*;
 
     #[test]
     fn codes_serialize_to_the_exact_strings() {

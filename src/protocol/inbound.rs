@@ -15,8 +15,6 @@
 //! ([`peek_client_id`]) before steps 4–7 ([`check_agent_to_page`]).
 
 use crate::json::{push_u64, Map, Value};
-use crate::prelude::*;
-use crate::text::fill;
 
 use super::codes::Direction;
 use super::message::{self, AgentToPage, PageToAgent};
@@ -69,7 +67,7 @@ impl Rejection {
             Rejection::UnsupportedProtocol { .. } => ("protocol", "must be equal to 1".into()),
             Rejection::WrongDirection { message_type } => (
                 "type",
-                fill("'{}' does not travel in this direction", &[message_type]),
+                format!("'{}' does not travel in this direction", message_type),
             ),
             other => ("", other.message()),
         };
@@ -95,12 +93,12 @@ impl Rejection {
                 push_u64(&mut text, *limit as u64);
                 text
             }
-            Rejection::Malformed { reason } => fill("malformed JSON: {}", &[reason]),
+            Rejection::Malformed { reason } => format!("malformed JSON: {}", reason),
             Rejection::UnsupportedProtocol { .. } => "unsupported protocol".into(),
             Rejection::WrongDirection { message_type } => {
-                fill("message type '{}' travels the other way", &[message_type])
+                format!("message type '{}' travels the other way", message_type)
             }
-            Rejection::UnknownProperty { name } => fill("unknown property '{}'", &[name]),
+            Rejection::UnknownProperty { name } => format!("unknown property '{}'", name),
             Rejection::Invalid { issues } => {
                 let mut text = String::from("invalid message:");
                 for issue in issues {

@@ -3,7 +3,6 @@
 
 use super::message::string;
 use crate::json::{write_value, Map, Value};
-use crate::prelude::*;
 
 /// Behaviour hints of a tool. Unknown hints are kept for forward compatibility.
 #[derive(Debug, Clone, Default, PartialEq)]

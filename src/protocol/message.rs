@@ -6,7 +6,6 @@ use super::result::ToolResult;
 use crate::json::{
     is_whole, list, obj, write_array_of, write_key, write_str_member, write_u64_member, Map, Value,
 };
-use crate::prelude::*;
 
 /// `protocol: 1` as a JSON value's number.
 const PROTOCOL: u8 = super::PROTOCOL_VERSION;

@@ -5,7 +5,6 @@ use super::message::{opt_rev, string};
 use crate::json::{
     list, write_array_of, write_key, write_str_member, write_u64_member, write_value_member, Value,
 };
-use crate::prelude::*;
 use crate::schema::SchemaIssue;
 
 /// One problem found in a value: a dotted path (`""` for the root,

@@ -18,9 +18,7 @@ use crate::ids::{is_valid_llm_name, is_valid_tool_name};
 use crate::json::{
     write_key, write_separator, write_str_member, write_string, write_value, Map, Value,
 };
-use crate::prelude::*;
 use crate::schema::{CompiledSchema, PatternMatcher};
-use crate::text::fill;
 
 use super::codes::Direction;
 use super::result::Issue;
@@ -82,7 +80,6 @@ fn build(slot: Slot) -> Option<CompiledSchema> {
 
 /// The schema of `slot`, compiled on first use and kept for the process
 /// (compiling costs ~0.1–0.4 ms natively, several times a validation).
-#[cfg(feature = "std")]
 fn cached(slot: Slot) -> Option<&'static CompiledSchema> {
     use std::sync::OnceLock;
     static CACHE: [OnceLock<Option<CompiledSchema>>; SLOTS] = [const { OnceLock::new() }; SLOTS];
@@ -91,26 +88,6 @@ fn cached(slot: Slot) -> Option<&'static CompiledSchema> {
         .get_or_init(|| build(slot))
         .as_ref()
 }
-
-/// The schema of `slot`, compiled on first use and kept for the module.
-#[cfg(not(feature = "std"))]
-fn cached(slot: Slot) -> Option<&'static CompiledSchema> {
-    use core::cell::Cell;
-    struct Cache([Cell<Option<&'static CompiledSchema>>; SLOTS]);
-    // SAFETY: without std the crate is built only for wasm32-unknown-unknown
-    // without the atomics feature (`npm run build`), which has one thread; the
-    // cells hold shared references to leaked, immutable schemas.
-    unsafe impl Sync for Cache {}
-    static CACHE: Cache = Cache([const { Cell::new(None) }; SLOTS]);
-    let cell = CACHE.0.get(slot as usize)?;
-    if cell.get().is_none() {
-        cell.set(build(slot).map(|schema| &*Box::leak(Box::new(schema))));
-    }
-    cell.get()
-}
-
-#[cfg(all(not(feature = "std"), target_feature = "atomics"))]
-compile_error!("the no-std schema cache assumes one thread (wasm32 without atomics)");
 
 /// The issues of `value` against the schema of `slot` (empty when valid).
 pub(crate) fn issues(slot: Slot, value: &Value) -> Vec<Issue> {
@@ -175,7 +152,7 @@ fn split(one_of: &Value, key: &str) -> Option<Value> {
         text.push_str("],\"properties\":{");
         write_key(&mut text, key);
         text.push('{');
-        write_str_member(&mut text, "$ref", &fill("{}/properties/{}", &[target, key]));
+        write_str_member(&mut text, "$ref", &format!("{}/properties/{}", target, key));
         text.push_str("}}},\"then\":");
         write_value(&mut text, branch);
         text.push('}');

@@ -3,7 +3,6 @@
 //! the page → agent schema's `hints`, `fieldChange` and `issue` definitions.
 
 use crate::json::Value;
-use crate::prelude::*;
 
 use super::manifest::Hints;
 use super::result::{FieldChange, Issue};

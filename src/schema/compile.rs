@@ -11,8 +11,6 @@ use super::{
     count_message, len_u64, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH,
 };
 use crate::json::{is_whole, push_u64, Map, Number, Value};
-use crate::prelude::*;
-use crate::text::fill;
 use crate::vecmap::VecMap;
 
 /// A schema resource: a document root or a subschema with `$id`; or an
@@ -46,17 +44,17 @@ type Error = Box<SchemaError>;
 
 /// A pointer as a URI fragment, for error messages.
 fn loc(pointer: &str) -> String {
-    fill("#{}", &[pointer])
+    format!("#{}", pointer)
 }
 
 fn child_pointer(parent: &str, token: &str) -> String {
-    let mut s = fill("{}/", &[parent]);
+    let mut s = format!("{}/", parent);
     uri::escape_token(&mut s, token);
     s
 }
 
 fn index_pointer(parent: &str, i: usize) -> String {
-    let mut s = fill("{}/", &[parent]);
+    let mut s = format!("{}/", parent);
     push_u64(&mut s, len_u64(i));
     s
 }
@@ -404,7 +402,7 @@ impl<'a> Compiler<'a> {
         pointer: &str,
         dynamic: bool,
     ) -> Result<(), Error> {
-        let key = fill("{}#{}", &[self.resource_uri(res), name]);
+        let key = format!("{}#{}", self.resource_uri(res), name);
         let was_dynamic = self.dynamic.get(res).is_some_and(|d| d.get(name).is_some());
         match self
             .by_uri
@@ -464,9 +462,9 @@ impl<'a> Compiler<'a> {
             if self.lookup(&p).is_some() {
                 return Ok((p, None));
             }
-            fill("no value at #{}", &[&fragment])
+            format!("no value at #{}", &fragment)
         } else {
-            let key = fill("{}#{}", &[doc, &fragment]);
+            let key = format!("{}#{}", doc, &fragment);
             match self
                 .by_uri
                 .get(key.as_str())
@@ -479,7 +477,7 @@ impl<'a> Compiler<'a> {
                         .is_some_and(|d| d.get(fragment.as_str()).is_some());
                     return Ok((anchor.pointer.clone(), dynamic.then_some(fragment)));
                 }
-                None => fill("no anchor named \"{}\"", &[&fragment]),
+                None => format!("no anchor named \"{}\"", &fragment),
             }
         };
         Err(error(Why::UnresolvedRef, pointer, reference, &reason))
@@ -621,7 +619,7 @@ impl<'a> Compiler<'a> {
                 let Value::String(s) = v else {
                     return Err(invalid(p, name, "must be a string"));
                 };
-                Keyword::Pattern(s.clone(), fill("must match pattern \"{}\"", &[s]))
+                Keyword::Pattern(s.clone(), format!("must match pattern \"{}\"", s))
             }
             (Kind::UniqueItems, Some(v)) => {
                 let Value::Bool(b) = v else {

@@ -17,7 +17,6 @@ use super::{
     SchemaIssue, MAX_EVAL_DEPTH, MAX_EVAL_STEPS,
 };
 use crate::json::{push_u64, Map, Number, Value};
-use crate::prelude::*;
 use core::cmp::Ordering;
 
 type Sink<'x> = Option<&'x mut Vec<SchemaIssue>>;

@@ -33,8 +33,6 @@
     clippy::string_slice
 )]
 
-use crate::prelude::*;
-
 mod compile;
 mod eval;
 mod num;

@@ -10,8 +10,7 @@
 use super::len_u64;
 use crate::json::{is_whole, trunc, Number, Value};
 use crate::vecmap::heap_sort;
-use alloc::string::String;
-use alloc::vec::Vec;
+
 use core::cmp::Ordering;
 use core::num::NonZeroU128;
 
@@ -354,7 +353,6 @@ pub(crate) fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
 mod tests {
     use super::*;
     use crate::json::testing::json;
-    use crate::prelude::*;
 
     /// The equality as first written, pair by pair: the reference.
     fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {

@@ -7,8 +7,6 @@
     clippy::indexing_slicing
 )]
 
-use crate::prelude::*;
-
 use super::*;
 use crate::json::testing::json;
 use crate::json::Map;
@@ -408,8 +406,8 @@ fn with_deep_values(build: fn() -> Vec<Value>, check: fn(&[Value])) {
     std::thread::Builder::new()
         .stack_size(64 * 1024 * 1024)
         .spawn(move || {
-            let values = alloc::sync::Arc::new(build());
-            let shared = alloc::sync::Arc::clone(&values);
+            let values = std::sync::Arc::new(build());
+            let shared = std::sync::Arc::clone(&values);
             with_small_stack(move || check(&shared));
             drop(values);
         })

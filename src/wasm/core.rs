@@ -5,11 +5,10 @@
 //! arguments; its `drain` operation hands every output back at once, in the
 //! core's documented order, as one JSON text.
 
-use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use super::protocol::CryptoRandom;
-use super::regexp::JsRegExp;
+use super::JsRegExp;
 use crate::json::{
     is_whole, list, push_u64, to_text, write_array_of, write_bool_member, write_key,
     write_separator, write_str_member, write_string, write_u64_member, Map, Value,
@@ -24,7 +23,6 @@ use crate::protocol::{
     ToolManifestSummary, ToolMode, DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
-use crate::text::{decimal, fill};
 
 fn js_error(message: &str) -> JsError {
     JsError::new(message)
@@ -35,8 +33,8 @@ fn js_error(message: &str) -> JsError {
 fn object(text: &str, what: &str) -> Result<Map, JsError> {
     match parse_value(text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(js_error(&fill("{}: must be an object", &[what]))),
-        Err(e) => Err(js_error(&fill("{}: {}", &[what, &e.message()]))),
+        Ok(_) => Err(js_error(&format!("{}: must be an object", what))),
+        Err(e) => Err(js_error(&format!("{}: {}", what, &e.message()))),
     }
 }
 
@@ -58,7 +56,7 @@ fn string(map: &Map, key: &str, what: &str) -> Result<String, JsError> {
 }
 
 fn not_a_string(key: &str, what: &str) -> JsError {
-    js_error(&fill("{}: {} must be a string", &[what, key]))
+    js_error(&format!("{}: {} must be a string", what, key))
 }
 
 fn flag(map: &Map, key: &str) -> bool {
@@ -85,9 +83,9 @@ fn count(map: &Map, key: &str, default: u64) -> Result<u64, JsError> {
             .filter(|n| *n >= 0.0 && is_whole(*n))
             .map(ms)
             .ok_or_else(|| {
-                js_error(&fill(
+                js_error(&format!(
                     "createToolmark: {} must be a whole number >= 0",
-                    &[key],
+                    key
                 ))
             }),
     }
@@ -136,9 +134,9 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
         None => None,
         Some("stepwise") => Some(ToolMode::Stepwise),
         Some(other) => {
-            return Err(js_error(&fill(
+            return Err(js_error(&format!(
                 "tool definition: unknown mode '{}'",
-                &[other],
+                other
             )))
         }
     };
@@ -165,7 +163,7 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
 }
 
 fn caller(text: &str) -> Result<Caller, JsError> {
-    Caller::parse(text).ok_or_else(|| js_error(&fill("unknown caller '{}'", &[text])))
+    Caller::parse(text).ok_or_else(|| js_error(&format!("unknown caller '{}'", text)))
 }
 
 /// Appends an event as `{kind, …}` JSON text (written straight: no
@@ -341,7 +339,7 @@ impl WasmToolmark {
         let opt_text = |i: usize| args.get(i).and_then(Value::as_str).map(str::to_owned);
         let flag = |i: usize| args.get(i).and_then(Value::as_bool).unwrap_or(false);
         Ok(match op {
-            ops::REV => decimal(self.rev()),
+            ops::REV => (self.rev()).to_string(),
             ops::REGISTER => self.register(id(0), text(1), num(2))?,
             ops::UNREGISTER => {
                 self.unregister(id(0), num(1));
@@ -349,18 +347,20 @@ impl WasmToolmark {
             }
             ops::CREATE_SCOPE => self.create_scope(id(0), text(1)),
             ops::DISPOSE_SCOPE => self.dispose_scope(id(0), num(1)),
-            ops::ATTACH => decimal(self.attach(text(0), opt_num(1))?.into()),
+            ops::ATTACH => self.attach(text(0), opt_num(1))?.to_string(),
             ops::DETACH => {
                 self.detach(id(0), num(1));
                 "null".into()
             }
-            ops::CALL => decimal(self.call(text(0), text(1), text(2), opt_num(3), num(4))?),
+            ops::CALL => self
+                .call(text(0), text(1), text(2), opt_num(3), num(4))?
+                .to_string(),
             ops::ABORT => {
                 self.abort(num(0), num(1));
                 "null".into()
             }
-            ops::CONFIRM => decimal(self.confirm(text(0), flag(1), num(2))),
-            ops::UNDO => decimal(self.undo(text(0))),
+            ops::CONFIRM => self.confirm(text(0), flag(1), num(2)).to_string(),
+            ops::UNDO => self.undo(text(0)).to_string(),
             ops::CTX_CONFIRM => String::from(if self.ctx_confirm(num(0)) {
                 "true"
             } else {
@@ -497,9 +497,9 @@ impl WasmToolmark {
             "manifest" => OnChange::Manifest,
             "changed" => OnChange::Changed,
             other => {
-                return Err(js_error(&fill(
+                return Err(js_error(&format!(
                     "bridge: onChange must be 'manifest' or 'changed', not '{}'",
-                    &[other],
+                    other
                 )))
             }
         };

@@ -3,23 +3,72 @@
 //! Values cross as JSON text (one `JSON.parse` on the JS side), which keeps
 //! the glue small and copies everything the page hands in.
 
-mod alloc;
 mod core;
 mod protocol;
-mod regexp;
 
-use crate::prelude::*;
+use std::cell::RefCell;
+
+use js_sys::RegExp;
+use wasm_bindgen::prelude::*;
+
+use crate::schema::PatternMatcher;
+use crate::vecmap::VecMap;
 
 pub use self::core::WasmToolmark;
 pub use self::protocol::*;
-pub use self::regexp::JsRegExp;
 
 /// A refusal, returned where a result's JSON text would be: `!` and the
 /// message (no JSON text starts with `!`). The shim throws it as an `Error`,
 /// as a `JsError` was before, without the externref path a `JsError` takes.
 fn refused(message: &str) -> String {
-    crate::text::fill("!{}", &[message])
+    format!("!{message}")
 }
 
-#[global_allocator]
-static ALLOCATOR: alloc::SizeClasses = alloc::SizeClasses::new();
+#[wasm_bindgen]
+extern "C" {
+    /// `RegExp(pattern, flags)` (the same as `new RegExp`), with its
+    /// SyntaxError caught: js-sys's `RegExp::new` lets it through, which
+    /// would unwind through the module.
+    #[wasm_bindgen(catch, js_namespace = globalThis, js_name = RegExp)]
+    fn try_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
+}
+
+/// Most distinct patterns kept compiled (tool schemas use a handful).
+const CACHE_LIMIT: usize = 256;
+
+/// `pattern` / `patternProperties` through JS `RegExp` (ECMA-262, `u` flag
+/// only: no `g` or `y`, so `test()` keeps no state), so no regex engine
+/// ships in the wasm. Compiled patterns are cached.
+#[derive(Default)]
+pub struct JsRegExp {
+    cache: RefCell<VecMap<String, Result<RegExp, String>>>,
+}
+
+fn compile(pattern: &str) -> Result<RegExp, String> {
+    try_regexp(pattern, "u").map_err(|error| {
+        js_sys::Reflect::get(&error, &JsValue::from_str("message"))
+            .ok()
+            .and_then(|message| message.as_string())
+            .unwrap_or_else(|| "invalid regular expression".into())
+    })
+}
+
+impl PatternMatcher for JsRegExp {
+    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
+        let Ok(mut cache) = self.cache.try_borrow_mut() else {
+            return compile(pattern).map(|re| re.test(text));
+        };
+        if cache.get(pattern).is_none() {
+            // A new pattern: make room if the cache is full.
+            if cache.len() >= CACHE_LIMIT {
+                cache.clear();
+            }
+            cache.insert(pattern.to_owned(), compile(pattern));
+        }
+        match cache.get(pattern) {
+            Some(Ok(re)) => Ok(re.test(text)),
+            Some(Err(message)) => Err(message.clone()),
+            None => compile(pattern).map(|re| re.test(text)),
+        }
+    }
+}

@@ -1,7 +1,6 @@
 //! Glue for the free helpers (`newId`, `llmName`, `PROTOCOL_VERSION`,
 //! `validateMessage`, `protocolSchemas`), all through one export.
 
-use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use super::refused;
