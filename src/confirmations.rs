@@ -1,10 +1,10 @@
 //! Deferred confirmations (at most [`MAX_PENDING_CONFIRMATIONS`] per page,
 //! oldest expired first), the answered-id memory and the undo store.
 
-use crate::json::Value;
 use crate::protocol::FieldChange;
 use crate::registry::ToolKey;
 use crate::vecmap::Queue;
+use serde_json::Value;
 
 /// Spec: at most 100 pending deferred confirmations per page.
 pub const MAX_PENDING_CONFIRMATIONS: usize = 100;

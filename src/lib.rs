@@ -25,11 +25,8 @@
         clippy::todo
     )
 )]
-extern crate alloc;
-
 pub mod confirmations;
 pub mod ids;
-pub mod json;
 pub mod machine;
 pub mod policy;
 pub mod protocol;

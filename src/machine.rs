@@ -30,12 +30,14 @@
 //! to an event can overtake them. The machine reads no clock, does no IO and
 //! takes its randomness from the injected [`RandomSource`].
 
+use serde::Serialize;
+use serde_json::Value;
+
 use crate::confirmations::{
     Confirmation, Confirmations, RecentSet, Requester, ANSWERED_ID_MEMORY,
     DEFAULT_CONFIRM_EXPIRY_MS, UNDO_STORE,
 };
 use crate::ids::{new_id, RandomSource};
-use crate::json::Value;
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
@@ -112,16 +114,16 @@ impl Default for BridgeOptions {
 }
 
 /// An attached bridge (one transport).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct BridgeId(pub u32);
 
 /// One piece of work handed to JS; its answer names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct RunId(pub u64);
 
 /// A page-side request (`tm.call`, `tm.confirmPending`, `tm.undo`), completed
 /// by [`Event::Completed`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Handle(pub u64);
 
 /// How a tool run settled, as JS saw it.
@@ -154,8 +156,13 @@ pub struct Prepared {
     pub state: Option<String>,
 }
 
-/// Work for JS.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Work for JS. As JSON (the glue's): `{kind, …}`, the fields camelCase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Action {
     /// Call the tool's `run(input, ctx)`; take its `snapshot(input)` first
     /// when asked, and keep the restorer under `call_id`.
@@ -200,8 +207,9 @@ pub enum Action {
     Close { bridge: BridgeId },
 }
 
-/// Something the page should hear about.
-#[derive(Debug, Clone, PartialEq)]
+/// Something the page should hear about. As JSON (the glue's): `{kind, …}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Event {
     /// A page-side error event (spec codes).
     Error {
@@ -212,8 +220,10 @@ pub enum Event {
     /// A page request finished.
     Completed { handle: Handle, result: ToolResult },
     /// The pending-confirmation list changed.
+    #[serde(rename = "pending")]
     PendingChanged,
     /// The registry revision changed.
+    #[serde(rename = "rev")]
     RevChanged { rev: u64 },
 }
 
@@ -225,13 +235,15 @@ pub struct Transmit {
 }
 
 /// A pending confirmation as the page shows it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PendingView {
     pub confirm_id: String,
     pub tool: String,
     pub summary: String,
-    pub changes: Option<Vec<FieldChange>>,
     pub expires_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Vec<FieldChange>>,
 }
 
 /// A misconfiguration, as thrown in dev mode.
@@ -460,8 +472,7 @@ fn error_result(message: &str) -> ToolResult {
 /// Why a tool's calls by the agent cannot be confirmed (`missing_confirm_handler`).
 fn no_confirmation_path(tool: &str) -> String {
     format!(
-        "tool '{}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none'",
-        tool
+        "tool '{tool}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none'"
     )
 }
 
@@ -571,8 +582,8 @@ impl Toolmark {
                 confirm_id: c.confirm_id.clone(),
                 tool: c.tool_name.clone(),
                 summary: c.summary.clone(),
-                changes: c.changes.clone(),
                 expires_at: c.expires_at,
+                changes: c.changes.clone(),
             });
         }
         views
@@ -1221,7 +1232,7 @@ impl Toolmark {
     }
 
     fn input_text(call: &Call) -> String {
-        crate::json::to_text(&call.input)
+        call.input.to_string()
     }
 
     /// A call reaches the front of its lane.
@@ -1347,7 +1358,7 @@ impl Toolmark {
             tool.def
                 .title
                 .clone()
-                .unwrap_or_else(|| format!("Run {}", &tool.name))
+                .unwrap_or_else(|| format!("Run {}", tool.name))
         });
         let changes = prepared
             .changes
@@ -1565,7 +1576,7 @@ impl Toolmark {
                             if let Some(first) = issues.first() {
                                 let message = format!(
                                     "output of '{}' fails its output schema at '{}': {}",
-                                    &tool_name, &first.path, &first.message
+                                    tool_name, first.path, first.message
                                 );
                                 self.error_event(
                                     ErrorEventCode::OutputInvalid,
@@ -1593,10 +1604,7 @@ impl Toolmark {
             Outcome::NotSerializable(detail) => {
                 self.error_event(
                     ErrorEventCode::TransportFailed,
-                    format!(
-                        "result of '{}' is not serializable: {}",
-                        &tool_name, &detail
-                    ),
+                    format!("result of '{tool_name}' is not serializable: {detail}"),
                     Some(tool_name.clone()),
                 );
                 error_result(error_message::NOT_SERIALIZABLE)
@@ -1635,7 +1643,7 @@ impl Toolmark {
         };
         self.error_event(
             ErrorEventCode::LateResult,
-            format!("tool '{}' {} after its call was abandoned", &tool, status),
+            format!("tool '{tool}' {status} after its call was abandoned"),
             Some(tool),
         );
     }
@@ -1731,7 +1739,7 @@ impl Toolmark {
             Err(detail) => {
                 self.error_event(
                     ErrorEventCode::ToolThrew,
-                    format!("restorer of call {} threw: {}", &call_id, &detail),
+                    format!("restorer of call {call_id} threw: {detail}"),
                     None,
                 );
                 error_result(error_message::TOOL_FAILED)

@@ -13,11 +13,12 @@
 //! made stricter (`deny`, `hide`): the bridge never runs them for the agent
 //! without a human's approval, so `allow` there is `invalid_policy`.
 
-use crate::json::{to_text, Value};
 use crate::protocol::{ErrorEventCode, Hints};
+use serde_json::Value;
 
 /// Who calls a tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Caller {
     /// The agent, through the bridge (or `tm.call(…, { caller: 'inapp' })`).
     Inapp,
@@ -189,7 +190,7 @@ impl Policy {
                         }
                         other => issue(
                             ErrorEventCode::InvalidPolicy,
-                            format!("policy.{}: unknown caller (expected inapp)", other),
+                            format!("policy.{other}: unknown caller (expected inapp)"),
                         ),
                     }
                 }
@@ -208,11 +209,11 @@ impl Policy {
                         ("inapp", Some("none")) => out.confirm_mode = ConfirmMode::None,
                         ("inapp", _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
-                            format!("confirmMode.inapp: {} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')", &to_text(mode)),
+                            format!("confirmMode.inapp: {} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')", &mode.to_string()),
                         ),
                         (other, _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
-                            format!("confirmMode.{}: not allowed for that caller (only inapp has a confirmation mode)", other),
+                            format!("confirmMode.{other}: not allowed for that caller (only inapp has a confirmation mode)"),
                         ),
                     }
                 }
@@ -237,7 +238,7 @@ impl Policy {
             let Some(class) = HintClass::ALL.into_iter().find(|c| c.key() == key) else {
                 issue(
                     ErrorEventCode::InvalidPolicy,
-                    format!("policy.inapp.{}: unknown hint class", key),
+                    format!("policy.inapp.{key}: unknown hint class"),
                 );
                 continue;
             };
@@ -247,7 +248,7 @@ impl Policy {
                     format!(
                         "policy.inapp.{}: {} is not 'allow', 'confirm', 'deny' or 'hide'",
                         key,
-                        &to_text(value)
+                        &value.to_string()
                     ),
                 );
                 continue;
@@ -255,7 +256,7 @@ impl Policy {
             if class.needs_human() && decision == Decision::Allow {
                 issue(
                     ErrorEventCode::InvalidPolicy,
-                    format!("policy.inapp.{}: 'allow' would run {} tools for the agent without a human's approval; kept 'confirm'", key, key),
+                    format!("policy.inapp.{key}: 'allow' would run {key} tools for the agent without a human's approval; kept 'confirm'"),
                 );
                 continue;
             }
@@ -298,7 +299,7 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::testing::json;
+    use serde_json::json;
 
     fn hints(read_only: bool, consequential: bool, destructive: bool) -> Hints {
         Hints {

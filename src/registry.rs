@@ -6,9 +6,9 @@
 //! registration scope (see `scheduling`).
 
 use crate::ids::{is_valid_tool_name, llm_name};
-use crate::json::{Map, Value};
 use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
 use crate::schema::CompiledSchema;
+use serde_json::{Map, Value};
 
 /// A scope of this registry; `ScopeId::ROOT` is the registry itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -19,7 +19,7 @@ impl ScopeId {
 }
 
 /// A registered tool, for as long as it is registered (never reused).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct ToolKey(pub u32);
 
 /// How a tool's input (or output) is validated.
@@ -180,7 +180,7 @@ impl Registry {
             None => Err(not_ours(scope)),
             Some(s) if s.disposed => Err(RegistryError::new(
                 ErrorEventCode::ScopeDisposed,
-                format!("scope '{}' is disposed", &s.prefix),
+                format!("scope '{}' is disposed", s.prefix),
             )),
             Some(s) => Ok(s),
         }
@@ -190,7 +190,7 @@ impl Registry {
         if prefix.is_empty() {
             name.to_owned()
         } else {
-            format!("{}.{}", prefix, name)
+            format!("{prefix}.{name}")
         }
     }
 
@@ -200,10 +200,7 @@ impl Registry {
         if name.is_empty() || !is_valid_tool_name(&prefix) {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidName,
-                format!(
-                    "scope name '{}' does not make a valid tool name prefix ('{}')",
-                    name, &prefix
-                ),
+                format!("scope name '{name}' does not make a valid tool name prefix ('{prefix}')"),
             ));
         }
         // (Scopes run out of memory long before ids run out of u32.)
@@ -246,10 +243,7 @@ impl Registry {
         if def.name.is_empty() || !is_valid_tool_name(&name) {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidName,
-                format!(
-                    "tool name '{}' does not match ^[A-Za-z0-9_.-]{{1,128}}$",
-                    &name
-                ),
+                format!("tool name '{name}' does not match ^[A-Za-z0-9_.-]{{1,128}}$"),
             ));
         }
         let llm = llm_name(&name);
@@ -260,7 +254,7 @@ impl Registry {
         let Some(slot) = slot else {
             return Err(RegistryError::new(
                 ErrorEventCode::DuplicateName,
-                format!("a tool named '{}' is already registered", &name),
+                format!("a tool named '{name}' is already registered"),
             ));
         };
         if let Some(other) = self
@@ -271,10 +265,7 @@ impl Registry {
         {
             return Err(RegistryError::new(
                 ErrorEventCode::DuplicateName,
-                format!(
-                    "tool '{}' has the llmName '{}' of the registered tool '{}'",
-                    &name, &llm, other
-                ),
+                format!("tool '{name}' has the llmName '{llm}' of the registered tool '{other}'"),
             ));
         }
         let mut warnings = Vec::new();

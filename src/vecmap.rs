@@ -181,7 +181,7 @@ impl<T> Queue<T> {
     }
 
     /// Takes every item out, front first.
-    pub fn drain(&mut self, all: core::ops::RangeFull) -> alloc::vec::Drain<'_, T> {
+    pub fn drain(&mut self, all: core::ops::RangeFull) -> std::vec::Drain<'_, T> {
         self.items.drain(all)
     }
 }

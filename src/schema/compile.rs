@@ -10,8 +10,8 @@ use super::uri::{self, DEFAULT_BASE};
 use super::{
     count_message, len_u64, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH,
 };
-use crate::json::{is_whole, push_u64, Map, Number, Value};
 use crate::vecmap::VecMap;
+use serde_json::{Map, Number, Value};
 
 /// A schema resource: a document root or a subschema with `$id`; or an
 /// anchor, named by its resource's URI, `#` and its name (no `$id` has a
@@ -44,18 +44,18 @@ type Error = Box<SchemaError>;
 
 /// A pointer as a URI fragment, for error messages.
 fn loc(pointer: &str) -> String {
-    format!("#{}", pointer)
+    format!("#{pointer}")
 }
 
 fn child_pointer(parent: &str, token: &str) -> String {
-    let mut s = format!("{}/", parent);
+    let mut s = format!("{parent}/");
     uri::escape_token(&mut s, token);
     s
 }
 
 fn index_pointer(parent: &str, i: usize) -> String {
-    let mut s = format!("{}/", parent);
-    push_u64(&mut s, len_u64(i));
+    let mut s = format!("{parent}/");
+    s.push_str(&len_u64(i).to_string());
     s
 }
 
@@ -462,9 +462,9 @@ impl<'a> Compiler<'a> {
             if self.lookup(&p).is_some() {
                 return Ok((p, None));
             }
-            format!("no value at #{}", &fragment)
+            format!("no value at #{fragment}")
         } else {
-            let key = format!("{}#{}", doc, &fragment);
+            let key = format!("{doc}#{fragment}");
             match self
                 .by_uri
                 .get(key.as_str())
@@ -477,7 +477,7 @@ impl<'a> Compiler<'a> {
                         .is_some_and(|d| d.get(fragment.as_str()).is_some());
                     return Ok((anchor.pointer.clone(), dynamic.then_some(fragment)));
                 }
-                None => format!("no anchor named \"{}\"", &fragment),
+                None => format!("no anchor named \"{fragment}\""),
             }
         };
         Err(error(Why::UnresolvedRef, pointer, reference, &reason))
@@ -500,7 +500,11 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    fn compile_object(&mut self, map: &'a Map, pointer: &str) -> Result<Node, Error> {
+    fn compile_object(
+        &mut self,
+        map: &'a Map<String, Value>,
+        pointer: &str,
+    ) -> Result<Node, Error> {
         let res = self.nearest_scanned_resource(pointer);
         let mut kws: Vec<Keyword> = Vec::new();
         for (name, kind) in KEYWORDS {
@@ -520,7 +524,7 @@ impl<'a> Compiler<'a> {
     #[inline(never)]
     fn compile_keyword(
         &mut self,
-        map: &'a Map,
+        map: &'a Map<String, Value>,
         p: &str,
         res: usize,
         name: &str,
@@ -597,9 +601,8 @@ impl<'a> Compiler<'a> {
                 if k == 4 && n.as_f64().is_none_or(|f| f <= 0.0) {
                     return Err(invalid(p, name, "must be a number greater than 0"));
                 }
-                let mut message =
-                    String::from(BOUND_MESSAGES.get(usize::from(k)).copied().unwrap_or(""));
-                n.write(&mut message);
+                let prefix = BOUND_MESSAGES.get(usize::from(k)).copied().unwrap_or("");
+                let message = format!("{prefix}{n}");
                 Keyword::Bound(k, n, message)
             }
             (Kind::Size(k), Some(v)) => {
@@ -619,7 +622,7 @@ impl<'a> Compiler<'a> {
                 let Value::String(s) = v else {
                     return Err(invalid(p, name, "must be a string"));
                 };
-                Keyword::Pattern(s.clone(), format!("must match pattern \"{}\"", s))
+                Keyword::Pattern(s.clone(), format!("must match pattern \"{s}\""))
             }
             (Kind::UniqueItems, Some(v)) => {
                 let Value::Bool(b) = v else {
@@ -700,7 +703,12 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    fn single(&mut self, map: &Map, pointer: &str, keyword: &str) -> Result<Option<usize>, Error> {
+    fn single(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        keyword: &str,
+    ) -> Result<Option<usize>, Error> {
         if !map.contains_key(keyword) {
             return Ok(None);
         }
@@ -790,7 +798,7 @@ fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, Error> {
         if let Some(u) = n.as_u64() {
             return Ok(u);
         }
-        if let Some(f) = n.as_f64().filter(|&f| f >= 0.0 && is_whole(f)) {
+        if let Some(f) = n.as_f64().filter(|&f| f >= 0.0 && f.fract() == 0.0) {
             // Saturating float-to-int conversion (no UB, no panic).
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let u = f as u64;

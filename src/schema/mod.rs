@@ -42,9 +42,9 @@ mod uri;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
-use crate::json::{push_u64, Number, Value};
 use crate::vecmap::VecMap;
 use core::fmt;
+use serde_json::{Number, Value};
 
 /// Maximum number of nested (object) schema evaluations, e.g. through
 /// `properties` → `$ref` → `properties` → ... . Deeper evaluation stops with
@@ -190,7 +190,7 @@ fn len_u64(n: usize) -> u64 {
 /// (`1 item`, `2 items`).
 fn count_message(prefix: &str, n: u64, (one, many): (&str, &str)) -> String {
     let mut message = String::from(prefix);
-    push_u64(&mut message, n);
+    message.push_str(&n.to_string());
     message.push(' ');
     message.push_str(if n == 1 { one } else { many });
     message

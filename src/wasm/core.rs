@@ -7,20 +7,19 @@
 
 use wasm_bindgen::prelude::*;
 
+use serde::Serialize;
+use serde_json::{Map, Value};
+
 use super::protocol::CryptoRandom;
 use super::JsRegExp;
-use crate::json::{
-    is_whole, list, push_u64, to_text, write_array_of, write_bool_member, write_key,
-    write_separator, write_str_member, write_string, write_u64_member, Map, Value,
-};
 use crate::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, ToolmarkError, Validated,
 };
 use crate::policy::Caller;
 use crate::protocol::{
-    field_changes_from_value, hints_from_value, issues_from_value, parse_value, FieldChange,
-    ToolManifestSummary, ToolMode, DEFAULT_MAX_MESSAGE_BYTES,
+    field_changes_from_value, hints_from_value, issues_from_value, parse_value, ToolMode,
+    DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
 
@@ -30,15 +29,15 @@ fn js_error(message: &str) -> JsError {
 
 /// Parses JSON text from the shim into an object (these few fields read
 /// plainly).
-fn object(text: &str, what: &str) -> Result<Map, JsError> {
+fn object(text: &str, what: &str) -> Result<Map<String, Value>, JsError> {
     match parse_value(text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(js_error(&format!("{}: must be an object", what))),
+        Ok(_) => Err(js_error(&format!("{what}: must be an object"))),
         Err(e) => Err(js_error(&format!("{}: {}", what, &e.message()))),
     }
 }
 
-fn opt_string(map: &Map, key: &str, what: &str) -> Result<Option<String>, JsError> {
+fn opt_string(map: &Map<String, Value>, key: &str, what: &str) -> Result<Option<String>, JsError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -48,7 +47,7 @@ fn opt_string(map: &Map, key: &str, what: &str) -> Result<Option<String>, JsErro
 
 /// A string field that must be there (absent, `null` or not a string: the
 /// same error).
-fn string(map: &Map, key: &str, what: &str) -> Result<String, JsError> {
+fn string(map: &Map<String, Value>, key: &str, what: &str) -> Result<String, JsError> {
     match map.get(key) {
         Some(Value::String(s)) => Ok(s.clone()),
         _ => Err(not_a_string(key, what)),
@@ -56,10 +55,10 @@ fn string(map: &Map, key: &str, what: &str) -> Result<String, JsError> {
 }
 
 fn not_a_string(key: &str, what: &str) -> JsError {
-    js_error(&format!("{}: {} must be a string", what, key))
+    js_error(&format!("{what}: {key} must be a string"))
 }
 
-fn flag(map: &Map, key: &str) -> bool {
+fn flag(map: &Map<String, Value>, key: &str) -> bool {
     map.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
@@ -75,43 +74,41 @@ fn ms(now: f64) -> u64 {
 }
 
 /// A non-negative whole-number option, or its default when absent.
-fn count(map: &Map, key: &str, default: u64) -> Result<u64, JsError> {
+fn count(map: &Map<String, Value>, key: &str, default: u64) -> Result<u64, JsError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(default),
         Some(v) => v
             .as_f64()
-            .filter(|n| *n >= 0.0 && is_whole(*n))
+            .filter(|n| *n >= 0.0 && n.fract() == 0.0)
             .map(ms)
             .ok_or_else(|| {
                 js_error(&format!(
-                    "createToolmark: {} must be a whole number >= 0",
-                    key
+                    "createToolmark: {key} must be a whole number >= 0"
                 ))
             }),
     }
 }
 
+/// A value as JSON text (serializing these types cannot fail: every map key
+/// is a string).
+fn to_json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 /// `{"error": {code, message}}`.
 fn error_json(error: &ToolmarkError) -> String {
-    let mut out = String::from("{\"error\":{");
-    write_str_member(&mut out, "code", error.code.as_str());
-    write_str_member(&mut out, "message", &error.message);
-    out.push_str("}}");
-    out
+    to_json(&serde_json::json!({"error": {"code": error.code, "message": error.message}}))
 }
 
 /// `{"<key>": n}`.
 fn number_json(key: &str, n: u64) -> String {
-    let mut out = String::from("{");
-    write_u64_member(&mut out, key, n);
-    out.push('}');
-    out
+    to_json(&serde_json::json!({ key: n }))
 }
 
 const REJECTED_JSON: &str = "{\"rejected\":true}";
 
 /// `{ kind: "json" | "external", schema? }` from the shim.
-fn schema_spec(map: &Map, key: &str) -> Option<SchemaSpec> {
+fn schema_spec(map: &Map<String, Value>, key: &str) -> Option<SchemaSpec> {
     let spec = map.get(key)?.as_object()?;
     let schema = spec.get("schema").filter(|s| !s.is_null()).cloned();
     Some(match spec.get("kind").and_then(Value::as_str) {
@@ -135,15 +132,19 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
         Some("stepwise") => Some(ToolMode::Stepwise),
         Some(other) => {
             return Err(js_error(&format!(
-                "tool definition: unknown mode '{}'",
-                other
+                "tool definition: unknown mode '{other}'"
             )))
         }
     };
-    // `list` is `None` for a value that is not an array of strings.
+    // `None` for a value that is not an array of strings.
     let sensitive = match def.get("sensitive") {
         None | Some(Value::Null) => Some(Vec::new()),
-        Some(paths) => list(paths, |p| p.as_str().map(str::to_owned)),
+        Some(paths) => paths.as_array().and_then(|paths| {
+            paths
+                .iter()
+                .map(|p| p.as_str().map(str::to_owned))
+                .collect()
+        }),
     }
     .ok_or_else(|| js_error("tool definition: sensitive must be an array of paths"))?;
     Ok(ToolDef {
@@ -163,109 +164,7 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
 }
 
 fn caller(text: &str) -> Result<Caller, JsError> {
-    Caller::parse(text).ok_or_else(|| js_error(&format!("unknown caller '{}'", text)))
-}
-
-/// Appends an event as `{kind, …}` JSON text (written straight: no
-/// `Value` built).
-fn write_event(out: &mut String, event: &Event) {
-    let kind = match event {
-        Event::Error { .. } => "error",
-        Event::Completed { .. } => "completed",
-        Event::PendingChanged => "pending",
-        Event::RevChanged { .. } => "rev",
-    };
-    out.push('{');
-    write_str_member(out, "kind", kind);
-    match event {
-        Event::Error {
-            code,
-            message,
-            tool,
-        } => {
-            write_str_member(out, "code", code.as_str());
-            write_str_member(out, "message", message);
-            match tool {
-                Some(tool) => write_str_member(out, "tool", tool),
-                None => {
-                    write_key(out, "tool");
-                    out.push_str("null");
-                }
-            }
-        }
-        Event::Completed { handle, result } => {
-            write_u64_member(out, "handle", handle.0);
-            write_key(out, "result");
-            result.write_json(out);
-        }
-        Event::PendingChanged => {}
-        Event::RevChanged { rev } => write_u64_member(out, "rev", *rev),
-    }
-    out.push('}');
-}
-
-/// Appends an action as `{kind, …}` JSON text: `kind` first, then the
-/// action's fields.
-fn write_action(out: &mut String, action: &Action) {
-    let kind = match action {
-        Action::Run { .. } => "run",
-        Action::Validate { .. } => "validate",
-        Action::Prepare { .. } => "prepare",
-        Action::ReadState { .. } => "readState",
-        Action::Abort { .. } => "abort",
-        Action::Restore { .. } => "restore",
-        Action::DropRestorer { .. } => "dropRestorer",
-        Action::Close { .. } => "close",
-    };
-    out.push('{');
-    write_str_member(out, "kind", kind);
-    match action {
-        Action::Run {
-            run,
-            tool,
-            name,
-            input,
-            caller,
-            call_id,
-            snapshot,
-        } => {
-            write_u64_member(out, "run", run.0);
-            write_u64_member(out, "tool", tool.0.into());
-            write_str_member(out, "name", name);
-            write_str_member(out, "input", input);
-            write_str_member(out, "caller", caller.as_str());
-            write_str_member(out, "callId", call_id);
-            write_bool_member(out, "snapshot", *snapshot);
-        }
-        Action::Validate { run, tool, input } | Action::ReadState { run, tool, input } => {
-            write_u64_member(out, "run", run.0);
-            write_u64_member(out, "tool", tool.0.into());
-            write_str_member(out, "input", input);
-        }
-        Action::Prepare {
-            run,
-            tool,
-            input,
-            summary,
-            changes,
-            state,
-        } => {
-            write_u64_member(out, "run", run.0);
-            write_u64_member(out, "tool", tool.0.into());
-            write_str_member(out, "input", input);
-            write_bool_member(out, "summary", *summary);
-            write_bool_member(out, "changes", *changes);
-            write_bool_member(out, "state", *state);
-        }
-        Action::Abort { run } => write_u64_member(out, "run", run.0),
-        Action::Restore { run, call_id } => {
-            write_u64_member(out, "run", run.0);
-            write_str_member(out, "callId", call_id);
-        }
-        Action::DropRestorer { call_id } => write_str_member(out, "callId", call_id),
-        Action::Close { bridge } => write_u64_member(out, "bridge", bridge.0.into()),
-    }
-    out.push('}');
+    Caller::parse(text).ok_or_else(|| js_error(&format!("unknown caller '{text}'")))
 }
 
 /// The operations `dispatch` multiplexes, numbered as the shim's `OP_*`
@@ -328,7 +227,7 @@ impl WasmToolmark {
     /// [`ops`]), `args` the JSON array of its arguments; returns the JSON text
     /// of its result.
     pub fn dispatch(&mut self, op: u32, args: &str) -> Result<String, JsError> {
-        let args = match crate::json::parse(args) {
+        let args = match serde_json::from_str::<Value>(args) {
             Ok(Value::Array(args)) => args,
             _ => return Err(js_error("dispatch: args must be a JSON array")),
         };
@@ -420,32 +319,30 @@ impl WasmToolmark {
     /// Everything the core has to say, in its drain order:
     /// `{"transmits": [[bridge, text]…], "events": […], "actions": […], "timeout": ms|null}`.
     pub fn drain(&mut self) -> String {
-        let mut out = String::from("{\"transmits\":[");
+        #[derive(Serialize)]
+        struct Drain {
+            transmits: Vec<(BridgeId, String)>,
+            events: Vec<Event>,
+            actions: Vec<Action>,
+            timeout: Option<u64>,
+        }
+        let mut drain = Drain {
+            transmits: Vec::new(),
+            events: Vec::new(),
+            actions: Vec::new(),
+            timeout: None,
+        };
         while let Some(t) = self.core.poll_transmit() {
-            write_separator(&mut out);
-            out.push('[');
-            push_u64(&mut out, t.bridge.0.into());
-            out.push(',');
-            write_string(&mut out, &t.text);
-            out.push(']');
+            drain.transmits.push((t.bridge, t.text));
         }
-        out.push_str("],\"events\":[");
         while let Some(e) = self.core.poll_event() {
-            write_separator(&mut out);
-            write_event(&mut out, &e);
+            drain.events.push(e);
         }
-        out.push_str("],\"actions\":[");
         while let Some(a) = self.core.poll_action() {
-            write_separator(&mut out);
-            write_action(&mut out, &a);
+            drain.actions.push(a);
         }
-        out.push_str("],\"timeout\":");
-        match self.core.poll_timeout() {
-            Some(ms) => push_u64(&mut out, ms),
-            None => out.push_str("null"),
-        }
-        out.push('}');
-        out
+        drain.timeout = self.core.poll_timeout();
+        to_json(&drain)
     }
 
     pub fn client_id(&self) -> String {
@@ -498,14 +395,13 @@ impl WasmToolmark {
             "changed" => OnChange::Changed,
             other => {
                 return Err(js_error(&format!(
-                    "bridge: onChange must be 'manifest' or 'changed', not '{}'",
-                    other
+                    "bridge: onChange must be 'manifest' or 'changed', not '{other}'"
                 )))
             }
         };
         let max_message_bytes = match max_message_bytes {
             None => DEFAULT_MAX_MESSAGE_BYTES,
-            Some(n) if n >= 1.0 && is_whole(n) => usize::try_from(ms(n)).unwrap_or(usize::MAX),
+            Some(n) if n >= 1.0 && n.fract() == 0.0 => usize::try_from(ms(n)).unwrap_or(usize::MAX),
             Some(_) => {
                 return Err(js_error(
                     "bridge: maxMessageBytes must be a positive integer",
@@ -561,7 +457,7 @@ impl WasmToolmark {
             "invalid" => {
                 let issues = text
                     .as_deref()
-                    .and_then(|t| crate::json::parse(t).ok())
+                    .and_then(|t| serde_json::from_str::<Value>(t).ok())
                     .and_then(|v| issues_from_value(&v).ok());
                 match issues {
                     Some(issues) => Validated::Invalid(issues),
@@ -615,31 +511,12 @@ impl WasmToolmark {
 
     /// JSON array of the manifest entries visible to `caller`.
     pub fn manifest(&self, caller_name: &str) -> Result<String, JsError> {
-        let list = self.core.manifest(caller(caller_name)?);
-        let mut out = String::new();
-        write_array_of(&mut out, &list, ToolManifestSummary::write_json);
-        Ok(out)
+        Ok(to_json(&self.core.manifest(caller(caller_name)?)))
     }
 
-    /// JSON array of `{confirmId, tool, summary, changes?, expiresAt}`.
+    /// JSON array of `{confirmId, tool, summary, expiresAt, changes?}`.
     pub fn pending_confirmations(&self) -> String {
-        let pending = self.core.pending_confirmations();
-        let mut out = String::from("[");
-        for p in pending {
-            write_separator(&mut out);
-            out.push('{');
-            write_str_member(&mut out, "confirmId", &p.confirm_id);
-            write_str_member(&mut out, "tool", &p.tool);
-            write_str_member(&mut out, "summary", &p.summary);
-            write_u64_member(&mut out, "expiresAt", p.expires_at);
-            if let Some(changes) = p.changes {
-                write_key(&mut out, "changes");
-                write_array_of(&mut out, &changes, FieldChange::write_json);
-            }
-            out.push('}');
-        }
-        out.push(']');
-        out
+        to_json(&self.core.pending_confirmations())
     }
 }
 
@@ -663,7 +540,7 @@ fn prepared_from(text: Option<&str>) -> Result<Prepared, String> {
     let state = match value.get("state") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => Some(to_text(other)),
+        Some(other) => Some(other.to_string()),
     };
     Ok(Prepared {
         summary,

@@ -2,9 +2,8 @@
 //! seeded random source, for native scenario and model tests.
 #![allow(dead_code)]
 
-use super::json_value::serde;
+use serde_json::{json, Value};
 use toolmark_bridge::ids::{RandomError, RandomSource};
-use toolmark_bridge::json::{parse, Value};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, Outcome, RunId, Toolmark,
 };
@@ -85,8 +84,10 @@ impl Page {
     pub fn drain(&mut self) {
         while let Some(t) = self.tm.poll_transmit() {
             assert_eq!(t.bridge, self.bridge, "only one bridge in these tests");
-            self.sent
-                .push(parse(&t.text).unwrap_or_else(|e| panic!("sent non-JSON {e}")));
+            self.sent.push(
+                serde_json::from_str::<Value>(&t.text)
+                    .unwrap_or_else(|e| panic!("sent non-JSON {e}")),
+            );
         }
         while let Some(e) = self.tm.poll_event() {
             self.events.push(e);
@@ -135,13 +136,13 @@ impl Page {
 
     pub fn call(&mut self, id: &str, tool: &str, input: Value) {
         let message = json!({"protocol": 1, "type": "call", "clientId": self.client_id(),
-                             "id": id, "tool": tool, "input": serde(&input)});
+                             "id": id, "tool": tool, "input": input});
         self.inbound(message);
     }
 
     pub fn call_rev(&mut self, id: &str, tool: &str, input: Value, rev: u64) {
         let message = json!({"protocol": 1, "type": "call", "clientId": self.client_id(),
-                             "id": id, "tool": tool, "input": serde(&input), "rev": rev});
+                             "id": id, "tool": tool, "input": input, "rev": rev});
         self.inbound(message);
     }
 
@@ -178,7 +179,7 @@ impl Page {
                 runs.push((
                     *run,
                     name.clone(),
-                    parse(input).unwrap_or(Value::Null),
+                    serde_json::from_str::<Value>(input).unwrap_or(Value::Null),
                     caller.as_str().to_owned(),
                     call_id.clone(),
                 ));
