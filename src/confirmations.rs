@@ -1,6 +1,7 @@
 //! Deferred confirmations (at most [`MAX_PENDING_CONFIRMATIONS`] per page,
 //! oldest expired first), the answered-id memory and the undo store.
 
+use crate::prelude::*;
 use crate::protocol::FieldChange;
 use crate::registry::ToolKey;
 use crate::vecmap::Queue;

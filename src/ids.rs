@@ -3,6 +3,7 @@
 //!
 //! The core never reads global randomness: callers hand in 16 random bytes
 //! (in WebAssembly from `crypto.getRandomValues`, in tests from a seeded source).
+use crate::prelude::*;
 
 /// A source of cryptographically random bytes, injected into the core.
 pub trait RandomSource {

@@ -25,6 +25,26 @@
         clippy::todo
     )
 )]
+// `core` and `alloc` only, so the shipped module leaves std out: built with
+// `--no-default-features`, the crate brings its own panic handler below
+// (see docs/benchmarks.md for what std cost). The default feature `std`
+// links std for native use and the tests.
+#![no_std]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+/// What std's prelude would bring, for every module.
+mod prelude {
+    pub use alloc::borrow::ToOwned;
+    pub use alloc::boxed::Box;
+    pub use alloc::format;
+    pub use alloc::string::{String, ToString};
+    pub use alloc::vec;
+    pub use alloc::vec::Vec;
+}
+
 pub mod confirmations;
 pub mod ids;
 pub mod machine;
@@ -37,3 +57,12 @@ pub mod vecmap;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+
+/// Without std (the shipped module), a panic traps, as `panic = "abort"`
+/// does with std: the crate denies panicking code, so this is only reached
+/// by a bug or by running out of memory.
+#[cfg(all(target_arch = "wasm32", not(feature = "std")))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
+}

@@ -30,6 +30,7 @@
 //! to an event can overtake them. The machine reads no clock, does no IO and
 //! takes its randomness from the injected [`RandomSource`].
 
+use crate::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -247,7 +248,7 @@ pub struct PendingView {
 }
 
 /// A misconfiguration, as thrown in dev mode.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolmarkError {
     pub code: ErrorEventCode,
     pub message: String,
@@ -1232,7 +1233,7 @@ impl Toolmark {
     }
 
     fn input_text(call: &Call) -> String {
-        call.input.to_string()
+        crate::protocol::to_json(&call.input)
     }
 
     /// A call reaches the front of its lane.

@@ -13,7 +13,8 @@
 //! made stricter (`deny`, `hide`): the bridge never runs them for the agent
 //! without a human's approval, so `allow` there is `invalid_policy`.
 
-use crate::protocol::{ErrorEventCode, Hints};
+use crate::prelude::*;
+use crate::protocol::{to_json, ErrorEventCode, Hints};
 use serde_json::Value;
 
 /// Who calls a tool.
@@ -209,7 +210,7 @@ impl Policy {
                         ("inapp", Some("none")) => out.confirm_mode = ConfirmMode::None,
                         ("inapp", _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
-                            format!("confirmMode.inapp: {} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')", &mode.to_string()),
+                            format!("confirmMode.inapp: {} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')", to_json(mode)),
                         ),
                         (other, _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
@@ -248,7 +249,7 @@ impl Policy {
                     format!(
                         "policy.inapp.{}: {} is not 'allow', 'confirm', 'deny' or 'hide'",
                         key,
-                        &value.to_string()
+                        to_json(value)
                     ),
                 );
                 continue;

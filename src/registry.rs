@@ -6,6 +6,7 @@
 //! registration scope (see `scheduling`).
 
 use crate::ids::{is_valid_tool_name, llm_name};
+use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
 use crate::schema::CompiledSchema;
 use serde_json::{Map, Value};

@@ -8,6 +8,7 @@
 //! Iteration order is unspecified, as with `HashMap`: removal moves the
 //! last entry into the hole.
 
+use crate::prelude::*;
 use core::borrow::Borrow;
 
 /// Keys and values in two `Vec`s at the same index: the search runs over
@@ -181,7 +182,7 @@ impl<T> Queue<T> {
     }
 
     /// Takes every item out, front first.
-    pub fn drain(&mut self, all: core::ops::RangeFull) -> std::vec::Drain<'_, T> {
+    pub fn drain(&mut self, all: core::ops::RangeFull) -> alloc::vec::Drain<'_, T> {
         self.items.drain(all)
     }
 }

@@ -129,6 +129,7 @@ pub mod refused_message {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prelude::*;
 
     #[test]
     fn codes_serialize_to_the_exact_strings() {

@@ -15,6 +15,7 @@
 //! Steps 1–3 are [`parse_json`]; the bridge then filters by `clientId`
 //! ([`peek_client_id`]) before steps 4–7 ([`check_agent_to_page`]).
 
+use crate::prelude::*;
 use serde_json::{Map, Value};
 
 use super::codes::Direction;

@@ -1,6 +1,7 @@
 //! Manifest entries: `ToolManifestSummary` (in `manifest` messages) and
 //! `ToolManifest` (a `describe` answer). Both accept unknown properties.
 
+use crate::prelude::*;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 

@@ -1,5 +1,6 @@
 //! One Rust type per protocol message, in both directions.
 
+use crate::prelude::*;
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -20,7 +21,7 @@ impl Serialize for ProtocolV1 {
 
 /// Page → agent: the tool list visible to caller `inapp`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "type", rename = "manifest", rename_all = "camelCase")]
 pub struct Manifest {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -30,7 +31,7 @@ pub struct Manifest {
 
 /// Page → agent: the registry changed (`onChange: 'changed'` mode).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "type", rename = "changed", rename_all = "camelCase")]
 pub struct Changed {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -39,7 +40,7 @@ pub struct Changed {
 
 /// Page → agent: the one answer to a `call` or `describe`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "type", rename = "result", rename_all = "camelCase")]
 pub struct ResultMessage {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -49,7 +50,7 @@ pub struct ResultMessage {
 
 /// Page → agent: the final outcome of a deferred confirmation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "type", rename = "confirmed", rename_all = "camelCase")]
 pub struct Confirmed {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -59,7 +60,7 @@ pub struct Confirmed {
 
 /// Agent → page: run a tool as caller `inapp`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "type", rename = "call", rename_all = "camelCase")]
 pub struct Call {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -73,7 +74,7 @@ pub struct Call {
 
 /// Agent → page: fetch a tool's full manifest entry.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "type", rename = "describe", rename_all = "camelCase")]
 pub struct Describe {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -83,18 +84,19 @@ pub struct Describe {
 
 /// Agent → page: abort the in-flight call `id` (never answered itself).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "type", rename = "cancel", rename_all = "camelCase")]
 pub struct Cancel {
     pub protocol: ProtocolV1,
     pub client_id: String,
     pub id: String,
 }
 
-/// Every page → agent message: on the wire, `type` first, then the
+/// Every page → agent message: on the wire, `type` first (each message
+/// type writes its own: `untagged` here writes no second one), then the
 /// message's fields in declaration order as camelCase, absent options left
 /// out.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
+#[serde(untagged)]
 pub enum PageToAgent {
     Manifest(Manifest),
     Changed(Changed),
@@ -104,7 +106,7 @@ pub enum PageToAgent {
 
 /// Every agent → page message (the wire shape as [`PageToAgent`]'s).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
+#[serde(untagged)]
 pub enum AgentToPage {
     Call(Call),
     Describe(Describe),
@@ -142,10 +144,12 @@ impl AgentToPage {
     }
 }
 
-/// A message as JSON text (serializing these types cannot fail: every map
-/// key is a string).
-fn to_json(message: &impl Serialize) -> String {
-    serde_json::to_string(message).unwrap_or_default()
+/// A value as JSON text (serializing the crate's types cannot fail: every
+/// map key is a string). Used for every JSON text the crate writes, so
+/// serde_json's serializer is in the module once (`Value`'s `Display` would
+/// be a second one).
+pub(crate) fn to_json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// A message type's direction and its allowed top-level properties (one
@@ -212,7 +216,7 @@ pub(crate) fn non_negative_integer(value: &Value) -> Option<u64> {
         return None; // a negative integer
     }
     let float = number.as_f64()?;
-    if float >= 0.0 && float.fract() == 0.0 {
+    if float >= 0.0 && crate::schema::is_whole(float) {
         // `as` saturates for floats beyond u64::MAX, which is what we want.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Some(float as u64)

@@ -1,5 +1,6 @@
 //! Tool results (`result.result`, `confirmed.result`) and their parts.
 
+use crate::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 

@@ -14,6 +14,7 @@
 //! root's `type` is checked before the schema runs (`inbound.rs`), which
 //! only validates objects with a known `type` of its direction.
 
+use crate::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::codes::Direction;
@@ -82,6 +83,7 @@ fn build(slot: Slot) -> Option<CompiledSchema> {
 
 /// The schema of `slot`, compiled on first use and kept for the process
 /// (compiling costs ~0.1–0.4 ms natively, several times a validation).
+#[cfg(feature = "std")]
 fn cached(slot: Slot) -> Option<&'static CompiledSchema> {
     use std::sync::OnceLock;
     static CACHE: [OnceLock<Option<CompiledSchema>>; SLOTS] = [const { OnceLock::new() }; SLOTS];
@@ -90,6 +92,26 @@ fn cached(slot: Slot) -> Option<&'static CompiledSchema> {
         .get_or_init(|| build(slot))
         .as_ref()
 }
+
+/// The schema of `slot`, compiled on first use and kept for the module.
+#[cfg(not(feature = "std"))]
+fn cached(slot: Slot) -> Option<&'static CompiledSchema> {
+    use core::cell::Cell;
+    struct Cache([Cell<Option<&'static CompiledSchema>>; SLOTS]);
+    // SAFETY: without std the crate is built only for wasm32-unknown-unknown
+    // without the atomics feature (`npm run build`), which has one thread; the
+    // cells hold shared references to leaked, immutable schemas.
+    unsafe impl Sync for Cache {}
+    static CACHE: Cache = Cache([const { Cell::new(None) }; SLOTS]);
+    let cell = CACHE.0.get(slot as usize)?;
+    if cell.get().is_none() {
+        cell.set(build(slot).map(|schema| &*Box::leak(Box::new(schema))));
+    }
+    cell.get()
+}
+
+#[cfg(all(not(feature = "std"), target_feature = "atomics"))]
+compile_error!("the no-std schema cache assumes one thread (wasm32 without atomics)");
 
 /// The issues of `value` against the schema of `slot` (empty when valid).
 pub(crate) fn issues(slot: Slot, value: &Value) -> Vec<Issue> {

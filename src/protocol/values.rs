@@ -2,6 +2,7 @@
 //! FieldChanges, validation issues) into protocol types, checked against
 //! the page → agent schema's `hints`, `fieldChange` and `issue` definitions.
 
+use crate::prelude::*;
 use serde_json::Value;
 
 use super::manifest::Hints;

@@ -10,6 +10,7 @@ use super::uri::{self, DEFAULT_BASE};
 use super::{
     count_message, len_u64, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH,
 };
+use crate::prelude::*;
 use crate::vecmap::VecMap;
 use serde_json::{Map, Number, Value};
 
@@ -798,7 +799,7 @@ fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, Error> {
         if let Some(u) = n.as_u64() {
             return Ok(u);
         }
-        if let Some(f) = n.as_f64().filter(|&f| f >= 0.0 && f.fract() == 0.0) {
+        if let Some(f) = n.as_f64().filter(|&f| f >= 0.0 && super::is_whole(f)) {
             // Saturating float-to-int conversion (no UB, no panic).
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let u = f as u64;

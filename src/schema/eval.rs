@@ -16,6 +16,7 @@ use super::{
     count_message, len_u64, types, CompiledSchema, Keyword, Node, ObjNode, PatternMatcher,
     SchemaIssue, MAX_EVAL_DEPTH, MAX_EVAL_STEPS,
 };
+use crate::prelude::*;
 use core::cmp::Ordering;
 use serde_json::{Map, Number, Value};
 

@@ -42,8 +42,10 @@ mod uri;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
+use crate::prelude::*;
 use crate::vecmap::VecMap;
 use core::fmt;
+pub(crate) use num::is_whole;
 use serde_json::{Number, Value};
 
 /// Maximum number of nested (object) schema evaluations, e.g. through

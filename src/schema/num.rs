@@ -7,6 +7,7 @@
 //! 9007199254740992.0` holds; `multipleOf` works on the decimals the numbers
 //! print as (a float's shortest round-trip decimal: `0.0075`, as written).
 
+use crate::prelude::*;
 use serde_json::{Number, Value};
 
 use super::len_u64;
@@ -56,6 +57,23 @@ fn num(n: &Number) -> Num {
     }
 }
 
+/// `f` without its fraction, toward zero (`f64::trunc` is std's).
+fn trunc(f: f64) -> f64 {
+    // From 2^52 on (and for NaN and the infinities) every double is whole.
+    if f.is_nan() || f.abs() >= 4_503_599_627_370_496.0 {
+        return f;
+    }
+    // |f| < 2^52: the conversion is exact.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+    let t = f as i64 as f64;
+    t
+}
+
+/// `f` is a finite whole number.
+pub(crate) fn is_whole(f: f64) -> bool {
+    f.is_finite() && trunc(f) == f
+}
+
 /// 2^64 as f64 (exact).
 const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
 
@@ -77,7 +95,7 @@ fn cmp_int_float(i: Key, f: f64) -> Option<Ordering> {
     if f <= -TWO_POW_64 {
         return Some(Ordering::Greater);
     }
-    let t = f.trunc();
+    let t = trunc(f);
     Some(i.cmp(&float_key(t)).then(if f > t {
         Ordering::Less
     } else if f < t {
@@ -102,7 +120,7 @@ pub(crate) fn compare(a: &Number, b: &Number) -> Option<Ordering> {
 pub(crate) fn is_integer(n: &Number) -> bool {
     match num(n) {
         Num::Int(_) => true,
-        Num::Float(f) => f.fract() == 0.0,
+        Num::Float(f) => is_whole(f),
     }
 }
 
@@ -114,23 +132,20 @@ pub(crate) fn is_integer(n: &Number) -> bool {
 /// a `u64`: an integer is one, a float has at most 17 significant digits
 /// (`None`, never reached, if they did not).
 fn decimal(n: &Number) -> Option<(u64, i64)> {
-    let text = n.to_string();
-    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
-        Some((mantissa, exponent)) => (mantissa, exponent.parse::<i64>().ok()?),
-        None => (text.as_str(), 0),
-    };
-    let (mut digits, mut exponent) = (0u64, exponent);
-    // Zeros not yet multiplied in: only once a nonzero digit follows them,
-    // so trailing ones never are.
-    let mut zeros = 0u32;
-    let mut fraction = false;
-    for b in mantissa.bytes() {
+    // One pass: the mantissa's digits (each after the point shifts the
+    // exponent down; zeros are multiplied in only once a nonzero digit
+    // follows them, so trailing ones never are), then the exponent's sign
+    // and digits (a handful: the text is serde_json's).
+    let (mut digits, mut zeros, mut shift) = (0u64, 0u32, 0i64);
+    let (mut fraction, mut in_exponent, mut negative, mut e) = (false, false, false, 0i64);
+    for b in n.to_string().bytes() {
         match b {
+            b'e' | b'E' => in_exponent = true,
+            b'-' => negative = in_exponent,
             b'.' => fraction = true,
+            b'0'..=b'9' if in_exponent => e = e * 10 + i64::from(b - b'0'),
             b'0'..=b'9' => {
-                if fraction {
-                    exponent -= 1;
-                }
+                shift -= i64::from(fraction);
                 if b == b'0' {
                     zeros += 1;
                 } else {
@@ -140,13 +155,14 @@ fn decimal(n: &Number) -> Option<(u64, i64)> {
                     zeros = 0;
                 }
             }
-            _ => {} // the sign
+            _ => {} // `+`
         }
     }
     if digits == 0 {
         return Some((0, 0));
     }
-    Some((digits, exponent + i64::from(zeros)))
+    let e = if negative { -e } else { e };
+    Some((digits, e + shift + i64::from(zeros)))
 }
 
 /// `x` is a multiple of `m` (`m > 0`, checked at compile time).
@@ -172,18 +188,38 @@ pub(crate) fn is_multiple_of(x: &Number, m: &Number) -> bool {
         return false;
     }
     // x/m = a × 10^(p-q) / b: the remainder of a × 10^(p-q) by b, by
-    // squaring (every product of two remainders below b < 2^64 fits a u128).
-    let b = u128::from(b);
-    let (mut remainder, mut base) = (u128::from(a) % b, 10 % b);
+    // squaring.
+    let (mut remainder, mut base) = (a % b, 10 % b);
     let mut k = p - q;
     while k > 0 {
         if k & 1 == 1 {
-            remainder = remainder * base % b;
+            remainder = mul_mod(remainder, base, b);
         }
-        base = base * base % b;
+        base = mul_mod(base, base, b);
         k >>= 1;
     }
     remainder == 0
+}
+
+/// `a × b mod m` for `a, b < m`, by doubling: sums below 2^65, no 128-bit
+/// division in the wasm.
+fn mul_mod(a: u64, mut b: u64, m: u64) -> u64 {
+    let (mut a, mut product, m) = (u128::from(a), 0u128, u128::from(m));
+    while b > 0 {
+        if b & 1 == 1 {
+            product += a;
+            if product >= m {
+                product -= m;
+            }
+        }
+        a <<= 1;
+        if a >= m {
+            a -= m;
+        }
+        b >>= 1;
+    }
+    // Below m < 2^64.
+    u64::try_from(product).unwrap_or(0)
 }
 
 /// Appends the canonical form of `value`: bytes that are the same for two
@@ -204,7 +240,7 @@ fn canonical(value: &Value, out: &mut Vec<u8>, depth: usize) -> bool {
             Num::Int((sign, k)) => (3 + u8::from(sign), k),
             // An integral float below 2^64 in magnitude is that integer
             // (larger ones equal no integer, and equal floats have equal bits).
-            Num::Float(f) if f.abs() < TWO_POW_64 && f.fract() == 0.0 => {
+            Num::Float(f) if f.abs() < TWO_POW_64 && is_whole(f) => {
                 let (sign, k) = float_key(f);
                 (3 + u8::from(sign), k)
             }

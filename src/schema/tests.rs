@@ -8,6 +8,7 @@
 )]
 
 use super::*;
+use crate::prelude::*;
 use serde_json::{json, Map};
 
 /// A matcher for unit tests: the `regex` crate, no ECMA translation.
@@ -402,8 +403,8 @@ fn with_deep_values(build: fn() -> Vec<Value>, check: fn(&[Value])) {
     std::thread::Builder::new()
         .stack_size(64 * 1024 * 1024)
         .spawn(move || {
-            let values = std::sync::Arc::new(build());
-            let shared = std::sync::Arc::clone(&values);
+            let values = alloc::sync::Arc::new(build());
+            let shared = alloc::sync::Arc::clone(&values);
             with_small_stack(move || check(&shared));
             drop(values);
         })

@@ -5,6 +5,7 @@
 //! arguments; its `drain` operation hands every output back at once, in the
 //! core's documented order, as one JSON text.
 
+use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use serde::Serialize;
@@ -18,10 +19,11 @@ use crate::machine::{
 };
 use crate::policy::Caller;
 use crate::protocol::{
-    field_changes_from_value, hints_from_value, issues_from_value, parse_value, ToolMode,
+    field_changes_from_value, hints_from_value, issues_from_value, parse_value, to_json, ToolMode,
     DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
+use crate::schema::is_whole;
 
 fn js_error(message: &str) -> JsError {
     JsError::new(message)
@@ -79,7 +81,7 @@ fn count(map: &Map<String, Value>, key: &str, default: u64) -> Result<u64, JsErr
         None | Some(Value::Null) => Ok(default),
         Some(v) => v
             .as_f64()
-            .filter(|n| *n >= 0.0 && n.fract() == 0.0)
+            .filter(|n| *n >= 0.0 && is_whole(*n))
             .map(ms)
             .ok_or_else(|| {
                 js_error(&format!(
@@ -89,20 +91,18 @@ fn count(map: &Map<String, Value>, key: &str, default: u64) -> Result<u64, JsErr
     }
 }
 
-/// A value as JSON text (serializing these types cannot fail: every map key
-/// is a string).
-fn to_json(value: &impl Serialize) -> String {
-    serde_json::to_string(value).unwrap_or_default()
-}
-
 /// `{"error": {code, message}}`.
 fn error_json(error: &ToolmarkError) -> String {
-    to_json(&serde_json::json!({"error": {"code": error.code, "message": error.message}}))
+    #[derive(Serialize)]
+    struct Wrapped<'a> {
+        error: &'a ToolmarkError,
+    }
+    to_json(&Wrapped { error })
 }
 
 /// `{"<key>": n}`.
 fn number_json(key: &str, n: u64) -> String {
-    to_json(&serde_json::json!({ key: n }))
+    format!("{{\"{key}\":{n}}}")
 }
 
 const REJECTED_JSON: &str = "{\"rejected\":true}";
@@ -401,7 +401,7 @@ impl WasmToolmark {
         };
         let max_message_bytes = match max_message_bytes {
             None => DEFAULT_MAX_MESSAGE_BYTES,
-            Some(n) if n >= 1.0 && n.fract() == 0.0 => usize::try_from(ms(n)).unwrap_or(usize::MAX),
+            Some(n) if n >= 1.0 && is_whole(n) => usize::try_from(ms(n)).unwrap_or(usize::MAX),
             Some(_) => {
                 return Err(js_error(
                     "bridge: maxMessageBytes must be a positive integer",
@@ -540,7 +540,7 @@ fn prepared_from(text: Option<&str>) -> Result<Prepared, String> {
     let state = match value.get("state") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => Some(other.to_string()),
+        Some(other) => Some(to_json(other)),
     };
     Ok(Prepared {
         summary,

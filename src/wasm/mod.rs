@@ -6,9 +6,9 @@
 mod core;
 mod protocol;
 
-use std::cell::RefCell;
+use crate::prelude::*;
+use ::core::cell::RefCell;
 
-use js_sys::RegExp;
 use wasm_bindgen::prelude::*;
 
 use crate::schema::PatternMatcher;
@@ -17,6 +17,12 @@ use crate::vecmap::VecMap;
 pub use self::core::WasmToolmark;
 pub use self::protocol::*;
 
+// SAFETY: the module is built for wasm32-unknown-unknown without the atomics
+// feature: one thread.
+#[global_allocator]
+static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
+    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
+
 /// A refusal, returned where a result's JSON text would be: `!` and the
 /// message (no JSON text starts with `!`). The shim throws it as an `Error`,
 /// as a `JsError` was before, without the externref path a `JsError` takes.
@@ -24,13 +30,31 @@ fn refused(message: &str) -> String {
     format!("!{message}")
 }
 
+// Declared here rather than taken from js-sys: linking js-sys brings its
+// futures support along (JSPI task wakers and closure shims the module keeps
+// in its function table: 1.2 KB of the gzipped package), which nothing here
+// uses.
 #[wasm_bindgen]
 extern "C" {
+    /// A JS `RegExp`.
+    type RegExp;
+
     /// `RegExp(pattern, flags)` (the same as `new RegExp`), with its
-    /// SyntaxError caught: js-sys's `RegExp::new` lets it through, which
-    /// would unwind through the module.
+    /// SyntaxError caught (a throw through the module would leave it
+    /// mid-call).
     #[wasm_bindgen(catch, js_namespace = globalThis, js_name = RegExp)]
     fn try_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
+
+    /// `regexp.test(text)`.
+    #[wasm_bindgen(method)]
+    fn test(this: &RegExp, text: &str) -> bool;
+
+    /// Whatever `RegExp` threw.
+    type Thrown;
+
+    /// Its `message` (a string for a SyntaxError).
+    #[wasm_bindgen(method, getter, structural)]
+    fn message(this: &Thrown) -> JsValue;
 }
 
 /// Most distinct patterns kept compiled (tool schemas use a handful).
@@ -46,9 +70,10 @@ pub struct JsRegExp {
 
 fn compile(pattern: &str) -> Result<RegExp, String> {
     try_regexp(pattern, "u").map_err(|error| {
-        js_sys::Reflect::get(&error, &JsValue::from_str("message"))
-            .ok()
-            .and_then(|message| message.as_string())
+        error
+            .unchecked_into::<Thrown>()
+            .message()
+            .as_string()
             .unwrap_or_else(|| "invalid regular expression".into())
     })
 }

@@ -1,12 +1,12 @@
 //! Glue for the free helpers (`newId`, `llmName`, `PROTOCOL_VERSION`,
 //! `validateMessage`, `protocolSchemas`), all through one export.
 
-use serde_json::Value;
+use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use super::refused;
 use crate::ids::{self, RandomError, RandomSource};
-use crate::protocol::{self, Direction};
+use crate::protocol::{self, to_json, Direction};
 
 /// `crypto.getRandomValues`, through getrandom's `wasm_js` backend.
 pub struct CryptoRandom;
@@ -27,10 +27,10 @@ impl RandomSource for CryptoRandom {
 pub fn helper(op: &str, text: &str) -> String {
     match op {
         "newId" => match new_id() {
-            Ok(id) => Value::from(id).to_string(),
+            Ok(id) => to_json(&id),
             Err(message) => refused(&message),
         },
-        "llmName" => Value::from(llm_name(text)).to_string(),
+        "llmName" => to_json(&llm_name(text)),
         "version" => protocol_version().to_string(),
         "schemas" => protocol_schemas_text(),
         direction => match validate_message_text(text, direction) {
@@ -75,5 +75,5 @@ pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<Strin
         Ok(value) => protocol::validate(&value, direction).err(),
         Err(rejection) => Some(rejection.issues()),
     };
-    Ok(issues.map(|issues| serde_json::to_string(&issues).unwrap_or_default()))
+    Ok(issues.map(|issues| to_json(&issues)))
 }
