@@ -118,7 +118,7 @@ pub enum SchemaError {
 
 impl SchemaError {
     /// The error as English text (what `Display` writes), built from
-    /// pieces: no `core::fmt` in the wasm.
+    /// each variant's template pieces and fields in one loop.
     pub fn message(&self) -> String {
         const NONE: &String = &String::new();
         // The template's pieces go around the fields, in order.
@@ -191,11 +191,7 @@ fn len_u64(n: usize) -> u64 {
 /// `prefix`, then `n` and the noun: `(one, many)`, its singular and plural
 /// (`1 item`, `2 items`).
 fn count_message(prefix: &str, n: u64, (one, many): (&str, &str)) -> String {
-    let mut message = String::from(prefix);
-    message.push_str(&n.to_string());
-    message.push(' ');
-    message.push_str(if n == 1 { one } else { many });
-    message
+    format!("{prefix}{n} {}", if n == 1 { one } else { many })
 }
 
 /// A schema compiled for repeated validation. Immutable; cheap to share.
