@@ -3,12 +3,12 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::json::Value;
 use crate::machine::RunId;
 use crate::prelude::*;
 use crate::protocol::FieldChange;
 use crate::registry::ToolKey;
 use crate::vecmap::Queue;
+use serde_json::Value;
 
 /// Spec: at most 100 pending deferred confirmations per page.
 pub const MAX_PENDING_CONFIRMATIONS: usize = 100;

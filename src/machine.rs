@@ -30,14 +30,16 @@
 //! to an event can overtake them. The machine reads no clock, does no IO and
 //! takes its randomness from the injected [`RandomSource`].
 
+use crate::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
 use crate::confirmations::{
     AnsweredIds, Confirmation, Confirmations, Requester, UndoStore, ANSWERED_ID_MEMORY,
     DEFAULT_CONFIRM_EXPIRY_MS,
 };
 use crate::ids::{new_id, RandomSource};
-use crate::json::Value;
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
-use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
     check_agent_to_page, parse_json, parse_value, peek_client_id, AgentToPage, CancelledBy,
@@ -48,7 +50,6 @@ use crate::protocol::{
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey, Validator};
 use crate::scheduling::{CallKey, MAX_PENDING_PER_SCOPE};
 use crate::schema::PatternMatcher;
-use crate::text::{decimal, fill};
 use crate::vecmap::Queue;
 
 /// Default time a tool gets to settle after its call is aborted.
@@ -114,16 +115,16 @@ impl Default for BridgeOptions {
 }
 
 /// An attached bridge (one transport).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct BridgeId(pub u32);
 
 /// One piece of work handed to JS; its answer names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct RunId(pub u64);
 
 /// A page-side request (`tm.call`, `tm.confirmPending`, `tm.undo`), completed
 /// by [`Event::Completed`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Handle(pub u64);
 
 /// How a tool run settled, as JS saw it.
@@ -156,8 +157,13 @@ pub struct Prepared {
     pub state: Option<String>,
 }
 
-/// Work for JS.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Work for JS. As JSON (the glue's): `{kind, …}`, the fields camelCase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Action {
     /// Call the tool's `run(input, ctx)`; take its `snapshot(input)` first
     /// when asked, and keep the restorer under `run` (`call_id` is
@@ -173,6 +179,7 @@ pub enum Action {
         caller: Caller,
         call_id: String,
         snapshot: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
         validated: Option<RunId>,
     },
     /// Validate the input with the tool's Standard Schema; answer with
@@ -191,6 +198,7 @@ pub enum Action {
         summary: bool,
         changes: bool,
         state: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
         validated: Option<RunId>,
     },
     /// Read the form state again at approval; answer with [`Toolmark::handle_state`].
@@ -214,8 +222,9 @@ pub enum Action {
     Close { bridge: BridgeId },
 }
 
-/// Something the page should hear about.
-#[derive(Debug, Clone, PartialEq)]
+/// Something the page should hear about. As JSON (the glue's): `{kind, …}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Event {
     /// A page-side error event (spec codes).
     Error {
@@ -226,8 +235,10 @@ pub enum Event {
     /// A page request finished.
     Completed { handle: Handle, result: ToolResult },
     /// The pending-confirmation list changed.
+    #[serde(rename = "pending")]
     PendingChanged,
     /// The registry revision changed.
+    #[serde(rename = "rev")]
     RevChanged { rev: u64 },
 }
 
@@ -239,17 +250,19 @@ pub struct Transmit {
 }
 
 /// A pending confirmation as the page shows it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PendingView {
     pub confirm_id: String,
     pub tool: String,
     pub summary: String,
-    pub changes: Option<Vec<FieldChange>>,
     pub expires_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Vec<FieldChange>>,
 }
 
 /// A misconfiguration, as thrown in dev mode.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolmarkError {
     pub code: ErrorEventCode,
     pub message: String,
@@ -476,9 +489,8 @@ fn error_result(message: &str) -> ToolResult {
 
 /// Why a tool's calls by the agent cannot be confirmed (`missing_confirm_handler`).
 fn no_confirmation_path(tool: &str) -> String {
-    fill(
-        "tool '{}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none'",
-        &[tool],
+    format!(
+        "tool '{tool}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none'"
     )
 }
 
@@ -589,8 +601,8 @@ impl Toolmark {
                 confirm_id: c.confirm_id.clone(),
                 tool: c.tool_name.clone(),
                 summary: c.summary.clone(),
-                changes: c.changes.clone(),
                 expires_at: c.expires_at,
+                changes: c.changes.clone(),
             });
         }
         views
@@ -787,12 +799,10 @@ impl Toolmark {
             self.budget_warned_rev = Some(rev);
             self.error_event(
                 ErrorEventCode::ToolBudgetExceeded,
-                fill(
+                format!(
                     "{} tools are visible to the agent, over the budget of {}",
-                    &[
-                        &decimal(visible as u64),
-                        &decimal(self.config.tool_budget as u64),
-                    ],
+                    &(visible as u64).to_string(),
+                    &(self.config.tool_budget as u64).to_string()
                 ),
                 None,
             );
@@ -1246,7 +1256,7 @@ impl Toolmark {
     }
 
     fn input_text(call: &Call) -> String {
-        crate::json::to_text(&call.input)
+        crate::protocol::to_json(&call.input)
     }
 
     /// A call reaches the front of its lane.
@@ -1377,7 +1387,7 @@ impl Toolmark {
             tool.def
                 .title
                 .clone()
-                .unwrap_or_else(|| fill("Run {}", &[&tool.name]))
+                .unwrap_or_else(|| format!("Run {}", tool.name))
         });
         let changes = prepared
             .changes
@@ -1573,9 +1583,9 @@ impl Toolmark {
         let (caller, tool) = (call.caller, call.tool_name.clone());
         self.error_event(
             ErrorEventCode::CtxConfirmUnavailable,
-            fill(
+            format!(
                 "ctx.confirm is not available to caller {}: it has no inline confirmation path",
-                &[caller.as_str()],
+                caller.as_str()
             ),
             Some(tool),
         );
@@ -1616,9 +1626,9 @@ impl Toolmark {
                         {
                             let issues = schema.validate(&data, self.matcher.as_ref());
                             if let Some(first) = issues.first() {
-                                let message = fill(
+                                let message = format!(
                                     "output of '{}' fails its output schema at '{}': {}",
-                                    &[&tool_name, &first.path, &first.message],
+                                    tool_name, first.path, first.message
                                 );
                                 self.error_event(
                                     ErrorEventCode::OutputInvalid,
@@ -1646,10 +1656,7 @@ impl Toolmark {
             Outcome::NotSerializable(detail) => {
                 self.error_event(
                     ErrorEventCode::TransportFailed,
-                    fill(
-                        "result of '{}' is not serializable: {}",
-                        &[&tool_name, &detail],
-                    ),
+                    format!("result of '{tool_name}' is not serializable: {detail}"),
                     Some(tool_name.clone()),
                 );
                 error_result(error_message::NOT_SERIALIZABLE)
@@ -1688,10 +1695,7 @@ impl Toolmark {
         };
         self.error_event(
             ErrorEventCode::LateResult,
-            fill(
-                "tool '{}' {} after its call was abandoned",
-                &[&tool, status],
-            ),
+            format!("tool '{tool}' {status} after its call was abandoned"),
             Some(tool),
         );
     }
@@ -1792,7 +1796,7 @@ impl Toolmark {
             Err(detail) => {
                 self.error_event(
                     ErrorEventCode::ToolThrew,
-                    fill("restorer of call {} threw: {}", &[&call_id, &detail]),
+                    format!("restorer of call {call_id} threw: {detail}"),
                     None,
                 );
                 error_result(error_message::TOOL_FAILED)

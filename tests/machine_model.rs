@@ -12,8 +12,6 @@
 
 #[macro_use]
 mod support {
-    #[macro_use]
-    pub mod json_value;
     pub mod harness;
 }
 
@@ -22,9 +20,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
+use serde_json::{json, Value};
 use support::harness::*;
-use support::json_value::{own, serde};
-use toolmark_bridge::json::{parse, Value};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, Validated, DEFAULT_ABORT_GRACE_MS,
@@ -1002,10 +999,8 @@ impl Model {
 
     fn absorb_transmit(&mut self, bridge: BridgeId, text: &str, step: &mut Step) -> R {
         // Invariant 5: valid JSON, valid page → agent message, our clientId.
-        // Read by serde_json: the oracle says it is JSON.
-        let message = serde_json::from_str(text)
-            .map(|message| own(&message))
-            .map_err(|e| fail(format!("sent non-JSON ({e}): {text}")))?;
+        let message: Value =
+            serde_json::from_str(text).map_err(|e| fail(format!("sent non-JSON ({e}): {text}")))?;
         if let Err(issues) = validate(&message, Direction::ToAgent) {
             return Err(fail(format!(
                 "sent an invalid message {message}: {issues:?}"
@@ -1241,9 +1236,9 @@ impl Model {
             Event::Error { code, .. } => step.errors.push(code),
             Event::Completed { handle, result } => {
                 // The result as the page writes it.
-                let mut text = String::new();
-                result.write_json(&mut text);
-                let value = parse(&text).map_err(|e| fail(format!("{text}: {e}")))?;
+                let text = serde_json::to_string(&result).unwrap_or_default();
+                let value = serde_json::from_str::<Value>(&text)
+                    .map_err(|e| fail(format!("{text}: {e}")))?;
                 let Some(info) = self.handles.get_mut(&handle) else {
                     return Err(fail(format!("Completed for unknown handle {handle:?}")));
                 };
@@ -1316,7 +1311,8 @@ impl Model {
                 prop_assert!(registered, "a run of unregistered tool {}", name);
                 prop_assert_eq!(snapshot, t.snapshot, "snapshot flag of {}", name);
                 step.runs.push((run, tool, name.clone()));
-                let input = parse(&input).map_err(|e| fail(format!("run input not JSON: {e}")))?;
+                let input = serde_json::from_str::<Value>(&input)
+                    .map_err(|e| fail(format!("run input not JSON: {e}")))?;
                 if t.schema == Schema::RequiresA {
                     prop_assert!(
                         input.get("a").is_some(),
@@ -1685,7 +1681,7 @@ impl Model {
 
     fn call_message(&self, id: &str, tool: &str, input: Value, rev: Option<u64>) -> Value {
         let mut message = json!({"protocol": 1, "type": "call", "clientId": self.client_id,
-                                 "id": id, "tool": tool, "input": serde(&input)});
+                                 "id": id, "tool": tool, "input": input});
         if let (Some(rev), Some(map)) = (rev, message.as_object_mut()) {
             map.insert("rev".into(), rev.into());
         }
@@ -2572,7 +2568,7 @@ impl Model {
                 rev,
             } => {
                 let id = self.id(id);
-                let input = parse(INPUTS[input]).unwrap_or(Value::Null);
+                let input = serde_json::from_str::<Value>(INPUTS[input]).unwrap_or(Value::Null);
                 let rev = self.rev(rev);
                 self.inbound_call(to, id, tool, input, rev)
             }

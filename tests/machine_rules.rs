@@ -5,13 +5,11 @@
 
 #[macro_use]
 mod support {
-    #[macro_use]
-    pub mod json_value;
     pub mod harness;
 }
 
+use serde_json::{json, Value};
 use support::harness::*;
-use toolmark_bridge::json::Value;
 use toolmark_bridge::machine::{
     Action, BridgeOptions, Config, Event, OnChange, Outcome, Prepared, Validated,
 };

@@ -19,6 +19,7 @@ pub use inbound::{
     parse_value, peek_client_id, validate, Rejection, DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH,
 };
 pub use manifest::{Hints, ToolManifest, ToolManifestSummary, ToolMode};
+pub(crate) use message::to_json;
 pub use message::{
     AgentToPage, Call, Cancel, Changed, Confirmed, Describe, Manifest, PageToAgent, ProtocolV1,
     ResultMessage,

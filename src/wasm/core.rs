@@ -8,23 +8,22 @@
 use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
+use serde::Serialize;
+use serde_json::{Map, Value};
+
 use super::protocol::CryptoRandom;
-use super::regexp::JsRegExp;
-use crate::json::{
-    is_whole, list, push_u64, to_text, write_array_of, write_bool_member, write_key,
-    write_separator, write_str_member, write_string, write_u64_member, Map, Value,
-};
+use super::JsRegExp;
 use crate::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, ToolmarkError, Validated,
 };
 use crate::policy::Caller;
 use crate::protocol::{
-    field_changes_from_value, hints_from_value, issues_from_value, parse_value, FieldChange,
-    ToolManifestSummary, ToolMode, DEFAULT_MAX_MESSAGE_BYTES,
+    field_changes_from_value, hints_from_value, issues_from_value, parse_value, to_json, ToolMode,
+    DEFAULT_MAX_MESSAGE_BYTES,
 };
 use crate::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
-use crate::text::{decimal, fill};
+use crate::schema::is_whole;
 
 fn js_error(message: &str) -> JsError {
     JsError::new(message)
@@ -32,15 +31,15 @@ fn js_error(message: &str) -> JsError {
 
 /// Parses JSON text from the shim into an object (these few fields read
 /// plainly).
-fn object(text: &str, what: &str) -> Result<Map, JsError> {
+fn object(text: &str, what: &str) -> Result<Map<String, Value>, JsError> {
     match parse_value(text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(js_error(&fill("{}: must be an object", &[what]))),
-        Err(e) => Err(js_error(&fill("{}: {}", &[what, &e.message()]))),
+        Ok(_) => Err(js_error(&format!("{what}: must be an object"))),
+        Err(e) => Err(js_error(&format!("{}: {}", what, &e.message()))),
     }
 }
 
-fn opt_string(map: &Map, key: &str, what: &str) -> Result<Option<String>, JsError> {
+fn opt_string(map: &Map<String, Value>, key: &str, what: &str) -> Result<Option<String>, JsError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -50,7 +49,7 @@ fn opt_string(map: &Map, key: &str, what: &str) -> Result<Option<String>, JsErro
 
 /// A string field that must be there (absent, `null` or not a string: the
 /// same error).
-fn string(map: &Map, key: &str, what: &str) -> Result<String, JsError> {
+fn string(map: &Map<String, Value>, key: &str, what: &str) -> Result<String, JsError> {
     match map.get(key) {
         Some(Value::String(s)) => Ok(s.clone()),
         _ => Err(not_a_string(key, what)),
@@ -58,10 +57,10 @@ fn string(map: &Map, key: &str, what: &str) -> Result<String, JsError> {
 }
 
 fn not_a_string(key: &str, what: &str) -> JsError {
-    js_error(&fill("{}: {} must be a string", &[what, key]))
+    js_error(&format!("{what}: {key} must be a string"))
 }
 
-fn flag(map: &Map, key: &str) -> bool {
+fn flag(map: &Map<String, Value>, key: &str) -> bool {
     map.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
@@ -77,7 +76,7 @@ fn ms(now: f64) -> u64 {
 }
 
 /// A non-negative whole-number option, or its default when absent.
-fn count(map: &Map, key: &str, default: u64) -> Result<u64, JsError> {
+fn count(map: &Map<String, Value>, key: &str, default: u64) -> Result<u64, JsError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(default),
         Some(v) => v
@@ -85,9 +84,8 @@ fn count(map: &Map, key: &str, default: u64) -> Result<u64, JsError> {
             .filter(|n| *n >= 0.0 && is_whole(*n))
             .map(ms)
             .ok_or_else(|| {
-                js_error(&fill(
-                    "createToolmark: {} must be a whole number >= 0",
-                    &[key],
+                js_error(&format!(
+                    "createToolmark: {key} must be a whole number >= 0"
                 ))
             }),
     }
@@ -95,25 +93,22 @@ fn count(map: &Map, key: &str, default: u64) -> Result<u64, JsError> {
 
 /// `{"error": {code, message}}`.
 fn error_json(error: &ToolmarkError) -> String {
-    let mut out = String::from("{\"error\":{");
-    write_str_member(&mut out, "code", error.code.as_str());
-    write_str_member(&mut out, "message", &error.message);
-    out.push_str("}}");
-    out
+    #[derive(Serialize)]
+    struct Wrapped<'a> {
+        error: &'a ToolmarkError,
+    }
+    to_json(&Wrapped { error })
 }
 
 /// `{"<key>": n}`.
 fn number_json(key: &str, n: u64) -> String {
-    let mut out = String::from("{");
-    write_u64_member(&mut out, key, n);
-    out.push('}');
-    out
+    format!("{{\"{key}\":{n}}}")
 }
 
 const REJECTED_JSON: &str = "{\"rejected\":true}";
 
 /// `{ kind: "json" | "external", schema? }` from the shim.
-fn schema_spec(map: &Map, key: &str) -> Option<SchemaSpec> {
+fn schema_spec(map: &Map<String, Value>, key: &str) -> Option<SchemaSpec> {
     let spec = map.get(key)?.as_object()?;
     let schema = spec.get("schema").filter(|s| !s.is_null()).cloned();
     Some(match spec.get("kind").and_then(Value::as_str) {
@@ -136,16 +131,20 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
         None => None,
         Some("stepwise") => Some(ToolMode::Stepwise),
         Some(other) => {
-            return Err(js_error(&fill(
-                "tool definition: unknown mode '{}'",
-                &[other],
+            return Err(js_error(&format!(
+                "tool definition: unknown mode '{other}'"
             )))
         }
     };
-    // `list` is `None` for a value that is not an array of strings.
+    // `None` for a value that is not an array of strings.
     let sensitive = match def.get("sensitive") {
         None | Some(Value::Null) => Some(Vec::new()),
-        Some(paths) => list(paths, |p| p.as_str().map(str::to_owned)),
+        Some(paths) => paths.as_array().and_then(|paths| {
+            paths
+                .iter()
+                .map(|p| p.as_str().map(str::to_owned))
+                .collect()
+        }),
     }
     .ok_or_else(|| js_error("tool definition: sensitive must be an array of paths"))?;
     Ok(ToolDef {
@@ -165,120 +164,7 @@ fn tool_def(text: &str) -> Result<ToolDef, JsError> {
 }
 
 fn caller(text: &str) -> Result<Caller, JsError> {
-    Caller::parse(text).ok_or_else(|| js_error(&fill("unknown caller '{}'", &[text])))
-}
-
-/// Appends an event as `{kind, …}` JSON text (written straight: no
-/// `Value` built).
-fn write_event(out: &mut String, event: &Event) {
-    let kind = match event {
-        Event::Error { .. } => "error",
-        Event::Completed { .. } => "completed",
-        Event::PendingChanged => "pending",
-        Event::RevChanged { .. } => "rev",
-    };
-    out.push('{');
-    write_str_member(out, "kind", kind);
-    match event {
-        Event::Error {
-            code,
-            message,
-            tool,
-        } => {
-            write_str_member(out, "code", code.as_str());
-            write_str_member(out, "message", message);
-            match tool {
-                Some(tool) => write_str_member(out, "tool", tool),
-                None => {
-                    write_key(out, "tool");
-                    out.push_str("null");
-                }
-            }
-        }
-        Event::Completed { handle, result } => {
-            write_u64_member(out, "handle", handle.0);
-            write_key(out, "result");
-            result.write_json(out);
-        }
-        Event::PendingChanged => {}
-        Event::RevChanged { rev } => write_u64_member(out, "rev", *rev),
-    }
-    out.push('}');
-}
-
-/// Appends an action as `{kind, …}` JSON text: `kind` first, then the
-/// action's fields.
-fn write_action(out: &mut String, action: &Action) {
-    let kind = match action {
-        Action::Run { .. } => "run",
-        Action::Validate { .. } => "validate",
-        Action::Prepare { .. } => "prepare",
-        Action::ReadState { .. } => "readState",
-        Action::Abort { .. } => "abort",
-        Action::Restore { .. } => "restore",
-        Action::DropRestorer { .. } => "dropRestorer",
-        Action::ForgetValidated { .. } => "forgetValidated",
-        Action::Close { .. } => "close",
-    };
-    out.push('{');
-    write_str_member(out, "kind", kind);
-    match action {
-        Action::Run {
-            run,
-            tool,
-            name,
-            input,
-            caller,
-            call_id,
-            snapshot,
-            validated,
-        } => {
-            write_u64_member(out, "run", run.0);
-            write_u64_member(out, "tool", tool.0.into());
-            write_str_member(out, "name", name);
-            write_str_member(out, "input", input);
-            write_str_member(out, "caller", caller.as_str());
-            write_str_member(out, "callId", call_id);
-            write_bool_member(out, "snapshot", *snapshot);
-            if let Some(validated) = validated {
-                write_u64_member(out, "validated", validated.0);
-            }
-        }
-        Action::Validate { run, tool, input } | Action::ReadState { run, tool, input } => {
-            write_u64_member(out, "run", run.0);
-            write_u64_member(out, "tool", tool.0.into());
-            write_str_member(out, "input", input);
-        }
-        Action::Prepare {
-            run,
-            tool,
-            input,
-            summary,
-            changes,
-            state,
-            validated,
-        } => {
-            write_u64_member(out, "run", run.0);
-            write_u64_member(out, "tool", tool.0.into());
-            write_str_member(out, "input", input);
-            write_bool_member(out, "summary", *summary);
-            write_bool_member(out, "changes", *changes);
-            write_bool_member(out, "state", *state);
-            if let Some(validated) = validated {
-                write_u64_member(out, "validated", validated.0);
-            }
-        }
-        Action::Abort { run } => write_u64_member(out, "run", run.0),
-        Action::Restore { run, restorer } => {
-            write_u64_member(out, "run", run.0);
-            write_u64_member(out, "restorer", restorer.0);
-        }
-        Action::DropRestorer { run } | Action::ForgetValidated { run } => {
-            write_u64_member(out, "run", run.0)
-        }
-        Action::Close { bridge } => write_u64_member(out, "bridge", bridge.0.into()),
-    }
-    out.push('}');
+    Caller::parse(text).ok_or_else(|| js_error(&format!("unknown caller '{text}'")))
 }
 
 /// The operations `dispatch` multiplexes, numbered as the shim's `OP_*`
@@ -341,7 +227,7 @@ impl WasmToolmark {
     /// [`ops`]), `args` the JSON array of its arguments; returns the JSON text
     /// of its result.
     pub fn dispatch(&mut self, op: u32, args: &str) -> Result<String, JsError> {
-        let args = match crate::json::parse(args) {
+        let args = match serde_json::from_str::<Value>(args) {
             Ok(Value::Array(args)) => args,
             _ => return Err(js_error("dispatch: args must be a JSON array")),
         };
@@ -352,7 +238,7 @@ impl WasmToolmark {
         let opt_text = |i: usize| args.get(i).and_then(Value::as_str).map(str::to_owned);
         let flag = |i: usize| args.get(i).and_then(Value::as_bool).unwrap_or(false);
         Ok(match op {
-            ops::REV => decimal(self.rev()),
+            ops::REV => (self.rev()).to_string(),
             ops::REGISTER => self.register(id(0), text(1), num(2))?,
             ops::UNREGISTER => {
                 self.unregister(id(0), num(1));
@@ -360,18 +246,20 @@ impl WasmToolmark {
             }
             ops::CREATE_SCOPE => self.create_scope(id(0), text(1)),
             ops::DISPOSE_SCOPE => self.dispose_scope(id(0), num(1)),
-            ops::ATTACH => decimal(self.attach(text(0), opt_num(1))?.into()),
+            ops::ATTACH => self.attach(text(0), opt_num(1))?.to_string(),
             ops::DETACH => {
                 self.detach(id(0), num(1));
                 "null".into()
             }
-            ops::CALL => decimal(self.call(text(0), text(1), text(2), opt_num(3), num(4))?),
+            ops::CALL => self
+                .call(text(0), text(1), text(2), opt_num(3), num(4))?
+                .to_string(),
             ops::ABORT => {
                 self.abort(num(0), num(1));
                 "null".into()
             }
-            ops::CONFIRM => decimal(self.confirm(text(0), flag(1), num(2))),
-            ops::UNDO => decimal(self.undo(text(0))),
+            ops::CONFIRM => self.confirm(text(0), flag(1), num(2)).to_string(),
+            ops::UNDO => self.undo(text(0)).to_string(),
             ops::CTX_CONFIRM => String::from(if self.ctx_confirm(num(0)) {
                 "true"
             } else {
@@ -431,32 +319,30 @@ impl WasmToolmark {
     /// Everything the core has to say, in its drain order:
     /// `{"transmits": [[bridge, text]…], "events": […], "actions": […], "timeout": ms|null}`.
     pub fn drain(&mut self) -> String {
-        let mut out = String::from("{\"transmits\":[");
+        #[derive(Serialize)]
+        struct Drain {
+            transmits: Vec<(BridgeId, String)>,
+            events: Vec<Event>,
+            actions: Vec<Action>,
+            timeout: Option<u64>,
+        }
+        let mut drain = Drain {
+            transmits: Vec::new(),
+            events: Vec::new(),
+            actions: Vec::new(),
+            timeout: None,
+        };
         while let Some(t) = self.core.poll_transmit() {
-            write_separator(&mut out);
-            out.push('[');
-            push_u64(&mut out, t.bridge.0.into());
-            out.push(',');
-            write_string(&mut out, &t.text);
-            out.push(']');
+            drain.transmits.push((t.bridge, t.text));
         }
-        out.push_str("],\"events\":[");
         while let Some(e) = self.core.poll_event() {
-            write_separator(&mut out);
-            write_event(&mut out, &e);
+            drain.events.push(e);
         }
-        out.push_str("],\"actions\":[");
         while let Some(a) = self.core.poll_action() {
-            write_separator(&mut out);
-            write_action(&mut out, &a);
+            drain.actions.push(a);
         }
-        out.push_str("],\"timeout\":");
-        match self.core.poll_timeout() {
-            Some(ms) => push_u64(&mut out, ms),
-            None => out.push_str("null"),
-        }
-        out.push('}');
-        out
+        drain.timeout = self.core.poll_timeout();
+        to_json(&drain)
     }
 
     pub fn client_id(&self) -> String {
@@ -508,9 +394,8 @@ impl WasmToolmark {
             "manifest" => OnChange::Manifest,
             "changed" => OnChange::Changed,
             other => {
-                return Err(js_error(&fill(
-                    "bridge: onChange must be 'manifest' or 'changed', not '{}'",
-                    &[other],
+                return Err(js_error(&format!(
+                    "bridge: onChange must be 'manifest' or 'changed', not '{other}'"
                 )))
             }
         };
@@ -572,7 +457,7 @@ impl WasmToolmark {
             "invalid" => {
                 let issues = text
                     .as_deref()
-                    .and_then(|t| crate::json::parse(t).ok())
+                    .and_then(|t| serde_json::from_str::<Value>(t).ok())
                     .and_then(|v| issues_from_value(&v).ok());
                 match issues {
                     Some(issues) => Validated::Invalid(issues),
@@ -626,31 +511,12 @@ impl WasmToolmark {
 
     /// JSON array of the manifest entries visible to `caller`.
     pub fn manifest(&self, caller_name: &str) -> Result<String, JsError> {
-        let list = self.core.manifest(caller(caller_name)?);
-        let mut out = String::new();
-        write_array_of(&mut out, &list, ToolManifestSummary::write_json);
-        Ok(out)
+        Ok(to_json(&self.core.manifest(caller(caller_name)?)))
     }
 
-    /// JSON array of `{confirmId, tool, summary, changes?, expiresAt}`.
+    /// JSON array of `{confirmId, tool, summary, expiresAt, changes?}`.
     pub fn pending_confirmations(&self) -> String {
-        let pending = self.core.pending_confirmations();
-        let mut out = String::from("[");
-        for p in pending {
-            write_separator(&mut out);
-            out.push('{');
-            write_str_member(&mut out, "confirmId", &p.confirm_id);
-            write_str_member(&mut out, "tool", &p.tool);
-            write_str_member(&mut out, "summary", &p.summary);
-            write_u64_member(&mut out, "expiresAt", p.expires_at);
-            if let Some(changes) = p.changes {
-                write_key(&mut out, "changes");
-                write_array_of(&mut out, &changes, FieldChange::write_json);
-            }
-            out.push('}');
-        }
-        out.push(']');
-        out
+        to_json(&self.core.pending_confirmations())
     }
 }
 
@@ -674,7 +540,7 @@ fn prepared_from(text: Option<&str>) -> Result<Prepared, String> {
     let state = match value.get("state") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => Some(to_text(other)),
+        Some(other) => Some(to_json(other)),
     };
     Ok(Prepared {
         summary,

@@ -6,17 +6,15 @@ use wasm_bindgen::prelude::*;
 
 use super::refused;
 use crate::ids::{self, RandomError, RandomSource};
-use crate::json::{push_u64, write_array_of, write_string};
-use crate::protocol::{self, Direction};
+use crate::protocol::{self, to_json, Direction};
 
 /// `crypto.getRandomValues`, through getrandom's `wasm_js` backend.
 pub struct CryptoRandom;
 
 impl RandomSource for CryptoRandom {
     fn fill(&mut self, buf: &mut [u8]) -> Result<(), RandomError> {
-        // The backend's one error is `WEB_CRYPTO`; its text is written here,
-        // since getrandom's `Display` would bring `core::fmt` and every
-        // backend's error texts into the module.
+        // The backend's one error is `WEB_CRYPTO`; its text is written here
+        // (getrandom's `Display` would bring every backend's error texts).
         getrandom::fill(buf).map_err(|_| RandomError("Web Crypto API is unavailable".into()))
     }
 }
@@ -27,22 +25,20 @@ impl RandomSource for CryptoRandom {
 /// (see [`refused`]).
 #[wasm_bindgen]
 pub fn helper(op: &str, text: &str) -> String {
-    let mut out = String::new();
     match op {
         "newId" => match new_id() {
-            Ok(id) => write_string(&mut out, &id),
-            Err(message) => return refused(&message),
+            Ok(id) => to_json(&id),
+            Err(message) => refused(&message),
         },
-        "llmName" => write_string(&mut out, &llm_name(text)),
-        "version" => push_u64(&mut out, protocol_version().into()),
-        "schemas" => return protocol_schemas_text(),
+        "llmName" => to_json(&llm_name(text)),
+        "version" => protocol_version().to_string(),
+        "schemas" => protocol_schemas_text(),
         direction => match validate_message_text(text, direction) {
-            Ok(Some(errors)) => return errors,
-            Ok(None) => out.push_str("null"),
-            Err(message) => return refused(message),
+            Ok(Some(errors)) => errors,
+            Ok(None) => "null".into(),
+            Err(message) => refused(message),
         },
     }
-    out
 }
 
 /// `newId()`: an RFC 4122 v4 UUID from `crypto.getRandomValues`.
@@ -79,9 +75,5 @@ pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<Strin
         Ok(value) => protocol::validate(&value, direction).err(),
         Err(rejection) => Some(rejection.issues()),
     };
-    Ok(issues.map(|issues| {
-        let mut out = String::new();
-        write_array_of(&mut out, &issues, protocol::Issue::write_json);
-        out
-    }))
+    Ok(issues.map(|issues| to_json(&issues)))
 }

@@ -100,12 +100,15 @@ test('validateMessage: hostile values never throw', () => {
   assert.throws(() => protocol.validateMessage({}, 'sideways'), TypeError);
 });
 
-test('validateMessage: unpaired surrogates are strings like any other', () => {
+test('validateMessage: unpaired surrogates are malformed JSON (serde_json rejects them)', () => {
   const cancel = { protocol: 1, type: 'cancel', clientId: 'p\ud800', id: '\udc00x' };
   const result = protocol.validateMessage(cancel, 'toPage');
-  assert.equal(result.ok, true);
-  assert.equal(result.message.id, '\udc00x');
-  assert.equal(protocol.validateMessage({ ...cancel, clientId: 7 }, 'toPage').ok, false);
+  assert.equal(result.ok, false);
+  assert.equal(result.errors.length, 1);
+  assert.equal(result.errors[0].path, '');
+  assert.match(result.errors[0].message, /^malformed JSON: /);
+  const paired = { ...cancel, clientId: 'p\ud83d\ude00', id: 'x' };
+  assert.equal(protocol.validateMessage(paired, 'toPage').ok, true);
 });
 
 // The loader decodes the inlined base64 with the first of Uint8Array.fromBase64,

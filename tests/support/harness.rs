@@ -2,9 +2,8 @@
 //! seeded random source, for native scenario and model tests.
 #![allow(dead_code)]
 
-use super::json_value::serde;
+use serde_json::{json, Value};
 use toolmark_bridge::ids::{RandomError, RandomSource};
-use toolmark_bridge::json::{parse, Value};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, Outcome, RunId, Toolmark,
 };
@@ -87,7 +86,8 @@ impl Page {
     /// Drains every output, in the documented order.
     pub fn drain(&mut self) {
         while let Some(t) = self.tm.poll_transmit() {
-            let message = parse(&t.text).unwrap_or_else(|e| panic!("sent non-JSON {e}"));
+            let message = serde_json::from_str::<Value>(&t.text)
+                .unwrap_or_else(|e| panic!("sent non-JSON {e}"));
             if t.bridge == self.bridge {
                 self.sent.push(message.clone());
             }
@@ -161,7 +161,7 @@ impl Page {
 
     pub fn call_on(&mut self, bridge: BridgeId, id: &str, tool: &str, input: Value) {
         let message = json!({"protocol": 1, "type": "call", "clientId": self.client_id(),
-                             "id": id, "tool": tool, "input": serde(&input)});
+                             "id": id, "tool": tool, "input": input});
         self.inbound_on(bridge, message);
     }
 
@@ -182,13 +182,13 @@ impl Page {
 
     pub fn call(&mut self, id: &str, tool: &str, input: Value) {
         let message = json!({"protocol": 1, "type": "call", "clientId": self.client_id(),
-                             "id": id, "tool": tool, "input": serde(&input)});
+                             "id": id, "tool": tool, "input": input});
         self.inbound(message);
     }
 
     pub fn call_rev(&mut self, id: &str, tool: &str, input: Value, rev: u64) {
         let message = json!({"protocol": 1, "type": "call", "clientId": self.client_id(),
-                             "id": id, "tool": tool, "input": serde(&input), "rev": rev});
+                             "id": id, "tool": tool, "input": input, "rev": rev});
         self.inbound(message);
     }
 
@@ -225,7 +225,7 @@ impl Page {
                 runs.push((
                     *run,
                     name.clone(),
-                    parse(input).unwrap_or(Value::Null),
+                    serde_json::from_str::<Value>(input).unwrap_or(Value::Null),
                     caller.as_str().to_owned(),
                     call_id.clone(),
                 ));

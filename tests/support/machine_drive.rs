@@ -24,9 +24,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
-use super::json_value::{own, serde};
+use serde_json::{json, Map, Value};
 use toolmark_bridge::ids::{RandomError, RandomSource};
-use toolmark_bridge::json::{parse, Map, Value};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, Validated,
@@ -286,7 +285,8 @@ fn gen_value(cur: &mut Cursor<'_>, depth: usize) -> Value {
         1 => Value::Bool(cur.bool()),
         2 => json!(i64::from(cur.byte() as i8)),
         // Any finite double, written with its shortest digits (not NaN or inf: null).
-        3 => parse(&format!("{:e}", f64::from_bits(cur.u64()))).unwrap_or(Value::Null),
+        3 => serde_json::from_str::<Value>(&format!("{:e}", f64::from_bits(cur.u64())))
+            .unwrap_or(Value::Null),
         4 => Value::String(cur.pick_str(&STRINGS)),
         5 => Value::String(cur.text(16)),
         6 if depth < 4 => {
@@ -325,7 +325,9 @@ fn gen_schema(cur: &mut Cursor<'_>) -> Option<SchemaSpec> {
         12 => Some(SchemaSpec::External { json: None }),
         13 => {
             let text = shallow(cur.text(96));
-            parse(&text).ok().map(SchemaSpec::Json)
+            serde_json::from_str::<Value>(&text)
+                .ok()
+                .map(SchemaSpec::Json)
         }
         14 => Some(SchemaSpec::Json(gen_value(cur, 0))),
         _ => None,
@@ -485,7 +487,7 @@ struct Driver {
 }
 
 fn pick_policy(cur: &mut Cursor<'_>, items: &[&str]) -> Value {
-    parse(&cur.pick_str(items)).unwrap_or(Value::Null)
+    serde_json::from_str::<Value>(&cur.pick_str(items)).unwrap_or(Value::Null)
 }
 
 impl Driver {
@@ -697,7 +699,7 @@ impl Driver {
                 let tool = self.pick_tool_name(cur);
                 let input = gen_value(cur, 0);
                 let mut message = json!({"protocol": 1, "type": "call",
-                    "clientId": self.client_id, "id": id, "tool": tool, "input": serde(&input)});
+                    "clientId": self.client_id, "id": id, "tool": tool, "input": input});
                 if let (Some(rev), Some(map)) = (self.pick_rev(cur), message.as_object_mut()) {
                     map.insert("rev".into(), rev.into());
                 }
@@ -1222,9 +1224,8 @@ impl Driver {
     }
 
     fn check_transmit(&mut self, bridge: BridgeId, text: &str) {
-        // Read by serde_json: the oracle says it is JSON.
-        let value = own(&serde_json::from_str(text)
-            .unwrap_or_else(|e| panic!("transmitted text is not JSON ({e}): {text}")));
+        let value: Value = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("transmitted text is not JSON ({e}): {text}"));
         if let Err(issues) = validate(&value, Direction::ToAgent) {
             panic!("transmitted message fails the page-to-agent schema: {issues:?}\n{text}");
         }
@@ -1398,8 +1399,8 @@ impl Driver {
                         "ran {name} for the agent against policy ({decision:?})"
                     );
                 }
-                let value = own(&serde_json::from_str(&input)
-                    .unwrap_or_else(|e| panic!("run input is not JSON ({e}): {input}")));
+                let value: Value = serde_json::from_str(&input)
+                    .unwrap_or_else(|e| panic!("run input is not JSON ({e}): {input}"));
                 if let Some(schema) = &info.schema {
                     let issues = schema.validate(&value, &LiteralPatterns);
                     assert!(
