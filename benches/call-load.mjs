@@ -1,7 +1,7 @@
 // node benches/call-load.mjs [pkgDir]: 1800 bridge calls through the in-page
 // channel with inputs and results from 10 bytes to 600 KB, in 6 rounds;
 // prints the wall time and the process RSS after each round. It exercises
-// the module's allocator (src/wasm/alloc.rs) with a mixed load: memory
+// the module's allocator (Rust's default, dlmalloc) with a mixed load: memory
 // should settle after the first round, not climb. Prints numbers, asserts
 // only that every call answered ok.
 import { pathToFileURL } from 'node:url';

@@ -1,11 +1,10 @@
-//! Ids and names: UUID v4 formatting from injected random bytes, and
-//! `llmName`.
+//! Ids and names: UUID v4 from injected random bytes (formatted by the
+//! `uuid` crate), and `llmName`.
 //!
 //! The core never reads global randomness: callers hand in 16 random bytes
 //! (in WebAssembly from `crypto.getRandomValues`, in tests from a seeded source).
-
 use crate::prelude::*;
-use crate::text::fill;
+
 /// A source of cryptographically random bytes, injected into the core.
 pub trait RandomSource {
     /// Fills `buf` with random bytes. Errors leave the id unminted.
@@ -17,15 +16,15 @@ pub trait RandomSource {
 pub struct RandomError(pub String);
 
 impl RandomError {
-    /// What `Display` writes, as a `String` without `core::fmt`.
+    /// What `Display` writes.
     pub fn message(&self) -> String {
-        fill("random source failed: {}", &[&self.0])
+        self.to_string()
     }
 }
 
 impl core::fmt::Display for RandomError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(&self.message())
+        write!(f, "random source failed: {}", self.0)
     }
 }
 
@@ -33,22 +32,11 @@ impl core::error::Error for RandomError {}
 
 /// Formats 16 random bytes as an RFC 4122 version 4 UUID (lowercase, hyphenated):
 /// the version nibble is forced to 4 and the variant bits to `10`.
-pub fn uuid_v4_from_bytes(mut bytes: [u8; 16]) -> String {
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let mut out = String::with_capacity(36);
-    for (i, byte) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            out.push('-');
-        }
-        out.push(hex_digit(byte >> 4));
-        out.push(hex_digit(byte & 0x0f));
-    }
-    out
-}
-
-fn hex_digit(nibble: u8) -> char {
-    char::from_digit(u32::from(nibble), 16).unwrap_or('0')
+pub fn uuid_v4_from_bytes(bytes: [u8; 16]) -> String {
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .hyphenated()
+        .to_string()
 }
 
 /// Mints a UUID v4 from the injected random source.
@@ -92,11 +80,7 @@ pub fn llm_name(name: &str) -> String {
     let mut out = String::with_capacity(LLM_NAME_MAX);
     out.push_str(replaced.get(..cut).unwrap_or_default());
     out.push('_');
-    let hash = fnv1a_32(name.as_bytes());
-    for shift in (0..8).rev() {
-        #[allow(clippy::cast_possible_truncation)]
-        out.push(hex_digit((hash >> (shift * 4)) as u8 & 0x0f));
-    }
+    out.push_str(&format!("{:08x}", fnv1a_32(name.as_bytes())));
     out
 }
 

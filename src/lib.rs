@@ -25,10 +25,10 @@
         clippy::todo
     )
 )]
-// `core` and `alloc` only, so the shipped module can leave std out (its
-// panic machinery and formatting were ~4% of the module): built with
-// `--no-default-features`, the crate brings its own panic handler below.
-// The default feature `std` links std for native use and the tests.
+// `core` and `alloc` only, so the shipped module leaves std out: built with
+// `--no-default-features`, the crate brings its own panic handler below
+// (see docs/benchmarks.md for what std cost). The default feature `std`
+// links std for native use and the tests.
 #![no_std]
 
 extern crate alloc;
@@ -39,32 +39,27 @@ extern crate std;
 mod prelude {
     pub use alloc::borrow::ToOwned;
     pub use alloc::boxed::Box;
+    pub use alloc::format;
     pub use alloc::string::{String, ToString};
     pub use alloc::vec;
     pub use alloc::vec::Vec;
-    // Library code builds text without `format!` (so `core::fmt` stays out
-    // of the module); unit tests may use it as their oracle.
-    #[cfg(test)]
-    pub use alloc::format;
 }
 
 pub mod confirmations;
 pub mod ids;
-pub mod json;
 pub mod machine;
 pub mod policy;
 pub mod protocol;
 pub mod registry;
 pub mod scheduling;
 pub mod schema;
-pub mod text;
 pub mod vecmap;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
 /// Without std (the shipped module), a panic traps, as `panic = "abort"`
-/// did with std: the crate denies panicking code, so this is only reached
+/// does with std: the crate denies panicking code, so this is only reached
 /// by a bug or by running out of memory.
 #[cfg(all(target_arch = "wasm32", not(feature = "std")))]
 #[panic_handler]

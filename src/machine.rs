@@ -30,14 +30,16 @@
 //! to an event can overtake them. The machine reads no clock, does no IO and
 //! takes its randomness from the injected [`RandomSource`].
 
+use crate::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
 use crate::confirmations::{
-    Confirmation, Confirmations, RecentSet, Requester, ANSWERED_ID_MEMORY,
-    DEFAULT_CONFIRM_EXPIRY_MS, UNDO_STORE,
+    AnsweredIds, Confirmation, Confirmations, Requester, UndoStore, ANSWERED_ID_MEMORY,
+    DEFAULT_CONFIRM_EXPIRY_MS,
 };
 use crate::ids::{new_id, RandomSource};
-use crate::json::Value;
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
-use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
     check_agent_to_page, parse_json, parse_value, peek_client_id, AgentToPage, CancelledBy,
@@ -48,7 +50,6 @@ use crate::protocol::{
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey, Validator};
 use crate::scheduling::{CallKey, MAX_PENDING_PER_SCOPE};
 use crate::schema::PatternMatcher;
-use crate::text::{decimal, fill};
 use crate::vecmap::Queue;
 
 /// Default time a tool gets to settle after its call is aborted.
@@ -114,16 +115,16 @@ impl Default for BridgeOptions {
 }
 
 /// An attached bridge (one transport).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct BridgeId(pub u32);
 
 /// One piece of work handed to JS; its answer names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct RunId(pub u64);
 
 /// A page-side request (`tm.call`, `tm.confirmPending`, `tm.undo`), completed
 /// by [`Event::Completed`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Handle(pub u64);
 
 /// How a tool run settled, as JS saw it.
@@ -156,11 +157,20 @@ pub struct Prepared {
     pub state: Option<String>,
 }
 
-/// Work for JS.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Work for JS. As JSON (the glue's): `{kind, …}`, the fields camelCase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Action {
     /// Call the tool's `run(input, ctx)`; take its `snapshot(input)` first
-    /// when asked, and keep the restorer under `call_id`.
+    /// when asked, and keep the restorer under `run` (`call_id` is
+    /// `ctx.callId`: runs can share it, see [`UndoStore`]). With
+    /// `validated`, the input is the value JS kept from that validation run
+    /// (a Standard Schema's live value, e.g. a `Date`), used and forgotten;
+    /// `input` is its JSON copy.
     Run {
         run: RunId,
         tool: ToolKey,
@@ -169,6 +179,8 @@ pub enum Action {
         caller: Caller,
         call_id: String,
         snapshot: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        validated: Option<RunId>,
     },
     /// Validate the input with the tool's Standard Schema; answer with
     /// [`Toolmark::handle_validated`].
@@ -178,6 +190,7 @@ pub enum Action {
         input: String,
     },
     /// Compute what a confirmation shows; answer with [`Toolmark::handle_prepared`].
+    /// `validated` as in [`Action::Run`], but the value stays kept.
     Prepare {
         run: RunId,
         tool: ToolKey,
@@ -185,6 +198,8 @@ pub enum Action {
         summary: bool,
         changes: bool,
         state: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        validated: Option<RunId>,
     },
     /// Read the form state again at approval; answer with [`Toolmark::handle_state`].
     ReadState {
@@ -194,16 +209,22 @@ pub enum Action {
     },
     /// Abort the run's `AbortSignal`.
     Abort { run: RunId },
-    /// Run the restorer kept under `call_id`; answer with [`Toolmark::handle_restored`].
-    Restore { run: RunId, call_id: String },
-    /// Forget the restorer kept under `call_id`.
-    DropRestorer { call_id: String },
+    /// Run the restorer kept for run `restorer`; answer with
+    /// [`Toolmark::handle_restored`] for `run`.
+    Restore { run: RunId, restorer: RunId },
+    /// Forget the restorer kept for that run.
+    DropRestorer { run: RunId },
+    /// Forget the value kept from that validation run: no run will use it.
+    /// (Every `Validated::Valid(Some(_))` answer is followed by exactly one
+    /// `Run` naming it or one of these.)
+    ForgetValidated { run: RunId },
     /// Close the bridge's transport.
     Close { bridge: BridgeId },
 }
 
-/// Something the page should hear about.
-#[derive(Debug, Clone, PartialEq)]
+/// Something the page should hear about. As JSON (the glue's): `{kind, …}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Event {
     /// A page-side error event (spec codes).
     Error {
@@ -214,8 +235,10 @@ pub enum Event {
     /// A page request finished.
     Completed { handle: Handle, result: ToolResult },
     /// The pending-confirmation list changed.
+    #[serde(rename = "pending")]
     PendingChanged,
     /// The registry revision changed.
+    #[serde(rename = "rev")]
     RevChanged { rev: u64 },
 }
 
@@ -227,17 +250,19 @@ pub struct Transmit {
 }
 
 /// A pending confirmation as the page shows it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PendingView {
     pub confirm_id: String,
     pub tool: String,
     pub summary: String,
-    pub changes: Option<Vec<FieldChange>>,
     pub expires_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Vec<FieldChange>>,
 }
 
 /// A misconfiguration, as thrown in dev mode.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolmarkError {
     pub code: ErrorEventCode,
     pub message: String,
@@ -329,6 +354,8 @@ struct Call {
     approval: Option<Approval>,
     /// Its run took a snapshot (decided at start: the tool may be gone by the end).
     snapshot: bool,
+    /// The validation run whose value JS keeps for this call's run.
+    validated: Option<RunId>,
 }
 
 /// Items found by a key, in the order they were added. Keys only grow, so
@@ -394,7 +421,6 @@ impl Keyed for Call {
 struct BridgeState {
     id: BridgeId,
     options: BridgeOptions,
-    answered: RecentSet,
 }
 
 /// The attached bridges in id order, so they are told of a new revision in
@@ -430,7 +456,9 @@ pub struct Toolmark {
     restores: Vec<Restore>,
     abandoned: Queue<(RunId, String)>,
     confirmations: Confirmations,
-    undo: RecentSet,
+    /// Rule 2's answered-id memory: the page's, shared by all its bridges.
+    answered: AnsweredIds,
+    undo: UndoStore,
     budget_warned_rev: Option<u64>,
     next_bridge: u32,
     next_call: u64,
@@ -461,9 +489,8 @@ fn error_result(message: &str) -> ToolResult {
 
 /// Why a tool's calls by the agent cannot be confirmed (`missing_confirm_handler`).
 fn no_confirmation_path(tool: &str) -> String {
-    fill(
-        "tool '{}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none'",
-        &[tool],
+    format!(
+        "tool '{tool}' needs a human's confirmation for caller inapp, and confirmMode.inapp is 'none'"
     )
 }
 
@@ -527,7 +554,8 @@ impl Toolmark {
             restores: Vec::new(),
             abandoned: Queue::new(),
             confirmations: Confirmations::default(),
-            undo: RecentSet::new(UNDO_STORE),
+            answered: AnsweredIds::new(ANSWERED_ID_MEMORY),
+            undo: UndoStore::default(),
             budget_warned_rev: None,
             next_bridge: 0,
             next_call: 0,
@@ -573,8 +601,8 @@ impl Toolmark {
                 confirm_id: c.confirm_id.clone(),
                 tool: c.tool_name.clone(),
                 summary: c.summary.clone(),
-                changes: c.changes.clone(),
                 expires_at: c.expires_at,
+                changes: c.changes.clone(),
             });
         }
         views
@@ -614,9 +642,14 @@ impl Toolmark {
         self.confirmations.len()
     }
 
-    /// Answered ids remembered for a bridge (at most 1000).
-    pub fn answered_ids(&self, bridge: BridgeId) -> usize {
-        self.bridges.get(bridge).map_or(0, |b| b.answered.len())
+    /// Answered ids the page remembers (at most 1000, for all its bridges).
+    pub fn answered_ids(&self) -> usize {
+        self.answered.len()
+    }
+
+    /// Bytes the answered-id memory holds, for bounds checks.
+    pub fn answered_memory_bytes(&self) -> usize {
+        self.answered.held_bytes()
     }
 
     // ----- outputs -------------------------------------------------------
@@ -766,12 +799,10 @@ impl Toolmark {
             self.budget_warned_rev = Some(rev);
             self.error_event(
                 ErrorEventCode::ToolBudgetExceeded,
-                fill(
+                format!(
                     "{} tools are visible to the agent, over the budget of {}",
-                    &[
-                        &decimal(visible as u64),
-                        &decimal(self.config.tool_budget as u64),
-                    ],
+                    &(visible as u64).to_string(),
+                    &(self.config.tool_budget as u64).to_string()
                 ),
                 None,
             );
@@ -785,11 +816,7 @@ impl Toolmark {
     pub fn attach(&mut self, options: BridgeOptions) -> BridgeId {
         let id = BridgeId(self.next_bridge);
         self.next_bridge = self.next_bridge.saturating_add(1);
-        let state = BridgeState {
-            id,
-            options,
-            answered: RecentSet::new(ANSWERED_ID_MEMORY),
-        };
+        let state = BridgeState { id, options };
         // Only once the ids have run out (saturated) is the id taken: a
         // map's insert replaced that bridge's state, so this does too.
         match self.bridges.get_mut(id) {
@@ -821,10 +848,8 @@ impl Toolmark {
             if let Stage::Running(run) = call.stage {
                 self.actions.push_back(Action::Abort { run });
             }
-            if call.snapshot {
-                self.actions.push_back(Action::DropRestorer {
-                    call_id: call.call_id,
-                });
+            if let (true, Some(run)) = (call.snapshot, call.stage.run()) {
+                self.actions.push_back(Action::DropRestorer { run });
             }
         }
         self.actions.push_back(Action::Close { bridge });
@@ -876,7 +901,7 @@ impl Toolmark {
                 client_id: Some(client_id),
             }) if client_id == self.client_id && !id.is_empty() => {
                 // Rule 4: answered, once.
-                if !self.is_duplicate(bridge, &id) {
+                if !self.is_duplicate(&id) {
                     self.answer_bridge(
                         bridge,
                         &id,
@@ -892,11 +917,17 @@ impl Toolmark {
         self.error_event(ErrorEventCode::InvalidMessage, rejection.message(), None);
     }
 
-    /// Rule 2: in flight, or among the last 1000 answered.
-    fn is_duplicate(&self, bridge: BridgeId, id: &str) -> bool {
-        self.bridges
-            .get(bridge)
-            .is_none_or(|b| self.bridge_call(bridge, id).is_some() || b.answered.contains(id))
+    /// Rule 2, per page: in flight on any of its bridges, or among the
+    /// page's last 1000 answered ids. (Two bridges receiving one call: the
+    /// first delivery runs and is answered on its bridge, the second is a
+    /// duplicate; an answered id stays one after its bridge detached.)
+    fn is_duplicate(&self, id: &str) -> bool {
+        self.answered.contains(id)
+            || self
+                .calls
+                .list
+                .iter()
+                .any(|c| matches!(c.origin, Origin::Bridge(_)) && c.call_id == id)
     }
 
     /// The call in flight from `bridge` under `id`. (No per-bridge id map:
@@ -912,9 +943,7 @@ impl Toolmark {
     }
 
     fn answer_bridge(&mut self, bridge: BridgeId, id: &str, result: ToolResult) {
-        if let Some(state) = self.bridges.get_mut(bridge) {
-            state.answered.insert(id.to_owned());
-        }
+        self.answered.insert(id);
         self.send(
             bridge,
             PageToAgent::Result(ResultMessage {
@@ -956,7 +985,7 @@ impl Toolmark {
     }
 
     fn inbound_describe(&mut self, bridge: BridgeId, id: String, tool: &str) {
-        if self.is_duplicate(bridge, &id) {
+        if self.is_duplicate(&id) {
             return;
         }
         let entry = self
@@ -1027,7 +1056,7 @@ impl Toolmark {
         rev: Option<u64>,
         now: u64,
     ) {
-        if self.is_duplicate(bridge, &id) {
+        if self.is_duplicate(&id) {
             return;
         }
         match self.admit(&tool, Caller::Inapp, rev) {
@@ -1061,7 +1090,7 @@ impl Toolmark {
         input: Value,
         rev: Option<u64>,
         approval: Option<Approval>,
-    ) {
+    ) -> CallKey {
         let key = CallKey(self.next_call);
         self.next_call += 1;
         self.calls.list.push(Call {
@@ -1077,7 +1106,9 @@ impl Toolmark {
             stage: Stage::Queued,
             approval,
             snapshot: false,
+            validated: None,
         });
+        key
     }
 
     fn new_handle(&mut self) -> Handle {
@@ -1225,7 +1256,7 @@ impl Toolmark {
     }
 
     fn input_text(call: &Call) -> String {
-        crate::json::to_text(&call.input)
+        crate::protocol::to_json(&call.input)
     }
 
     /// A call reaches the front of its lane.
@@ -1257,7 +1288,7 @@ impl Toolmark {
                     self.validated(key, now)
                 } else {
                     let issues = Issue::from_schema(issues);
-                    self.finish(key, ToolResult::Invalid { issues }, now)
+                    self.finish(key, ToolResult::invalid(issues), now)
                 }
             }
             Validator::External => {
@@ -1292,7 +1323,7 @@ impl Toolmark {
         if def.has_summary || def.has_changes || def.has_state {
             let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
             let input = Self::input_text(call);
-            let tool = call.tool;
+            let (tool, validated) = (call.tool, call.validated);
             let run = self.new_run();
             self.set_stage(key, Stage::Preparing(run));
             self.actions.push_back(Action::Prepare {
@@ -1302,6 +1333,7 @@ impl Toolmark {
                 summary,
                 changes,
                 state,
+                validated,
             });
         } else {
             self.request_confirmation(key, Prepared::default(), now);
@@ -1325,8 +1357,11 @@ impl Toolmark {
         );
         let run = self.new_run();
         self.set_stage(key, Stage::Running(run));
+        // The run uses up the kept value (JS forgets it as it starts).
+        let mut validated = None;
         if let Some(call) = self.calls.get_mut(key) {
             call.snapshot = snapshot;
+            validated = call.validated.take();
         }
         self.actions.push_back(Action::Run {
             run,
@@ -1336,6 +1371,7 @@ impl Toolmark {
             caller,
             call_id,
             snapshot,
+            validated,
         });
     }
 
@@ -1351,7 +1387,7 @@ impl Toolmark {
             tool.def
                 .title
                 .clone()
-                .unwrap_or_else(|| fill("Run {}", &[&tool.name]))
+                .unwrap_or_else(|| format!("Run {}", tool.name))
         });
         let changes = prepared
             .changes
@@ -1360,11 +1396,12 @@ impl Toolmark {
             Origin::Bridge(bridge) => Requester::Bridge(bridge.0),
             Origin::Local(_) => Requester::Local,
         };
-        let (tool_key, tool_name, call_id, input) = (
+        let (tool_key, tool_name, call_id, input, validated) = (
             call.tool,
             tool.name.clone(),
             call.call_id.clone(),
             call.input.clone(),
+            call.validated,
         );
         let confirm_id = match new_id(self.rng.as_mut()) {
             Ok(id) => id,
@@ -1384,7 +1421,12 @@ impl Toolmark {
             state: prepared.state,
             requester,
             expires_at: now.saturating_add(self.config.confirm_expiry_ms),
+            validated,
         });
+        // The kept value passes to the confirmation, for the approved run.
+        if let Some(call) = self.calls.get_mut(key) {
+            call.validated = None;
+        }
         if let Some(evicted) = evicted {
             self.expire(evicted);
         }
@@ -1402,6 +1444,7 @@ impl Toolmark {
 
     /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
     fn expire(&mut self, confirmation: Confirmation) {
+        self.forget_validated(confirmation.validated);
         let result = self.refused(
             RefusedCode::ConfirmationExpired,
             refused_message::CONFIRMATION_EXPIRED,
@@ -1409,17 +1452,32 @@ impl Toolmark {
         self.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
     }
 
+    /// The `confirmed` of a confirmation a bridge call created: to that
+    /// bridge, or, when it has been detached since, to every bridge attached
+    /// now (the server binds the confirmId to the page's clientId, not to a
+    /// transport). With no bridge attached it is dropped: a later bridge
+    /// does not get it, the page's pending list and events still moved on,
+    /// and the server treats the confirmId as expired (spec, Navigation).
     fn send_confirmed(&mut self, requester: &Requester, confirm_id: &str, result: ToolResult) {
-        if let Requester::Bridge(bridge) = requester {
-            self.send(
-                BridgeId(*bridge),
-                PageToAgent::Confirmed(Confirmed {
-                    protocol: ProtocolV1,
-                    client_id: self.client_id.clone(),
-                    confirm_id: confirm_id.to_owned(),
-                    result,
-                }),
-            );
+        let Requester::Bridge(requester) = *requester else {
+            return;
+        };
+        let message = PageToAgent::Confirmed(Confirmed {
+            protocol: ProtocolV1,
+            client_id: self.client_id.clone(),
+            confirm_id: confirm_id.to_owned(),
+            result,
+        });
+        let requester = BridgeId(requester);
+        if self.bridges.contains(requester) {
+            return self.send(requester, message);
+        }
+        let text = message.to_json();
+        for state in &self.bridges.list {
+            self.transmits.push_back(Transmit {
+                bridge: state.id,
+                text: text.clone(),
+            });
         }
     }
 
@@ -1457,7 +1515,7 @@ impl Toolmark {
         let result = match scope {
             Some(scope) if approve => {
                 // The approved run waits its turn on the scope like any call.
-                self.enqueue(
+                let key = self.enqueue(
                     Origin::Local(handle),
                     confirmation.tool,
                     confirmation.tool_name,
@@ -1472,6 +1530,9 @@ impl Toolmark {
                         state: confirmation.state,
                     }),
                 );
+                if let Some(call) = self.calls.get_mut(key) {
+                    call.validated = confirmation.validated;
+                }
                 self.pump(now);
                 return handle;
             }
@@ -1483,6 +1544,7 @@ impl Toolmark {
             _ => self.gone_since_confirmation(),
         };
         // Not run: the answer goes to the requesting bridge too.
+        self.forget_validated(confirmation.validated);
         self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
         self.complete(handle, result);
         handle
@@ -1491,17 +1553,14 @@ impl Toolmark {
     /// `tm.undo(callId)`: runs the restorer kept for that call, once.
     pub fn undo(&mut self, call_id: &str) -> Handle {
         let handle = self.new_handle();
-        if self.undo.remove(call_id) {
+        if let Some(restorer) = self.undo.take(call_id) {
             let run = self.new_run();
             self.restores.push(Restore {
                 run,
                 handle,
                 call_id: call_id.to_owned(),
             });
-            self.actions.push_back(Action::Restore {
-                run,
-                call_id: call_id.to_owned(),
-            });
+            self.actions.push_back(Action::Restore { run, restorer });
         } else {
             let result = self.refused(
                 RefusedCode::UndoUnavailable,
@@ -1524,9 +1583,9 @@ impl Toolmark {
         let (caller, tool) = (call.caller, call.tool_name.clone());
         self.error_event(
             ErrorEventCode::CtxConfirmUnavailable,
-            fill(
+            format!(
                 "ctx.confirm is not available to caller {}: it has no inline confirmation path",
-                &[caller.as_str()],
+                caller.as_str()
             ),
             Some(tool),
         );
@@ -1567,9 +1626,9 @@ impl Toolmark {
                         {
                             let issues = schema.validate(&data, self.matcher.as_ref());
                             if let Some(first) = issues.first() {
-                                let message = fill(
+                                let message = format!(
                                     "output of '{}' fails its output schema at '{}': {}",
-                                    &[&tool_name, &first.path, &first.message],
+                                    tool_name, first.path, first.message
                                 );
                                 self.error_event(
                                     ErrorEventCode::OutputInvalid,
@@ -1597,10 +1656,7 @@ impl Toolmark {
             Outcome::NotSerializable(detail) => {
                 self.error_event(
                     ErrorEventCode::TransportFailed,
-                    fill(
-                        "result of '{}' is not serializable: {}",
-                        &[&tool_name, &detail],
-                    ),
+                    format!("result of '{tool_name}' is not serializable: {detail}"),
                     Some(tool_name.clone()),
                 );
                 error_result(error_message::NOT_SERIALIZABLE)
@@ -1611,12 +1667,12 @@ impl Toolmark {
         };
         if snapshot {
             if matches!(result, ToolResult::Ok { .. }) {
-                if let Some(forgotten) = self.undo.insert(call_id) {
+                for forgotten in self.undo.insert(&call_id, run) {
                     self.actions
-                        .push_back(Action::DropRestorer { call_id: forgotten });
+                        .push_back(Action::DropRestorer { run: forgotten });
                 }
             } else {
-                self.actions.push_back(Action::DropRestorer { call_id });
+                self.actions.push_back(Action::DropRestorer { run });
             }
         }
         self.finish(key, result, now);
@@ -1639,10 +1695,7 @@ impl Toolmark {
         };
         self.error_event(
             ErrorEventCode::LateResult,
-            fill(
-                "tool '{}' {} after its call was abandoned",
-                &[&tool, status],
-            ),
+            format!("tool '{tool}' {status} after its call was abandoned"),
             Some(tool),
         );
     }
@@ -1665,9 +1718,12 @@ impl Toolmark {
     }
 
     /// A Standard Schema validation finished.
+    /// With `Valid(Some(_))` JS keeps the value itself under `run` until a
+    /// `Run` uses it or `ForgetValidated` says no run will.
     pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
+        let kept = matches!(validated, Validated::Valid(Some(_))).then_some(run);
         let Some((key, tool_name)) = self.take_step(run, Stage::Validating(run)) else {
-            return;
+            return self.forget_validated(kept);
         };
         match validated {
             Validated::Valid(text) => {
@@ -1676,9 +1732,11 @@ impl Toolmark {
                         Ok(value) => {
                             if let Some(call) = self.calls.get_mut(key) {
                                 call.input = value;
+                                call.validated = kept;
                             }
                         }
                         Err(rejection) => {
+                            self.forget_validated(kept);
                             return self.tool_failed(key, tool_name, rejection.message(), now);
                         }
                     }
@@ -1686,7 +1744,7 @@ impl Toolmark {
                 self.set_stage(key, Stage::Active);
                 self.validated(key, now);
             }
-            Validated::Invalid(issues) => self.finish(key, ToolResult::Invalid { issues }, now),
+            Validated::Invalid(issues) => self.finish(key, ToolResult::invalid(issues), now),
             Validated::Threw(detail) => self.tool_failed(key, tool_name, detail, now),
         }
     }
@@ -1738,7 +1796,7 @@ impl Toolmark {
             Err(detail) => {
                 self.error_event(
                     ErrorEventCode::ToolThrew,
-                    fill("restorer of call {} threw: {}", &[&call_id, &detail]),
+                    format!("restorer of call {call_id} threw: {detail}"),
                     None,
                 );
                 error_result(error_message::TOOL_FAILED)
@@ -1768,11 +1826,9 @@ impl Toolmark {
                 }
                 self.abandoned
                     .push_back((run, core::mem::take(&mut call.tool_name)));
-            }
-            if call.snapshot {
-                self.actions.push_back(Action::DropRestorer {
-                    call_id: call.call_id.clone(),
-                });
+                if call.snapshot {
+                    self.actions.push_back(Action::DropRestorer { run });
+                }
             }
             self.answer(
                 call,
@@ -1798,7 +1854,16 @@ impl Toolmark {
 
     /// Takes a call out, which frees its place in its lane.
     fn remove_call(&mut self, key: CallKey) -> Option<Call> {
-        self.calls.remove(key)
+        let call = self.calls.remove(key)?;
+        // A value kept for a run that never came.
+        self.forget_validated(call.validated);
+        Some(call)
+    }
+
+    fn forget_validated(&mut self, validated: Option<RunId>) {
+        if let Some(run) = validated {
+            self.actions.push_back(Action::ForgetValidated { run });
+        }
     }
 
     /// The one answer of a call: to its bridge or page request, plus the

@@ -13,13 +13,13 @@
 //! made stricter (`deny`, `hide`): the bridge never runs them for the agent
 //! without a human's approval, so `allow` there is `invalid_policy`.
 
-use crate::json::{to_text, Value};
 use crate::prelude::*;
-use crate::protocol::{ErrorEventCode, Hints};
-use crate::text::fill;
+use crate::protocol::{to_json, ErrorEventCode, Hints};
+use serde_json::Value;
 
 /// Who calls a tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Caller {
     /// The agent, through the bridge (or `tm.call(…, { caller: 'inapp' })`).
     Inapp,
@@ -191,7 +191,7 @@ impl Policy {
                         }
                         other => issue(
                             ErrorEventCode::InvalidPolicy,
-                            fill("policy.{}: unknown caller (expected inapp)", &[other]),
+                            format!("policy.{other}: unknown caller (expected inapp)"),
                         ),
                     }
                 }
@@ -210,11 +210,11 @@ impl Policy {
                         ("inapp", Some("none")) => out.confirm_mode = ConfirmMode::None,
                         ("inapp", _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
-                            fill("confirmMode.inapp: {} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')", &[&to_text(mode)]),
+                            format!("confirmMode.inapp: {} is not allowed for caller inapp (an agent cannot wait for a human inline: 'deferred' or 'none')", to_json(mode)),
                         ),
                         (other, _) => issue(
                             ErrorEventCode::InvalidConfirmMode,
-                            fill("confirmMode.{}: not allowed for that caller (only inapp has a confirmation mode)", &[other]),
+                            format!("confirmMode.{other}: not allowed for that caller (only inapp has a confirmation mode)"),
                         ),
                     }
                 }
@@ -239,16 +239,17 @@ impl Policy {
             let Some(class) = HintClass::ALL.into_iter().find(|c| c.key() == key) else {
                 issue(
                     ErrorEventCode::InvalidPolicy,
-                    fill("policy.inapp.{}: unknown hint class", &[key]),
+                    format!("policy.inapp.{key}: unknown hint class"),
                 );
                 continue;
             };
             let Some(decision) = value.as_str().and_then(Decision::parse) else {
                 issue(
                     ErrorEventCode::InvalidPolicy,
-                    fill(
+                    format!(
                         "policy.inapp.{}: {} is not 'allow', 'confirm', 'deny' or 'hide'",
-                        &[key, &to_text(value)],
+                        key,
+                        to_json(value)
                     ),
                 );
                 continue;
@@ -256,7 +257,7 @@ impl Policy {
             if class.needs_human() && decision == Decision::Allow {
                 issue(
                     ErrorEventCode::InvalidPolicy,
-                    fill("policy.inapp.{}: 'allow' would run {} tools for the agent without a human's approval; kept 'confirm'", &[key, key]),
+                    format!("policy.inapp.{key}: 'allow' would run {key} tools for the agent without a human's approval; kept 'confirm'"),
                 );
                 continue;
             }
@@ -299,7 +300,7 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::testing::json;
+    use serde_json::json;
 
     fn hints(read_only: bool, consequential: bool, destructive: bool) -> Hints {
         Hints {

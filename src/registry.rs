@@ -6,11 +6,10 @@
 //! registration scope (see `scheduling`).
 
 use crate::ids::{is_valid_tool_name, llm_name};
-use crate::json::{Map, Value};
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
 use crate::schema::CompiledSchema;
-use crate::text::{decimal, fill};
+use serde_json::{Map, Value};
 
 /// A scope of this registry; `ScopeId::ROOT` is the registry itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -21,7 +20,7 @@ impl ScopeId {
 }
 
 /// A registered tool, for as long as it is registered (never reused).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct ToolKey(pub u32);
 
 /// How a tool's input (or output) is validated.
@@ -182,7 +181,7 @@ impl Registry {
             None => Err(not_ours(scope)),
             Some(s) if s.disposed => Err(RegistryError::new(
                 ErrorEventCode::ScopeDisposed,
-                fill("scope '{}' is disposed", &[&s.prefix]),
+                format!("scope '{}' is disposed", s.prefix),
             )),
             Some(s) => Ok(s),
         }
@@ -192,7 +191,7 @@ impl Registry {
         if prefix.is_empty() {
             name.to_owned()
         } else {
-            fill("{}.{}", &[prefix, name])
+            format!("{prefix}.{name}")
         }
     }
 
@@ -202,10 +201,7 @@ impl Registry {
         if name.is_empty() || !is_valid_tool_name(&prefix) {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidName,
-                fill(
-                    "scope name '{}' does not make a valid tool name prefix ('{}')",
-                    &[name, &prefix],
-                ),
+                format!("scope name '{name}' does not make a valid tool name prefix ('{prefix}')"),
             ));
         }
         // (Scopes run out of memory long before ids run out of u32.)
@@ -248,10 +244,7 @@ impl Registry {
         if def.name.is_empty() || !is_valid_tool_name(&name) {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidName,
-                fill(
-                    "tool name '{}' does not match ^[A-Za-z0-9_.-]{1,128}$",
-                    &[&name],
-                ),
+                format!("tool name '{name}' does not match ^[A-Za-z0-9_.-]{{1,128}}$"),
             ));
         }
         let llm = llm_name(&name);
@@ -262,7 +255,7 @@ impl Registry {
         let Some(slot) = slot else {
             return Err(RegistryError::new(
                 ErrorEventCode::DuplicateName,
-                fill("a tool named '{}' is already registered", &[&name]),
+                format!("a tool named '{name}' is already registered"),
             ));
         };
         if let Some(other) = self
@@ -273,10 +266,7 @@ impl Registry {
         {
             return Err(RegistryError::new(
                 ErrorEventCode::DuplicateName,
-                fill(
-                    "tool '{}' has the llmName '{}' of the registered tool '{}'",
-                    &[&name, &llm, other],
-                ),
+                format!("tool '{name}' has the llmName '{llm}' of the registered tool '{other}'"),
             ));
         }
         let mut warnings = Vec::new();
@@ -399,9 +389,9 @@ impl Registry {
 fn not_ours(scope: ScopeId) -> RegistryError {
     RegistryError::new(
         ErrorEventCode::InvalidScope,
-        fill(
+        format!(
             "scope {} does not belong to this registry",
-            &[&decimal(u64::from(scope.0))],
+            &(u64::from(scope.0)).to_string()
         ),
     )
 }
@@ -422,7 +412,7 @@ fn compile_spec(
             let json = json.clone().unwrap_or_else(|| {
                 warnings.push(RegistryError::new(
                     ErrorEventCode::SchemaConversionFailed,
-                    fill("tool '{}': no JSON Schema could be derived for its {} schema; the manifest shows {}", &[name, which, "{}"]),
+                    format!("tool '{}': no JSON Schema could be derived for its {} schema; the manifest shows {}", name, which, "{}"),
                 ));
                 empty()
             });
@@ -433,9 +423,12 @@ fn compile_spec(
             Err(error) => {
                 warnings.push(RegistryError::new(
                     ErrorEventCode::SchemaConversionFailed,
-                    fill(
+                    format!(
                         "tool '{}': its {} schema does not compile ({}); registered with {}",
-                        &[name, which, &error.message(), "{}"],
+                        name,
+                        which,
+                        &error.message(),
+                        "{}"
                     ),
                 ));
                 (Validator::Any, empty())

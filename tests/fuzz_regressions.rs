@@ -5,8 +5,6 @@
 #[macro_use]
 mod support {
     pub mod inbound_check;
-    #[macro_use]
-    pub mod json_value;
     pub mod machine_drive;
 }
 

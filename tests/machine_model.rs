@@ -12,8 +12,6 @@
 
 #[macro_use]
 mod support {
-    #[macro_use]
-    pub mod json_value;
     pub mod harness;
 }
 
@@ -22,9 +20,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
+use serde_json::{json, Value};
 use support::harness::*;
-use support::json_value::{own, serde};
-use toolmark_bridge::json::{parse, Value};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, Validated, DEFAULT_ABORT_GRACE_MS,
@@ -641,9 +638,6 @@ struct BridgeModel {
     changed_mode: bool,
     /// Accepted requests not answered yet.
     in_flight: BTreeMap<String, ReqKind>,
-    /// The answered-id memory (rule 2: the last 1000).
-    answered: VecDeque<String>,
-    answered_set: HashSet<String>,
     last_rev: Option<u64>,
 }
 
@@ -654,14 +648,26 @@ impl BridgeModel {
             limit,
             changed_mode,
             in_flight: BTreeMap::new(),
-            answered: VecDeque::new(),
-            answered_set: HashSet::new(),
             last_rev: None,
         }
     }
+}
 
-    fn is_duplicate(&self, id: &str) -> bool {
-        self.in_flight.contains_key(id) || self.answered_set.contains(id)
+/// The page's answered-id memory (rule 2: the last 1000), shared by all
+/// its bridges.
+#[derive(Debug, Default)]
+struct Answered {
+    answered: VecDeque<String>,
+    answered_set: HashSet<String>,
+}
+
+impl Answered {
+    fn len(&self) -> usize {
+        self.answered.len()
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.answered_set.contains(id)
     }
 
     fn remember(&mut self, id: &str) {
@@ -721,6 +727,8 @@ struct HandleInfo {
 struct ConfInfo {
     requester: Option<BridgeId>,
     confirmed: bool,
+    /// The bridges its `confirmed` went out on.
+    confirmed_on: BTreeSet<BridgeId>,
     departed: bool,
 }
 
@@ -737,8 +745,10 @@ struct Step {
     rev_events: Vec<u64>,
     announcements: Vec<(BridgeId, Value)>,
     runs: Vec<(RunId, ToolKey, String)>,
-    restores: Vec<RunId>,
-    drops: Vec<String>,
+    /// (restore run, run whose restorer it runs).
+    restores: Vec<(RunId, RunId)>,
+    /// Runs whose restorers JS was told to drop.
+    drops: Vec<RunId>,
     closes: Vec<BridgeId>,
 }
 
@@ -782,6 +792,8 @@ struct Model {
     policy: PolicyKind,
     inline_confirm: bool,
     bridges: BTreeMap<BridgeId, BridgeModel>,
+    /// Rule 2 per page: an id in flight on any bridge, or answered on any.
+    answered: Answered,
     /// Pool index → key of the registered tool.
     tools: BTreeMap<usize, ToolKey>,
     /// Keys of tools that are gone (unregistering them again must be a no-op).
@@ -801,6 +813,12 @@ struct Model {
     confirm_handles: BTreeMap<Handle, String>,
     /// Call ids whose restorer should be in the undo store.
     kept: Vec<String>,
+    /// Per call id, the last snapshot run that kept its restorer.
+    kept_run: BTreeMap<String, RunId>,
+    /// Runs that took a snapshot and whose restorer JS still holds (keyed by run).
+    restorers: BTreeSet<RunId>,
+    /// Validation runs whose value JS keeps (answered `Valid(Some(_))`).
+    validated_values: BTreeSet<RunId>,
     fresh: u64,
     busy_approvals: usize,
     /// What the case covered (printed by the test).
@@ -861,6 +879,7 @@ impl Model {
             policy: case.policy,
             inline_confirm: case.inline_confirm,
             bridges,
+            answered: Answered::default(),
             tools: BTreeMap::new(),
             gone_keys: Vec::new(),
             scopes: [Some(ScopeId::ROOT), None, None, None],
@@ -875,6 +894,9 @@ impl Model {
             conf_order: Vec::new(),
             pending: Vec::new(),
             kept: Vec::new(),
+            kept_run: BTreeMap::new(),
+            restorers: BTreeSet::new(),
+            validated_values: BTreeSet::new(),
             confirm_handles: BTreeMap::new(),
             fresh: 0,
             busy_approvals: 0,
@@ -946,13 +968,15 @@ impl Model {
                 continue;
             };
             let requester = self.confs.get(confirm_id).and_then(|c| c.requester);
-            if requester.is_some_and(|b| self.is_attached(b)) {
+            // On the requesting bridge, or (gone) on every bridge attached now.
+            for bridge in self.confirmed_targets(requester) {
                 prop_assert!(
                     step.confirmeds
                         .iter()
-                        .any(|(_, id, r)| id == confirm_id && r == result),
-                    "confirmed of {} does not carry the final result {}: {:?}",
+                        .any(|(b, id, r)| *b == bridge && id == confirm_id && r == result),
+                    "confirmed of {} on {:?} does not carry the final result {}: {:?}",
                     confirm_id,
+                    bridge,
                     result,
                     step.confirmeds
                 );
@@ -975,10 +999,8 @@ impl Model {
 
     fn absorb_transmit(&mut self, bridge: BridgeId, text: &str, step: &mut Step) -> R {
         // Invariant 5: valid JSON, valid page → agent message, our clientId.
-        // Read by serde_json: the oracle says it is JSON.
-        let message = serde_json::from_str(text)
-            .map(|message| own(&message))
-            .map_err(|e| fail(format!("sent non-JSON ({e}): {text}")))?;
+        let message: Value =
+            serde_json::from_str(text).map_err(|e| fail(format!("sent non-JSON ({e}): {text}")))?;
         if let Err(issues) = validate(&message, Direction::ToAgent) {
             return Err(fail(format!(
                 "sent an invalid message {message}: {issues:?}"
@@ -1012,7 +1034,7 @@ impl Model {
                          (a second answer, or never accepted): {message}"
                     )));
                 };
-                b.remember(&id);
+                self.answered.remember(&id);
                 self.check_bridge_result(bridge, kind, &result)?;
                 step.results.push((bridge, id, result));
             }
@@ -1025,14 +1047,31 @@ impl Model {
                          needs_confirmation: {message}"
                     )));
                 };
-                prop_assert_eq!(
-                    conf.requester,
-                    Some(bridge),
-                    "confirmed on the wrong bridge: {}",
+                let requester = conf.requester;
+                let targets = self.confirmed_targets(requester);
+                prop_assert!(
+                    targets.contains(&bridge),
+                    "confirmed on the wrong bridge {:?} (requester {:?}, attached {:?}): {}",
+                    bridge,
+                    requester,
+                    self.attached(),
                     message
                 );
-                prop_assert!(!conf.confirmed, "a second confirmed: {}", message);
+                let Some(conf) = self.confs.get_mut(&confirm_id) else {
+                    return Err(fail(format!(
+                        "confirmed of an unknown confirmId: {message}"
+                    )));
+                };
+                prop_assert!(
+                    conf.confirmed_on.insert(bridge),
+                    "a second confirmed on {:?}: {}",
+                    bridge,
+                    message
+                );
                 conf.confirmed = true;
+                if requester != Some(bridge) {
+                    self.count("confirmed on a bridge attached after its own went");
+                }
                 step.confirmeds
                     .push((bridge, confirm_id, message["result"].clone()));
             }
@@ -1184,6 +1223,7 @@ impl Model {
             ConfInfo {
                 requester,
                 confirmed: false,
+                confirmed_on: BTreeSet::new(),
                 departed: false,
             },
         );
@@ -1196,9 +1236,9 @@ impl Model {
             Event::Error { code, .. } => step.errors.push(code),
             Event::Completed { handle, result } => {
                 // The result as the page writes it.
-                let mut text = String::new();
-                result.write_json(&mut text);
-                let value = parse(&text).map_err(|e| fail(format!("{text}: {e}")))?;
+                let text = serde_json::to_string(&result).unwrap_or_default();
+                let value = serde_json::from_str::<Value>(&text)
+                    .map_err(|e| fail(format!("{text}: {e}")))?;
                 let Some(info) = self.handles.get_mut(&handle) else {
                     return Err(fail(format!("Completed for unknown handle {handle:?}")));
                 };
@@ -1240,12 +1280,23 @@ impl Model {
                 caller,
                 call_id,
                 snapshot,
+                validated,
             } => {
                 prop_assert!(
                     !self.runs.contains_key(&run) && !self.settled.contains(&run),
                     "run {:?} started twice",
                     run
                 );
+                if let Some(value) = validated {
+                    // Used once: JS forgets it as the run starts.
+                    prop_assert!(
+                        self.validated_values.remove(&value),
+                        "run {:?} uses the value of validation {:?}, which JS does not keep",
+                        run,
+                        value
+                    );
+                    self.count("run with the validated value");
+                }
                 let Some(index) = tool_index(&name) else {
                     return Err(fail(format!("a run of unknown tool {name}")));
                 };
@@ -1260,7 +1311,8 @@ impl Model {
                 prop_assert!(registered, "a run of unregistered tool {}", name);
                 prop_assert_eq!(snapshot, t.snapshot, "snapshot flag of {}", name);
                 step.runs.push((run, tool, name.clone()));
-                let input = parse(&input).map_err(|e| fail(format!("run input not JSON: {e}")))?;
+                let input = serde_json::from_str::<Value>(&input)
+                    .map_err(|e| fail(format!("run input not JSON: {e}")))?;
                 if t.schema == Schema::RequiresA {
                     prop_assert!(
                         input.get("a").is_some(),
@@ -1268,6 +1320,9 @@ impl Model {
                         name,
                         input
                     );
+                }
+                if snapshot {
+                    self.restorers.insert(run);
                 }
                 self.runs.insert(
                     run,
@@ -1281,7 +1336,25 @@ impl Model {
                 );
             }
             Action::Validate { run, .. } => self.validates.push(run),
-            Action::Prepare { run, .. } => self.prepares.push(run),
+            Action::Prepare { run, validated, .. } => {
+                if let Some(value) = validated {
+                    prop_assert!(
+                        self.validated_values.contains(&value),
+                        "prepare {:?} uses the value of validation {:?}, which JS does not keep",
+                        run,
+                        value
+                    );
+                }
+                self.prepares.push(run)
+            }
+            Action::ForgetValidated { run } => {
+                prop_assert!(
+                    self.validated_values.remove(&run),
+                    "forget of validation {:?}'s value, which JS does not keep",
+                    run
+                );
+                self.count("validated value forgotten");
+            }
             Action::ReadState { run, .. } => self.read_states.push(run),
             Action::Abort { run } => {
                 let now = self.now();
@@ -1308,8 +1381,23 @@ impl Model {
                     }
                 });
             }
-            Action::Restore { run, .. } => step.restores.push(run),
-            Action::DropRestorer { call_id } => step.drops.push(call_id),
+            Action::Restore { run, restorer } => {
+                // Each restorer is run or dropped once, and only one JS holds.
+                prop_assert!(
+                    self.restorers.remove(&restorer),
+                    "restore of {:?}'s restorer, which JS does not hold",
+                    restorer
+                );
+                step.restores.push((run, restorer));
+            }
+            Action::DropRestorer { run } => {
+                prop_assert!(
+                    self.restorers.remove(&run),
+                    "drop of {:?}'s restorer, which JS does not hold",
+                    run
+                );
+                step.drops.push(run);
+            }
             Action::Close { bridge } => {
                 prop_assert_eq!(
                     ctx.detaching,
@@ -1359,16 +1447,11 @@ impl Model {
             .filter(|h| !h.completed && !matches!(h.kind, HandleKind::Undo))
             .count();
         let mut bridge_calls = 0;
+        prop_assert_eq!(tm.answered_ids(), self.answered.len(), "answered ids");
+        prop_assert!(tm.answered_ids() <= 1000);
         for (id, b) in &self.bridges {
             if b.attached {
                 bridge_calls += b.in_flight.len();
-                prop_assert_eq!(
-                    tm.answered_ids(*id),
-                    b.answered.len(),
-                    "answered ids of {:?}",
-                    id
-                );
-                prop_assert!(tm.answered_ids(*id) <= 1000);
                 for (req, kind) in &b.in_flight {
                     prop_assert!(
                         matches!(kind, ReqKind::Call { .. }),
@@ -1380,7 +1463,6 @@ impl Model {
                 }
             } else {
                 prop_assert!(b.in_flight.is_empty());
-                prop_assert_eq!(tm.answered_ids(*id), 0);
             }
         }
         prop_assert_eq!(
@@ -1423,21 +1505,23 @@ impl Model {
             .cloned()
             .collect();
         for id in departed {
-            let attached = |b: &BridgeId| self.bridges.get(b).is_some_and(|b| b.attached);
+            let targets = self.confirmed_targets(self.confs.get(&id).and_then(|c| c.requester));
             let Some(conf) = self.confs.get_mut(&id) else {
                 continue;
             };
             conf.departed = true;
-            // Rejected, expired or evicted: its confirmed goes out now.
+            // Rejected, expired or evicted: its confirmed goes out now, on
+            // the requesting bridge or (gone) on every bridge attached now.
             // (Approved: when the approved run finishes.)
-            if ctx.approving.as_deref() != Some(id.as_str())
-                && conf.requester.as_ref().is_some_and(attached)
-            {
-                prop_assert!(
-                    conf.confirmed,
-                    "confirmation {} ended without a confirmed",
-                    id
-                );
+            if ctx.approving.as_deref() != Some(id.as_str()) {
+                for bridge in targets {
+                    prop_assert!(
+                        conf.confirmed_on.contains(&bridge),
+                        "confirmation {} ended without a confirmed on {:?}",
+                        id,
+                        bridge
+                    );
+                }
             }
         }
         for (_, confirm_id, _) in &step.confirmeds {
@@ -1540,6 +1624,22 @@ impl Model {
         }
     }
 
+    /// Rule 2, per page: in flight on any bridge, or among the page's last
+    /// 1000 answered ids.
+    fn is_duplicate(&self, id: &str) -> bool {
+        self.answered.contains(id) || self.bridges.values().any(|b| b.in_flight.contains_key(id))
+    }
+
+    /// Where the `confirmed` of a bridge's confirmation goes: its bridge,
+    /// or, once that is detached, every bridge attached now (none: dropped).
+    fn confirmed_targets(&self, requester: Option<BridgeId>) -> Vec<BridgeId> {
+        match requester {
+            None => Vec::new(),
+            Some(bridge) if self.is_attached(bridge) => vec![bridge],
+            Some(_) => self.attached(),
+        }
+    }
+
     fn is_attached(&self, bridge: BridgeId) -> bool {
         self.bridges.get(&bridge).is_some_and(|b| b.attached)
     }
@@ -1559,10 +1659,7 @@ impl Model {
     /// An inbound request (call/describe/protocol 2) with an id: a duplicate
     /// does nothing at all (rule 2); otherwise it is expected to be answered.
     fn request(&mut self, bridge: BridgeId, id: &str, kind: ReqKind, text: &str) -> R<Step> {
-        let fresh = self
-            .bridges
-            .get(&bridge)
-            .is_some_and(|b| b.attached && !b.is_duplicate(id));
+        let fresh = self.bridges.get(&bridge).is_some_and(|b| b.attached) && !self.is_duplicate(id);
         if fresh {
             if let Some(b) = self.bridges.get_mut(&bridge) {
                 b.in_flight.insert(id.to_owned(), kind);
@@ -1584,7 +1681,7 @@ impl Model {
 
     fn call_message(&self, id: &str, tool: &str, input: Value, rev: Option<u64>) -> Value {
         let mut message = json!({"protocol": 1, "type": "call", "clientId": self.client_id,
-                                 "id": id, "tool": tool, "input": serde(&input)});
+                                 "id": id, "tool": tool, "input": input});
         if let (Some(rev), Some(map)) = (rev, message.as_object_mut()) {
             map.insert("rev".into(), rev.into());
         }
@@ -1603,10 +1700,8 @@ impl Model {
         let name = tool_name(tool);
         let text = self.call_message(&id, name, input, rev).to_string();
         let known = (tool < TOOLS.len()).then_some(tool);
-        let was_fresh = self
-            .bridges
-            .get(&bridge)
-            .is_some_and(|b| b.attached && !b.is_duplicate(&id));
+        let was_fresh =
+            self.bridges.get(&bridge).is_some_and(|b| b.attached) && !self.is_duplicate(&id);
         let step = self.request(bridge, &id, ReqKind::Call { tool: known, rev }, &text)?;
         if was_fresh {
             let registered = known.is_some_and(|t| self.tools.contains_key(&t));
@@ -1767,9 +1862,10 @@ impl Model {
         if info.snapshot && answered {
             if ok {
                 self.kept.push(info.call_id.clone());
+                self.kept_run.insert(info.call_id.clone(), run);
             } else {
                 prop_assert!(
-                    step.drops.contains(&info.call_id),
+                    step.drops.contains(&run),
                     "a failed snapshot run kept its restorer"
                 );
             }
@@ -1802,6 +1898,9 @@ impl Model {
             }]),
             _ => Validated::Threw("schema blew up".into()),
         };
+        if matches!(validated, Validated::Valid(Some(_))) {
+            self.validated_values.insert(run);
+        }
         self.step(
             Ctx::default(),
             |tm, now| tm.handle_validated(run, validated, now),
@@ -2054,7 +2153,14 @@ impl Model {
             "undo must either be refused or run one restorer: {:?}",
             step
         );
-        if let Some(run) = step.restores.first() {
+        if let Some((run, restorer)) = step.restores.first() {
+            // The latest run kept under that call id, never an older one.
+            prop_assert_eq!(
+                self.kept_run.remove(&call_id),
+                Some(*restorer),
+                "undo of {} ran another run's restorer",
+                &call_id
+            );
             self.restores.insert(*run, handle);
             self.count("restorer run");
             self.kept.retain(|k| *k != call_id);
@@ -2177,9 +2283,10 @@ impl Model {
             |model, _| {
                 if let Some(b) = model.bridges.get_mut(&bridge) {
                     b.attached = false;
+                    // Its calls are dropped (never answered): their ids
+                    // are not in flight any more. The answered ids stay
+                    // the page's.
                     b.in_flight.clear();
-                    b.answered.clear();
-                    b.answered_set.clear();
                 }
                 for info in model.runs.values_mut() {
                     if let Some(Abort::Grace { detach_since, .. }) = &mut info.abort {
@@ -2258,10 +2365,8 @@ impl Model {
             0 => {
                 let text = json!({"protocol": 2, "type": "call", "clientId": cid, "id": id, "tool": "t0", "input": {}})
                     .to_string();
-                let fresh = self
-                    .bridges
-                    .get(&bridge)
-                    .is_some_and(|b| b.attached && !b.is_duplicate(&id));
+                let fresh = self.bridges.get(&bridge).is_some_and(|b| b.attached)
+                    && !self.is_duplicate(&id);
                 let step = self.request(bridge, &id, ReqKind::Protocol2, &text)?;
                 if fresh {
                     prop_assert!(
@@ -2425,7 +2530,7 @@ impl Model {
             .to_string();
             self.request(bridge, &id, ReqKind::Describe, &text)?;
         }
-        prop_assert_eq!(self.page.tm.answered_ids(bridge), 1000);
+        prop_assert_eq!(self.page.tm.answered_ids(), 1000);
         self.count("flood of 1000 describes");
         Ok(())
     }
@@ -2463,7 +2568,7 @@ impl Model {
                 rev,
             } => {
                 let id = self.id(id);
-                let input = parse(INPUTS[input]).unwrap_or(Value::Null);
+                let input = serde_json::from_str::<Value>(INPUTS[input]).unwrap_or(Value::Null);
                 let rev = self.rev(rev);
                 self.inbound_call(to, id, tool, input, rev)
             }
@@ -2480,10 +2585,8 @@ impl Model {
                 let text = json!({"protocol": 1, "type": "describe", "clientId": self.client_id,
                                   "id": id, "tool": tool_name(tool)})
                 .to_string();
-                let fresh = self
-                    .bridges
-                    .get(&bridge)
-                    .is_some_and(|b| b.attached && !b.is_duplicate(&id));
+                let fresh = self.bridges.get(&bridge).is_some_and(|b| b.attached)
+                    && !self.is_duplicate(&id);
                 let step = self.request(bridge, &id, ReqKind::Describe, &text)?;
                 if fresh {
                     prop_assert!(
@@ -2625,6 +2728,17 @@ impl Model {
         prop_assert_eq!(tm.max_pending_per_scope(), 0);
         prop_assert_eq!(tm.pending_confirmation_count(), 0);
         prop_assert_eq!(tm.poll_timeout(), None);
+        prop_assert!(
+            self.validated_values.is_empty(),
+            "validated values JS keeps for nothing: {:?}",
+            self.validated_values
+        );
+        // Nothing runs: JS holds only the undo store's restorers.
+        prop_assert!(
+            self.restorers.len() <= 100,
+            "{} restorers held",
+            self.restorers.len()
+        );
         for (id, b) in &self.bridges {
             prop_assert!(
                 b.in_flight.is_empty(),
@@ -2728,11 +2842,14 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "confirmed cancelled operator",
         "confirmed refused confirmation_expired",
         "confirmed refused stale",
+        "confirmed on a bridge attached after its own went",
         "event late_result",
         "event invalid_message",
         "ignored: another clientId",
         "run timed out (abort grace)",
         "restorer run",
+        "run with the validated value",
+        "validated value forgotten",
         "100 pending confirmations",
         "flood of 1000 describes",
     ] {
@@ -2827,7 +2944,7 @@ fn core_bug_approved_runs_push_a_scope_past_32_pending() {
 /// the restorer: `handle_outcome` (and `abandon`) look `has_snapshot` up in
 /// the registry, where the tool is gone, so neither `DropRestorer` (failure)
 /// nor the undo store (success, then evicted with `DropRestorer`) is used, and
-/// JS keeps the restorer forever. Expected: `DropRestorer { call_id: "a" }`.
+/// JS keeps the restorer forever. Expected: `DropRestorer` of that run.
 #[test]
 fn core_bug_a_snapshot_run_whose_tool_is_gone_leaks_its_restorer() {
     let mut page = Page::new();
@@ -2846,9 +2963,8 @@ fn core_bug_a_snapshot_run_whose_tool_is_gone_leaks_its_restorer() {
         json!({"status": "error", "message": "Tool failed"})
     );
     assert!(
-        page.actions.contains(&Action::DropRestorer {
-            call_id: "a".into()
-        }),
+        page.actions
+            .contains(&Action::DropRestorer { run: runs[0].0 }),
         "restorer of call a leaked: {:?}",
         page.actions
     );
@@ -2874,9 +2990,7 @@ fn core_bug_detach_during_the_abort_grace_period_leaks_the_restorer() {
     page.settle(run, Outcome::Aborted);
     assert_eq!(page.tm.calls_in_flight(), 0);
     assert!(
-        page.actions.contains(&Action::DropRestorer {
-            call_id: "a".into()
-        }),
+        page.actions.contains(&Action::DropRestorer { run }),
         "restorer of call a leaked: {:?}",
         page.actions
     );

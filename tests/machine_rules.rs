@@ -5,13 +5,11 @@
 
 #[macro_use]
 mod support {
-    #[macro_use]
-    pub mod json_value;
     pub mod harness;
 }
 
+use serde_json::{json, Value};
 use support::harness::*;
-use toolmark_bridge::json::Value;
 use toolmark_bridge::machine::{
     Action, BridgeOptions, Config, Event, OnChange, Outcome, Prepared, Validated,
 };
@@ -131,11 +129,106 @@ fn rule_2_the_answered_memory_holds_the_last_1000_ids() {
     for i in 0..1001 {
         page.describe(&format!("d{i}"), "t");
     }
-    assert_eq!(page.tm.answered_ids(page.bridge), 1000);
+    assert_eq!(page.tm.answered_ids(), 1000);
     page.describe("d1", "t"); // still remembered
     assert_eq!(page.results_for("d1").len(), 1);
     page.describe("d0", "t"); // forgotten: answered again
     assert_eq!(page.results_for("d0").len(), 2);
+}
+
+#[test]
+fn rule_2_the_answered_memory_is_bounded_in_bytes_with_long_ids() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    // 1001 describes whose ids are 100 KB each, differing only at the end
+    // (straight to the core: the harness would parse every 100 KB result).
+    let long = |i: usize| format!("{}{i:05}", "x".repeat(100_000));
+    let cid = page.client_id();
+    for i in 0..1001 {
+        let text = format!(
+            r#"{{"protocol":1,"type":"describe","clientId":"{cid}","id":"{}","tool":"t"}}"#,
+            long(i)
+        );
+        page.tm.handle_inbound(page.bridge, &text, page.now);
+        let mut results = 0;
+        while page.tm.poll_transmit().is_some() {
+            results += 1;
+        }
+        assert_eq!(results, 1);
+    }
+    assert_eq!(page.tm.answered_ids(), 1000);
+    let held = page.tm.answered_memory_bytes();
+    assert!(held <= 256 * 1024, "the memory holds {held} bytes");
+    // A long id replayed is still a duplicate; the oldest was forgotten.
+    page.sent.clear();
+    page.describe(&long(1000), "t");
+    page.describe(&long(1), "t");
+    assert!(
+        page.sent.is_empty(),
+        "a remembered long id was answered again"
+    );
+    page.describe(&long(0), "t");
+    assert_eq!(
+        page.results_for(&long(0)).len(),
+        1,
+        "forgotten: answered again"
+    );
+    // Short ids and a long one sharing their first 64 bytes stay apart.
+    let prefix = "y".repeat(64);
+    page.describe(&prefix, "t");
+    page.describe(&format!("{prefix}z"), "t");
+    page.describe(&prefix, "t");
+    assert_eq!(page.results_for(&prefix).len(), 1);
+    assert_eq!(page.results_for(&format!("{prefix}z")).len(), 1);
+}
+
+#[test]
+fn rule_2_an_answered_id_replayed_after_detach_and_reattach_is_ignored() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.call("c1", "t", json!({}));
+    let run = only_run(&mut page);
+    page.ok(run, json!(1));
+    page.describe("d1", "t");
+    // Same page (same clientId), a new bridge: the memory is the page's.
+    page.reattach();
+    page.call("c1", "t", json!({}));
+    page.describe("c1", "t");
+    page.describe("d1", "t");
+    assert!(page.take_runs().is_empty(), "an answered call ran again");
+    assert_eq!(page.results_for("c1").len(), 1);
+    assert_eq!(page.results_for("d1").len(), 1);
+    assert_eq!(page.tm.answered_ids(), 2);
+}
+
+#[test]
+fn rule_2_two_bridges_of_one_page_run_and_answer_a_call_once() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    let main = page.bridge;
+    let other = page.attach(BridgeOptions::default());
+    // Both bridges receive the same call: the first delivery runs it and is
+    // answered on its bridge; the second is a duplicate (in flight).
+    page.call("c1", "t", json!({}));
+    page.call_on(other, "c1", "t", json!({}));
+    let run = only_run(&mut page);
+    page.ok(run, json!(1));
+    // Answered: a duplicate on either bridge.
+    page.call_on(other, "c1", "t", json!({}));
+    page.describe_on(other, "c1", "t");
+    assert!(page.take_runs().is_empty(), "the second bridge ran it too");
+    assert_eq!(page.result("c1"), json!({"status": "ok", "data": 1}));
+    let results_on = |page: &Page, b| {
+        page.sent_on(b)
+            .iter()
+            .filter(|m| m["type"] == "result")
+            .count()
+    };
+    assert_eq!((results_on(&page, main), results_on(&page, other)), (1, 0));
+    // The other way round: first delivered on the second bridge.
+    page.describe_on(other, "d1", "t");
+    page.describe("d1", "t");
+    assert_eq!((results_on(&page, main), results_on(&page, other)), (1, 1));
 }
 
 // ----- rule 4: protocol ------------------------------------------------------
@@ -488,6 +581,62 @@ fn input_is_validated_against_the_schema_with_dotted_paths() {
 }
 
 #[test]
+fn an_invalid_result_reports_at_most_100_issues_and_counts_the_rest() {
+    use toolmark_bridge::protocol::{validate, Direction};
+    let mut page = Page::new();
+    let mut def = tool("list");
+    def.input_schema = Some(SchemaSpec::Json(
+        json!({"type": "array", "items": {"type": "string"}}),
+    ));
+    page.register(def);
+    let mut external = tool("ext");
+    external.input_schema = Some(SchemaSpec::External { json: None });
+    page.register(external);
+    // 5000 wrong items: 5000 issues found.
+    page.call("many", "list", Value::Array(vec![json!(1); 5000]));
+    let issues = page.result("many")["issues"].clone();
+    let issues = issues.as_array().cloned().unwrap_or_default();
+    assert_eq!(issues.len(), 100, "at most 100 issues in the result");
+    assert_eq!(issues[0], json!({"path": "0", "message": "must be string"}));
+    assert_eq!(
+        issues[98],
+        json!({"path": "98", "message": "must be string"})
+    );
+    assert_eq!(
+        issues[99],
+        json!({"path": "", "message": "4901 more issues not shown"})
+    );
+    // Exactly 100 found: all shown.
+    page.call("hundred", "list", Value::Array(vec![json!(1); 100]));
+    let hundred = page.result("hundred")["issues"].clone();
+    assert_eq!(hundred.as_array().map(Vec::len), Some(100));
+    assert_eq!(hundred[99]["path"], "99");
+    // A Standard Schema's issues (from JS) are capped the same way.
+    page.call("js", "ext", json!({}));
+    let Some(Action::Validate { run, .. }) = page.actions.pop() else {
+        panic!("validate expected: {:?}", page.actions)
+    };
+    let many: Vec<Issue> = (0..349_000)
+        .map(|i| Issue {
+            path: i.to_string(),
+            message: "Expected string".into(),
+        })
+        .collect();
+    page.tm
+        .handle_validated(run, Validated::Invalid(many), page.now);
+    page.drain();
+    let js = page.result("js")["issues"].clone();
+    assert_eq!(js.as_array().map(Vec::len), Some(100));
+    assert_eq!(
+        js[99],
+        json!({"path": "", "message": "348901 more issues not shown"})
+    );
+    for message in &page.sent {
+        assert!(validate(message, Direction::ToAgent).is_ok(), "{message}");
+    }
+}
+
+#[test]
 fn standard_schema_inputs_are_validated_by_js_and_may_be_transformed() {
     let mut page = Page::new();
     let mut def = tool("t");
@@ -630,6 +779,7 @@ fn approval_runs_the_tool_as_human_and_sends_confirmed_after_the_result() {
         ("signup.submit", "human", "c1")
     );
     assert_eq!(runs[0].2, json!({"email": "a@b"}));
+    let approved_run = runs[0].0;
     page.ok(runs[0].0, json!({"account": 42}));
     assert_eq!(
         page.confirmed_for(&confirm_id),
@@ -656,13 +806,13 @@ fn approval_runs_the_tool_as_human_and_sends_confirmed_after_the_result() {
         })
     );
     assert_eq!(page.confirmed_for(&confirm_id).len(), 1);
-    // The approved run kept a restorer under the call's id.
+    // The approved run's restorer is kept under the call's id.
     let undo = page.tm.undo("c1");
     page.drain();
     assert!(page
         .actions
         .iter()
-        .any(|a| matches!(a, Action::Restore { call_id, .. } if call_id == "c1")));
+        .any(|a| matches!(a, Action::Restore { restorer, .. } if *restorer == approved_run)));
     let Some(Action::Restore { run, .. }) = page.actions.pop() else {
         panic!()
     };
@@ -711,6 +861,63 @@ fn confirmations_expire_after_600000_ms_by_default() {
     ));
     assert!(page.take_runs().is_empty());
     assert_eq!(page.tm.poll_timeout(), None);
+}
+
+#[test]
+fn a_confirmed_whose_bridge_has_gone_goes_out_on_the_bridges_attached_then() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    page.call("a", "pay", json!({}));
+    page.call("b", "pay", json!({}));
+    page.call("c", "pay", json!({}));
+    let approved = confirm_id_of(&page.result("a"));
+    let rejected = confirm_id_of(&page.result("b"));
+    let expired = confirm_id_of(&page.result("c"));
+    let first = page.bridge;
+    page.tm.detach(first, page.now);
+    page.drain();
+    let second = page.attach(BridgeOptions::default());
+    let third = page.attach(BridgeOptions::default());
+    page.tm.confirm(&approved, true, page.now);
+    page.drain();
+    let run = only_run(&mut page);
+    page.ok(run, json!("paid"));
+    page.tm.confirm(&rejected, false, page.now);
+    page.drain();
+    let confirmed = |page: &Page, bridge, id: &str| -> Vec<Value> {
+        page.sent_on(bridge)
+            .into_iter()
+            .filter(|m| m["type"] == "confirmed" && m["confirmId"] == id)
+            .map(|m| m["result"].clone())
+            .collect()
+    };
+    for bridge in [second, third] {
+        assert_eq!(
+            confirmed(&page, bridge, &approved),
+            [json!({"status": "ok", "data": "paid"})]
+        );
+        assert_eq!(
+            confirmed(&page, bridge, &rejected),
+            [json!({"status": "cancelled", "by": "operator"})]
+        );
+    }
+    assert!(
+        confirmed(&page, first, &approved).is_empty(),
+        "not on the gone bridge"
+    );
+    // No bridge attached: dropped, but the page's list and events still move on.
+    page.tm.detach(second, page.now);
+    page.tm.detach(third, page.now);
+    page.drain();
+    let sent = page.sent_all.len();
+    page.events.clear();
+    page.advance(600_000);
+    assert_eq!(page.sent_all.len(), sent, "nowhere to send it");
+    assert!(page.tm.pending_confirmations().is_empty());
+    assert!(page.events.contains(&Event::PendingChanged));
+    // A bridge attached later does not get it.
+    let fourth = page.attach(BridgeOptions::default());
+    assert!(confirmed(&page, fourth, &expired).is_empty());
 }
 
 #[test]
@@ -1024,16 +1231,17 @@ fn the_undo_store_keeps_the_last_100_restorers() {
     let mut def = tool("edit");
     def.has_snapshot = true;
     page.register(def);
-    let mut ids = Vec::new();
+    let mut runs_of = Vec::new();
     for i in 0..101 {
         page.call(&format!("e{i}"), "edit", json!({}));
         let runs = page.take_runs();
-        ids.push(runs[0].4.clone());
+        assert_eq!(runs[0].4, format!("e{i}"));
+        runs_of.push(runs[0].0);
         page.ok(runs[0].0, json!(null));
     }
-    assert!(page.actions.contains(&Action::DropRestorer {
-        call_id: "e0".into()
-    }));
+    assert!(page
+        .actions
+        .contains(&Action::DropRestorer { run: runs_of[0] }));
     let evicted = page.tm.undo("e0");
     let kept = page.tm.undo("e100");
     page.drain();
@@ -1049,9 +1257,7 @@ fn the_undo_store_keeps_the_last_100_restorers() {
     page.call("f", "edit", json!({}));
     let run = only_run(&mut page);
     page.settle(run, Outcome::Threw("boom".into()));
-    assert!(page.actions.contains(&Action::DropRestorer {
-        call_id: "f".into()
-    }));
+    assert!(page.actions.contains(&Action::DropRestorer { run }));
     let none = page.tm.undo("f");
     page.drain();
     assert!(matches!(

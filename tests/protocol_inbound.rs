@@ -3,10 +3,6 @@
 //! The messages are built as serde_json values (they are sent as text);
 //! those handed to the crate as values are made its own with `own`.
 
-#[path = "support/json_value.rs"]
-mod json_value;
-
-use json_value::own;
 use serde_json::{json, Value};
 use toolmark_bridge::protocol::*;
 
@@ -39,7 +35,7 @@ fn a_valid_call_parses_into_its_type() {
     assert_eq!(call.id, "call-1");
     assert_eq!(call.rev, Some(3));
     assert_eq!(call.tool, "signup.fill");
-    assert_eq!(call.input, own(&json!({"email": "a@b.c"})));
+    assert_eq!(call.input, json!({"email": "a@b.c"}));
 }
 
 #[test]
@@ -288,14 +284,24 @@ fn integer_revisions_follow_json_schema() {
 }
 
 #[test]
-fn lone_surrogates_become_replacement_characters() {
-    let text = call()
-        .to_string()
-        .replace("call-1", "a\\ud800b\\udc00c\\ud83d\\ude00");
-    let Ok(AgentToPage::Call(c)) = parse_agent_to_page(&text, LIMIT) else {
-        panic!("lone surrogates should not make the message malformed")
-    };
-    assert_eq!(c.id, "a\u{fffd}b\u{fffd}c\u{1f600}");
+fn lone_surrogates_are_malformed() {
+    // serde_json rejects a lone surrogate escape: the message is dropped
+    // (`invalid_message`), never answered.
+    for lone in ["a\\ud800b", "b\\udc00c", "\\ud800\\ud800"] {
+        let text = call().to_string().replace("call-1", lone);
+        assert!(
+            matches!(
+                parse_agent_to_page(&text, LIMIT),
+                Err(Rejection::Malformed { .. })
+            ),
+            "{text}"
+        );
+    }
+    // A surrogate pair is one character.
+    let text = call().to_string().replace("call-1", "c\\ud83d\\ude00");
+    assert!(
+        matches!(parse_agent_to_page(&text, LIMIT), Ok(AgentToPage::Call(c)) if c.id == "c\u{1f600}")
+    );
     // An escaped backslash before "ud800" is not an escape.
     let text = call().to_string().replace("call-1", "\\\\ud800");
     assert!(
@@ -305,9 +311,9 @@ fn lone_surrogates_become_replacement_characters() {
 
 #[test]
 fn peek_client_id_only_reads_strings() {
-    assert_eq!(peek_client_id(&own(&call())), Some("page-1"));
-    assert_eq!(peek_client_id(&own(&json!({"clientId": 5}))), None);
-    assert_eq!(peek_client_id(&own(&json!([]))), None);
+    assert_eq!(peek_client_id(&call()), Some("page-1"));
+    assert_eq!(peek_client_id(&json!({"clientId": 5})), None);
+    assert_eq!(peek_client_id(&json!([])), None);
 }
 
 #[test]
@@ -331,8 +337,8 @@ fn page_to_agent_messages_round_trip() {
         let back: Value = serde_json::from_str(&parsed.to_json()).unwrap_or_default();
         assert_eq!(back, value);
         assert_eq!(parsed.client_id(), "p");
-        assert_eq!(validate(&own(&value), Direction::ToAgent), Ok(()));
-        assert!(validate(&own(&value), Direction::ToPage).is_err());
+        assert_eq!(validate(&value, Direction::ToAgent), Ok(()));
+        assert!(validate(&value, Direction::ToPage).is_err());
     }
 }
 
@@ -341,7 +347,7 @@ fn validate_reports_issues_with_paths() {
     let bad = json!({"protocol": 1, "type": "manifest", "clientId": "p", "rev": 1,
                      "tools": [{"name": "ok", "llmName": "ok", "description": "d", "hints": {"readOnly": 1}}]});
     assert_eq!(
-        validate(&own(&bad), Direction::ToAgent),
+        validate(&bad, Direction::ToAgent),
         Err(vec![Issue {
             path: "tools.0.hints.readOnly".into(),
             message: "must be boolean".into()
@@ -349,7 +355,7 @@ fn validate_reports_issues_with_paths() {
     );
     let other_protocol = json!({"protocol": 2});
     assert_eq!(
-        validate(&own(&other_protocol), Direction::ToPage),
+        validate(&other_protocol, Direction::ToPage),
         Err(vec![Issue {
             path: "protocol".into(),
             message: "must be equal to 1".into()
@@ -363,7 +369,7 @@ fn field_issues_are_the_schema_validators_precise_ones() {
         path: path.into(),
         message: message.into(),
     };
-    let invalid = |v: &Value, direction: Direction| validate(&own(v), direction).err();
+    let invalid = |v: &Value, direction: Direction| validate(v, direction).err();
     let mut v = call();
     v["tool"] = json!("");
     v["rev"] = json!(1.5);

@@ -5,9 +5,6 @@
 //! `tests/support/machine_drive.rs`).
 #![no_main]
 
-#[macro_use]
-#[path = "../../tests/support/json_value.rs"]
-mod json_value;
 #[path = "../../tests/support/machine_drive.rs"]
 mod machine_drive;
 

@@ -3,7 +3,8 @@
 //!
 //! 1. UTF-8 byte length of the text over `max_message_bytes` → [`Rejection::TooLarge`]
 //! 2. nesting deeper than [`MAX_DEPTH`], found by a scan without recursion → [`Rejection::TooDeep`]
-//! 3. not JSON → [`Rejection::Malformed`]
+//! 3. not JSON (serde_json's verdict: a lone surrogate escape such as
+//!    `"\ud800"` is malformed too) → [`Rejection::Malformed`]
 //! 4. `protocol` other than 1 → [`Rejection::UnsupportedProtocol`] (keeps a string `id` and `clientId`)
 //! 5. a known `type` of the other direction → [`Rejection::WrongDirection`]
 //! 6. an unknown top-level property → [`Rejection::UnknownProperty`]
@@ -14,9 +15,8 @@
 //! Steps 1–3 are [`parse_json`]; the bridge then filters by `clientId`
 //! ([`peek_client_id`]) before steps 4–7 ([`check_agent_to_page`]).
 
-use crate::json::{push_u64, Map, Value};
 use crate::prelude::*;
-use crate::text::fill;
+use serde_json::{Map, Value};
 
 use super::codes::Direction;
 use super::message::{self, AgentToPage, PageToAgent};
@@ -69,7 +69,7 @@ impl Rejection {
             Rejection::UnsupportedProtocol { .. } => ("protocol", "must be equal to 1".into()),
             Rejection::WrongDirection { message_type } => (
                 "type",
-                fill("'{}' does not travel in this direction", &[message_type]),
+                format!("'{message_type}' does not travel in this direction"),
             ),
             other => ("", other.message()),
         };
@@ -80,48 +80,41 @@ impl Rejection {
     }
 
     /// What went wrong, in words (what `Display` writes; the bridge's
-    /// `invalid_message` event text), built without `core::fmt`.
+    /// `invalid_message` event text).
     pub fn message(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl core::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Rejection::TooLarge { bytes, limit } => {
-                let mut text = String::from("message of ");
-                push_u64(&mut text, *bytes as u64);
-                text.push_str(" bytes exceeds maxMessageBytes ");
-                push_u64(&mut text, *limit as u64);
-                text
+                write!(
+                    f,
+                    "message of {bytes} bytes exceeds maxMessageBytes {limit}"
+                )
             }
-            Rejection::TooDeep { limit } => {
-                let mut text = String::from("message nested deeper than ");
-                push_u64(&mut text, *limit as u64);
-                text
-            }
-            Rejection::Malformed { reason } => fill("malformed JSON: {}", &[reason]),
-            Rejection::UnsupportedProtocol { .. } => "unsupported protocol".into(),
+            Rejection::TooDeep { limit } => write!(f, "message nested deeper than {limit}"),
+            Rejection::Malformed { reason } => write!(f, "malformed JSON: {reason}"),
+            Rejection::UnsupportedProtocol { .. } => f.write_str("unsupported protocol"),
             Rejection::WrongDirection { message_type } => {
-                fill("message type '{}' travels the other way", &[message_type])
+                write!(f, "message type '{message_type}' travels the other way")
             }
-            Rejection::UnknownProperty { name } => fill("unknown property '{}'", &[name]),
+            Rejection::UnknownProperty { name } => write!(f, "unknown property '{name}'"),
             Rejection::Invalid { issues } => {
-                let mut text = String::from("invalid message:");
+                f.write_str("invalid message:")?;
                 for issue in issues {
                     let path = if issue.path.is_empty() {
                         "(root)"
                     } else {
                         &issue.path
                     };
-                    for part in [" ", path, ": ", &issue.message, ";"] {
-                        text.push_str(part);
-                    }
+                    write!(f, " {path}: {};", issue.message)?;
                 }
-                text
+                Ok(())
             }
         }
-    }
-}
-
-impl core::fmt::Display for Rejection {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(&self.message())
     }
 }
 
@@ -139,14 +132,13 @@ pub fn parse_json(text: &str, max_message_bytes: usize) -> Result<Value, Rejecti
     parse_value(text)
 }
 
-/// Step 3 alone: JSON text to a value, with no size or depth limit of ours
-/// (the parser still refuses nesting past 127, as serde_json does). A lone
-/// surrogate escape (`\ud800`: JavaScript strings may hold one, and
-/// `JSON.stringify` writes it so) becomes U+FFFD, so such a message is
-/// judged like any other string instead of failing as malformed.
+/// Step 3 alone: JSON text to a value, parsed once by serde_json, with no
+/// size or depth limit of ours (serde_json still refuses nesting past 127).
+/// A lone surrogate escape (`\ud800`: JavaScript strings may hold one, and
+/// `JSON.stringify` writes it so) is malformed, as serde_json has it.
 pub fn parse_value(text: &str) -> Result<Value, Rejection> {
-    crate::json::parse(text).map_err(|error| Rejection::Malformed {
-        reason: error.message(),
+    serde_json::from_str::<Value>(text).map_err(|error| Rejection::Malformed {
+        reason: error.to_string(),
     })
 }
 
@@ -197,7 +189,10 @@ fn invalid(path: &str, message: &str) -> Rejection {
 
 /// Steps 4–7 (step 7 by the published schema of `direction`): the
 /// message's object and `type` when it is valid.
-fn check_message(value: &Value, direction: Direction) -> Result<(&Map, &str), Rejection> {
+fn check_message(
+    value: &Value,
+    direction: Direction,
+) -> Result<(&Map<String, Value>, &str), Rejection> {
     let Some(map) = value.as_object() else {
         return Err(invalid("", "must be object"));
     };

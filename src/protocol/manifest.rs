@@ -1,9 +1,11 @@
 //! Manifest entries: `ToolManifestSummary` (in `manifest` messages) and
 //! `ToolManifest` (a `describe` answer). Both accept unknown properties.
 
-use super::message::string;
-use crate::json::{write_value, Map, Value};
 use crate::prelude::*;
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::message::string;
 
 /// Behaviour hints of a tool. Unknown hints are kept for forward compatibility.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -12,7 +14,7 @@ pub struct Hints {
     pub consequential: Option<bool>,
     pub destructive: Option<bool>,
     pub untrusted_content: Option<bool>,
-    pub extra: Map,
+    pub extra: Map<String, Value>,
 }
 
 /// Tool mode; M1 knows only stepwise wizards.
@@ -30,7 +32,7 @@ pub struct ToolManifestSummary {
     pub description: String,
     pub hints: Hints,
     pub mode: Option<ToolMode>,
-    pub extra: Map,
+    pub extra: Map<String, Value>,
 }
 
 /// The full entry a `describe` returns: the summary plus the schemas.
@@ -79,11 +81,12 @@ impl ToolManifestSummary {
     }
 }
 
-impl ToolManifestSummary {
-    /// Appends the entry as JSON text (`to_value`'s, which places an
-    /// unknown property that repeats a known one as a `Map` does).
-    pub fn write_json(&self, out: &mut String) {
-        write_value(out, &self.to_value());
+/// The entry as JSON: `to_value`'s (not a derive with `flatten`, which
+/// would write an unknown property that repeats a known one twice; a `Map`
+/// keeps one).
+impl Serialize for ToolManifestSummary {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(serializer)
     }
 }
 
@@ -104,7 +107,7 @@ impl ToolManifest {
 /// An object of `entries` with `extra`'s added after them (`flatten`): a
 /// repeated key keeps its first place and takes the last value, as inserting
 /// them one by one into a `Map` does.
-fn with_extra(entries: Vec<(&str, Value)>, extra: &Map) -> Value {
+fn with_extra(entries: Vec<(&str, Value)>, extra: &Map<String, Value>) -> Value {
     let mut all = Vec::with_capacity(entries.len() + extra.len());
     for (key, value) in entries {
         all.push((String::from(key), value));
@@ -112,7 +115,7 @@ fn with_extra(entries: Vec<(&str, Value)>, extra: &Map) -> Value {
     for (key, value) in extra {
         all.push((key.clone(), value.clone()));
     }
-    Value::Object(Map::from_entries(all))
+    Value::Object(all.into_iter().collect())
 }
 
 const SUMMARY_KEYS: &[&str] = &["name", "llmName", "title", "description", "hints", "mode"];
@@ -123,14 +126,11 @@ const HINT_KEYS: &[&str] = &[
     "untrustedContent",
 ];
 
-fn extra_of(map: &Map, known: &[&str]) -> Map {
-    let mut extra = Vec::new();
-    for (key, value) in map {
-        if !known.contains(&key.as_str()) {
-            extra.push((key.clone(), value.clone()));
-        }
-    }
-    Map::from_entries(extra)
+fn extra_of(map: &Map<String, Value>, known: &[&str]) -> Map<String, Value> {
+    map.iter()
+        .filter(|(key, _)| !known.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect()
 }
 
 impl Hints {
@@ -167,8 +167,8 @@ impl ToolManifestSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::testing::json;
     use crate::protocol::{check_page_to_agent, Issue, PageToAgent, Rejection};
+    use serde_json::json;
 
     /// The entry checked as the only tool of a `manifest` message.
     fn check(entry: &Value) -> Result<ToolManifestSummary, Vec<Issue>> {
@@ -231,7 +231,7 @@ mod tests {
     #[test]
     fn unknown_properties_that_repeat_known_ones_are_inserted_as_into_a_map() {
         // The oracle: the known entries, then each unknown one inserted.
-        let inserted = |known: Value, extra: &Map| {
+        let inserted = |known: Value, extra: &Map<String, Value>| {
             let mut map = known.as_object().cloned().unwrap_or_default();
             for (key, value) in extra {
                 map.insert(key.clone(), value.clone());

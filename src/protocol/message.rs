@@ -1,22 +1,27 @@
 //! One Rust type per protocol message, in both directions.
 
+use crate::prelude::*;
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
 use super::codes::Direction;
 use super::manifest::ToolManifestSummary;
 use super::result::ToolResult;
-use crate::json::{
-    is_whole, list, obj, write_array_of, write_key, write_str_member, write_u64_member, Map, Value,
-};
-use crate::prelude::*;
-
-/// `protocol: 1` as a JSON value's number.
-const PROTOCOL: u8 = super::PROTOCOL_VERSION;
+use super::values::list;
 
 /// The `protocol` field: always the number 1.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ProtocolV1;
 
+impl Serialize for ProtocolV1 {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u8(super::PROTOCOL_VERSION)
+    }
+}
+
 /// Page → agent: the tool list visible to caller `inapp`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "manifest", rename_all = "camelCase")]
 pub struct Manifest {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -25,7 +30,8 @@ pub struct Manifest {
 }
 
 /// Page → agent: the registry changed (`onChange: 'changed'` mode).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "changed", rename_all = "camelCase")]
 pub struct Changed {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -33,7 +39,8 @@ pub struct Changed {
 }
 
 /// Page → agent: the one answer to a `call` or `describe`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "result", rename_all = "camelCase")]
 pub struct ResultMessage {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -42,7 +49,8 @@ pub struct ResultMessage {
 }
 
 /// Page → agent: the final outcome of a deferred confirmation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "confirmed", rename_all = "camelCase")]
 pub struct Confirmed {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -51,19 +59,22 @@ pub struct Confirmed {
 }
 
 /// Agent → page: run a tool as caller `inapp`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "call", rename_all = "camelCase")]
 pub struct Call {
     pub protocol: ProtocolV1,
     pub client_id: String,
     pub id: String,
     /// The manifest revision the agent saw, if it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rev: Option<u64>,
     pub tool: String,
     pub input: Value,
 }
 
 /// Agent → page: fetch a tool's full manifest entry.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "describe", rename_all = "camelCase")]
 pub struct Describe {
     pub protocol: ProtocolV1,
     pub client_id: String,
@@ -72,15 +83,20 @@ pub struct Describe {
 }
 
 /// Agent → page: abort the in-flight call `id` (never answered itself).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "cancel", rename_all = "camelCase")]
 pub struct Cancel {
     pub protocol: ProtocolV1,
     pub client_id: String,
     pub id: String,
 }
 
-/// Every page → agent message.
-#[derive(Debug, Clone, PartialEq)]
+/// Every page → agent message: on the wire, `type` first (each message
+/// type writes its own: `untagged` here writes no second one), then the
+/// message's fields in declaration order as camelCase, absent options left
+/// out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum PageToAgent {
     Manifest(Manifest),
     Changed(Changed),
@@ -88,8 +104,9 @@ pub enum PageToAgent {
     Confirmed(Confirmed),
 }
 
-/// Every agent → page message.
-#[derive(Debug, Clone, PartialEq)]
+/// Every agent → page message (the wire shape as [`PageToAgent`]'s).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum AgentToPage {
     Call(Call),
     Describe(Describe),
@@ -98,48 +115,17 @@ pub enum AgentToPage {
 
 impl PageToAgent {
     pub fn client_id(&self) -> &str {
-        self.head().1
+        match self {
+            PageToAgent::Manifest(m) => &m.client_id,
+            PageToAgent::Changed(m) => &m.client_id,
+            PageToAgent::Result(m) => &m.client_id,
+            PageToAgent::Confirmed(m) => &m.client_id,
+        }
     }
 
-    /// The message as JSON text, the wire shape: `type` first, fields in
-    /// declaration order as camelCase, absent options left out (no `Value`
-    /// built but the manifest entries').
+    /// The message as JSON text.
     pub fn to_json(&self) -> String {
-        let (message_type, client_id) = self.head();
-        let mut out = String::from("{");
-        write_str_member(&mut out, "type", message_type);
-        write_u64_member(&mut out, "protocol", PROTOCOL.into());
-        write_str_member(&mut out, "clientId", client_id);
-        match self {
-            PageToAgent::Manifest(m) => {
-                write_u64_member(&mut out, "rev", m.rev);
-                write_key(&mut out, "tools");
-                write_array_of(&mut out, &m.tools, ToolManifestSummary::write_json);
-            }
-            PageToAgent::Changed(m) => write_u64_member(&mut out, "rev", m.rev),
-            PageToAgent::Result(m) => {
-                write_str_member(&mut out, "id", &m.id);
-                write_key(&mut out, "result");
-                m.result.write_json(&mut out);
-            }
-            PageToAgent::Confirmed(m) => {
-                write_str_member(&mut out, "confirmId", &m.confirm_id);
-                write_key(&mut out, "result");
-                m.result.write_json(&mut out);
-            }
-        }
-        out.push('}');
-        out
-    }
-
-    /// The `type` and the `clientId`, which every message has.
-    fn head(&self) -> (&'static str, &str) {
-        match self {
-            PageToAgent::Manifest(m) => ("manifest", &m.client_id),
-            PageToAgent::Changed(m) => ("changed", &m.client_id),
-            PageToAgent::Result(m) => ("result", &m.client_id),
-            PageToAgent::Confirmed(m) => ("confirmed", &m.client_id),
-        }
+        to_json(self)
     }
 }
 
@@ -154,41 +140,16 @@ impl AgentToPage {
 
     /// The message as JSON text.
     pub fn to_json(&self) -> String {
-        crate::json::to_text(&self.to_value())
+        to_json(self)
     }
+}
 
-    /// The message as a JSON value: the wire shape (`type` first).
-    pub fn to_value(&self) -> Value {
-        match self {
-            AgentToPage::Call(m) => {
-                let mut entries = vec![
-                    ("type", "call".into()),
-                    ("protocol", PROTOCOL.into()),
-                    ("clientId", m.client_id.as_str().into()),
-                    ("id", m.id.as_str().into()),
-                ];
-                if let Some(rev) = m.rev {
-                    entries.push(("rev", rev.into()));
-                }
-                entries.push(("tool", m.tool.as_str().into()));
-                entries.push(("input", m.input.clone()));
-                obj(entries)
-            }
-            AgentToPage::Describe(m) => obj(vec![
-                ("type", "describe".into()),
-                ("protocol", PROTOCOL.into()),
-                ("clientId", m.client_id.as_str().into()),
-                ("id", m.id.as_str().into()),
-                ("tool", m.tool.as_str().into()),
-            ]),
-            AgentToPage::Cancel(m) => obj(vec![
-                ("type", "cancel".into()),
-                ("protocol", PROTOCOL.into()),
-                ("clientId", m.client_id.as_str().into()),
-                ("id", m.id.as_str().into()),
-            ]),
-        }
-    }
+/// A value as JSON text (serializing the crate's types cannot fail: every
+/// map key is a string). Used for every JSON text the crate writes, so
+/// serde_json's serializer is in the module once (`Value`'s `Display` would
+/// be a second one).
+pub(crate) fn to_json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// A message type's direction and its allowed top-level properties (one
@@ -240,7 +201,7 @@ pub(crate) fn message_type(name: &str) -> Option<(Direction, &'static [&'static 
 }
 
 /// A string field.
-pub(crate) fn string(map: &Map, key: &str) -> Option<String> {
+pub(crate) fn string(map: &Map<String, Value>, key: &str) -> Option<String> {
     map.get(key)?.as_str().map(str::to_owned)
 }
 
@@ -255,7 +216,7 @@ pub(crate) fn non_negative_integer(value: &Value) -> Option<u64> {
         return None; // a negative integer
     }
     let float = number.as_f64()?;
-    if float >= 0.0 && is_whole(float) {
+    if float >= 0.0 && crate::schema::is_whole(float) {
         // `as` saturates for floats beyond u64::MAX, which is what we want.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Some(float as u64)
@@ -265,12 +226,12 @@ pub(crate) fn non_negative_integer(value: &Value) -> Option<u64> {
 }
 
 /// A `rev` field.
-pub(crate) fn rev(map: &Map, key: &str) -> Option<u64> {
+pub(crate) fn rev(map: &Map<String, Value>, key: &str) -> Option<u64> {
     non_negative_integer(map.get(key)?)
 }
 
 /// An optional `rev` field: `Err` when present but not a revision.
-pub(crate) fn opt_rev(map: &Map, key: &str) -> Result<Option<u64>, ()> {
+pub(crate) fn opt_rev(map: &Map<String, Value>, key: &str) -> Result<Option<u64>, ()> {
     match map.get(key) {
         None => Ok(None),
         Some(value) => non_negative_integer(value).map(Some).ok_or(()),
@@ -279,7 +240,7 @@ pub(crate) fn opt_rev(map: &Map, key: &str) -> Result<Option<u64>, ()> {
 
 /// Builds a page → agent message from an object the schema accepted (plain
 /// extraction; `None` only if it does not have the shape after all).
-pub(crate) fn page_to_agent(map: &Map, message_type: &str) -> Option<PageToAgent> {
+pub(crate) fn page_to_agent(map: &Map<String, Value>, message_type: &str) -> Option<PageToAgent> {
     let client_id = string(map, "clientId")?;
     let result = || ToolResult::from_value(map.get("result")?);
     Some(match message_type {
@@ -312,7 +273,7 @@ pub(crate) fn page_to_agent(map: &Map, message_type: &str) -> Option<PageToAgent
 /// Builds an agent → page message from an object the schema accepted. The
 /// fields are looked up before anything is copied, so a missing one drops
 /// nothing on its way out.
-pub(crate) fn agent_to_page(map: &Map, message_type: &str) -> Option<AgentToPage> {
+pub(crate) fn agent_to_page(map: &Map<String, Value>, message_type: &str) -> Option<AgentToPage> {
     let str_field = |key: &str| map.get(key)?.as_str();
     let client_id = str_field("clientId")?;
     let id = str_field("id")?;

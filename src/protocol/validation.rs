@@ -14,17 +14,15 @@
 //! root's `type` is checked before the schema runs (`inbound.rs`), which
 //! only validates objects with a known `type` of its direction.
 
-use crate::ids::{is_valid_llm_name, is_valid_tool_name};
-use crate::json::{
-    write_key, write_separator, write_str_member, write_string, write_value, Map, Value,
-};
 use crate::prelude::*;
-use crate::schema::{CompiledSchema, PatternMatcher};
-use crate::text::fill;
+use serde_json::{json, Map, Value};
 
 use super::codes::Direction;
 use super::result::Issue;
 use super::schemas;
+use super::values::list;
+use crate::ids::{is_valid_llm_name, is_valid_tool_name};
+use crate::schema::{CompiledSchema, PatternMatcher};
 
 /// The two `pattern`s of the published schemas, matched without a regex
 /// engine (exactly what the ECMA-262 patterns accept); any other pattern is
@@ -77,7 +75,10 @@ fn build(slot: Slot) -> Option<CompiledSchema> {
         Slot::FieldChanges => r##"{"type":"array","items":{"$ref":"#/$defs/fieldChange"}}"##,
         Slot::Issues => r##"{"type":"array","items":{"$ref":"#/$defs/issue"}}"##,
     };
-    compile(schemas::PAGE_TO_AGENT, crate::json::parse(root).ok())
+    compile(
+        schemas::PAGE_TO_AGENT,
+        serde_json::from_str::<Value>(root).ok(),
+    )
 }
 
 /// The schema of `slot`, compiled on first use and kept for the process
@@ -126,7 +127,7 @@ pub(crate) fn issues(slot: Slot, value: &Value) -> Vec<Issue> {
 /// Compiles a published schema with its `oneOf`s split (module docs); with
 /// `root`, the root's `oneOf` is replaced by `root`'s keywords instead.
 fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
-    let mut doc = crate::json::parse(text).ok()?;
+    let mut doc = serde_json::from_str::<Value>(text).ok()?;
     let map = doc.as_object_mut()?;
     match root {
         Some(Value::Object(root)) => {
@@ -149,39 +150,34 @@ fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
     CompiledSchema::compile(&doc).ok()
 }
 
-/// The object without its `oneOf` (`Map::remove` would be its own code in
-/// the wasm only for this).
-fn drop_one_of(map: &mut Map) {
+/// The object without its `oneOf`, the other keys in their order
+/// (`Map::remove` would move the last key into its place).
+fn drop_one_of(map: &mut Map<String, Value>) {
     map.retain(|key, _| key != "oneOf");
 }
 
 /// The object's `oneOf` replaced by its [`split`] as `allOf`.
-fn split_one_of(map: &mut Map, key: &str) -> Option<()> {
+fn split_one_of(map: &mut Map<String, Value>, key: &str) -> Option<()> {
     let all_of = split(map.get("oneOf")?, key)?;
     drop_one_of(map);
     map.insert("allOf".into(), all_of);
     Some(())
 }
 
-/// `oneOf: [{$ref: R}, …]` keyed on `key` as an `allOf` of `if`/`then`:
-/// written as JSON text and parsed (less code than building the values).
+/// `oneOf: [{$ref: R}, …]` keyed on `key` as an `allOf` of `if`/`then`.
 fn split(one_of: &Value, key: &str) -> Option<Value> {
-    let mut text = String::from("[");
-    for branch in one_of.as_array()? {
+    let branches = list(one_of, |branch| {
         let target = branch.get("$ref")?.as_str()?;
-        write_separator(&mut text);
-        text.push_str("{\"if\":{\"type\":\"object\",\"required\":[");
-        write_string(&mut text, key);
-        text.push_str("],\"properties\":{");
-        write_key(&mut text, key);
-        text.push('{');
-        write_str_member(&mut text, "$ref", &fill("{}/properties/{}", &[target, key]));
-        text.push_str("}}},\"then\":");
-        write_value(&mut text, branch);
-        text.push('}');
-    }
-    text.push(']');
-    crate::json::parse(&text).ok()
+        Some(json!({
+            "if": {
+                "type": "object",
+                "required": [key],
+                "properties": {key: {"$ref": format!("{target}/properties/{key}")}},
+            },
+            "then": branch,
+        }))
+    })?;
+    Some(Value::Array(branches))
 }
 
 #[cfg(test)]
@@ -202,45 +198,26 @@ mod tests {
         }
     }
 
-    /// `split` as it was, building the values: the oracle.
-    fn split_by_values(one_of: &Value, key: &str) -> Option<Value> {
-        use crate::json::{list, obj, Map};
-        let branches = list(one_of, |branch| {
-            let target = branch.get("$ref")?.as_str()?;
-            let pinned = obj(vec![("$ref", format!("{target}/properties/{key}").into())]);
-            let mut properties = Map::new();
-            properties.insert(key.into(), pinned);
-            let condition = obj(vec![
-                ("type", "object".into()),
-                ("required", Value::Array(vec![key.into()])),
-                ("properties", Value::Object(properties)),
-            ]);
-            Some(obj(vec![("if", condition), ("then", branch.clone())]))
-        });
-        branches.map(Value::Array)
-    }
-
     #[test]
     fn split_builds_the_if_then_pairs() {
-        for (text, key) in [
-            (schemas::PAGE_TO_AGENT, "type"),
-            (schemas::AGENT_TO_PAGE, "type"),
-        ] {
-            let doc = crate::json::parse(text).unwrap_or_default();
-            let one_of = &doc["oneOf"];
-            assert!(split(one_of, key).is_some());
-            assert_eq!(split(one_of, key), split_by_values(one_of, key));
-            let one_of = &doc["$defs"]["toolResult"]["oneOf"];
-            assert_eq!(split(one_of, "status"), split_by_values(one_of, "status"));
+        let odd = json!([{"$ref": "#/a\"b"}, {"$ref": "x", "y": [1.5]}]);
+        assert_eq!(
+            split(&odd, "k\""),
+            Some(json!([
+                {"if": {"type": "object", "required": ["k\""],
+                        "properties": {"k\"": {"$ref": "#/a\"b/properties/k\""}}},
+                 "then": {"$ref": "#/a\"b"}},
+                {"if": {"type": "object", "required": ["k\""],
+                        "properties": {"k\"": {"$ref": "x/properties/k\""}}},
+                 "then": {"$ref": "x", "y": [1.5]}},
+            ]))
+        );
+        for text in [schemas::PAGE_TO_AGENT, schemas::AGENT_TO_PAGE] {
+            let doc: Value = serde_json::from_str(text).unwrap_or_default();
+            assert!(split(&doc["oneOf"], "type").is_some());
         }
-        let odd = crate::json::parse(r##"[{"$ref":"#/a\"b"},{"$ref":"x","y":[1.50]}]"##)
-            .unwrap_or_default();
-        assert!(split(&odd, "k\"").is_some());
-        assert_eq!(split(&odd, "k\""), split_by_values(&odd, "k\""));
-        for bad in ["{}", "[{}]", r#"[{"$ref":1}]"#, "[1]"] {
-            let bad = crate::json::parse(bad).unwrap_or_default();
+        for bad in [json!({}), json!([{}]), json!([{"$ref": 1}]), json!([1])] {
             assert_eq!(split(&bad, "type"), None);
-            assert_eq!(split_by_values(&bad, "type"), None);
         }
     }
 

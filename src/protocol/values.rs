@@ -2,13 +2,18 @@
 //! FieldChanges, validation issues) into protocol types, checked against
 //! the page → agent schema's `hints`, `fieldChange` and `issue` definitions.
 
-use crate::json::Value;
 use crate::prelude::*;
+use serde_json::Value;
 
 use super::manifest::Hints;
 use super::result::{FieldChange, Issue};
 use super::validation::{issues, Slot};
-use crate::json::list;
+
+/// An array's items, each built by `item`: `None` when `value` is not an
+/// array or `item` fails on one of them.
+pub(crate) fn list<T>(value: &Value, item: impl Fn(&Value) -> Option<T>) -> Option<Vec<T>> {
+    value.as_array()?.iter().map(item).collect()
+}
 
 /// Checks `value` against the schema of `slot`.
 fn check(value: &Value, slot: Slot) -> Result<(), Vec<Issue>> {
@@ -53,7 +58,7 @@ pub fn issues_from_value(value: &Value) -> Result<Vec<Issue>, Vec<Issue>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::testing::json;
+    use serde_json::json;
 
     #[test]
     fn conversions_check_their_input() {

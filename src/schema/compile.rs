@@ -10,10 +10,9 @@ use super::uri::{self, DEFAULT_BASE};
 use super::{
     count_message, len_u64, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH,
 };
-use crate::json::{is_whole, push_u64, Map, Number, Value};
 use crate::prelude::*;
-use crate::text::fill;
 use crate::vecmap::VecMap;
+use serde_json::{Map, Number, Value};
 
 /// A schema resource: a document root or a subschema with `$id`; or an
 /// anchor, named by its resource's URI, `#` and its name (no `$id` has a
@@ -46,18 +45,18 @@ type Error = Box<SchemaError>;
 
 /// A pointer as a URI fragment, for error messages.
 fn loc(pointer: &str) -> String {
-    fill("#{}", &[pointer])
+    format!("#{pointer}")
 }
 
 fn child_pointer(parent: &str, token: &str) -> String {
-    let mut s = fill("{}/", &[parent]);
+    let mut s = format!("{parent}/");
     uri::escape_token(&mut s, token);
     s
 }
 
 fn index_pointer(parent: &str, i: usize) -> String {
-    let mut s = fill("{}/", &[parent]);
-    push_u64(&mut s, len_u64(i));
+    let mut s = format!("{parent}/");
+    s.push_str(&len_u64(i).to_string());
     s
 }
 
@@ -404,7 +403,7 @@ impl<'a> Compiler<'a> {
         pointer: &str,
         dynamic: bool,
     ) -> Result<(), Error> {
-        let key = fill("{}#{}", &[self.resource_uri(res), name]);
+        let key = format!("{}#{}", self.resource_uri(res), name);
         let was_dynamic = self.dynamic.get(res).is_some_and(|d| d.get(name).is_some());
         match self
             .by_uri
@@ -464,9 +463,9 @@ impl<'a> Compiler<'a> {
             if self.lookup(&p).is_some() {
                 return Ok((p, None));
             }
-            fill("no value at #{}", &[&fragment])
+            format!("no value at #{fragment}")
         } else {
-            let key = fill("{}#{}", &[doc, &fragment]);
+            let key = format!("{doc}#{fragment}");
             match self
                 .by_uri
                 .get(key.as_str())
@@ -479,7 +478,7 @@ impl<'a> Compiler<'a> {
                         .is_some_and(|d| d.get(fragment.as_str()).is_some());
                     return Ok((anchor.pointer.clone(), dynamic.then_some(fragment)));
                 }
-                None => fill("no anchor named \"{}\"", &[&fragment]),
+                None => format!("no anchor named \"{fragment}\""),
             }
         };
         Err(error(Why::UnresolvedRef, pointer, reference, &reason))
@@ -502,7 +501,11 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    fn compile_object(&mut self, map: &'a Map, pointer: &str) -> Result<Node, Error> {
+    fn compile_object(
+        &mut self,
+        map: &'a Map<String, Value>,
+        pointer: &str,
+    ) -> Result<Node, Error> {
         let res = self.nearest_scanned_resource(pointer);
         let mut kws: Vec<Keyword> = Vec::new();
         for (name, kind) in KEYWORDS {
@@ -522,7 +525,7 @@ impl<'a> Compiler<'a> {
     #[inline(never)]
     fn compile_keyword(
         &mut self,
-        map: &'a Map,
+        map: &'a Map<String, Value>,
         p: &str,
         res: usize,
         name: &str,
@@ -599,9 +602,8 @@ impl<'a> Compiler<'a> {
                 if k == 4 && n.as_f64().is_none_or(|f| f <= 0.0) {
                     return Err(invalid(p, name, "must be a number greater than 0"));
                 }
-                let mut message =
-                    String::from(BOUND_MESSAGES.get(usize::from(k)).copied().unwrap_or(""));
-                n.write(&mut message);
+                let prefix = BOUND_MESSAGES.get(usize::from(k)).copied().unwrap_or("");
+                let message = format!("{prefix}{n}");
                 Keyword::Bound(k, n, message)
             }
             (Kind::Size(k), Some(v)) => {
@@ -621,7 +623,7 @@ impl<'a> Compiler<'a> {
                 let Value::String(s) = v else {
                     return Err(invalid(p, name, "must be a string"));
                 };
-                Keyword::Pattern(s.clone(), fill("must match pattern \"{}\"", &[s]))
+                Keyword::Pattern(s.clone(), format!("must match pattern \"{s}\""))
             }
             (Kind::UniqueItems, Some(v)) => {
                 let Value::Bool(b) = v else {
@@ -702,7 +704,12 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    fn single(&mut self, map: &Map, pointer: &str, keyword: &str) -> Result<Option<usize>, Error> {
+    fn single(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        keyword: &str,
+    ) -> Result<Option<usize>, Error> {
         if !map.contains_key(keyword) {
             return Ok(None);
         }
@@ -792,7 +799,7 @@ fn count(v: &Value, pointer: &str, keyword: &str) -> Result<u64, Error> {
         if let Some(u) = n.as_u64() {
             return Ok(u);
         }
-        if let Some(f) = n.as_f64().filter(|&f| f >= 0.0 && is_whole(f)) {
+        if let Some(f) = n.as_f64().filter(|&f| f >= 0.0 && super::is_whole(f)) {
             // Saturating float-to-int conversion (no UB, no panic).
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let u = f as u64;

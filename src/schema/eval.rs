@@ -16,9 +16,9 @@ use super::{
     count_message, len_u64, types, CompiledSchema, Keyword, Node, ObjNode, PatternMatcher,
     SchemaIssue, MAX_EVAL_DEPTH, MAX_EVAL_STEPS,
 };
-use crate::json::{push_u64, Map, Number, Value};
 use crate::prelude::*;
 use core::cmp::Ordering;
+use serde_json::{Map, Number, Value};
 
 type Sink<'x> = Option<&'x mut Vec<SchemaIssue>>;
 
@@ -116,7 +116,7 @@ pub(super) fn is_valid(
 /// The children of an array (by index) or an object (by key), one loop for both.
 enum Children<'v> {
     Items(core::iter::Enumerate<core::slice::Iter<'v, Value>>),
-    Props(core::iter::Enumerate<crate::json::Iter<'v>>),
+    Props(core::iter::Enumerate<serde_json::map::Iter<'v>>),
 }
 
 impl<'v> Children<'v> {
@@ -140,7 +140,7 @@ impl<'v> Children<'v> {
 /// `n` in decimal.
 fn int_text(n: usize) -> String {
     let mut text = String::new();
-    push_u64(&mut text, len_u64(n));
+    text.push_str(&len_u64(n).to_string());
     text
 }
 
@@ -303,7 +303,7 @@ impl<'s> Evaluator<'s> {
         let len = self.path.len();
         push_segment(&mut self.path, key.unwrap_or(""));
         if key.is_none() {
-            push_u64(&mut self.path, len_u64(i));
+            self.path.push_str(&len_u64(i).to_string());
         }
         len
     }
@@ -396,7 +396,7 @@ impl<'s> Evaluator<'s> {
 
     fn eval_dependent_schemas(
         &mut self,
-        obj: &Map,
+        obj: &Map<String, Value>,
         deps: &[(String, usize)],
         inst: &Value,
         mut sink: Sink<'_>,
@@ -606,7 +606,7 @@ impl<'s> Evaluator<'s> {
 
     fn eval_properties(
         &mut self,
-        obj: &Map,
+        obj: &Map<String, Value>,
         properties: &[(String, usize)],
         patterns: &[(String, usize)],
         additional: Option<usize>,
@@ -685,7 +685,12 @@ impl<'s> Evaluator<'s> {
 
     /// Each name is evaluated as a string; its issues are reported at the
     /// property, their messages prefixed with the name.
-    fn eval_property_names(&mut self, obj: &Map, schema: usize, mut sink: Sink<'_>) -> bool {
+    fn eval_property_names(
+        &mut self,
+        obj: &Map<String, Value>,
+        schema: usize,
+        mut sink: Sink<'_>,
+    ) -> bool {
         let mut valid = true;
         for key in obj.keys() {
             let name = Value::String(key.clone());

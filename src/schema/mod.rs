@@ -33,8 +33,6 @@
     clippy::string_slice
 )]
 
-use crate::prelude::*;
-
 mod compile;
 mod eval;
 mod num;
@@ -44,9 +42,11 @@ mod uri;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
-use crate::json::{push_u64, Number, Value};
+use crate::prelude::*;
 use crate::vecmap::VecMap;
 use core::fmt;
+pub(crate) use num::is_whole;
+use serde_json::{Number, Value};
 
 /// Maximum number of nested (object) schema evaluations, e.g. through
 /// `properties` → `$ref` → `properties` → ... . Deeper evaluation stops with
@@ -118,7 +118,7 @@ pub enum SchemaError {
 
 impl SchemaError {
     /// The error as English text (what `Display` writes), built from
-    /// pieces: no `core::fmt` in the wasm.
+    /// each variant's template pieces and fields in one loop.
     pub fn message(&self) -> String {
         const NONE: &String = &String::new();
         // The template's pieces go around the fields, in order.
@@ -191,11 +191,7 @@ fn len_u64(n: usize) -> u64 {
 /// `prefix`, then `n` and the noun: `(one, many)`, its singular and plural
 /// (`1 item`, `2 items`).
 fn count_message(prefix: &str, n: u64, (one, many): (&str, &str)) -> String {
-    let mut message = String::from(prefix);
-    push_u64(&mut message, n);
-    message.push(' ');
-    message.push_str(if n == 1 { one } else { many });
-    message
+    format!("{prefix}{n} {}", if n == 1 { one } else { many })
 }
 
 /// A schema compiled for repeated validation. Immutable; cheap to share.

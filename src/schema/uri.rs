@@ -6,8 +6,8 @@
 //! tokens. Never panics: all string handling goes through byte scans for
 //! ASCII delimiters and `get`. No `core::fmt`, char searchers or
 //! `str::from_utf8` in here (each costs code in the wasm module).
-
 use crate::prelude::*;
+
 /// The base URI of a schema document that has no `$id`.
 pub(crate) const DEFAULT_BASE: &str = "json-schema:///";
 

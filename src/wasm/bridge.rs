@@ -16,7 +16,6 @@ use super::host::{self, get, present};
 use super::values;
 use crate::machine::{BridgeId, BridgeOptions, OnChange};
 use crate::protocol::DEFAULT_MAX_MESSAGE_BYTES;
-use crate::text::fill;
 
 /// `JSON.stringify(value)` for an error message (`undefined` for none).
 fn shown(value: &JsValue) -> String {
@@ -45,9 +44,9 @@ pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
     };
     let caller = get(&options, "caller");
     if !caller.is_undefined() && caller.as_string().as_deref() != Some("inapp") {
-        return Err(Failure::misuse(fill(
+        return Err(Failure::misuse(format!(
             "bridge: caller must be 'inapp' in protocol v1, not {}",
-            &[&shown(&caller)],
+            &shown(&caller)
         ))
         .into());
     }
@@ -57,9 +56,9 @@ pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
         Some("manifest") => OnChange::Manifest,
         Some("changed") => OnChange::Changed,
         _ => {
-            return Err(Failure::misuse(fill(
+            return Err(Failure::misuse(format!(
                 "bridge: onChange must be 'manifest' or 'changed', not {}",
-                &[&shown(&on_change)],
+                &shown(&on_change)
             ))
             .into())
         }
@@ -69,13 +68,13 @@ pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
         DEFAULT_MAX_MESSAGE_BYTES
     } else {
         match max.as_f64() {
-            Some(n) if n >= 1.0 && crate::json::is_whole(n) => {
+            Some(n) if n >= 1.0 && crate::schema::is_whole(n) => {
                 usize::try_from(host::whole_ms(n)).unwrap_or(usize::MAX)
             }
             _ => {
-                return Err(Failure::misuse(fill(
+                return Err(Failure::misuse(format!(
                     "bridge: maxMessageBytes must be a positive integer, not {}",
-                    &[&shown(&max)],
+                    &shown(&max)
                 ))
                 .into())
             }
@@ -136,9 +135,9 @@ impl Bridge {
                 let now = shared.now();
                 shared.with_core(|core| core.detach(id, now));
                 shared.drain();
-                let message = fill(
+                let message = format!(
                     "bridge: transport.onMessage failed: {}",
-                    &[&host::detail(&error)],
+                    &host::detail(&error)
                 );
                 return Err(Failure::misuse(message));
             }

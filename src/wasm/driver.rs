@@ -28,7 +28,6 @@ use super::host;
 use super::values;
 use crate::machine::{Action, BridgeId, Event, Handle, Toolmark as Machine, Transmit};
 use crate::registry::{ScopeId, ToolKey};
-use crate::text::fill;
 use crate::vecmap::VecMap;
 
 /// The definition hook `formTools` gives its submit tool: the form state
@@ -93,9 +92,15 @@ pub struct Host {
     /// Each scope's parent (for forgetting the functions of nested scopes).
     pub scope_parents: VecMap<u32, u32>,
     runs: VecMap<u64, Run>,
-    restorers: VecMap<String, Function>,
+    /// Restorers by the run that took the snapshot (unique per page; runs
+    /// can share a call id).
+    restorers: VecMap<u64, Function>,
     /// Calls whose `snapshot()` has not resolved yet, and their run.
-    snapshotting: VecMap<String, u64>,
+    snapshotting: Vec<u64>,
+    /// A Standard Schema's validated values (a `Date` stays a `Date`), by
+    /// validation run, until the run they are for starts: the core names
+    /// them in `Run` / `Prepare` actions, or says `ForgetValidated`.
+    validated: VecMap<u64, JsValue>,
     pub bridges: VecMap<u32, BridgeEntry>,
     completions: VecMap<u64, Function>,
     pub error_listeners: Listeners,
@@ -285,7 +290,7 @@ impl Shared {
     }
 
     fn send_failed(&self, error: &JsValue) {
-        let message = fill("transport.send failed: {}", &[&host::detail(error)]);
+        let message = format!("transport.send failed: {}", &host::detail(error));
         self.emit_error("transport_failed", &message, None);
     }
 
@@ -344,8 +349,15 @@ impl Shared {
                 caller,
                 call_id,
                 snapshot,
+                validated,
                 ..
-            } => self.start_run(run, tool, &input, caller, call_id, snapshot),
+            } => {
+                // The validated value itself when one was kept (used once), else the core's JSON.
+                let input = self
+                    .host_mut(|h| validated.and_then(|v| h.validated.remove(&v.0)))
+                    .unwrap_or_else(|| values::parse_text(&input));
+                self.start_run(run, tool, input, caller, call_id, snapshot);
+            }
             Action::Validate { run, tool, input } => self.validate(run, tool, input),
             Action::Prepare {
                 run,
@@ -354,7 +366,14 @@ impl Shared {
                 summary,
                 changes,
                 state,
-            } => self.prepare(run, tool, &input, summary, changes, state),
+                validated,
+            } => {
+                // As for a run, but the value stays kept for the run to come.
+                let input = self
+                    .host_mut(|h| validated.and_then(|v| h.validated.get(&v.0).cloned()))
+                    .unwrap_or_else(|| values::parse_text(&input));
+                self.prepare(run, tool, &input, summary, changes, state);
+            }
             Action::ReadState { run, tool, input } => self.read_state(run, tool, &input),
             Action::Abort { run } => {
                 if let Some(controller) =
@@ -363,11 +382,14 @@ impl Shared {
                     controller.abort();
                 }
             }
-            Action::Restore { run, call_id } => self.restore(run, call_id),
-            Action::DropRestorer { call_id } => self.host_mut(|h| {
-                h.restorers.remove(&call_id);
+            Action::Restore { run, restorer } => self.restore(run, restorer),
+            Action::DropRestorer { run } => self.host_mut(|h| {
+                h.restorers.remove(&run.0);
                 // Dropped before its snapshot resolved: it must not be kept afterwards.
-                h.snapshotting.remove(&call_id);
+                h.snapshotting.retain(|r| *r != run.0);
+            }),
+            Action::ForgetValidated { run } => self.host_mut(|h| {
+                h.validated.remove(&run.0);
             }),
             Action::Close { bridge } => self.close(bridge),
         }
@@ -389,7 +411,7 @@ impl Shared {
             }
         }
         if let Some(error) = failure {
-            let message = fill("transport.close failed: {}", &[&host::detail(&error)]);
+            let message = format!("transport.close failed: {}", &host::detail(&error));
             self.emit_error("transport_failed", &message, None);
         }
         drop(entry);

@@ -9,7 +9,6 @@ use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
 use super::host;
-use crate::text::fill;
 
 const FORBIDDEN: [&str; 3] = ["__proto__", "prototype", "constructor"];
 
@@ -20,7 +19,7 @@ fn invalid(message: String) -> Failure {
 fn segments(path: &JsValue) -> Result<Vec<String>, Failure> {
     let Some(path) = path.as_string() else {
         let kind = host::string(&path.js_typeof());
-        return Err(invalid(fill("path must be a string, not {}", &[&kind])));
+        return Err(invalid(format!("path must be a string, not {}", &kind)));
     };
     if path.is_empty() {
         return Ok(Vec::new());
@@ -28,12 +27,12 @@ fn segments(path: &JsValue) -> Result<Vec<String>, Failure> {
     let parts: Vec<String> = path.split('.').map(str::to_owned).collect();
     for part in &parts {
         if part.is_empty() {
-            return Err(invalid(fill("path \"{}\" has an empty segment", &[&path])));
+            return Err(invalid(format!("path \"{}\" has an empty segment", &path)));
         }
         if FORBIDDEN.contains(&part.as_str()) {
-            return Err(invalid(fill(
+            return Err(invalid(format!(
                 "path \"{}\" uses the unsafe segment \"{}\"",
-                &[&path, part],
+                &path, part
             )));
         }
     }
@@ -65,7 +64,7 @@ fn put(target: &JsValue, key: &str, value: &JsValue) -> Result<(), JsValue> {
     match Reflect::set(target, &JsValue::from_str(key), value) {
         Ok(true) => Ok(()),
         Ok(false) => {
-            Err(js_sys::TypeError::new(&fill("Cannot assign to property '{}'", &[key])).into())
+            Err(js_sys::TypeError::new(&format!("Cannot assign to property '{}'", key)).into())
         }
         Err(error) => Err(error),
     }
@@ -121,14 +120,14 @@ fn walk(out: &Object, node: &JsValue, path: &str) -> Result<(), JsValue> {
         for key in keys.iter() {
             let key = host::string(&key);
             if key.is_empty() || key.contains('.') || FORBIDDEN.contains(&key.as_str()) {
-                let message = fill("key \"{}\" cannot be part of a dotted path", &[&key]);
+                let message = format!("key \"{}\" cannot be part of a dotted path", &key);
                 return Err(invalid(message).into());
             }
             let child = host::get(node, &key);
             let child_path = if path.is_empty() {
                 key
             } else {
-                fill("{}.{}", &[path, &key])
+                format!("{}.{}", path, &key)
             };
             walk(out, &child, &child_path)?;
         }

@@ -9,8 +9,7 @@ use super::error::Failure;
 use super::host;
 use super::values;
 use crate::ids::{self, RandomError, RandomSource};
-use crate::json::write_array_of;
-use crate::protocol::{self, Direction};
+use crate::protocol::{self, to_json, Direction};
 
 /// `crypto.getRandomValues`, through getrandom's `wasm_js` backend.
 pub struct CryptoRandom;
@@ -27,9 +26,8 @@ impl RandomSource for CryptoRandom {
 /// `newId()`: an RFC 4122 v4 UUID from `crypto.getRandomValues`.
 #[wasm_bindgen(js_name = newId)]
 pub fn new_id() -> Result<String, JsValue> {
-    ids::new_id(&mut CryptoRandom).map_err(|error| {
-        Failure::misuse(crate::text::fill("newId: {}", &[&error.message()])).into()
-    })
+    ids::new_id(&mut CryptoRandom)
+        .map_err(|error| Failure::misuse(format!("newId: {}", &error.message())).into())
 }
 
 /// `llmName(name)`: `.` → `__`, long names truncated and hashed.
@@ -85,19 +83,23 @@ pub fn protocol_schemas_text() -> String {
     text
 }
 
+/// The problems `validateMessage` finds in the JSON text of a value
+/// (`None` when valid).
+fn validation_issues(
+    text: &str,
+    direction: &str,
+) -> Result<Option<Vec<protocol::Issue>>, &'static str> {
+    let direction = Direction::parse(direction).ok_or("direction must be 'toPage' or 'toAgent'")?;
+    Ok(match protocol::parse_value(text) {
+        Ok(value) => protocol::validate(&value, direction).err(),
+        Err(rejection) => Some(rejection.issues()),
+    })
+}
+
 /// `validateMessage` on the JSON text of a value: `None` when valid, else
 /// the JSON text of the `[{ path, message }]` errors.
 pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<String>, &'static str> {
-    let direction = Direction::parse(direction).ok_or("direction must be 'toPage' or 'toAgent'")?;
-    let issues = match protocol::parse_value(text) {
-        Ok(value) => protocol::validate(&value, direction).err(),
-        Err(rejection) => Some(rejection.issues()),
-    };
-    Ok(issues.map(|issues| {
-        let mut out = String::new();
-        write_array_of(&mut out, &issues, protocol::Issue::write_json);
-        out
-    }))
+    Ok(validation_issues(text, direction)?.map(|issues| to_json(&issues)))
 }
 
 fn failed(path: &str, message: &str) -> JsValue {
@@ -123,25 +125,22 @@ pub fn validate_message(value: JsValue, direction: JsValue) -> Result<JsValue, J
     let text = match js_sys::JSON::stringify(&value) {
         Err(error) => {
             let reason = host::string(&host::get(&error, "message"));
-            return Ok(failed(
-                "",
-                &crate::text::fill("must be JSON: {}", &[&reason]),
-            ));
+            return Ok(failed("", &format!("must be JSON: {}", &reason)));
         }
         Ok(text) => match JsValue::from(text).as_string() {
             Some(text) => text,
             None => return Ok(failed("", "must be object")),
         },
     };
-    match validate_message_text(&text, &direction) {
+    match validation_issues(&text, &direction) {
         Ok(None) => Ok(host::object(&[
             ("ok", &JsValue::TRUE),
             ("message", &values::parse_text(&text)),
         ])
         .into()),
-        Ok(Some(errors)) => Ok(host::object(&[
+        Ok(Some(issues)) => Ok(host::object(&[
             ("ok", &JsValue::FALSE),
-            ("errors", &values::parse_text(&errors)),
+            ("errors", &values::issues(&issues)),
         ])
         .into()),
         Err(message) => Err(Failure::misuse(message).into()),

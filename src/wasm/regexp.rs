@@ -9,16 +9,17 @@ use wasm_bindgen::prelude::*;
 use crate::schema::PatternMatcher;
 use crate::vecmap::VecMap;
 
-// Declared here rather than taken from js-sys: linking js-sys brought its
-// futures support along (closure shims and wakers the module kept in its
-// function table, ~5 KB) although nothing here uses it.
+// Declared here rather than taken from js-sys: js-sys's `RegExp::new` lets
+// a SyntaxError through, and a throw through the module would leave it
+// mid-call.
 #[wasm_bindgen]
 extern "C" {
     /// A JS `RegExp`.
     type RegExp;
 
-    /// `RegExp(pattern, flags)` (the same as with `new`), with its
-    /// SyntaxError caught.
+    /// `RegExp(pattern, flags)` (the same as `new RegExp`), with its
+    /// SyntaxError caught (a throw through the module would leave it
+    /// mid-call).
     #[wasm_bindgen(catch, js_namespace = globalThis, js_name = RegExp)]
     fn try_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
 
@@ -37,8 +38,9 @@ extern "C" {
 /// Most distinct patterns kept compiled (tool schemas use a handful).
 const CACHE_LIMIT: usize = 256;
 
-/// A `PatternMatcher` backed by JS `RegExp` with the `u` flag only (no `g`
-/// or `y`, so `test()` keeps no state).
+/// `pattern` / `patternProperties` through JS `RegExp` (ECMA-262, `u` flag
+/// only: no `g` or `y`, so `test()` keeps no state), so no regex engine
+/// ships in the wasm. Compiled patterns are cached.
 #[derive(Default)]
 pub struct JsRegExp {
     cache: RefCell<VecMap<String, Result<RegExp, String>>>,

@@ -22,7 +22,6 @@ use super::values;
 use crate::machine::Toolmark as Machine;
 use crate::policy::Caller;
 use crate::registry::{ScopeId, ToolKey};
-use crate::text::fill;
 
 /// A scope id for a scope the core refused (registering in it is `invalid_scope`).
 const NO_SCOPE: ScopeId = ScopeId(u32::MAX);
@@ -72,7 +71,7 @@ fn register_in(
     let full_name = if prefix.is_empty() {
         spec.name.clone()
     } else {
-        fill("{}.{}", &[prefix, &spec.name])
+        format!("{}.{}", prefix, &spec.name)
     };
     let input_standard = Some(get(def, "inputSchema")).filter(values::is_standard_schema);
     let output_standard = Some(get(def, "outputSchema")).filter(values::is_standard_schema);
@@ -139,7 +138,7 @@ fn create_scope(
     let prefix = if prefix.is_empty() {
         name
     } else {
-        fill("{}.{}", &[prefix, &name])
+        format!("{}.{}", prefix, &name)
     };
     Ok(Scope {
         shared: shared.clone(),
@@ -157,9 +156,10 @@ fn caller(value: JsValue, default: Caller, what: &str) -> Result<Caller, Failure
         .as_string()
         .and_then(|name| Caller::parse(&name))
         .ok_or_else(|| {
-            Failure::misuse(fill(
+            Failure::misuse(format!(
                 "{}: unknown caller '{}'",
-                &[what, &host::string(&value)],
+                what,
+                &host::string(&value)
             ))
         })
 }
@@ -360,9 +360,9 @@ impl Events {
     #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn on(&self, name: JsValue, listener: JsValue) -> Result<Function, JsValue> {
         if name.as_string().as_deref() != Some("error") {
-            return Err(Failure::misuse(fill(
+            return Err(Failure::misuse(format!(
                 "events.on: unknown event '{}'",
-                &[&host::string(&name)],
+                &host::string(&name)
             ))
             .into());
         }

@@ -1,6 +1,7 @@
 // The built package in Node: ready after import (no init call), every export of issue 2.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 // An independent llmName (JS FNV-1a), to check the Rust one against.
 import { llmNameOf } from './corpus.mjs';
@@ -99,10 +100,38 @@ test('validateMessage: hostile values never throw', () => {
   assert.throws(() => protocol.validateMessage({}, 'sideways'), TypeError);
 });
 
-test('validateMessage: unpaired surrogates are strings like any other', () => {
+test('validateMessage: unpaired surrogates are malformed JSON (serde_json rejects them)', () => {
   const cancel = { protocol: 1, type: 'cancel', clientId: 'p\ud800', id: '\udc00x' };
   const result = protocol.validateMessage(cancel, 'toPage');
-  assert.equal(result.ok, true);
-  assert.equal(result.message.id, '\udc00x');
-  assert.equal(protocol.validateMessage({ ...cancel, clientId: 7 }, 'toPage').ok, false);
+  assert.equal(result.ok, false);
+  assert.equal(result.errors.length, 1);
+  assert.equal(result.errors[0].path, '');
+  assert.match(result.errors[0].message, /^malformed JSON: /);
+  const paired = { ...cancel, clientId: 'p\ud83d\ude00', id: 'x' };
+  assert.equal(protocol.validateMessage(paired, 'toPage').ok, true);
 });
+
+// The loader decodes the inlined base64 with the first of Uint8Array.fromBase64,
+// Buffer and atob that the host has. Each path in a fresh Node whose globals
+// are cut down to it; Node 20 has no fromBase64, so a stand-in shows that one
+// is preferred. Every path must give the same module: its schemas and ids
+// come from the module's code and data.
+const DECODE_PATHS = {
+  fromBase64: `Uint8Array.fromBase64 = (text) => { used.push('fromBase64'); return new Uint8Array(Buffer.from(text, 'base64')); };`,
+  Buffer: `const from = Buffer.from; Buffer.from = function (...args) { if (args[1] === 'base64') used.push('Buffer'); return from.apply(this, args); };`,
+  atob: `delete globalThis.Buffer; const realAtob = atob; globalThis.atob = (text) => { used.push('atob'); return realAtob(text); };`,
+};
+
+for (const [path, prelude] of Object.entries(DECODE_PATHS)) {
+  test(`the inlined module decodes through ${path}`, () => {
+    const script = `const used = []; ${prelude}
+      const root = await import(${JSON.stringify(new URL('index.js', pkgUrl).href)});
+      const protocol = await import(${JSON.stringify(new URL('protocol/index.js', pkgUrl).href)});
+      console.log(JSON.stringify({ used, id: root.newId(), llm: root.llmName('y'.repeat(65)), schemas: protocol.protocolSchemas }));`;
+    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+    assert.deepEqual(out.used, [path]);
+    assert.match(out.id, UUID_V4);
+    assert.equal(out.llm, root.llmName('y'.repeat(65)));
+    assert.deepEqual(out.schemas, JSON.parse(JSON.stringify(protocol.protocolSchemas)));
+  });
+}

@@ -1,7 +1,7 @@
-// End-to-end tests of the built package against the text of the Toolmark
-// bridge protocol v1 (/work/shared/spec/bridge-protocol-v1.md). The test
-// plays the agent over createInPageChannel() with raw protocol messages; the
-// page registers tools with createToolmark and attaches tm.use(bridge(...)).
+// End-to-end tests of the built package against the text of the bridge
+// protocol v1 spec. The test plays the agent over createInPageChannel() with
+// raw protocol messages; the page registers tools with createToolmark and
+// attaches tm.use(bridge(...)).
 // Every expectation is derived from the spec (and API.md for the page API).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -256,6 +256,53 @@ describe('in-page channel agent helpers', () => {
     assert.deepEqual(confirmed[0].result, { status: 'ok', data: 'done' });
     assert.equal(confirmed[0].confirmId, r.confirmId);
     for (const m of h.inbound) assert.ok(validateMessage(m, 'toPage').ok, 'the agent helpers send valid messages');
+    h.check();
+  });
+
+  test('agent.call sends an absent input as {} and a null input as null', async () => {
+    const h = page();
+    h.tm.register(echo('e'));
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    assert.deepEqual(await h.agent.call('e'), { status: 'ok', data: { echoed: {} } });
+    assert.deepEqual(await h.agent.call('e', undefined), { status: 'ok', data: { echoed: {} } });
+    assert.deepEqual(await h.agent.call('e', null), { status: 'ok', data: { echoed: null } });
+    const inputs = h.inbound.filter((m) => m.type === 'call').map((m) => m.input);
+    assert.deepEqual(inputs, [{}, {}, null]);
+    // A page whose schema wants an object answers null per its validation.
+    h.tm.register(echo('obj', { inputSchema: { type: 'object' } }));
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
+    const invalid = await h.agent.call('obj', null);
+    assert.equal(invalid.status, 'invalid');
+    h.check();
+  });
+
+  test('agent.call(tool, input, { id }) uses that id, so the caller can cancel the call', async () => {
+    const h = page();
+    let signal;
+    h.tm.register({
+      name: 'hang',
+      description: 'd',
+      run: (_input, ctx) => {
+        signal = ctx.signal;
+        return untilAborted(ctx.signal);
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const id = newId();
+    const pending = h.agent.call('hang', {}, { id });
+    await until(() => signal, 'run');
+    assert.equal(h.inbound.find((m) => m.type === 'call').id, id);
+    h.agent.cancel(id);
+    assert.deepEqual(await pending, { status: 'cancelled', by: 'signal' });
+    assert.equal(signal.aborted, true);
+    // Without the option a fresh id is minted per call.
+    h.tm.register(echo('e'));
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
+    await h.agent.call('e', {});
+    await h.agent.call('e', {});
+    const ids = h.inbound.filter((m) => m.type === 'call').map((m) => m.id);
+    assert.equal(new Set(ids).size, 3);
+    assert.match(ids[2], UUID_V4);
     h.check();
   });
 });
@@ -1519,6 +1566,49 @@ describe('undo, files, bridge lifecycle', () => {
     assert.deepEqual(await h.tm.undo(callIds[1]), { status: 'ok' });
     assert.deepEqual(await h.tm.undo(callIds[100]), { status: 'ok' });
     h.check();
+  });
+
+  test('restorers are the runs\': a later run under the same call id cannot drop or replace the kept one', async () => {
+    const h = page();
+    const state = { value: 'before' };
+    let runs = 0;
+    h.tm.register({
+      name: 'set',
+      description: 'd',
+      snapshot: () => {
+        const saved = state.value;
+        return () => {
+          state.value = saved;
+        };
+      },
+      run: (input) => {
+        runs += 1;
+        if (input.fail) throw new Error('no');
+        state.value = input.value;
+        return state.value;
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const id = newId();
+    assert.deepEqual(await h.callAndWait('set', { value: 'after' }, { id }), { status: 'ok', data: 'after' });
+    // Another bridge of the same page replays the id: a duplicate, nothing runs.
+    h.detach();
+    h.attach();
+    await until(() => h.manifests().length === 2, 'manifest of the new bridge');
+    h.call('set', { fail: true }, { id });
+    await flush();
+    assert.equal(runs, 1, 'the replay on the new bridge did not run');
+    // 1000 other ids later the page has forgotten it: the same id runs again, and fails.
+    for (let i = 0; i < 1000; i++) h.describe('set');
+    await until(() => h.results().length === 1001, '1000 describes');
+    h.call('set', { fail: true }, { id });
+    await until(() => h.results(id).length === 2, 'the second run');
+    assert.deepEqual(h.results(id)[1].result, { status: 'error', message: 'Tool failed' });
+    assert.equal(runs, 2);
+    // The failed run's restorer went; the first run's is still there.
+    assert.deepEqual(await h.tm.undo(id), { status: 'ok' });
+    assert.equal(state.value, 'before');
+    assert.deepEqual(h.errorsOf('tool_threw').map((e) => e.message), ['Error: no']);
   });
 
   test('ctx.files.resolve throws ToolmarkError files_not_configured', async () => {

@@ -360,3 +360,86 @@ test(
     env.detach();
   },
 );
+
+// The validated value itself reaches the tool (not a JSON copy of it).
+
+test('zod coerce.date(): run (and snapshot) get the validated value itself, a Date, not its JSON copy', async () => {
+  const env = setup();
+  const seen = [];
+  await registerVisible(env, {
+    name: 'when',
+    description: 'x',
+    inputSchema: z.object({ at: z.coerce.date(), tags: z.array(z.string()).transform((t) => new Set(t)) }),
+    snapshot: (input) => {
+      seen.push(['snapshot', input.at instanceof Date]);
+      return () => {};
+    },
+    run: (input) => {
+      seen.push(['run', input.at instanceof Date, input.tags instanceof Set]);
+      return input.at.getTime();
+    },
+  });
+  const at = '2026-12-01T08:00:00.000Z';
+  assert.deepEqual(await env.agent.call('when', { at, tags: ['a', 'a', 'b'] }), { status: 'ok', data: Date.parse(at) });
+  assert.deepEqual(seen, [
+    ['snapshot', true],
+    ['run', true, true],
+  ]);
+  // A human call through tm.call too.
+  seen.length = 0;
+  assert.deepEqual(await env.tm.call('when', { at, tags: [] }, { caller: 'human' }), { status: 'ok', data: Date.parse(at) });
+  assert.deepEqual(seen, [
+    ['snapshot', true],
+    ['run', true, true],
+  ]);
+  // zod has no JSON Schema for a Date or a transform: production registers {} (and says so).
+  assert.deepEqual(env.errors.map((e) => e.code), ['schema_conversion_failed']);
+  env.detach();
+});
+
+test('a custom Standard Schema: run gets the very object validate returned, also after a deferred confirmation', async () => {
+  const env = setup();
+  const values = [];
+  const schema = withJsonSchema(
+    {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate(input) {
+          const value = { when: new Date(input.when), original: input };
+          values.push(value);
+          return { value };
+        },
+      },
+    },
+    { type: 'object' },
+  );
+  const runs = [];
+  const summaries = [];
+  await registerVisible(env, { name: 'plain', description: 'x', inputSchema: schema, run: (input) => runs.push(input) });
+  await registerVisible(env, {
+    name: 'pay',
+    description: 'x',
+    hints: { consequential: true },
+    inputSchema: schema,
+    summary: (input) => {
+      summaries.push(input);
+      return `Pay on ${input.when.toISOString().slice(0, 10)}`;
+    },
+    run: (input) => runs.push(input),
+  });
+  await env.agent.call('plain', { when: '2026-12-01' });
+  assert.equal(runs[0], values[0], 'the same object');
+  const pending = await env.agent.call('pay', { when: '2026-12-02' });
+  assert.equal(pending.status, 'needs_confirmation');
+  assert.equal(pending.summary, 'Pay on 2026-12-02');
+  assert.equal(summaries[0], values[1]);
+  assert.deepEqual(await env.tm.confirmPending(pending.confirmId, true), { status: 'ok', data: 2 });
+  assert.equal(runs[1], values[1], 'the approved run gets the value validated at the request');
+  // A rejected confirmation's value is forgotten, not run.
+  const rejected = await env.agent.call('pay', { when: '2026-12-03' });
+  assert.deepEqual(await env.tm.confirmPending(rejected.confirmId, false), { status: 'cancelled', by: 'operator' });
+  assert.equal(runs.length, 2);
+  assert.deepEqual(env.errors, []);
+  env.detach();
+});

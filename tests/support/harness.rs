@@ -2,9 +2,8 @@
 //! seeded random source, for native scenario and model tests.
 #![allow(dead_code)]
 
-use super::json_value::serde;
+use serde_json::{json, Value};
 use toolmark_bridge::ids::{RandomError, RandomSource};
-use toolmark_bridge::json::{parse, Value};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, Outcome, RunId, Toolmark,
 };
@@ -46,8 +45,10 @@ pub struct Page {
     pub tm: Toolmark,
     pub bridge: BridgeId,
     pub now: u64,
-    /// Every message sent, in order, as JSON.
+    /// Every message sent on `bridge`, in order, as JSON.
     pub sent: Vec<Value>,
+    /// Every message sent on any bridge, in order, with its bridge.
+    pub sent_all: Vec<(BridgeId, Value)>,
     pub events: Vec<Event>,
     pub actions: Vec<Action>,
 }
@@ -70,6 +71,7 @@ impl Page {
             bridge,
             now: 1_000,
             sent: Vec::new(),
+            sent_all: Vec::new(),
             events: Vec::new(),
             actions: Vec::new(),
         };
@@ -84,9 +86,12 @@ impl Page {
     /// Drains every output, in the documented order.
     pub fn drain(&mut self) {
         while let Some(t) = self.tm.poll_transmit() {
-            assert_eq!(t.bridge, self.bridge, "only one bridge in these tests");
-            self.sent
-                .push(parse(&t.text).unwrap_or_else(|e| panic!("sent non-JSON {e}")));
+            let message = serde_json::from_str::<Value>(&t.text)
+                .unwrap_or_else(|e| panic!("sent non-JSON {e}"));
+            if t.bridge == self.bridge {
+                self.sent.push(message.clone());
+            }
+            self.sent_all.push((t.bridge, message));
         }
         while let Some(e) = self.tm.poll_event() {
             self.events.push(e);
@@ -124,6 +129,48 @@ impl Page {
         key
     }
 
+    /// Attaches another bridge (`bridge` stays the page's main one).
+    pub fn attach(&mut self, options: BridgeOptions) -> BridgeId {
+        let bridge = self.tm.attach(options);
+        self.drain();
+        bridge
+    }
+
+    /// Detaches the main bridge and attaches a new one in its place (same page).
+    pub fn reattach(&mut self) {
+        self.tm.detach(self.bridge, self.now);
+        self.drain();
+        self.bridge = self.tm.attach(BridgeOptions::default());
+        self.drain();
+    }
+
+    /// Every message sent on `bridge`.
+    pub fn sent_on(&self, bridge: BridgeId) -> Vec<Value> {
+        self.sent_all
+            .iter()
+            .filter(|(b, _)| *b == bridge)
+            .map(|(_, m)| m.clone())
+            .collect()
+    }
+
+    pub fn inbound_on(&mut self, bridge: BridgeId, message: Value) {
+        self.tm
+            .handle_inbound(bridge, &message.to_string(), self.now);
+        self.drain();
+    }
+
+    pub fn call_on(&mut self, bridge: BridgeId, id: &str, tool: &str, input: Value) {
+        let message = json!({"protocol": 1, "type": "call", "clientId": self.client_id(),
+                             "id": id, "tool": tool, "input": input});
+        self.inbound_on(bridge, message);
+    }
+
+    pub fn describe_on(&mut self, bridge: BridgeId, id: &str, tool: &str) {
+        let message = json!({"protocol": 1, "type": "describe", "clientId": self.client_id(),
+                             "id": id, "tool": tool});
+        self.inbound_on(bridge, message);
+    }
+
     pub fn inbound(&mut self, message: Value) {
         self.inbound_text(&message.to_string());
     }
@@ -135,13 +182,13 @@ impl Page {
 
     pub fn call(&mut self, id: &str, tool: &str, input: Value) {
         let message = json!({"protocol": 1, "type": "call", "clientId": self.client_id(),
-                             "id": id, "tool": tool, "input": serde(&input)});
+                             "id": id, "tool": tool, "input": input});
         self.inbound(message);
     }
 
     pub fn call_rev(&mut self, id: &str, tool: &str, input: Value, rev: u64) {
         let message = json!({"protocol": 1, "type": "call", "clientId": self.client_id(),
-                             "id": id, "tool": tool, "input": serde(&input), "rev": rev});
+                             "id": id, "tool": tool, "input": input, "rev": rev});
         self.inbound(message);
     }
 
@@ -178,7 +225,7 @@ impl Page {
                 runs.push((
                     *run,
                     name.clone(),
-                    parse(input).unwrap_or(Value::Null),
+                    serde_json::from_str::<Value>(input).unwrap_or(Value::Null),
                     caller.as_str().to_owned(),
                     call_id.clone(),
                 ));

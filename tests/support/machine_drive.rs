@@ -24,9 +24,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
-use super::json_value::{own, serde};
+use serde_json::{json, Map, Value};
 use toolmark_bridge::ids::{RandomError, RandomSource};
-use toolmark_bridge::json::{parse, Map, Value};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, Validated,
@@ -59,9 +58,9 @@ const SETTLE_ROUNDS: usize = 20_000;
 /// nothing panics; every transmitted text is JSON that passes
 /// `validate(_, ToAgent)`, carries the page's `clientId` and goes to an
 /// attached bridge; results answer ids the bridge received, once (no two
-/// for one id among the last 1000 of a bridge); a `confirmed` follows the
-/// `result` carrying its `needs_confirmation`, on the same bridge, at most
-/// once; page requests complete at most once; the lane and confirmation
+/// for one id among the page's last 1000); a `confirmed` follows the
+/// `result` carrying its `needs_confirmation`, on the same bridge (or, that
+/// one gone, on those attached then), at most once per bridge; page requests complete at most once; the lane and confirmation
 /// bounds hold; runs are only for registered tools, with input their JSON
 /// Schema accepts, and never for the agent without the policy allowing
 /// it; and once all work is answered and every deadline passed, nothing is
@@ -286,7 +285,8 @@ fn gen_value(cur: &mut Cursor<'_>, depth: usize) -> Value {
         1 => Value::Bool(cur.bool()),
         2 => json!(i64::from(cur.byte() as i8)),
         // Any finite double, written with its shortest digits (not NaN or inf: null).
-        3 => parse(&format!("{:e}", f64::from_bits(cur.u64()))).unwrap_or(Value::Null),
+        3 => serde_json::from_str::<Value>(&format!("{:e}", f64::from_bits(cur.u64())))
+            .unwrap_or(Value::Null),
         4 => Value::String(cur.pick_str(&STRINGS)),
         5 => Value::String(cur.text(16)),
         6 if depth < 4 => {
@@ -325,7 +325,9 @@ fn gen_schema(cur: &mut Cursor<'_>) -> Option<SchemaSpec> {
         12 => Some(SchemaSpec::External { json: None }),
         13 => {
             let text = shallow(cur.text(96));
-            parse(&text).ok().map(SchemaSpec::Json)
+            serde_json::from_str::<Value>(&text)
+                .ok()
+                .map(SchemaSpec::Json)
         }
         14 => Some(SchemaSpec::Json(gen_value(cur, 0))),
         _ => None,
@@ -409,20 +411,11 @@ struct ToolInfo {
     has_snapshot: bool,
 }
 
-/// Per attached bridge: the ids it owes a result for, and the last 1000
-/// results it sent.
+/// Per attached bridge: the ids it owes a result for.
 struct BridgeModel {
     max_message_bytes: usize,
     owed: HashSet<String>,
-    recent: VecDeque<String>,
-    recent_set: HashSet<String>,
     last_rev: Option<u64>,
-}
-
-impl BridgeModel {
-    fn is_duplicate(&self, id: &str) -> bool {
-        self.owed.contains(id) || self.recent_set.contains(id)
-    }
 }
 
 /// Work handed to JS that waits for an answer.
@@ -471,6 +464,9 @@ struct Driver {
     // bridges
     bridges: BTreeMap<BridgeId, BridgeModel>,
     detached: Vec<BridgeId>,
+    /// The last 1000 results the page sent, on any bridge (rule 2 is per page).
+    recent: VecDeque<String>,
+    recent_set: HashSet<String>,
     next_fresh_id: u64,
     flooded: usize,
     // work and requests
@@ -478,17 +474,20 @@ struct Driver {
     runs_seen: BTreeSet<u64>,
     run_list: Vec<RunId>,
     call_ids: Vec<String>,
-    snapshot_call_ids: HashSet<String>,
+    /// Runs that took a snapshot and whose restorer JS still keeps (by run).
+    restorers: HashSet<RunId>,
+    /// Validation runs whose value JS keeps (answered `Valid(Some(_))`).
+    validated_values: HashSet<RunId>,
     handles: BTreeMap<Handle, HandleKind>,
     completed: HashSet<Handle>,
     // confirmations
     needs: HashMap<String, BridgeId>,
-    confirmed: HashSet<String>,
+    confirmed: HashSet<(String, BridgeId)>,
     confirm_ids: Vec<String>,
 }
 
 fn pick_policy(cur: &mut Cursor<'_>, items: &[&str]) -> Value {
-    parse(&cur.pick_str(items)).unwrap_or(Value::Null)
+    serde_json::from_str::<Value>(&cur.pick_str(items)).unwrap_or(Value::Null)
 }
 
 impl Driver {
@@ -528,13 +527,16 @@ impl Driver {
             scopes,
             bridges: BTreeMap::new(),
             detached: Vec::new(),
+            recent: VecDeque::new(),
+            recent_set: HashSet::new(),
             next_fresh_id: 0,
             flooded: 0,
             outstanding: Vec::new(),
             runs_seen: BTreeSet::new(),
             run_list: Vec::new(),
             call_ids: Vec::new(),
-            snapshot_call_ids: HashSet::new(),
+            restorers: HashSet::new(),
+            validated_values: HashSet::new(),
             handles: BTreeMap::new(),
             completed: HashSet::new(),
             needs: HashMap::new(),
@@ -697,7 +699,7 @@ impl Driver {
                 let tool = self.pick_tool_name(cur);
                 let input = gen_value(cur, 0);
                 let mut message = json!({"protocol": 1, "type": "call",
-                    "clientId": self.client_id, "id": id, "tool": tool, "input": serde(&input)});
+                    "clientId": self.client_id, "id": id, "tool": tool, "input": input});
                 if let (Some(rev), Some(map)) = (self.pick_rev(cur), message.as_object_mut()) {
                     map.insert("rev".into(), rev.into());
                 }
@@ -891,8 +893,6 @@ impl Driver {
             BridgeModel {
                 max_message_bytes: options.max_message_bytes,
                 owed: HashSet::new(),
-                recent: VecDeque::new(),
-                recent_set: HashSet::new(),
                 last_rev: None,
             },
         );
@@ -902,8 +902,8 @@ impl Driver {
     /// Hands text to the core, after working out what it owes for it:
     /// the same steps the spec gives (bounded, parsed, filtered, checked).
     fn inbound(&mut self, bridge: BridgeId, text: &str) {
-        if let Some(model) = self.bridges.get_mut(&bridge) {
-            let owed = match parse_json(text, model.max_message_bytes) {
+        if let Some(max_message_bytes) = self.bridges.get(&bridge).map(|m| m.max_message_bytes) {
+            let owed = match parse_json(text, max_message_bytes) {
                 Err(_) => None,
                 Ok(value) if peek_client_id(&value).is_some_and(|id| id != self.client_id) => None,
                 Ok(value) => match check_agent_to_page(&value) {
@@ -918,8 +918,11 @@ impl Driver {
                     Err(_) => None,
                 },
             };
-            if let Some(id) = owed {
-                if !model.is_duplicate(&id) {
+            let duplicate = |id: &String| {
+                self.recent_set.contains(id) || self.bridges.values().any(|m| m.owed.contains(id))
+            };
+            if let Some(id) = owed.filter(|id| !duplicate(id)) {
+                if let Some(model) = self.bridges.get_mut(&bridge) {
                     model.owed.insert(id);
                 }
             }
@@ -1014,10 +1017,7 @@ impl Driver {
                 .is_some_and(|m| message.len() <= m.max_message_bytes);
             if i % 64 == 0 || !light || !fits {
                 self.inbound(bridge, &message);
-                light = self
-                    .bridges
-                    .get(&bridge)
-                    .is_some_and(|m| m.recent_set.contains(&id));
+                light = self.bridges.contains_key(&bridge) && self.recent_set.contains(&id);
                 continue;
             }
             if let Some(model) = self.bridges.get_mut(&bridge) {
@@ -1063,6 +1063,9 @@ impl Driver {
                     3 => Validated::Threw(cur.text(16)),
                     _ => Validated::Valid(Some(gen_value(cur, 0).to_string())),
                 };
+                if matches!(validated, Validated::Valid(Some(_))) {
+                    self.validated_values.insert(run);
+                }
                 self.tm.handle_validated(run, validated, now);
             }
             Work::Prepare {
@@ -1158,6 +1161,11 @@ impl Driver {
             self.drain();
         }
         assert_eq!(self.tm.calls_in_flight(), 0, "calls left after settling");
+        assert!(
+            self.validated_values.is_empty(),
+            "validated values JS keeps for nothing: {:?}",
+            self.validated_values
+        );
         assert_eq!(self.tm.max_pending_per_scope(), 0, "lanes left busy");
         assert_eq!(
             self.tm.pending_confirmation_count(),
@@ -1181,7 +1189,7 @@ impl Driver {
         for (confirm_id, bridge) in &self.needs {
             if self.bridges.contains_key(bridge) {
                 assert!(
-                    self.confirmed.contains(confirm_id),
+                    self.confirmed.contains(&(confirm_id.clone(), *bridge)),
                     "confirmation {confirm_id} of attached bridge {bridge:?} never confirmed"
                 );
             }
@@ -1211,15 +1219,13 @@ impl Driver {
             "{} pending confirmations",
             self.tm.pending_confirmation_count()
         );
-        for bridge in self.bridges.keys() {
-            assert!(self.tm.answered_ids(*bridge) <= ANSWERED_ID_MEMORY);
-        }
+        assert!(self.tm.answered_ids() <= ANSWERED_ID_MEMORY);
+        assert_eq!(self.tm.answered_ids(), self.recent.len());
     }
 
     fn check_transmit(&mut self, bridge: BridgeId, text: &str) {
-        // Read by serde_json: the oracle says it is JSON.
-        let value = own(&serde_json::from_str(text)
-            .unwrap_or_else(|e| panic!("transmitted text is not JSON ({e}): {text}")));
+        let value: Value = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("transmitted text is not JSON ({e}): {text}"));
         if let Err(issues) = validate(&value, Direction::ToAgent) {
             panic!("transmitted message fails the page-to-agent schema: {issues:?}\n{text}");
         }
@@ -1279,14 +1285,20 @@ impl Driver {
             }
             Some("confirmed") => {
                 let confirm_id = value["confirmId"].as_str().unwrap_or_default().to_owned();
-                assert_eq!(
-                    self.needs.get(&confirm_id),
-                    Some(&bridge),
-                    "confirmed {confirm_id} without an earlier needs_confirmation result on {bridge:?}: {text}"
+                let requester = self.needs.get(&confirm_id).copied();
+                assert!(
+                    requester.is_some(),
+                    "confirmed {confirm_id} without an earlier needs_confirmation result: {text}"
+                );
+                // On the requesting bridge, or (gone) on the bridges attached now.
+                assert!(
+                    requester == Some(bridge)
+                        || requester.is_some_and(|r| !self.bridges.contains_key(&r)),
+                    "confirmed {confirm_id} on {bridge:?}, not its requesting bridge {requester:?}: {text}"
                 );
                 assert!(
-                    self.confirmed.insert(confirm_id.clone()),
-                    "second confirmed for {confirm_id}: {text}"
+                    self.confirmed.insert((confirm_id.clone(), bridge)),
+                    "second confirmed for {confirm_id} on {bridge:?}: {text}"
                 );
                 assert_ne!(
                     value["result"]["status"], "needs_confirmation",
@@ -1298,26 +1310,26 @@ impl Driver {
     }
 
     /// A `result` for `id` went out on `bridge`: it must be owed, and not
-    /// among the bridge's last 1000 results.
+    /// among the page's last 1000 results (on any bridge).
     fn note_result(&mut self, bridge: BridgeId, id: &str, text: &str) {
         let Some(model) = self.bridges.get_mut(&bridge) else {
             panic!("result for a bridge that is not attached ({bridge:?}): {text}");
         };
         assert!(
-            !model.recent_set.contains(id),
-            "second result for id {id:?} on {bridge:?} within the last {ANSWERED_ID_MEMORY}: {text}"
+            !self.recent_set.contains(id),
+            "second result for id {id:?} within the page's last {ANSWERED_ID_MEMORY}: {text}"
         );
         assert!(
             model.owed.remove(id),
             "result for id {id:?} that {bridge:?} is not owed: {text}"
         );
-        if model.recent.len() >= ANSWERED_ID_MEMORY {
-            if let Some(old) = model.recent.pop_front() {
-                model.recent_set.remove(&old);
+        if self.recent.len() >= ANSWERED_ID_MEMORY {
+            if let Some(old) = self.recent.pop_front() {
+                self.recent_set.remove(&old);
             }
         }
-        model.recent_set.insert(id.to_owned());
-        model.recent.push_back(id.to_owned());
+        self.recent_set.insert(id.to_owned());
+        self.recent.push_back(id.to_owned());
     }
 
     fn check_event(&mut self, event: Event) {
@@ -1365,8 +1377,15 @@ impl Driver {
                 caller,
                 call_id,
                 snapshot,
+                validated,
             } => {
                 self.fresh_run(run);
+                if let Some(value) = validated {
+                    assert!(
+                        self.validated_values.remove(&value),
+                        "run {run:?} uses the value of validation {value:?}, which JS does not keep"
+                    );
+                }
                 let Some(info) = self.tools.get(&tool) else {
                     panic!("run of unregistered tool {tool:?} ({name})");
                 };
@@ -1380,8 +1399,8 @@ impl Driver {
                         "ran {name} for the agent against policy ({decision:?})"
                     );
                 }
-                let value = own(&serde_json::from_str(&input)
-                    .unwrap_or_else(|e| panic!("run input is not JSON ({e}): {input}")));
+                let value: Value = serde_json::from_str(&input)
+                    .unwrap_or_else(|e| panic!("run input is not JSON ({e}): {input}"));
                 if let Some(schema) = &info.schema {
                     let issues = schema.validate(&value, &LiteralPatterns);
                     assert!(
@@ -1390,7 +1409,7 @@ impl Driver {
                     );
                 }
                 if snapshot {
-                    self.snapshot_call_ids.insert(call_id.clone());
+                    self.restorers.insert(run);
                 }
                 self.call_ids.push(call_id);
                 self.outstanding.push(Work::Run(run));
@@ -1412,8 +1431,15 @@ impl Driver {
                 summary,
                 changes,
                 state,
+                validated,
             } => {
                 self.fresh_run(run);
+                if let Some(value) = validated {
+                    assert!(
+                        self.validated_values.contains(&value),
+                        "prepare {run:?} uses the value of validation {value:?}, which JS does not keep"
+                    );
+                }
                 let Some(info) = self.tools.get(&tool) else {
                     panic!("prepare for unregistered tool {tool:?}");
                 };
@@ -1438,21 +1464,27 @@ impl Driver {
                 assert!(serde_json::from_str::<serde_json::Value>(&input).is_ok());
                 self.outstanding.push(Work::ReadState(run));
             }
-            Action::Restore { run, call_id } => {
+            Action::Restore { run, restorer } => {
                 self.fresh_run(run);
                 assert!(
-                    self.snapshot_call_ids.contains(&call_id),
-                    "restore of {call_id}, which had no snapshot"
+                    self.restorers.remove(&restorer),
+                    "restore of {restorer:?}'s restorer: no snapshot, or already restored or dropped"
                 );
                 self.outstanding.push(Work::Restore(run));
             }
             Action::Abort { run } => {
                 assert!(self.runs_seen.contains(&run.0), "abort of unknown {run:?}");
             }
-            Action::DropRestorer { call_id } => {
+            Action::DropRestorer { run } => {
                 assert!(
-                    self.snapshot_call_ids.contains(&call_id),
-                    "drop of restorer {call_id}, which had no snapshot"
+                    self.restorers.remove(&run),
+                    "drop of {run:?}'s restorer: no snapshot, or already restored or dropped"
+                );
+            }
+            Action::ForgetValidated { run } => {
+                assert!(
+                    self.validated_values.remove(&run),
+                    "forget of validation {run:?}'s value, which JS does not keep"
                 );
             }
             Action::Close { bridge } => {

@@ -241,6 +241,10 @@ const agentRev: number | undefined = agent.rev;
 const tools: ToolManifestSummary[] = agent.tools;
 const called: ToolResult = await agent.call('greet', { name: 'Ada' }, { rev: agentRev ?? 0, timeoutMs: 1000 });
 await agent.call('greet');
+const myCallId: string = newId();
+const cancellable: Promise<ToolResult> = agent.call('greet', null, { id: myCallId });
+agent.cancel(myCallId);
+await cancellable;
 const described: DescribeResult = await agent.describe('greet', { timeoutMs: 1000 });
 if (described.status === 'ok') {
   const schema: object | boolean = described.data.inputSchema;

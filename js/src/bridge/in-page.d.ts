@@ -18,6 +18,8 @@ export interface InPageCallOptions {
   rev?: number | undefined;
   /** Rejects with a `TimeoutError` and sends `cancel` when no result arrives in time. */
   timeoutMs?: number | undefined;
+  /** The call's id (default: a fresh `newId()`), e.g. to `cancel` it later. */
+  id?: string | undefined;
 }
 
 /** The agent end of an in-page channel: what a client-side agent loop and tests drive. */
@@ -31,7 +33,11 @@ export interface InPageAgent {
   readonly rev: number | undefined;
   /** The tools of the latest manifest. */
   readonly tools: ToolManifestSummary[];
-  /** Sends a `call` with a fresh id and resolves with its result. */
+  /**
+   * Sends a `call` (with `options.id`, or a fresh id) and resolves with its
+   * result. An absent input is sent as `{}`; any other value, `null`
+   * included, as it is.
+   */
   call(tool: string, input?: unknown, options?: InPageCallOptions): Promise<ToolResult>;
   /** Sends a `describe` with a fresh id and resolves with its result. */
   describe(tool: string, options?: { timeoutMs?: number | undefined }): Promise<DescribeResult>;

@@ -90,8 +90,10 @@ export function createInPageChannel() {
     get tools() {
       return latest.tools;
     },
+    /** Only an absent input defaults to {}; `null` is sent as null. `options.id` replaces the fresh id. */
     call(tool, input, options = {}) {
-      const message = { protocol: 1, type: 'call', clientId: latest.clientId, id: newId(), tool, input: input ?? {} };
+      const id = options.id === undefined ? newId() : options.id;
+      const message = { protocol: 1, type: 'call', clientId: latest.clientId, id, tool, input: input === undefined ? {} : input };
       if (options.rev !== undefined) message.rev = options.rev;
       return request(message, options.timeoutMs);
     },

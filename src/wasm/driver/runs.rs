@@ -19,7 +19,6 @@ use super::{Run, Shared, ToolFns};
 use crate::machine::{Outcome, RunId, Validated};
 use crate::policy::Caller;
 use crate::registry::ToolKey;
-use crate::text::fill;
 use crate::wasm::host::{self, get, present, settle};
 use crate::wasm::values::{self, Safe};
 
@@ -35,7 +34,7 @@ impl Shared {
         self: &Rc<Self>,
         run: RunId,
         key: ToolKey,
-        input: &str,
+        input: JsValue,
         caller: Caller,
         call_id: String,
         snapshot: bool,
@@ -60,7 +59,6 @@ impl Shared {
         let Some(tool) = tool else {
             return self.finish_run(run, Outcome::Threw("tool definition missing".into()));
         };
-        let input = values::parse_text(input);
         let shared = self.clone();
         spawn_local(async move {
             let outcome = match shared
@@ -89,11 +87,16 @@ impl Shared {
         controller: &AbortController,
     ) -> Result<Outcome, JsValue> {
         if let (true, Some(take)) = (snapshot, &tool.snapshot) {
-            self.host_mut(|h| h.snapshotting.insert(call_id.to_owned(), run.0));
+            self.host_mut(|h| h.snapshotting.push(run.0));
             let restorer = settle(take.call1(&JsValue::NULL, input)).await?;
-            let wanted = self.host_mut(|h| h.snapshotting.remove(call_id)) == Some(run.0);
+            // Not wanted any more when the core dropped it meanwhile.
+            let wanted = self.host_mut(|h| {
+                let before = h.snapshotting.len();
+                h.snapshotting.retain(|r| *r != run.0);
+                h.snapshotting.len() != before
+            });
             if let (true, Some(restorer)) = (wanted, host::function(restorer)) {
-                self.host_mut(|h| h.restorers.insert(call_id.to_owned(), restorer));
+                self.host_mut(|h| h.restorers.insert(run.0, restorer));
             }
         }
         let ctx = self.context(run, caller, call_id, controller);
@@ -180,14 +183,14 @@ impl Shared {
         };
         let problem = match validated {
             Ok(result) => match values::standard_issues(&result).as_deref() {
-                Some([first, ..]) => fill(" at '{}': {}", &[&first.path, &first.message]),
+                Some([first, ..]) => format!(" at '{}': {}", &first.path, &first.message),
                 _ => return,
             },
-            Err(error) => fill(": its validator threw ({})", &[&host::detail(&error)]),
+            Err(error) => format!(": its validator threw ({})", &host::detail(&error)),
         };
-        let message = fill(
+        let message = format!(
             "output of '{}' fails its output schema{}",
-            &[&tool.full_name, &problem],
+            &tool.full_name, &problem
         );
         self.emit_error("output_invalid", &message, Some(&tool.full_name));
     }
@@ -211,14 +214,22 @@ impl Shared {
                         Ok(result) => match values::standard_issues(&result) {
                             Some(issues) => Validated::Invalid(issues),
                             // One that is not JSON-safe must not fall back to the raw input.
-                            None => match values::safe_text(&get(&result, "value")) {
-                                Safe::Absent => Validated::Valid(None),
-                                Safe::Text(text) => Validated::Valid(Some(text)),
-                                Safe::Unsafe(reason) => Validated::Threw(fill(
-                                    "validated input is not JSON-safe: {}",
-                                    &[&reason],
-                                )),
-                            },
+                            None => {
+                                let value = get(&result, "value");
+                                match values::safe_text(&value) {
+                                    Safe::Absent => Validated::Valid(None),
+                                    Safe::Text(text) => {
+                                        // Kept for the run (the core has its JSON copy); the
+                                        // core names it in the run or forgets it.
+                                        shared.host_mut(|h| h.validated.insert(run.0, value));
+                                        Validated::Valid(Some(text))
+                                    }
+                                    Safe::Unsafe(reason) => Validated::Threw(format!(
+                                        "validated input is not JSON-safe: {}",
+                                        &reason
+                                    )),
+                                }
+                            }
                         },
                     }
                 }
@@ -235,19 +246,18 @@ impl Shared {
         self: &Rc<Self>,
         run: RunId,
         key: ToolKey,
-        input: &str,
+        input: &JsValue,
         summary: bool,
         changes: bool,
         state: bool,
     ) {
-        let input = values::parse_text(input);
         let tool = self.tool(key);
         let call = |wanted: bool, f: Option<&Function>| -> Result<JsValue, JsValue> {
             if !wanted {
                 return Ok(JsValue::UNDEFINED);
             }
             match f {
-                Some(f) => f.call1(&JsValue::NULL, &input),
+                Some(f) => f.call1(&JsValue::NULL, input),
                 None => Err(js_sys::TypeError::new("tool definition missing").into()),
             }
         };
@@ -279,8 +289,9 @@ impl Shared {
         self.drain();
     }
 
-    pub(super) fn restore(self: &Rc<Self>, run: RunId, call_id: String) {
-        let restorer = self.host_mut(|h| h.restorers.remove(&call_id));
+    /// The restorer kept for run `restorer`, for the undo run `run`.
+    pub(super) fn restore(self: &Rc<Self>, run: RunId, restorer: RunId) {
+        let restorer = self.host_mut(|h| h.restorers.remove(&restorer.0));
         let shared = self.clone();
         spawn_local(async move {
             let restored = match restorer {

@@ -14,13 +14,17 @@ const TYPES = {
   '.wasm': 'application/wasm',
 };
 
-/** Serves `root` on 127.0.0.1; `pages` maps extra paths to HTML strings. */
+/**
+ * Serves `root` on 127.0.0.1; `pages` maps extra paths to HTML strings (sent
+ * as UTF-8) or to `{ type, body }` (sent with exactly that content-type).
+ */
 export async function serve(root, pages = {}) {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (pages[path] !== undefined) {
-      res.writeHead(200, { 'content-type': TYPES['.html'] });
-      res.end(pages[path]);
+      const { type, body } = typeof pages[path] === 'string' ? { type: TYPES['.html'], body: pages[path] } : pages[path];
+      res.writeHead(200, { 'content-type': type });
+      res.end(body);
       return;
     }
     const file = normalize(join(root, path));

@@ -1,5 +1,5 @@
 // The app of the packaging test (tests/node/packaging.test.mjs), written the way a user
-// would, against /work/shared/API.md only. The same file runs under plain Node (from
+// would, against the documented API (API.md) only. The same file runs under plain Node (from
 // the installed tarball), bundled by Vite / webpack / esbuild in Chromium, and inside
 // a Manifest V3 extension page. No init call: the API is synchronous after import.
 import { createToolmark, newId, llmName } from '@toolmark/bridge-wasm';
