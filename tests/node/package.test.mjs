@@ -111,15 +111,15 @@ test('validateMessage: unpaired surrogates are malformed JSON (serde_json reject
   assert.equal(protocol.validateMessage(paired, 'toPage').ok, true);
 });
 
-// The loader decodes the inlined base64 with the first of Uint8Array.fromBase64,
-// Buffer and atob that the host has. Each path in a fresh Node whose globals
-// are cut down to it; Node 20 has no fromBase64, so a stand-in shows that one
-// is preferred. Every path must give the same module: its schemas and ids
-// come from the module's code and data.
+// The loader decodes the inlined hex with the first of Uint8Array.fromHex,
+// Buffer and its digit loop that the host has. Each path in a fresh Node
+// whose globals are cut down to it; Node 20 has no fromHex, so a stand-in
+// shows that one is preferred. Every path must give the same module: its
+// schemas and ids come from the module's code and data.
 const DECODE_PATHS = {
-  fromBase64: `Uint8Array.fromBase64 = (text) => { used.push('fromBase64'); return new Uint8Array(Buffer.from(text, 'base64')); };`,
-  Buffer: `const from = Buffer.from; Buffer.from = function (...args) { if (args[1] === 'base64') used.push('Buffer'); return from.apply(this, args); };`,
-  atob: `delete globalThis.Buffer; const realAtob = atob; globalThis.atob = (text) => { used.push('atob'); return realAtob(text); };`,
+  fromHex: `Uint8Array.fromHex = (text) => { used.push('fromHex'); return new Uint8Array(Buffer.from(text, 'hex')); };`,
+  Buffer: `const from = Buffer.from; Buffer.from = function (...args) { if (args[1] === 'hex') used.push('Buffer'); return from.apply(this, args); };`,
+  loop: `delete globalThis.Buffer; used.push('loop');`,
 };
 
 for (const [path, prelude] of Object.entries(DECODE_PATHS)) {
