@@ -11,7 +11,7 @@
 //! asks for another round (`again`) instead of draining inside the drain.
 //!
 //! The page functions the core asks for (runs, validations, summaries,
-//! restorers) are called by [`runs`].
+//! restorers) are called by `runs`.
 
 mod runs;
 

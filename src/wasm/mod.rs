@@ -3,31 +3,37 @@
 //! Compiled only for `wasm32`; the JS in `js/` is the loader, the React
 //! hook, the `ToolmarkError` class, forms and the transports.
 //!
-//! - [`registry`]: `createToolmark` → `Toolmark`, `Scope`, `Events`;
-//! - [`bridge`]: `bridge(...)`, the plugin `tm.use` attaches;
-//! - [`driver`]: the shared state, the drain loop, tool runs, timers;
-//! - [`paths`]: `getPath`, `setPath`, `flatten`;
-//! - [`protocol`]: `newId`, `llmName`, `protocolVersion`, `protocolSchemas`,
+//! - `registry`: `createToolmark` → `Toolmark`, `Scope`, `Events`;
+//! - `bridge`: `bridge(...)`, the plugin `tm.use` attaches;
+//! - `driver`: the shared state, the drain loop, tool runs, timers;
+//! - `paths`: `getPath`, `setPath`, `flatten`;
+//! - `protocol`: `newId`, `llmName`, `protocolVersion`, `protocolSchemas`,
 //!   `validateMessage`;
-//! - [`values`]: JS values ↔ the core's types; [`error`]: the one error
-//!   channel; [`host`]: what is used of the JS host.
+//! - `values`: JS values ↔ the core's types; `error`: the one error
+//!   channel; `host`: what is used of the JS host.
 //!
 //! # A call's payload across the boundary
 //! An agent's `call` through a bridge, its input and the tool's result
 //! (P = a parse of the payload, W = a write of it):
-//! 1. the transport's `onMessage` hands the message to the bridge's closure:
-//!    `JSON.stringify` (W1), its text copied into wasm memory;
-//! 2. the core parses the text (P1) and checks it;
-//! 3. it writes the tool's input as JSON text for the run (W2);
-//! 4. `JSON.parse` makes the value `run` gets (P2);
-//! 5. the tool's value: `JSON.stringify` with the strict replacer (W3),
-//!    text into wasm memory;
-//! 6. the core parses it (P3: dev-mode output schema, the result's value);
+//! 1. the transport's `onMessage` hands the message to the bridge's closure
+//!    (`bridge`): `JSON.stringify` (W1; the spec's size limit is on that
+//!    text), copied into wasm memory;
+//! 2. the core scans its depth (no parse) and parses it with serde_json (P1);
+//! 3. the core writes the tool's input as JSON text for the `Run` action (W2);
+//! 4. `JSON.parse` makes the value `run` gets (P2; none when a Standard
+//!    Schema validated the input: its own value is passed on);
+//! 5. the tool's value: `JSON.stringify` with the strict replacer (W3), the
+//!    spec's semantics for results; its text copied into wasm memory;
+//! 6. the core parses it (P3: the result's `data`, the dev-mode output check);
 //! 7. the core writes the `result` message (W4);
 //! 8. `JSON.parse` makes the object `transport.send` gets (P4).
 //!
-//! One JS→wasm crossing per input (`onMessage`, the run's settlement);
-//! the drain calls JS for the run and for `send`.
+//! Four of each, as on main. Two of each would need the core to hand the
+//! input out as a value (a `Run` carrying it, serialized straight into JS:
+//! no W2 text, no P2) and its messages as values (no W4 text, no P4); what
+//! crosses at 1 and 5 stays text for the spec's `JSON.stringify` semantics.
+//! The crossings themselves: one JS→wasm call per input (`onMessage`, the
+//! run's settlement), and per drain one wasm→JS call per `send` and per run.
 
 mod bridge;
 mod driver;
