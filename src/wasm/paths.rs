@@ -144,7 +144,9 @@ pub fn flatten(value: JsValue, prefix: JsValue) -> Result<JsValue, JsValue> {
     let prefix = if prefix.is_undefined() {
         String::new()
     } else if prefix.is_truthy() {
-        segments(&prefix)?.join(".")
+        // Checked as a path; a valid one is a string, used as it is.
+        segments(&prefix)?;
+        prefix.as_string().unwrap_or_default()
     } else {
         prefix.as_string().unwrap_or_default()
     };
