@@ -32,6 +32,9 @@
 //! input out as a value (a `Run` carrying it, serialized straight into JS:
 //! no W2 text, no P2) and its messages as values (no W4 text, no P4); what
 //! crosses at 1 and 5 stays text for the spec's `JSON.stringify` semantics.
+//! But building JS objects from Rust values field by field was slower than
+//! writing text and one `JSON.parse` at every size measured (`values.rs`,
+//! `result`), so text stays on this hot path.
 //! The crossings themselves: one JS→wasm call per input (`onMessage`, the
 //! run's settlement), and per drain one wasm→JS call per `send` and per run.
 
