@@ -53,6 +53,7 @@ pub mod protocol;
 pub mod registry;
 pub mod scheduling;
 pub mod schema;
+pub mod transport;
 pub mod vecmap;
 
 #[cfg(target_arch = "wasm32")]
