@@ -9,8 +9,12 @@
 //! say what it decides and what its driver does.
 //!
 //! - [`websocket`]: reconnect schedule, outgoing buffer, held inbound, frame limit.
+//! - [`post_message`]: origin allow-list, target origin, envelope.
+//! - [`origin`]: serialized origins and URL authorities, parsed strictly (shared).
 //!
 //! The in-page channel has no policy of its own: both ends live in one JS
 //! realm and nothing is filtered.
 
+pub mod origin;
+pub mod post_message;
 pub mod websocket;
