@@ -10,11 +10,13 @@
 //!
 //! - [`websocket`]: reconnect schedule, outgoing buffer, held inbound, frame limit.
 //! - [`post_message`]: origin allow-list, target origin, envelope.
+//! - [`echo`]: same-origin `postUrl`, broadcast payloads, the POST request, send failures.
 //! - [`origin`]: serialized origins and URL authorities, parsed strictly (shared).
 //!
 //! The in-page channel has no policy of its own: both ends live in one JS
 //! realm and nothing is filtered.
 
+pub mod echo;
 pub mod origin;
 pub mod post_message;
 pub mod websocket;
