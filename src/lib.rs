@@ -46,6 +46,7 @@ mod prelude {
 }
 
 pub mod confirmations;
+pub mod forms;
 pub mod ids;
 pub mod machine;
 pub mod policy;
