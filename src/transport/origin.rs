@@ -3,9 +3,11 @@
 //! target, and the page origin Echo compares with.
 //!
 //! Not a URL parser. The `url` crate would do it fully, but costs about
-//! 196 KB of wasm (72 KB gzip: `url` 2.5.8 with `idna`, measured on a
-//! `no_std` cdylib that parses, joins and serializes an origin, against an
-//! empty one) for a module of 186 KB. The rules here instead accept only
+//! 196 KB of wasm, 72 KB gzip (`url` 2.5.8 with `idna` 1.1, `opt-level =
+//! "z"`, fat LTO, before wasm-opt: a `no_std` cdylib that parses a base,
+//! joins a reference and serializes its origin, 197700 bytes, against the
+//! same cdylib without it, 1236 bytes), where the whole shipped module is
+//! 186 KB and over its gzip budget already. The rules here accept only
 //! the exact form a browser serializes, and refuse anything else: a string
 //! they accept is its own serialization, so an exact string comparison with
 //! `event.origin` / `location.origin` is the origin comparison. They may

@@ -835,6 +835,31 @@ mod tests {
     }
 
     #[test]
+    fn close_while_on_open_is_pending_ignores_its_late_outcome() {
+        let mut p = WebSocketPolicy::new(config(None, &[], true));
+        let conn = connect_id(&drain(&mut p));
+        p.handle_open(conn, 0);
+        p.handle_message(conn, Frame::Text("held".into()));
+        drain(&mut p);
+        p.close();
+        assert_eq!(
+            drain(&mut p),
+            [
+                Action::Close {
+                    conn,
+                    code: Some(1000)
+                },
+                Action::Stopped {
+                    reason: StopReason::Closed
+                }
+            ]
+        );
+        p.handle_on_open(conn, Ok(()), 1);
+        assert!(drain(&mut p).is_empty());
+        assert!(!p.is_ready());
+    }
+
+    #[test]
     fn close_while_waiting_cancels_the_reconnect() {
         let mut p = WebSocketPolicy::new(WebSocketConfig::default());
         let conn = connect_id(&drain(&mut p));
