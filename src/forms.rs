@@ -6,6 +6,8 @@
 //! and writes values back itself.
 //!
 //! # What it decides
+//! - **Which elements are fields** ([`is_field_control`]): named, enabled,
+//!   not a button or a file input; the controls sharing a name are one field.
 //! - **Sensitive fields** ([`FormPolicy`]): a field is sensitive when one
 //!   of its controls has `type="password"` or an `autocomplete` token
 //!   starting with `cc-` (case-insensitive, any token of the list:
@@ -80,6 +82,19 @@ impl Control {
                     .is_some_and(|prefix| prefix.eq_ignore_ascii_case("cc-"))
             })
     }
+}
+
+/// Control types that carry no field value (`formTools` skips them).
+pub const NOT_FIELD_TYPES: [&str; 5] = ["submit", "button", "reset", "image", "file"];
+
+/// Whether a form element is one of the form's fields: it has a name, is
+/// enabled, and its `type` is not a button or a file input.
+pub fn is_field_control(name: &str, disabled: bool, input_type: &str) -> bool {
+    !name.is_empty()
+        && !disabled
+        && !NOT_FIELD_TYPES
+            .iter()
+            .any(|t| t.eq_ignore_ascii_case(input_type))
 }
 
 /// One named field of the form: the enabled controls sharing a name (a
@@ -381,6 +396,18 @@ mod tests {
             default: None,
         };
         assert!(group.is_sensitive_now());
+    }
+
+    #[test]
+    fn buttons_files_unnamed_and_disabled_controls_are_no_fields() {
+        assert!(is_field_control("email", false, "email"));
+        assert!(is_field_control("plan", false, "select-one"));
+        assert!(is_field_control("notes", false, ""));
+        assert!(!is_field_control("", false, "text"));
+        assert!(!is_field_control("email", true, "email"));
+        for t in ["submit", "button", "reset", "image", "file", "FILE"] {
+            assert!(!is_field_control("x", false, t), "{t}");
+        }
     }
 
     #[test]
