@@ -841,3 +841,30 @@ fn bundled_documents_parse() {
     assert_eq!(meta::split_pointer("3/a"), (Some(3), "/a"));
     assert_eq!(meta::split_pointer("/a"), (None, "/a"));
 }
+
+/// A schema nested deeper than the metaschema can follow within
+/// `MAX_EVAL_DEPTH` (several evaluations per level), checked on a
+/// wasm-sized stack: an issue, no overflow. (200 levels: far more than
+/// the 128 that `serde_json::from_str` parses; a 2000-level `json!` value
+/// alone overflows this stack in a debug build.)
+#[test]
+fn bundled_metaschema_on_deep_schemas() {
+    with_small_stack(|| {
+        let meta = CompiledSchema::compile(&json!({ "$ref": META })).unwrap();
+        let mut deep = json!({ "type": "string" });
+        for _ in 0..200 {
+            deep = json!({ "not": deep });
+        }
+        assert!(!meta.is_valid(&deep, &Re));
+        let found = meta.validate(&deep, &Re);
+        assert!(
+            found.iter().any(|i| i.message.contains("maximum depth")),
+            "{found:?}"
+        );
+        let mut fine = json!({ "type": "string" });
+        for _ in 0..20 {
+            fine = json!({ "items": fine });
+        }
+        assert!(meta.is_valid(&fine, &Re));
+    });
+}
