@@ -46,6 +46,7 @@ mod prelude {
 }
 
 pub mod confirmations;
+pub mod forms;
 pub mod ids;
 pub mod machine;
 pub mod policy;
@@ -53,6 +54,7 @@ pub mod protocol;
 pub mod registry;
 pub mod scheduling;
 pub mod schema;
+pub mod transport;
 pub mod vecmap;
 
 #[cfg(target_arch = "wasm32")]

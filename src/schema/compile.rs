@@ -6,6 +6,7 @@
 //! compiled from a work list, so arbitrarily deep or cyclic schemas cannot
 //! overflow the stack.
 
+use super::meta;
 use super::uri::{self, DEFAULT_BASE};
 use super::{
     count_message, len_u64, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH,
@@ -27,6 +28,8 @@ struct Resource {
 
 struct Compiler<'a> {
     root: &'a Value,
+    /// The bundled meta-schemas parsed so far (see [`meta`]).
+    bundled: &'a meta::Loaded,
     resources: Vec<Resource>,
     /// Per resource: `$dynamicAnchor` name → node index (an anchor there
     /// is dynamic).
@@ -43,9 +46,10 @@ struct Compiler<'a> {
 /// Errors are boxed inside: results stay small to move around.
 type Error = Box<SchemaError>;
 
-/// A pointer as a URI fragment, for error messages.
+/// A pointer as a URI fragment (prefixed with the document's URI in a
+/// bundled meta-schema), for error messages.
 fn loc(pointer: &str) -> String {
-    format!("#{pointer}")
+    meta::location(pointer)
 }
 
 fn child_pointer(parent: &str, token: &str) -> String {
@@ -226,8 +230,10 @@ pub(super) fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
 }
 
 fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
+    let bundled = meta::Loaded::default();
     let mut c = Compiler {
         root: schema,
+        bundled: &bundled,
         resources: Vec::new(),
         dynamic: Vec::new(),
         by_uri: VecMap::new(),
@@ -251,7 +257,12 @@ fn compile_boxed(schema: &Value) -> Result<CompiledSchema, Error> {
 
 impl<'a> Compiler<'a> {
     fn lookup(&self, pointer: &str) -> Option<&'a Value> {
-        let mut v = self.root;
+        let (doc, pointer) = meta::split_pointer(pointer);
+        let bundled: &'a meta::Loaded = self.bundled;
+        let mut v = match doc {
+            Some(k) => bundled.get(k)?.get()?,
+            None => self.root,
+        };
         let mut rest = pointer.strip_prefix('/');
         if rest.is_none() && !pointer.is_empty() {
             return None;
@@ -434,13 +445,23 @@ impl<'a> Compiler<'a> {
     /// `$dynamicAnchor` (with its name).
     #[inline(never)]
     fn resolve_ref(
-        &self,
+        &mut self,
         reference: &str,
         res: usize,
         pointer: &str,
     ) -> Result<(String, Option<String>), Error> {
         let resolved = uri::resolve(self.resource_uri(res), reference);
         let (doc, fragment) = uri::split_fragment(&resolved);
+        // A bundled meta-schema the schema does not define itself: parse and
+        // scan it now (its resources and anchors join the others).
+        if self.by_uri.get(doc).is_none() {
+            if let Some(k) = meta::index(doc) {
+                let bundled: &'a meta::Loaded = self.bundled;
+                if let Some(value) = meta::load(bundled, k) {
+                    self.scan(value, meta::prefix(k), 0)?;
+                }
+            }
+        }
         let Some((r, target)) = self
             .by_uri
             .get(doc)

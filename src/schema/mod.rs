@@ -9,7 +9,10 @@
 //!
 //! Coverage: the whole 2020-12 vocabulary (core, applicator, unevaluated,
 //! validation; `format` and `content*` as annotations only) except remote
-//! references: a `$ref` whose target is not inside the schema document is a
+//! references: a `$ref` whose target is neither inside the schema document
+//! nor one of the bundled draft 2020-12 meta-schemas
+//! (`https://json-schema.org/draft/2020-12/schema` and its `meta/*`
+//! vocabularies, compiled in only when referenced) is a
 //! [`SchemaError::RemoteRef`] at compile time.
 //!
 //! Regular expressions (`pattern`, `patternProperties`) are evaluated by an
@@ -35,6 +38,7 @@
 
 mod compile;
 mod eval;
+mod meta;
 mod num;
 mod uri;
 
@@ -82,7 +86,9 @@ pub struct SchemaIssue {
 }
 
 /// Why a schema could not be compiled. `location` fields are JSON Pointers
-/// into the schema document written as URI fragments (`#`, `#/properties/a`).
+/// into the schema document written as URI fragments (`#`, `#/properties/a`);
+/// inside a bundled meta-schema, after its URI
+/// (`https://json-schema.org/draft/2020-12/meta/core#/$defs/anchorString`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SchemaError {
@@ -94,8 +100,9 @@ pub enum SchemaError {
         keyword: String,
         reason: String,
     },
-    /// A `$ref` / `$dynamicRef` points outside the schema document (e.g. the
-    /// draft 2020-12 metaschema); remote references are not supported.
+    /// A `$ref` / `$dynamicRef` points outside the schema document and the
+    /// bundled draft 2020-12 meta-schemas; remote references are not
+    /// supported.
     RemoteRef {
         location: String,
         reference: String,

@@ -502,10 +502,18 @@ fn compile_errors() {
         err(json!({ "properties": { "a": 1 } })),
         SchemaError::NotASchema { ref location } if location == "#/properties/a"
     ));
-    assert!(matches!(
-        err(json!({ "$ref": "https://json-schema.org/draft/2020-12/schema" })),
-        SchemaError::RemoteRef { .. }
-    ));
+    // Bundled are the draft 2020-12 meta-schemas only.
+    for uri in [
+        "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2020-12/hyper-schema",
+        "https://json-schema.org/draft/2020-12/meta/hyper-schema",
+        "http://json-schema.org/draft/2020-12/schema",
+    ] {
+        assert!(matches!(
+            err(json!({ "$ref": uri })),
+            SchemaError::RemoteRef { uri: ref u, .. } if u == uri
+        ));
+    }
     assert!(matches!(
         err(json!({ "$ref": "other.json" })),
         SchemaError::RemoteRef { .. }
@@ -681,4 +689,182 @@ fn error_messages_as_formatted() {
         assert_eq!(error.message(), want);
         assert_eq!(error.to_string(), want);
     }
+}
+
+const META: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The bundled draft 2020-12 metaschema validates schemas.
+#[test]
+fn bundled_metaschema() {
+    let meta = CompiledSchema::compile(&json!({ "$ref": META })).unwrap();
+    let valid = |v: Value| meta.is_valid(&v, &Re) && meta.validate(&v, &Re).is_empty();
+    for schema in [
+        json!(true),
+        json!({}),
+        json!({
+            "$id": "https://example.com/s",
+            "type": ["object", "null"],
+            "properties": { "a": { "type": "string", "minLength": 1, "format": "email" } },
+            "required": ["a"],
+            "$defs": { "n": { "$anchor": "n", "type": "integer", "minimum": 0 } },
+            "additionalProperties": { "$ref": "#n" },
+            "x-unknown": 1
+        }),
+    ] {
+        assert!(valid(schema.clone()), "{schema}");
+    }
+    for schema in [
+        json!({ "type": 12 }),
+        json!({ "type": "strin" }),
+        json!(12),
+        json!({ "minLength": -1 }),
+        json!({ "required": "a" }),
+        json!({ "$defs": { "a": { "type": 1 } } }),
+        json!({ "properties": { "a": { "items": [true] } } }),
+        json!({ "$anchor": "1bad" }),
+        json!({ "$id": "https://example.com/s#frag" }),
+    ] {
+        assert!(!valid(schema.clone()), "{schema}");
+    }
+    let found = issues(json!({ "$ref": META }), json!({ "type": 12 }));
+    assert!(found.iter().all(|(path, _)| path == "type"), "{found:?}");
+    assert!(!found.is_empty());
+
+    // With a fragment, into one vocabulary.
+    let simple = json!({ "$ref": "https://json-schema.org/draft/2020-12/meta/validation#/$defs/simpleTypes" });
+    assert!(issues(simple.clone(), json!("integer")).is_empty());
+    assert_eq!(
+        issues(simple, json!("strin")),
+        one("", "must be equal to one of the allowed values")
+    );
+    // `$dynamicRef` too; `#meta` is the metaschema's dynamic anchor.
+    let dynamic = CompiledSchema::compile(
+        &json!({ "$dynamicRef": "https://json-schema.org/draft/2020-12/meta/core#meta" }),
+    )
+    .unwrap();
+    // The core vocabulary alone: it checks `$anchor`, not `type`, also in
+    // `$defs` (its `$dynamicRef: "#meta"` lands on itself).
+    assert!(dynamic.is_valid(&json!({ "type": 1 }), &Re));
+    assert!(dynamic.is_valid(&json!({ "$defs": { "a": { "type": 1 } } }), &Re));
+    assert!(!dynamic.is_valid(&json!({ "$defs": { "a": { "$anchor": "1bad" } } }), &Re));
+}
+
+/// A schema extending the metaschema through `$dynamicAnchor: meta` is
+/// where the metaschema's `$dynamicRef: "#meta"` lands: its
+/// `unevaluatedProperties: false` applies to every subschema.
+#[test]
+fn bundled_metaschema_extended_by_dynamic_anchor() {
+    let strict = CompiledSchema::compile(&json!({
+        "$id": "https://example.com/strict-meta",
+        "$dynamicAnchor": "meta",
+        "$ref": META,
+        "unevaluatedProperties": false
+    }))
+    .unwrap();
+    let plain = CompiledSchema::compile(&json!({ "$ref": META })).unwrap();
+    let nested_typo = json!({ "properties": { "a": { "typo": "string" } } });
+    let nested_ok = json!({ "properties": { "a": { "type": "string" } } });
+    assert!(plain.is_valid(&nested_typo, &Re));
+    assert!(!strict.is_valid(&nested_typo, &Re));
+    assert!(!strict.validate(&nested_typo, &Re).is_empty());
+    assert!(strict.is_valid(&nested_ok, &Re));
+    assert!(!strict.is_valid(&json!({ "typo": 1 }), &Re));
+    // Without the anchor the nested schemas get the plain metaschema.
+    let shallow = CompiledSchema::compile(&json!({
+        "$ref": META,
+        "unevaluatedProperties": false
+    }))
+    .unwrap();
+    assert!(shallow.is_valid(&nested_typo, &Re));
+    assert!(!shallow.is_valid(&json!({ "typo": 1 }), &Re));
+}
+
+/// The bundled documents are parsed and compiled only when referenced, and
+/// only those referenced; errors inside them name the document.
+#[test]
+fn bundled_metaschemas_load_lazily() {
+    let nodes = |s: Value| CompiledSchema::compile(&s).unwrap().nodes.len();
+    assert_eq!(nodes(json!({ "$schema": META, "type": "string" })), 1);
+    let content = nodes(json!({ "$ref": "https://json-schema.org/draft/2020-12/meta/content" }));
+    let all = nodes(json!({ "$ref": META }));
+    assert!(content < 10 && all > 50, "{content} {all}");
+    // The document being compiled may define a bundled URI itself: it wins.
+    assert_eq!(
+        issues(
+            json!({
+                "$ref": "https://json-schema.org/draft/2020-12/meta/core",
+                "$defs": { "own": { "$id": "https://json-schema.org/draft/2020-12/meta/core", "type": "string" } }
+            }),
+            json!(1)
+        ),
+        one("", "must be string")
+    );
+    let err = |s: Value| CompiledSchema::compile(&s).unwrap_err();
+    assert_eq!(
+        err(
+            json!({ "$ref": "https://json-schema.org/draft/2020-12/meta/core#/$defs/anchorString/type" })
+        ),
+        SchemaError::NotASchema {
+            location: "https://json-schema.org/draft/2020-12/meta/core#/$defs/anchorString/type"
+                .to_string()
+        }
+    );
+    assert!(matches!(
+        err(json!({ "properties": { "a": { "$ref": "https://json-schema.org/draft/2020-12/schema#/nope" } } })),
+        SchemaError::UnresolvedRef { ref location, .. } if location == "#/properties/a"
+    ));
+}
+
+/// Every bundled document parses, has the `$id` it is bundled under and
+/// compiles on its own.
+#[test]
+fn bundled_documents_parse() {
+    for name in [
+        "schema",
+        "meta/core",
+        "meta/applicator",
+        "meta/unevaluated",
+        "meta/validation",
+        "meta/meta-data",
+        "meta/format-annotation",
+        "meta/content",
+    ] {
+        let uri = format!("https://json-schema.org/draft/2020-12/{name}");
+        let k = meta::index(&uri).unwrap();
+        let loaded = meta::Loaded::default();
+        let doc = meta::load(&loaded, k).unwrap();
+        assert_eq!(doc["$id"], uri.as_str());
+        assert_eq!(doc["$dynamicAnchor"], "meta");
+        assert!(CompiledSchema::compile(&json!({ "$ref": uri })).is_ok());
+    }
+    assert_eq!(meta::index("https://json-schema.org/draft/2020-12/"), None);
+    assert_eq!(meta::split_pointer("3/a"), (Some(3), "/a"));
+    assert_eq!(meta::split_pointer("/a"), (None, "/a"));
+}
+
+/// A schema nested deeper than the metaschema can follow within
+/// `MAX_EVAL_DEPTH` (several evaluations per level), checked on a
+/// wasm-sized stack: an issue, no overflow. (200 levels: far more than
+/// the 128 that `serde_json::from_str` parses; a 2000-level `json!` value
+/// alone overflows this stack in a debug build.)
+#[test]
+fn bundled_metaschema_on_deep_schemas() {
+    with_small_stack(|| {
+        let meta = CompiledSchema::compile(&json!({ "$ref": META })).unwrap();
+        let mut deep = json!({ "type": "string" });
+        for _ in 0..200 {
+            deep = json!({ "not": deep });
+        }
+        assert!(!meta.is_valid(&deep, &Re));
+        let found = meta.validate(&deep, &Re);
+        assert!(
+            found.iter().any(|i| i.message.contains("maximum depth")),
+            "{found:?}"
+        );
+        let mut fine = json!({ "type": "string" });
+        for _ in 0..20 {
+            fine = json!({ "items": fine });
+        }
+        assert!(meta.is_valid(&fine, &Re));
+    });
 }

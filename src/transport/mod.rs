@@ -1,0 +1,22 @@
+//! Transport policies: the decisions of each bridge transport, sans IO.
+//!
+//! Each module owns one transport's rules (schedules, buffers, limits,
+//! origin checks, request shapes) as plain state machines and functions:
+//! no socket, no window, no fetch, no timer, no clock (time comes in as
+//! ms). A web-sys driver (not in this crate yet) owns the JS objects and
+//! their listeners, reports events with `handle_*` and carries out what the
+//! policy hands back (`poll_*`, return values). Each module's first lines
+//! say what it decides and what its driver does.
+//!
+//! - [`websocket`]: reconnect schedule, outgoing buffer, held inbound, frame limit.
+//! - [`post_message`]: origin allow-list, target origin, envelope.
+//! - [`echo`]: same-origin `postUrl`, broadcast payloads, the POST request, send failures.
+//! - [`origin`]: serialized origins and URL authorities, parsed strictly (shared).
+//!
+//! The in-page channel has no policy of its own: both ends live in one JS
+//! realm and nothing is filtered.
+
+pub mod echo;
+pub mod origin;
+pub mod post_message;
+pub mod websocket;

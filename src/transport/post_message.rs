@@ -1,0 +1,446 @@
+//! The postMessage transport's policy (iframes, extensions): which origins
+//! are acceptable, which inbound events reach the bridge, and what goes out.
+//!
+//! # What it decides
+//! - **At construction** ([`PostMessagePolicy::new`]): `targetOrigin` and
+//!   every `allowedOrigins` entry must be a serialized origin
+//!   `scheme://host[:port]` exactly as a browser writes it
+//!   ([`super::origin`]): `'*'` and `'null'` are refused, and so is anything
+//!   with a path, query, fragment, trailing slash, userinfo, a missing
+//!   scheme or host, upper case or a default port. `allowedOrigins` must
+//!   not be empty.
+//! - **Inbound**: an event is accepted only when its source is the target
+//!   window, its `origin` is exactly (string equality) one of the allowed,
+//!   and its data is the envelope `{ "toolmark": 1, "message": … }`; the
+//!   bridge gets the `message`. Anything else is ignored silently.
+//! - **Outbound**: the envelope around the message, posted with the exact
+//!   `targetOrigin`.
+//!
+//! # What the driver does
+//! On each `message` event: [`PostMessagePolicy::accepts_sender`] with
+//! `event.source === target` and `event.origin` first, so the data of a
+//! foreign sender is never read or copied; then the envelope. The envelope
+//! check is decided on a [`serde_json::Value`] ([`open_envelope`]); a
+//! driver that would rather not copy `event.data` whole can check the same
+//! shape on the JS value and copy only `message`: [`EnvelopeShape`] says
+//! what it must find. The message is then handed to the bridge as JSON text.
+//! To send: [`PostMessagePolicy::outbound`] gives the envelope (as text, to
+//! `JSON.parse` once, or as a value) and the target origin for
+//! `target.postMessage(envelope, targetOrigin)`.
+
+use crate::prelude::*;
+use serde_json::{Map, Value};
+
+use super::origin::{parse_serialized_origin, OriginError};
+
+/// The value of the envelope's `toolmark` key.
+pub const ENVELOPE_VERSION: u64 = 1;
+
+/// A bad `postMessageTransport` option; [`ConfigError::message`] is the
+/// `TypeError` text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigError {
+    /// `target` has no `postMessage` (checked by the driver).
+    Target,
+    /// `targetOrigin` is `'*'`.
+    TargetWildcard,
+    /// `targetOrigin` is not a serialized origin.
+    TargetOrigin { value: String, error: OriginError },
+    /// `allowedOrigins` is not a non-empty array (empty: checked here;
+    /// not an array: by the driver).
+    AllowedOriginsEmpty,
+    /// An `allowedOrigins` entry is `'*'` or `'null'`.
+    AllowedRefused { value: String },
+    /// An `allowedOrigins` entry is not a serialized origin (the driver
+    /// passes a non-string entry as its `JSON.stringify`).
+    AllowedOrigin { value: String, error: OriginError },
+    /// `source` is not an event target (checked by the driver).
+    Source,
+}
+
+fn quoted(value: &str) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+impl ConfigError {
+    /// The error text, as the JS transport has it, with the reason added.
+    pub fn message(&self) -> String {
+        match self {
+            ConfigError::Target => {
+                "postMessageTransport: target must have postMessage (a window)".into()
+            }
+            ConfigError::TargetWildcard => {
+                "postMessageTransport: targetOrigin '*' is not allowed; give the exact origin".into()
+            }
+            ConfigError::TargetOrigin { value, error } => format!(
+                "postMessageTransport: targetOrigin must be a serialized origin scheme://host[:port], not {} ({})",
+                quoted(value),
+                error.reason()
+            ),
+            ConfigError::AllowedOriginsEmpty => {
+                "postMessageTransport: allowedOrigins must be a non-empty array of origins".into()
+            }
+            ConfigError::AllowedRefused { value } => format!(
+                "postMessageTransport: {} is not allowed in allowedOrigins",
+                quoted(value)
+            ),
+            ConfigError::AllowedOrigin { value, error } => format!(
+                "postMessageTransport: allowedOrigins entry must be a serialized origin scheme://host[:port], not {} ({})",
+                quoted(value),
+                error.reason()
+            ),
+            ConfigError::Source => {
+                "postMessageTransport: source must be an event target (window)".into()
+            }
+        }
+    }
+}
+
+/// [`PostMessagePolicy::outbound`] after [`PostMessagePolicy::close`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendAfterClose;
+
+impl SendAfterClose {
+    pub fn message(self) -> &'static str {
+        "postMessageTransport: closed"
+    }
+}
+
+/// What an accepted `event.data` looks like, for a driver that checks it on
+/// the JS value: a plain object (not `null`, not an array) whose own
+/// `toolmark` property is the number 1 and which has an own `message`
+/// property (whatever its value). [`open_envelope`] is the same rule.
+pub struct EnvelopeShape;
+
+impl EnvelopeShape {
+    pub const VERSION_KEY: &'static str = "toolmark";
+    pub const MESSAGE_KEY: &'static str = "message";
+}
+
+/// The message inside an envelope, or `None` when `data` is not one.
+pub fn open_envelope(data: &Value) -> Option<&Value> {
+    let object = data.as_object()?;
+    let version = object.get(EnvelopeShape::VERSION_KEY)?;
+    // The number 1 in any JSON spelling (1, 1.0), as JS `=== 1` sees it.
+    if version.as_f64() != Some(1.0) {
+        return None;
+    }
+    object.get(EnvelopeShape::MESSAGE_KEY)
+}
+
+/// An envelope to post.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outbound<'a> {
+    /// `{"toolmark":1,"message":…}` as JSON text.
+    pub envelope: String,
+    /// The exact `targetOrigin` argument of `postMessage`.
+    pub target_origin: &'a str,
+}
+
+/// The policy of one `postMessageTransport`. See the module docs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostMessagePolicy {
+    target_origin: String,
+    allowed: Vec<String>,
+    closed: bool,
+}
+
+impl PostMessagePolicy {
+    /// Checks `targetOrigin` and `allowedOrigins` (see the module docs).
+    pub fn new<S: AsRef<str>>(
+        target_origin: &str,
+        allowed_origins: &[S],
+    ) -> Result<Self, ConfigError> {
+        match parse_serialized_origin(target_origin) {
+            Ok(_) => {}
+            Err(OriginError::Wildcard) => return Err(ConfigError::TargetWildcard),
+            Err(error) => {
+                return Err(ConfigError::TargetOrigin {
+                    value: target_origin.into(),
+                    error,
+                })
+            }
+        }
+        if allowed_origins.is_empty() {
+            return Err(ConfigError::AllowedOriginsEmpty);
+        }
+        let mut allowed = Vec::with_capacity(allowed_origins.len());
+        for origin in allowed_origins {
+            let origin = origin.as_ref();
+            match parse_serialized_origin(origin) {
+                Ok(_) => {}
+                Err(OriginError::Wildcard | OriginError::Null) => {
+                    return Err(ConfigError::AllowedRefused {
+                        value: origin.into(),
+                    })
+                }
+                Err(error) => {
+                    return Err(ConfigError::AllowedOrigin {
+                        value: origin.into(),
+                        error,
+                    })
+                }
+            }
+            if !allowed.iter().any(|o: &String| o == origin) {
+                allowed.push(origin.to_owned());
+            }
+        }
+        Ok(PostMessagePolicy {
+            target_origin: target_origin.into(),
+            allowed,
+            closed: false,
+        })
+    }
+
+    /// The checked `targetOrigin`.
+    pub fn target_origin(&self) -> &str {
+        &self.target_origin
+    }
+
+    /// The checked `allowedOrigins`, duplicates removed.
+    pub fn allowed_origins(&self) -> &[String] {
+        &self.allowed
+    }
+
+    /// Whether an event from this sender may be read: `from_target` is
+    /// `event.source === target`; `origin` is `event.origin`, compared by
+    /// exact string. Never after [`PostMessagePolicy::close`].
+    pub fn accepts_sender(&self, from_target: bool, origin: &str) -> bool {
+        !self.closed && from_target && self.allowed.iter().any(|o| o == origin)
+    }
+
+    /// The whole inbound rule: the message to hand to the bridge, or `None`
+    /// (ignore the event silently).
+    pub fn accept<'a>(
+        &self,
+        from_target: bool,
+        origin: &str,
+        data: &'a Value,
+    ) -> Option<&'a Value> {
+        if !self.accepts_sender(from_target, origin) {
+            return None;
+        }
+        open_envelope(data)
+    }
+
+    /// The envelope around `message_json` (the bridge's outbound JSON text,
+    /// inserted as is) and the target origin.
+    pub fn outbound(&self, message_json: &str) -> Result<Outbound<'_>, SendAfterClose> {
+        if self.closed {
+            return Err(SendAfterClose);
+        }
+        let mut envelope = String::with_capacity(message_json.len() + 26);
+        envelope.push_str("{\"toolmark\":1,\"message\":");
+        envelope.push_str(message_json);
+        envelope.push('}');
+        Ok(Outbound {
+            envelope,
+            target_origin: &self.target_origin,
+        })
+    }
+
+    /// The envelope as a value, for a driver that posts values.
+    pub fn outbound_value(&self, message: Value) -> Result<(Value, &str), SendAfterClose> {
+        if self.closed {
+            return Err(SendAfterClose);
+        }
+        let mut envelope = Map::new();
+        envelope.insert(
+            EnvelopeShape::VERSION_KEY.into(),
+            Value::from(ENVELOPE_VERSION),
+        );
+        envelope.insert(EnvelopeShape::MESSAGE_KEY.into(), message);
+        Ok((Value::Object(envelope), &self.target_origin))
+    }
+
+    /// Stops sending and accepting. The driver removes its listeners.
+    pub fn close(&mut self) {
+        self.closed = true;
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const PARENT: &str = "https://parent.example";
+
+    fn policy() -> PostMessagePolicy {
+        PostMessagePolicy::new(PARENT, &[PARENT, "http://localhost:3000"]).unwrap()
+    }
+
+    #[test]
+    fn a_wildcard_target_origin_is_refused() {
+        let err = PostMessagePolicy::new("*", &[PARENT]).unwrap_err();
+        assert_eq!(err, ConfigError::TargetWildcard);
+        assert_eq!(
+            err.message(),
+            "postMessageTransport: targetOrigin '*' is not allowed; give the exact origin"
+        );
+    }
+
+    #[test]
+    fn a_target_origin_that_is_not_serialized_is_refused_with_the_reason() {
+        for (bad, reason) in [
+            ("null", "'null' is the opaque origin"),
+            ("https://parent.example/", "path or a trailing slash"),
+            ("https://parent.example/app", "path or a trailing slash"),
+            ("https://parent.example?x=1", "query"),
+            ("https://parent.example#top", "fragment"),
+            ("https://me@parent.example", "userinfo"),
+            ("parent.example", "no scheme://"),
+            ("https://", "no host"),
+            ("https://parent.example:443", "serialized form"),
+        ] {
+            let err = PostMessagePolicy::new(bad, &[PARENT]).unwrap_err();
+            let text = err.message();
+            assert!(
+                text.starts_with(&format!(
+                    "postMessageTransport: targetOrigin must be a serialized origin scheme://host[:port], not \"{bad}\" ("
+                )),
+                "{text}"
+            );
+            assert!(text.contains(reason), "{text}");
+        }
+    }
+
+    #[test]
+    fn allowed_origins_must_be_a_non_empty_list_of_serialized_origins() {
+        let none: [&str; 0] = [];
+        assert_eq!(
+            PostMessagePolicy::new(PARENT, &none).unwrap_err().message(),
+            "postMessageTransport: allowedOrigins must be a non-empty array of origins"
+        );
+        for refused in ["*", "null"] {
+            let err = PostMessagePolicy::new(PARENT, &[PARENT, refused]).unwrap_err();
+            assert_eq!(
+                err.message(),
+                format!("postMessageTransport: \"{refused}\" is not allowed in allowedOrigins")
+            );
+        }
+        for bad in [
+            "https://parent.example/",
+            "https://parent.example/path",
+            "https://parent.example?q",
+            "https://parent.example#f",
+            "https://u:p@parent.example",
+            "parent.example",
+            "https://",
+            "HTTPS://PARENT.EXAMPLE",
+            "https://*.example",
+        ] {
+            let err = PostMessagePolicy::new(PARENT, &[bad]).unwrap_err();
+            assert!(matches!(err, ConfigError::AllowedOrigin { .. }), "{bad}");
+            assert!(err.message().starts_with(
+                "postMessageTransport: allowedOrigins entry must be a serialized origin scheme://host[:port], not "
+            ));
+        }
+        assert!(ConfigError::Target
+            .message()
+            .contains("target must have postMessage"));
+        assert!(ConfigError::Source
+            .message()
+            .contains("source must be an event target"));
+    }
+
+    #[test]
+    fn extension_origins_are_accepted() {
+        let p = PostMessagePolicy::new(
+            "chrome-extension://abcdefghijklmnopabcdefghijklmnop",
+            &[
+                "chrome-extension://abcdefghijklmnopabcdefghijklmnop",
+                PARENT,
+                PARENT,
+            ],
+        )
+        .unwrap();
+        assert_eq!(p.allowed_origins().len(), 2);
+    }
+
+    #[test]
+    fn inbound_needs_the_target_an_allowed_origin_and_the_envelope() {
+        let p = policy();
+        let data = json!({"toolmark": 1, "message": {"protocol": 1, "type": "call"}});
+        assert_eq!(
+            p.accept(true, PARENT, &data),
+            Some(&json!({"protocol": 1, "type": "call"}))
+        );
+        assert!(p.accept(true, "http://localhost:3000", &data).is_some());
+        // Another window with an allowed origin.
+        assert_eq!(p.accept(false, PARENT, &data), None);
+        // Near misses of the origin: exact strings only.
+        for origin in [
+            "https://parent.example/",
+            "https://PARENT.example",
+            "https://parent.example:443",
+            "http://parent.example",
+            "https://evil.parent.example",
+            "https://parent.example.evil",
+            "null",
+            "",
+        ] {
+            assert_eq!(p.accept(true, origin, &data), None, "{origin}");
+        }
+    }
+
+    #[test]
+    fn only_the_envelope_is_accepted() {
+        let p = policy();
+        for bad in [
+            json!({"protocol": 1, "type": "call"}),
+            json!({"toolmark": 2, "message": {}}),
+            json!({"toolmark": "1", "message": {}}),
+            json!({"toolmark": true, "message": {}}),
+            json!({"toolmark": 1}),
+            json!({"message": {}}),
+            json!([1, {}]),
+            json!(null),
+            json!("{\"toolmark\":1,\"message\":{}}"),
+        ] {
+            assert_eq!(p.accept(true, PARENT, &bad), None, "{bad}");
+        }
+        // The message itself is not checked here: the bridge does that.
+        assert_eq!(
+            p.accept(true, PARENT, &json!({"toolmark": 1.0, "message": null})),
+            Some(&json!(null))
+        );
+        assert_eq!(
+            open_envelope(&json!({"toolmark": 1, "message": 7, "x": 1})),
+            Some(&json!(7))
+        );
+    }
+
+    #[test]
+    fn outbound_is_the_envelope_for_the_exact_target() {
+        let p = policy();
+        let out = p
+            .outbound(r#"{"protocol":1,"type":"changed","clientId":"c","rev":2}"#)
+            .unwrap();
+        assert_eq!(out.target_origin, PARENT);
+        let parsed: Value = serde_json::from_str(&out.envelope).unwrap();
+        assert_eq!(
+            parsed,
+            json!({"toolmark": 1, "message": {"protocol": 1, "type": "changed", "clientId": "c", "rev": 2}})
+        );
+        assert_eq!(open_envelope(&parsed), Some(&parsed["message"]));
+        let (value, target) = p.outbound_value(json!({"a": 1})).unwrap();
+        assert_eq!(value.to_string(), r#"{"toolmark":1,"message":{"a":1}}"#);
+        assert_eq!(target, PARENT);
+    }
+
+    #[test]
+    fn after_close_nothing_is_sent_or_accepted() {
+        let mut p = policy();
+        p.close();
+        assert!(p.is_closed());
+        assert_eq!(p.outbound("{}"), Err(SendAfterClose));
+        assert_eq!(p.outbound_value(json!({})), Err(SendAfterClose));
+        assert_eq!(SendAfterClose.message(), "postMessageTransport: closed");
+        assert!(!p.accepts_sender(true, PARENT));
+    }
+}

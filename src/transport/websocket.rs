@@ -1,0 +1,1101 @@
+//! The WebSocket transport's policy: when to connect and reconnect, what to
+//! buffer, which frames reach the bridge. No socket, no timer, no clock: the
+//! driver passes every socket event in with the time in ms and carries out
+//! the [`Action`]s.
+//!
+//! # What it decides
+//! - **Reconnect schedule**: [`FIRST_DELAY_MS`] first, doubling, capped by
+//!   `maxDelayMs` (default [`DEFAULT_MAX_DELAY_MS`]; the cap also bounds the
+//!   first delay, so `maxDelayMs: 100` waits 100 ms, where the JS waited
+//!   500). It stops for good on a close whose code is in
+//!   `terminalCloseCodes`, on a rejecting `onOpen`, or on [`WebSocketPolicy::close`].
+//! - **When the delay starts over**: only after a connection has proved
+//!   itself by staying *ready* (open and `onOpen` settled) for at least
+//!   [`PROVEN_AFTER_MS`], measured when it closes. A server that accepts and
+//!   closes at once (or after a few seconds) therefore sees the delay grow
+//!   to the cap instead of a reconnect every 500 ms; the JS reset it on
+//!   every open. An inbound message does not prove anything: a server can
+//!   send one and close.
+//! - **Outgoing buffer**: while not ready (disconnected, connecting, or
+//!   `onOpen` pending) at most [`MAX_BUFFERED`] texts, oldest evicted;
+//!   flushed in order on ready, before any held inbound message is delivered.
+//! - **Inbound held while `onOpen` is pending**: at most [`MAX_HELD`] per
+//!   connection, oldest evicted, delivered in order on ready, dropped if
+//!   `onOpen` rejects or the socket closes first.
+//! - **Frames**: a binary frame, or a text frame of more than
+//!   [`MAX_FRAME_UTF16_UNITS`] UTF-16 code units, is dropped unparsed. A
+//!   text frame that is not JSON is left to the bridge
+//!   (`Toolmark::handle_inbound`), which drops it as `invalid_message`; the
+//!   JS dropped it silently in the transport.
+//! - **Options**: `maxDelayMs` and `terminalCloseCodes` are validated here
+//!   ([`WebSocketConfig::new`]); the error texts of the checks only the
+//!   driver can make (url, WebSocket implementation, `onOpen` type) are in
+//!   [`ConfigError`] too, so every text lives in one place.
+//!
+//! # What the driver does
+//! Create the policy, then after every `handle_*` call and after
+//! [`WebSocketPolicy::send`] / [`WebSocketPolicy::close`] drain
+//! [`WebSocketPolicy::poll_action`] until `None`, then arm one timer at
+//! [`WebSocketPolicy::poll_timeout`] (replacing any earlier one; `None`:
+//! no timer) that calls [`WebSocketPolicy::handle_timeout`]. Each socket
+//! belongs to the [`ConnId`] of the [`Action::Connect`] that created it, and
+//! every event of that socket is reported with it; events of an older
+//! socket are ignored, so the driver need not detach listeners in a hurry.
+//! The socket's `binaryType` should be `arraybuffer` (binary frames are
+//! dropped anyway; a Blob read would reorder events). An `error` event
+//! needs no call: a `close` event follows it.
+
+use crate::prelude::*;
+use alloc::collections::VecDeque;
+
+/// The first reconnect delay.
+pub const FIRST_DELAY_MS: u64 = 500;
+/// `maxDelayMs` when the option is left out.
+pub const DEFAULT_MAX_DELAY_MS: u64 = 30_000;
+/// Outgoing texts kept while not ready; the oldest is evicted beyond it.
+pub const MAX_BUFFERED: usize = 100;
+/// Inbound texts held per connection while `onOpen` is pending.
+pub const MAX_HELD: usize = 100;
+/// Longest text frame delivered: 4 × 1048576 UTF-16 code units.
+pub const MAX_FRAME_UTF16_UNITS: usize = 4 * 1_048_576;
+/// A connection that stayed ready this long (measured at its close) has
+/// proved itself: the reconnect delay starts over at [`FIRST_DELAY_MS`].
+pub const PROVEN_AFTER_MS: u64 = 10_000;
+/// The close code sent by [`WebSocketPolicy::close`].
+pub const NORMAL_CLOSURE: u16 = 1000;
+
+/// A bad `websocketTransport` option; [`ConfigError::message`] is the
+/// `TypeError` text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigError {
+    /// `url` is neither a string nor a `URL` (checked by the driver).
+    Url,
+    /// No WebSocket constructor (checked by the driver).
+    NoWebSocket,
+    /// `maxDelayMs` is not a number greater than 0.
+    MaxDelay,
+    /// `terminalCloseCodes` is not an array of integers.
+    TerminalCloseCodes,
+    /// `onOpen` is given and not a function (checked by the driver).
+    OnOpen,
+}
+
+impl ConfigError {
+    /// The error text, as the JS transport has it.
+    pub fn message(self) -> &'static str {
+        match self {
+            ConfigError::Url => "websocketTransport: url must be a string or URL",
+            ConfigError::NoWebSocket => "websocketTransport: no WebSocket implementation (pass options.WebSocket, e.g. from the ws package)",
+            ConfigError::MaxDelay => "websocketTransport: maxDelayMs must be a positive number",
+            ConfigError::TerminalCloseCodes => {
+                "websocketTransport: terminalCloseCodes must be an array of integer close codes"
+            }
+            ConfigError::OnOpen => "websocketTransport: onOpen must be a function",
+        }
+    }
+}
+
+/// The validated options the policy needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebSocketConfig {
+    max_delay_ms: u64,
+    terminal_close_codes: Vec<u16>,
+    has_on_open: bool,
+}
+
+impl WebSocketConfig {
+    /// `max_delay_ms`: `maxDelayMs` as a JS number (`None`: left out),
+    /// greater than 0 (`Infinity` is allowed: no cap); a fraction is rounded
+    /// up to whole ms. `terminal_close_codes`: each entry as a JS number
+    /// (`None`: left out; a driver passes `NaN` for an entry that is not a
+    /// number), each an integer. `has_on_open`: an `onOpen` hook is given.
+    pub fn new(
+        max_delay_ms: Option<f64>,
+        terminal_close_codes: Option<&[f64]>,
+        has_on_open: bool,
+    ) -> Result<Self, ConfigError> {
+        let max_delay_ms = match max_delay_ms {
+            None => DEFAULT_MAX_DELAY_MS,
+            // As the JS `!(x > 0)`: NaN is refused too.
+            Some(ms) if ms.is_nan() || ms <= 0.0 => return Err(ConfigError::MaxDelay),
+            // Saturating: Infinity and anything past u64 become u64::MAX.
+            Some(ms) => (ceil_ms(ms) as u64).max(1),
+        };
+        let mut codes = Vec::new();
+        for &code in terminal_close_codes.unwrap_or(&[]) {
+            if !code.is_finite() || trunc_f64(code) != code {
+                return Err(ConfigError::TerminalCloseCodes);
+            }
+            // A close code is an unsigned short: an integer outside that
+            // range can never match, so it is dropped here.
+            if (0.0..=f64::from(u16::MAX)).contains(&code) {
+                codes.push(code as u16);
+            }
+        }
+        Ok(WebSocketConfig {
+            max_delay_ms,
+            terminal_close_codes: codes,
+            has_on_open,
+        })
+    }
+
+    /// The cap of the reconnect delay.
+    pub fn max_delay_ms(&self) -> u64 {
+        self.max_delay_ms
+    }
+}
+
+impl Default for WebSocketConfig {
+    fn default() -> Self {
+        WebSocketConfig {
+            max_delay_ms: DEFAULT_MAX_DELAY_MS,
+            terminal_close_codes: Vec::new(),
+            has_on_open: false,
+        }
+    }
+}
+
+/// `f64::ceil` and `f64::trunc` are std-only; the values here are positive
+/// or checked for finiteness first.
+fn trunc_f64(x: f64) -> f64 {
+    if x.abs() >= 4_503_599_627_370_496.0 {
+        x // 2^52 and beyond: already an integer
+    } else {
+        (x as i64) as f64
+    }
+}
+
+fn ceil_ms(x: f64) -> f64 {
+    let t = trunc_f64(x);
+    if t < x {
+        t + 1.0
+    } else {
+        t
+    }
+}
+
+/// One socket, numbered from 1 in the order the policy asks for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConnId(pub u64);
+
+/// Why the transport stopped for good.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// [`WebSocketPolicy::close`] was called.
+    Closed,
+    /// The socket closed with a code from `terminalCloseCodes`.
+    TerminalCloseCode(u16),
+    /// `onOpen` rejected (e.g. authentication failed).
+    OnOpenRejected,
+}
+
+/// Work for the driver, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Create a socket now (`new WebSocket(url, protocols)`) and report its
+    /// events with this id. If the constructor throws, report
+    /// [`WebSocketPolicy::handle_connect_failed`] (the driver may treat a
+    /// throw on the very first connect as a configuration error instead).
+    Connect { conn: ConnId },
+    /// The socket is open: call `onOpen(socket)` and report how it settled
+    /// with [`WebSocketPolicy::handle_on_open`].
+    CallOnOpen { conn: ConnId },
+    /// Send this text on the socket now.
+    Send { conn: ConnId, text: String },
+    /// Hand this text to the bridge (`Toolmark::handle_inbound`).
+    Deliver { text: String },
+    /// Close this socket (with this code, if any). No `close` event of it
+    /// needs reporting afterwards.
+    Close { conn: ConnId, code: Option<u16> },
+    /// The transport stopped for good: clear the timer, detach the bridge's
+    /// listeners. Comes once, last.
+    Stopped { reason: StopReason },
+}
+
+/// A frame as the driver received it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    /// A text frame.
+    Text(String),
+    /// A binary frame (`ArrayBuffer`, `Blob`): never read.
+    Binary,
+    /// A text frame the driver measured (the JS string's `length`) and found
+    /// over [`MAX_FRAME_UTF16_UNITS`] without copying it
+    /// ([`exceeds_frame_limit_units`]).
+    TooLong { units: usize },
+}
+
+/// What became of an inbound frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inbound {
+    /// Queued as [`Action::Deliver`].
+    Delivered,
+    /// Held until `onOpen` settles.
+    Held,
+    /// Dropped, unparsed.
+    Dropped(DropReason),
+}
+
+/// Why a frame was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    Binary,
+    /// More than [`MAX_FRAME_UTF16_UNITS`] UTF-16 code units.
+    TooLong {
+        units: usize,
+    },
+    /// From a socket that is no longer the current one.
+    StaleConnection,
+    /// The transport has stopped.
+    Stopped,
+}
+
+/// [`WebSocketPolicy::send`] after the transport stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendAfterStop;
+
+impl SendAfterStop {
+    /// The error text, as the JS transport has it.
+    pub fn message(self) -> &'static str {
+        "websocketTransport: closed, not reconnecting"
+    }
+}
+
+/// UTF-16 length of `text`, counted without allocating: one unit per
+/// character, two for a character beyond U+FFFF (4 UTF-8 bytes).
+pub fn utf16_len(text: &str) -> usize {
+    text.bytes()
+        .map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+        .sum()
+}
+
+/// Whether a text frame of `units` UTF-16 code units is dropped.
+pub fn exceeds_frame_limit_units(units: usize) -> bool {
+    units > MAX_FRAME_UTF16_UNITS
+}
+
+/// The frame rule on a Rust string: its UTF-16 length, decided from the
+/// byte length alone when that settles it (a code unit takes 1 to 3 UTF-8
+/// bytes, so `bytes / 3 <= units <= bytes`), else counted.
+pub fn frame_units_over_limit(text: &str) -> Option<usize> {
+    let bytes = text.len();
+    if bytes <= MAX_FRAME_UTF16_UNITS {
+        return None;
+    }
+    let units = utf16_len(text);
+    exceeds_frame_limit_units(units).then_some(units)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum State {
+    /// Waiting for the reconnect timer.
+    Waiting,
+    /// `Connect` asked for, no `open` yet.
+    Connecting(ConnId),
+    /// Open, `onOpen` pending; inbound frames are held.
+    Opening(ConnId, VecDeque<String>),
+    /// Open and `onOpen` settled, since this time.
+    Ready(ConnId, u64),
+    Stopped,
+}
+
+/// The policy of one `websocketTransport`. See the module docs.
+#[derive(Debug)]
+pub struct WebSocketPolicy {
+    config: WebSocketConfig,
+    state: State,
+    last_conn: u64,
+    /// The next reconnect delay (before the cap).
+    delay: u64,
+    reconnect_at: Option<u64>,
+    buffer: VecDeque<String>,
+    actions: VecDeque<Action>,
+}
+
+impl WebSocketPolicy {
+    /// A policy that asks for its first socket at once ([`Action::Connect`]).
+    pub fn new(config: WebSocketConfig) -> Self {
+        let mut policy = WebSocketPolicy {
+            config,
+            state: State::Waiting,
+            last_conn: 0,
+            delay: FIRST_DELAY_MS,
+            reconnect_at: None,
+            buffer: VecDeque::new(),
+            actions: VecDeque::new(),
+        };
+        policy.connect();
+        policy
+    }
+
+    /// The next piece of work for the driver.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// When to call [`WebSocketPolicy::handle_timeout`] (the scheduled
+    /// reconnect), if at all.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.reconnect_at
+    }
+
+    /// Open and `onOpen` settled: sends go straight out.
+    pub fn is_ready(&self) -> bool {
+        matches!(self.state, State::Ready(..))
+    }
+
+    /// Stopped for good.
+    pub fn is_stopped(&self) -> bool {
+        self.state == State::Stopped
+    }
+
+    /// The delay the next reconnect would wait (the cap applied).
+    pub fn next_delay_ms(&self) -> u64 {
+        self.delay.min(self.config.max_delay_ms)
+    }
+
+    /// Texts waiting for a ready socket, oldest first.
+    pub fn buffered(&self) -> impl Iterator<Item = &str> {
+        self.buffer.iter().map(String::as_str)
+    }
+
+    fn current(&self) -> Option<ConnId> {
+        match &self.state {
+            State::Connecting(conn) | State::Opening(conn, _) | State::Ready(conn, _) => {
+                Some(*conn)
+            }
+            State::Waiting | State::Stopped => None,
+        }
+    }
+
+    fn connect(&mut self) {
+        self.last_conn += 1;
+        let conn = ConnId(self.last_conn);
+        self.state = State::Connecting(conn);
+        self.actions.push_back(Action::Connect { conn });
+    }
+
+    fn schedule_reconnect(&mut self, now: u64) {
+        let wait = self.next_delay_ms();
+        self.reconnect_at = Some(now.saturating_add(wait));
+        self.delay = self.delay.saturating_mul(2).min(self.config.max_delay_ms);
+        self.state = State::Waiting;
+    }
+
+    fn stop(&mut self, reason: StopReason) {
+        self.state = State::Stopped;
+        self.reconnect_at = None;
+        self.buffer.clear();
+        self.actions.push_back(Action::Stopped { reason });
+    }
+
+    fn become_ready(&mut self, conn: ConnId, held: VecDeque<String>, now: u64) {
+        self.state = State::Ready(conn, now);
+        for text in self.buffer.drain(..) {
+            self.actions.push_back(Action::Send { conn, text });
+        }
+        for text in held {
+            self.actions.push_back(Action::Deliver { text });
+        }
+    }
+
+    /// The reconnect timer fired (or any time at or after
+    /// [`WebSocketPolicy::poll_timeout`]).
+    pub fn handle_timeout(&mut self, now: u64) {
+        if self.reconnect_at.is_some_and(|at| now >= at) {
+            self.reconnect_at = None;
+            if self.state == State::Waiting {
+                self.connect();
+            }
+        }
+    }
+
+    /// The socket's constructor threw: try again later.
+    pub fn handle_connect_failed(&mut self, conn: ConnId, now: u64) {
+        if self.state == State::Connecting(conn) {
+            self.schedule_reconnect(now);
+        }
+    }
+
+    /// The socket's `open` event.
+    pub fn handle_open(&mut self, conn: ConnId, now: u64) {
+        if self.state != State::Connecting(conn) {
+            return;
+        }
+        if self.config.has_on_open {
+            self.state = State::Opening(conn, VecDeque::new());
+            self.actions.push_back(Action::CallOnOpen { conn });
+        } else {
+            self.become_ready(conn, VecDeque::new(), now);
+        }
+    }
+
+    /// `onOpen` settled: `Ok` when it resolved, `Err` when it rejected or
+    /// threw (the transport stops and the socket is closed).
+    pub fn handle_on_open(&mut self, conn: ConnId, settled: Result<(), ()>, now: u64) {
+        let State::Opening(current, held) = &mut self.state else {
+            return;
+        };
+        if *current != conn {
+            return;
+        }
+        let held = core::mem::take(held);
+        match settled {
+            Ok(()) => self.become_ready(conn, held, now),
+            Err(()) => {
+                self.actions.push_back(Action::Close { conn, code: None });
+                self.stop(StopReason::OnOpenRejected);
+            }
+        }
+    }
+
+    /// The socket's `message` event. A [`Frame::Text`] over the limit is
+    /// measured without copying ([`frame_units_over_limit`]).
+    pub fn handle_message(&mut self, conn: ConnId, frame: Frame) -> Inbound {
+        if self.state == State::Stopped {
+            return Inbound::Dropped(DropReason::Stopped);
+        }
+        if self.current() != Some(conn) {
+            return Inbound::Dropped(DropReason::StaleConnection);
+        }
+        let text = match frame {
+            Frame::Binary => return Inbound::Dropped(DropReason::Binary),
+            Frame::TooLong { units } => return Inbound::Dropped(DropReason::TooLong { units }),
+            Frame::Text(text) => text,
+        };
+        if let Some(units) = frame_units_over_limit(&text) {
+            return Inbound::Dropped(DropReason::TooLong { units });
+        }
+        match &mut self.state {
+            State::Ready(..) => {
+                self.actions.push_back(Action::Deliver { text });
+                Inbound::Delivered
+            }
+            State::Opening(_, held) => {
+                held.push_back(text);
+                if held.len() > MAX_HELD {
+                    held.pop_front();
+                }
+                Inbound::Held
+            }
+            // A frame before `open` cannot happen on a real socket; held
+            // nowhere, it is dropped as not yet belonging to a connection.
+            State::Connecting(_) | State::Waiting | State::Stopped => {
+                Inbound::Dropped(DropReason::StaleConnection)
+            }
+        }
+    }
+
+    /// The socket's `close` event with its code. A code from
+    /// `terminalCloseCodes` stops the transport; any other schedules a
+    /// reconnect, after resetting the delay if the connection proved itself.
+    pub fn handle_close(&mut self, conn: ConnId, code: u16, now: u64) {
+        if self.current() != Some(conn) {
+            return;
+        }
+        if let State::Ready(_, since) = self.state {
+            if now.saturating_sub(since) >= PROVEN_AFTER_MS {
+                self.delay = FIRST_DELAY_MS;
+            }
+        }
+        if self.config.terminal_close_codes.contains(&code) {
+            self.stop(StopReason::TerminalCloseCode(code));
+        } else {
+            self.schedule_reconnect(now);
+        }
+    }
+
+    /// Sends `text` now if ready, else buffers it (at most [`MAX_BUFFERED`],
+    /// oldest evicted). An error once stopped.
+    pub fn send(&mut self, text: String) -> Result<(), SendAfterStop> {
+        match self.state {
+            State::Stopped => Err(SendAfterStop),
+            State::Ready(conn, _) => {
+                self.actions.push_back(Action::Send { conn, text });
+                Ok(())
+            }
+            _ => {
+                self.buffer.push_back(text);
+                if self.buffer.len() > MAX_BUFFERED {
+                    self.buffer.pop_front();
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Stops for good: the buffer is dropped, the current socket (if any)
+    /// closed with [`NORMAL_CLOSURE`]. A second call does nothing.
+    pub fn close(&mut self) {
+        if self.state == State::Stopped {
+            return;
+        }
+        if let Some(conn) = self.current() {
+            self.actions.push_back(Action::Close {
+                conn,
+                code: Some(NORMAL_CLOSURE),
+            });
+        }
+        self.stop(StopReason::Closed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(p: &mut WebSocketPolicy) -> Vec<Action> {
+        core::iter::from_fn(|| p.poll_action()).collect()
+    }
+
+    fn connect_id(actions: &[Action]) -> ConnId {
+        actions
+            .iter()
+            .find_map(|a| match a {
+                Action::Connect { conn } => Some(*conn),
+                _ => None,
+            })
+            .expect("a Connect action")
+    }
+
+    fn config(max: Option<f64>, codes: &[f64], on_open: bool) -> WebSocketConfig {
+        WebSocketConfig::new(max, Some(codes), on_open).unwrap()
+    }
+
+    /// A policy whose first socket is open and ready at `now`.
+    fn ready(config: WebSocketConfig, now: u64) -> (WebSocketPolicy, ConnId) {
+        let mut p = WebSocketPolicy::new(config);
+        let conn = connect_id(&drain(&mut p));
+        p.handle_open(conn, now);
+        assert!(p.is_ready());
+        drain(&mut p);
+        (p, conn)
+    }
+
+    /// Lets the reconnect timer fire; returns the new socket's id.
+    fn fire(p: &mut WebSocketPolicy) -> ConnId {
+        let at = p.poll_timeout().expect("a reconnect is scheduled");
+        p.handle_timeout(at);
+        connect_id(&drain(p))
+    }
+
+    #[test]
+    fn options_are_validated_with_the_js_texts() {
+        assert_eq!(
+            WebSocketConfig::new(None, None, false)
+                .unwrap()
+                .max_delay_ms(),
+            30_000
+        );
+        for bad in [0.0, -1.0, f64::NAN, f64::NEG_INFINITY] {
+            let err = WebSocketConfig::new(Some(bad), None, false).unwrap_err();
+            assert_eq!(err, ConfigError::MaxDelay);
+            assert_eq!(
+                err.message(),
+                "websocketTransport: maxDelayMs must be a positive number"
+            );
+        }
+        assert_eq!(
+            config(Some(f64::INFINITY), &[], false).max_delay_ms(),
+            u64::MAX
+        );
+        assert_eq!(config(Some(0.2), &[], false).max_delay_ms(), 1);
+        assert_eq!(config(Some(1500.5), &[], false).max_delay_ms(), 1501);
+        for bad in [1000.5, f64::NAN, f64::INFINITY] {
+            let err = WebSocketConfig::new(None, Some(&[4000.0, bad]), false).unwrap_err();
+            assert_eq!(err, ConfigError::TerminalCloseCodes);
+            assert_eq!(
+                err.message(),
+                "websocketTransport: terminalCloseCodes must be an array of integer close codes"
+            );
+        }
+        // Integers out of the unsigned-short range are valid and never match.
+        assert_eq!(
+            config(None, &[-1.0, 70000.0, 4001.0], false).terminal_close_codes,
+            [4001]
+        );
+        assert!(ConfigError::Url
+            .message()
+            .contains("url must be a string or URL"));
+        assert!(ConfigError::NoWebSocket
+            .message()
+            .contains("no WebSocket implementation"));
+        assert!(ConfigError::OnOpen
+            .message()
+            .contains("onOpen must be a function"));
+    }
+
+    #[test]
+    fn the_first_action_is_a_connect() {
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        assert_eq!(drain(&mut p), [Action::Connect { conn: ConnId(1) }]);
+        assert_eq!(p.poll_timeout(), None);
+        assert!(!p.is_ready());
+    }
+
+    #[test]
+    fn reconnects_double_from_500_and_are_capped() {
+        let mut p = WebSocketPolicy::new(config(Some(3000.0), &[], false));
+        let mut conn = connect_id(&drain(&mut p));
+        let mut now = 0;
+        let mut waits = Vec::new();
+        for _ in 0..6 {
+            p.handle_close(conn, 1006, now);
+            let at = p.poll_timeout().unwrap();
+            waits.push(at - now);
+            now = at;
+            conn = fire(&mut p);
+        }
+        assert_eq!(waits, [500, 1000, 2000, 3000, 3000, 3000]);
+    }
+
+    #[test]
+    fn the_cap_bounds_the_first_delay_too() {
+        let mut p = WebSocketPolicy::new(config(Some(100.0), &[], false));
+        let conn = connect_id(&drain(&mut p));
+        p.handle_close(conn, 1006, 50);
+        assert_eq!(p.poll_timeout(), Some(150));
+    }
+
+    #[test]
+    fn the_timer_connects_only_when_due() {
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        let conn = connect_id(&drain(&mut p));
+        p.handle_close(conn, 1006, 1000);
+        p.handle_timeout(1499);
+        assert!(drain(&mut p).is_empty());
+        p.handle_timeout(1500);
+        assert_eq!(drain(&mut p), [Action::Connect { conn: ConnId(2) }]);
+        assert_eq!(p.poll_timeout(), None);
+    }
+
+    #[test]
+    fn a_failing_constructor_is_retried_on_the_schedule() {
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        let conn = connect_id(&drain(&mut p));
+        p.handle_connect_failed(conn, 0);
+        assert_eq!(p.poll_timeout(), Some(500));
+        let conn = fire(&mut p);
+        p.handle_connect_failed(conn, 500);
+        assert_eq!(p.poll_timeout(), Some(1500));
+    }
+
+    /// The server accepts and closes at once, forever: the delay must grow.
+    #[test]
+    fn quick_closes_do_not_hold_the_delay_at_500() {
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        let mut conn = connect_id(&drain(&mut p));
+        let mut now = 0;
+        let mut waits = Vec::new();
+        for _ in 0..10 {
+            p.handle_open(conn, now);
+            assert!(p.is_ready());
+            // Even a message right away proves nothing.
+            assert_eq!(
+                p.handle_message(conn, Frame::Text("{}".into())),
+                Inbound::Delivered
+            );
+            p.handle_close(conn, 1000, now + 5);
+            let at = p.poll_timeout().unwrap();
+            waits.push(at - (now + 5));
+            now = at;
+            conn = fire(&mut p);
+        }
+        assert_eq!(
+            waits,
+            [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000, 30000]
+        );
+    }
+
+    #[test]
+    fn a_connection_closed_just_before_proving_itself_keeps_the_delay() {
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        let mut conn = connect_id(&drain(&mut p));
+        for now in [0, 1000] {
+            p.handle_close(conn, 1006, now);
+            conn = fire(&mut p);
+        }
+        assert_eq!(p.next_delay_ms(), 2000);
+        p.handle_open(conn, 10_000);
+        p.handle_close(conn, 1006, 10_000 + PROVEN_AFTER_MS - 1);
+        assert_eq!(p.poll_timeout(), Some(10_000 + PROVEN_AFTER_MS - 1 + 2000));
+    }
+
+    #[test]
+    fn a_proven_connection_resets_the_delay() {
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        let mut conn = connect_id(&drain(&mut p));
+        let mut now = 0;
+        for _ in 0..5 {
+            p.handle_close(conn, 1006, now);
+            now = p.poll_timeout().unwrap();
+            conn = fire(&mut p);
+        }
+        assert_eq!(p.next_delay_ms(), 16000);
+        p.handle_open(conn, now);
+        p.handle_close(conn, 1006, now + PROVEN_AFTER_MS);
+        assert_eq!(p.poll_timeout(), Some(now + PROVEN_AFTER_MS + 500));
+        assert_eq!(p.next_delay_ms(), 1000);
+    }
+
+    #[test]
+    fn proving_counts_from_ready_not_from_open() {
+        let mut p = WebSocketPolicy::new(config(None, &[], true));
+        let conn = connect_id(&drain(&mut p));
+        p.handle_close(conn, 1006, 0);
+        let conn = fire(&mut p);
+        p.handle_open(conn, 500);
+        // onOpen takes 20 s; the connection then lives 1 s.
+        p.handle_on_open(conn, Ok(()), 20_500);
+        p.handle_close(conn, 1006, 21_500);
+        assert_eq!(p.poll_timeout(), Some(21_500 + 1000));
+    }
+
+    #[test]
+    fn terminal_close_codes_stop_the_transport() {
+        let (mut p, conn) = ready(config(None, &[4001.0, 4003.0], false), 0);
+        p.send("lost".into()).unwrap_or(());
+        drain(&mut p);
+        p.handle_close(conn, 4003, 10);
+        assert_eq!(
+            drain(&mut p),
+            [Action::Stopped {
+                reason: StopReason::TerminalCloseCode(4003)
+            }]
+        );
+        assert!(p.is_stopped());
+        assert_eq!(p.poll_timeout(), None);
+        assert_eq!(p.send("x".into()), Err(SendAfterStop));
+        assert_eq!(
+            SendAfterStop.message(),
+            "websocketTransport: closed, not reconnecting"
+        );
+    }
+
+    #[test]
+    fn a_non_terminal_code_reconnects() {
+        let (mut p, conn) = ready(config(None, &[4001.0], false), 0);
+        p.handle_close(conn, 4002, 10);
+        assert!(!p.is_stopped());
+        assert_eq!(p.poll_timeout(), Some(510));
+    }
+
+    #[test]
+    fn a_rejecting_on_open_stops_and_closes_the_socket() {
+        let mut p = WebSocketPolicy::new(config(None, &[], true));
+        let conn = connect_id(&drain(&mut p));
+        p.send("queued".into()).unwrap();
+        p.handle_open(conn, 0);
+        assert_eq!(drain(&mut p), [Action::CallOnOpen { conn }]);
+        assert_eq!(
+            p.handle_message(conn, Frame::Text("held".into())),
+            Inbound::Held
+        );
+        p.handle_on_open(conn, Err(()), 5);
+        assert_eq!(
+            drain(&mut p),
+            [
+                Action::Close { conn, code: None },
+                Action::Stopped {
+                    reason: StopReason::OnOpenRejected
+                }
+            ]
+        );
+        assert!(p.is_stopped());
+        assert_eq!(p.buffered().count(), 0);
+        // Its close event afterwards changes nothing.
+        p.handle_close(conn, 1005, 6);
+        assert!(drain(&mut p).is_empty());
+        assert_eq!(p.poll_timeout(), None);
+    }
+
+    #[test]
+    fn close_stops_closes_the_socket_with_1000_and_is_idempotent() {
+        let (mut p, conn) = ready(WebSocketConfig::default(), 0);
+        p.close();
+        assert_eq!(
+            drain(&mut p),
+            [
+                Action::Close {
+                    conn,
+                    code: Some(1000)
+                },
+                Action::Stopped {
+                    reason: StopReason::Closed
+                }
+            ]
+        );
+        p.close();
+        assert!(drain(&mut p).is_empty());
+        assert_eq!(p.send("x".into()), Err(SendAfterStop));
+        assert_eq!(
+            p.handle_message(conn, Frame::Text("{}".into())),
+            Inbound::Dropped(DropReason::Stopped)
+        );
+    }
+
+    #[test]
+    fn close_while_on_open_is_pending_ignores_its_late_outcome() {
+        let mut p = WebSocketPolicy::new(config(None, &[], true));
+        let conn = connect_id(&drain(&mut p));
+        p.handle_open(conn, 0);
+        p.handle_message(conn, Frame::Text("held".into()));
+        drain(&mut p);
+        p.close();
+        assert_eq!(
+            drain(&mut p),
+            [
+                Action::Close {
+                    conn,
+                    code: Some(1000)
+                },
+                Action::Stopped {
+                    reason: StopReason::Closed
+                }
+            ]
+        );
+        p.handle_on_open(conn, Ok(()), 1);
+        assert!(drain(&mut p).is_empty());
+        assert!(!p.is_ready());
+    }
+
+    #[test]
+    fn close_while_waiting_cancels_the_reconnect() {
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        let conn = connect_id(&drain(&mut p));
+        p.handle_close(conn, 1006, 0);
+        p.close();
+        assert_eq!(
+            drain(&mut p),
+            [Action::Stopped {
+                reason: StopReason::Closed
+            }]
+        );
+        assert_eq!(p.poll_timeout(), None);
+        p.handle_timeout(10_000);
+        assert!(drain(&mut p).is_empty());
+    }
+
+    #[test]
+    fn sends_go_out_at_once_when_ready() {
+        let (mut p, conn) = ready(WebSocketConfig::default(), 0);
+        p.send("a".into()).unwrap();
+        assert_eq!(
+            drain(&mut p),
+            [Action::Send {
+                conn,
+                text: "a".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn the_buffer_keeps_the_newest_100_and_flushes_them_in_order() {
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        let conn = connect_id(&drain(&mut p));
+        for i in 0..150 {
+            p.send(format!("m{i}")).unwrap();
+        }
+        assert!(drain(&mut p).is_empty());
+        assert_eq!(p.buffered().count(), MAX_BUFFERED);
+        p.handle_open(conn, 0);
+        let sent: Vec<String> = drain(&mut p)
+            .into_iter()
+            .map(|a| match a {
+                Action::Send { conn: c, text } if c == conn => text,
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect();
+        let expected: Vec<String> = (50..150).map(|i| format!("m{i}")).collect();
+        assert_eq!(sent, expected);
+        assert_eq!(p.buffered().count(), 0);
+    }
+
+    #[test]
+    fn sends_while_on_open_is_pending_are_buffered_and_survive_reconnects() {
+        let mut p = WebSocketPolicy::new(config(None, &[], true));
+        let conn = connect_id(&drain(&mut p));
+        p.handle_open(conn, 0);
+        drain(&mut p);
+        p.send("during onOpen".into()).unwrap();
+        assert!(drain(&mut p).is_empty());
+        p.handle_close(conn, 1006, 1);
+        let conn = fire(&mut p);
+        p.send("while away".into()).unwrap();
+        p.handle_open(conn, 600);
+        p.handle_on_open(conn, Ok(()), 601);
+        assert_eq!(
+            drain(&mut p),
+            [
+                Action::CallOnOpen { conn },
+                Action::Send {
+                    conn,
+                    text: "during onOpen".into()
+                },
+                Action::Send {
+                    conn,
+                    text: "while away".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn inbound_is_held_while_on_open_is_pending_then_delivered_after_the_flush() {
+        let mut p = WebSocketPolicy::new(config(None, &[], true));
+        let conn = connect_id(&drain(&mut p));
+        p.send("out".into()).unwrap();
+        p.handle_open(conn, 0);
+        drain(&mut p);
+        for i in 0..120 {
+            assert_eq!(
+                p.handle_message(conn, Frame::Text(format!("in{i}"))),
+                Inbound::Held
+            );
+        }
+        p.handle_on_open(conn, Ok(()), 1);
+        let actions = drain(&mut p);
+        assert_eq!(
+            actions.first(),
+            Some(&Action::Send {
+                conn,
+                text: "out".into()
+            })
+        );
+        let delivered: Vec<&str> = actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Deliver { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(delivered.len(), MAX_HELD);
+        assert_eq!(delivered.first(), Some(&"in20"));
+        assert_eq!(delivered.last(), Some(&"in119"));
+        assert_eq!(actions.len(), 1 + MAX_HELD);
+    }
+
+    #[test]
+    fn held_inbound_is_dropped_when_the_socket_closes_first() {
+        let mut p = WebSocketPolicy::new(config(None, &[], true));
+        let conn = connect_id(&drain(&mut p));
+        p.handle_open(conn, 0);
+        p.handle_message(conn, Frame::Text("held".into()));
+        p.handle_close(conn, 1006, 1);
+        let next = fire(&mut p);
+        p.handle_on_open(conn, Ok(()), 2); // the old socket's onOpen: ignored
+        p.handle_open(next, 600);
+        p.handle_on_open(next, Ok(()), 601);
+        assert_eq!(drain(&mut p), [Action::CallOnOpen { conn: next }]);
+    }
+
+    #[test]
+    fn binary_and_oversized_frames_are_dropped() {
+        let (mut p, conn) = ready(WebSocketConfig::default(), 0);
+        assert_eq!(
+            p.handle_message(conn, Frame::Binary),
+            Inbound::Dropped(DropReason::Binary)
+        );
+        assert_eq!(
+            p.handle_message(
+                conn,
+                Frame::TooLong {
+                    units: MAX_FRAME_UTF16_UNITS + 1
+                }
+            ),
+            Inbound::Dropped(DropReason::TooLong {
+                units: MAX_FRAME_UTF16_UNITS + 1
+            })
+        );
+        let at_limit = "a".repeat(MAX_FRAME_UTF16_UNITS);
+        assert_eq!(
+            p.handle_message(conn, Frame::Text(at_limit)),
+            Inbound::Delivered
+        );
+        let over = "a".repeat(MAX_FRAME_UTF16_UNITS + 1);
+        assert_eq!(
+            p.handle_message(conn, Frame::Text(over)),
+            Inbound::Dropped(DropReason::TooLong {
+                units: MAX_FRAME_UTF16_UNITS + 1
+            })
+        );
+        let delivered = drain(&mut p);
+        assert_eq!(delivered.len(), 1);
+    }
+
+    #[test]
+    fn the_limit_counts_utf16_units_not_bytes() {
+        let (mut p, conn) = ready(WebSocketConfig::default(), 0);
+        // 'é' is 2 UTF-8 bytes and 1 unit: 8 MB of bytes, at the limit.
+        let wide = "é".repeat(MAX_FRAME_UTF16_UNITS);
+        assert_eq!(
+            p.handle_message(conn, Frame::Text(wide)),
+            Inbound::Delivered
+        );
+        // '😀' is 4 bytes and 2 units: half the limit in characters, plus one.
+        let astral = "😀".repeat(MAX_FRAME_UTF16_UNITS / 2) + "a";
+        assert_eq!(
+            p.handle_message(conn, Frame::Text(astral)),
+            Inbound::Dropped(DropReason::TooLong {
+                units: MAX_FRAME_UTF16_UNITS + 1
+            })
+        );
+    }
+
+    #[test]
+    fn utf16_len_matches_encode_utf16() {
+        for text in [
+            "",
+            "a",
+            "é",
+            "€",
+            "😀",
+            "a😀é€\u{10FFFF}\u{7F}\u{80}\u{800}\u{FFFF}\u{10000}",
+        ] {
+            assert_eq!(utf16_len(text), text.encode_utf16().count(), "{text:?}");
+        }
+        assert_eq!(frame_units_over_limit("short"), None);
+        assert!(!exceeds_frame_limit_units(MAX_FRAME_UTF16_UNITS));
+        assert!(exceeds_frame_limit_units(MAX_FRAME_UTF16_UNITS + 1));
+    }
+
+    #[test]
+    fn events_of_an_old_socket_are_ignored() {
+        let (mut p, old) = ready(WebSocketConfig::default(), 0);
+        p.handle_close(old, 1006, 10);
+        let new = fire(&mut p);
+        assert_eq!(
+            p.handle_message(old, Frame::Text("{}".into())),
+            Inbound::Dropped(DropReason::StaleConnection)
+        );
+        p.handle_open(old, 600);
+        p.handle_close(old, 1006, 600);
+        assert!(drain(&mut p).is_empty());
+        assert_eq!(p.poll_timeout(), None);
+        p.handle_open(new, 601);
+        assert!(p.is_ready());
+    }
+
+    #[test]
+    fn delivery_needs_a_ready_socket() {
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        let conn = connect_id(&drain(&mut p));
+        assert_eq!(
+            p.handle_message(conn, Frame::Text("{}".into())),
+            Inbound::Dropped(DropReason::StaleConnection)
+        );
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn utf16_len_is_encode_utf16_count(text in any::<String>()) {
+            prop_assert_eq!(utf16_len(&text), text.encode_utf16().count());
+        }
+    }
+}
