@@ -4,7 +4,9 @@
 // - "bridge, 1 scope": agent.call through the in-page channel, batches of 32
 //   concurrent calls on one scope (a lane holds 32);
 // - "bridge, 8 scopes": the same, 8 scopes × 32 calls per batch;
-// - "tm.call": the page's own call (caller human), batches of 32 on one scope.
+// - "tm.call": the page's own call (caller human), batches of 32 on one scope;
+// - "direct": the same tool function called directly (awaited, batches of 32):
+//   the baseline, so 1e6/bridge − 1e6/direct is the bridge's overhead per call in µs.
 // Each figure is the best of 5 runs of ~0.5 s after a warm-up. Asserts only
 // that every call answered ok. Compare two builds with
 //   node benches/round-trip.mjs /path/to/main/pkg pkg
@@ -22,6 +24,8 @@ if (dirs.length === 0) dirs.push('pkg');
 const BATCH = 32;
 const SCOPES = 8;
 
+const echo = (input) => ({ n: input.n });
+
 async function load(dir) {
   const base = pathToFileURL(resolve(dir) + '/').href;
   const { createToolmark } = await import(`${base}index.js`);
@@ -33,13 +37,13 @@ async function load(dir) {
       name: 'echo',
       description: 'Echoes a number',
       hints: { readOnly: true },
-      run: (input) => ({ n: input.n }),
+      run: echo,
     });
   }
   const { transport, agent } = createInPageChannel();
   tm.use(bridge({ transport }));
   while (agent.tools.length < SCOPES) await new Promise((r) => setImmediate(r));
-  return { tm, agent };
+  return { tm, agent, run: echo };
 }
 
 function check(results) {
@@ -62,7 +66,7 @@ async function rate(batch, perBatch) {
   return best;
 }
 
-const columns = ['bridge, 1 scope', 'bridge, 8 scopes', 'tm.call'];
+const columns = ['bridge, 1 scope', 'bridge, 8 scopes', 'tm.call', 'direct'];
 
 if (!child) {
   const best = new Map(dirs.map((dir) => [dir, { pkg: dir }]));
@@ -81,25 +85,32 @@ if (!child) {
   for (const row of rest) {
     console.log([`${row.pkg} / ${first.pkg}`, ...columns.map((c) => (row[c] / first[c]).toFixed(2))].join('\t'));
   }
+  for (const row of rows) {
+    const overhead = (c) => (1e6 / row[c] - 1e6 / row.direct).toFixed(1);
+    console.log(`${row.pkg}: overhead per call over direct, µs: bridge 1 scope ${overhead('bridge, 1 scope')}, 8 scopes ${overhead('bridge, 8 scopes')}, tm.call ${overhead('tm.call')}`);
+  }
   process.exit(0);
 }
 
 const rows = [];
 for (const dir of dirs) {
-  const { tm, agent } = await load(dir);
+  const { tm, agent, run } = await load(dir);
   const input = (i) => ({ n: i });
   const one = () => Promise.all(Array.from({ length: BATCH }, (_, i) => agent.call('s0.echo', input(i))));
   const eight = () =>
     Promise.all(
       Array.from({ length: SCOPES * BATCH }, (_, i) => agent.call(`s${i % SCOPES}.echo`, input(i))),
     );
-  const direct = () =>
+  const page = () =>
     Promise.all(Array.from({ length: BATCH }, (_, i) => tm.call('s0.echo', input(i), { caller: 'human' })));
+  const ok = (data) => ({ status: 'ok', data });
+  const direct = () => Promise.all(Array.from({ length: BATCH }, (_, i) => Promise.resolve(run(input(i))).then(ok)));
   rows.push({
     pkg: dir,
     'bridge, 1 scope': await rate(one, BATCH),
     'bridge, 8 scopes': await rate(eight, SCOPES * BATCH),
-    'tm.call': await rate(direct, BATCH),
+    'tm.call': await rate(page, BATCH),
+    direct: await rate(direct, BATCH),
   });
 }
 
