@@ -45,13 +45,16 @@ mod prelude {
     pub use alloc::vec::Vec;
 }
 
+pub mod bridges;
+pub mod calls;
 pub mod confirmations;
 pub mod ids;
+pub mod lanes;
 pub mod machine;
+pub mod outputs;
 pub mod policy;
 pub mod protocol;
 pub mod registry;
-pub mod scheduling;
 pub mod schema;
 pub mod vecmap;
 
