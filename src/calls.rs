@@ -6,7 +6,7 @@
 //! flight and the runs abandoned after their grace period; the `impl
 //! Toolmark` below moves a call from stage to stage.
 
-use alloc::collections::VecDeque;
+use crate::vecmap::Queue;
 use serde_json::Value;
 
 use crate::bridges::BridgeId;
@@ -97,7 +97,7 @@ pub(crate) struct Calls {
     next_run: u64,
     /// Runs abandoned after their grace period, with their tool's name,
     /// oldest first (at most [`ABANDONED_MEMORY`]).
-    abandoned: VecDeque<(RunId, String)>,
+    abandoned: Queue<(RunId, String)>,
 }
 
 impl Calls {

@@ -4,7 +4,7 @@
 //! Toolmark` below asks for a confirmation, answers an approval or a
 //! rejection, expires confirmations and runs restorers.
 
-use alloc::collections::VecDeque;
+use crate::vecmap::Queue;
 use serde_json::Value;
 
 use crate::bridges::{BridgeId, IdKey};
@@ -64,7 +64,7 @@ pub struct Confirmation {
 /// Pending confirmations in creation order.
 #[derive(Debug, Default)]
 pub struct Confirmations {
-    pending: VecDeque<Confirmation>,
+    pending: Queue<Confirmation>,
 }
 
 impl Confirmations {
@@ -129,7 +129,7 @@ impl Confirmations {
 #[derive(Debug, Default)]
 pub struct UndoStore {
     /// (call id, the run whose restorer JS keeps), oldest first.
-    kept: VecDeque<(IdKey, RunId)>,
+    kept: Queue<(IdKey, RunId)>,
     /// Restorers running for `tm.undo`: (run, its request, the call id).
     running: Vec<(RunId, Handle, String)>,
 }

@@ -6,7 +6,7 @@
 //! A lane's front call is its active one once started. The lanes decide
 //! which call starts next; the machine starts it.
 
-use alloc::collections::VecDeque;
+use crate::vecmap::Queue;
 
 use crate::prelude::*;
 use crate::registry::ScopeId;
@@ -21,7 +21,7 @@ pub struct CallKey(pub u64);
 #[derive(Debug)]
 struct Lane {
     scope: ScopeId,
-    calls: VecDeque<CallKey>,
+    calls: Queue<CallKey>,
     /// The front call has started.
     active: bool,
 }
@@ -61,7 +61,7 @@ impl Lanes {
                 at,
                 Lane {
                     scope,
-                    calls: VecDeque::from([key]),
+                    calls: Queue::from(vec![key]),
                     active: false,
                 },
             ),

@@ -2,7 +2,7 @@
 //! to send, events for the page, work for JS. The machine drains them in
 //! its documented order (see [`crate::machine`]).
 
-use alloc::collections::VecDeque;
+use crate::vecmap::Queue;
 use serde::Serialize;
 
 use crate::bridges::BridgeId;
@@ -107,9 +107,9 @@ pub struct Transmit {
 /// The three output queues.
 #[derive(Debug, Default)]
 pub struct Outputs {
-    transmits: VecDeque<Transmit>,
-    events: VecDeque<Event>,
-    actions: VecDeque<Action>,
+    transmits: Queue<Transmit>,
+    events: Queue<Event>,
+    actions: Queue<Action>,
 }
 
 impl Outputs {
