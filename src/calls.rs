@@ -2,7 +2,7 @@
 //! answer: admitted (registry, policy, rule 5), queued in its scope's lane,
 //! validated (in Rust, or by JS for a Standard Schema), confirmed first
 //! when the policy says so (see [`crate::confirmations`]), run by JS,
-//! aborted with a grace period, answered. [`Calls`] owns the calls in
+//! aborted with a grace period, answered. `Calls` owns the calls in
 //! flight and the runs abandoned after their grace period; the `impl
 //! Toolmark` below moves a call from stage to stage.
 
@@ -10,10 +10,11 @@ use crate::vecmap::Queue;
 use serde_json::Value;
 
 use crate::bridges::BridgeId;
+use crate::confirmations::Prepared;
 use crate::confirmations::Requester;
 use crate::ids::new_id;
 use crate::lanes::CallKey;
-use crate::machine::{error_result, Handle, Outcome, Prepared, RunId, Toolmark, Validated};
+use crate::machine::{error_result, Handle, RunId, Toolmark};
 use crate::outputs::Action;
 use crate::policy::{Caller, ConfirmMode, Decision};
 use crate::prelude::*;
@@ -23,6 +24,28 @@ use crate::registry::{ScopeId, ToolKey, Validator};
 
 /// Abandoned runs remembered to report `late_result`.
 const ABANDONED_MEMORY: usize = 1000;
+
+/// How a tool run settled, as JS saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Returned a value: its JSON text (`JSON.stringify`), `None` for `undefined`.
+    Ok(Option<String>),
+    /// Threw or rejected (the detail goes to the `tool_threw` event only).
+    Threw(String),
+    /// Returned something JSON cannot carry.
+    NotSerializable(String),
+    /// Rejected because its signal was aborted.
+    Aborted,
+}
+
+/// What JS's validation of a Standard Schema input said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Validated {
+    /// Valid; `Some` carries the JSON text of the (possibly transformed) value.
+    Valid(Option<String>),
+    Invalid(Vec<Issue>),
+    Threw(String),
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Origin {

@@ -11,7 +11,7 @@ use crate::bridges::{BridgeId, IdKey};
 use crate::calls::{Approval, Origin};
 use crate::ids::new_id;
 use crate::lanes::CallKey;
-use crate::machine::{error_result, Handle, Prepared, RunId, Toolmark, REDACTED};
+use crate::machine::{error_result, Handle, RunId, Toolmark, REDACTED};
 use crate::outputs::{Action, Event};
 use crate::policy::Caller;
 use crate::prelude::*;
@@ -21,6 +21,7 @@ use crate::protocol::{
     ToolResult,
 };
 use crate::registry::ToolKey;
+use serde::Serialize;
 
 /// Spec: at most 100 pending deferred confirmations per page.
 pub const MAX_PENDING_CONFIRMATIONS: usize = 100;
@@ -37,6 +38,26 @@ pub enum Requester {
     Bridge(u32),
     /// `tm.call` in the page: no `confirmed` message.
     Local,
+}
+
+/// What a tool's `summary` / `changes` / form state gave for a confirmation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prepared {
+    pub summary: Option<String>,
+    pub changes: Option<Vec<FieldChange>>,
+    pub state: Option<String>,
+}
+
+/// A pending confirmation as the page shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingView {
+    pub confirm_id: String,
+    pub tool: String,
+    pub summary: String,
+    pub expires_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Vec<FieldChange>>,
 }
 
 /// A pending deferred confirmation.
@@ -205,6 +226,21 @@ fn redact(mut changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChang
 }
 
 impl Toolmark {
+    /// The pending deferred confirmations, oldest first.
+    pub fn pending_confirmations(&self) -> Vec<PendingView> {
+        let mut views = Vec::new();
+        for c in self.confirmations.iter() {
+            views.push(PendingView {
+                confirm_id: c.confirm_id.clone(),
+                tool: c.tool_name.clone(),
+                summary: c.summary.clone(),
+                expires_at: c.expires_at,
+                changes: c.changes.clone(),
+            });
+        }
+        views
+    }
+
     /// Step 1 of deferred confirmation: store it and answer `needs_confirmation`.
     pub(crate) fn request_confirmation(&mut self, key: CallKey, prepared: Prepared, now: u64) {
         let Some(call) = self.calls.get(key) else {

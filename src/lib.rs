@@ -12,7 +12,9 @@
 //! completions, pending-list changes), [`machine::Toolmark::poll_action`]
 //! (work for JS: runs to start or abort, validations, summaries, restorers,
 //! transports to close), then [`machine::Toolmark::poll_timeout`] (the next
-//! deadline for [`machine::Toolmark::handle_timeout`]).
+//! deadline for [`machine::Toolmark::handle_timeout`]). The `machine` module
+//! docs give the contract in full and name the module that owns each
+//! concern (bridges, lanes, calls, confirmations, registry, policy).
 // Hostile input must never panic inside WebAssembly: a trap kills the bridge.
 #![cfg_attr(
     not(test),

@@ -1,5 +1,16 @@
 //! The bridge core: a sans-IO state machine (in the style of quinn-proto and
-//! str0m) for the registry, calls, scopes and deferred confirmations.
+//! str0m). [`Toolmark`] is the router: it owns one of each concern's state
+//! and hands every input to the module that decides it:
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`crate::registry`] | tools, scopes, revisions, compiled schemas |
+//! | [`crate::policy`] | who may call what, and what needs a human |
+//! | [`crate::bridges`] | attached bridges and their options, the `clientId` filter (rule 1), the answered-id memory (rule 2) |
+//! | [`crate::lanes`] | per-scope queues, the busy limit (rule 5), which call starts next |
+//! | [`crate::calls`] | calls in flight and their stages, abandoned runs |
+//! | [`crate::confirmations`] | deferred confirmations (≤ 100, expiry), the undo store |
+//! | [`crate::outputs`] | the three output queues |
 //!
 //! # Inputs
 //! Method calls that carry the current time in ms where time matters:
@@ -37,8 +48,9 @@ use serde_json::Value;
 use crate::bridges::Bridges;
 pub use crate::bridges::{BridgeId, BridgeOptions, OnChange};
 use crate::calls::Calls;
-pub use crate::confirmations::DEFAULT_CONFIRM_EXPIRY_MS;
+pub use crate::calls::{Outcome, Validated};
 use crate::confirmations::{Confirmations, UndoStore};
+pub use crate::confirmations::{PendingView, Prepared, DEFAULT_CONFIRM_EXPIRY_MS};
 use crate::ids::{new_id, RandomSource};
 use crate::lanes::Lanes;
 use crate::outputs::Outputs;
@@ -46,9 +58,8 @@ pub use crate::outputs::{Action, Event, Transmit};
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::protocol::codes::error_message;
 use crate::protocol::{
-    check_agent_to_page, parse_json, AgentToPage, Changed, ErrorEventCode, FieldChange, Issue,
-    Manifest, PageToAgent, ProtocolV1, RefusedCode, Rejection, ResultMessage, ToolManifestSummary,
-    ToolResult,
+    check_agent_to_page, parse_json, AgentToPage, Changed, ErrorEventCode, Manifest, PageToAgent,
+    ProtocolV1, RefusedCode, Rejection, ResultMessage, ToolManifestSummary, ToolResult,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey};
 use crate::schema::PatternMatcher;
@@ -98,48 +109,6 @@ pub struct RunId(pub u64);
 /// by [`Event::Completed`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Handle(pub u64);
-
-/// How a tool run settled, as JS saw it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// Returned a value: its JSON text (`JSON.stringify`), `None` for `undefined`.
-    Ok(Option<String>),
-    /// Threw or rejected (the detail goes to the `tool_threw` event only).
-    Threw(String),
-    /// Returned something JSON cannot carry.
-    NotSerializable(String),
-    /// Rejected because its signal was aborted.
-    Aborted,
-}
-
-/// What JS's validation of a Standard Schema input said.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Validated {
-    /// Valid; `Some` carries the JSON text of the (possibly transformed) value.
-    Valid(Option<String>),
-    Invalid(Vec<Issue>),
-    Threw(String),
-}
-
-/// What a tool's `summary` / `changes` / form state gave for a confirmation.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Prepared {
-    pub summary: Option<String>,
-    pub changes: Option<Vec<FieldChange>>,
-    pub state: Option<String>,
-}
-
-/// A pending confirmation as the page shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PendingView {
-    pub confirm_id: String,
-    pub tool: String,
-    pub summary: String,
-    pub expires_at: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub changes: Option<Vec<FieldChange>>,
-}
 
 /// A misconfiguration, as thrown in dev mode.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -282,21 +251,6 @@ impl Toolmark {
             }
         }
         entries
-    }
-
-    /// The pending deferred confirmations, oldest first.
-    pub fn pending_confirmations(&self) -> Vec<PendingView> {
-        let mut views = Vec::new();
-        for c in self.confirmations.iter() {
-            views.push(PendingView {
-                confirm_id: c.confirm_id.clone(),
-                tool: c.tool_name.clone(),
-                summary: c.summary.clone(),
-                expires_at: c.expires_at,
-                changes: c.changes.clone(),
-            });
-        }
-        views
     }
 
     /// Calls the machine is handling (queued, or with JS), for bounds checks.
