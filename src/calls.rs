@@ -111,6 +111,20 @@ pub(crate) struct Call {
     pub(crate) validated: Option<RunId>,
 }
 
+/// An admitted call, before it is queued.
+#[derive(Debug)]
+pub(crate) struct NewCall {
+    pub(crate) origin: Origin,
+    pub(crate) tool: ToolKey,
+    pub(crate) tool_name: String,
+    pub(crate) scope: ScopeId,
+    pub(crate) caller: Caller,
+    pub(crate) call_id: String,
+    pub(crate) input: Value,
+    pub(crate) rev: Option<u64>,
+    pub(crate) approval: Option<Approval>,
+}
+
 /// The calls in flight, in key order (which is arrival order), and the
 /// run counter (runs are unique per page).
 #[derive(Debug, Default)]
@@ -125,33 +139,21 @@ pub(crate) struct Calls {
 
 impl Calls {
     /// A new call, queued.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn add(
-        &mut self,
-        origin: Origin,
-        tool: ToolKey,
-        tool_name: String,
-        scope: ScopeId,
-        caller: Caller,
-        call_id: String,
-        input: Value,
-        rev: Option<u64>,
-        approval: Option<Approval>,
-    ) -> CallKey {
+    pub(crate) fn add(&mut self, new: NewCall) -> CallKey {
         let key = CallKey(self.next_key);
         self.next_key += 1;
         self.list.push(Call {
             key,
-            origin,
-            tool,
-            tool_name,
-            scope,
-            caller,
-            call_id,
-            input,
-            rev,
+            origin: new.origin,
+            tool: new.tool,
+            tool_name: new.tool_name,
+            scope: new.scope,
+            caller: new.caller,
+            call_id: new.call_id,
+            input: new.input,
+            rev: new.rev,
             stage: Stage::Queued,
-            approval,
+            approval: new.approval,
             snapshot: false,
             validated: None,
         });
@@ -199,47 +201,35 @@ impl Calls {
         Some((call.key, call))
     }
 
+    /// The first call, in key order, that `matches`.
+    fn first(&self, matches: impl Fn(&Call) -> bool) -> Option<CallKey> {
+        self.list.iter().find(|c| matches(c)).map(|c| c.key)
+    }
+
     /// The call in flight from `bridge` under `id`.
     pub(crate) fn by_bridge_id(&self, bridge: BridgeId, id: &str) -> Option<CallKey> {
-        let call = self
-            .list
-            .iter()
-            .find(|c| c.origin == Origin::Bridge(bridge) && c.call_id == id)?;
-        Some(call.key)
+        self.first(|c| c.origin == Origin::Bridge(bridge) && c.call_id == id)
     }
 
     /// Rule 2's in-flight half: a call under `id` from any bridge.
     pub(crate) fn in_flight_from_a_bridge(&self, id: &str) -> bool {
-        self.list
-            .iter()
-            .any(|c| matches!(c.origin, Origin::Bridge(_)) && c.call_id == id)
+        self.first(|c| matches!(c.origin, Origin::Bridge(_)) && c.call_id == id)
+            .is_some()
     }
 
     /// The call of a page request.
     pub(crate) fn of_request(&self, handle: Handle) -> Option<CallKey> {
-        let call = self
-            .list
-            .iter()
-            .find(|c| c.origin == Origin::Local(handle))?;
-        Some(call.key)
+        self.first(|c| c.origin == Origin::Local(handle))
     }
 
     /// The first call from `bridge`, in key order.
     pub(crate) fn first_from(&self, bridge: BridgeId) -> Option<CallKey> {
-        let call = self
-            .list
-            .iter()
-            .find(|c| c.origin == Origin::Bridge(bridge))?;
-        Some(call.key)
+        self.first(|c| c.origin == Origin::Bridge(bridge))
     }
 
     /// The first aborted call, in key order, out of grace at `now`.
     pub(crate) fn first_out_of_grace(&self, now: u64) -> Option<CallKey> {
-        let call = self
-            .list
-            .iter()
-            .find(|c| matches!(c.stage, Stage::Aborting { deadline, .. } if deadline <= now))?;
-        Some(call.key)
+        self.first(|c| matches!(c.stage, Stage::Aborting { deadline, .. } if deadline <= now))
     }
 
     /// The earliest end of an abort grace period.
@@ -349,39 +339,26 @@ impl Toolmark {
         match self.admit(&tool, Caller::Inapp, rev) {
             Err(result) => self.answer_bridge(bridge, &id, result),
             Ok((key, scope)) => {
-                self.enqueue(
-                    Origin::Bridge(bridge),
-                    key,
-                    tool,
+                self.enqueue(NewCall {
+                    origin: Origin::Bridge(bridge),
+                    tool: key,
+                    tool_name: tool,
                     scope,
-                    Caller::Inapp,
-                    id,
+                    caller: Caller::Inapp,
+                    call_id: id,
                     input,
                     rev,
-                    None,
-                );
+                    approval: None,
+                });
                 self.pump(now);
             }
         }
     }
 
     /// Queues an admitted call in its scope's lane.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn enqueue(
-        &mut self,
-        origin: Origin,
-        tool: ToolKey,
-        tool_name: String,
-        scope: ScopeId,
-        caller: Caller,
-        call_id: String,
-        input: Value,
-        rev: Option<u64>,
-        approval: Option<Approval>,
-    ) -> CallKey {
-        let key = self.calls.add(
-            origin, tool, tool_name, scope, caller, call_id, input, rev, approval,
-        );
+    pub(crate) fn enqueue(&mut self, new: NewCall) -> CallKey {
+        let scope = new.scope;
+        let key = self.calls.add(new);
         self.lanes.push(scope, key);
         key
     }
@@ -427,17 +404,17 @@ impl Toolmark {
         match self.admit(name, caller, rev) {
             Err(result) => self.out.complete(handle, result),
             Ok((key, scope)) => {
-                self.enqueue(
-                    Origin::Local(handle),
-                    key,
-                    name.to_owned(),
+                self.enqueue(NewCall {
+                    origin: Origin::Local(handle),
+                    tool: key,
+                    tool_name: name.to_owned(),
                     scope,
                     caller,
                     call_id,
                     input,
                     rev,
-                    None,
-                );
+                    approval: None,
+                });
                 self.pump(now);
             }
         }
@@ -876,17 +853,17 @@ mod tests {
     use super::*;
 
     fn add(calls: &mut Calls, origin: Origin, id: &str) -> CallKey {
-        calls.add(
+        calls.add(NewCall {
             origin,
-            ToolKey(0),
-            "t".into(),
-            ScopeId::ROOT,
-            Caller::Inapp,
-            id.into(),
-            Value::Null,
-            None,
-            None,
-        )
+            tool: ToolKey(0),
+            tool_name: "t".into(),
+            scope: ScopeId::ROOT,
+            caller: Caller::Inapp,
+            call_id: id.into(),
+            input: Value::Null,
+            rev: None,
+            approval: None,
+        })
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::vecmap::Queue;
 use serde_json::Value;
 
 use crate::bridges::{BridgeId, IdKey};
-use crate::calls::{Approval, Origin};
+use crate::calls::{Approval, NewCall, Origin};
 use crate::ids::new_id;
 use crate::lanes::CallKey;
 use crate::machine::{error_result, Handle, RunId, Toolmark, REDACTED};
@@ -384,21 +384,21 @@ impl Toolmark {
         let result = match scope {
             Some(scope) if approve => {
                 // The approved run waits its turn on the scope like any call.
-                let key = self.enqueue(
-                    Origin::Local(handle),
-                    confirmation.tool,
-                    confirmation.tool_name,
+                let key = self.enqueue(NewCall {
+                    origin: Origin::Local(handle),
+                    tool: confirmation.tool,
+                    tool_name: confirmation.tool_name,
                     scope,
-                    Caller::Human,
-                    confirmation.call_id,
-                    confirmation.input,
-                    None,
-                    Some(Approval {
+                    caller: Caller::Human,
+                    call_id: confirmation.call_id,
+                    input: confirmation.input,
+                    rev: None,
+                    approval: Some(Approval {
                         confirm_id: confirmation.confirm_id,
                         requester: confirmation.requester,
                         state: confirmation.state,
                     }),
-                );
+                });
                 if let Some(call) = self.calls.get_mut(key) {
                     call.validated = confirmation.validated;
                 }
