@@ -24,7 +24,8 @@ use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{json, Value};
 use support::harness::*;
 use support::spec_model::{
-    AnsweredModel, ANSWERED_ID_MEMORY, MAX_PENDING_CONFIRMATIONS, MAX_PENDING_PER_SCOPE,
+    sent_message, AnsweredModel, ANSWERED_ID_MEMORY, MAX_PENDING_CONFIRMATIONS,
+    MAX_PENDING_PER_SCOPE,
 };
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
@@ -972,19 +973,7 @@ impl Model {
 
     fn absorb_transmit(&mut self, bridge: BridgeId, text: &str, step: &mut Step) -> R {
         // Invariant 5: valid JSON, valid page → agent message, our clientId.
-        let message: Value =
-            serde_json::from_str(text).map_err(|e| fail(format!("sent non-JSON ({e}): {text}")))?;
-        if let Err(issues) = validate(&message, Direction::ToAgent) {
-            return Err(fail(format!(
-                "sent an invalid message {message}: {issues:?}"
-            )));
-        }
-        prop_assert_eq!(
-            message["clientId"].as_str(),
-            Some(self.client_id.as_str()),
-            "clientId of {}",
-            message
-        );
+        let message = sent_message(text, &self.client_id).map_err(fail)?;
         let Some(b) = self.bridges.get_mut(&bridge) else {
             return Err(fail(format!(
                 "sent on an unknown bridge {bridge:?}: {message}"

@@ -32,9 +32,8 @@ use toolmark_bridge::machine::{
 };
 use toolmark_bridge::policy::{Caller, Decision, Policy};
 use toolmark_bridge::protocol::{
-    check_agent_to_page, inbound::nesting_exceeds, parse_json, peek_client_id, validate,
-    AgentToPage, Direction, FieldChange, Hints, Issue, Rejection, ToolMode, ToolResult,
-    DEFAULT_MAX_MESSAGE_BYTES,
+    check_agent_to_page, inbound::nesting_exceeds, parse_json, peek_client_id, AgentToPage,
+    FieldChange, Hints, Issue, Rejection, ToolMode, ToolResult, DEFAULT_MAX_MESSAGE_BYTES,
 };
 use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
 use toolmark_bridge::schema::{CompiledSchema, PatternMatcher};
@@ -42,7 +41,8 @@ use toolmark_bridge::schema::{CompiledSchema, PatternMatcher};
 #[path = "spec_model.rs"]
 mod spec_model;
 use spec_model::{
-    AnsweredModel, ANSWERED_ID_MEMORY, MAX_PENDING_CONFIRMATIONS, MAX_PENDING_PER_SCOPE,
+    sent_message, AnsweredModel, ANSWERED_ID_MEMORY, MAX_PENDING_CONFIRMATIONS,
+    MAX_PENDING_PER_SCOPE,
 };
 
 /// JSON the driver makes up is kept to the inbound depth limit, so that a
@@ -1222,16 +1222,7 @@ impl Driver {
     }
 
     fn check_transmit(&mut self, bridge: BridgeId, text: &str) {
-        let value: Value = serde_json::from_str(text)
-            .unwrap_or_else(|e| panic!("transmitted text is not JSON ({e}): {text}"));
-        if let Err(issues) = validate(&value, Direction::ToAgent) {
-            panic!("transmitted message fails the page-to-agent schema: {issues:?}\n{text}");
-        }
-        assert_eq!(
-            value["clientId"].as_str(),
-            Some(self.client_id.as_str()),
-            "wrong clientId: {text}"
-        );
+        let value = sent_message(text, &self.client_id).unwrap_or_else(|e| panic!("{e}"));
         let current_rev = self.tm.rev();
         assert!(
             self.bridges.contains_key(&bridge),
