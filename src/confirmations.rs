@@ -1,21 +1,32 @@
 //! Deferred confirmations (at most [`MAX_PENDING_CONFIRMATIONS`] per page,
-//! oldest expired first), the answered-id memory and the undo store.
+//! oldest expired first; expiry) and the undo store (the last
+//! [`UNDO_STORE`] restorers, and those running for `tm.undo`). The `impl
+//! Toolmark` below asks for a confirmation, answers an approval or a
+//! rejection, expires confirmations and runs restorers.
 
-use sha2::{Digest, Sha256};
-
-use crate::machine::RunId;
-use crate::prelude::*;
-use crate::protocol::FieldChange;
-use crate::registry::ToolKey;
 use crate::vecmap::Queue;
 use serde_json::Value;
+
+use crate::bridges::{BridgeId, IdKey};
+use crate::calls::{Approval, NewCall, Origin};
+use crate::ids::new_id;
+use crate::lanes::CallKey;
+use crate::machine::{error_result, Handle, RunId, Toolmark, REDACTED};
+use crate::outputs::{Action, Event};
+use crate::policy::Caller;
+use crate::prelude::*;
+use crate::protocol::codes::{error_message, refused_message};
+use crate::protocol::{
+    CancelledBy, Confirmed, ErrorEventCode, FieldChange, PageToAgent, ProtocolV1, RefusedCode,
+    ToolResult,
+};
+use crate::registry::ToolKey;
+use serde::Serialize;
 
 /// Spec: at most 100 pending deferred confirmations per page.
 pub const MAX_PENDING_CONFIRMATIONS: usize = 100;
 /// Spec: default expiry of a deferred confirmation.
 pub const DEFAULT_CONFIRM_EXPIRY_MS: u64 = 600_000;
-/// Spec: the last 1000 answered call/describe ids are remembered.
-pub const ANSWERED_ID_MEMORY: usize = 1000;
 /// The undo store keeps the last 100 restorers.
 pub const UNDO_STORE: usize = 100;
 
@@ -27,6 +38,26 @@ pub enum Requester {
     Bridge(u32),
     /// `tm.call` in the page: no `confirmed` message.
     Local,
+}
+
+/// What a tool's `summary` / `changes` / form state gave for a confirmation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prepared {
+    pub summary: Option<String>,
+    pub changes: Option<Vec<FieldChange>>,
+    pub state: Option<String>,
+}
+
+/// A pending confirmation as the page shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingView {
+    pub confirm_id: String,
+    pub tool: String,
+    pub summary: String,
+    pub expires_at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Vec<FieldChange>>,
 }
 
 /// A pending deferred confirmation.
@@ -120,6 +151,8 @@ impl Confirmations {
 pub struct UndoStore {
     /// (call id, the run whose restorer JS keeps), oldest first.
     kept: Queue<(IdKey, RunId)>,
+    /// Restorers running for `tm.undo`: (run, its request, the call id).
+    running: Vec<(RunId, Handle, String)>,
 }
 
 impl UndoStore {
@@ -146,6 +179,18 @@ impl UndoStore {
         self.kept.remove(index).map(|(_, run)| run)
     }
 
+    /// A restorer starts running for a `tm.undo` request.
+    pub fn restoring(&mut self, run: RunId, handle: Handle, call_id: String) {
+        self.running.push((run, handle, call_id));
+    }
+
+    /// The restorer run `run` finished: its request and call id.
+    pub fn restored(&mut self, run: RunId) -> Option<(Handle, String)> {
+        let index = self.running.iter().position(|(r, _, _)| *r == run)?;
+        let (_, handle, call_id) = self.running.swap_remove(index);
+        Some((handle, call_id))
+    }
+
     pub fn len(&self) -> usize {
         self.kept.len()
     }
@@ -155,204 +200,270 @@ impl UndoStore {
     }
 }
 
-/// Ids up to this many bytes are remembered as they are; longer ones by
-/// their SHA-256 digest (an id's size is bounded only by the message's).
-pub const SHORT_ID_BYTES: usize = 64;
-
-/// How an id is remembered: a fixed-size value (no heap of its own), the
-/// id itself when short, else its 256-bit digest. The two kinds never
-/// compare equal, so a short id cannot meet a long one's digest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdKey {
-    Short {
-        len: u8,
-        bytes: [u8; SHORT_ID_BYTES],
-    },
-    Digest([u8; 32]),
+/// A FieldChange path is sensitive when it is a declared path or below one.
+fn is_sensitive(path: &str, sensitive: &[String]) -> bool {
+    sensitive.iter().any(|s| {
+        path == s
+            || path
+                .strip_prefix(s.as_str())
+                .is_some_and(|rest| rest.starts_with('.'))
+    })
 }
 
-impl IdKey {
-    pub fn of(id: &str) -> IdKey {
-        let text = id.as_bytes();
-        let mut bytes = [0; SHORT_ID_BYTES];
-        match (bytes.get_mut(..text.len()), u8::try_from(text.len())) {
-            (Some(prefix), Ok(len)) => {
-                prefix.copy_from_slice(text);
-                IdKey::Short { len, bytes }
-            }
-            _ => IdKey::Digest(Sha256::digest(text).into()),
+fn redact(mut changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChange> {
+    for change in &mut changes {
+        if is_sensitive(&change.path, sensitive) {
+            let hide = |v: &mut Option<Value>| {
+                if v.is_some() {
+                    *v = Some(Value::String(REDACTED.into()));
+                }
+            };
+            hide(&mut change.before);
+            hide(&mut change.after);
         }
     }
-
-    /// Where the key starts probing: a digest's first bytes, or the FNV-1a
-    /// hash of a short id (ids are the agent's: any spread is fine, the
-    /// probes are bounded by the table, not by the hash).
-    fn hash(&self) -> usize {
-        let (bytes, seed): (&[u8], u64) = match self {
-            IdKey::Short { len, bytes } => (
-                bytes.get(..usize::from(*len)).unwrap_or_default(),
-                0xcbf2_9ce4_8422_2325,
-            ),
-            IdKey::Digest(digest) => (digest.get(..8).unwrap_or_default(), 0),
-        };
-        let mut hash = seed;
-        for byte in bytes {
-            hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-        hash as usize
-    }
+    changes
 }
 
-/// Rule 2's answered-id memory: the last `capacity` ids, each held once as
-/// an [`IdKey`] (fixed size, whatever the ids' length) in a ring in
-/// insertion order (once full, the oldest slot is reused), and found in
-/// O(1) by an open-addressing index (linear probing) of ring slots, at most
-/// half full. (Not a `HashSet`/`BTreeSet`: each costs kilobytes of wasm,
-/// see `vecmap`.)
-#[derive(Debug)]
-pub struct AnsweredIds {
-    ring: Vec<IdKey>,
-    /// Once the ring is full: the slot of the oldest key, reused next.
-    oldest: usize,
-    capacity: usize,
-    /// Ring slot + 1 for each key, 0 for an empty entry; a power of two in
-    /// length, made at the first insert.
-    index: Vec<u32>,
-}
-
-impl AnsweredIds {
-    pub fn new(capacity: usize) -> AnsweredIds {
-        AnsweredIds {
-            ring: Vec::new(),
-            oldest: 0,
-            capacity,
-            index: Vec::new(),
+impl Toolmark {
+    /// The pending deferred confirmations, oldest first.
+    pub fn pending_confirmations(&self) -> Vec<PendingView> {
+        let mut views = Vec::new();
+        for c in self.confirmations.iter() {
+            views.push(PendingView {
+                confirm_id: c.confirm_id.clone(),
+                tool: c.tool_name.clone(),
+                summary: c.summary.clone(),
+                expires_at: c.expires_at,
+                changes: c.changes.clone(),
+            });
         }
+        views
     }
 
-    fn mask(&self) -> usize {
-        self.index.len().wrapping_sub(1)
-    }
-
-    /// The key in the ring slot an index entry names.
-    fn key_at(&self, entry: u32) -> Option<&IdKey> {
-        self.ring.get(usize::try_from(entry).ok()?.checked_sub(1)?)
-    }
-
-    /// The index entry holding `key`, if it is remembered.
-    fn find(&self, key: &IdKey) -> Option<usize> {
-        let mask = self.mask();
-        let mut at = key.hash() & mask;
-        for _ in 0..self.index.len() {
-            let entry = *self.index.get(at)?;
-            if entry == 0 {
-                return None;
-            }
-            if self.key_at(entry) == Some(key) {
-                return Some(at);
-            }
-            at = (at + 1) & mask;
-        }
-        None
-    }
-
-    /// Puts ring slot `slot` (holding `key`) into the index.
-    fn index_slot(&mut self, key: &IdKey, slot: usize) {
-        let mask = self.mask();
-        let Ok(entry) = u32::try_from(slot + 1) else {
+    /// Step 1 of deferred confirmation: store it and answer `needs_confirmation`.
+    pub(crate) fn request_confirmation(&mut self, key: CallKey, prepared: Prepared, now: u64) {
+        let Some(call) = self.calls.get(key) else {
             return;
         };
-        let mut at = key.hash() & mask;
-        for _ in 0..self.index.len() {
-            match self.index.get_mut(at) {
-                Some(free @ 0) => {
-                    *free = entry;
-                    return;
-                }
-                Some(_) => at = (at + 1) & mask,
-                None => return,
+        let Some(tool) = self.registry.by_key(call.tool) else {
+            return self.finish(key, self.missing_tool(call.rev), now);
+        };
+        let summary = prepared.summary.unwrap_or_else(|| {
+            tool.def
+                .title
+                .clone()
+                .unwrap_or_else(|| format!("Run {}", tool.name))
+        });
+        let changes = prepared
+            .changes
+            .map(|changes| redact(changes, &tool.def.sensitive));
+        let requester = match call.origin {
+            Origin::Bridge(bridge) => Requester::Bridge(bridge.0),
+            Origin::Local(_) => Requester::Local,
+        };
+        let (tool_key, tool_name, call_id, input, validated) = (
+            call.tool,
+            tool.name.clone(),
+            call.call_id.clone(),
+            call.input.clone(),
+            call.validated,
+        );
+        let confirm_id = match new_id(self.rng.as_mut()) {
+            Ok(id) => id,
+            Err(error) => {
+                self.out
+                    .error(ErrorEventCode::ToolThrew, error.message(), Some(tool_name));
+                return self.finish(key, error_result(error_message::TOOL_FAILED), now);
             }
+        };
+        let evicted = self.confirmations.add(Confirmation {
+            confirm_id: confirm_id.clone(),
+            tool: tool_key,
+            tool_name,
+            call_id,
+            input,
+            summary: summary.clone(),
+            changes: changes.clone(),
+            state: prepared.state,
+            requester,
+            expires_at: now.saturating_add(self.config.confirm_expiry_ms),
+            validated,
+        });
+        // The kept value passes to the confirmation, for the approved run.
+        if let Some(call) = self.calls.get_mut(key) {
+            call.validated = None;
         }
+        if let Some(evicted) = evicted {
+            self.expire(evicted);
+        }
+        self.finish(
+            key,
+            ToolResult::NeedsConfirmation {
+                confirm_id,
+                summary,
+                changes,
+            },
+            now,
+        );
+        self.out.event(Event::PendingChanged);
     }
 
-    /// Empties index entry `at`, moving later entries of the same probe
-    /// run back so that every key stays reachable from its start.
-    fn unindex(&mut self, mut at: usize) {
-        let mask = self.mask();
-        let mut next = at;
-        loop {
-            if let Some(hole) = self.index.get_mut(at) {
-                *hole = 0;
-            }
-            loop {
-                next = (next + 1) & mask;
-                let entry = self.index.get(next).copied().unwrap_or(0);
-                if entry == 0 {
-                    return;
-                }
-                let home = self.key_at(entry).map_or(next, |k| k.hash() & mask);
-                // Stays when its home lies cyclically in (at, next].
-                let stays = if at <= next {
-                    at < home && home <= next
-                } else {
-                    at < home || home <= next
-                };
-                if !stays {
-                    if let Some(hole) = self.index.get_mut(at) {
-                        *hole = entry;
-                    }
-                    at = next;
-                    break;
-                }
-            }
-        }
+    /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
+    pub(crate) fn expire(&mut self, confirmation: Confirmation) {
+        self.out.forget_validated(confirmation.validated);
+        let result = self.refused(
+            RefusedCode::ConfirmationExpired,
+            refused_message::CONFIRMATION_EXPIRED,
+        );
+        self.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
     }
 
-    pub fn contains(&self, id: &str) -> bool {
-        self.find(&IdKey::of(id)).is_some()
-    }
-
-    /// Remembers an id, forgetting the oldest when full (a known id stays
-    /// where it is).
-    pub fn insert(&mut self, id: &str) {
-        let key = IdKey::of(id);
-        if self.capacity == 0 || self.find(&key).is_some() {
-            return;
-        }
-        if self.index.is_empty() {
-            let size = self.capacity.saturating_mul(2).next_power_of_two();
-            self.index = vec![0; size];
-        }
-        if self.ring.len() < self.capacity {
-            self.ring.push(key);
-            return self.index_slot(&key, self.ring.len() - 1);
-        }
-        let slot = self.oldest;
-        let Some(forgotten) = self.ring.get(slot).copied() else {
+    /// The `confirmed` of a confirmation a bridge call created: to that
+    /// bridge, or, when it has been detached since, to every bridge attached
+    /// now (the server binds the confirmId to the page's clientId, not to a
+    /// transport). With no bridge attached it is dropped: a later bridge
+    /// does not get it, the page's pending list and events still moved on,
+    /// and the server treats the confirmId as expired (spec, Navigation).
+    pub(crate) fn send_confirmed(
+        &mut self,
+        requester: &Requester,
+        confirm_id: &str,
+        result: ToolResult,
+    ) {
+        let Requester::Bridge(requester) = *requester else {
             return;
         };
-        if let Some(at) = self.find(&forgotten) {
-            self.unindex(at);
+        let message = PageToAgent::Confirmed(Confirmed {
+            protocol: ProtocolV1,
+            client_id: self.bridges.client_id().to_owned(),
+            confirm_id: confirm_id.to_owned(),
+            result,
+        });
+        let requester = BridgeId(requester);
+        if self.bridges.contains(requester) {
+            return self.send(requester, message);
         }
-        if let Some(place) = self.ring.get_mut(slot) {
-            *place = key;
+        let text = message.to_json();
+        for (bridge, _) in self.bridges.attached() {
+            self.out.transmit(bridge, text.clone());
         }
-        self.index_slot(&key, slot);
-        self.oldest = (slot + 1) % self.capacity;
     }
 
-    pub fn len(&self) -> usize {
-        self.ring.len()
+    /// `tm.confirmPending(confirmId, approve)`: completes with the final result,
+    /// which also goes to the requesting bridge as `confirmed`.
+    pub fn confirm(&mut self, confirm_id: &str, approve: bool, now: u64) -> Handle {
+        let handle = self.new_handle();
+        // A late timer must not let an expired confirmation through.
+        self.expire_due(now);
+        // Rule 5 holds for approved runs too. A busy scope refuses the
+        // approval but keeps the confirmation pending: the human can retry.
+        let busy_scope = self
+            .confirmations
+            .get(confirm_id)
+            .and_then(|c| self.registry.by_key(c.tool))
+            .is_some_and(|t| self.lanes.is_busy(t.scope));
+        if approve && busy_scope {
+            let result = self.refused(
+                RefusedCode::Busy,
+                "The tool's scope already has 32 pending calls; the confirmation is still pending",
+            );
+            self.out.complete(handle, result);
+            return handle;
+        }
+        let Some(confirmation) = self.confirmations.take(confirm_id) else {
+            let result = self.refused(
+                RefusedCode::ConfirmationExpired,
+                refused_message::CONFIRMATION_EXPIRED,
+            );
+            self.out.complete(handle, result);
+            return handle;
+        };
+        self.out.event(Event::PendingChanged);
+        let scope = self.registry.by_key(confirmation.tool).map(|t| t.scope);
+        let result = match scope {
+            Some(scope) if approve => {
+                // The approved run waits its turn on the scope like any call.
+                let key = self.enqueue(NewCall {
+                    origin: Origin::Local(handle),
+                    tool: confirmation.tool,
+                    tool_name: confirmation.tool_name,
+                    scope,
+                    caller: Caller::Human,
+                    call_id: confirmation.call_id,
+                    input: confirmation.input,
+                    rev: None,
+                    approval: Some(Approval {
+                        confirm_id: confirmation.confirm_id,
+                        requester: confirmation.requester,
+                        state: confirmation.state,
+                    }),
+                });
+                if let Some(call) = self.calls.get_mut(key) {
+                    call.validated = confirmation.validated;
+                }
+                self.pump(now);
+                return handle;
+            }
+            // Declined.
+            _ if !approve => ToolResult::Cancelled {
+                by: CancelledBy::Operator,
+            },
+            // Approved, but the tool was unregistered meanwhile.
+            _ => self.gone_since_confirmation(),
+        };
+        // Not run: the answer goes to the requesting bridge too.
+        self.out.forget_validated(confirmation.validated);
+        self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
+        self.out.complete(handle, result);
+        handle
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.ring.is_empty()
+    /// `tm.undo(callId)`: runs the restorer kept for that call, once.
+    pub fn undo(&mut self, call_id: &str) -> Handle {
+        let handle = self.new_handle();
+        if let Some(restorer) = self.undo.take(call_id) {
+            let run = self.calls.new_run();
+            self.undo.restoring(run, handle, call_id.to_owned());
+            self.out.action(Action::Restore { run, restorer });
+        } else {
+            let result = self.refused(
+                RefusedCode::UndoUnavailable,
+                "No restorer for this call (never registered, already used or evicted)",
+            );
+            self.out.complete(handle, result);
+        }
+        handle
     }
 
-    /// Bytes it holds: the ring's keys and the index.
-    pub fn held_bytes(&self) -> usize {
-        self.ring.capacity() * core::mem::size_of::<IdKey>()
-            + self.index.capacity() * core::mem::size_of::<u32>()
+    /// A restorer ran (for `tm.undo`).
+    pub fn handle_restored(&mut self, run: RunId, restored: Result<(), String>) {
+        let Some((handle, call_id)) = self.undo.restored(run) else {
+            return;
+        };
+        let result = match restored {
+            Ok(()) => ToolResult::Ok { data: None },
+            Err(detail) => {
+                self.out.error(
+                    ErrorEventCode::ToolThrew,
+                    format!("restorer of call {call_id} threw: {detail}"),
+                    None,
+                );
+                error_result(error_message::TOOL_FAILED)
+            }
+        };
+        self.out.complete(handle, result);
+    }
+    /// Confirmations expired at `now` are taken out and reported.
+    pub(crate) fn expire_due(&mut self, now: u64) {
+        let mut expired_any = false;
+        while let Some(confirmation) = self.confirmations.take_expired(now) {
+            self.expire(confirmation);
+            expired_any = true;
+        }
+        if expired_any {
+            self.out.event(Event::PendingChanged);
+        }
     }
 }
 
@@ -405,72 +516,6 @@ mod tests {
     }
 
     #[test]
-    fn answered_ids_forget_the_oldest_and_keep_long_ids_as_digests() {
-        let mut ids = AnsweredIds::new(3);
-        let long = |c: &str| c.repeat(SHORT_ID_BYTES + 1);
-        for id in ["a", &long("b"), "c"] {
-            ids.insert(id);
-        }
-        ids.insert("a");
-        assert_eq!(ids.len(), 3, "already there");
-        ids.insert("d");
-        assert!(!ids.contains("a"), "the oldest is forgotten");
-        assert!(ids.contains(&long("b")) && ids.contains("c") && ids.contains("d"));
-        ids.insert(&long("e"));
-        ids.insert("f");
-        assert!(!ids.contains(&long("b")) && !ids.contains("c"));
-        assert_eq!(ids.len(), 3);
-        assert!(matches!(IdKey::of(&long("x")), IdKey::Digest(_)));
-        assert!(matches!(
-            IdKey::of(&"x".repeat(SHORT_ID_BYTES)),
-            IdKey::Short { .. }
-        ));
-        assert_ne!(IdKey::of(""), IdKey::of("\0"));
-        let mut none = AnsweredIds::new(0);
-        none.insert("a");
-        assert!(none.is_empty());
-    }
-
-    #[test]
-    fn answered_ids_agree_with_a_plain_queue() {
-        // Small id pools make probe runs collide and wrap; the ring wraps
-        // many times over.
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for (capacity, pool) in [(1, 3), (3, 5), (7, 20), (64, 200), (1000, 3000)] {
-            let mut ids = AnsweredIds::new(capacity);
-            let mut model: alloc::collections::VecDeque<String> = Default::default();
-            for step in 0..20_000 {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let n = (state >> 33) as usize % pool;
-                let id = if n % 3 == 0 {
-                    format!("{n}{}", "L".repeat(SHORT_ID_BYTES))
-                } else {
-                    format!("id{n}")
-                };
-                let known = model.contains(&id);
-                assert_eq!(
-                    ids.contains(&id),
-                    known,
-                    "{capacity}/{pool} step {step}: {id}"
-                );
-                if !known {
-                    if model.len() == capacity {
-                        model.pop_front();
-                    }
-                    model.push_back(id.clone());
-                }
-                ids.insert(&id);
-                assert_eq!(ids.len(), model.len());
-            }
-            for id in &model {
-                assert!(ids.contains(id), "{capacity}/{pool}: lost {id}");
-            }
-        }
-    }
-
-    #[test]
     fn the_undo_store_keeps_the_latest_run_per_call_id_and_the_last_100() {
         let mut store = UndoStore::default();
         assert_eq!(store.insert("a", RunId(1)), []);
@@ -483,5 +528,30 @@ mod tests {
         assert_eq!(store.take("a"), None);
         assert_eq!(store.take("z"), Some(RunId(500)));
         assert_eq!(store.take("z"), None, "single use");
+        store.restoring(RunId(9), Handle(1), "a".into());
+        assert_eq!(store.restored(RunId(8)), None);
+        assert_eq!(store.restored(RunId(9)), Some((Handle(1), "a".into())));
+        assert_eq!(store.restored(RunId(9)), None, "once");
+    }
+
+    #[test]
+    fn sensitive_paths_and_those_below_are_redacted() {
+        let change = |path: &str| FieldChange {
+            path: path.into(),
+            before: Some(Value::from(1)),
+            after: None,
+        };
+        let sensitive = ["password".to_string()];
+        let changes = redact(
+            vec![
+                change("password"),
+                change("password.x"),
+                change("passwordx"),
+            ],
+            &sensitive,
+        );
+        let before: Vec<Option<Value>> = changes.into_iter().map(|c| c.before).collect();
+        let hidden = Some(Value::from(REDACTED));
+        assert_eq!(before, [hidden.clone(), hidden, Some(Value::from(1))]);
     }
 }

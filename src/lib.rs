@@ -6,13 +6,11 @@
 //! thin glue layer over it.
 //!
 //! The state machine is [`machine::Toolmark`]: `handle_*` (and registry and
-//! page-request methods) in, `poll_*` out. After any input, drain in this
-//! order, each until `None`: [`machine::Toolmark::poll_transmit`] (messages,
-//! in send order), [`machine::Toolmark::poll_event`] (error events,
-//! completions, pending-list changes), [`machine::Toolmark::poll_action`]
-//! (work for JS: runs to start or abort, validations, summaries, restorers,
-//! transports to close), then [`machine::Toolmark::poll_timeout`] (the next
-//! deadline for [`machine::Toolmark::handle_timeout`]).
+//! page-request methods) in, `poll_*` out, drained in one order after every
+//! input. The [`machine`] module docs state that contract and the drain
+//! order, and name the module that owns each concern: [`bridges`],
+//! [`lanes`], [`calls`], [`confirmations`], [`registry`], [`policy`],
+//! [`outputs`].
 // Hostile input must never panic inside WebAssembly: a trap kills the bridge.
 #![cfg_attr(
     not(test),
@@ -45,14 +43,17 @@ mod prelude {
     pub use alloc::vec::Vec;
 }
 
+pub mod bridges;
+pub mod calls;
 pub mod confirmations;
 pub mod forms;
 pub mod ids;
+pub mod lanes;
 pub mod machine;
+pub mod outputs;
 pub mod policy;
 pub mod protocol;
 pub mod registry;
-pub mod scheduling;
 pub mod schema;
 pub mod transport;
 pub mod vecmap;

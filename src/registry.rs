@@ -3,7 +3,7 @@
 //! Tools live in scopes. The root scope has no prefix; `scope('signup')`
 //! makes a child whose tools are named `signup.<name>`. Every change to the
 //! set of tools is one revision (`rev` + 1). Calls are serialized per
-//! registration scope (see `scheduling`).
+//! registration scope (see `lanes`).
 
 use crate::ids::{is_valid_tool_name, llm_name};
 use crate::prelude::*;

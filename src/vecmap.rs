@@ -128,8 +128,9 @@ impl<K: Eq, V> VecMap<K, V> {
 
 /// A FIFO queue as a `Vec` (taking from the front moves the rest), in
 /// place of `VecDeque`, whose ring-buffer code costs about a kilobyte of
-/// wasm per element type. The queues here are short: outputs drained after
-/// every input, at most a few hundred memory entries.
+/// wasm per element type (the core's seven queues on `VecDeque`: 5.5 KB
+/// more module). The queues here are short: outputs drained after every
+/// input, lanes of at most 32 calls, at most a few hundred memory entries.
 #[derive(Debug, Clone)]
 pub struct Queue<T> {
     items: Vec<T>,
@@ -162,6 +163,10 @@ impl<T> Queue<T> {
 
     pub fn push_back(&mut self, item: T) {
         self.items.push(item);
+    }
+
+    pub fn front(&self) -> Option<&T> {
+        self.items.first()
     }
 
     pub fn pop_front(&mut self) -> Option<T> {

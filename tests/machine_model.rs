@@ -13,15 +13,20 @@
 #[macro_use]
 mod support {
     pub mod harness;
+    pub mod spec_model;
 }
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{json, Value};
 use support::harness::*;
+use support::spec_model::{
+    sent_message, AnsweredModel, ANSWERED_ID_MEMORY, MAX_PENDING_CONFIRMATIONS,
+    MAX_PENDING_PER_SCOPE,
+};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Toolmark, Validated, DEFAULT_ABORT_GRACE_MS,
@@ -653,37 +658,6 @@ impl BridgeModel {
     }
 }
 
-/// The page's answered-id memory (rule 2: the last 1000), shared by all
-/// its bridges.
-#[derive(Debug, Default)]
-struct Answered {
-    answered: VecDeque<String>,
-    answered_set: HashSet<String>,
-}
-
-impl Answered {
-    fn len(&self) -> usize {
-        self.answered.len()
-    }
-
-    fn contains(&self, id: &str) -> bool {
-        self.answered_set.contains(id)
-    }
-
-    fn remember(&mut self, id: &str) {
-        if self.answered_set.contains(id) {
-            return;
-        }
-        if self.answered.len() >= 1000 {
-            if let Some(old) = self.answered.pop_front() {
-                self.answered_set.remove(&old);
-            }
-        }
-        self.answered.push_back(id.to_owned());
-        self.answered_set.insert(id.to_owned());
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Abort {
     /// Aborted by a detach: abandoned at once, a late outcome is ignored.
@@ -793,7 +767,7 @@ struct Model {
     inline_confirm: bool,
     bridges: BTreeMap<BridgeId, BridgeModel>,
     /// Rule 2 per page: an id in flight on any bridge, or answered on any.
-    answered: Answered,
+    answered: AnsweredModel,
     /// Pool index → key of the registered tool.
     tools: BTreeMap<usize, ToolKey>,
     /// Keys of tools that are gone (unregistering them again must be a no-op).
@@ -879,7 +853,7 @@ impl Model {
             policy: case.policy,
             inline_confirm: case.inline_confirm,
             bridges,
-            answered: Answered::default(),
+            answered: AnsweredModel::default(),
             tools: BTreeMap::new(),
             gone_keys: Vec::new(),
             scopes: [Some(ScopeId::ROOT), None, None, None],
@@ -999,19 +973,7 @@ impl Model {
 
     fn absorb_transmit(&mut self, bridge: BridgeId, text: &str, step: &mut Step) -> R {
         // Invariant 5: valid JSON, valid page → agent message, our clientId.
-        let message: Value =
-            serde_json::from_str(text).map_err(|e| fail(format!("sent non-JSON ({e}): {text}")))?;
-        if let Err(issues) = validate(&message, Direction::ToAgent) {
-            return Err(fail(format!(
-                "sent an invalid message {message}: {issues:?}"
-            )));
-        }
-        prop_assert_eq!(
-            message["clientId"].as_str(),
-            Some(self.client_id.as_str()),
-            "clientId of {}",
-            message
-        );
+        let message = sent_message(text, &self.client_id).map_err(fail)?;
         let Some(b) = self.bridges.get_mut(&bridge) else {
             return Err(fail(format!(
                 "sent on an unknown bridge {bridge:?}: {message}"
@@ -1436,7 +1398,7 @@ impl Model {
         }
         // Invariant 2: at most 32 pending per scope, approved runs included.
         prop_assert!(
-            tm.max_pending_per_scope() <= 32,
+            tm.max_pending_per_scope() <= MAX_PENDING_PER_SCOPE,
             "{} pending on a scope",
             tm.max_pending_per_scope()
         );
@@ -1448,7 +1410,7 @@ impl Model {
             .count();
         let mut bridge_calls = 0;
         prop_assert_eq!(tm.answered_ids(), self.answered.len(), "answered ids");
-        prop_assert!(tm.answered_ids() <= 1000);
+        prop_assert!(tm.answered_ids() <= ANSWERED_ID_MEMORY);
         for (id, b) in &self.bridges {
             if b.attached {
                 bridge_calls += b.in_flight.len();
@@ -1474,7 +1436,7 @@ impl Model {
         );
         // Confirmations.
         let pending = tm.pending_confirmations();
-        prop_assert!(tm.pending_confirmation_count() <= 100);
+        prop_assert!(tm.pending_confirmation_count() <= MAX_PENDING_CONFIRMATIONS);
         prop_assert_eq!(tm.pending_confirmation_count(), pending.len());
         let now = self.page.now;
         let ids: Vec<String> = pending.iter().map(|p| p.confirm_id.clone()).collect();

@@ -22,7 +22,7 @@
 //! page's `clientId`, so that hand-written seeds and the fuzzer can address
 //! the page.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 use toolmark_bridge::ids::{RandomError, RandomSource};
@@ -32,19 +32,19 @@ use toolmark_bridge::machine::{
 };
 use toolmark_bridge::policy::{Caller, Decision, Policy};
 use toolmark_bridge::protocol::{
-    check_agent_to_page, inbound::nesting_exceeds, parse_json, peek_client_id, validate,
-    AgentToPage, Direction, FieldChange, Hints, Issue, Rejection, ToolMode, ToolResult,
-    DEFAULT_MAX_MESSAGE_BYTES,
+    check_agent_to_page, inbound::nesting_exceeds, parse_json, peek_client_id, AgentToPage,
+    FieldChange, Hints, Issue, Rejection, ToolMode, ToolResult, DEFAULT_MAX_MESSAGE_BYTES,
 };
 use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
 use toolmark_bridge::schema::{CompiledSchema, PatternMatcher};
 
-/// Spec rule 5: pending calls per scope.
-const MAX_PENDING_PER_SCOPE: usize = 32;
-/// Spec: pending deferred confirmations per page.
-const MAX_PENDING_CONFIRMATIONS: usize = 100;
-/// Spec rule 2: answered-id memory.
-const ANSWERED_ID_MEMORY: usize = 1000;
+#[path = "spec_model.rs"]
+mod spec_model;
+use spec_model::{
+    sent_message, AnsweredModel, ANSWERED_ID_MEMORY, MAX_PENDING_CONFIRMATIONS,
+    MAX_PENDING_PER_SCOPE,
+};
+
 /// JSON the driver makes up is kept to the inbound depth limit, so that a
 /// message wrapping it stays well inside serde_json's default limit of 128
 /// when the checker parses it back.
@@ -465,8 +465,7 @@ struct Driver {
     bridges: BTreeMap<BridgeId, BridgeModel>,
     detached: Vec<BridgeId>,
     /// The last 1000 results the page sent, on any bridge (rule 2 is per page).
-    recent: VecDeque<String>,
-    recent_set: HashSet<String>,
+    recent: AnsweredModel,
     next_fresh_id: u64,
     flooded: usize,
     // work and requests
@@ -527,8 +526,7 @@ impl Driver {
             scopes,
             bridges: BTreeMap::new(),
             detached: Vec::new(),
-            recent: VecDeque::new(),
-            recent_set: HashSet::new(),
+            recent: AnsweredModel::default(),
             next_fresh_id: 0,
             flooded: 0,
             outstanding: Vec::new(),
@@ -919,7 +917,7 @@ impl Driver {
                 },
             };
             let duplicate = |id: &String| {
-                self.recent_set.contains(id) || self.bridges.values().any(|m| m.owed.contains(id))
+                self.recent.contains(id) || self.bridges.values().any(|m| m.owed.contains(id))
             };
             if let Some(id) = owed.filter(|id| !duplicate(id)) {
                 if let Some(model) = self.bridges.get_mut(&bridge) {
@@ -1017,7 +1015,7 @@ impl Driver {
                 .is_some_and(|m| message.len() <= m.max_message_bytes);
             if i % 64 == 0 || !light || !fits {
                 self.inbound(bridge, &message);
-                light = self.bridges.contains_key(&bridge) && self.recent_set.contains(&id);
+                light = self.bridges.contains_key(&bridge) && self.recent.contains(&id);
                 continue;
             }
             if let Some(model) = self.bridges.get_mut(&bridge) {
@@ -1224,16 +1222,7 @@ impl Driver {
     }
 
     fn check_transmit(&mut self, bridge: BridgeId, text: &str) {
-        let value: Value = serde_json::from_str(text)
-            .unwrap_or_else(|e| panic!("transmitted text is not JSON ({e}): {text}"));
-        if let Err(issues) = validate(&value, Direction::ToAgent) {
-            panic!("transmitted message fails the page-to-agent schema: {issues:?}\n{text}");
-        }
-        assert_eq!(
-            value["clientId"].as_str(),
-            Some(self.client_id.as_str()),
-            "wrong clientId: {text}"
-        );
+        let value = sent_message(text, &self.client_id).unwrap_or_else(|e| panic!("{e}"));
         let current_rev = self.tm.rev();
         assert!(
             self.bridges.contains_key(&bridge),
@@ -1316,20 +1305,14 @@ impl Driver {
             panic!("result for a bridge that is not attached ({bridge:?}): {text}");
         };
         assert!(
-            !self.recent_set.contains(id),
+            !self.recent.contains(id),
             "second result for id {id:?} within the page's last {ANSWERED_ID_MEMORY}: {text}"
         );
         assert!(
             model.owed.remove(id),
             "result for id {id:?} that {bridge:?} is not owed: {text}"
         );
-        if self.recent.len() >= ANSWERED_ID_MEMORY {
-            if let Some(old) = self.recent.pop_front() {
-                self.recent_set.remove(&old);
-            }
-        }
-        self.recent_set.insert(id.to_owned());
-        self.recent.push_back(id.to_owned());
+        self.recent.remember(id);
     }
 
     fn check_event(&mut self, event: Event) {

@@ -1,0 +1,346 @@
+//! The page's bridges: which are attached and with what options, the
+//! `clientId` filter (rule 1) and the page's answered-id memory (rule 2: one
+//! per page, shared by all its bridges).
+//!
+//! No IO: the machine asks, this module answers and remembers.
+
+use alloc::collections::VecDeque;
+use hashbrown::HashSet;
+use serde::Serialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::prelude::*;
+use crate::protocol::{peek_client_id, DEFAULT_MAX_MESSAGE_BYTES};
+
+/// Spec: the last 1000 answered call/describe ids are remembered.
+pub const ANSWERED_ID_MEMORY: usize = 1000;
+
+/// `onChange` of a bridge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OnChange {
+    Manifest,
+    Changed,
+}
+
+/// Options of `bridge(...)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BridgeOptions {
+    pub on_change: OnChange,
+    pub max_message_bytes: usize,
+}
+
+impl Default for BridgeOptions {
+    fn default() -> Self {
+        BridgeOptions {
+            on_change: OnChange::Manifest,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+}
+
+/// An attached bridge (one transport).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct BridgeId(pub u32);
+
+/// The page's bridges and what they share: its `clientId` and the
+/// answered-id memory.
+#[derive(Debug)]
+pub struct Bridges {
+    client_id: String,
+    /// Attached bridges in id order (ids only grow), so they are told of a
+    /// new revision in that order without a sort.
+    attached: Vec<(BridgeId, BridgeOptions)>,
+    next: u32,
+    answered: AnsweredIds,
+}
+
+impl Bridges {
+    pub fn new(client_id: String) -> Bridges {
+        Bridges {
+            client_id,
+            attached: Vec::new(),
+            next: 0,
+            answered: AnsweredIds::new(ANSWERED_ID_MEMORY),
+        }
+    }
+
+    pub fn client_id(&self) -> &str {
+        &self.client_id
+    }
+
+    /// Rule 1: a message carrying another page's string `clientId` is not
+    /// for this page (one without a string `clientId` is left to validation).
+    pub fn is_foreign(&self, message: &Value) -> bool {
+        peek_client_id(message).is_some_and(|id| id != self.client_id)
+    }
+
+    /// Attaches a bridge under the next id. Only once the ids have run out
+    /// (saturated) is an id taken again: that bridge's options are replaced.
+    pub fn attach(&mut self, options: BridgeOptions) -> BridgeId {
+        let id = BridgeId(self.next);
+        self.next = self.next.saturating_add(1);
+        match self.attached.iter_mut().find(|(b, _)| *b == id) {
+            Some(slot) => slot.1 = options,
+            None => self.attached.push((id, options)),
+        }
+        id
+    }
+
+    /// Detaches a bridge; false when it was not attached.
+    pub fn detach(&mut self, bridge: BridgeId) -> bool {
+        let before = self.attached.len();
+        self.attached.retain(|(b, _)| *b != bridge);
+        self.attached.len() != before
+    }
+
+    pub fn options(&self, bridge: BridgeId) -> Option<BridgeOptions> {
+        self.attached
+            .iter()
+            .find(|(b, _)| *b == bridge)
+            .map(|(_, options)| *options)
+    }
+
+    pub fn contains(&self, bridge: BridgeId) -> bool {
+        self.options(bridge).is_some()
+    }
+
+    /// The attached bridges in id order, with their `onChange`.
+    pub fn attached(&self) -> Vec<(BridgeId, OnChange)> {
+        self.attached
+            .iter()
+            .map(|(b, options)| (*b, options.on_change))
+            .collect()
+    }
+
+    /// Rule 2: the id is among the page's last 1000 answered ids.
+    pub fn was_answered(&self, id: &str) -> bool {
+        self.answered.contains(id)
+    }
+
+    /// Remembers an answered id.
+    pub fn answered(&mut self, id: &str) {
+        self.answered.insert(id);
+    }
+
+    pub fn answered_ids(&self) -> &AnsweredIds {
+        &self.answered
+    }
+}
+
+/// Ids up to this many bytes are remembered as they are; longer ones by
+/// their SHA-256 digest (an id's size is bounded only by the message's).
+pub const SHORT_ID_BYTES: usize = 64;
+
+/// How an id is remembered: a fixed-size value (no heap of its own), the
+/// id itself when short, else its 256-bit digest. The two kinds never
+/// compare equal, so a short id cannot meet a long one's digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IdKey {
+    Short {
+        len: u8,
+        bytes: [u8; SHORT_ID_BYTES],
+    },
+    Digest([u8; 32]),
+}
+
+impl IdKey {
+    pub fn of(id: &str) -> IdKey {
+        let text = id.as_bytes();
+        let mut bytes = [0; SHORT_ID_BYTES];
+        match (bytes.get_mut(..text.len()), u8::try_from(text.len())) {
+            (Some(prefix), Ok(len)) => {
+                prefix.copy_from_slice(text);
+                IdKey::Short { len, bytes }
+            }
+            _ => IdKey::Digest(Sha256::digest(text).into()),
+        }
+    }
+}
+
+/// Rule 2's answered-id memory: the last `capacity` ids, each an [`IdKey`]
+/// (fixed size, whatever the ids' length), found in O(1) by a hash set and
+/// forgotten oldest first from a queue in insertion order.
+#[derive(Debug)]
+pub struct AnsweredIds {
+    known: HashSet<IdKey>,
+    order: VecDeque<IdKey>,
+    capacity: usize,
+}
+
+impl AnsweredIds {
+    pub fn new(capacity: usize) -> AnsweredIds {
+        AnsweredIds {
+            known: HashSet::new(),
+            order: VecDeque::new(),
+            capacity,
+        }
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.known.contains(&IdKey::of(id))
+    }
+
+    /// Remembers an id, forgetting the oldest when full (a known id stays
+    /// where it is).
+    pub fn insert(&mut self, id: &str) {
+        let key = IdKey::of(id);
+        if self.capacity == 0 || self.known.contains(&key) {
+            return;
+        }
+        if self.order.len() >= self.capacity {
+            if let Some(oldest) = self.order.pop_front() {
+                self.known.remove(&oldest);
+            }
+        } else if self.order.is_empty() {
+            // Full size at once: the memory never rehashes or grows.
+            self.known.reserve(self.capacity);
+            self.order.reserve_exact(self.capacity);
+        }
+        self.known.insert(key);
+        self.order.push_back(key);
+    }
+
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// Bytes it holds: the set's buckets (a key and a control byte each)
+    /// and the queue's keys.
+    pub fn held_bytes(&self) -> usize {
+        let key = core::mem::size_of::<IdKey>();
+        // hashbrown's capacity is 7/8 of its power-of-two bucket count.
+        let buckets = (self.known.capacity() * 8 / 7).next_power_of_two();
+        buckets * (key + 1) + self.order.capacity() * key
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bridges_attach_in_id_order_and_filter_by_client_id() {
+        let mut bridges = Bridges::new("me".into());
+        let a = bridges.attach(BridgeOptions::default());
+        let b = bridges.attach(BridgeOptions {
+            on_change: OnChange::Changed,
+            max_message_bytes: 10,
+        });
+        assert_eq!((a, b), (BridgeId(0), BridgeId(1)));
+        assert_eq!(
+            bridges.attached(),
+            [(a, OnChange::Manifest), (b, OnChange::Changed)]
+        );
+        assert_eq!(bridges.options(b).map(|o| o.max_message_bytes), Some(10));
+        assert!(bridges.detach(a) && !bridges.detach(a));
+        assert!(!bridges.contains(a) && bridges.contains(b));
+        assert_eq!(bridges.attach(BridgeOptions::default()), BridgeId(2));
+        let foreign = serde_json::json!({"clientId": "other"});
+        let own = serde_json::json!({"clientId": "me"});
+        let none = serde_json::json!({"clientId": 7});
+        assert!(bridges.is_foreign(&foreign));
+        assert!(!bridges.is_foreign(&own) && !bridges.is_foreign(&none));
+    }
+
+    #[test]
+    fn the_answered_memory_is_shared_by_the_bridges() {
+        let mut bridges = Bridges::new("me".into());
+        let a = bridges.attach(BridgeOptions::default());
+        bridges.answered("x");
+        bridges.detach(a);
+        assert!(bridges.was_answered("x"), "outlives its bridge");
+        assert!(!bridges.was_answered("y"));
+    }
+
+    #[test]
+    fn bridge_ids_saturate_and_the_last_one_is_replaced() {
+        let mut bridges = Bridges::new("me".into());
+        bridges.next = u32::MAX;
+        let last = bridges.attach(BridgeOptions::default());
+        let again = bridges.attach(BridgeOptions {
+            on_change: OnChange::Changed,
+            ..BridgeOptions::default()
+        });
+        assert_eq!((last, again), (BridgeId(u32::MAX), BridgeId(u32::MAX)));
+        assert_eq!(bridges.attached(), [(last, OnChange::Changed)]);
+    }
+
+    #[test]
+    fn answered_ids_forget_the_oldest_and_keep_long_ids_as_digests() {
+        let mut ids = AnsweredIds::new(3);
+        let long = |c: &str| c.repeat(SHORT_ID_BYTES + 1);
+        for id in ["a", &long("b"), "c"] {
+            ids.insert(id);
+        }
+        ids.insert("a");
+        assert_eq!(ids.len(), 3, "already there");
+        ids.insert("d");
+        assert!(!ids.contains("a"), "the oldest is forgotten");
+        assert!(ids.contains(&long("b")) && ids.contains("c") && ids.contains("d"));
+        ids.insert(&long("e"));
+        ids.insert("f");
+        assert!(!ids.contains(&long("b")) && !ids.contains("c"));
+        assert_eq!(ids.len(), 3);
+        assert!(matches!(IdKey::of(&long("x")), IdKey::Digest(_)));
+        assert!(matches!(
+            IdKey::of(&"x".repeat(SHORT_ID_BYTES)),
+            IdKey::Short { .. }
+        ));
+        assert_ne!(IdKey::of(""), IdKey::of("\0"));
+        let mut none = AnsweredIds::new(0);
+        none.insert("a");
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn answered_ids_agree_with_a_plain_queue() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for (capacity, pool) in [(1, 3), (3, 5), (7, 20), (64, 200), (1000, 3000)] {
+            let mut ids = AnsweredIds::new(capacity);
+            let mut model: VecDeque<String> = Default::default();
+            for step in 0..20_000 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let n = (state >> 33) as usize % pool;
+                let id = if n % 3 == 0 {
+                    format!("{n}{}", "L".repeat(SHORT_ID_BYTES))
+                } else {
+                    format!("id{n}")
+                };
+                let known = model.contains(&id);
+                assert_eq!(
+                    ids.contains(&id),
+                    known,
+                    "{capacity}/{pool} step {step}: {id}"
+                );
+                if !known {
+                    if model.len() == capacity {
+                        model.pop_front();
+                    }
+                    model.push_back(id.clone());
+                }
+                ids.insert(&id);
+                assert_eq!(ids.len(), model.len());
+            }
+            for id in &model {
+                assert!(ids.contains(id), "{capacity}/{pool}: lost {id}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_full_memory_holds_a_bounded_number_of_bytes() {
+        let mut ids = AnsweredIds::new(ANSWERED_ID_MEMORY);
+        for i in 0..3 * ANSWERED_ID_MEMORY {
+            ids.insert(&format!("{i}{}", "x".repeat(100)));
+        }
+        assert_eq!(ids.len(), ANSWERED_ID_MEMORY);
+        assert!(ids.held_bytes() <= 256 * 1024, "{}", ids.held_bytes());
+    }
+}

@@ -1,0 +1,926 @@
+//! A call's lifecycle, from a bridge's `call` or a page request to its one
+//! answer: admitted (registry, policy, rule 5), queued in its scope's lane,
+//! validated (in Rust, or by JS for a Standard Schema), confirmed first
+//! when the policy says so (see [`crate::confirmations`]), run by JS,
+//! aborted with a grace period, answered. `Calls` owns the calls in
+//! flight and the runs abandoned after their grace period; the `impl
+//! Toolmark` below moves a call from stage to stage.
+
+use crate::vecmap::Queue;
+use serde_json::Value;
+
+use crate::bridges::BridgeId;
+use crate::confirmations::Prepared;
+use crate::confirmations::Requester;
+use crate::ids::new_id;
+use crate::lanes::CallKey;
+use crate::machine::{error_result, Handle, RunId, Toolmark};
+use crate::outputs::Action;
+use crate::policy::{Caller, ConfirmMode, Decision};
+use crate::prelude::*;
+use crate::protocol::codes::{error_message, refused_message};
+use crate::protocol::{parse_value, CancelledBy, ErrorEventCode, Issue, RefusedCode, ToolResult};
+use crate::registry::{ScopeId, ToolKey, Validator};
+
+/// Abandoned runs remembered to report `late_result`.
+const ABANDONED_MEMORY: usize = 1000;
+
+/// How a tool run settled, as JS saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Returned a value: its JSON text (`JSON.stringify`), `None` for `undefined`.
+    Ok(Option<String>),
+    /// Threw or rejected (the detail goes to the `tool_threw` event only).
+    Threw(String),
+    /// Returned something JSON cannot carry.
+    NotSerializable(String),
+    /// Rejected because its signal was aborted.
+    Aborted,
+}
+
+/// What JS's validation of a Standard Schema input said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Validated {
+    /// Valid; `Some` carries the JSON text of the (possibly transformed) value.
+    Valid(Option<String>),
+    Invalid(Vec<Issue>),
+    Threw(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// A `call` from a bridge, answered by a `result` with the call's
+    /// `call_id` (a bridge call's id is its call id).
+    Bridge(BridgeId),
+    /// A page request.
+    Local(Handle),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Approval {
+    pub(crate) confirm_id: String,
+    pub(crate) requester: Requester,
+    pub(crate) state: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// Waiting in its scope's lane.
+    Queued,
+    /// Started (the lane's active call), nothing asked of JS right now.
+    Active,
+    Validating(RunId),
+    Preparing(RunId),
+    ReadingState(RunId),
+    Running(RunId),
+    Aborting {
+        run: RunId,
+        deadline: u64,
+    },
+}
+
+impl Stage {
+    fn run(self) -> Option<RunId> {
+        match self {
+            Stage::Queued | Stage::Active => None,
+            Stage::Validating(run)
+            | Stage::Preparing(run)
+            | Stage::ReadingState(run)
+            | Stage::Running(run)
+            | Stage::Aborting { run, .. } => Some(run),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Call {
+    pub(crate) key: CallKey,
+    pub(crate) origin: Origin,
+    pub(crate) tool: ToolKey,
+    pub(crate) tool_name: String,
+    pub(crate) scope: ScopeId,
+    pub(crate) caller: Caller,
+    pub(crate) call_id: String,
+    pub(crate) input: Value,
+    pub(crate) rev: Option<u64>,
+    pub(crate) stage: Stage,
+    pub(crate) approval: Option<Approval>,
+    /// Its run took a snapshot (decided at start: the tool may be gone by the end).
+    pub(crate) snapshot: bool,
+    /// The validation run whose value JS keeps for this call's run.
+    pub(crate) validated: Option<RunId>,
+}
+
+/// An admitted call, before it is queued.
+#[derive(Debug)]
+pub(crate) struct NewCall {
+    pub(crate) origin: Origin,
+    pub(crate) tool: ToolKey,
+    pub(crate) tool_name: String,
+    pub(crate) scope: ScopeId,
+    pub(crate) caller: Caller,
+    pub(crate) call_id: String,
+    pub(crate) input: Value,
+    pub(crate) rev: Option<u64>,
+    pub(crate) approval: Option<Approval>,
+}
+
+/// The calls in flight, in key order (which is arrival order), and the
+/// run counter (runs are unique per page).
+#[derive(Debug, Default)]
+pub(crate) struct Calls {
+    list: Vec<Call>,
+    next_key: u64,
+    next_run: u64,
+    /// Runs abandoned after their grace period, with their tool's name,
+    /// oldest first (at most [`ABANDONED_MEMORY`]).
+    abandoned: Queue<(RunId, String)>,
+}
+
+impl Calls {
+    /// A new call, queued.
+    pub(crate) fn add(&mut self, new: NewCall) -> CallKey {
+        let key = CallKey(self.next_key);
+        self.next_key += 1;
+        self.list.push(Call {
+            key,
+            origin: new.origin,
+            tool: new.tool,
+            tool_name: new.tool_name,
+            scope: new.scope,
+            caller: new.caller,
+            call_id: new.call_id,
+            input: new.input,
+            rev: new.rev,
+            stage: Stage::Queued,
+            approval: new.approval,
+            snapshot: false,
+            validated: None,
+        });
+        key
+    }
+
+    pub(crate) fn new_run(&mut self) -> RunId {
+        let run = RunId(self.next_run);
+        self.next_run += 1;
+        run
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    fn index(&self, key: CallKey) -> Option<usize> {
+        self.list.iter().position(|call| call.key == key)
+    }
+
+    pub(crate) fn get(&self, key: CallKey) -> Option<&Call> {
+        self.list.get(self.index(key)?)
+    }
+
+    pub(crate) fn get_mut(&mut self, key: CallKey) -> Option<&mut Call> {
+        let index = self.index(key)?;
+        self.list.get_mut(index)
+    }
+
+    /// Takes a call out, keeping the rest in key order.
+    pub(crate) fn remove(&mut self, key: CallKey) -> Option<Call> {
+        let index = self.index(key)?;
+        (index < self.list.len()).then(|| self.list.remove(index))
+    }
+
+    pub(crate) fn set_stage(&mut self, key: CallKey, stage: Stage) {
+        if let Some(call) = self.get_mut(key) {
+            call.stage = stage;
+        }
+    }
+
+    /// The call whose current stage waits for `run`.
+    pub(crate) fn waiting_for(&self, run: RunId) -> Option<(CallKey, &Call)> {
+        let call = self.list.iter().find(|c| c.stage.run() == Some(run))?;
+        Some((call.key, call))
+    }
+
+    /// The first call, in key order, that `matches`.
+    fn first(&self, matches: impl Fn(&Call) -> bool) -> Option<CallKey> {
+        self.list.iter().find(|c| matches(c)).map(|c| c.key)
+    }
+
+    /// The call in flight from `bridge` under `id`.
+    pub(crate) fn by_bridge_id(&self, bridge: BridgeId, id: &str) -> Option<CallKey> {
+        self.first(|c| c.origin == Origin::Bridge(bridge) && c.call_id == id)
+    }
+
+    /// Rule 2's in-flight half: a call under `id` from any bridge.
+    pub(crate) fn in_flight_from_a_bridge(&self, id: &str) -> bool {
+        self.first(|c| matches!(c.origin, Origin::Bridge(_)) && c.call_id == id)
+            .is_some()
+    }
+
+    /// The call of a page request.
+    pub(crate) fn of_request(&self, handle: Handle) -> Option<CallKey> {
+        self.first(|c| c.origin == Origin::Local(handle))
+    }
+
+    /// The first call from `bridge`, in key order.
+    pub(crate) fn first_from(&self, bridge: BridgeId) -> Option<CallKey> {
+        self.first(|c| c.origin == Origin::Bridge(bridge))
+    }
+
+    /// The first aborted call, in key order, out of grace at `now`.
+    pub(crate) fn first_out_of_grace(&self, now: u64) -> Option<CallKey> {
+        self.first(|c| matches!(c.stage, Stage::Aborting { deadline, .. } if deadline <= now))
+    }
+
+    /// The earliest end of an abort grace period.
+    pub(crate) fn next_deadline(&self) -> Option<u64> {
+        self.list
+            .iter()
+            .filter_map(|c| match c.stage {
+                Stage::Aborting { deadline, .. } => Some(deadline),
+                _ => None,
+            })
+            .min()
+    }
+
+    /// Remembers an abandoned run, forgetting the oldest beyond the memory.
+    pub(crate) fn abandon(&mut self, run: RunId, tool: String) {
+        if self.abandoned.len() >= ABANDONED_MEMORY {
+            self.abandoned.pop_front();
+        }
+        self.abandoned.push_back((run, tool));
+    }
+
+    /// Takes an abandoned run's tool name out (it reports `late_result` once).
+    pub(crate) fn take_abandoned(&mut self, run: RunId) -> Option<String> {
+        let index = self.abandoned.iter().position(|(r, _)| *r == run)?;
+        self.abandoned.remove(index).map(|(_, tool)| tool)
+    }
+}
+
+impl Toolmark {
+    /// Rule 6: an unknown tool is `stale` when the caller's rev is older than
+    /// ours (the tool is gone), else `unknown_tool`.
+    pub(crate) fn missing_tool(&self, rev: Option<u64>) -> ToolResult {
+        let current = self.registry.rev();
+        if rev.is_some_and(|rev| rev < current) {
+            self.refused(
+                RefusedCode::Stale,
+                "The tool is gone: use the latest manifest",
+            )
+        } else {
+            self.refused(RefusedCode::UnknownTool, "No such tool")
+        }
+    }
+
+    /// The answer to a call whose tool was unregistered after it was accepted.
+    fn tool_gone(&self, call: &Call) -> ToolResult {
+        match call.approval {
+            Some(_) => self.gone_since_confirmation(),
+            None => self.missing_tool(call.rev),
+        }
+    }
+
+    pub(crate) fn gone_since_confirmation(&self) -> ToolResult {
+        self.refused(
+            RefusedCode::Stale,
+            "The tool is gone since confirmation was requested",
+        )
+    }
+    /// Checks a new call against the registry, policy and lane bound; `Err`
+    /// is the refusal to answer with.
+    fn admit(
+        &self,
+        name: &str,
+        caller: Caller,
+        rev: Option<u64>,
+    ) -> Result<(ToolKey, ScopeId), ToolResult> {
+        let tool = self
+            .registry
+            .by_name(name)
+            .filter(|t| self.policy.visible(caller, &t.def.hints))
+            .ok_or_else(|| self.missing_tool(rev))?;
+        match self.policy.decide(caller, &tool.def.hints) {
+            Decision::Deny | Decision::Hide => {
+                return Err(self.refused(
+                    RefusedCode::NotAllowed,
+                    "The caller's policy does not allow this tool",
+                ))
+            }
+            Decision::Confirm if self.policy.confirm_mode() == ConfirmMode::None => {
+                return Err(self.refused(
+                    RefusedCode::NotAllowed,
+                    "This tool needs a human's confirmation and there is no confirmation path",
+                ))
+            }
+            _ => {}
+        }
+        if self.lanes.is_busy(tool.scope) {
+            return Err(self.refused(
+                RefusedCode::Busy,
+                "The tool's scope already has 32 pending calls",
+            ));
+        }
+        Ok((tool.key, tool.scope))
+    }
+
+    pub(crate) fn inbound_call(
+        &mut self,
+        bridge: BridgeId,
+        id: String,
+        tool: String,
+        input: Value,
+        rev: Option<u64>,
+        now: u64,
+    ) {
+        if self.is_duplicate(&id) {
+            return;
+        }
+        match self.admit(&tool, Caller::Inapp, rev) {
+            Err(result) => self.answer_bridge(bridge, &id, result),
+            Ok((key, scope)) => {
+                self.enqueue(NewCall {
+                    origin: Origin::Bridge(bridge),
+                    tool: key,
+                    tool_name: tool,
+                    scope,
+                    caller: Caller::Inapp,
+                    call_id: id,
+                    input,
+                    rev,
+                    approval: None,
+                });
+                self.pump(now);
+            }
+        }
+    }
+
+    /// Queues an admitted call in its scope's lane.
+    pub(crate) fn enqueue(&mut self, new: NewCall) -> CallKey {
+        let scope = new.scope;
+        let key = self.calls.add(new);
+        self.lanes.push(scope, key);
+        key
+    }
+
+    /// `tm.call(name, input, { caller, rev })`: completes with the result.
+    pub fn call(
+        &mut self,
+        name: &str,
+        input_json: &str,
+        caller: Caller,
+        rev: Option<u64>,
+        now: u64,
+    ) -> Handle {
+        let handle = self.new_handle();
+        let input = match parse_value(input_json) {
+            Ok(input) => input,
+            Err(_) => {
+                self.out.complete(
+                    handle,
+                    ToolResult::Invalid {
+                        issues: vec![Issue {
+                            path: String::new(),
+                            message: "input must be JSON".into(),
+                        }],
+                    },
+                );
+                return handle;
+            }
+        };
+        let call_id = match new_id(self.rng.as_mut()) {
+            Ok(id) => id,
+            Err(error) => {
+                self.out.error(
+                    ErrorEventCode::ToolThrew,
+                    error.message(),
+                    Some(name.into()),
+                );
+                self.out
+                    .complete(handle, error_result(error_message::TOOL_FAILED));
+                return handle;
+            }
+        };
+        match self.admit(name, caller, rev) {
+            Err(result) => self.out.complete(handle, result),
+            Ok((key, scope)) => {
+                self.enqueue(NewCall {
+                    origin: Origin::Local(handle),
+                    tool: key,
+                    tool_name: name.to_owned(),
+                    scope,
+                    caller,
+                    call_id,
+                    input,
+                    rev,
+                    approval: None,
+                });
+                self.pump(now);
+            }
+        }
+        handle
+    }
+
+    /// The `signal` of a page call was aborted.
+    pub fn abort(&mut self, handle: Handle, now: u64) {
+        if let Some(key) = self.calls.of_request(handle) {
+            self.cancel_call(key, now);
+        }
+    }
+
+    /// `cancel`: a queued call is answered `cancelled signal` at once; a
+    /// running one is aborted and gets the grace period to settle.
+    pub(crate) fn cancel_call(&mut self, key: CallKey, now: u64) {
+        let deadline = now.saturating_add(self.config.abort_grace_ms);
+        let Some(call) = self.calls.get_mut(key) else {
+            return;
+        };
+        match call.stage {
+            Stage::Running(run) => {
+                call.stage = Stage::Aborting { run, deadline };
+                self.out.action(Action::Abort { run });
+            }
+            Stage::Aborting { .. } => {}
+            _ => {
+                self.finish(
+                    key,
+                    ToolResult::Cancelled {
+                        by: CancelledBy::Signal,
+                    },
+                    now,
+                );
+            }
+        }
+    }
+
+    /// Starts queued calls on every idle lane, until nothing more can start.
+    pub(crate) fn pump(&mut self, now: u64) {
+        while let Some(key) = self.lanes.next_to_start() {
+            self.calls.set_stage(key, Stage::Active);
+            self.start(key, now);
+        }
+    }
+
+    fn input_text(call: &Call) -> String {
+        crate::protocol::to_json(&call.input)
+    }
+
+    /// A call reaches the front of its lane.
+    pub(crate) fn start(&mut self, key: CallKey, now: u64) {
+        let Some(call) = self.calls.get(key) else {
+            return;
+        };
+        let Some(tool) = self.registry.by_key(call.tool) else {
+            // Unregistered while the call waited.
+            return self.finish(key, self.tool_gone(call), now);
+        };
+        if call.approval.is_some() {
+            if tool.def.has_state {
+                let input = Self::input_text(call);
+                let tool = call.tool;
+                let run = self.calls.new_run();
+                self.calls.set_stage(key, Stage::ReadingState(run));
+                self.out.action(Action::ReadState { run, tool, input });
+                return;
+            }
+            return self.start_run(key, now);
+        }
+        match &tool.input {
+            Validator::Any => self.validated(key, now),
+            Validator::Json(schema) => {
+                let issues = schema.validate(&call.input, self.matcher.as_ref());
+                if issues.is_empty() {
+                    self.validated(key, now)
+                } else {
+                    let issues = Issue::from_schema(issues);
+                    self.finish(key, ToolResult::invalid(issues), now)
+                }
+            }
+            Validator::External => {
+                let input = Self::input_text(call);
+                let tool = call.tool;
+                let run = self.calls.new_run();
+                self.calls.set_stage(key, Stage::Validating(run));
+                self.out.action(Action::Validate { run, tool, input });
+            }
+        }
+    }
+
+    /// Valid input: confirm first, or run.
+    fn validated(&mut self, key: CallKey, now: u64) {
+        let Some(call) = self.calls.get(key) else {
+            return;
+        };
+        let Some(tool) = self.registry.by_key(call.tool) else {
+            return self.finish(key, self.missing_tool(call.rev), now);
+        };
+        if self.policy.decide(call.caller, &tool.def.hints) != Decision::Confirm {
+            return self.start_run(key, now);
+        }
+        let def = &tool.def;
+        if def.has_summary || def.has_changes || def.has_state {
+            let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
+            let input = Self::input_text(call);
+            let (tool, validated) = (call.tool, call.validated);
+            let run = self.calls.new_run();
+            self.calls.set_stage(key, Stage::Preparing(run));
+            self.out.action(Action::Prepare {
+                run,
+                tool,
+                input,
+                summary,
+                changes,
+                state,
+                validated,
+            });
+        } else {
+            self.request_confirmation(key, Prepared::default(), now);
+        }
+    }
+
+    /// Only a registered tool ever runs: one gone by now answers the call instead.
+    pub(crate) fn start_run(&mut self, key: CallKey, now: u64) {
+        let Some(call) = self.calls.get(key) else {
+            return;
+        };
+        let Some(snapshot) = self.registry.by_key(call.tool).map(|t| t.def.has_snapshot) else {
+            return self.finish(key, self.tool_gone(call), now);
+        };
+        let (tool, name, input, caller, call_id) = (
+            call.tool,
+            call.tool_name.clone(),
+            Self::input_text(call),
+            call.caller,
+            call.call_id.clone(),
+        );
+        let run = self.calls.new_run();
+        self.calls.set_stage(key, Stage::Running(run));
+        // The run uses up the kept value (JS forgets it as it starts).
+        let mut validated = None;
+        if let Some(call) = self.calls.get_mut(key) {
+            call.snapshot = snapshot;
+            validated = call.validated.take();
+        }
+        self.out.action(Action::Run {
+            run,
+            tool,
+            name,
+            input,
+            caller,
+            call_id,
+            snapshot,
+            validated,
+        });
+    }
+
+    /// `ctx.confirm` was used by a run: true when its caller has an inline
+    /// confirmation path (a human, with the page's handler).
+    pub fn ctx_confirm(&mut self, run: RunId) -> bool {
+        let Some((_, call)) = self.calls.waiting_for(run) else {
+            return false;
+        };
+        if call.caller == Caller::Human && self.config.inline_confirm {
+            return true;
+        }
+        let (caller, tool) = (call.caller, call.tool_name.clone());
+        self.out.error(
+            ErrorEventCode::CtxConfirmUnavailable,
+            format!(
+                "ctx.confirm is not available to caller {}: it has no inline confirmation path",
+                caller.as_str()
+            ),
+            Some(tool),
+        );
+        false
+    }
+
+    // ----- answers from JS ----------------------------------------------
+
+    /// A tool run settled.
+    pub fn handle_outcome(&mut self, run: RunId, outcome: Outcome, now: u64) {
+        let Some((key, call)) = self.calls.waiting_for(run) else {
+            return self.late(run, &outcome);
+        };
+        if !matches!(call.stage, Stage::Running(_) | Stage::Aborting { .. }) {
+            return;
+        }
+        let tool_name = call.tool_name.clone();
+        let call_id = call.call_id.clone();
+        let tool = self.registry.by_key(call.tool);
+        let snapshot = call.snapshot;
+        let result = match outcome {
+            Outcome::Ok(text) => match text.as_deref().map(parse_value) {
+                None => ToolResult::Ok { data: None },
+                Some(Ok(data)) => {
+                    if self.config.dev {
+                        if let Some(Validator::Json(schema)) = tool.and_then(|t| t.output.as_ref())
+                        {
+                            let issues = schema.validate(&data, self.matcher.as_ref());
+                            if let Some(first) = issues.first() {
+                                let message = format!(
+                                    "output of '{}' fails its output schema at '{}': {}",
+                                    tool_name, first.path, first.message
+                                );
+                                self.out.error(
+                                    ErrorEventCode::OutputInvalid,
+                                    message,
+                                    Some(tool_name.clone()),
+                                );
+                            }
+                        }
+                    }
+                    ToolResult::Ok { data: Some(data) }
+                }
+                Some(Err(rejection)) => {
+                    self.out.error(
+                        ErrorEventCode::TransportFailed,
+                        rejection.message(),
+                        Some(tool_name.clone()),
+                    );
+                    error_result(error_message::NOT_SERIALIZABLE)
+                }
+            },
+            Outcome::Threw(detail) => {
+                self.out
+                    .error(ErrorEventCode::ToolThrew, detail, Some(tool_name.clone()));
+                error_result(error_message::TOOL_FAILED)
+            }
+            Outcome::NotSerializable(detail) => {
+                self.out.error(
+                    ErrorEventCode::TransportFailed,
+                    format!("result of '{tool_name}' is not serializable: {detail}"),
+                    Some(tool_name.clone()),
+                );
+                error_result(error_message::NOT_SERIALIZABLE)
+            }
+            Outcome::Aborted => ToolResult::Cancelled {
+                by: CancelledBy::Signal,
+            },
+        };
+        if snapshot {
+            if matches!(result, ToolResult::Ok { .. }) {
+                for forgotten in self.undo.insert(&call_id, run) {
+                    self.out.action(Action::DropRestorer { run: forgotten });
+                }
+            } else {
+                self.out.action(Action::DropRestorer { run });
+            }
+        }
+        self.finish(key, result, now);
+    }
+
+    /// An outcome for a run no call waits for: `late_result` when the run was
+    /// abandoned after its grace period.
+    fn late(&mut self, run: RunId, outcome: &Outcome) {
+        let Some(tool) = self.calls.take_abandoned(run) else {
+            return;
+        };
+        let status = match outcome {
+            Outcome::Ok(_) => "returned",
+            Outcome::Threw(_) => "threw",
+            Outcome::NotSerializable(_) => "returned an unserializable value",
+            Outcome::Aborted => "was aborted",
+        };
+        self.out.error(
+            ErrorEventCode::LateResult,
+            format!("tool '{tool}' {status} after its call was abandoned"),
+            Some(tool),
+        );
+    }
+
+    /// A tool's function threw: details to the `tool_threw` event, the call
+    /// gets the generic "Tool failed".
+    pub(crate) fn tool_failed(
+        &mut self,
+        key: CallKey,
+        tool_name: String,
+        detail: String,
+        now: u64,
+    ) {
+        self.out
+            .error(ErrorEventCode::ToolThrew, detail, Some(tool_name));
+        self.finish(key, error_result(error_message::TOOL_FAILED), now)
+    }
+
+    /// The call waiting for this answer from JS, if it is in `stage`, and
+    /// its tool's name (the next stage replaces the run).
+    fn take_step(&mut self, run: RunId, stage: Stage) -> Option<(CallKey, String)> {
+        let (key, call) = self.calls.waiting_for(run)?;
+        if call.stage != stage {
+            return None;
+        }
+        Some((key, call.tool_name.clone()))
+    }
+
+    /// A Standard Schema validation finished.
+    /// With `Valid(Some(_))` JS keeps the value itself under `run` until a
+    /// `Run` uses it or `ForgetValidated` says no run will.
+    pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
+        let kept = matches!(validated, Validated::Valid(Some(_))).then_some(run);
+        let Some((key, tool_name)) = self.take_step(run, Stage::Validating(run)) else {
+            return self.out.forget_validated(kept);
+        };
+        match validated {
+            Validated::Valid(text) => {
+                if let Some(text) = text {
+                    match parse_value(&text) {
+                        Ok(value) => {
+                            if let Some(call) = self.calls.get_mut(key) {
+                                call.input = value;
+                                call.validated = kept;
+                            }
+                        }
+                        Err(rejection) => {
+                            self.out.forget_validated(kept);
+                            return self.tool_failed(key, tool_name, rejection.message(), now);
+                        }
+                    }
+                }
+                self.calls.set_stage(key, Stage::Active);
+                self.validated(key, now);
+            }
+            Validated::Invalid(issues) => self.finish(key, ToolResult::invalid(issues), now),
+            Validated::Threw(detail) => self.tool_failed(key, tool_name, detail, now),
+        }
+    }
+
+    /// A tool's `summary` / `changes` / form state for a confirmation.
+    pub fn handle_prepared(&mut self, run: RunId, prepared: Result<Prepared, String>, now: u64) {
+        let Some((key, tool_name)) = self.take_step(run, Stage::Preparing(run)) else {
+            return;
+        };
+        match prepared {
+            Ok(prepared) => self.request_confirmation(key, prepared, now),
+            Err(detail) => self.tool_failed(key, tool_name, detail, now),
+        }
+    }
+
+    /// The form state read again at approval: a change means `refused stale`.
+    pub fn handle_state(&mut self, run: RunId, state: Result<Option<String>, String>, now: u64) {
+        let Some((key, tool_name)) = self.take_step(run, Stage::ReadingState(run)) else {
+            return;
+        };
+        let expected = self
+            .calls
+            .get(key)
+            .and_then(|c| c.approval.as_ref())
+            .and_then(|a| a.state.clone());
+        match state {
+            Ok(state) if state == expected => self.start_run(key, now),
+            Ok(_) => {
+                let result = self.refused(RefusedCode::Stale, refused_message::FORM_CHANGED);
+                self.finish(key, result, now)
+            }
+            Err(detail) => self.tool_failed(key, tool_name, detail, now),
+        }
+    }
+
+    /// Aborted runs out of grace at `now`, in key order. Each is
+    /// abandoned: its outcome, if it ever comes, is `late_result`. (What an
+    /// answer starts is never aborting, so the search goes on from the start.)
+    pub(crate) fn abandon_out_of_grace(&mut self, now: u64) {
+        while let Some(key) = self.calls.first_out_of_grace(now) {
+            let Some(mut call) = self.remove_call(key) else {
+                break;
+            };
+            if let Stage::Aborting { run, .. } = call.stage {
+                self.calls
+                    .abandon(run, core::mem::take(&mut call.tool_name));
+                if call.snapshot {
+                    self.out.action(Action::DropRestorer { run });
+                }
+            }
+            self.answer(
+                call,
+                ToolResult::Cancelled {
+                    by: CancelledBy::Signal,
+                },
+                now,
+            );
+        }
+    }
+
+    /// Detaching a bridge: its calls go now, in key order, as nobody is
+    /// left to answer them. A running one is aborted and its outcome
+    /// ignored (not `late_result`); only a run (running or aborting) has a
+    /// restorer to drop.
+    pub(crate) fn drop_calls_of(&mut self, bridge: BridgeId) {
+        while let Some(key) = self.calls.first_from(bridge) {
+            let Some(call) = self.remove_call(key) else {
+                break;
+            };
+            if let Stage::Running(run) = call.stage {
+                self.out.action(Action::Abort { run });
+            }
+            if let (true, Some(run)) = (call.snapshot, call.stage.run()) {
+                self.out.action(Action::DropRestorer { run });
+            }
+        }
+    }
+
+    /// Takes a call out, which frees its place in its lane.
+    pub(crate) fn remove_call(&mut self, key: CallKey) -> Option<Call> {
+        let call = self.calls.remove(key)?;
+        self.lanes.remove(call.scope, key);
+        // A value kept for a run that never came.
+        self.out.forget_validated(call.validated);
+        Some(call)
+    }
+
+    /// The one answer of a call: to its bridge or page request, plus the
+    /// `confirmed` of an approved confirmation. Frees the lane.
+    pub(crate) fn finish(&mut self, key: CallKey, result: ToolResult, now: u64) {
+        if let Some(call) = self.remove_call(key) {
+            self.answer(call, result, now);
+        }
+    }
+
+    /// The answer of a call already taken out (see [`Toolmark::finish`]).
+    pub(crate) fn answer(&mut self, call: Call, result: ToolResult, now: u64) {
+        if let Some(approval) = &call.approval {
+            self.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
+        }
+        match call.origin {
+            Origin::Bridge(bridge) => self.answer_bridge(bridge, &call.call_id, result),
+            Origin::Local(handle) => self.out.complete(handle, result),
+        }
+        self.pump(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add(calls: &mut Calls, origin: Origin, id: &str) -> CallKey {
+        calls.add(NewCall {
+            origin,
+            tool: ToolKey(0),
+            tool_name: "t".into(),
+            scope: ScopeId::ROOT,
+            caller: Caller::Inapp,
+            call_id: id.into(),
+            input: Value::Null,
+            rev: None,
+            approval: None,
+        })
+    }
+
+    #[test]
+    fn calls_are_found_by_key_origin_and_run() {
+        let mut calls = Calls::default();
+        let a = add(&mut calls, Origin::Bridge(BridgeId(0)), "x");
+        let b = add(&mut calls, Origin::Local(Handle(7)), "y");
+        let c = add(&mut calls, Origin::Bridge(BridgeId(1)), "x");
+        assert_eq!((a, b, c), (CallKey(0), CallKey(1), CallKey(2)));
+        assert_eq!(calls.by_bridge_id(BridgeId(1), "x"), Some(c));
+        assert_eq!(calls.by_bridge_id(BridgeId(1), "y"), None);
+        assert!(calls.in_flight_from_a_bridge("x") && !calls.in_flight_from_a_bridge("y"));
+        assert_eq!(calls.of_request(Handle(7)), Some(b));
+        assert_eq!(calls.first_from(BridgeId(0)), Some(a));
+        let run = calls.new_run();
+        calls.set_stage(b, Stage::Running(run));
+        assert_eq!(calls.waiting_for(run).map(|(k, _)| k), Some(b));
+        assert_eq!(calls.new_run(), RunId(1), "runs are unique");
+        assert_eq!(calls.remove(a).map(|c| c.key), Some(a));
+        assert!(calls.get(a).is_none() && calls.remove(a).is_none());
+        assert_eq!(calls.len(), 2);
+    }
+
+    #[test]
+    fn grace_deadlines_are_found_in_key_order() {
+        let mut calls = Calls::default();
+        let a = add(&mut calls, Origin::Local(Handle(0)), "a");
+        let b = add(&mut calls, Origin::Local(Handle(1)), "b");
+        assert_eq!(calls.next_deadline(), None);
+        calls.set_stage(
+            b,
+            Stage::Aborting {
+                run: RunId(0),
+                deadline: 5,
+            },
+        );
+        calls.set_stage(
+            a,
+            Stage::Aborting {
+                run: RunId(1),
+                deadline: 9,
+            },
+        );
+        assert_eq!(calls.next_deadline(), Some(5));
+        assert_eq!(calls.first_out_of_grace(4), None);
+        assert_eq!(calls.first_out_of_grace(5), Some(b));
+        assert_eq!(calls.first_out_of_grace(9), Some(a));
+    }
+
+    #[test]
+    fn abandoned_runs_report_once_and_the_memory_is_bounded() {
+        let mut calls = Calls::default();
+        for run in 0..=ABANDONED_MEMORY as u64 {
+            calls.abandon(RunId(run), format!("t{run}"));
+        }
+        assert_eq!(calls.take_abandoned(RunId(0)), None, "forgotten");
+        assert_eq!(calls.take_abandoned(RunId(1)).as_deref(), Some("t1"));
+        assert_eq!(calls.take_abandoned(RunId(1)), None);
+    }
+}

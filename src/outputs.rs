@@ -1,0 +1,208 @@
+//! What the machine hands out, queued in the order it happened: messages
+//! to send, events for the page, work for JS. The machine drains them in
+//! its documented order (see [`crate::machine`]).
+
+use crate::vecmap::Queue;
+use serde::Serialize;
+
+use crate::bridges::BridgeId;
+use crate::machine::{Handle, RunId};
+use crate::policy::Caller;
+use crate::prelude::*;
+use crate::protocol::{ErrorEventCode, ToolResult};
+use crate::registry::ToolKey;
+
+/// Work for JS. As JSON (the glue's): `{kind, …}`, the fields camelCase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Action {
+    /// Call the tool's `run(input, ctx)`; take its `snapshot(input)` first
+    /// when asked, and keep the restorer under `run` (`call_id` is
+    /// `ctx.callId`: runs can share it, see [`UndoStore`](crate::confirmations::UndoStore)). With
+    /// `validated`, the input is the value JS kept from that validation run
+    /// (a Standard Schema's live value, e.g. a `Date`), used and forgotten;
+    /// `input` is its JSON copy.
+    Run {
+        run: RunId,
+        tool: ToolKey,
+        name: String,
+        input: String,
+        caller: Caller,
+        call_id: String,
+        snapshot: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        validated: Option<RunId>,
+    },
+    /// Validate the input with the tool's Standard Schema; answer with
+    /// [`Toolmark::handle_validated`](crate::machine::Toolmark::handle_validated).
+    Validate {
+        run: RunId,
+        tool: ToolKey,
+        input: String,
+    },
+    /// Compute what a confirmation shows; answer with [`Toolmark::handle_prepared`](crate::machine::Toolmark::handle_prepared).
+    /// `validated` as in [`Action::Run`], but the value stays kept.
+    Prepare {
+        run: RunId,
+        tool: ToolKey,
+        input: String,
+        summary: bool,
+        changes: bool,
+        state: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        validated: Option<RunId>,
+    },
+    /// Read the form state again at approval; answer with [`Toolmark::handle_state`](crate::machine::Toolmark::handle_state).
+    ReadState {
+        run: RunId,
+        tool: ToolKey,
+        input: String,
+    },
+    /// Abort the run's `AbortSignal`.
+    Abort { run: RunId },
+    /// Run the restorer kept for run `restorer`; answer with
+    /// [`Toolmark::handle_restored`](crate::machine::Toolmark::handle_restored) for `run`.
+    Restore { run: RunId, restorer: RunId },
+    /// Forget the restorer kept for that run.
+    DropRestorer { run: RunId },
+    /// Forget the value kept from that validation run: no run will use it.
+    /// (Every `Validated::Valid(Some(_))` answer is followed by exactly one
+    /// `Run` naming it or one of these.)
+    ForgetValidated { run: RunId },
+    /// Close the bridge's transport.
+    Close { bridge: BridgeId },
+}
+
+/// Something the page should hear about. As JSON (the glue's): `{kind, …}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Event {
+    /// A page-side error event (spec codes).
+    Error {
+        code: ErrorEventCode,
+        message: String,
+        tool: Option<String>,
+    },
+    /// A page request finished.
+    Completed { handle: Handle, result: ToolResult },
+    /// The pending-confirmation list changed.
+    #[serde(rename = "pending")]
+    PendingChanged,
+    /// The registry revision changed.
+    #[serde(rename = "rev")]
+    RevChanged { rev: u64 },
+}
+
+/// A message to send on a bridge's transport.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transmit {
+    pub bridge: BridgeId,
+    pub text: String,
+}
+
+/// The three output queues.
+#[derive(Debug, Default)]
+pub struct Outputs {
+    transmits: Queue<Transmit>,
+    events: Queue<Event>,
+    actions: Queue<Action>,
+}
+
+impl Outputs {
+    pub fn transmit(&mut self, bridge: BridgeId, text: String) {
+        self.transmits.push_back(Transmit { bridge, text });
+    }
+
+    pub fn event(&mut self, event: Event) {
+        self.events.push_back(event);
+    }
+
+    pub fn error(&mut self, code: ErrorEventCode, message: String, tool: Option<String>) {
+        self.event(Event::Error {
+            code,
+            message,
+            tool,
+        });
+    }
+
+    /// A page request finished.
+    pub fn complete(&mut self, handle: Handle, result: ToolResult) {
+        self.event(Event::Completed { handle, result });
+    }
+
+    pub fn action(&mut self, action: Action) {
+        self.actions.push_back(action);
+    }
+
+    /// JS forgets the value it kept from that validation run, if any.
+    pub fn forget_validated(&mut self, validated: Option<RunId>) {
+        if let Some(run) = validated {
+            self.action(Action::ForgetValidated { run });
+        }
+    }
+
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_queue_is_first_in_first_out() {
+        let mut out = Outputs::default();
+        out.transmit(BridgeId(0), "a".into());
+        out.transmit(BridgeId(1), "b".into());
+        out.event(Event::PendingChanged);
+        out.complete(Handle(3), ToolResult::Ok { data: None });
+        out.forget_validated(None);
+        out.forget_validated(Some(RunId(4)));
+        out.action(Action::Close {
+            bridge: BridgeId(0),
+        });
+        let texts: Vec<String> = core::iter::from_fn(|| out.poll_transmit())
+            .map(|t| t.text)
+            .collect();
+        assert_eq!(texts, ["a", "b"]);
+        assert_eq!(out.poll_event(), Some(Event::PendingChanged));
+        assert!(matches!(out.poll_event(), Some(Event::Completed { .. })));
+        assert_eq!(out.poll_event(), None);
+        assert_eq!(
+            out.poll_action(),
+            Some(Action::ForgetValidated { run: RunId(4) })
+        );
+        assert_eq!(
+            out.poll_action(),
+            Some(Action::Close {
+                bridge: BridgeId(0)
+            })
+        );
+        assert_eq!(out.poll_action(), None);
+    }
+
+    #[test]
+    fn actions_serialize_as_the_glue_reads_them() {
+        let text = serde_json::to_string(&Action::Restore {
+            run: RunId(1),
+            restorer: RunId(2),
+        });
+        assert_eq!(
+            text.ok().as_deref(),
+            Some(r#"{"kind":"restore","run":1,"restorer":2}"#)
+        );
+    }
+}
