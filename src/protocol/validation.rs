@@ -15,7 +15,7 @@
 //! only validates objects with a known `type` of its direction.
 
 use crate::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::codes::Direction;
 use super::result::Issue;
@@ -153,7 +153,7 @@ fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
 /// The object without its `oneOf`, the other keys in their order
 /// (`Map::remove` would move the last key into its place).
 fn drop_one_of(map: &mut Map<String, Value>) {
-    map.retain(|key, _| key != "oneOf");
+    map.shift_remove("oneOf");
 }
 
 /// The object's `oneOf` replaced by its [`split`] as `allOf`.
@@ -164,18 +164,38 @@ fn split_one_of(map: &mut Map<String, Value>, key: &str) -> Option<()> {
     Some(())
 }
 
+/// An object of `entries`, in their order.
+fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    Value::Object(
+        entries
+            .into_iter()
+            .map(|(key, value)| (String::from(key), value))
+            .collect(),
+    )
+}
+
 /// `oneOf: [{$ref: R}, …]` keyed on `key` as an `allOf` of `if`/`then`.
+/// Built as values (not `json!`, which serializes each part into a value
+/// and would keep serde_json's value serializer in the module).
 fn split(one_of: &Value, key: &str) -> Option<Value> {
     let branches = list(one_of, |branch| {
         let target = branch.get("$ref")?.as_str()?;
-        Some(json!({
-            "if": {
-                "type": "object",
-                "required": [key],
-                "properties": {key: {"$ref": format!("{target}/properties/{key}")}},
-            },
-            "then": branch,
-        }))
+        let mut pointer = String::from(target);
+        pointer.push_str("/properties/");
+        pointer.push_str(key);
+        let mut properties = Map::new();
+        properties.insert(key.into(), object([("$ref", Value::String(pointer))]));
+        Some(object([
+            (
+                "if",
+                object([
+                    ("type", Value::String("object".into())),
+                    ("required", Value::Array(vec![Value::String(key.into())])),
+                    ("properties", Value::Object(properties)),
+                ]),
+            ),
+            ("then", branch.clone()),
+        ]))
     })?;
     Some(Value::Array(branches))
 }
@@ -183,6 +203,7 @@ fn split(one_of: &Value, key: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn every_schema_compiles() {
@@ -201,16 +222,20 @@ mod tests {
     #[test]
     fn split_builds_the_if_then_pairs() {
         let odd = json!([{"$ref": "#/a\"b"}, {"$ref": "x", "y": [1.5]}]);
+        // As text: the key order counts too (`Map`'s `==` ignores it).
         assert_eq!(
-            split(&odd, "k\""),
-            Some(json!([
-                {"if": {"type": "object", "required": ["k\""],
-                        "properties": {"k\"": {"$ref": "#/a\"b/properties/k\""}}},
-                 "then": {"$ref": "#/a\"b"}},
-                {"if": {"type": "object", "required": ["k\""],
-                        "properties": {"k\"": {"$ref": "x/properties/k\""}}},
-                 "then": {"$ref": "x", "y": [1.5]}},
-            ]))
+            split(&odd, "k\"").map(|v| v.to_string()),
+            Some(
+                json!([
+                    {"if": {"type": "object", "required": ["k\""],
+                            "properties": {"k\"": {"$ref": "#/a\"b/properties/k\""}}},
+                     "then": {"$ref": "#/a\"b"}},
+                    {"if": {"type": "object", "required": ["k\""],
+                            "properties": {"k\"": {"$ref": "x/properties/k\""}}},
+                     "then": {"$ref": "x", "y": [1.5]}},
+                ])
+                .to_string()
+            )
         );
         for text in [schemas::PAGE_TO_AGENT, schemas::AGENT_TO_PAGE] {
             let doc: Value = serde_json::from_str(text).unwrap_or_default();
