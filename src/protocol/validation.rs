@@ -153,7 +153,7 @@ fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
 /// The object without its `oneOf`, the other keys in their order
 /// (`Map::remove` would move the last key into its place).
 fn drop_one_of(map: &mut Map<String, Value>) {
-    map.shift_remove("oneOf");
+    map.retain(|key, _| key != "oneOf");
 }
 
 /// The object's `oneOf` replaced by its [`split`] as `allOf`.
