@@ -18,6 +18,7 @@ use crate::prelude::*;
 use serde_json::{Map, Value};
 
 use super::codes::Direction;
+use super::manifest::with_extra;
 use super::result::Issue;
 use super::schemas;
 use super::values::list;
@@ -164,14 +165,10 @@ fn split_one_of(map: &mut Map<String, Value>, key: &str) -> Option<()> {
     Some(())
 }
 
-/// An object of `entries`, in their order.
-fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
-    Value::Object(
-        entries
-            .into_iter()
-            .map(|(key, value)| (String::from(key), value))
-            .collect(),
-    )
+/// An object of `entries`, in their order (the manifest's builder: one
+/// instance of the map's collecting code).
+fn object(entries: Vec<(&str, Value)>) -> Value {
+    with_extra(entries, &Map::new())
 }
 
 /// `oneOf: [{$ref: R}, …]` keyed on `key` as an `allOf` of `if`/`then`.
@@ -183,15 +180,14 @@ fn split(one_of: &Value, key: &str) -> Option<Value> {
         let mut pointer = String::from(target);
         pointer.push_str("/properties/");
         pointer.push_str(key);
-        let mut properties = Map::new();
-        properties.insert(key.into(), object([("$ref", Value::String(pointer))]));
-        Some(object([
+        let reference = object(vec![("$ref", Value::String(pointer))]);
+        Some(object(vec![
             (
                 "if",
-                object([
+                object(vec![
                     ("type", Value::String("object".into())),
                     ("required", Value::Array(vec![Value::String(key.into())])),
-                    ("properties", Value::Object(properties)),
+                    ("properties", object(vec![(key, reference)])),
                 ]),
             ),
             ("then", branch.clone()),
