@@ -153,8 +153,14 @@ fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
 
 /// The object without its `oneOf`, the other keys in their order
 /// (`Map::remove` would move the last key into its place).
+/// Rebuilt through a `Vec` and collected as `with_extra` collects (one
+/// instance of that code; `Map::retain` keeps indexmap's `retain_in_order`).
 fn drop_one_of(map: &mut Map<String, Value>) {
-    map.retain(|key, _| key != "oneOf");
+    let kept: Vec<(String, Value)> = core::mem::take(map)
+        .into_iter()
+        .filter(|(key, _)| key != "oneOf")
+        .collect();
+    *map = kept.into_iter().collect();
 }
 
 /// The object's `oneOf` replaced by its [`split`] as `allOf`.
@@ -240,6 +246,15 @@ mod tests {
         for bad in [json!({}), json!([{}]), json!([{"$ref": 1}]), json!([1])] {
             assert_eq!(split(&bad, "type"), None);
         }
+    }
+
+    #[test]
+    fn drop_one_of_keeps_the_other_keys_in_order() {
+        let mut doc = json!({"a": 1, "oneOf": [], "b": 2, "c": {"oneOf": 3}});
+        if let Some(map) = doc.as_object_mut() {
+            drop_one_of(map);
+        }
+        assert_eq!(doc.to_string(), r#"{"a":1,"b":2,"c":{"oneOf":3}}"#);
     }
 
     #[test]
