@@ -71,7 +71,15 @@ const LLM_NAME_PREFIX: usize = 55;
 /// characters keeps its first 55 characters, then `_` and the 8 lowercase hex
 /// digits of the FNV-1a hash of the full name's UTF-8 bytes.
 pub fn llm_name(name: &str) -> String {
-    let replaced = name.replace('.', "__");
+    // `name.replace('.', "__")`, without its pattern searcher.
+    let mut replaced = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c == '.' {
+            replaced.push_str("__");
+        } else {
+            replaced.push(c);
+        }
+    }
     // Characters counted by their first bytes, and the byte offset where
     // the 56th starts (plain loop: no `chars().count()`/`take().collect()`).
     let mut chars = 0;
@@ -195,7 +203,18 @@ mod tests {
     /// The old formulation (`chars().count()`, `take().collect()`,
     /// `format!("{:08x}")`), as the oracle for the plain loop.
     fn llm_name_oracle(name: &str) -> String {
-        let replaced = name.replace('.', "__");
+        // `name.replace('.', "__")` without its pattern searcher: `.` is one
+        // byte, so whole characters are copied between the dots.
+        let mut replaced = String::with_capacity(name.len());
+        for piece in name.split_inclusive('.') {
+            match piece.strip_suffix('.') {
+                Some(before) => {
+                    replaced.push_str(before);
+                    replaced.push_str("__");
+                }
+                None => replaced.push_str(piece),
+            }
+        }
         if replaced.chars().count() <= LLM_NAME_MAX {
             return replaced;
         }
