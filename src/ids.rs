@@ -18,13 +18,19 @@ pub struct RandomError(pub String);
 impl RandomError {
     /// What `Display` writes.
     pub fn message(&self) -> String {
-        self.to_string()
+        let mut text = String::from(RANDOM_FAILED);
+        text.push_str(&self.0);
+        text
     }
 }
 
+/// What [`RandomError`]'s text starts with.
+const RANDOM_FAILED: &str = "random source failed: ";
+
 impl core::fmt::Display for RandomError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "random source failed: {}", self.0)
+        f.write_str(RANDOM_FAILED)?;
+        f.write_str(&self.0)
     }
 }
 
@@ -32,11 +38,15 @@ impl core::error::Error for RandomError {}
 
 /// Formats 16 random bytes as an RFC 4122 version 4 UUID (lowercase, hyphenated):
 /// the version nibble is forced to 4 and the variant bits to `10`.
+/// Written by uuid's encoder into its buffer (not its `Display`, which
+/// would go through `core::fmt`).
 pub fn uuid_v4_from_bytes(bytes: [u8; 16]) -> String {
-    uuid::Builder::from_random_bytes(bytes)
-        .into_uuid()
-        .hyphenated()
-        .to_string()
+    let uuid = uuid::Builder::from_random_bytes(bytes).into_uuid();
+    String::from(
+        &*uuid
+            .hyphenated()
+            .encode_lower(&mut uuid::Uuid::encode_buffer()),
+    )
 }
 
 /// Mints a UUID v4 from the injected random source.
@@ -61,7 +71,15 @@ const LLM_NAME_PREFIX: usize = 55;
 /// characters keeps its first 55 characters, then `_` and the 8 lowercase hex
 /// digits of the FNV-1a hash of the full name's UTF-8 bytes.
 pub fn llm_name(name: &str) -> String {
-    let replaced = name.replace('.', "__");
+    // `name.replace('.', "__")`, without its pattern searcher.
+    let mut replaced = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c == '.' {
+            replaced.push_str("__");
+        } else {
+            replaced.push(c);
+        }
+    }
     // Characters counted by their first bytes, and the byte offset where
     // the 56th starts (plain loop: no `chars().count()`/`take().collect()`).
     let mut chars = 0;
@@ -80,7 +98,12 @@ pub fn llm_name(name: &str) -> String {
     let mut out = String::with_capacity(LLM_NAME_MAX);
     out.push_str(replaced.get(..cut).unwrap_or_default());
     out.push('_');
-    out.push_str(&format!("{:08x}", fnv1a_32(name.as_bytes())));
+    // `{:08x}`, without `core::fmt`'s padding.
+    let hash = fnv1a_32(name.as_bytes());
+    for shift in (0..8).rev() {
+        let nibble = (hash >> (shift * 4)) & 0xf;
+        out.push(char::from_digit(nibble, 16).unwrap_or('0'));
+    }
     out
 }
 
@@ -180,7 +203,18 @@ mod tests {
     /// The old formulation (`chars().count()`, `take().collect()`,
     /// `format!("{:08x}")`), as the oracle for the plain loop.
     fn llm_name_oracle(name: &str) -> String {
-        let replaced = name.replace('.', "__");
+        // `name.replace('.', "__")` without its pattern searcher: `.` is one
+        // byte, so whole characters are copied between the dots.
+        let mut replaced = String::with_capacity(name.len());
+        for piece in name.split_inclusive('.') {
+            match piece.strip_suffix('.') {
+                Some(before) => {
+                    replaced.push_str(before);
+                    replaced.push_str("__");
+                }
+                None => replaced.push_str(piece),
+            }
+        }
         if replaced.chars().count() <= LLM_NAME_MAX {
             return replaced;
         }
@@ -210,6 +244,18 @@ mod tests {
                 assert_eq!(llm_name(&name), llm_name_oracle(&name));
             }
         }
+    }
+
+    #[test]
+    fn llm_name_hash_is_zero_padded_hex() {
+        let mut small = 0;
+        for i in 0..4000 {
+            let name = format!("{}{i}", "z".repeat(70));
+            let hash = fnv1a_32(name.as_bytes());
+            small += usize::from(hash < 0x1000_0000);
+            assert_eq!(llm_name(&name), format!("{}_{hash:08x}", "z".repeat(55)));
+        }
+        assert!(small > 0);
     }
 
     #[test]

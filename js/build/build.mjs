@@ -155,11 +155,13 @@ if (jsOnly) {
   //    the once-optimized code, which the second -Oz then shrinks further
   //    (1.1% smaller); --gufa (whole-module flow analysis) and a last -Oz
   //    take another 0.4% of the gzipped module; --converge repeats it all
-  //    until it stops gaining.
+  //    until it stops gaining. --strip-target-features: the custom section
+  //    that lists the features the module was built with (151 bytes; no
+  //    host reads it).
   //    See docs/benchmarks.md, "Package size".
   run(join(root, 'node_modules', '.bin', 'wasm-opt'), [
     '--low-memory-unused', '-Oz', '--flatten', '--rereloop', '-Oz', '--gufa', '-Oz', '--converge',
-    '--strip-debug', '--strip-producers',
+    '--strip-debug', '--strip-producers', '--strip-target-features',
     '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
     '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
     rawWasm, '-o', optWasm,

@@ -107,7 +107,7 @@ impl ToolManifest {
 /// An object of `entries` with `extra`'s added after them (`flatten`): a
 /// repeated key keeps its first place and takes the last value, as inserting
 /// them one by one into a `Map` does.
-fn with_extra(entries: Vec<(&str, Value)>, extra: &Map<String, Value>) -> Value {
+pub(super) fn with_extra(entries: Vec<(&str, Value)>, extra: &Map<String, Value>) -> Value {
     let mut all = Vec::with_capacity(entries.len() + extra.len());
     for (key, value) in entries {
         all.push((String::from(key), value));

@@ -15,9 +15,10 @@
 //! only validates objects with a known `type` of its direction.
 
 use crate::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::codes::Direction;
+use super::manifest::with_extra;
 use super::result::Issue;
 use super::schemas;
 use super::values::list;
@@ -152,8 +153,14 @@ fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
 
 /// The object without its `oneOf`, the other keys in their order
 /// (`Map::remove` would move the last key into its place).
+/// Rebuilt through a `Vec` and collected as `with_extra` collects (one
+/// instance of that code; `Map::retain` keeps indexmap's `retain_in_order`).
 fn drop_one_of(map: &mut Map<String, Value>) {
-    map.retain(|key, _| key != "oneOf");
+    let kept: Vec<(String, Value)> = core::mem::take(map)
+        .into_iter()
+        .filter(|(key, _)| key != "oneOf")
+        .collect();
+    *map = kept.into_iter().collect();
 }
 
 /// The object's `oneOf` replaced by its [`split`] as `allOf`.
@@ -164,18 +171,33 @@ fn split_one_of(map: &mut Map<String, Value>, key: &str) -> Option<()> {
     Some(())
 }
 
+/// An object of `entries`, in their order (the manifest's builder: one
+/// instance of the map's collecting code).
+fn object(entries: Vec<(&str, Value)>) -> Value {
+    with_extra(entries, &Map::new())
+}
+
 /// `oneOf: [{$ref: R}, …]` keyed on `key` as an `allOf` of `if`/`then`.
+/// Built as values (not `json!`, which serializes each part into a value
+/// and would keep serde_json's value serializer in the module).
 fn split(one_of: &Value, key: &str) -> Option<Value> {
     let branches = list(one_of, |branch| {
         let target = branch.get("$ref")?.as_str()?;
-        Some(json!({
-            "if": {
-                "type": "object",
-                "required": [key],
-                "properties": {key: {"$ref": format!("{target}/properties/{key}")}},
-            },
-            "then": branch,
-        }))
+        let mut pointer = String::from(target);
+        pointer.push_str("/properties/");
+        pointer.push_str(key);
+        let reference = object(vec![("$ref", Value::String(pointer))]);
+        Some(object(vec![
+            (
+                "if",
+                object(vec![
+                    ("type", Value::String("object".into())),
+                    ("required", Value::Array(vec![Value::String(key.into())])),
+                    ("properties", object(vec![(key, reference)])),
+                ]),
+            ),
+            ("then", branch.clone()),
+        ]))
     })?;
     Some(Value::Array(branches))
 }
@@ -183,6 +205,7 @@ fn split(one_of: &Value, key: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn every_schema_compiles() {
@@ -201,16 +224,20 @@ mod tests {
     #[test]
     fn split_builds_the_if_then_pairs() {
         let odd = json!([{"$ref": "#/a\"b"}, {"$ref": "x", "y": [1.5]}]);
+        // As text: the key order counts too (`Map`'s `==` ignores it).
         assert_eq!(
-            split(&odd, "k\""),
-            Some(json!([
-                {"if": {"type": "object", "required": ["k\""],
-                        "properties": {"k\"": {"$ref": "#/a\"b/properties/k\""}}},
-                 "then": {"$ref": "#/a\"b"}},
-                {"if": {"type": "object", "required": ["k\""],
-                        "properties": {"k\"": {"$ref": "x/properties/k\""}}},
-                 "then": {"$ref": "x", "y": [1.5]}},
-            ]))
+            split(&odd, "k\"").map(|v| v.to_string()),
+            Some(
+                json!([
+                    {"if": {"type": "object", "required": ["k\""],
+                            "properties": {"k\"": {"$ref": "#/a\"b/properties/k\""}}},
+                     "then": {"$ref": "#/a\"b"}},
+                    {"if": {"type": "object", "required": ["k\""],
+                            "properties": {"k\"": {"$ref": "x/properties/k\""}}},
+                     "then": {"$ref": "x", "y": [1.5]}},
+                ])
+                .to_string()
+            )
         );
         for text in [schemas::PAGE_TO_AGENT, schemas::AGENT_TO_PAGE] {
             let doc: Value = serde_json::from_str(text).unwrap_or_default();
@@ -219,6 +246,15 @@ mod tests {
         for bad in [json!({}), json!([{}]), json!([{"$ref": 1}]), json!([1])] {
             assert_eq!(split(&bad, "type"), None);
         }
+    }
+
+    #[test]
+    fn drop_one_of_keeps_the_other_keys_in_order() {
+        let mut doc = json!({"a": 1, "oneOf": [], "b": 2, "c": {"oneOf": 3}});
+        if let Some(map) = doc.as_object_mut() {
+            drop_one_of(map);
+        }
+        assert_eq!(doc.to_string(), r#"{"a":1,"b":2,"c":{"oneOf":3}}"#);
     }
 
     #[test]

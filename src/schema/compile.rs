@@ -270,7 +270,7 @@ impl<'a> Compiler<'a> {
         while let Some(r) = rest {
             let (token, after) = uri::next_token(r);
             v = match v {
-                Value::Object(m) => m.get(&token)?,
+                Value::Object(m) => m.get(token.as_str())?,
                 Value::Array(a) => a.get(uri::array_index(&token)?)?,
                 _ => return None,
             };

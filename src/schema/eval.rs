@@ -404,7 +404,7 @@ impl<'s> Evaluator<'s> {
     ) -> bool {
         let mut valid = true;
         for (name, s) in deps {
-            if obj.contains_key(name)
+            if obj.contains_key(name.as_str())
                 && !self.eval(*s, inst, sink.as_deref_mut(), ann.as_deref_mut())
             {
                 valid = false;
@@ -843,11 +843,14 @@ impl<'s> Evaluator<'s> {
             (Keyword::Required(groups), Value::Object(o)) => {
                 let mut valid = true;
                 for (condition, required) in groups {
-                    if condition.as_ref().is_some_and(|c| !o.contains_key(c)) {
+                    if condition
+                        .as_ref()
+                        .is_some_and(|c| !o.contains_key(c.as_str()))
+                    {
                         continue;
                     }
                     for r in required {
-                        if o.contains_key(r) {
+                        if o.contains_key(r.as_str()) {
                             continue;
                         }
                         valid = false;
