@@ -771,7 +771,10 @@ impl Driver {
         }
         def.input_schema = gen_schema(cur);
         def.output_schema = gen_output_schema(cur);
-        self.apply(Input::Register { scope, def });
+        self.apply(Input::Register {
+            scope,
+            def: Box::new(def),
+        });
     }
 
     fn inbound(&mut self, bridge: BridgeId, text: &str) {

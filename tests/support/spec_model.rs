@@ -115,7 +115,7 @@ impl AnsweredModel {
 pub enum Input {
     Register {
         scope: ScopeId,
-        def: ToolDef,
+        def: Box<ToolDef>,
     },
     Unregister(ToolKey),
     CreateScope {
@@ -163,11 +163,20 @@ pub enum Reply {
     Inline(bool),
 }
 
+// The proptest reads replies; the fuzz driver does not.
+#[allow(dead_code)]
 impl Reply {
     pub fn handle(&self) -> Handle {
         match self {
             Reply::Handle(handle) => *handle,
             other => panic!("no handle in {other:?}"),
+        }
+    }
+
+    pub fn bridge(&self) -> BridgeId {
+        match self {
+            Reply::Bridge(bridge) => *bridge,
+            other => panic!("no bridge in {other:?}"),
         }
     }
 }
@@ -327,7 +336,7 @@ impl SpecModel {
                     has_state: def.has_state,
                     has_snapshot: def.has_snapshot,
                 };
-                let key = tm.register(scope, def, now).ok().flatten();
+                let key = tm.register(scope, *def, now).ok().flatten();
                 if let Some(key) = key {
                     ensure!(
                         !self.tools.contains_key(&key) && !self.gone_keys.contains(&key),
@@ -517,6 +526,8 @@ impl SpecModel {
         }
     }
 
+    /// (The fuzz driver's floods only; the proptest checks each in full.)
+    #[allow(dead_code)]
     /// A describe whose result only its id is checked for (a flood's fast
     /// path: same shape as the previous, fully checked one). The caller
     /// knows it fits and is owed; every other output is checked in full.
