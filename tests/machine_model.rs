@@ -23,7 +23,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{json, Value};
 use support::harness::*;
-use support::spec_model::{AnsweredModel, Drained, Input, Reply, SpecModel};
+use support::spec_model::{Drained, Input, Reply, SpecModel};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Validated, DEFAULT_ABORT_GRACE_MS,
@@ -765,8 +765,6 @@ struct Model {
     policy: PolicyKind,
     inline_confirm: bool,
     bridges: BTreeMap<BridgeId, BridgeModel>,
-    /// Rule 2 per page: an id in flight on any bridge, or answered on any.
-    answered: AnsweredModel,
     /// Pool index → key of the registered tool.
     tools: BTreeMap<usize, ToolKey>,
     /// Keys of tools that are gone (unregistering them again must be a no-op).
@@ -858,7 +856,6 @@ impl Model {
             policy: case.policy,
             inline_confirm: case.inline_confirm,
             bridges,
-            answered: AnsweredModel::default(),
             tools: BTreeMap::new(),
             gone_keys: Vec::new(),
             scopes: [Some(ScopeId::ROOT), None, None, None],
@@ -1000,7 +997,7 @@ impl Model {
                          (a second answer, or never accepted): {message}"
                     )));
                 };
-                self.answered.remember(&id);
+                // (The shared model remembered the id: `spec.recent`.)
                 self.check_bridge_result(bridge, kind, &result)?;
                 step.results.push((bridge, id, result));
             }
@@ -1409,7 +1406,7 @@ impl Model {
             .filter(|h| !h.completed && !matches!(h.kind, HandleKind::Undo))
             .count();
         let mut bridge_calls = 0;
-        prop_assert_eq!(tm.answered_ids(), self.answered.len(), "answered ids");
+        // answered_ids() is the spec's answered-id memory: the shared model.
         for (id, b) in &self.bridges {
             if b.attached {
                 bridge_calls += b.in_flight.len();
@@ -1587,7 +1584,9 @@ impl Model {
     /// Rule 2, per page: in flight on any bridge, or among the page's last
     /// 1000 answered ids.
     fn is_duplicate(&self, id: &str) -> bool {
-        self.answered.contains(id) || self.bridges.values().any(|b| b.in_flight.contains_key(id))
+        // Rule 2 per page: answered on any bridge (the shared model's memory),
+        // or in flight on any.
+        self.spec.recent.contains(id) || self.bridges.values().any(|b| b.in_flight.contains_key(id))
     }
 
     /// Where the `confirmed` of a bridge's confirmation goes: its bridge,
