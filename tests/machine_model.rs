@@ -7,6 +7,13 @@
 //! a model of the spec's rules. At the end of each case everything
 //! outstanding is settled and the core must be empty, with every accepted
 //! call answered exactly once.
+//!
+//! Every operation is one or more `Input`s handed to the shared model of the
+//! spec's rules (`tests/support/spec_model.rs`, `SpecModel`, which the
+//! `machine` fuzz driver drives too): it feeds the core, drains and checks
+//! every output (JSON, schema, clientId, owed ids, answered-id memory,
+//! confirmations, runs, bounds) and at the end checks settling. This file
+//! then predicts each step's exact results from the drained outputs.
 // Native only: the harness uses the regex crate (the wasm tests are tests/wasm.rs).
 #![cfg(not(target_arch = "wasm32"))]
 

@@ -5,10 +5,13 @@
 //! a program of operations on one [`Toolmark`]: registry changes, bridges,
 //! inbound text (arbitrary, or well-formed messages with the right
 //! `clientId`), page calls, answers to the work the core hands out (also for
-//! stale and unknown runs), and clock moves. After every input the outputs
-//! are drained in the documented order and checked; at the end every piece
-//! of outstanding work is answered and the clock run past every deadline,
-//! and the core must have settled everything it owes.
+//! stale and unknown runs), and clock moves. Each operation becomes one or
+//! more [`Input`]s for the shared model of the spec's rules
+//! (`tests/support/spec_model.rs`, which the proptest `tests/machine_model.rs`
+//! drives too): it feeds the core, drains the outputs in the documented
+//! order and checks them after every input. At the end every piece of
+//! outstanding work is answered and the clock run past every deadline, and
+//! [`SpecModel::settled`] checks that the core settled everything it owes.
 //!
 //! The decoder is a plain byte cursor (no `arbitrary`) so that this file
 //! compiles in the fuzz crate and in the root crate's tests alike. Reading
@@ -48,17 +51,11 @@ const FLOOD_BUDGET: usize = 1_200;
 /// Rounds of the final settling phase before it counts as a livelock.
 const SETTLE_ROUNDS: usize = 20_000;
 
-/// Interprets `data` as a program on a fresh core and checks its invariants:
-/// nothing panics; every transmitted text is JSON that passes
-/// `validate(_, ToAgent)`, carries the page's `clientId` and goes to an
-/// attached bridge; results answer ids the bridge received, once (no two
-/// for one id among the page's last 1000); a `confirmed` follows the
-/// `result` carrying its `needs_confirmation`, on the same bridge (or, that
-/// one gone, on those attached then), at most once per bridge; page requests complete at most once; the lane and confirmation
-/// bounds hold; runs are only for registered tools, with input their JSON
-/// Schema accepts, and never for the agent without the policy allowing
-/// it; and once all work is answered and every deadline passed, nothing is
-/// left in flight or unanswered.
+/// Interprets `data` as a program on a fresh core: nothing may panic, and
+/// the shared [`SpecModel`] checks every input's outputs and, once all work
+/// is answered and every deadline passed, that nothing is left in flight
+/// or unanswered (its module comment lists the rules). A broken rule panics
+/// with the model's message.
 pub fn drive_machine(data: &[u8]) {
     let mut cursor = Cursor::new(data);
     let Some(mut driver) = Driver::new(&mut cursor) else {
