@@ -7,6 +7,13 @@
 //! a model of the spec's rules. At the end of each case everything
 //! outstanding is settled and the core must be empty, with every accepted
 //! call answered exactly once.
+//!
+//! Every operation is one or more `Input`s handed to the shared model of the
+//! spec's rules (`tests/support/spec_model.rs`, `SpecModel`, which the
+//! `machine` fuzz driver drives too): it feeds the core, drains and checks
+//! every output (JSON, schema, clientId, owed ids, answered-id memory,
+//! confirmations, runs, bounds) and at the end checks settling. This file
+//! then predicts each step's exact results from the drained outputs.
 // Native only: the harness uses the regex crate (the wasm tests are tests/wasm.rs).
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -23,13 +30,10 @@ use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{json, Value};
 use support::harness::*;
-use support::spec_model::{
-    sent_message, AnsweredModel, ANSWERED_ID_MEMORY, MAX_PENDING_CONFIRMATIONS,
-    MAX_PENDING_PER_SCOPE,
-};
+use support::spec_model::{Drained, Input, Reply, SpecModel};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
-    Toolmark, Validated, DEFAULT_ABORT_GRACE_MS,
+    Validated, DEFAULT_ABORT_GRACE_MS,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{
@@ -762,12 +766,12 @@ type R<T = ()> = Result<T, TestCaseError>;
 
 struct Model {
     page: Page,
+    /// The spec's rules, shared with the fuzz driver: checks every output.
+    spec: SpecModel,
     client_id: String,
     policy: PolicyKind,
     inline_confirm: bool,
     bridges: BTreeMap<BridgeId, BridgeModel>,
-    /// Rule 2 per page: an id in flight on any bridge, or answered on any.
-    answered: AnsweredModel,
     /// Pool index → key of the registered tool.
     tools: BTreeMap<usize, ToolKey>,
     /// Keys of tools that are gone (unregistering them again must be a no-op).
@@ -818,24 +822,29 @@ impl Model {
         let (policy, confirm_mode) = case.policy.config();
         let config = Config {
             dev: case.dev,
-            policy,
-            confirm_mode,
+            policy: policy.clone(),
+            confirm_mode: confirm_mode.clone(),
             inline_confirm: case.inline_confirm,
             ..Config::default()
         };
         let limit = limit_of(case.limit);
-        let page = Page::with_options(
-            config,
-            BridgeOptions {
-                on_change: if case.changed {
-                    OnChange::Changed
-                } else {
-                    OnChange::Manifest
-                },
-                max_message_bytes: limit,
+        let options = BridgeOptions {
+            on_change: if case.changed {
+                OnChange::Changed
+            } else {
+                OnChange::Manifest
             },
-        );
+            max_message_bytes: limit,
+        };
+        let page = Page::with_options(config, options);
         let client_id = page.client_id();
+        // The shared model sees the harness's first attach and its manifest.
+        let mut spec = SpecModel::new(&page.tm, &policy, &confirm_mode, Box::new(RegexPatterns));
+        spec.attached(page.bridge, options).map_err(fail)?;
+        for (bridge, message) in &page.sent_all {
+            spec.check_transmit(&page.tm, *bridge, &message.to_string())
+                .map_err(fail)?;
+        }
         let mut bridges = BTreeMap::new();
         let mut first = BridgeModel::new(limit, case.changed);
         // The attach manifest, drained by the harness.
@@ -849,11 +858,11 @@ impl Model {
         bridges.insert(page.bridge, first);
         let mut model = Model {
             page,
+            spec,
             client_id,
             policy: case.policy,
             inline_confirm: case.inline_confirm,
             bridges,
-            answered: AnsweredModel::default(),
             tools: BTreeMap::new(),
             gone_keys: Vec::new(),
             scopes: [Some(ScopeId::ROOT), None, None, None],
@@ -899,29 +908,27 @@ impl Model {
 
     /// Runs one input: `f` feeds the core, `pre` records what the input
     /// returned before its outputs are checked.
-    fn step<T>(
+    fn step(
         &mut self,
         ctx: Ctx,
-        f: impl FnOnce(&mut Toolmark, u64) -> T,
-        pre: impl FnOnce(&mut Model, &T),
-    ) -> R<(T, Step)> {
+        input: Input,
+        pre: impl FnOnce(&mut Model, &Reply),
+    ) -> R<(Reply, Step)> {
         let rev_before = self.page.tm.rev();
         let now = self.now();
-        let value = f(&mut self.page.tm, now);
+        // The shared model feeds the input, drains every output and checks
+        // it against the spec's rules; this model then predicts the details.
+        let (value, drained) = self
+            .spec
+            .apply(&mut self.page.tm, input, now)
+            .map_err(fail)?;
         pre(self, &value);
         let mut step = Step::default();
-        let mut texts = Vec::new();
-        while let Some(t) = self.page.tm.poll_transmit() {
-            texts.push(t);
-        }
-        let mut events = Vec::new();
-        while let Some(e) = self.page.tm.poll_event() {
-            events.push(e);
-        }
-        let mut actions = Vec::new();
-        while let Some(a) = self.page.tm.poll_action() {
-            actions.push(a);
-        }
+        let Drained {
+            transmits: texts,
+            events,
+            actions,
+        } = drained;
         step.transmits = texts.len();
         step.events = events.len();
         step.actions = actions.len();
@@ -972,8 +979,9 @@ impl Model {
     }
 
     fn absorb_transmit(&mut self, bridge: BridgeId, text: &str, step: &mut Step) -> R {
-        // Invariant 5: valid JSON, valid page → agent message, our clientId.
-        let message = sent_message(text, &self.client_id).map_err(fail)?;
+        // Invariant 5 (valid JSON, valid page → agent message, our clientId):
+        // checked by the shared model before this.
+        let message: Value = serde_json::from_str(text).map_err(|e| fail(e.to_string()))?;
         let Some(b) = self.bridges.get_mut(&bridge) else {
             return Err(fail(format!(
                 "sent on an unknown bridge {bridge:?}: {message}"
@@ -996,7 +1004,7 @@ impl Model {
                          (a second answer, or never accepted): {message}"
                     )));
                 };
-                self.answered.remember(&id);
+                // (The shared model remembered the id: `spec.recent`.)
                 self.check_bridge_result(bridge, kind, &result)?;
                 step.results.push((bridge, id, result));
             }
@@ -1396,12 +1404,8 @@ impl Model {
                 key
             );
         }
-        // Invariant 2: at most 32 pending per scope, approved runs included.
-        prop_assert!(
-            tm.max_pending_per_scope() <= MAX_PENDING_PER_SCOPE,
-            "{} pending on a scope",
-            tm.max_pending_per_scope()
-        );
+        // Invariant 2 (at most 32 pending per scope, approved runs included)
+        // and the bounds of invariant 4: checked by the shared model.
         // Invariant 4: bounded, and exactly what is outstanding.
         let open_calls = self
             .handles
@@ -1409,8 +1413,7 @@ impl Model {
             .filter(|h| !h.completed && !matches!(h.kind, HandleKind::Undo))
             .count();
         let mut bridge_calls = 0;
-        prop_assert_eq!(tm.answered_ids(), self.answered.len(), "answered ids");
-        prop_assert!(tm.answered_ids() <= ANSWERED_ID_MEMORY);
+        // answered_ids() is the spec's answered-id memory: the shared model.
         for (id, b) in &self.bridges {
             if b.attached {
                 bridge_calls += b.in_flight.len();
@@ -1436,7 +1439,6 @@ impl Model {
         );
         // Confirmations.
         let pending = tm.pending_confirmations();
-        prop_assert!(tm.pending_confirmation_count() <= MAX_PENDING_CONFIRMATIONS);
         prop_assert_eq!(tm.pending_confirmation_count(), pending.len());
         let now = self.page.now;
         let ids: Vec<String> = pending.iter().map(|p| p.confirm_id.clone()).collect();
@@ -1589,7 +1591,9 @@ impl Model {
     /// Rule 2, per page: in flight on any bridge, or among the page's last
     /// 1000 answered ids.
     fn is_duplicate(&self, id: &str) -> bool {
-        self.answered.contains(id) || self.bridges.values().any(|b| b.in_flight.contains_key(id))
+        // Rule 2 per page: answered on any bridge (the shared model's memory),
+        // or in flight on any.
+        self.spec.recent.contains(id) || self.bridges.values().any(|b| b.in_flight.contains_key(id))
     }
 
     /// Where the `confirmed` of a bridge's confirmation goes: its bridge,
@@ -1609,7 +1613,10 @@ impl Model {
     fn inbound(&mut self, bridge: BridgeId, text: &str) -> R<Step> {
         let (_, step) = self.step(
             Ctx::default(),
-            |tm, now| tm.handle_inbound(bridge, text, now),
+            Input::Inbound {
+                bridge,
+                text: text.to_owned(),
+            },
             |_, _| {},
         )?;
         if !self.is_attached(bridge) {
@@ -1701,14 +1708,17 @@ impl Model {
         let rev_before = self.page.tm.rev();
         let (registered, _) = self.step(
             Ctx::default(),
-            |tm, now| tm.register(scope, def, now),
+            Input::Register {
+                scope,
+                def: Box::new(def),
+            },
             |model, registered| {
-                if let Ok(Some(key)) = registered {
+                if let Reply::Registered(Some(key)) = registered {
                     model.tools.insert(index, *key);
                 }
             },
         )?;
-        let added = matches!(registered, Ok(Some(_)));
+        let added = matches!(registered, Reply::Registered(Some(_)));
         prop_assert_eq!(self.page.tm.rev(), rev_before + u64::from(added));
         Ok(())
     }
@@ -1722,7 +1732,7 @@ impl Model {
         let key = keys[pick.index(keys.len())];
         let live = self.tools.values().any(|k| *k == key);
         let rev_before = self.page.tm.rev();
-        self.step(Ctx::default(), |tm, now| tm.unregister(key, now), |_, _| {})?;
+        self.step(Ctx::default(), Input::Unregister(key), |_, _| {})?;
         prop_assert_eq!(self.page.tm.rev(), rev_before + u64::from(live));
         if !self.gone_keys.contains(&key) {
             self.gone_keys.push(key);
@@ -1735,11 +1745,14 @@ impl Model {
         let parent = self.scopes[parent_slot].unwrap_or(ScopeId(999));
         let (created, step) = self.step(
             Ctx::default(),
-            |tm, _| tm.create_scope(parent, name),
+            Input::CreateScope {
+                parent,
+                name: name.to_owned(),
+            },
             |_, _| {},
         )?;
         prop_assert_eq!(step.transmits + step.actions, 0);
-        if let Ok(Some(scope)) = created {
+        if let Reply::ScopeCreated(Some(scope)) = created {
             self.scopes[slot] = Some(scope);
         }
         Ok(())
@@ -1749,11 +1762,7 @@ impl Model {
         let Some(scope) = self.scopes[slot] else {
             return Ok(());
         };
-        let (_disposed, _) = self.step(
-            Ctx::default(),
-            |tm, now| tm.dispose_scope(scope, now),
-            |_, _| {},
-        )?;
+        let (_disposed, _) = self.step(Ctx::default(), Input::DisposeScope(scope), |_, _| {})?;
         Ok(())
     }
 
@@ -1775,11 +1784,7 @@ impl Model {
             Outcome::Aborted => json!({"status": "cancelled", "by": "signal"}),
         };
         let ok = expected["status"] == "ok";
-        let (_, step) = self.step(
-            Ctx::default(),
-            |tm, now| tm.handle_outcome(run, outcome, now),
-            |_, _| {},
-        )?;
+        let (_, step) = self.step(Ctx::default(), Input::Outcome(run, outcome), |_, _| {})?;
         let late = step.late_results();
         let answered = step.answers() > 0;
         let expect_answer = |step: &Step| -> R {
@@ -1842,7 +1847,7 @@ impl Model {
         let run = self.settled[pick.index(self.settled.len())];
         let (_, step) = self.step(
             Ctx::default(),
-            |tm, now| tm.handle_outcome(run, Outcome::Ok(None), now),
+            Input::Outcome(run, Outcome::Ok(None)),
             |_, _| {},
         )?;
         prop_assert!(step.silent(), "a second outcome of {:?} had effects", run);
@@ -1863,11 +1868,7 @@ impl Model {
         if matches!(validated, Validated::Valid(Some(_))) {
             self.validated_values.insert(run);
         }
-        self.step(
-            Ctx::default(),
-            |tm, now| tm.handle_validated(run, validated, now),
-            |_, _| {},
-        )?;
+        self.step(Ctx::default(), Input::Validated(run, validated), |_, _| {})?;
         Ok(())
     }
 
@@ -1896,11 +1897,7 @@ impl Model {
             2 => Ok(Prepared::default()),
             _ => Err("summary threw".into()),
         };
-        self.step(
-            Ctx::default(),
-            |tm, now| tm.handle_prepared(run, prepared, now),
-            |_, _| {},
-        )?;
+        self.step(Ctx::default(), Input::Prepared(run, prepared), |_, _| {})?;
         Ok(())
     }
 
@@ -1911,11 +1908,7 @@ impl Model {
             2 => Ok(None),
             _ => Err("form gone".into()),
         };
-        self.step(
-            Ctx::default(),
-            |tm, now| tm.handle_state(run, state, now),
-            |_, _| {},
-        )?;
+        self.step(Ctx::default(), Input::State(run, state), |_, _| {})?;
         Ok(())
     }
 
@@ -1928,11 +1921,7 @@ impl Model {
         } else {
             Err("restorer threw".into())
         };
-        let (_, step) = self.step(
-            Ctx::default(),
-            |tm, _| tm.handle_restored(run, restored),
-            |_, _| {},
-        )?;
+        let (_, step) = self.step(Ctx::default(), Input::Restored(run, restored), |_, _| {})?;
         prop_assert!(
             step.completed.iter().any(|(h, _)| *h == handle),
             "undo {:?} did not complete",
@@ -1944,12 +1933,18 @@ impl Model {
     fn page_call(&mut self, tool: usize, caller: Caller, input: usize, rev: Option<u64>) -> R {
         let name = tool_name(tool);
         let known = (tool < TOOLS.len()).then_some(tool);
-        let (handle, step) = self.step(
+        let (reply, step) = self.step(
             Ctx::default(),
-            |tm, now| tm.call(name, INPUTS[input], caller, rev, now),
-            |model, handle| {
+            Input::Call {
+                name: name.to_owned(),
+                input: INPUTS[input].to_owned(),
+                caller,
+                rev,
+            },
+            |model, reply| {
+                let handle = reply.handle();
                 model.handles.insert(
-                    *handle,
+                    handle,
                     HandleInfo {
                         kind: HandleKind::Call {
                             tool: known,
@@ -1962,6 +1957,7 @@ impl Model {
                 );
             },
         )?;
+        let handle = reply.handle();
         // Nothing but the `confirmed` of a confirmation it evicted.
         prop_assert_eq!(
             step.transmits,
@@ -2010,22 +2006,27 @@ impl Model {
             approving: (approve && was_pending).then(|| confirm_id.clone()),
             ..Ctx::default()
         };
-        let (handle, step) = self.step(
+        let (reply, step) = self.step(
             ctx,
-            |tm, now| tm.confirm(&confirm_id, approve, now),
-            |model, handle| {
+            Input::Confirm {
+                confirm_id: confirm_id.clone(),
+                approve,
+            },
+            |model, reply| {
+                let handle = reply.handle();
                 model.handles.insert(
-                    *handle,
+                    handle,
                     HandleInfo {
                         kind: HandleKind::Confirm,
                         completed: false,
                     },
                 );
                 if was_pending {
-                    model.confirm_handles.insert(*handle, confirm_id.clone());
+                    model.confirm_handles.insert(handle, confirm_id.clone());
                 }
             },
         )?;
+        let handle = reply.handle();
         if busy {
             let result = step
                 .completed
@@ -2095,12 +2096,13 @@ impl Model {
             UndoSel::Pool(i) => POOL[i].to_owned(),
             _ => "never-called".to_owned(),
         };
-        let (handle, step) = self.step(
+        let (reply, step) = self.step(
             Ctx::default(),
-            |tm, _| tm.undo(&call_id),
-            |model, handle| {
+            Input::Undo(call_id.clone()),
+            |model, reply| {
+                let handle = reply.handle();
                 model.handles.insert(
-                    *handle,
+                    handle,
                     HandleInfo {
                         kind: HandleKind::Undo,
                         completed: false,
@@ -2108,6 +2110,7 @@ impl Model {
                 );
             },
         )?;
+        let handle = reply.handle();
         prop_assert_eq!(step.transmits, 0);
         let completed = step.completed.iter().any(|(h, _)| *h == handle);
         prop_assert!(
@@ -2145,7 +2148,7 @@ impl Model {
         }
         let handle = handles[pick.index(handles.len())];
         let done = self.handles.get(&handle).is_some_and(|h| h.completed);
-        let (_, step) = self.step(Ctx::default(), |tm, now| tm.abort(handle, now), |_, _| {})?;
+        let (_, step) = self.step(Ctx::default(), Input::Abort(handle), |_, _| {})?;
         if done {
             prop_assert!(step.silent(), "abort of a completed call had effects");
         }
@@ -2163,9 +2166,9 @@ impl Model {
             return Ok(());
         }
         let (run, caller) = live[pick.index(live.len())];
-        let (inline, step) = self.step(Ctx::default(), |tm, _| tm.ctx_confirm(run), |_, _| {})?;
+        let (inline, step) = self.step(Ctx::default(), Input::CtxConfirm(run), |_, _| {})?;
         let expected = caller == Caller::Human && self.inline_confirm;
-        prop_assert_eq!(inline, expected);
+        prop_assert_eq!(inline, Reply::Inline(expected));
         prop_assert_eq!(step.transmits + step.actions, 0);
         let unavailable = if expected { 0 } else { 1 };
         prop_assert_eq!(
@@ -2192,29 +2195,25 @@ impl Model {
             Clock::JustBeforeDeadline => deadline.map_or(now + 1, |d| d.saturating_sub(1)).max(now),
         };
         self.page.now = target;
-        let (_, step) = self.step(
-            Ctx::default(),
-            |tm, now| tm.handle_timeout(now),
-            |model, _| {
-                let mut newly = 0;
-                for info in model.runs.values_mut() {
-                    if let Some(Abort::Grace {
-                        deadline,
-                        timed_out,
-                        ..
-                    }) = &mut info.abort
-                    {
-                        if *deadline <= target && !*timed_out {
-                            *timed_out = true;
-                            newly += 1;
-                        }
+        let (_, step) = self.step(Ctx::default(), Input::Timeout, |model, _| {
+            let mut newly = 0;
+            for info in model.runs.values_mut() {
+                if let Some(Abort::Grace {
+                    deadline,
+                    timed_out,
+                    ..
+                }) = &mut info.abort
+                {
+                    if *deadline <= target && !*timed_out {
+                        *timed_out = true;
+                        newly += 1;
                     }
                 }
-                for _ in 0..newly {
-                    model.count("run timed out (abort grace)");
-                }
-            },
-        )?;
+            }
+            for _ in 0..newly {
+                model.count("run timed out (abort grace)");
+            }
+        })?;
         prop_assert!(
             self.page.tm.poll_timeout().is_none_or(|t| t > target),
             "a deadline at or before now is left after handle_timeout"
@@ -2239,24 +2238,20 @@ impl Model {
             detaching: Some(bridge),
             ..Ctx::default()
         };
-        let (_, step) = self.step(
-            ctx,
-            |tm, now| tm.detach(bridge, now),
-            |model, _| {
-                if let Some(b) = model.bridges.get_mut(&bridge) {
-                    b.attached = false;
-                    // Its calls are dropped (never answered): their ids
-                    // are not in flight any more. The answered ids stay
-                    // the page's.
-                    b.in_flight.clear();
+        let (_, step) = self.step(ctx, Input::Detach(bridge), |model, _| {
+            if let Some(b) = model.bridges.get_mut(&bridge) {
+                b.attached = false;
+                // Its calls are dropped (never answered): their ids
+                // are not in flight any more. The answered ids stay
+                // the page's.
+                b.in_flight.clear();
+            }
+            for info in model.runs.values_mut() {
+                if let Some(Abort::Grace { detach_since, .. }) = &mut info.abort {
+                    *detach_since = true;
                 }
-                for info in model.runs.values_mut() {
-                    if let Some(Abort::Grace { detach_since, .. }) = &mut info.abort {
-                        *detach_since = true;
-                    }
-                }
-            },
-        )?;
+            }
+        })?;
         prop_assert_eq!(step.closes, vec![bridge]);
         Ok(())
     }
@@ -2274,15 +2269,12 @@ impl Model {
             },
             max_message_bytes: limit,
         };
-        let (bridge, step) = self.step(
-            Ctx::default(),
-            |tm, _| tm.attach(options),
-            |model, bridge| {
-                model
-                    .bridges
-                    .insert(*bridge, BridgeModel::new(limit, changed));
-            },
-        )?;
+        let (reply, step) = self.step(Ctx::default(), Input::Attach(options), |model, reply| {
+            model
+                .bridges
+                .insert(reply.bridge(), BridgeModel::new(limit, changed));
+        })?;
+        let bridge = reply.bridge();
         prop_assert_eq!(step.transmits, 1, "one manifest on attach");
         let manifest = &step.announcements[0];
         prop_assert_eq!(manifest.0, bridge);
@@ -2685,6 +2677,8 @@ impl Model {
                 self.clock(Clock::Huge(CONFIRM_EXPIRY + GRACE))?;
             }
         }
+        // The shared model's end-of-program checks, then this model's own.
+        self.spec.settled(&self.page.tm).map_err(fail)?;
         let tm = &self.page.tm;
         prop_assert_eq!(tm.calls_in_flight(), 0, "calls left in flight");
         prop_assert_eq!(tm.max_pending_per_scope(), 0);

@@ -5,10 +5,13 @@
 //! a program of operations on one [`Toolmark`]: registry changes, bridges,
 //! inbound text (arbitrary, or well-formed messages with the right
 //! `clientId`), page calls, answers to the work the core hands out (also for
-//! stale and unknown runs), and clock moves. After every input the outputs
-//! are drained in the documented order and checked; at the end every piece
-//! of outstanding work is answered and the clock run past every deadline,
-//! and the core must have settled everything it owes.
+//! stale and unknown runs), and clock moves. Each operation becomes one or
+//! more [`Input`]s for the shared model of the spec's rules
+//! (`tests/support/spec_model.rs`, which the proptest `tests/machine_model.rs`
+//! drives too): it feeds the core, drains the outputs in the documented
+//! order and checks them after every input. At the end every piece of
+//! outstanding work is answered and the clock run past every deadline, and
+//! [`SpecModel::settled`] checks that the core settled everything it owes.
 //!
 //! The decoder is a plain byte cursor (no `arbitrary`) so that this file
 //! compiles in the fuzz crate and in the root crate's tests alike. Reading
@@ -22,28 +25,22 @@
 //! page's `clientId`, so that hand-written seeds and the fuzzer can address
 //! the page.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-
 use serde_json::{json, Map, Value};
 use toolmark_bridge::ids::{RandomError, RandomSource};
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
-    Toolmark, Validated,
+    Action, BridgeId, BridgeOptions, Config, Handle, OnChange, Outcome, Prepared, RunId, Toolmark,
+    Validated,
 };
-use toolmark_bridge::policy::{Caller, Decision, Policy};
+use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{
-    check_agent_to_page, inbound::nesting_exceeds, parse_json, peek_client_id, AgentToPage,
-    FieldChange, Hints, Issue, Rejection, ToolMode, ToolResult, DEFAULT_MAX_MESSAGE_BYTES,
+    inbound::nesting_exceeds, FieldChange, Hints, Issue, ToolMode, DEFAULT_MAX_MESSAGE_BYTES,
 };
 use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
-use toolmark_bridge::schema::{CompiledSchema, PatternMatcher};
+use toolmark_bridge::schema::PatternMatcher;
 
 #[path = "spec_model.rs"]
 mod spec_model;
-use spec_model::{
-    sent_message, AnsweredModel, ANSWERED_ID_MEMORY, MAX_PENDING_CONFIRMATIONS,
-    MAX_PENDING_PER_SCOPE,
-};
+use spec_model::{Drained, Input, SpecModel};
 
 /// JSON the driver makes up is kept to the inbound depth limit, so that a
 /// message wrapping it stays well inside serde_json's default limit of 128
@@ -54,17 +51,11 @@ const FLOOD_BUDGET: usize = 1_200;
 /// Rounds of the final settling phase before it counts as a livelock.
 const SETTLE_ROUNDS: usize = 20_000;
 
-/// Interprets `data` as a program on a fresh core and checks its invariants:
-/// nothing panics; every transmitted text is JSON that passes
-/// `validate(_, ToAgent)`, carries the page's `clientId` and goes to an
-/// attached bridge; results answer ids the bridge received, once (no two
-/// for one id among the page's last 1000); a `confirmed` follows the
-/// `result` carrying its `needs_confirmation`, on the same bridge (or, that
-/// one gone, on those attached then), at most once per bridge; page requests complete at most once; the lane and confirmation
-/// bounds hold; runs are only for registered tools, with input their JSON
-/// Schema accepts, and never for the agent without the policy allowing
-/// it; and once all work is answered and every deadline passed, nothing is
-/// left in flight or unanswered.
+/// Interprets `data` as a program on a fresh core: nothing may panic, and
+/// the shared [`SpecModel`] checks every input's outputs and, once all work
+/// is answered and every deadline passed, that nothing is left in flight
+/// or unanswered (its module comment lists the rules). A broken rule panics
+/// with the model's message.
 pub fn drive_machine(data: &[u8]) {
     let mut cursor = Cursor::new(data);
     let Some(mut driver) = Driver::new(&mut cursor) else {
@@ -398,26 +389,6 @@ fn gen_state(cur: &mut Cursor<'_>) -> Option<String> {
 
 // ----- the model -----------------------------------------------------------
 
-/// What the driver knows of a registered tool.
-struct ToolInfo {
-    name: String,
-    scope: ScopeId,
-    hints: Hints,
-    schema: Option<CompiledSchema>,
-    external: bool,
-    has_summary: bool,
-    has_changes: bool,
-    has_state: bool,
-    has_snapshot: bool,
-}
-
-/// Per attached bridge: the ids it owes a result for.
-struct BridgeModel {
-    max_message_bytes: usize,
-    owed: HashSet<String>,
-    last_rev: Option<u64>,
-}
-
 /// Work handed to JS that waits for an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Work {
@@ -445,44 +416,16 @@ impl Work {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum HandleKind {
-    Call,
-    Confirm,
-    Undo,
-}
-
+/// The program's state: the core, the shared model of the spec's rules
+/// (which checks every output), and what the decoder picks from.
 struct Driver {
     tm: Toolmark,
-    policy: Policy,
-    client_id: String,
+    spec: SpecModel,
     now: u64,
-    // registry mirror
-    tools: BTreeMap<ToolKey, ToolInfo>,
-    gone_keys: Vec<ToolKey>,
-    scopes: BTreeMap<ScopeId, (Option<ScopeId>, String)>,
-    // bridges
-    bridges: BTreeMap<BridgeId, BridgeModel>,
-    detached: Vec<BridgeId>,
-    /// The last 1000 results the page sent, on any bridge (rule 2 is per page).
-    recent: AnsweredModel,
     next_fresh_id: u64,
     flooded: usize,
-    // work and requests
+    /// Work handed to JS and not answered yet.
     outstanding: Vec<Work>,
-    runs_seen: BTreeSet<u64>,
-    run_list: Vec<RunId>,
-    call_ids: Vec<String>,
-    /// Runs that took a snapshot and whose restorer JS still keeps (by run).
-    restorers: HashSet<RunId>,
-    /// Validation runs whose value JS keeps (answered `Valid(Some(_))`).
-    validated_values: HashSet<RunId>,
-    handles: BTreeMap<Handle, HandleKind>,
-    completed: HashSet<Handle>,
-    // confirmations
-    needs: HashMap<String, BridgeId>,
-    confirmed: HashSet<(String, BridgeId)>,
-    confirm_ids: Vec<String>,
 }
 
 fn pick_policy(cur: &mut Cursor<'_>, items: &[&str]) -> Value {
@@ -513,46 +456,65 @@ impl Driver {
             fills: 0,
             fail_every: (flags & 4 != 0).then_some(period),
         };
-        let tm = Toolmark::new(config, Box::new(rng), Box::new(LiteralPatterns)).ok()?;
-        let mut scopes = BTreeMap::new();
-        scopes.insert(ScopeId::ROOT, (None, String::new()));
+        let mut tm = Toolmark::new(config, Box::new(rng), Box::new(LiteralPatterns)).ok()?;
+        let mut spec = SpecModel::new(&tm, &policy, &confirm_mode, Box::new(LiteralPatterns));
+        let drained = spec.drain(&mut tm).unwrap_or_else(|e| panic!("{e}"));
         let mut driver = Driver {
-            client_id: tm.client_id().to_owned(),
             tm,
-            policy: Policy::from_options(&policy, &confirm_mode).0,
+            spec,
             now: 1_000,
-            tools: BTreeMap::new(),
-            gone_keys: Vec::new(),
-            scopes,
-            bridges: BTreeMap::new(),
-            detached: Vec::new(),
-            recent: AnsweredModel::default(),
             next_fresh_id: 0,
             flooded: 0,
             outstanding: Vec::new(),
-            runs_seen: BTreeSet::new(),
-            run_list: Vec::new(),
-            call_ids: Vec::new(),
-            restorers: HashSet::new(),
-            validated_values: HashSet::new(),
-            handles: BTreeMap::new(),
-            completed: HashSet::new(),
-            needs: HashMap::new(),
-            confirmed: HashSet::new(),
-            confirm_ids: Vec::new(),
         };
-        driver.drain();
+        driver.take_work(drained);
         // Most programs want a bridge; flag bit 3 starts without one.
         if flags & 8 == 0 {
-            driver.attach(BridgeOptions::default());
+            driver.apply(Input::Attach(BridgeOptions::default()));
         }
         Some(driver)
+    }
+
+    /// Feeds one input through the shared model (which checks every
+    /// output; a broken rule panics) and keeps the work handed out.
+    fn apply(&mut self, input: Input) -> spec_model::Reply {
+        let (reply, drained) = self
+            .spec
+            .apply(&mut self.tm, input, self.now)
+            .unwrap_or_else(|e| panic!("{e}"));
+        self.take_work(drained);
+        reply
+    }
+
+    fn take_work(&mut self, drained: Drained) {
+        for action in drained.actions {
+            let work = match action {
+                Action::Run { run, .. } => Work::Run(run),
+                Action::Validate { run, .. } => Work::Validate(run),
+                Action::Prepare {
+                    run,
+                    summary,
+                    changes,
+                    state,
+                    ..
+                } => Work::Prepare {
+                    run,
+                    summary,
+                    changes,
+                    state,
+                },
+                Action::ReadState { run, .. } => Work::ReadState(run),
+                Action::Restore { run, .. } => Work::Restore(run),
+                _ => continue,
+            };
+            self.outstanding.push(work);
+        }
     }
 
     // ----- choosing ----------------------------------------------------------
 
     fn pick_scope(&self, cur: &mut Cursor<'_>) -> ScopeId {
-        let scopes: Vec<ScopeId> = self.scopes.keys().copied().collect();
+        let scopes: Vec<ScopeId> = self.spec.scopes.keys().copied().collect();
         match cur.below(8) {
             0 => ScopeId(u32::from(cur.byte())),
             _ => cur.pick(&scopes).unwrap_or(ScopeId::ROOT),
@@ -560,16 +522,16 @@ impl Driver {
     }
 
     fn pick_key(&self, cur: &mut Cursor<'_>) -> ToolKey {
-        let keys: Vec<ToolKey> = self.tools.keys().copied().collect();
+        let keys: Vec<ToolKey> = self.spec.tools.keys().copied().collect();
         match cur.below(6) {
-            0 => cur.pick(&self.gone_keys).unwrap_or(ToolKey(999)),
+            0 => cur.pick(&self.spec.gone_keys).unwrap_or(ToolKey(999)),
             1 => ToolKey(u32::from(cur.byte())),
             _ => cur.pick(&keys).unwrap_or(ToolKey(0)),
         }
     }
 
     fn pick_tool_name(&self, cur: &mut Cursor<'_>) -> String {
-        let names: Vec<String> = self.tools.values().map(|t| t.name.clone()).collect();
+        let names: Vec<String> = self.spec.tools.values().map(|t| t.name.clone()).collect();
         match cur.below(6) {
             0 => cur.pick_str(&JUNK_TOOLS),
             _ => cur
@@ -579,9 +541,9 @@ impl Driver {
     }
 
     fn pick_bridge(&self, cur: &mut Cursor<'_>) -> BridgeId {
-        let attached: Vec<BridgeId> = self.bridges.keys().copied().collect();
+        let attached: Vec<BridgeId> = self.spec.bridges.keys().copied().collect();
         match cur.below(8) {
-            0 => cur.pick(&self.detached).unwrap_or(BridgeId(77)),
+            0 => cur.pick(&self.spec.detached).unwrap_or(BridgeId(77)),
             _ => cur.pick(&attached).unwrap_or(BridgeId(0)),
         }
     }
@@ -600,7 +562,7 @@ impl Driver {
         let pending: Vec<RunId> = self.outstanding.iter().map(|w| w.run()).collect();
         match cur.below(4) {
             0 => RunId(u64::from(cur.byte())),
-            1 => cur.pick(&self.run_list).unwrap_or(RunId(0)),
+            1 => cur.pick(&self.spec.run_list).unwrap_or(RunId(0)),
             _ => cur
                 .pick(&pending)
                 .unwrap_or_else(|| RunId(u64::from(cur.byte()))),
@@ -625,11 +587,7 @@ impl Driver {
             0 | 1 => self.register(cur),
             2 => {
                 let key = self.pick_key(cur);
-                self.tm.unregister(key, self.now);
-                if self.tools.remove(&key).is_some() {
-                    self.gone_keys.push(key);
-                }
-                self.drain();
+                self.apply(Input::Unregister(key));
             }
             3 => {
                 let parent = self.pick_scope(cur);
@@ -637,32 +595,11 @@ impl Driver {
                     0 => cur.text(8),
                     _ => cur.pick_str(&SCOPE_NAMES),
                 };
-                let created = self.tm.create_scope(parent, &name);
-                if let Ok(Some(scope)) = created {
-                    let prefix = match self.scopes.get(&parent) {
-                        Some((_, p)) if !p.is_empty() => format!("{p}.{name}"),
-                        _ => name,
-                    };
-                    self.scopes.insert(scope, (Some(parent), prefix));
-                }
-                self.drain();
+                self.apply(Input::CreateScope { parent, name });
             }
             4 => {
                 let scope = self.pick_scope(cur);
-                let _ = self.tm.dispose_scope(scope, self.now);
-                if scope != ScopeId::ROOT && self.scopes.contains_key(&scope) {
-                    let doomed: Vec<ToolKey> = self
-                        .tools
-                        .iter()
-                        .filter(|(_, t)| self.is_within(t.scope, scope))
-                        .map(|(k, _)| *k)
-                        .collect();
-                    for key in doomed {
-                        self.tools.remove(&key);
-                        self.gone_keys.push(key);
-                    }
-                }
-                self.drain();
+                self.apply(Input::DisposeScope(scope));
             }
             5 => {
                 let on_change = if cur.bool() {
@@ -673,22 +610,18 @@ impl Driver {
                 let max_message_bytes = cur
                     .pick(&[DEFAULT_MAX_MESSAGE_BYTES, 64, 200, 0])
                     .unwrap_or(DEFAULT_MAX_MESSAGE_BYTES);
-                self.attach(BridgeOptions {
+                self.apply(Input::Attach(BridgeOptions {
                     on_change,
                     max_message_bytes,
-                });
+                }));
             }
             6 => {
                 let bridge = self.pick_bridge(cur);
-                self.tm.detach(bridge, self.now);
-                if self.bridges.remove(&bridge).is_some() {
-                    self.detached.push(bridge);
-                }
-                self.drain();
+                self.apply(Input::Detach(bridge));
             }
             7 | 8 => {
                 let bridge = self.pick_bridge(cur);
-                let text = cur.text(255).replace("$C", &self.client_id);
+                let text = cur.text(255).replace("$C", &self.spec.client_id);
                 self.inbound(bridge, &text);
             }
             9..=11 => {
@@ -697,7 +630,7 @@ impl Driver {
                 let tool = self.pick_tool_name(cur);
                 let input = gen_value(cur, 0);
                 let mut message = json!({"protocol": 1, "type": "call",
-                    "clientId": self.client_id, "id": id, "tool": tool, "input": input});
+                    "clientId": self.spec.client_id, "id": id, "tool": tool, "input": input});
                 if let (Some(rev), Some(map)) = (self.pick_rev(cur), message.as_object_mut()) {
                     map.insert("rev".into(), rev.into());
                 }
@@ -708,26 +641,25 @@ impl Driver {
                 let id = self.pick_id(cur);
                 let tool = self.pick_tool_name(cur);
                 let message = json!({"protocol": 1, "type": "describe",
-                    "clientId": self.client_id, "id": id, "tool": tool});
+                    "clientId": self.spec.client_id, "id": id, "tool": tool});
                 self.inbound(bridge, &message.to_string());
             }
             13 => {
                 let bridge = self.pick_bridge(cur);
                 let id = self.pick_id(cur);
                 let message = json!({"protocol": 1, "type": "cancel",
-                    "clientId": self.client_id, "id": id});
+                    "clientId": self.spec.client_id, "id": id});
                 self.inbound(bridge, &message.to_string());
             }
             14 => self.odd_inbound(cur),
             15 | 16 => self.page_call(cur),
             17 => {
-                let handles: Vec<Handle> = self.handles.keys().copied().collect();
+                let handles: Vec<Handle> = self.spec.handles.keys().copied().collect();
                 let handle = match cur.below(4) {
                     0 => Handle(u64::from(cur.byte())),
                     _ => cur.pick(&handles).unwrap_or(Handle(0)),
                 };
-                self.tm.abort(handle, self.now);
-                self.drain();
+                self.apply(Input::Abort(handle));
             }
             18 | 19 => {
                 let pending: Vec<String> = self
@@ -738,25 +670,24 @@ impl Driver {
                     .collect();
                 let confirm_id = match cur.below(5) {
                     0 => cur.text(8),
-                    1 => cur.pick(&self.confirm_ids).unwrap_or_default(),
+                    1 => cur.pick(&self.spec.confirm_ids).unwrap_or_default(),
                     _ => cur
                         .pick(&pending)
-                        .or_else(|| cur.pick(&self.confirm_ids))
+                        .or_else(|| cur.pick(&self.spec.confirm_ids))
                         .unwrap_or_default(),
                 };
                 let approve = cur.byte() % 4 != 0;
-                let handle = self.tm.confirm(&confirm_id, approve, self.now);
-                self.issued(handle, HandleKind::Confirm);
-                self.drain();
+                self.apply(Input::Confirm {
+                    confirm_id,
+                    approve,
+                });
             }
             20 => {
                 let call_id = match cur.below(4) {
                     0 => cur.text(8),
-                    _ => cur.pick(&self.call_ids).unwrap_or_default(),
+                    _ => cur.pick(&self.spec.call_ids).unwrap_or_default(),
                 };
-                let handle = self.tm.undo(&call_id);
-                self.issued(handle, HandleKind::Undo);
-                self.drain();
+                self.apply(Input::Undo(call_id));
             }
             21..=24 => {
                 if self.outstanding.is_empty() {
@@ -769,8 +700,7 @@ impl Driver {
             25 => self.junk_answer(cur),
             26 => {
                 let run = self.pick_run(cur);
-                let _ = self.tm.ctx_confirm(run);
-                self.drain();
+                self.apply(Input::CtxConfirm(run));
             }
             27 | 28 => {
                 let next = self.tm.poll_timeout();
@@ -786,8 +716,7 @@ impl Driver {
                     _ => next.map_or(1, |t| t.saturating_sub(self.now)),
                 };
                 self.now = self.now.saturating_add(delta);
-                self.tm.handle_timeout(self.now);
-                self.drain();
+                self.apply(Input::Timeout);
             }
             29 => self.flood(cur),
             30 => {
@@ -798,7 +727,7 @@ impl Driver {
                 for _ in 0..count {
                     self.next_fresh_id += 1;
                     let message = json!({"protocol": 1, "type": "call",
-                        "clientId": self.client_id, "id": format!("b{}", self.next_fresh_id),
+                        "clientId": self.spec.client_id, "id": format!("b{}", self.next_fresh_id),
                         "tool": tool, "input": {}});
                     self.inbound(bridge, &message.to_string());
                 }
@@ -807,18 +736,6 @@ impl Driver {
                 for work in std::mem::take(&mut self.outstanding) {
                     self.answer_plainly(work);
                 }
-            }
-        }
-    }
-
-    fn is_within(&self, mut scope: ScopeId, ancestor: ScopeId) -> bool {
-        loop {
-            if scope == ancestor {
-                return true;
-            }
-            match self.scopes.get(&scope).and_then(|(parent, _)| *parent) {
-                Some(parent) => scope = parent,
-                None => return false,
             }
         }
     }
@@ -851,89 +768,24 @@ impl Driver {
         }
         def.input_schema = gen_schema(cur);
         def.output_schema = gen_output_schema(cur);
-        let (schema, external) = match &def.input_schema {
-            Some(SchemaSpec::Json(v)) => (CompiledSchema::compile(v).ok(), false),
-            Some(SchemaSpec::External { .. }) => (None, true),
-            None => (None, false),
-        };
-        let info = ToolInfo {
-            name: match self.scopes.get(&scope) {
-                Some((_, prefix)) if !prefix.is_empty() => format!("{prefix}.{name}"),
-                _ => name,
-            },
+        self.apply(Input::Register {
             scope,
-            hints: def.hints.clone(),
-            schema,
-            external,
-            has_summary: def.has_summary,
-            has_changes: def.has_changes,
-            has_state: def.has_state,
-            has_snapshot: def.has_snapshot,
-        };
-        if let Ok(Some(key)) = self.tm.register(scope, def, self.now) {
-            assert!(
-                !self.tools.contains_key(&key) && !self.gone_keys.contains(&key),
-                "tool key {key:?} reused"
-            );
-            self.tools.insert(key, info);
-        }
-        self.drain();
+            def: Box::new(def),
+        });
     }
 
-    fn attach(&mut self, options: BridgeOptions) {
-        let bridge = self.tm.attach(options);
-        assert!(
-            !self.bridges.contains_key(&bridge) && !self.detached.contains(&bridge),
-            "bridge id {bridge:?} reused"
-        );
-        self.bridges.insert(
-            bridge,
-            BridgeModel {
-                max_message_bytes: options.max_message_bytes,
-                owed: HashSet::new(),
-                last_rev: None,
-            },
-        );
-        self.drain();
-    }
-
-    /// Hands text to the core, after working out what it owes for it:
-    /// the same steps the spec gives (bounded, parsed, filtered, checked).
     fn inbound(&mut self, bridge: BridgeId, text: &str) {
-        if let Some(max_message_bytes) = self.bridges.get(&bridge).map(|m| m.max_message_bytes) {
-            let owed = match parse_json(text, max_message_bytes) {
-                Err(_) => None,
-                Ok(value) if peek_client_id(&value).is_some_and(|id| id != self.client_id) => None,
-                Ok(value) => match check_agent_to_page(&value) {
-                    Ok(AgentToPage::Call(call)) => Some(call.id),
-                    Ok(AgentToPage::Describe(describe)) => Some(describe.id),
-                    Ok(AgentToPage::Cancel(_)) => None,
-                    Err(Rejection::UnsupportedProtocol {
-                        id: Some(id),
-                        client_id: Some(client_id),
-                        // Rule 4, but an empty id cannot be answered in a valid `result`.
-                    }) if client_id == self.client_id && !id.is_empty() => Some(id),
-                    Err(_) => None,
-                },
-            };
-            let duplicate = |id: &String| {
-                self.recent.contains(id) || self.bridges.values().any(|m| m.owed.contains(id))
-            };
-            if let Some(id) = owed.filter(|id| !duplicate(id)) {
-                if let Some(model) = self.bridges.get_mut(&bridge) {
-                    model.owed.insert(id);
-                }
-            }
-        }
-        self.tm.handle_inbound(bridge, text, self.now);
-        self.drain();
+        self.apply(Input::Inbound {
+            bridge,
+            text: text.to_owned(),
+        });
     }
 
     fn odd_inbound(&mut self, cur: &mut Cursor<'_>) {
         let bridge = self.pick_bridge(cur);
         let id = self.pick_id(cur);
         let tool = self.pick_tool_name(cur);
-        let cid = self.client_id.clone();
+        let cid = self.spec.client_id.clone();
         let text = match cur.below(10) {
             0 => json!({"protocol": 2, "type": "call", "clientId": cid, "id": id}).to_string(),
             1 => json!({"protocol": "1", "type": "describe", "clientId": cid, "id": id, "tool": tool})
@@ -978,16 +830,12 @@ impl Driver {
             Caller::Inapp
         };
         let rev = self.pick_rev(cur);
-        let handle = self.tm.call(&name, &input, caller, rev, self.now);
-        self.issued(handle, HandleKind::Call);
-        self.drain();
-    }
-
-    fn issued(&mut self, handle: Handle, kind: HandleKind) {
-        assert!(
-            self.handles.insert(handle, kind).is_none(),
-            "handle {handle:?} issued twice"
-        );
+        self.apply(Input::Call {
+            name,
+            input,
+            caller,
+            rev,
+        });
     }
 
     /// Many describes with fresh ids, enough to push ids out of the
@@ -1006,42 +854,32 @@ impl Driver {
         for i in 0..count {
             self.next_fresh_id += 1;
             let id = format!("f{}", self.next_fresh_id);
-            let message = json!({"protocol": 1, "type": "describe", "clientId": self.client_id,
+            let message =
+                json!({"protocol": 1, "type": "describe", "clientId": self.spec.client_id,
                 "id": id, "tool": tool})
-            .to_string();
+                .to_string();
             let fits = self
+                .spec
                 .bridges
                 .get(&bridge)
                 .is_some_and(|m| message.len() <= m.max_message_bytes);
             if i % 64 == 0 || !light || !fits {
                 self.inbound(bridge, &message);
-                light = self.bridges.contains_key(&bridge) && self.recent.contains(&id);
+                light = self.spec.bridges.contains_key(&bridge) && self.spec.recent.contains(&id);
                 continue;
             }
-            if let Some(model) = self.bridges.get_mut(&bridge) {
-                model.owed.insert(id.clone());
-            }
-            self.tm.handle_inbound(bridge, &message, self.now);
-            let prefix = format!(
-                r#"{{"type":"result","protocol":1,"clientId":"{}","id":"{id}","#,
-                self.client_id
-            );
-            while let Some(transmit) = self.tm.poll_transmit() {
-                if transmit.bridge == bridge && transmit.text.starts_with(&prefix) {
-                    self.note_result(bridge, &id, &transmit.text);
-                } else {
-                    self.check_transmit(transmit.bridge, &transmit.text);
-                }
-            }
-            self.drain();
+            let drained = self
+                .spec
+                .apply_light_describe(&mut self.tm, bridge, &id, &message, self.now)
+                .unwrap_or_else(|e| panic!("{e}"));
+            self.take_work(drained);
         }
     }
 
     // ----- answering work ----------------------------------------------------
 
     fn answer(&mut self, work: Work, cur: &mut Cursor<'_>) {
-        let now = self.now;
-        match work {
+        let input = match work {
             Work::Run(run) => {
                 let outcome = match cur.below(8) {
                     0 => Outcome::Ok(None),
@@ -1051,7 +889,7 @@ impl Driver {
                     4 => Outcome::Aborted,
                     _ => Outcome::Ok(Some(gen_value(cur, 0).to_string())),
                 };
-                self.tm.handle_outcome(run, outcome, now);
+                Input::Outcome(run, outcome)
             }
             Work::Validate(run) => {
                 let validated = match cur.below(5) {
@@ -1061,10 +899,7 @@ impl Driver {
                     3 => Validated::Threw(cur.text(16)),
                     _ => Validated::Valid(Some(gen_value(cur, 0).to_string())),
                 };
-                if matches!(validated, Validated::Valid(Some(_))) {
-                    self.validated_values.insert(run);
-                }
-                self.tm.handle_validated(run, validated, now);
+                Input::Validated(run, validated)
             }
             Work::Prepare {
                 run,
@@ -1083,14 +918,14 @@ impl Driver {
                         state: if state || loose { gen_state(cur) } else { None },
                     })
                 };
-                self.tm.handle_prepared(run, prepared, now);
+                Input::Prepared(run, prepared)
             }
             Work::ReadState(run) => {
                 let state = match cur.below(5) {
                     0 => Err(cur.text(16)),
                     _ => Ok(gen_state(cur)),
                 };
-                self.tm.handle_state(run, state, now);
+                Input::State(run, state)
             }
             Work::Restore(run) => {
                 let restored = if cur.below(4) == 0 {
@@ -1098,44 +933,42 @@ impl Driver {
                 } else {
                     Ok(())
                 };
-                self.tm.handle_restored(run, restored);
+                Input::Restored(run, restored)
             }
-        }
-        self.drain();
+        };
+        self.apply(input);
     }
 
     /// Any kind of answer to any run: the core must ignore what does not fit.
     fn junk_answer(&mut self, cur: &mut Cursor<'_>) {
         let run = self.pick_run(cur);
-        let now = self.now;
-        match cur.below(5) {
+        let input = match cur.below(5) {
             0 => {
                 let outcome = match cur.below(3) {
                     0 => Outcome::Aborted,
                     1 => Outcome::Ok(Some(shallow(cur.text(32)))),
                     _ => Outcome::Threw(String::new()),
                 };
-                self.tm.handle_outcome(run, outcome, now);
+                Input::Outcome(run, outcome)
             }
-            1 => self.tm.handle_validated(run, Validated::Valid(None), now),
-            2 => self.tm.handle_prepared(run, Ok(Prepared::default()), now),
-            3 => self.tm.handle_state(run, Ok(gen_state(cur)), now),
-            _ => self.tm.handle_restored(run, Ok(())),
-        }
-        self.drain();
+            1 => Input::Validated(run, Validated::Valid(None)),
+            2 => Input::Prepared(run, Ok(Prepared::default())),
+            3 => Input::State(run, Ok(gen_state(cur))),
+            _ => Input::Restored(run, Ok(())),
+        };
+        self.apply(input);
     }
 
     /// The unremarkable answer, for the settling phase.
     fn answer_plainly(&mut self, work: Work) {
-        let now = self.now;
-        match work {
-            Work::Run(run) => self.tm.handle_outcome(run, Outcome::Ok(None), now),
-            Work::Validate(run) => self.tm.handle_validated(run, Validated::Valid(None), now),
-            Work::Prepare { run, .. } => self.tm.handle_prepared(run, Ok(Prepared::default()), now),
-            Work::ReadState(run) => self.tm.handle_state(run, Ok(None), now),
-            Work::Restore(run) => self.tm.handle_restored(run, Ok(())),
-        }
-        self.drain();
+        let input = match work {
+            Work::Run(run) => Input::Outcome(run, Outcome::Ok(None)),
+            Work::Validate(run) => Input::Validated(run, Validated::Valid(None)),
+            Work::Prepare { run, .. } => Input::Prepared(run, Ok(Prepared::default())),
+            Work::ReadState(run) => Input::State(run, Ok(None)),
+            Work::Restore(run) => Input::Restored(run, Ok(())),
+        };
+        self.apply(input);
     }
 
     /// Answers everything and runs the clock past every deadline; then the
@@ -1155,327 +988,10 @@ impl Driver {
                 break;
             };
             self.now = self.now.max(deadline);
-            self.tm.handle_timeout(self.now);
-            self.drain();
+            self.apply(Input::Timeout);
         }
-        assert_eq!(self.tm.calls_in_flight(), 0, "calls left after settling");
-        assert!(
-            self.validated_values.is_empty(),
-            "validated values JS keeps for nothing: {:?}",
-            self.validated_values
-        );
-        assert_eq!(self.tm.max_pending_per_scope(), 0, "lanes left busy");
-        assert_eq!(
-            self.tm.pending_confirmation_count(),
-            0,
-            "confirmations left"
-        );
-        for handle in self.handles.keys() {
-            assert!(
-                self.completed.contains(handle),
-                "page request {handle:?} ({:?}) never completed",
-                self.handles.get(handle)
-            );
-        }
-        for (bridge, model) in &self.bridges {
-            assert!(
-                model.owed.is_empty(),
-                "bridge {bridge:?} never answered {:?}",
-                model.owed
-            );
-        }
-        for (confirm_id, bridge) in &self.needs {
-            if self.bridges.contains_key(bridge) {
-                assert!(
-                    self.confirmed.contains(&(confirm_id.clone(), *bridge)),
-                    "confirmation {confirm_id} of attached bridge {bridge:?} never confirmed"
-                );
-            }
-        }
-    }
-
-    // ----- draining and checking -------------------------------------------
-
-    fn drain(&mut self) {
-        while let Some(transmit) = self.tm.poll_transmit() {
-            self.check_transmit(transmit.bridge, &transmit.text);
-        }
-        while let Some(event) = self.tm.poll_event() {
-            self.check_event(event);
-        }
-        while let Some(action) = self.tm.poll_action() {
-            self.check_action(action);
-        }
-        let _ = self.tm.poll_timeout();
-        assert!(
-            self.tm.max_pending_per_scope() <= MAX_PENDING_PER_SCOPE,
-            "{} pending calls on one scope",
-            self.tm.max_pending_per_scope()
-        );
-        assert!(
-            self.tm.pending_confirmation_count() <= MAX_PENDING_CONFIRMATIONS,
-            "{} pending confirmations",
-            self.tm.pending_confirmation_count()
-        );
-        assert!(self.tm.answered_ids() <= ANSWERED_ID_MEMORY);
-        assert_eq!(self.tm.answered_ids(), self.recent.len());
-    }
-
-    fn check_transmit(&mut self, bridge: BridgeId, text: &str) {
-        let value = sent_message(text, &self.client_id).unwrap_or_else(|e| panic!("{e}"));
-        let current_rev = self.tm.rev();
-        assert!(
-            self.bridges.contains_key(&bridge),
-            "message for a bridge that is not attached ({bridge:?}): {text}"
-        );
-        match value["type"].as_str() {
-            Some("manifest") | Some("changed") => {
-                let Some(model) = self.bridges.get_mut(&bridge) else {
-                    return;
-                };
-                let rev = value["rev"].as_u64().unwrap_or(u64::MAX);
-                assert!(rev <= current_rev, "rev {rev} ahead of {current_rev}");
-                assert!(
-                    model.last_rev.is_none_or(|last| rev >= last),
-                    "rev went back on {bridge:?}: {text}"
-                );
-                model.last_rev = Some(rev);
-                if let Some(tools) = value["tools"].as_array() {
-                    let names: Vec<&str> =
-                        tools.iter().filter_map(|t| t["name"].as_str()).collect();
-                    assert!(
-                        names.windows(2).all(|w| w.first() < w.get(1)),
-                        "manifest not sorted by name: {names:?}"
-                    );
-                    if rev == current_rev {
-                        for name in names {
-                            assert!(
-                                self.tools.values().any(|t| t.name == name),
-                                "manifest lists unregistered tool {name}"
-                            );
-                        }
-                    }
-                }
-            }
-            Some("result") => {
-                let id = value["id"].as_str().unwrap_or_default().to_owned();
-                self.note_result(bridge, &id, text);
-                if value["result"]["status"] == "needs_confirmation" {
-                    let confirm_id = value["result"]["confirmId"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_owned();
-                    assert!(
-                        self.needs.insert(confirm_id.clone(), bridge).is_none(),
-                        "confirmId {confirm_id} handed out twice"
-                    );
-                    self.confirm_ids.push(confirm_id);
-                }
-            }
-            Some("confirmed") => {
-                let confirm_id = value["confirmId"].as_str().unwrap_or_default().to_owned();
-                let requester = self.needs.get(&confirm_id).copied();
-                assert!(
-                    requester.is_some(),
-                    "confirmed {confirm_id} without an earlier needs_confirmation result: {text}"
-                );
-                // On the requesting bridge, or (gone) on the bridges attached now.
-                assert!(
-                    requester == Some(bridge)
-                        || requester.is_some_and(|r| !self.bridges.contains_key(&r)),
-                    "confirmed {confirm_id} on {bridge:?}, not its requesting bridge {requester:?}: {text}"
-                );
-                assert!(
-                    self.confirmed.insert((confirm_id.clone(), bridge)),
-                    "second confirmed for {confirm_id} on {bridge:?}: {text}"
-                );
-                assert_ne!(
-                    value["result"]["status"], "needs_confirmation",
-                    "an approval asked for confirmation again: {text}"
-                );
-            }
-            other => panic!("unexpected message type {other:?}: {text}"),
-        }
-    }
-
-    /// A `result` for `id` went out on `bridge`: it must be owed, and not
-    /// among the page's last 1000 results (on any bridge).
-    fn note_result(&mut self, bridge: BridgeId, id: &str, text: &str) {
-        let Some(model) = self.bridges.get_mut(&bridge) else {
-            panic!("result for a bridge that is not attached ({bridge:?}): {text}");
-        };
-        assert!(
-            !self.recent.contains(id),
-            "second result for id {id:?} within the page's last {ANSWERED_ID_MEMORY}: {text}"
-        );
-        assert!(
-            model.owed.remove(id),
-            "result for id {id:?} that {bridge:?} is not owed: {text}"
-        );
-        self.recent.remember(id);
-    }
-
-    fn check_event(&mut self, event: Event) {
-        match event {
-            Event::Completed { handle, result } => {
-                let kind = self.handles.get(&handle).copied();
-                assert!(kind.is_some(), "completion of unknown handle {handle:?}");
-                assert!(
-                    self.completed.insert(handle),
-                    "page request {handle:?} completed twice"
-                );
-                if let ToolResult::NeedsConfirmation { confirm_id, .. } = result {
-                    assert_eq!(
-                        kind,
-                        Some(HandleKind::Call),
-                        "needs_confirmation for a {kind:?} request"
-                    );
-                    assert!(
-                        !self.needs.contains_key(&confirm_id)
-                            && !self.confirm_ids.contains(&confirm_id),
-                        "confirmId {confirm_id} handed out twice"
-                    );
-                    self.confirm_ids.push(confirm_id);
-                }
-            }
-            Event::RevChanged { rev } => {
-                assert!(rev <= self.tm.rev(), "RevChanged {rev} ahead");
-            }
-            Event::Error { .. } | Event::PendingChanged => {}
-        }
-    }
-
-    fn fresh_run(&mut self, run: RunId) {
-        assert!(self.runs_seen.insert(run.0), "run id {run:?} reused");
-        self.run_list.push(run);
-    }
-
-    fn check_action(&mut self, action: Action) {
-        match action {
-            Action::Run {
-                run,
-                tool,
-                name,
-                input,
-                caller,
-                call_id,
-                snapshot,
-                validated,
-            } => {
-                self.fresh_run(run);
-                if let Some(value) = validated {
-                    assert!(
-                        self.validated_values.remove(&value),
-                        "run {run:?} uses the value of validation {value:?}, which JS does not keep"
-                    );
-                }
-                let Some(info) = self.tools.get(&tool) else {
-                    panic!("run of unregistered tool {tool:?} ({name})");
-                };
-                assert_eq!(info.name, name, "run names the wrong tool");
-                assert_eq!(snapshot, info.has_snapshot, "snapshot flag of {name}");
-                if caller == Caller::Inapp {
-                    let decision = self.policy.decide(Caller::Inapp, &info.hints);
-                    assert_eq!(
-                        decision,
-                        Decision::Allow,
-                        "ran {name} for the agent against policy ({decision:?})"
-                    );
-                }
-                let value: Value = serde_json::from_str(&input)
-                    .unwrap_or_else(|e| panic!("run input is not JSON ({e}): {input}"));
-                if let Some(schema) = &info.schema {
-                    let issues = schema.validate(&value, &LiteralPatterns);
-                    assert!(
-                        issues.is_empty(),
-                        "ran {name} with input its schema rejects: {input} {issues:?}"
-                    );
-                }
-                if snapshot {
-                    self.restorers.insert(run);
-                }
-                self.call_ids.push(call_id);
-                self.outstanding.push(Work::Run(run));
-            }
-            Action::Validate { run, tool, input } => {
-                self.fresh_run(run);
-                let info = self.tools.get(&tool);
-                assert!(
-                    info.is_some_and(|t| t.external),
-                    "validation for a tool without a Standard Schema: {tool:?}"
-                );
-                assert!(serde_json::from_str::<serde_json::Value>(&input).is_ok());
-                self.outstanding.push(Work::Validate(run));
-            }
-            Action::Prepare {
-                run,
-                tool,
-                input,
-                summary,
-                changes,
-                state,
-                validated,
-            } => {
-                self.fresh_run(run);
-                if let Some(value) = validated {
-                    assert!(
-                        self.validated_values.contains(&value),
-                        "prepare {run:?} uses the value of validation {value:?}, which JS does not keep"
-                    );
-                }
-                let Some(info) = self.tools.get(&tool) else {
-                    panic!("prepare for unregistered tool {tool:?}");
-                };
-                assert_eq!(
-                    (summary, changes, state),
-                    (info.has_summary, info.has_changes, info.has_state)
-                );
-                assert!(serde_json::from_str::<serde_json::Value>(&input).is_ok());
-                self.outstanding.push(Work::Prepare {
-                    run,
-                    summary,
-                    changes,
-                    state,
-                });
-            }
-            Action::ReadState { run, tool, input } => {
-                self.fresh_run(run);
-                assert!(
-                    self.tools.get(&tool).is_some_and(|t| t.has_state),
-                    "form state read for {tool:?}"
-                );
-                assert!(serde_json::from_str::<serde_json::Value>(&input).is_ok());
-                self.outstanding.push(Work::ReadState(run));
-            }
-            Action::Restore { run, restorer } => {
-                self.fresh_run(run);
-                assert!(
-                    self.restorers.remove(&restorer),
-                    "restore of {restorer:?}'s restorer: no snapshot, or already restored or dropped"
-                );
-                self.outstanding.push(Work::Restore(run));
-            }
-            Action::Abort { run } => {
-                assert!(self.runs_seen.contains(&run.0), "abort of unknown {run:?}");
-            }
-            Action::DropRestorer { run } => {
-                assert!(
-                    self.restorers.remove(&run),
-                    "drop of {run:?}'s restorer: no snapshot, or already restored or dropped"
-                );
-            }
-            Action::ForgetValidated { run } => {
-                assert!(
-                    self.validated_values.remove(&run),
-                    "forget of validation {run:?}'s value, which JS does not keep"
-                );
-            }
-            Action::Close { bridge } => {
-                assert!(
-                    !self.bridges.contains_key(&bridge),
-                    "close of attached bridge {bridge:?}"
-                );
-            }
-        }
+        self.spec
+            .settled(&self.tm)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }
