@@ -106,11 +106,21 @@ pub struct Host {
     pub error_listeners: Listeners,
     pub pending_listeners: Listeners,
     timer: Option<JsValue>,
+    /// The steps of runs, validations and restorers waiting for the next
+    /// microtask (see [`Shared::later`]).
+    jobs: Vec<Job>,
 }
+
+/// A step of the driver's work, run in a microtask.
+type Job = Box<dyn FnOnce()>;
+
+/// What a JS function returned or threw, once settled.
+pub type Settled = Result<JsValue, JsValue>;
 
 /// Callbacks made once per registry and handed to JS many times.
 struct Callbacks {
     timer: Closure<dyn Fn()>,
+    jobs: Closure<dyn Fn()>,
     confirm: Closure<dyn Fn(JsValue, JsValue) -> JsValue>,
     files_resolve: Closure<dyn Fn() -> Result<JsValue, JsValue>>,
     send_failed: Closure<dyn Fn(JsValue)>,
@@ -163,6 +173,18 @@ impl Shared {
                     }
                 }
             }),
+            jobs: Closure::new({
+                let weak = weak.clone();
+                move || {
+                    if let Some(shared) = weak.upgrade() {
+                        // The jobs queued so far; one queued meanwhile waits
+                        // for the next microtask.
+                        for job in shared.host_mut(|h| core::mem::take(&mut h.jobs)) {
+                            job();
+                        }
+                    }
+                }
+            }),
             confirm: Closure::new({
                 let weak = weak.clone();
                 move |run: JsValue, message: JsValue| match weak.upgrade() {
@@ -208,6 +230,60 @@ impl Shared {
 
     fn callback<R>(&self, f: impl FnOnce(&Callbacks) -> R) -> Option<R> {
         self.callbacks.try_borrow().ok()?.as_ref().map(f)
+    }
+
+    /// Runs `job` in a microtask: the jobs queued in one task run in one
+    /// microtask, in order, as `spawn_local` ran its futures.
+    pub fn later(&self, job: impl FnOnce() + 'static) {
+        let first = self.host_mut(|h| {
+            h.jobs.push(Box::new(job));
+            h.jobs.len() == 1
+        });
+        if first {
+            if let Some(run) =
+                self.callback(|c| c.jobs.as_ref().unchecked_ref::<Function>().clone())
+            {
+                host::queue_microtask(&run);
+            }
+        }
+    }
+
+    /// Runs `next` with what a JS function returned (or threw), settled as
+    /// `await` would: a thenable is followed (`next` runs in the microtask
+    /// after it settles, as an awaiting future was polled); a plain value
+    /// or a throw goes to `next` at once.
+    pub fn settle(self: &Rc<Self>, returned: Settled, next: impl FnOnce(Settled) + 'static) {
+        let value = match returned {
+            Ok(value) if host::thenable(&value) => value,
+            settled => return next(settled),
+        };
+        let promise: JsValue = js_sys::Promise::resolve(&value).into();
+        let shared = self.clone();
+        let next = Cell::new(Some(next));
+        // One callback for both outcomes (bound to `true` and `false`);
+        // freed by the JS garbage collector with the two bound functions.
+        let settled: Function = Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(
+            move |fulfilled: JsValue, value: JsValue| {
+                if let Some(next) = next.take() {
+                    let settled = if fulfilled.is_truthy() {
+                        Ok(value)
+                    } else {
+                        Err(value)
+                    };
+                    shared.later(move || next(settled));
+                }
+                JsValue::UNDEFINED
+            },
+        )
+        .into_js_value()
+        .unchecked_into();
+        if let Some(then) = host::method(&promise, "then") {
+            let _ = then.call2(
+                &promise,
+                &settled.bind1(&JsValue::NULL, &JsValue::TRUE),
+                &settled.bind1(&JsValue::NULL, &JsValue::FALSE),
+            );
+        }
     }
 
     /// Hands out everything the core produced, in the drain order

@@ -8,7 +8,6 @@ use crate::prelude::*;
 use js_sys::{Function, JsString, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 #[wasm_bindgen]
 extern "C" {
@@ -90,16 +89,9 @@ pub fn object(entries: &[(&str, &JsValue)]) -> Object {
     out
 }
 
-/// Settles what a JS function returned (or threw), as `await` would:
-/// thenables are followed; a plain value is taken as it is, without the
-/// microtask (and the two resolve/reject closures) a `JsFuture` costs.
-pub async fn settle(returned: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
-    let value = returned?;
-    if (value.is_object() || value.is_function()) && get(&value, "then").is_function() {
-        JsFuture::from(Promise::resolve(&value)).await
-    } else {
-        Ok(value)
-    }
+/// A value `await` would follow: an object or function with a `then` method.
+pub fn thenable(value: &JsValue) -> bool {
+    (value.is_object() || value.is_function()) && get(value, "then").is_function()
 }
 
 /// The registry's clock: the `now` option (`Number(now())`), else `Date.now()`.
