@@ -235,8 +235,12 @@ impl Shared {
     /// Runs `job` in a microtask: the jobs queued in one task run in one
     /// microtask, in order, as `spawn_local` ran its futures.
     pub fn later(&self, job: impl FnOnce() + 'static) {
+        self.queue(Box::new(job));
+    }
+
+    fn queue(&self, job: Job) {
         let first = self.host_mut(|h| {
-            h.jobs.push(Box::new(job));
+            h.jobs.push(job);
             h.jobs.len() == 1
         });
         if first {
@@ -253,11 +257,15 @@ impl Shared {
     /// after it settles, as an awaiting future was polled); a plain value
     /// or a throw goes to `next` at once.
     pub fn settle(self: &Rc<Self>, returned: Settled, next: impl FnOnce(Settled) + 'static) {
-        let value = match returned {
-            Ok(value) if host::thenable(&value) => value,
-            settled => return next(settled),
-        };
-        let promise: JsValue = js_sys::Promise::resolve(&value).into();
+        match returned {
+            Ok(value) if host::thenable(&value) => self.follow(&value, Box::new(next)),
+            settled => next(settled),
+        }
+    }
+
+    /// `next` in the microtask after the thenable `value` settles.
+    fn follow(self: &Rc<Self>, value: &JsValue, next: Box<dyn FnOnce(Settled)>) {
+        let promise: JsValue = js_sys::Promise::resolve(value).into();
         let shared = self.clone();
         let next = Cell::new(Some(next));
         // One callback for both outcomes (bound to `true` and `false`);
