@@ -24,7 +24,7 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 use super::error::Failure;
-use super::host;
+use super::host::{self, Callback};
 use super::values;
 use crate::machine::{Action, BridgeId, Event, Handle, Toolmark as Machine, Transmit};
 use crate::registry::{ScopeId, ToolKey};
@@ -60,7 +60,7 @@ pub struct BridgeEntry {
     /// The `onMessage` callback, only kept: dropped (freed) with the entry
     /// when the bridge closes.
     #[allow(dead_code)]
-    pub callback: Closure<dyn Fn(JsValue)>,
+    pub callback: Callback,
     /// What `onMessage` returned: the transport's unsubscribe.
     pub off: JsValue,
 }
@@ -119,11 +119,11 @@ pub type Settled = Result<JsValue, JsValue>;
 
 /// Callbacks made once per registry and handed to JS many times.
 struct Callbacks {
-    timer: Closure<dyn Fn()>,
-    jobs: Closure<dyn Fn()>,
-    confirm: Closure<dyn Fn(JsValue, JsValue) -> JsValue>,
-    files_resolve: Closure<dyn Fn() -> Result<JsValue, JsValue>>,
-    send_failed: Closure<dyn Fn(JsValue)>,
+    timer: Callback,
+    jobs: Callback,
+    confirm: Callback,
+    files_resolve: Callback,
+    send_failed: Callback,
 }
 
 pub struct Shared {
@@ -162,20 +162,21 @@ impl Shared {
         }
         let weak = Rc::downgrade(&shared);
         let callbacks = Callbacks {
-            timer: Closure::new({
+            timer: host::callback({
                 let weak = weak.clone();
-                move || {
+                move |_, _| {
                     if let Some(shared) = weak.upgrade() {
                         shared.host_mut(|h| h.timer = None);
                         let now = shared.now();
                         shared.with_core(|core| core.handle_timeout(now));
                         shared.drain();
                     }
+                    Ok(JsValue::UNDEFINED)
                 }
             }),
-            jobs: Closure::new({
+            jobs: host::callback({
                 let weak = weak.clone();
-                move || {
+                move |_, _| {
                     if let Some(shared) = weak.upgrade() {
                         // The jobs queued so far; one queued meanwhile waits
                         // for the next microtask.
@@ -183,26 +184,30 @@ impl Shared {
                             job();
                         }
                     }
+                    Ok(JsValue::UNDEFINED)
                 }
             }),
-            confirm: Closure::new({
+            confirm: host::callback({
                 let weak = weak.clone();
-                move |run: JsValue, message: JsValue| match weak.upgrade() {
-                    Some(shared) => shared.ctx_confirm(&run, &message),
-                    None => js_sys::Promise::resolve(&JsValue::FALSE).into(),
+                move |run, message| {
+                    Ok(match weak.upgrade() {
+                        Some(shared) => shared.ctx_confirm(&run, &message),
+                        None => js_sys::Promise::resolve(&JsValue::FALSE).into(),
+                    })
                 }
             }),
-            files_resolve: Closure::new(|| {
+            files_resolve: host::callback(|_, _| {
                 Err(Failure::toolmark(
                     "files_not_configured",
                     "ctx.files.resolve: file support lands in M2",
                 )
                 .into())
             }),
-            send_failed: Closure::new(move |error: JsValue| {
+            send_failed: host::callback(move |error, _| {
                 if let Some(shared) = weak.upgrade() {
                     shared.send_failed(&error);
                 }
+                Ok(JsValue::UNDEFINED)
             }),
         };
         if let Ok(mut slot) = shared.callbacks.try_borrow_mut() {
@@ -270,19 +275,17 @@ impl Shared {
         let next = Cell::new(Some(next));
         // One callback for both outcomes (bound to `true` and `false`);
         // freed by the JS garbage collector with the two bound functions.
-        let settled: Function = Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(
-            move |fulfilled: JsValue, value: JsValue| {
-                if let Some(next) = next.take() {
-                    let settled = if fulfilled.is_truthy() {
-                        Ok(value)
-                    } else {
-                        Err(value)
-                    };
-                    shared.later(move || next(settled));
-                }
-                JsValue::UNDEFINED
-            },
-        )
+        let settled: Function = host::callback(move |fulfilled, value| {
+            if let Some(next) = next.take() {
+                let settled = if fulfilled.is_truthy() {
+                    Ok(value)
+                } else {
+                    Err(value)
+                };
+                shared.later(move || next(settled));
+            }
+            Ok(JsValue::UNDEFINED)
+        })
         .into_js_value()
         .unchecked_into();
         if let Some(then) = host::method(&promise, "then") {

@@ -17,6 +17,27 @@ extern "C" {
     fn string_of(value: &JsValue) -> Result<JsString, JsValue>;
 }
 
+/// The one closure type the boundary hands to JS (one invoke shim, one glue
+/// wrapper for all): two arguments (`undefined` when JS passes fewer, extra
+/// ones ignored), a value back or, as `Err`, a throw.
+pub type Callback = Closure<dyn Fn(JsValue, JsValue) -> Result<JsValue, JsValue>>;
+
+/// A [`Callback`].
+pub fn callback(f: impl Fn(JsValue, JsValue) -> Result<JsValue, JsValue> + 'static) -> Callback {
+    Closure::new(f)
+}
+
+/// A JS function that runs `f` and returns `undefined` (its Rust side freed
+/// by the JS garbage collector with it).
+pub fn js_function(f: impl Fn() + 'static) -> Function {
+    callback(move |_, _| {
+        f();
+        Ok(JsValue::UNDEFINED)
+    })
+    .into_js_value()
+    .unchecked_into()
+}
+
 /// `target[key]`, or `undefined` (for a primitive target, or a throwing getter).
 pub fn get(target: &JsValue, key: &str) -> JsValue {
     if !target.is_object() && !target.is_function() {

@@ -10,8 +10,9 @@
 //! shipped module leaves out.
 
 use crate::prelude::*;
+use alloc::rc::Rc;
 use core::cell::RefCell;
-use js_sys::{Array, JsString, Symbol};
+use js_sys::{Array, Symbol};
 use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
@@ -60,8 +61,9 @@ pub fn safe_text(value: &JsValue) -> Safe {
     if value.is_undefined() {
         return Safe::Absent;
     }
-    let refusal: RefCell<Option<String>> = RefCell::new(None);
-    let mut strict = |key: JsString, value: JsValue| -> Result<Option<JsValue>, JsError> {
+    let refusal: Rc<RefCell<Option<String>>> = Rc::default();
+    let slot = refusal.clone();
+    let strict = host::callback(move |key, value| {
         // Called after toJSON, so `value` is what would be written.
         let what = if value.is_function() {
             Some(String::from("function"))
@@ -78,24 +80,30 @@ pub fn safe_text(value: &JsValue) -> Safe {
             }
         };
         match what {
-            None => Ok(Some(value)),
+            None => Ok(value),
             Some(what) => {
-                let reason = format!("{} at \"{}\"", &what, &String::from(key));
-                if let Ok(mut slot) = refusal.try_borrow_mut() {
-                    *slot = Some(reason.clone());
+                let key = key.as_string().unwrap_or_default();
+                let reason = format!("{} at \"{}\"", &what, &key);
+                let error = js_sys::Error::new(&reason).into();
+                if let Ok(mut slot) = slot.try_borrow_mut() {
+                    *slot = Some(reason);
                 }
-                Err(JsError::new(&reason))
+                Err(error)
             }
         }
-    };
-    match js_sys::JSON::stringify_with_replacer_func(value, &mut strict, None) {
+    });
+    let written = js_sys::JSON::stringify_with_replacer(value, strict.as_ref());
+    drop(strict);
+    match written {
         Ok(text) => match JsValue::from(text).as_string() {
             Some(text) => Safe::Text(text),
             None => Safe::Absent,
         },
         Err(error) => Safe::Unsafe(
             refusal
-                .into_inner()
+                .try_borrow_mut()
+                .ok()
+                .and_then(|mut slot| slot.take())
                 .unwrap_or_else(|| host::string(&get(&error, "message"))),
         ),
     }
