@@ -136,6 +136,8 @@ pub struct Shared {
     draining: Cell<bool>,
     again: Cell<bool>,
     callbacks: RefCell<Option<Callbacks>>,
+    /// The strict `JSON.stringify` of tool results and validated inputs.
+    pub strict: values::Strict,
 }
 
 impl Shared {
@@ -156,6 +158,7 @@ impl Shared {
             draining: Cell::new(false),
             again: Cell::new(false),
             callbacks: RefCell::new(None),
+            strict: values::Strict::new(),
         });
         if let Some(on_error) = on_error {
             shared.host_mut(|h| h.error_listeners.add(on_error.into()));

@@ -117,7 +117,7 @@ impl Shared {
                 let this = shared.clone();
                 let checked = value.clone();
                 shared.check_output(&tool, &checked, move || {
-                    let outcome = match values::safe_text(&value) {
+                    let outcome = match this.strict.text(&value) {
                         Safe::Absent => Outcome::Ok(None),
                         Safe::Text(text) => Outcome::Ok(Some(text)),
                         Safe::Unsafe(reason) => Outcome::NotSerializable(reason),
@@ -261,7 +261,7 @@ impl Shared {
                         // One that is not JSON-safe must not fall back to the raw input.
                         None => {
                             let value = get(&result, "value");
-                            match values::safe_text(&value) {
+                            match this.strict.text(&value) {
                                 Safe::Absent => Validated::Valid(None),
                                 Safe::Text(text) => {
                                     // Kept for the run (the core has its JSON copy); the
