@@ -240,8 +240,8 @@ impl Shared {
         self.callbacks.try_borrow().ok()?.as_ref().map(f)
     }
 
-    /// Runs `job` in a microtask: the jobs queued in one task run in one
-    /// microtask, in order, as `spawn_local` ran its futures.
+    /// Runs `job` in a microtask: the jobs queued until it runs run in that
+    /// one microtask, in order; a job queued by a job waits for the next.
     pub fn later(&self, job: impl FnOnce() + 'static) {
         self.queue(Box::new(job));
     }
@@ -261,9 +261,8 @@ impl Shared {
     }
 
     /// Runs `next` with what a JS function returned (or threw), settled as
-    /// `await` would: a thenable is followed (`next` runs in the microtask
-    /// after it settles, as an awaiting future was polled); a plain value
-    /// or a throw goes to `next` at once.
+    /// `await` would: a thenable is followed (`next` is queued as a job when
+    /// it settles); a plain value or a throw goes to `next` at once.
     pub fn settle(self: &Rc<Self>, returned: Settled, next: impl FnOnce(Settled) + 'static) {
         match returned {
             Ok(value) if host::thenable(&value) => self.follow(&value, Box::new(next)),
