@@ -8,7 +8,6 @@ use alloc::rc::{Rc, Weak};
 use core::cell::Cell;
 use js_sys::{Function, JsString};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::driver::{BridgeEntry, Shared};
 use super::error::Failure;
@@ -122,8 +121,9 @@ impl Bridge {
         };
         let limit = u32::try_from(self.options.max_message_bytes).unwrap_or(u32::MAX);
         let weak = Rc::downgrade(shared);
-        let callback = Closure::<dyn Fn(JsValue)>::new(move |message: JsValue| {
+        let callback = host::callback(move |message, _| {
             inbound(&weak, id, limit, &message);
+            Ok(JsValue::UNDEFINED)
         });
         let subscribed = match host::method(&self.transport, "onMessage") {
             Some(on_message) => on_message.call1(&self.transport, callback.as_ref()),
@@ -156,14 +156,13 @@ impl Bridge {
         shared.drain();
         let shared = shared.clone();
         let disposed = Cell::new(false);
-        let dispose = Closure::<dyn Fn()>::new(move || {
+        Ok(host::js_function(move || {
             if disposed.replace(true) {
                 return;
             }
             let now = shared.now();
             shared.with_core(|core| core.detach(id, now));
             shared.drain();
-        });
-        Ok(dispose.into_js_value().unchecked_into())
+        }))
     }
 }

@@ -24,7 +24,7 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 use super::error::Failure;
-use super::host;
+use super::host::{self, Callback};
 use super::values;
 use crate::machine::{Action, BridgeId, Event, Handle, Toolmark as Machine, Transmit};
 use crate::registry::{ScopeId, ToolKey};
@@ -60,7 +60,7 @@ pub struct BridgeEntry {
     /// The `onMessage` callback, only kept: dropped (freed) with the entry
     /// when the bridge closes.
     #[allow(dead_code)]
-    pub callback: Closure<dyn Fn(JsValue)>,
+    pub callback: Callback,
     /// What `onMessage` returned: the transport's unsubscribe.
     pub off: JsValue,
 }
@@ -106,14 +106,24 @@ pub struct Host {
     pub error_listeners: Listeners,
     pub pending_listeners: Listeners,
     timer: Option<JsValue>,
+    /// The steps of runs, validations and restorers waiting for the next
+    /// microtask (see [`Shared::later`]).
+    jobs: Vec<Job>,
 }
+
+/// A step of the driver's work, run in a microtask.
+type Job = Box<dyn FnOnce()>;
+
+/// What a JS function returned or threw, once settled.
+pub type Settled = Result<JsValue, JsValue>;
 
 /// Callbacks made once per registry and handed to JS many times.
 struct Callbacks {
-    timer: Closure<dyn Fn()>,
-    confirm: Closure<dyn Fn(JsValue, JsValue) -> JsValue>,
-    files_resolve: Closure<dyn Fn() -> Result<JsValue, JsValue>>,
-    send_failed: Closure<dyn Fn(JsValue)>,
+    timer: Callback,
+    jobs: Callback,
+    confirm: Callback,
+    files_resolve: Callback,
+    send_failed: Callback,
 }
 
 pub struct Shared {
@@ -126,6 +136,8 @@ pub struct Shared {
     draining: Cell<bool>,
     again: Cell<bool>,
     callbacks: RefCell<Option<Callbacks>>,
+    /// The strict `JSON.stringify` of tool results and validated inputs.
+    pub strict: values::Strict,
 }
 
 impl Shared {
@@ -146,41 +158,59 @@ impl Shared {
             draining: Cell::new(false),
             again: Cell::new(false),
             callbacks: RefCell::new(None),
+            strict: values::Strict::new(),
         });
         if let Some(on_error) = on_error {
             shared.host_mut(|h| h.error_listeners.add(on_error.into()));
         }
         let weak = Rc::downgrade(&shared);
         let callbacks = Callbacks {
-            timer: Closure::new({
+            timer: host::callback({
                 let weak = weak.clone();
-                move || {
+                move |_, _| {
                     if let Some(shared) = weak.upgrade() {
                         shared.host_mut(|h| h.timer = None);
                         let now = shared.now();
                         shared.with_core(|core| core.handle_timeout(now));
                         shared.drain();
                     }
+                    Ok(JsValue::UNDEFINED)
                 }
             }),
-            confirm: Closure::new({
+            jobs: host::callback({
                 let weak = weak.clone();
-                move |run: JsValue, message: JsValue| match weak.upgrade() {
-                    Some(shared) => shared.ctx_confirm(&run, &message),
-                    None => js_sys::Promise::resolve(&JsValue::FALSE).into(),
+                move |_, _| {
+                    if let Some(shared) = weak.upgrade() {
+                        // The jobs queued so far; one queued meanwhile waits
+                        // for the next microtask.
+                        for job in shared.host_mut(|h| core::mem::take(&mut h.jobs)) {
+                            job();
+                        }
+                    }
+                    Ok(JsValue::UNDEFINED)
                 }
             }),
-            files_resolve: Closure::new(|| {
+            confirm: host::callback({
+                let weak = weak.clone();
+                move |run, message| {
+                    Ok(match weak.upgrade() {
+                        Some(shared) => shared.ctx_confirm(&run, &message),
+                        None => js_sys::Promise::resolve(&JsValue::FALSE).into(),
+                    })
+                }
+            }),
+            files_resolve: host::callback(|_, _| {
                 Err(Failure::toolmark(
                     "files_not_configured",
                     "ctx.files.resolve: file support lands in M2",
                 )
                 .into())
             }),
-            send_failed: Closure::new(move |error: JsValue| {
+            send_failed: host::callback(move |error, _| {
                 if let Some(shared) = weak.upgrade() {
                     shared.send_failed(&error);
                 }
+                Ok(JsValue::UNDEFINED)
             }),
         };
         if let Ok(mut slot) = shared.callbacks.try_borrow_mut() {
@@ -208,6 +238,65 @@ impl Shared {
 
     fn callback<R>(&self, f: impl FnOnce(&Callbacks) -> R) -> Option<R> {
         self.callbacks.try_borrow().ok()?.as_ref().map(f)
+    }
+
+    /// Runs `job` in a microtask: the jobs queued until it runs run in that
+    /// one microtask, in order; a job queued by a job waits for the next.
+    pub fn later(&self, job: impl FnOnce() + 'static) {
+        self.queue(Box::new(job));
+    }
+
+    fn queue(&self, job: Job) {
+        let first = self.host_mut(|h| {
+            h.jobs.push(job);
+            h.jobs.len() == 1
+        });
+        if first {
+            if let Some(run) =
+                self.callback(|c| c.jobs.as_ref().unchecked_ref::<Function>().clone())
+            {
+                host::queue_microtask(&run);
+            }
+        }
+    }
+
+    /// Runs `next` with what a JS function returned (or threw), settled as
+    /// `await` would: a thenable is followed (`next` is queued as a job when
+    /// it settles); a plain value or a throw goes to `next` at once.
+    pub fn settle(self: &Rc<Self>, returned: Settled, next: impl FnOnce(Settled) + 'static) {
+        match returned {
+            Ok(value) if host::thenable(&value) => self.follow(&value, Box::new(next)),
+            settled => next(settled),
+        }
+    }
+
+    /// `next` in the microtask after the thenable `value` settles.
+    fn follow(self: &Rc<Self>, value: &JsValue, next: Box<dyn FnOnce(Settled)>) {
+        let promise: JsValue = js_sys::Promise::resolve(value).into();
+        let shared = self.clone();
+        let next = Cell::new(Some(next));
+        // One callback for both outcomes (bound to `true` and `false`);
+        // freed by the JS garbage collector with the two bound functions.
+        let settled: Function = host::callback(move |fulfilled, value| {
+            if let Some(next) = next.take() {
+                let settled = if fulfilled.is_truthy() {
+                    Ok(value)
+                } else {
+                    Err(value)
+                };
+                shared.later(move || next(settled));
+            }
+            Ok(JsValue::UNDEFINED)
+        })
+        .into_js_value()
+        .unchecked_into();
+        if let Some(then) = host::method(&promise, "then") {
+            let _ = then.call2(
+                &promise,
+                &settled.bind1(&JsValue::NULL, &JsValue::TRUE),
+                &settled.bind1(&JsValue::NULL, &JsValue::FALSE),
+            );
+        }
     }
 
     /// Hands out everything the core produced, in the drain order

@@ -1,6 +1,6 @@
 //! What the boundary uses of its JS host: property access, calls that may
 //! throw, `String(…)`, the clock, timers and microtasks. Every global is
-//! looked up on `globalThis` (`js_sys::global()`), so pages, workers,
+//! looked up on `globalThis` when it is called, so pages, workers,
 //! extensions and Node work alike; every call into JS is a `catch` import,
 //! so a throwing callback comes back as an `Err`, never as a trap.
 
@@ -8,7 +8,6 @@ use crate::prelude::*;
 use js_sys::{Function, JsString, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 #[wasm_bindgen]
 extern "C" {
@@ -16,6 +15,43 @@ extern "C" {
     /// description never, for an object with a throwing `toString` yes).
     #[wasm_bindgen(catch, js_namespace = globalThis, js_name = String)]
     fn string_of(value: &JsValue) -> Result<JsString, JsValue>;
+
+    /// `Number(value)`.
+    #[wasm_bindgen(catch, js_namespace = globalThis, js_name = Number)]
+    fn number_of(value: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `setTimeout(callback, delay)` (an error when the host has none).
+    #[wasm_bindgen(catch, js_namespace = globalThis, js_name = setTimeout)]
+    fn set_timeout_of(callback: &Function, delay_ms: f64) -> Result<JsValue, JsValue>;
+
+    /// `clearTimeout(handle)`.
+    #[wasm_bindgen(catch, js_namespace = globalThis, js_name = clearTimeout)]
+    fn clear_timeout_of(handle: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `queueMicrotask(callback)`.
+    #[wasm_bindgen(catch, js_namespace = globalThis, js_name = queueMicrotask)]
+    fn queue_microtask_of(callback: &Function) -> Result<JsValue, JsValue>;
+}
+
+/// The one closure type the boundary hands to JS (one invoke shim, one glue
+/// wrapper for all): two arguments (`undefined` when JS passes fewer, extra
+/// ones ignored), a value back or, as `Err`, a throw.
+pub type Callback = Closure<dyn Fn(JsValue, JsValue) -> Result<JsValue, JsValue>>;
+
+/// A [`Callback`].
+pub fn callback(f: impl Fn(JsValue, JsValue) -> Result<JsValue, JsValue> + 'static) -> Callback {
+    Closure::new(f)
+}
+
+/// A JS function that runs `f` and returns `undefined` (its Rust side freed
+/// by the JS garbage collector with it).
+pub fn js_function(f: impl Fn() + 'static) -> Function {
+    callback(move |_, _| {
+        f();
+        Ok(JsValue::UNDEFINED)
+    })
+    .into_js_value()
+    .unchecked_into()
 }
 
 /// `target[key]`, or `undefined` (for a primitive target, or a throwing getter).
@@ -90,16 +126,9 @@ pub fn object(entries: &[(&str, &JsValue)]) -> Object {
     out
 }
 
-/// Settles what a JS function returned (or threw), as `await` would:
-/// thenables are followed; a plain value is taken as it is, without the
-/// microtask (and the two resolve/reject closures) a `JsFuture` costs.
-pub async fn settle(returned: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
-    let value = returned?;
-    if (value.is_object() || value.is_function()) && get(&value, "then").is_function() {
-        JsFuture::from(Promise::resolve(&value)).await
-    } else {
-        Ok(value)
-    }
+/// A value `await` would follow: an object or function with a `then` method.
+pub fn thenable(value: &JsValue) -> bool {
+    (value.is_object() || value.is_function()) && get(value, "then").is_function()
 }
 
 /// The registry's clock: the `now` option (`Number(now())`), else `Date.now()`.
@@ -113,9 +142,8 @@ pub fn now_ms(clock: Option<&Function>) -> u64 {
 
 /// `Number(value)` (NaN when it throws).
 fn number(value: &JsValue) -> f64 {
-    let global = js_sys::global();
-    method(&global, "Number")
-        .and_then(|number| number.call1(&global, value).ok())
+    number_of(value)
+        .ok()
         .and_then(|n| n.as_f64())
         .unwrap_or(f64::NAN)
 }
@@ -135,11 +163,7 @@ pub fn whole_ms(ms: f64) -> u64 {
 /// `unref()`ed where it has that (Node), so an expiry alone never keeps a
 /// process alive.
 pub fn set_timeout(callback: &Function, delay_ms: f64) -> Option<JsValue> {
-    let global = js_sys::global();
-    let set_timeout = method(&global, "setTimeout")?;
-    let handle = set_timeout
-        .call2(&global, callback, &JsValue::from_f64(delay_ms))
-        .ok()?;
+    let handle = set_timeout_of(callback, delay_ms).ok()?;
     if let Some(unref) = method(&handle, "unref") {
         let _ = unref.call0(&handle);
     }
@@ -148,25 +172,16 @@ pub fn set_timeout(callback: &Function, delay_ms: f64) -> Option<JsValue> {
 
 /// `clearTimeout(handle)` on the global object.
 pub fn clear_timeout(handle: &JsValue) {
-    let global = js_sys::global();
-    if let Some(clear) = method(&global, "clearTimeout") {
-        let _ = clear.call1(&global, handle);
-    }
+    let _ = clear_timeout_of(handle);
 }
 
 /// `queueMicrotask(callback)` on the global object (a resolved promise's
 /// `then` where it is missing).
 pub fn queue_microtask(callback: &Function) {
-    let global = js_sys::global();
-    match method(&global, "queueMicrotask") {
-        Some(queue) => {
-            let _ = queue.call1(&global, callback);
-        }
-        None => {
-            let resolved: JsValue = Promise::resolve(&JsValue::UNDEFINED).into();
-            if let Some(then) = method(&resolved, "then") {
-                let _ = then.call1(&resolved, callback);
-            }
+    if queue_microtask_of(callback).is_err() {
+        let resolved: JsValue = Promise::resolve(&JsValue::UNDEFINED).into();
+        if let Some(then) = method(&resolved, "then") {
+            let _ = then.call1(&resolved, callback);
         }
     }
 }

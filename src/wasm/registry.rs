@@ -10,12 +10,11 @@ use core::cell::Cell;
 use js_sys::{Function, Promise};
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::bridge::Bridge;
 use super::driver::{Shared, ToolFns};
 use super::error::Failure;
-use super::host::{self, get, get_symbol, present};
+use super::host::{self, get, get_symbol, js_function, present};
 use super::protocol::CryptoRandom;
 use super::regexp::JsRegExp;
 use super::values;
@@ -25,11 +24,6 @@ use crate::registry::{ScopeId, ToolKey};
 
 /// A scope id for a scope the core refused (registering in it is `invalid_scope`).
 const NO_SCOPE: ScopeId = ScopeId(u32::MAX);
-
-/// A JS function that runs `f` (freed by the JS garbage collector with it).
-fn js_function(f: impl Fn() + 'static) -> Function {
-    Closure::<dyn Fn()>::new(f).into_js_value().unchecked_into()
-}
 
 /// `createToolmark(options)`: the page's registry.
 #[wasm_bindgen(js_name = createToolmark)]

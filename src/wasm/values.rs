@@ -10,12 +10,13 @@
 //! shipped module leaves out.
 
 use crate::prelude::*;
+use alloc::rc::Rc;
 use core::cell::RefCell;
-use js_sys::{Array, JsString, Symbol};
+use js_sys::{Array, Symbol};
 use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
-use super::host::{self, get, get_symbol, present};
+use super::host::{self, get, get_symbol, present, Callback};
 use crate::machine::{Config, PendingView, Prepared};
 use crate::protocol::{
     field_changes_from_value, hints_from_value, parse_value, to_json, Issue, ToolManifestSummary,
@@ -55,49 +56,71 @@ pub enum Safe {
 /// `JSON.stringify` semantics (`toJSON` honoured, `undefined` properties
 /// dropped), except that what JSON cannot carry is refused instead of
 /// silently dropped or nulled: functions, symbols, BigInts, non-finite
-/// numbers (and cycles, which `JSON.stringify` itself refuses).
-pub fn safe_text(value: &JsValue) -> Safe {
-    if value.is_undefined() {
-        return Safe::Absent;
-    }
-    let refusal: RefCell<Option<String>> = RefCell::new(None);
-    let mut strict = |key: JsString, value: JsValue| -> Result<Option<JsValue>, JsError> {
-        // Called after toJSON, so `value` is what would be written.
-        let what = if value.is_function() {
-            Some(String::from("function"))
-        } else if value.is_symbol() {
-            Some(String::from("symbol"))
-        } else if value.is_bigint() {
-            Some(String::from("bigint"))
-        } else {
-            match value.as_f64() {
-                Some(n) if n.is_nan() => Some(String::from("NaN")),
-                Some(n) if n.is_infinite() && n > 0.0 => Some(String::from("Infinity")),
-                Some(n) if n.is_infinite() => Some(String::from("-Infinity")),
-                _ => None,
-            }
-        };
-        match what {
-            None => Ok(Some(value)),
-            Some(what) => {
-                let reason = format!("{} at \"{}\"", &what, &String::from(key));
-                if let Ok(mut slot) = refusal.try_borrow_mut() {
-                    *slot = Some(reason.clone());
+/// numbers (and cycles, which `JSON.stringify` itself refuses). The
+/// replacer is made once per registry and kept.
+pub struct Strict {
+    replacer: Callback,
+    /// Why the replacer refused the last value it refused.
+    refusal: Rc<RefCell<Option<String>>>,
+}
+
+impl Strict {
+    pub fn new() -> Strict {
+        let refusal: Rc<RefCell<Option<String>>> = Rc::default();
+        let slot = refusal.clone();
+        let replacer = host::callback(move |key, value| {
+            // Called after toJSON, so `value` is what would be written.
+            let what = if value.is_function() {
+                Some(String::from("function"))
+            } else if value.is_symbol() {
+                Some(String::from("symbol"))
+            } else if value.is_bigint() {
+                Some(String::from("bigint"))
+            } else {
+                match value.as_f64() {
+                    Some(n) if n.is_nan() => Some(String::from("NaN")),
+                    Some(n) if n.is_infinite() && n > 0.0 => Some(String::from("Infinity")),
+                    Some(n) if n.is_infinite() => Some(String::from("-Infinity")),
+                    _ => None,
                 }
-                Err(JsError::new(&reason))
+            };
+            match what {
+                None => Ok(value),
+                Some(what) => {
+                    let key = key.as_string().unwrap_or_default();
+                    let reason = format!("{} at \"{}\"", &what, &key);
+                    let error = js_sys::Error::new(&reason).into();
+                    if let Ok(mut slot) = slot.try_borrow_mut() {
+                        *slot = Some(reason);
+                    }
+                    Err(error)
+                }
             }
+        });
+        Strict { replacer, refusal }
+    }
+
+    /// `value` as JSON text, strictly.
+    pub fn text(&self, value: &JsValue) -> Safe {
+        if value.is_undefined() {
+            return Safe::Absent;
         }
-    };
-    match js_sys::JSON::stringify_with_replacer_func(value, &mut strict, None) {
-        Ok(text) => match JsValue::from(text).as_string() {
-            Some(text) => Safe::Text(text),
-            None => Safe::Absent,
-        },
-        Err(error) => Safe::Unsafe(
-            refusal
-                .into_inner()
-                .unwrap_or_else(|| host::string(&get(&error, "message"))),
-        ),
+        if let Ok(mut slot) = self.refusal.try_borrow_mut() {
+            *slot = None;
+        }
+        match js_sys::JSON::stringify_with_replacer(value, self.replacer.as_ref()) {
+            Ok(text) => match JsValue::from(text).as_string() {
+                Some(text) => Safe::Text(text),
+                None => Safe::Absent,
+            },
+            Err(error) => Safe::Unsafe(
+                self.refusal
+                    .try_borrow_mut()
+                    .ok()
+                    .and_then(|mut slot| slot.take())
+                    .unwrap_or_else(|| host::string(&get(&error, "message"))),
+            ),
+        }
     }
 }
 

@@ -12,14 +12,13 @@ use alloc::rc::Rc;
 use js_sys::{Function, Object};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::spawn_local;
 use web_sys::AbortController;
 
 use super::{Run, Shared, ToolFns};
 use crate::machine::{Outcome, RunId, Validated};
 use crate::policy::Caller;
 use crate::registry::ToolKey;
-use crate::wasm::host::{self, get, present, settle};
+use crate::wasm::host::{self, get, present};
 use crate::wasm::values::{self, Safe};
 
 impl Shared {
@@ -60,53 +59,73 @@ impl Shared {
             return self.finish_run(run, Outcome::Threw("tool definition missing".into()));
         };
         let shared = self.clone();
-        spawn_local(async move {
-            let outcome = match shared
-                .run_tool(&tool, run, &input, caller, &call_id, snapshot, &controller)
-                .await
-            {
-                Ok(outcome) => outcome,
-                Err(_) if controller.signal().aborted() => Outcome::Aborted,
-                Err(error) => Outcome::Threw(host::detail(&error)),
-            };
-            shared.finish_run(run, outcome);
+        self.later(move || {
+            match tool.snapshot.clone().filter(|_| snapshot) {
+                None => shared.call_run(tool, run, input, caller, call_id, controller),
+                Some(take) => {
+                    shared.host_mut(|h| h.snapshotting.push(run.0));
+                    let taken = take.call1(&JsValue::NULL, &input);
+                    let this = shared.clone();
+                    shared.settle(taken, move |restorer| match restorer {
+                        Err(error) => this.run_failed(run, &controller, &error),
+                        Ok(restorer) => {
+                            // Not wanted any more when the core dropped it meanwhile.
+                            let wanted = this.host_mut(|h| {
+                                let before = h.snapshotting.len();
+                                h.snapshotting.retain(|r| *r != run.0);
+                                h.snapshotting.len() != before
+                            });
+                            if let (true, Some(restorer)) = (wanted, host::function(restorer)) {
+                                this.host_mut(|h| h.restorers.insert(run.0, restorer));
+                            }
+                            this.call_run(tool, run, input, caller, call_id, controller);
+                        }
+                    });
+                }
+            }
         });
     }
 
-    /// `snapshot(input)` when asked (its restorer kept for undo), then
-    /// `run(input, ctx)`, then the dev-mode output check.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) async fn run_tool(
+    /// A run's `snapshot` or `run` threw or rejected: `aborted` when its
+    /// signal was, else `tool_threw`.
+    fn run_failed(self: &Rc<Self>, run: RunId, controller: &AbortController, error: &JsValue) {
+        let outcome = if controller.signal().aborted() {
+            Outcome::Aborted
+        } else {
+            Outcome::Threw(host::detail(error))
+        };
+        self.finish_run(run, outcome);
+    }
+
+    /// `run(input, ctx)` (after the snapshot, when one was asked for), then
+    /// the dev-mode output check.
+    fn call_run(
         self: &Rc<Self>,
-        tool: &ToolFns,
+        tool: Rc<ToolFns>,
         run: RunId,
-        input: &JsValue,
+        input: JsValue,
         caller: Caller,
-        call_id: &str,
-        snapshot: bool,
-        controller: &AbortController,
-    ) -> Result<Outcome, JsValue> {
-        if let (true, Some(take)) = (snapshot, &tool.snapshot) {
-            self.host_mut(|h| h.snapshotting.push(run.0));
-            let restorer = settle(take.call1(&JsValue::NULL, input)).await?;
-            // Not wanted any more when the core dropped it meanwhile.
-            let wanted = self.host_mut(|h| {
-                let before = h.snapshotting.len();
-                h.snapshotting.retain(|r| *r != run.0);
-                h.snapshotting.len() != before
-            });
-            if let (true, Some(restorer)) = (wanted, host::function(restorer)) {
-                self.host_mut(|h| h.restorers.insert(run.0, restorer));
+        call_id: String,
+        controller: AbortController,
+    ) {
+        let ctx = self.context(run, caller, &call_id, &controller);
+        let returned = tool.run.call2(&JsValue::NULL, &input, &ctx);
+        let shared = self.clone();
+        self.settle(returned, move |value| match value {
+            Err(error) => shared.run_failed(run, &controller, &error),
+            Ok(value) => {
+                let this = shared.clone();
+                let checked = value.clone();
+                shared.check_output(&tool, &checked, move || {
+                    let outcome = match this.strict.text(&value) {
+                        Safe::Absent => Outcome::Ok(None),
+                        Safe::Text(text) => Outcome::Ok(Some(text)),
+                        Safe::Unsafe(reason) => Outcome::NotSerializable(reason),
+                    };
+                    this.finish_run(run, outcome);
+                });
             }
-        }
-        let ctx = self.context(run, caller, call_id, controller);
-        let value = settle(tool.run.call2(&JsValue::NULL, input, &ctx)).await?;
-        self.check_output(tool, &value).await;
-        Ok(match values::safe_text(&value) {
-            Safe::Absent => Outcome::Ok(None),
-            Safe::Text(text) => Outcome::Ok(Some(text)),
-            Safe::Unsafe(reason) => Outcome::NotSerializable(reason),
-        })
+        });
     }
 
     /// `{ signal, caller, callId, confirm, files }`, the second argument of `run`.
@@ -162,9 +181,20 @@ impl Shared {
             ("message", &JsValue::from_str(&message)),
         ]);
         let answer = on_confirm.call1(&JsValue::NULL, &request);
-        wasm_bindgen_futures::future_to_promise(async move {
-            let approved = settle(answer).await?;
-            Ok(JsValue::from_bool(approved.is_truthy()))
+        let mut answer = Some(answer);
+        js_sys::Promise::new(&mut |resolve, reject| {
+            let Some(answer) = answer.take() else { return };
+            let shared = self.clone();
+            self.later(move || {
+                shared.settle(answer, move |approved| {
+                    let _ = match approved {
+                        Ok(approved) => {
+                            resolve.call1(&JsValue::NULL, &JsValue::from_bool(approved.is_truthy()))
+                        }
+                        Err(error) => reject.call1(&JsValue::NULL, &error),
+                    };
+                });
+            });
         })
         .into()
     }
@@ -172,27 +202,37 @@ impl Shared {
     /// Dev only: a Standard Schema `outputSchema` checks the tool's value
     /// (the core checks JSON Schema ones); a failure is an `output_invalid`
     /// event, the value still goes out.
-    pub(super) async fn check_output(&self, tool: &ToolFns, value: &JsValue) {
+    pub(super) fn check_output(
+        self: &Rc<Self>,
+        tool: &Rc<ToolFns>,
+        value: &JsValue,
+        next: impl FnOnce() + 'static,
+    ) {
         let Some(schema) = tool.output_standard.as_ref().filter(|_| self.dev) else {
-            return;
+            return next();
         };
         let standard = get(schema, "~standard");
         let validated = match host::method(&standard, "validate") {
-            Some(validate) => settle(validate.call1(&standard, value)).await,
+            Some(validate) => validate.call1(&standard, value),
             None => Err(js_sys::TypeError::new("~standard.validate is not a function").into()),
         };
-        let problem = match validated {
-            Ok(result) => match values::standard_issues(&result).as_deref() {
-                Some([first, ..]) => format!(" at '{}': {}", &first.path, &first.message),
-                _ => return,
-            },
-            Err(error) => format!(": its validator threw ({})", &host::detail(&error)),
-        };
-        let message = format!(
-            "output of '{}' fails its output schema{}",
-            &tool.full_name, &problem
-        );
-        self.emit_error("output_invalid", &message, Some(&tool.full_name));
+        let shared = self.clone();
+        let tool = tool.clone();
+        self.settle(validated, move |validated| {
+            let problem = match validated {
+                Ok(result) => match values::standard_issues(&result).as_deref() {
+                    Some([first, ..]) => format!(" at '{}': {}", &first.path, &first.message),
+                    _ => return next(),
+                },
+                Err(error) => format!(": its validator threw ({})", &host::detail(&error)),
+            };
+            let message = format!(
+                "output of '{}' fails its output schema{}",
+                &tool.full_name, &problem
+            );
+            shared.emit_error("output_invalid", &message, Some(&tool.full_name));
+            next();
+        });
     }
 
     /// A Standard Schema input: `~standard.validate(input)`; the validated
@@ -200,44 +240,53 @@ impl Shared {
     pub(super) fn validate(self: &Rc<Self>, run: RunId, key: ToolKey, input: String) {
         let tool = self.tool(key);
         let shared = self.clone();
-        spawn_local(async move {
+        self.later(move || {
             let schema = tool.and_then(|t| t.input_standard.clone());
             let standard = schema
                 .as_ref()
                 .map_or(JsValue::UNDEFINED, |s| get(s, "~standard"));
-            let validated = match host::method(&standard, "validate") {
-                None => Validated::Threw("TypeError: ~standard.validate is not a function".into()),
-                Some(validate) => {
-                    let input = values::parse_text(&input);
-                    match settle(validate.call1(&standard, &input)).await {
-                        Err(error) => Validated::Threw(host::detail(&error)),
-                        Ok(result) => match values::standard_issues(&result) {
-                            Some(issues) => Validated::Invalid(issues),
-                            // One that is not JSON-safe must not fall back to the raw input.
-                            None => {
-                                let value = get(&result, "value");
-                                match values::safe_text(&value) {
-                                    Safe::Absent => Validated::Valid(None),
-                                    Safe::Text(text) => {
-                                        // Kept for the run (the core has its JSON copy); the
-                                        // core names it in the run or forgets it.
-                                        shared.host_mut(|h| h.validated.insert(run.0, value));
-                                        Validated::Valid(Some(text))
-                                    }
-                                    Safe::Unsafe(reason) => Validated::Threw(format!(
-                                        "validated input is not JSON-safe: {}",
-                                        &reason
-                                    )),
-                                }
-                            }
-                        },
-                    }
-                }
+            let Some(validate) = host::method(&standard, "validate") else {
+                let threw =
+                    Validated::Threw("TypeError: ~standard.validate is not a function".into());
+                return shared.validated(run, threw);
             };
-            let now = shared.now();
-            shared.with_core(|core| core.handle_validated(run, validated, now));
-            shared.drain();
+            let input = values::parse_text(&input);
+            let returned = validate.call1(&standard, &input);
+            let this = shared.clone();
+            shared.settle(returned, move |result| {
+                let validated = match result {
+                    Err(error) => Validated::Threw(host::detail(&error)),
+                    Ok(result) => match values::standard_issues(&result) {
+                        Some(issues) => Validated::Invalid(issues),
+                        // One that is not JSON-safe must not fall back to the raw input.
+                        None => {
+                            let value = get(&result, "value");
+                            match this.strict.text(&value) {
+                                Safe::Absent => Validated::Valid(None),
+                                Safe::Text(text) => {
+                                    // Kept for the run (the core has its JSON copy); the
+                                    // core names it in the run or forgets it.
+                                    this.host_mut(|h| h.validated.insert(run.0, value));
+                                    Validated::Valid(Some(text))
+                                }
+                                Safe::Unsafe(reason) => Validated::Threw(format!(
+                                    "validated input is not JSON-safe: {}",
+                                    &reason
+                                )),
+                            }
+                        }
+                    },
+                };
+                this.validated(run, validated);
+            });
         });
+    }
+
+    /// A validation's answer to the core.
+    fn validated(self: &Rc<Self>, run: RunId, validated: Validated) {
+        let now = self.now();
+        self.with_core(|core| core.handle_validated(run, validated, now));
+        self.drain();
     }
 
     /// What a confirmation shows: `summary(input)`, `changes(input)`, the
@@ -293,16 +342,21 @@ impl Shared {
     pub(super) fn restore(self: &Rc<Self>, run: RunId, restorer: RunId) {
         let restorer = self.host_mut(|h| h.restorers.remove(&restorer.0));
         let shared = self.clone();
-        spawn_local(async move {
-            let restored = match restorer {
-                Some(restorer) => settle(restorer.call0(&JsValue::NULL))
-                    .await
-                    .map(|_| ())
-                    .map_err(|error| host::detail(&error)),
-                None => Err("Error: restorer missing".into()),
+        self.later(move || {
+            let this = shared.clone();
+            let done = move |restored: Result<(), String>| {
+                shared.with_core(|core| core.handle_restored(run, restored));
+                shared.drain();
             };
-            shared.with_core(|core| core.handle_restored(run, restored));
-            shared.drain();
+            match restorer {
+                Some(restorer) => {
+                    let returned = restorer.call0(&JsValue::NULL);
+                    this.settle(returned, move |restored| {
+                        done(restored.map(|_| ()).map_err(|error| host::detail(&error)));
+                    });
+                }
+                None => done(Err("Error: restorer missing".into())),
+            }
         });
     }
 }
