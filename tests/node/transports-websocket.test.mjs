@@ -91,7 +91,7 @@ test('round trip: the manifest arrives, a call is answered, onOpen authenticates
   assert.equal(server.attempts.length, 1);
 });
 
-test('reconnects with exponential backoff from 500 ms, capped by maxDelayMs, reset after a connection', async () => {
+test('reconnects with exponential backoff from 500 ms, capped by maxDelayMs, not reset by a connection that did not last', async () => {
   const server = await agentServer();
   const t = transport({ url: server.url, maxDelayMs: 1200 });
   await waitFor(() => server.sockets.length === 1, { what: 'first connection' });
@@ -118,12 +118,44 @@ test('reconnects with exponential backoff from 500 ms, capped by maxDelayMs, res
   await waitFor(() => received.length === 1, { what: 'inbound after reconnect' });
   assert.deepEqual(received, [{ after: 'reconnect' }]);
 
-  // A successful connection resets the backoff to 500 ms.
+  // That connection lasted less than 10 s: it proved nothing, the delay stays at the cap
+  // (the JS transport reset it to 500 ms on every open).
   const before = server.attempts.length;
   const droppedAgain = performance.now();
   server.latest().terminate();
-  await waitFor(() => server.attempts.length > before, { what: 'reconnect after reset' });
+  await waitFor(() => server.attempts.length > before, { timeoutMs: 3000, what: 'reconnect' });
   const delay = server.attempts[before] - droppedAgain;
+  assert.ok(delay >= 1150 && delay < 1500, `still at the cap, got ${delay}`);
+});
+
+test('a server that accepts and closes at once sees the delay grow, not a reconnect every 500 ms', async () => {
+  const server = await agentServer();
+  server.onConnection = (socket) => socket.close(4000, 'go away');
+  transport({ url: server.url, maxDelayMs: 2000 });
+  await waitFor(() => server.attempts.length >= 5, { timeoutMs: 10000, what: 'five attempts' });
+  assert.equal(server.sockets.length, server.attempts.length); // every one was accepted
+  const delays = server.attempts.slice(1, 5).map((time, i) => time - server.attempts[i]);
+  // Expected 500, 1000, 2000 (cap), 2000, plus a handshake each.
+  const want = [500, 1000, 2000, 2000];
+  for (const [i, delay] of delays.entries()) {
+    assert.ok(delay >= want[i] - 50 && delay < want[i] + 300, `delays ${delays.map(Math.round)}, want ~${want}`);
+  }
+});
+
+test('a connection that stayed up 10 s resets the delay to 500 ms', { timeout: 30000 }, async () => {
+  const server = await agentServer();
+  transport({ url: server.url, maxDelayMs: 4000 });
+  await waitFor(() => server.sockets.length === 1, { what: 'first connection' });
+  for (let n = 2; n <= 3; n++) {
+    server.latest().terminate(); // short-lived: the delay grows (500, then 1000)
+    await waitFor(() => server.sockets.length === n, { timeoutMs: 3000, what: `connection ${n}` });
+  }
+  await sleep(10_100); // this one proves itself
+  const before = server.attempts.length;
+  const dropped = performance.now();
+  server.latest().terminate();
+  await waitFor(() => server.attempts.length > before, { timeoutMs: 3000, what: 'reconnect after reset' });
+  const delay = server.attempts[before] - dropped;
   assert.ok(delay >= 450 && delay < 800, `backoff reset to ~500 ms, got ${delay}`);
 });
 

@@ -20,6 +20,7 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * - attempts: performance.now() of every handshake attempt (accepted or refused)
  * - accept: set to false to refuse handshakes with HTTP 503 (the "server is down")
  * - frames: every inbound frame as { socket, text, json }
+ * - onConnection: called with each accepted socket (e.g. to close it at once)
  */
 export async function startWsAgent() {
   const state = {
@@ -28,6 +29,7 @@ export async function startWsAgent() {
     frames: [],
     closes: [], // { code, reason } of sockets closed by the client or server
     accept: true,
+    onConnection: undefined,
   };
   const wss = new WebSocketServer({
     host: '127.0.0.1',
@@ -52,6 +54,7 @@ export async function startWsAgent() {
       state.frames.push({ socket, text, json });
     });
     socket.on('close', (code, reason) => state.closes.push({ socket, code, reason: reason.toString() }));
+    state.onConnection?.(socket);
   });
   const { port } = wss.address();
   return Object.assign(state, {
