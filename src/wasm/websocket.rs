@@ -5,8 +5,8 @@
 //!
 //! - **Listeners**: `open`, `message`, `close` and `error` are `Closure`s
 //!   kept with the socket ([`Socket`]) and removed with
-//!   `removeEventListener` when it is let go (its `close` event, a
-//!   [`Action::Close`], the stop), then freed; none is forgotten. The
+//!   `removeEventListener` at its `close` event (for a socket this side
+//!   closed, [`Action::Close`], too), then freed; none is forgotten. The
 //!   `error` one does nothing (a `close` follows) but is needed: the `ws`
 //!   package throws an `error` event nobody listens to.
 //! - **Frames**: `binaryType = 'arraybuffer'`; a text frame's `length` is
@@ -19,9 +19,11 @@
 //!   parsed once per frame for all of them.
 //! - **Lifetime**: while the transport runs, its socket's listeners and its
 //!   timer hold it (as a JS transport's closures would); the stop (close(),
-//!   a terminal close code, a rejecting `onOpen`) drops them all, so a
-//!   stopped transport is freed with its JS object. [`LIVE`] counts the
-//!   running ones.
+//!   a terminal close code, a rejecting `onOpen`) drops the timer and the
+//!   subscribers, and a socket this side closed keeps its listeners only
+//!   until its `close` event. Then nothing holds the transport: it is
+//!   freed with its JS object. [`LIVE`] counts the running transports,
+//!   [`SOCKETS`] the sockets with listeners attached.
 //! - **Re-entrancy**: no `RefCell` borrow is held while JS runs; an action
 //!   queued while the actions are carried out (a subscriber that sends)
 //!   is carried out by the same loop, in order.
@@ -43,6 +45,9 @@ use crate::transport::websocket::{
 
 /// Transports created and not stopped yet.
 static LIVE: AtomicU32 = AtomicU32::new(0);
+/// Sockets whose listeners are attached (the current ones and those
+/// closing).
+static SOCKETS: AtomicU32 = AtomicU32::new(0);
 
 /// The method a bridge looks for ([`subscribe_raw`]): it returns another
 /// JS handle of the same transport, which the bridge takes over.
@@ -78,8 +83,20 @@ struct Socket {
     listeners: Vec<Listener>,
 }
 
+impl Socket {
+    fn new(conn: ConnId, ws: JsValue, listeners: Vec<Listener>) -> Socket {
+        SOCKETS.fetch_add(1, Ordering::Relaxed);
+        Socket {
+            conn,
+            ws,
+            listeners,
+        }
+    }
+}
+
 impl Drop for Socket {
     fn drop(&mut self) {
+        SOCKETS.fetch_sub(1, Ordering::Relaxed);
         if let Some(remove) = host::method(&self.ws, "removeEventListener") {
             for (kind, listener) in &self.listeners {
                 let _ = remove.call2(&self.ws, &JsValue::from_str(kind), listener.as_ref());
@@ -108,6 +125,10 @@ impl Drop for Timer {
 #[derive(Default)]
 struct Io {
     socket: Option<Socket>,
+    /// Sockets this side closed, kept with their listeners until their
+    /// `close` event: the `ws` package emits an `error` event after a
+    /// close while connecting, and throws when nobody listens.
+    closing: Vec<Socket>,
     timer: Option<Timer>,
     subscribers: Vec<(u32, Subscriber)>,
     next_subscriber: u32,
@@ -183,7 +204,7 @@ impl Driver {
                 });
                 if let Some(socket) = socket {
                     let ws = socket.ws.clone();
-                    drop(socket); // its listeners first: no event of it comes back
+                    self.with_io(|io| io.closing.push(socket));
                     if let Some(close) = host::method(&ws, "close") {
                         let _ = match code {
                             Some(code) => close.call1(&ws, &JsValue::from(code)),
@@ -262,9 +283,16 @@ impl Driver {
                     .map_or(1005, |c| c as u16);
                 driver.with_policy(|p| p.handle_close(conn, code, now()));
                 // This socket is done: its listeners go (freed once this call returns).
-                let socket = driver.with_io(|io| match &io.socket {
-                    Some(s) if s.conn == conn => io.socket.take(),
-                    _ => None,
+                let socket = driver.with_io(|io| {
+                    let closing = core::mem::take(&mut io.closing);
+                    let (done, rest): (Vec<Socket>, Vec<Socket>) =
+                        closing.into_iter().partition(|s| s.conn == conn);
+                    io.closing = rest;
+                    let current = match &io.socket {
+                        Some(s) if s.conn == conn => io.socket.take(),
+                        _ => None,
+                    };
+                    (done, current)
                 });
                 drop(socket);
                 driver.pump();
@@ -281,11 +309,7 @@ impl Driver {
                 io.live = true;
                 LIVE.fetch_add(1, Ordering::Relaxed);
             }
-            io.socket.replace(Socket {
-                conn,
-                ws,
-                listeners,
-            })
+            io.socket.replace(Socket::new(conn, ws, listeners))
         });
         drop(old);
         Ok(())
@@ -501,13 +525,15 @@ impl WebSocketTransport {
         }
     }
 
-    /// For the tests: `{ transports, memoryBytes }`, the running transports
-    /// and the size of wasm memory.
+    /// For the tests: `{ transports, sockets, memoryBytes }`: the running
+    /// transports, the sockets with listeners attached, the size of wasm
+    /// memory.
     #[wasm_bindgen(js_name = __stats, skip_typescript)]
     pub fn stats() -> JsValue {
         let memory = get(&get(&wasm_bindgen::memory(), "buffer"), "byteLength");
         host::object(&[
             ("transports", &JsValue::from(LIVE.load(Ordering::Relaxed))),
+            ("sockets", &JsValue::from(SOCKETS.load(Ordering::Relaxed))),
             ("memoryBytes", &memory),
         ])
         .into()
