@@ -374,12 +374,23 @@ impl Driver {
         let Some(at) = at else { return };
         let driver = self.clone();
         let callback = Closure::<dyn FnMut()>::new(move || {
+            // Fired: forgotten first, so a timer that fires a little early
+            // by `Date.now()` (Node's timers run on another clock) is armed
+            // again for the same deadline instead of being taken as armed.
+            let fired = driver.with_io(|io| io.timer.take());
             driver.with_policy(|p| p.handle_timeout(now()));
             driver.pump();
+            drop(fired);
         });
         #[allow(clippy::cast_precision_loss)]
         let delay = (at.saturating_sub(now()) as f64).min(2_147_483_647.0);
-        let handle = host::set_timeout(callback.as_ref().unchecked_ref(), delay);
+        // Not `host::set_timeout`, which `unref()`s in Node: a transport
+        // waiting to reconnect keeps the process alive, as its socket does.
+        let global = js_sys::global();
+        let handle = host::method(&global, "setTimeout").and_then(|set| {
+            set.call2(&global, callback.as_ref(), &JsValue::from_f64(delay))
+                .ok()
+        });
         self.with_io(|io| {
             io.timer = Some(Timer {
                 at,

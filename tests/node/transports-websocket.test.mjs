@@ -425,3 +425,30 @@ test('1,000 sockets opened and closed: the transport count returns to zero, wasm
   await waitFor(() => server.closes.length === server.sockets.length, { timeoutMs: 10000, what: 'every socket closed' });
   assert.ok(server.closes.every((c) => c.code === 1000 || c.code === 1006));
 });
+
+test('throwing callbacks never break the transport: a listener that throws, an onOpen that throws synchronously', async () => {
+  const server = await agentServer();
+  const { tm, errors } = page();
+  const t = transport({ url: server.url });
+  t.onMessage(() => {
+    throw new Error('listener bug');
+  });
+  tm.use(bridge({ transport: t }));
+  const [manifest] = await waitFor(() => server.messages('manifest').length && server.messages('manifest'), { what: 'manifest' });
+  server.latest().send(JSON.stringify(call(manifest.clientId)));
+  await waitFor(() => server.messages('result').length === 1, { what: 'result despite the throwing listener' });
+  assert.deepEqual(errors, []);
+
+  const t2 = transport({
+    url: server.url,
+    maxDelayMs: 200,
+    onOpen: () => {
+      throw new Error('sync throw');
+    },
+  });
+  await waitFor(() => server.closes.length === 1, { what: 'the socket closed after onOpen threw' });
+  await sleep(500);
+  assert.equal(server.sockets.length, 2);
+  assert.throws(() => t2.send({ x: 1 }), /closed, not reconnecting/);
+  assert.throws(() => t2.onMessage('not a function'), TypeError);
+});
