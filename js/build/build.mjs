@@ -64,10 +64,10 @@ function minifyShippedJs(dir = pkg) {
  * modules and the wasm-bindgen glue become one bundle, `core.js`, and each
  * entry file a one-line re-export of it. One file compresses as one text
  * (the budget counts gzip per file): 1.7 KB less than a file per module.
- * The transports and the React hook import nothing of ours and stay apart;
+ * The other transports and the React hook import nothing of ours and stay apart;
  * the inlined module stays in `wasm/bytes.js`.
  */
-const CORE_ENTRIES = ['index.js', 'bridge/index.js', 'bridge/in-page.js', 'protocol/index.js'];
+const CORE_ENTRIES = ['index.js', 'bridge/index.js', 'bridge/in-page.js', 'bridge/websocket.js', 'protocol/index.js'];
 const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'forms.js', 'internal.js',
   'wasm/loader.js', `wasm/${crateName}.js`];
 

@@ -24,9 +24,12 @@
 //!   `onOpen` rejects or the socket closes first.
 //! - **Frames**: a binary frame, or a text frame of more than
 //!   [`MAX_FRAME_UTF16_UNITS`] UTF-16 code units, is dropped unparsed. A
-//!   text frame that is not JSON is left to the bridge
-//!   (`Toolmark::handle_inbound`), which drops it as `invalid_message`; the
-//!   JS dropped it silently in the transport.
+//!   text frame that is not JSON is dropped too, silently, as the spec has
+//!   it ("Non-JSON, binary and oversized frames are dropped", before the
+//!   bridge's own limit): [`is_json_text`] checks the syntax without
+//!   building a value (serde's `IgnoredAny`), and the bridge parses the
+//!   text it is handed once more. JSON nested deeper than the bridge's
+//!   limit is left to the bridge, which drops it as `invalid_message`.
 //! - **Options**: `maxDelayMs` and `terminalCloseCodes` are validated here
 //!   ([`WebSocketConfig::new`]); the error texts of the checks only the
 //!   driver can make (url, WebSocket implementation, `onOpen` type) are in
@@ -248,6 +251,8 @@ pub enum DropReason {
     StaleConnection,
     /// The transport has stopped.
     Stopped,
+    /// Not JSON text ([`is_json_text`]).
+    NotJson,
 }
 
 /// [`WebSocketPolicy::send`] after the transport stopped.
@@ -284,6 +289,18 @@ pub fn frame_units_over_limit(text: &str) -> Option<usize> {
     }
     let units = utf16_len(text);
     exceeds_frame_limit_units(units).then_some(units)
+}
+
+/// Whether a text frame goes on to the bridge: JSON by serde_json's
+/// syntax (no value is built), or nested deeper than the bridge's limit
+/// (serde_json gives up past 127 levels; the bridge reports those as
+/// `invalid_message`).
+pub fn is_json_text(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+        || crate::protocol::inbound::nesting_exceeds(
+            text.as_bytes(),
+            crate::protocol::inbound::MAX_DEPTH,
+        )
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -466,6 +483,9 @@ impl WebSocketPolicy {
         if let Some(units) = frame_units_over_limit(&text) {
             return Inbound::Dropped(DropReason::TooLong { units });
         }
+        if !is_json_text(&text) {
+            return Inbound::Dropped(DropReason::NotJson);
+        }
         match &mut self.state {
             State::Ready(..) => {
                 self.actions.push_back(Action::Deliver { text });
@@ -543,6 +563,11 @@ impl WebSocketPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A JSON string of `n` times `c`, quotes included.
+    fn json_string(c: &str, n: usize) -> String {
+        format!("\"{}\"", c.repeat(n))
+    }
 
     fn drain(p: &mut WebSocketPolicy) -> Vec<Action> {
         core::iter::from_fn(|| p.poll_action()).collect()
@@ -788,7 +813,7 @@ mod tests {
         p.handle_open(conn, 0);
         assert_eq!(drain(&mut p), [Action::CallOnOpen { conn }]);
         assert_eq!(
-            p.handle_message(conn, Frame::Text("held".into())),
+            p.handle_message(conn, Frame::Text("\"held\"".into())),
             Inbound::Held
         );
         p.handle_on_open(conn, Err(()), 5);
@@ -839,7 +864,7 @@ mod tests {
         let mut p = WebSocketPolicy::new(config(None, &[], true));
         let conn = connect_id(&drain(&mut p));
         p.handle_open(conn, 0);
-        p.handle_message(conn, Frame::Text("held".into()));
+        p.handle_message(conn, Frame::Text("\"held\"".into()));
         drain(&mut p);
         p.close();
         assert_eq!(
@@ -949,7 +974,7 @@ mod tests {
         drain(&mut p);
         for i in 0..120 {
             assert_eq!(
-                p.handle_message(conn, Frame::Text(format!("in{i}"))),
+                p.handle_message(conn, Frame::Text(format!("\"in{i}\""))),
                 Inbound::Held
             );
         }
@@ -970,8 +995,8 @@ mod tests {
             })
             .collect();
         assert_eq!(delivered.len(), MAX_HELD);
-        assert_eq!(delivered.first(), Some(&"in20"));
-        assert_eq!(delivered.last(), Some(&"in119"));
+        assert_eq!(delivered.first(), Some(&"\"in20\""));
+        assert_eq!(delivered.last(), Some(&"\"in119\""));
         assert_eq!(actions.len(), 1 + MAX_HELD);
     }
 
@@ -980,7 +1005,7 @@ mod tests {
         let mut p = WebSocketPolicy::new(config(None, &[], true));
         let conn = connect_id(&drain(&mut p));
         p.handle_open(conn, 0);
-        p.handle_message(conn, Frame::Text("held".into()));
+        p.handle_message(conn, Frame::Text("\"held\"".into()));
         p.handle_close(conn, 1006, 1);
         let next = fire(&mut p);
         p.handle_on_open(conn, Ok(()), 2); // the old socket's onOpen: ignored
@@ -1007,7 +1032,7 @@ mod tests {
                 units: MAX_FRAME_UTF16_UNITS + 1
             })
         );
-        let at_limit = "a".repeat(MAX_FRAME_UTF16_UNITS);
+        let at_limit = json_string("a", MAX_FRAME_UTF16_UNITS - 2);
         assert_eq!(
             p.handle_message(conn, Frame::Text(at_limit)),
             Inbound::Delivered
@@ -1027,7 +1052,7 @@ mod tests {
     fn the_limit_counts_utf16_units_not_bytes() {
         let (mut p, conn) = ready(WebSocketConfig::default(), 0);
         // 'é' is 2 UTF-8 bytes and 1 unit: 8 MB of bytes, at the limit.
-        let wide = "é".repeat(MAX_FRAME_UTF16_UNITS);
+        let wide = json_string("é", MAX_FRAME_UTF16_UNITS - 2);
         assert_eq!(
             p.handle_message(conn, Frame::Text(wide)),
             Inbound::Delivered
@@ -1040,6 +1065,28 @@ mod tests {
                 units: MAX_FRAME_UTF16_UNITS + 1
             })
         );
+    }
+
+    #[test]
+    fn non_json_frames_are_dropped_and_deep_json_is_left_to_the_bridge() {
+        let (mut p, conn) = ready(WebSocketConfig::default(), 0);
+        for text in ["", "held", "{\"protocol\": 1, not json", "{}{}", "[1,]"] {
+            assert_eq!(
+                p.handle_message(conn, Frame::Text(text.into())),
+                Inbound::Dropped(DropReason::NotJson),
+                "{text:?}"
+            );
+        }
+        // Past serde_json's 127 levels and past the bridge's 64: the bridge reports it.
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let shallow = "[".repeat(65) + &"]".repeat(65);
+        for text in [deep, shallow, " {\"a\": [1, \"\\ud800\"]} ".into()] {
+            assert_eq!(
+                p.handle_message(conn, Frame::Text(text)),
+                Inbound::Delivered
+            );
+        }
+        assert!(!is_json_text("[".repeat(60).as_str()));
     }
 
     #[test]

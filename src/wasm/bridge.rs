@@ -1,7 +1,8 @@
 //! `bridge({ transport, onChange?, caller?, maxMessageBytes? })`: the
 //! plugin `tm.use` attaches (API.md, "Bridge and transports"). Its options
 //! are checked here; attaching subscribes a Rust closure to the
-//! transport's `onMessage`, kept with the bridge and freed when it closes.
+//! transport's `onMessage`, kept with the bridge and freed when it closes;
+//! a `websocketTransport` hands its frames' text to the core directly.
 
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
@@ -91,10 +92,6 @@ pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
 
 /// An agent's message from the transport: its JSON text to the core.
 fn inbound(weak: &Weak<Shared>, bridge: BridgeId, limit: u32, message: &JsValue) {
-    let Some(shared) = weak.upgrade() else { return };
-    if !shared.host_mut(|h| h.bridges.contains_key(&bridge.0)) {
-        return;
-    }
     let text = match js_sys::JSON::stringify(message) {
         Ok(text) if JsValue::from(&text).is_string() => text,
         _ => JsString::from(""),
@@ -107,9 +104,18 @@ fn inbound(weak: &Weak<Shared>, bridge: BridgeId, limit: u32, message: &JsValue)
     } else {
         text
     };
-    let text = String::from(text);
+    inbound_text(weak, bridge, &String::from(text));
+}
+
+/// A message's text to the core: from `inbound`, or as it came from a
+/// `websocketTransport`'s frame (`websocket::subscribe_raw`).
+fn inbound_text(weak: &Weak<Shared>, bridge: BridgeId, text: &str) {
+    let Some(shared) = weak.upgrade() else { return };
+    if !shared.host_mut(|h| h.bridges.contains_key(&bridge.0)) {
+        return;
+    }
     let now = shared.now();
-    shared.with_core(|core| core.handle_inbound(bridge, &text, now));
+    shared.with_core(|core| core.handle_inbound(bridge, text, now));
     shared.drain();
 }
 
@@ -121,13 +127,21 @@ impl Bridge {
         };
         let limit = u32::try_from(self.options.max_message_bytes).unwrap_or(u32::MAX);
         let weak = Rc::downgrade(shared);
+        let raw = weak.clone();
+        let raw = super::websocket::subscribe_raw(
+            &self.transport,
+            Rc::new(move |text: &str| inbound_text(&raw, id, text)),
+        );
         let callback = host::callback(move |message, _| {
             inbound(&weak, id, limit, &message);
             Ok(JsValue::UNDEFINED)
         });
-        let subscribed = match host::method(&self.transport, "onMessage") {
-            Some(on_message) => on_message.call1(&self.transport, callback.as_ref()),
-            None => Err(js_sys::TypeError::new("transport.onMessage is not a function").into()),
+        let subscribed = match (raw, host::method(&self.transport, "onMessage")) {
+            (Some(off), _) => Ok(off),
+            (None, Some(on_message)) => on_message.call1(&self.transport, callback.as_ref()),
+            (None, None) => {
+                Err(js_sys::TypeError::new("transport.onMessage is not a function").into())
+            }
         };
         let off = match subscribed {
             Ok(off) => off,

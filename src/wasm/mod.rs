@@ -47,6 +47,7 @@ mod protocol;
 mod regexp;
 mod registry;
 mod values;
+mod websocket;
 
 pub use self::bridge::{bridge, Bridge};
 pub use self::paths::{flatten, get_path, set_path};

@@ -50,6 +50,7 @@ function project(name, source) {
 const program = (generatedPath, pkgIndex) => `
 import type * as Generated from ${JSON.stringify(generatedPath)};
 import type * as Public from ${JSON.stringify(pkgIndex)};
+import type * as PublicWebSocket from ${JSON.stringify(pkgIndex.replace(/index\.js$/, 'bridge/websocket.js'))};
 
 declare const tm: Generated.Toolmark;
 declare const scope: Generated.Scope;
@@ -68,13 +69,17 @@ type Own<T> = Exclude<keyof T, 'free' | typeof Symbol.dispose>;
 type Missing<G, P> = Exclude<Own<G>, keyof P>;
 export const toolmarkExtra: [Missing<Generated.Toolmark, Public.Toolmark>] extends [never] ? true : Missing<Generated.Toolmark, Public.Toolmark> = true;
 export const scopeExtra: [Missing<Generated.Scope, Public.ToolScope>] extends [never] ? true : Missing<Generated.Scope, Public.ToolScope> = true;
+
+declare const ws: Generated.WebSocketTransport;
+export const websocket: PublicWebSocket.WebSocketTransport = ws;
+export const websocketExtra: [Missing<Generated.WebSocketTransport, PublicWebSocket.WebSocketTransport>] extends [never] ? true : Missing<Generated.WebSocketTransport, PublicWebSocket.WebSocketTransport> = true;
 `;
 
 test('the public declarations match the classes wasm-bindgen generated', async () => {
   assert.ok(existsSync(generated), 'target/bindgen is not built: npm run build');
   assert.ok(existsSync(join(root, 'pkg', 'index.d.ts')), 'pkg/ is not built: npm run build');
   const text = readFileSync(generated, 'utf8');
-  for (const name of ['Toolmark', 'Scope', 'Events', 'Bridge']) assert.match(text, new RegExp(`export class ${name} `));
+  for (const name of ['Toolmark', 'Scope', 'Events', 'Bridge', 'WebSocketTransport']) assert.match(text, new RegExp(`export class ${name} `));
   const config = project('check', program('../bindgen/toolmark_bridge.js', '../../pkg/index.js'));
   const { code, output } = await runTsc(config);
   assert.equal(code, 0, `tsc failed:\n${output}`);

@@ -3,6 +3,8 @@
 // filtering and close().
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { WebSocket } from 'ws';
 import { startWsAgent, waitFor, sleep } from './support/ws-agent.mjs';
 
@@ -91,7 +93,7 @@ test('round trip: the manifest arrives, a call is answered, onOpen authenticates
   assert.equal(server.attempts.length, 1);
 });
 
-test('reconnects with exponential backoff from 500 ms, capped by maxDelayMs, reset after a connection', async () => {
+test('reconnects with exponential backoff from 500 ms, capped by maxDelayMs, not reset by a connection that did not last', async () => {
   const server = await agentServer();
   const t = transport({ url: server.url, maxDelayMs: 1200 });
   await waitFor(() => server.sockets.length === 1, { what: 'first connection' });
@@ -118,12 +120,44 @@ test('reconnects with exponential backoff from 500 ms, capped by maxDelayMs, res
   await waitFor(() => received.length === 1, { what: 'inbound after reconnect' });
   assert.deepEqual(received, [{ after: 'reconnect' }]);
 
-  // A successful connection resets the backoff to 500 ms.
+  // That connection lasted less than 10 s: it proved nothing, the delay stays at the cap
+  // (the JS transport reset it to 500 ms on every open).
   const before = server.attempts.length;
   const droppedAgain = performance.now();
   server.latest().terminate();
-  await waitFor(() => server.attempts.length > before, { what: 'reconnect after reset' });
+  await waitFor(() => server.attempts.length > before, { timeoutMs: 3000, what: 'reconnect' });
   const delay = server.attempts[before] - droppedAgain;
+  assert.ok(delay >= 1150 && delay < 1500, `still at the cap, got ${delay}`);
+});
+
+test('a server that accepts and closes at once sees the delay grow, not a reconnect every 500 ms', async () => {
+  const server = await agentServer();
+  server.onConnection = (socket) => socket.close(4000, 'go away');
+  transport({ url: server.url, maxDelayMs: 2000 });
+  await waitFor(() => server.attempts.length >= 5, { timeoutMs: 10000, what: 'five attempts' });
+  assert.equal(server.sockets.length, server.attempts.length); // every one was accepted
+  const delays = server.attempts.slice(1, 5).map((time, i) => time - server.attempts[i]);
+  // Expected 500, 1000, 2000 (cap), 2000, plus a handshake each.
+  const want = [500, 1000, 2000, 2000];
+  for (const [i, delay] of delays.entries()) {
+    assert.ok(delay >= want[i] - 50 && delay < want[i] + 300, `delays ${delays.map(Math.round)}, want ~${want}`);
+  }
+});
+
+test('a connection that stayed up 10 s resets the delay to 500 ms', { timeout: 30000 }, async () => {
+  const server = await agentServer();
+  transport({ url: server.url, maxDelayMs: 4000 });
+  await waitFor(() => server.sockets.length === 1, { what: 'first connection' });
+  for (let n = 2; n <= 3; n++) {
+    server.latest().terminate(); // short-lived: the delay grows (500, then 1000)
+    await waitFor(() => server.sockets.length === n, { timeoutMs: 3000, what: `connection ${n}` });
+  }
+  await sleep(10_100); // this one proves itself
+  const before = server.attempts.length;
+  const dropped = performance.now();
+  server.latest().terminate();
+  await waitFor(() => server.attempts.length > before, { timeoutMs: 3000, what: 'reconnect after reset' });
+  const delay = server.attempts[before] - dropped;
   assert.ok(delay >= 450 && delay < 800, `backoff reset to ~500 ms, got ${delay}`);
 });
 
@@ -288,4 +322,133 @@ test('close() stops reconnecting, also during a backoff wait', async () => {
   t2.close(); // while waiting for the next attempt
   await sleep(1200);
   assert.equal(server.attempts.length, 3);
+});
+
+/**
+ * A full GC, then a turn for the FinalizationRegistry callbacks that free
+ * the Rust side of collected JS handles (transports, bridges).
+ */
+setFlagsFromString('--expose-gc');
+const fullGc = runInNewContext('gc');
+async function collect() {
+  for (let i = 0; i < 3; i++) {
+    fullGc();
+    await sleep(10);
+  }
+}
+
+/** The driver's counters: running transports and the wasm memory's size. */
+const stats = (t) => Object.getPrototypeOf(t).constructor.__stats();
+const LISTENED = ['open', 'message', 'close', 'error'];
+
+test("the socket's four listeners are removed on each reconnect and on close", async () => {
+  const server = await agentServer();
+  const sockets = [];
+  const t = transport({ url: server.url, maxDelayMs: 200, onOpen: (ws) => sockets.push(ws) });
+  await waitFor(() => sockets.length === 1, { what: 'first connection' });
+  assert.deepEqual(LISTENED.map((type) => sockets[0].listenerCount(type)), [1, 1, 1, 1]);
+  assert.equal(sockets[0].binaryType, 'arraybuffer');
+  server.latest().terminate();
+  await waitFor(() => sockets.length === 2, { timeoutMs: 3000, what: 'reconnection' });
+  assert.deepEqual(LISTENED.map((type) => sockets[0].listenerCount(type)), [0, 0, 0, 0]);
+  assert.deepEqual(LISTENED.map((type) => sockets[1].listenerCount(type)), [1, 1, 1, 1]);
+  assert.deepEqual(stats(t).transports, 1);
+  assert.deepEqual(stats(t).sockets, 1);
+  t.close();
+  assert.equal(stats(t).transports, 0);
+  // Kept until the socket's close event (ws emits `error` after a close while connecting).
+  await waitFor(() => stats(t).sockets === 0, { what: 'close event' });
+  assert.deepEqual(LISTENED.map((type) => sockets[1].listenerCount(type)), [0, 0, 0, 0]);
+  t.close(); // idempotent
+});
+
+test('a bridge reads the frames as text: no JSON.parse of an inbound message in JS', async () => {
+  const server = await agentServer();
+  const { tm, errors } = page();
+  const t = transport({ url: server.url });
+  tm.use(bridge({ transport: t }));
+  const [manifest] = await waitFor(() => server.messages('manifest').length && server.messages('manifest'), { what: 'manifest' });
+  const parse = JSON.parse;
+  const parsed = [];
+  JSON.parse = function (text, ...rest) {
+    if (typeof text === 'string') parsed.push(text);
+    return parse.call(this, text, ...rest);
+  };
+  try {
+    const message = call(manifest.clientId);
+    server.latest().send(JSON.stringify(message));
+    await waitFor(() => server.messages('result').length === 1, { what: 'result' });
+    assert.ok(!parsed.some((text) => text.includes('"type":"call"')), 'the call was parsed in JS');
+    // The bridge's own limit still applies, on the UTF-8 bytes: 2 bytes per 'é'.
+    const pad = 'é'.repeat(600_000); // 600,000 units, 1.2 MB of UTF-8: over 1 MiB
+    server.latest().send(JSON.stringify(call(manifest.clientId, { name: pad })));
+    await waitFor(() => errors.some((e) => e.code === 'invalid_message'), { what: 'bridge limit' });
+    assert.match(errors[0].message, /exceeds maxMessageBytes 1048576/);
+  } finally {
+    JSON.parse = parse;
+  }
+});
+
+test('1,000 sockets opened and closed: the transport count returns to zero, wasm memory does not grow', { timeout: 120000 }, async () => {
+  const server = await agentServer();
+  const tm = createToolmark();
+  tm.register({ name: 'greet', description: 'Greets', run: () => 'hi' });
+  async function cycle(count, batch = 100) {
+    for (let done = 0; done < count; done += batch) {
+      const before = server.messages('manifest').length;
+      const detaches = [];
+      for (let i = 0; i < batch; i++) {
+        const t = websocketTransport({ url: server.url, WebSocket });
+        detaches.push([t, tm.use(bridge({ transport: t }))]);
+      }
+      await waitFor(() => server.messages('manifest').length === before + batch, { what: 'manifests' });
+      assert.equal(stats(detaches[0][0]).transports, batch);
+      for (const [, detach] of detaches) detach(); // closes the transport
+      assert.equal(stats(detaches[0][0]).transports, 0);
+      await waitFor(() => stats(detaches[0][0]).sockets === 0, { what: 'close events' });
+      // The handles are garbage now; their Rust side goes with them.
+      detaches.length = 0;
+      await collect();
+    }
+  }
+  await cycle(100); // warm-up: the allocator's high-water mark
+  const probe = websocketTransport({ url: server.url, WebSocket });
+  probe.close(); // while connecting
+  await waitFor(() => stats(probe).sockets === 0, { what: 'probe closed' });
+  const before = stats(probe);
+  await cycle(1000);
+  const afterStats = stats(probe);
+  assert.deepEqual(before, { transports: 0, sockets: 0, memoryBytes: afterStats.memoryBytes }, 'wasm memory grew');
+  assert.equal(afterStats.sockets, 0);
+  // Every socket the server accepted (the probe's never connected) was closed by the page.
+  assert.ok(server.sockets.length >= 1100);
+  await waitFor(() => server.closes.length === server.sockets.length, { timeoutMs: 10000, what: 'every socket closed' });
+  assert.ok(server.closes.every((c) => c.code === 1000 || c.code === 1006));
+});
+
+test('throwing callbacks never break the transport: a listener that throws, an onOpen that throws synchronously', async () => {
+  const server = await agentServer();
+  const { tm, errors } = page();
+  const t = transport({ url: server.url });
+  t.onMessage(() => {
+    throw new Error('listener bug');
+  });
+  tm.use(bridge({ transport: t }));
+  const [manifest] = await waitFor(() => server.messages('manifest').length && server.messages('manifest'), { what: 'manifest' });
+  server.latest().send(JSON.stringify(call(manifest.clientId)));
+  await waitFor(() => server.messages('result').length === 1, { what: 'result despite the throwing listener' });
+  assert.deepEqual(errors, []);
+
+  const t2 = transport({
+    url: server.url,
+    maxDelayMs: 200,
+    onOpen: () => {
+      throw new Error('sync throw');
+    },
+  });
+  await waitFor(() => server.closes.length === 1, { what: 'the socket closed after onOpen threw' });
+  await sleep(500);
+  assert.equal(server.sockets.length, 2);
+  assert.throws(() => t2.send({ x: 1 }), /closed, not reconnecting/);
+  assert.throws(() => t2.onMessage('not a function'), TypeError);
 });

@@ -16,22 +16,24 @@ export async function waitFor(check, { timeoutMs = 5000, intervalMs = 5, what = 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * startWsAgent(): { url, attempts, sockets, frames, accept, latest(), close() }
+ * startWsAgent({ port? }): { url, port, attempts, sockets, frames, accept, latest(), close() }
  * - attempts: performance.now() of every handshake attempt (accepted or refused)
  * - accept: set to false to refuse handshakes with HTTP 503 (the "server is down")
  * - frames: every inbound frame as { socket, text, json }
+ * - onConnection: called with each accepted socket (e.g. to close it at once)
  */
-export async function startWsAgent() {
+export async function startWsAgent({ port: listenPort = 0 } = {}) {
   const state = {
     attempts: [],
     sockets: [],
     frames: [],
     closes: [], // { code, reason } of sockets closed by the client or server
     accept: true,
+    onConnection: undefined,
   };
   const wss = new WebSocketServer({
     host: '127.0.0.1',
-    port: 0,
+    port: listenPort,
     verifyClient: (_info, done) => {
       state.attempts.push(performance.now());
       if (state.accept) done(true);
@@ -52,10 +54,12 @@ export async function startWsAgent() {
       state.frames.push({ socket, text, json });
     });
     socket.on('close', (code, reason) => state.closes.push({ socket, code, reason: reason.toString() }));
+    state.onConnection?.(socket);
   });
   const { port } = wss.address();
   return Object.assign(state, {
     url: `ws://127.0.0.1:${port}`,
+    port,
     latest: () => state.sockets[state.sockets.length - 1],
     /** JSON frames of one type (page → agent messages). */
     messages: (type) => state.frames.filter((f) => f.json && (type === undefined || f.json.type === type)).map((f) => f.json),

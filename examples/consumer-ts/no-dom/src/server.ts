@@ -37,6 +37,7 @@ declare class NodeSocket implements WebSocketLike {
   send(data: string): void;
   close(code?: number, reason?: string): void;
   addEventListener(type: string, listener: (event: unknown) => void): void;
+  removeEventListener(type: string, listener: (event: unknown) => void): void;
 }
 websocketTransport({
   url: 'wss://example.test/toolmark',

@@ -1,0 +1,196 @@
+// websocketTransport (the Rust driver, src/wasm/websocket.rs) in real headless Chromium,
+// over the browser's own WebSocket, against a real `ws` server started here: a call
+// answered over the socket, a server killed and restarted mid-call (the buffered result
+// arrives once), frames the transport drops, terminal and non-terminal close codes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, serve } from './support/browser.mjs';
+import { startWsAgent, waitFor, sleep } from './support/ws-agent.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const MAX_FRAME = 4 * 1048576;
+let server;
+let browser;
+
+before(async () => {
+  server = await serve(root, { '/blank.html': '<!doctype html><title>blank</title>' });
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/**
+ * A page with a registry (tools `greet` and `slow`, whose run waits for
+ * `window.release()`) attached over websocketTransport to `url`. The page
+ * records tool runs, error events and every JSON.parse of an inbound call.
+ */
+async function openPage(url, options = {}) {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/blank.html`);
+  await page.evaluate(
+    async ({ url, options }) => {
+      const { createToolmark } = await import('/pkg/index.js');
+      const { bridge } = await import('/pkg/bridge/index.js');
+      const { websocketTransport } = await import('/pkg/bridge/websocket.js');
+      window.runs = [];
+      window.errors = [];
+      window.parsedCalls = 0;
+      const parse = JSON.parse;
+      JSON.parse = function (text, ...rest) {
+        if (typeof text === 'string' && text.includes('"type":"call"')) window.parsedCalls++;
+        return parse.call(this, text, ...rest);
+      };
+      const tm = createToolmark();
+      tm.events.on('error', (e) => window.errors.push(e.code));
+      tm.register({
+        name: 'greet',
+        description: 'Greets someone',
+        hints: { readOnly: true },
+        inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        run: ({ name }) => {
+          window.runs.push(name);
+          return { text: `hello ${name}` };
+        },
+      });
+      tm.register({
+        name: 'slow',
+        description: 'Answers when released',
+        hints: { readOnly: true },
+        run: () => {
+          window.runs.push('slow');
+          return new Promise((resolve) => (window.release = () => resolve({ text: 'done' })));
+        },
+      });
+      window.transport = websocketTransport({ url, ...options });
+      window.detach = tm.use(bridge({ transport: window.transport }));
+    },
+    { url, options },
+  );
+  return page;
+}
+
+const call = (clientId, tool, input) => ({ protocol: 1, type: 'call', clientId, id: crypto.randomUUID(), tool, input });
+
+async function manifestOf(agent) {
+  const [manifest] = await waitFor(() => agent.messages('manifest').length && agent.messages('manifest'), { what: 'manifest' });
+  return manifest;
+}
+
+test('the page answers a call over the socket', async () => {
+  const agent = await startWsAgent();
+  const page = await openPage(agent.url);
+  try {
+    const manifest = await manifestOf(agent);
+    assert.deepEqual(manifest.tools.map((t) => t.name), ['greet', 'slow']);
+    const message = call(manifest.clientId, 'greet', { name: 'ada' });
+    agent.latest().send(JSON.stringify(message));
+    const [result] = await waitFor(() => agent.messages('result').length && agent.messages('result'), { what: 'result' });
+    assert.deepEqual(result, {
+      protocol: 1, type: 'result', clientId: manifest.clientId, id: message.id, result: { status: 'ok', data: { text: 'hello ada' } },
+    });
+    const state = await page.evaluate(() => ({ runs: window.runs, errors: window.errors, parsedCalls: window.parsedCalls }));
+    // The frame's text went to the Rust parser: JSON.parse never saw the call.
+    assert.deepEqual(state, { runs: ['ada'], errors: [], parsedCalls: 0 });
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    await agent.close();
+  }
+});
+
+test('the server is killed and restarted mid-call: the buffered result arrives exactly once', async () => {
+  let agent = await startWsAgent();
+  const { port } = agent;
+  const page = await openPage(agent.url, { maxDelayMs: 300 });
+  try {
+    const manifest = await manifestOf(agent);
+    const message = call(manifest.clientId, 'slow', {});
+    agent.latest().send(JSON.stringify(message));
+    await waitFor(() => page.evaluate(() => typeof window.release === 'function'), { what: 'slow run started' });
+    await agent.close(); // killed: sockets terminated, nothing listens on the port
+    const old = agent;
+    await sleep(200);
+    await page.evaluate(() => window.release()); // the result is buffered while disconnected
+    await sleep(400); // at least one refused reconnect
+    agent = await startWsAgent({ port });
+    const [result] = await waitFor(() => agent.messages('result').length && agent.messages('result'), { timeoutMs: 5000, what: 'buffered result' });
+    assert.equal(result.id, message.id);
+    assert.deepEqual(result.result, { status: 'ok', data: { text: 'done' } });
+    assert.equal(old.messages('result').length, 0);
+    await sleep(700); // more reconnects would re-send nothing
+    assert.equal(agent.messages('result').length, 1);
+    // The conversation goes on over the new socket; the same call id is not run again.
+    agent.latest().send(JSON.stringify(message));
+    const next = call(manifest.clientId, 'greet', { name: 'grace' });
+    agent.latest().send(JSON.stringify(next));
+    await waitFor(() => agent.messages('result').length === 2, { what: 'next result' });
+    assert.equal(agent.messages('result')[1].id, next.id);
+    assert.deepEqual(await page.evaluate(() => window.runs), ['slow', 'grace']);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    await agent.close();
+  }
+});
+
+test('binary, oversized and non-JSON frames are dropped: no run, no answer, no error', async () => {
+  const agent = await startWsAgent();
+  const page = await openPage(agent.url);
+  try {
+    const manifest = await manifestOf(agent);
+    const socket = agent.latest();
+    const binary = call(manifest.clientId, 'greet', { name: 'binary' });
+    socket.send(Buffer.from(JSON.stringify(binary)), { binary: true });
+    const big = call(manifest.clientId, 'greet', { name: 'big' });
+    const text = JSON.stringify(big);
+    const oversized = `${text.slice(0, -1)}${' '.repeat(MAX_FRAME + 1 - text.length)}}`;
+    assert.equal(oversized.length, MAX_FRAME + 1);
+    socket.send(oversized);
+    socket.send('{"protocol":1,"type":"call", not json');
+    socket.send('hello');
+    const good = call(manifest.clientId, 'greet', { name: 'good' });
+    socket.send(JSON.stringify(good));
+    const [result] = await waitFor(() => agent.messages('result').length && agent.messages('result'), { timeoutMs: 10000, what: 'result' });
+    assert.equal(result.id, good.id);
+    await sleep(200);
+    assert.equal(agent.messages('result').length, 1);
+    const state = await page.evaluate(() => ({ runs: window.runs, errors: window.errors, parsedCalls: window.parsedCalls }));
+    assert.deepEqual(state, { runs: ['good'], errors: [], parsedCalls: 0 });
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    await agent.close();
+  }
+});
+
+test('a terminal close code stops reconnecting; a non-terminal one reconnects', async () => {
+  const agent = await startWsAgent();
+  const page = await openPage(agent.url, { maxDelayMs: 300, terminalCloseCodes: [4001] });
+  try {
+    await manifestOf(agent);
+    agent.latest().close(4000, 'retry');
+    await waitFor(() => agent.sockets.length === 2, { timeoutMs: 3000, what: 'reconnect after 4000' });
+    agent.latest().close(4001, 'unauthorized');
+    await sleep(1000);
+    assert.equal(agent.attempts.length, 2);
+    const sendError = await page.evaluate(() => {
+      try {
+        window.transport.send({ x: 1 });
+        return null;
+      } catch (error) {
+        return error.message;
+      }
+    });
+    assert.equal(sendError, 'websocketTransport: closed, not reconnecting');
+    const stats = await page.evaluate(() => Object.getPrototypeOf(window.transport).constructor.__stats());
+    assert.equal(stats.transports, 0);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    await agent.close();
+  }
+});
