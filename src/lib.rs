@@ -23,10 +23,10 @@
         clippy::todo
     )
 )]
-// `core` and `alloc` only, so the shipped module leaves std out: built with
-// `--no-default-features`, the crate brings its own panic handler below
-// (see docs/benchmarks.md for what std cost). The default feature `std`
-// links std for native use and the tests.
+// The sans-IO core is `core` and `alloc` only (`--no-default-features`
+// builds it alone, with the panic handler below on wasm32). The default
+// feature `std` links std: native use, the tests, and the shipped module,
+// whose boundary (`wasm`) converts values with serde-wasm-bindgen.
 #![no_std]
 
 extern crate alloc;
@@ -58,10 +58,10 @@ pub mod schema;
 pub mod transport;
 pub mod vecmap;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "std"))]
 pub mod wasm;
 
-/// Without std (the shipped module), a panic traps, as `panic = "abort"`
+/// Without std (the core alone on wasm32), a panic traps, as `panic = "abort"`
 /// does with std: the crate denies panicking code, so this is only reached
 /// by a bug or by running out of memory.
 #[cfg(all(target_arch = "wasm32", not(feature = "std")))]
@@ -69,3 +69,15 @@ pub mod wasm;
 fn panic(_: &core::panic::PanicInfo) -> ! {
     core::arch::wasm32::unreachable()
 }
+
+/// lol_alloc's free-list allocator (0.5 KB of code; dlmalloc, std's, is
+/// 7.2 KB: docs/benchmarks.md).
+// SAFETY: the module is built for wasm32-unknown-unknown without the atomics
+// feature (checked below): one thread.
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
+    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
+
+#[cfg(all(target_arch = "wasm32", target_feature = "atomics"))]
+compile_error!("the allocator assumes one thread (wasm32 without atomics)");

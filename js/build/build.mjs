@@ -127,7 +127,7 @@ if (jsOnly) {
   const registry = join(cargoHome, 'registry', 'src');
   const remaps = [`${root}/=`, ...(existsSync(registry) ? readdirSync(registry).map((index) => `${join(registry, index)}/=`) : [])];
   const rustflags = remaps.map((remap) => `"--remap-path-prefix=${remap}"`).join(', ');
-  run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown', '--no-default-features',
+  run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown',
     '--config', `target.wasm32-unknown-unknown.rustflags = [${rustflags}]`]);
 
   // 2. bindgen, with a version check: a mismatch fails at runtime otherwise

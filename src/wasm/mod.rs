@@ -54,14 +54,3 @@ pub use self::paths::{flatten, get_path, set_path};
 pub use self::protocol::*;
 pub use self::regexp::JsRegExp;
 pub use self::registry::{create_toolmark, Events, Scope, Toolmark};
-
-/// lol_alloc's free-list allocator (0.5 KB of code; dlmalloc, std's, is
-/// 7.2 KB: docs/benchmarks.md).
-// SAFETY: the module is built for wasm32-unknown-unknown without the atomics
-// feature (checked below): one thread.
-#[global_allocator]
-static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
-    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
-
-#[cfg(target_feature = "atomics")]
-compile_error!("the allocator assumes one thread (wasm32 without atomics)");

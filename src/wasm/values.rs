@@ -1,13 +1,13 @@
 //! Values across the boundary: JS values in, the core's types out, and
 //! back; this is the one module that knows how.
 //!
-//! Structured values cross as JSON text: into the core by `JSON.stringify`
+//! Structured values cross into the core as JSON text, by `JSON.stringify`
 //! (the spec's semantics for what the page hands in: `toJSON`, dropped
-//! `undefined`s, refused functions…) and serde_json, out of it by
-//! serde_json (the core's `Serialize` types) and one `JSON.parse`.
-//! serde-wasm-bindgen, which builds JS objects field by field, was slower
-//! at every size measured (see [`result`]), and needs std, which the
-//! shipped module leaves out.
+//! `undefined`s, refused functions…) and serde_json. Out of it, the core's
+//! `Serialize` types become JS values through serde-wasm-bindgen
+//! (`json_compatible`), except tool results, the hot path of every call:
+//! there serde_json text and one `JSON.parse` measured faster at every
+//! size (see [`result`]).
 
 use crate::prelude::*;
 use alloc::rc::Rc;
@@ -330,9 +330,12 @@ pub fn standard_issues(result: &JsValue) -> Option<Vec<Issue>> {
     )
 }
 
-/// A core value as a JS value: its serde_json text, `JSON.parse`d.
+/// A core value as a plain JS value, built by serde-wasm-bindgen (objects,
+/// not `Map`s; integers as numbers), as `JSON.parse` of its JSON would be.
 fn js<T: Serialize>(value: &T) -> JsValue {
-    parse_text(&to_json(value))
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap_or(JsValue::UNDEFINED)
 }
 
 /// A tool result for JS (`tm.call`, `confirmPending`, `undo`), the hot
@@ -340,9 +343,9 @@ fn js<T: Serialize>(value: &T) -> JsValue {
 /// serde-wasm-bindgen 0.6.5's json_compatible serializer, measured on
 /// `ToolResult::Ok` of growing data (node 22, a std build of the crate):
 /// 138 B 0.0115 vs 0.0175 ms, 1.3 KB 0.031 vs 0.033, 14 KB 0.25 vs 0.30,
-/// 476 KB 8.5 vs 10.5 ms. Text is faster at every size.
+/// 476 KB 8.5 vs 10.5 ms. Text is faster at every size, so results take it.
 pub fn result(result: &ToolResult) -> JsValue {
-    js(result)
+    parse_text(&to_json(result))
 }
 
 /// A manifest's summary entries for JS.
