@@ -4,36 +4,12 @@
 use crate::prelude::*;
 use core::cell::RefCell;
 
+use js_sys::{Array, Function, Reflect, RegExp};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::schema::PatternMatcher;
 use crate::vecmap::VecMap;
-
-// Declared here rather than taken from js-sys: js-sys's `RegExp::new` lets
-// a SyntaxError through, and a throw through the module would leave it
-// mid-call.
-#[wasm_bindgen]
-extern "C" {
-    /// A JS `RegExp`.
-    type RegExp;
-
-    /// `RegExp(pattern, flags)` (the same as `new RegExp`), with its
-    /// SyntaxError caught (a throw through the module would leave it
-    /// mid-call).
-    #[wasm_bindgen(catch, js_namespace = globalThis, js_name = RegExp)]
-    fn try_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
-
-    /// `regexp.test(text)`.
-    #[wasm_bindgen(method)]
-    fn test(this: &RegExp, text: &str) -> bool;
-
-    /// Whatever `RegExp` threw.
-    type Thrown;
-
-    /// Its `message` (a string for a SyntaxError).
-    #[wasm_bindgen(method, getter, structural)]
-    fn message(this: &Thrown) -> JsValue;
-}
 
 /// Most distinct patterns kept compiled (tool schemas use a handful).
 const CACHE_LIMIT: usize = 256;
@@ -46,14 +22,23 @@ pub struct JsRegExp {
     cache: RefCell<VecMap<String, Result<RegExp, String>>>,
 }
 
+/// `new RegExp(pattern, "u")` by `Reflect.construct`, so its SyntaxError
+/// comes back as an `Err` (js-sys's `RegExp::new` would let it throw
+/// through the module, leaving it mid-call).
 fn compile(pattern: &str) -> Result<RegExp, String> {
-    try_regexp(pattern, "u").map_err(|error| {
-        error
-            .unchecked_into::<Thrown>()
-            .message()
-            .as_string()
-            .unwrap_or_else(|| "invalid regular expression".into())
-    })
+    let constructor = Reflect::get(&js_sys::global(), &JsValue::from_str("RegExp"))
+        .ok()
+        .and_then(|c| c.dyn_into::<Function>().ok())
+        .ok_or_else(|| String::from("RegExp is not available"))?;
+    let arguments = Array::of2(&JsValue::from_str(pattern), &JsValue::from_str("u"));
+    Reflect::construct(&constructor, &arguments)
+        .map(JsCast::unchecked_into::<RegExp>)
+        .map_err(|error| {
+            error
+                .dyn_ref::<js_sys::Error>()
+                .and_then(|e| e.message().as_string())
+                .unwrap_or_else(|| "invalid regular expression".into())
+        })
 }
 
 impl PatternMatcher for JsRegExp {
