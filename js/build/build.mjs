@@ -114,6 +114,8 @@ async function bundleCore() {
   for (const file of BUNDLED_AWAY) rmSync(join(pkg, file));
 }
 
+// Its own target directory: the shipped build's flags differ from the tests'.
+const shippedTarget = join(root, 'target', 'shipped');
 const rawWasm = join(bindgenOut, `${crateName}_bg.wasm`);
 const optWasm = join(bindgenOut, `${crateName}_opt.wasm`);
 if (jsOnly) {
@@ -127,8 +129,26 @@ if (jsOnly) {
   const registry = join(cargoHome, 'registry', 'src');
   const remaps = [`${root}/=`, ...(existsSync(registry) ? readdirSync(registry).map((index) => `${join(registry, index)}/=`) : [])];
   const rustflags = remaps.map((remap) => `"--remap-path-prefix=${remap}"`).join(', ');
-  run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown',
-    '--config', `target.wasm32-unknown-unknown.rustflags = [${rustflags}]`]);
+  // The standard library is compiled with the module (rustup's `rust-src`,
+  // which .ci/setup adds): `optimize_for_size` picks std's small code paths
+  // and `-Cpanic=immediate-abort` drops the panic machinery and its messages
+  // (a panic traps either way). 6.0 KB less of the budget line
+  // (docs/benchmarks.md, "The standard library built for size"). These are
+  // unstable cargo and rustc flags, opened on a stable toolchain by
+  // RUSTC_BOOTSTRAP=1 for this one build; without rust-src the build says so
+  // and uses the prebuilt std.
+  const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
+  const buildStd = existsSync(join(sysroot, 'lib', 'rustlib', 'src', 'rust', 'library', 'std'));
+  const flags = [rustflags];
+  const cargoArgs = ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown', '--target-dir', shippedTarget];
+  if (buildStd) {
+    flags.push('"-Zunstable-options"', '"-Cpanic=immediate-abort"');
+    cargoArgs.push('-Zbuild-std=std,panic_abort', '-Zbuild-std-features=optimize_for_size');
+  } else {
+    console.error('build: no rust-src (rustup component add rust-src): std is not rebuilt for size, the module is about 12 KB larger');
+  }
+  run('cargo', [...cargoArgs, '--config', `target.wasm32-unknown-unknown.rustflags = [${flags.join(', ')}]`],
+    buildStd ? { env: { ...process.env, RUSTC_BOOTSTRAP: '1' } } : {});
 
   // 2. bindgen, with a version check: a mismatch fails at runtime otherwise
   const want = pinnedBindgenVersion();
@@ -145,7 +165,7 @@ if (jsOnly) {
   run('wasm-bindgen', [
     '--target', 'web', '--omit-default-module-path', '--encode-into', 'always',
     '--out-dir', bindgenOut, '--out-name', crateName,
-    join(root, 'target', 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`),
+    join(shippedTarget, 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`),
   ]);
 
   // 3. optimize for size (features: what rustc's wasm32 target enables by default).
