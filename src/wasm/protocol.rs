@@ -51,10 +51,13 @@ impl RandomSource for CryptoRandom {
                 pool.next = 0;
             }
             let start = pool.next;
-            let taken = &mut pool.bytes[start..start + buf.len()];
+            let end = start + buf.len();
+            let Some(taken) = pool.bytes.get_mut(start..end) else {
+                return web_crypto(buf);
+            };
             buf.copy_from_slice(taken);
             taken.fill(0);
-            pool.next = start + buf.len();
+            pool.next = end;
             Ok(())
         })
     }
