@@ -160,6 +160,7 @@ impl Bridge {
             h.bridges.insert(
                 id.0,
                 BridgeEntry {
+                    raw_send: super::websocket::raw_sender(&self.transport),
                     transport: self.transport.clone(),
                     send: self.send.clone(),
                     callback,

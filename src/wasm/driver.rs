@@ -57,6 +57,8 @@ struct Run {
 pub struct BridgeEntry {
     pub transport: JsValue,
     pub send: Function,
+    /// A Rust transport's own send, which takes the core's text as it is.
+    pub raw_send: Option<super::websocket::RawSend>,
     /// The `onMessage` callback, only kept: dropped (freed) with the entry
     /// when the bridge closes.
     #[allow(dead_code)]
@@ -384,13 +386,19 @@ impl Shared {
     }
 
     fn transmit(&self, transmit: Transmit) {
-        let Some((transport, send)) = self.host_mut(|h| {
+        let Some((transport, send, raw_send)) = self.host_mut(|h| {
             h.bridges
                 .get(&transmit.bridge.0)
-                .map(|b| (b.transport.clone(), b.send.clone()))
+                .map(|b| (b.transport.clone(), b.send.clone(), b.raw_send.clone()))
         }) else {
             return;
         };
+        if let Some(raw_send) = raw_send {
+            if let Err(error) = raw_send(transmit.text) {
+                self.send_failed(&error);
+            }
+            return;
+        }
         let message = values::parse_text(&transmit.text);
         match send.call1(&transport, &message) {
             Err(error) => self.send_failed(&error),

@@ -512,6 +512,21 @@ pub fn websocket_transport(options: JsValue) -> Result<WebSocketTransport, JsVal
     Ok(WebSocketTransport { driver })
 }
 
+impl Driver {
+    /// Sends `text` as a frame, or buffers it until the socket is ready.
+    fn send_text(self: &Rc<Self>, text: String) -> Result<(), JsValue> {
+        if self.with_policy(|p| p.is_stopped()).unwrap_or(true) {
+            return Err(js_sys::Error::new(SendAfterStop.message()).into());
+        }
+        let sent = self.with_policy(|p| p.send(text));
+        if let Some(Err(error)) = sent {
+            return Err(js_sys::Error::new(error.message()).into());
+        }
+        self.pump();
+        Ok(())
+    }
+}
+
 #[wasm_bindgen]
 impl WebSocketTransport {
     /// Sends `message` as a JSON text frame, or buffers it until the socket
@@ -527,12 +542,7 @@ impl WebSocketTransport {
             )
             .into());
         };
-        let sent = self.driver.with_policy(|p| p.send(text));
-        if let Some(Err(error)) = sent {
-            return Err(js_sys::Error::new(error.message()).into());
-        }
-        self.driver.pump();
-        Ok(())
+        self.driver.send_text(text)
     }
 
     /// Calls `callback(message)` with each inbound message; returns its unsubscribe.
@@ -581,7 +591,22 @@ impl WebSocketTransport {
 /// `websocketTransport`; returns the unsubscribe (`None`: some other
 /// transport, to be subscribed with `onMessage`).
 pub(super) fn subscribe_raw(transport: &JsValue, sink: Rc<dyn Fn(&str)>) -> Option<JsValue> {
+    Some(raw_driver(transport)?.subscribe(Subscriber::Raw(sink)))
+}
+
+/// The core's message text straight to the frame when `transport` is a
+/// `websocketTransport` (no `JSON.parse` for `send` and `JSON.stringify`
+/// in it); `None` for any other transport.
+pub(super) fn raw_sender(transport: &JsValue) -> Option<RawSend> {
+    let driver = raw_driver(transport)?;
+    Some(Rc::new(move |text: String| driver.send_text(text)))
+}
+
+/// How the driver hands a Rust transport the core's text.
+pub(super) type RawSend = Rc<dyn Fn(String) -> Result<(), JsValue>>;
+
+fn raw_driver(transport: &JsValue) -> Option<Rc<Driver>> {
     let handle = host::method(transport, RAW_HANDLE)?.call0(transport).ok()?;
     let handle = WebSocketTransport::try_from_js_value(handle).ok()?;
-    Some(handle.driver.subscribe(Subscriber::Raw(sink)))
+    Some(handle.driver.clone())
 }

@@ -39,9 +39,11 @@ async function openPage(url, options = {}) {
       window.runs = [];
       window.errors = [];
       window.parsedCalls = 0;
+      window.parsedResults = 0;
       const parse = JSON.parse;
       JSON.parse = function (text, ...rest) {
         if (typeof text === 'string' && text.includes('"type":"call"')) window.parsedCalls++;
+        if (typeof text === 'string' && text.includes('"type":"result"')) window.parsedResults++;
         return parse.call(this, text, ...rest);
       };
       const tm = createToolmark();
@@ -92,9 +94,12 @@ test('the page answers a call over the socket', async () => {
     assert.deepEqual(result, {
       protocol: 1, type: 'result', clientId: manifest.clientId, id: message.id, result: { status: 'ok', data: { text: 'hello ada' } },
     });
-    const state = await page.evaluate(() => ({ runs: window.runs, errors: window.errors, parsedCalls: window.parsedCalls }));
-    // The frame's text went to the Rust parser: JSON.parse never saw the call.
-    assert.deepEqual(state, { runs: ['ada'], errors: [], parsedCalls: 0 });
+    const state = await page.evaluate(() => ({
+      runs: window.runs, errors: window.errors, parsedCalls: window.parsedCalls, parsedResults: window.parsedResults,
+    }));
+    // The frame's text went to the Rust parser: JSON.parse never saw the call;
+    // and the core's result text went to the socket as it is, not through JSON.parse.
+    assert.deepEqual(state, { runs: ['ada'], errors: [], parsedCalls: 0, parsedResults: 0 });
     assert.deepEqual(page.errors, []);
   } finally {
     await page.close();
