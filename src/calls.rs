@@ -54,6 +54,10 @@ pub(crate) enum Origin {
     Bridge(BridgeId),
     /// A page request.
     Local(Handle),
+    /// A page request held through a deferred confirmation (a WebMCP
+    /// `execute`): it completes with the human's decision's outcome, never
+    /// with `needs_confirmation`.
+    Held(Handle),
 }
 
 #[derive(Debug, Clone)]
@@ -219,7 +223,16 @@ impl Calls {
 
     /// The call of a page request.
     pub(crate) fn of_request(&self, handle: Handle) -> Option<CallKey> {
-        self.first(|c| c.origin == Origin::Local(handle))
+        self.first(|c| c.origin == Origin::Local(handle) || c.origin == Origin::Held(handle))
+    }
+
+    /// The approved run of the confirmation a held request waits for.
+    pub(crate) fn approved_for(&self, handle: Handle) -> Option<CallKey> {
+        self.first(|c| {
+            c.approval
+                .as_ref()
+                .is_some_and(|a| a.requester == Requester::Waiting(handle))
+        })
     }
 
     /// The first call from `bridge`, in key order.
@@ -373,6 +386,34 @@ impl Toolmark {
         now: u64,
     ) -> Handle {
         let handle = self.new_handle();
+        self.page_call(Origin::Local(handle), name, input_json, caller, rev, now);
+        handle
+    }
+
+    /// A page call held through a deferred confirmation (a WebMCP
+    /// `execute`, whose agent has no protocol for `needs_confirmation`):
+    /// like [`Toolmark::call`], but a tool that needs a human completes only
+    /// when the confirmation ends: with the approved run's result,
+    /// `cancelled operator` when rejected, `refused confirmation_expired`
+    /// when it expires, `cancelled signal` when aborted meanwhile.
+    pub fn call_held(&mut self, name: &str, input_json: &str, caller: Caller, now: u64) -> Handle {
+        let handle = self.new_handle();
+        self.page_call(Origin::Held(handle), name, input_json, caller, None, now);
+        handle
+    }
+
+    fn page_call(
+        &mut self,
+        origin: Origin,
+        name: &str,
+        input_json: &str,
+        caller: Caller,
+        rev: Option<u64>,
+        now: u64,
+    ) {
+        let (Origin::Local(handle) | Origin::Held(handle)) = origin else {
+            return;
+        };
         let input = match parse_value(input_json) {
             Ok(input) => input,
             Err(_) => {
@@ -385,7 +426,7 @@ impl Toolmark {
                         }],
                     },
                 );
-                return handle;
+                return;
             }
         };
         let call_id = match new_id(self.rng.as_mut()) {
@@ -398,14 +439,14 @@ impl Toolmark {
                 );
                 self.out
                     .complete(handle, error_result(error_message::TOOL_FAILED));
-                return handle;
+                return;
             }
         };
         match self.admit(name, caller, rev) {
             Err(result) => self.out.complete(handle, result),
             Ok((key, scope)) => {
                 self.enqueue(NewCall {
-                    origin: Origin::Local(handle),
+                    origin,
                     tool: key,
                     tool_name: name.to_owned(),
                     scope,
@@ -418,13 +459,18 @@ impl Toolmark {
                 self.pump(now);
             }
         }
-        handle
     }
 
-    /// The `signal` of a page call was aborted.
+    /// The `signal` of a page call was aborted. A held call is cancelled in
+    /// whichever stage it is: its own run, its pending confirmation (taken
+    /// out of the pending list), or the approved run.
     pub fn abort(&mut self, handle: Handle, now: u64) {
         if let Some(key) = self.calls.of_request(handle) {
             self.cancel_call(key, now);
+        } else if let Some(key) = self.calls.approved_for(handle) {
+            self.cancel_call(key, now);
+        } else {
+            self.abort_held_confirmation(handle);
         }
     }
 
@@ -842,7 +888,7 @@ impl Toolmark {
         }
         match call.origin {
             Origin::Bridge(bridge) => self.answer_bridge(bridge, &call.call_id, result),
-            Origin::Local(handle) => self.out.complete(handle, result),
+            Origin::Local(handle) | Origin::Held(handle) => self.out.complete(handle, result),
         }
         self.pump(now);
     }

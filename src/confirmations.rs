@@ -38,6 +38,9 @@ pub enum Requester {
     Bridge(u32),
     /// `tm.call` in the page: no `confirmed` message.
     Local,
+    /// A held page request ([`Toolmark::call_held`]): completed with the
+    /// outcome instead of a `confirmed` message.
+    Waiting(Handle),
 }
 
 /// What a tool's `summary` / `changes` / form state gave for a confirmation.
@@ -261,7 +264,9 @@ impl Toolmark {
         let requester = match call.origin {
             Origin::Bridge(bridge) => Requester::Bridge(bridge.0),
             Origin::Local(_) => Requester::Local,
+            Origin::Held(handle) => Requester::Waiting(handle),
         };
+        let held = matches!(requester, Requester::Waiting(_));
         let (tool_key, tool_name, call_id, input, validated) = (
             call.tool,
             tool.name.clone(),
@@ -297,16 +302,48 @@ impl Toolmark {
         if let Some(evicted) = evicted {
             self.expire(evicted);
         }
-        self.finish(
-            key,
-            ToolResult::NeedsConfirmation {
-                confirm_id,
-                summary,
-                changes,
-            },
-            now,
-        );
+        if held {
+            // The request stays open; the lane is free for the next call.
+            if self.remove_call(key).is_some() {
+                self.pump(now);
+            }
+        } else {
+            self.finish(
+                key,
+                ToolResult::NeedsConfirmation {
+                    confirm_id,
+                    summary,
+                    changes,
+                },
+                now,
+            );
+        }
         self.out.event(Event::PendingChanged);
+    }
+
+    /// A held request aborted while its confirmation is pending: the
+    /// confirmation goes (nobody waits for it) and the request completes
+    /// `cancelled signal`.
+    pub(crate) fn abort_held_confirmation(&mut self, handle: Handle) {
+        let waiting = Requester::Waiting(handle);
+        let Some(confirm_id) = self
+            .confirmations
+            .iter()
+            .find(|c| c.requester == waiting)
+            .map(|c| c.confirm_id.clone())
+        else {
+            return;
+        };
+        if let Some(confirmation) = self.confirmations.take(&confirm_id) {
+            self.out.forget_validated(confirmation.validated);
+            self.out.complete(
+                handle,
+                ToolResult::Cancelled {
+                    by: CancelledBy::Signal,
+                },
+            );
+            self.out.event(Event::PendingChanged);
+        }
     }
 
     /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
@@ -331,8 +368,10 @@ impl Toolmark {
         confirm_id: &str,
         result: ToolResult,
     ) {
-        let Requester::Bridge(requester) = *requester else {
-            return;
+        let requester = match *requester {
+            Requester::Bridge(requester) => requester,
+            Requester::Waiting(handle) => return self.out.complete(handle, result),
+            Requester::Local => return,
         };
         let message = PageToAgent::Confirmed(Confirmed {
             protocol: ProtocolV1,

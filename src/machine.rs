@@ -59,7 +59,8 @@ use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::protocol::codes::error_message;
 use crate::protocol::{
     check_agent_to_page, parse_json, AgentToPage, Changed, ErrorEventCode, Manifest, PageToAgent,
-    ProtocolV1, RefusedCode, Rejection, ResultMessage, ToolManifestSummary, ToolResult,
+    ProtocolV1, RefusedCode, Rejection, ResultMessage, ToolManifest, ToolManifestSummary,
+    ToolResult,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey};
 use crate::schema::PatternMatcher;
@@ -248,6 +249,17 @@ impl Toolmark {
         for tool in self.registry.tools() {
             if self.policy.visible(caller, &tool.def.hints) {
                 entries.push(tool.summary());
+            }
+        }
+        entries
+    }
+
+    /// The full entries (with their schemas) visible to `caller`, sorted by name.
+    pub fn manifest_entries(&self, caller: Caller) -> Vec<ToolManifest> {
+        let mut entries = Vec::new();
+        for tool in self.registry.tools() {
+            if self.policy.visible(caller, &tool.def.hints) {
+                entries.push(tool.manifest());
             }
         }
         entries
