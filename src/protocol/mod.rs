@@ -24,5 +24,7 @@ pub use message::{
     AgentToPage, Call, Cancel, Changed, Confirmed, Describe, Manifest, PageToAgent, ProtocolV1,
     ResultMessage,
 };
-pub use result::{FieldChange, Issue, ToolResult, MAX_REPORTED_ISSUES};
+pub use result::{
+    FieldChange, Issue, ToolResult, UntrustedResult, MAX_REPORTED_ISSUES, UNTRUSTED_CONTENT_NOTE,
+};
 pub use values::{field_changes_from_value, hints_from_value, issues_from_value};

@@ -27,6 +27,7 @@ use super::error::Failure;
 use super::host::{self, Callback};
 use super::values;
 use crate::machine::{Action, BridgeId, Event, Handle, Toolmark as Machine, Transmit};
+use crate::protocol::{to_json, UntrustedResult};
 use crate::registry::{ScopeId, ToolKey};
 use crate::vecmap::VecMap;
 
@@ -105,8 +106,12 @@ pub struct Host {
     validated: VecMap<u64, JsValue>,
     pub bridges: VecMap<u32, BridgeEntry>,
     completions: VecMap<u64, Function>,
+    /// Requests whose result is handed out wrapped as untrusted content.
+    untrusted: Vec<u64>,
     pub error_listeners: Listeners,
     pub pending_listeners: Listeners,
+    /// Called after every registry revision (the WebMCP registrations).
+    pub rev_listeners: Listeners,
     timer: Option<JsValue>,
     /// The steps of runs, validations and restorers waiting for the next
     /// microtask (see [`Shared::later`]).
@@ -420,8 +425,18 @@ impl Shared {
                 tool,
             } => self.emit_error(code.as_str(), &message, tool.as_deref()),
             Event::Completed { handle, result } => {
-                if let Some(resolve) = self.host_mut(|h| h.completions.remove(&handle.0)) {
-                    let _ = resolve.call1(&JsValue::NULL, &values::result(&result));
+                let completion = self.host_mut(|h| {
+                    let untrusted = h.untrusted.iter().position(|u| *u == handle.0);
+                    let untrusted = untrusted.map(|i| h.untrusted.swap_remove(i)).is_some();
+                    h.completions.remove(&handle.0).map(|r| (r, untrusted))
+                });
+                if let Some((resolve, untrusted)) = completion {
+                    let value = if untrusted {
+                        values::parse_text(&to_json(&UntrustedResult::of(&result)))
+                    } else {
+                        values::result(&result)
+                    };
+                    let _ = resolve.call1(&JsValue::NULL, &value);
                 }
             }
             Event::PendingChanged => {
@@ -429,7 +444,11 @@ impl Shared {
                     let _ = listener.call0(&JsValue::NULL);
                 }
             }
-            Event::RevChanged { .. } => {}
+            Event::RevChanged { .. } => {
+                for listener in self.host_mut(|h| h.rev_listeners.snapshot()) {
+                    let _ = listener.call0(&JsValue::NULL);
+                }
+            }
         }
     }
 
@@ -512,6 +531,13 @@ impl Shared {
             self.emit_error("transport_failed", &message, None);
         }
         drop(entry);
+    }
+
+    /// As [`Shared::request`], for a tool marked `untrustedContent`: the
+    /// result comes wrapped with the spec's note.
+    pub fn request_untrusted(self: &Rc<Self>, handle: Handle) -> js_sys::Promise {
+        self.host_mut(|h| h.untrusted.push(handle.0));
+        self.request(handle)
     }
 
     /// A promise for a page request (`call`, `confirmPending`, `undo`),

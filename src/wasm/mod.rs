@@ -47,6 +47,7 @@ mod protocol;
 mod regexp;
 mod registry;
 mod values;
+mod webmcp;
 mod websocket;
 
 pub use self::bridge::{bridge, Bridge};
@@ -54,3 +55,4 @@ pub use self::paths::{flatten, get_path, set_path};
 pub use self::protocol::*;
 pub use self::regexp::JsRegExp;
 pub use self::registry::{create_toolmark, Events, Scope, Toolmark};
+pub use self::webmcp::{webmcp, WebMcp};

@@ -18,7 +18,8 @@ use super::host::{self, get, get_symbol, js_function, present};
 use super::protocol::CryptoRandom;
 use super::regexp::JsRegExp;
 use super::values;
-use crate::machine::Toolmark as Machine;
+use super::webmcp::WebMcp;
+use crate::machine::{Handle, Toolmark as Machine};
 use crate::policy::Caller;
 use crate::registry::{ScopeId, ToolKey};
 
@@ -208,24 +209,8 @@ impl Toolmark {
             .with_core(|core| core.call(&name, &input, caller, rev, now))
             .ok_or_else(|| Failure::misuse("call: the registry is busy"))?;
         if let Some(signal) = signal {
-            let weak = Rc::downgrade(shared);
-            let on_abort = js_function(move || {
-                if let Some(shared) = weak.upgrade() {
-                    let now = shared.now();
-                    shared.with_core(|core| core.abort(handle, now));
-                    shared.drain();
-                }
-            });
-            if get(&signal, "aborted").is_truthy() {
-                host::queue_microtask(&on_abort);
-            } else {
-                let listen = host::method(&signal, "addEventListener")
-                    .ok_or_else(|| Failure::misuse("call: signal must be an AbortSignal"))?;
-                let once = host::object(&[("once", &JsValue::TRUE)]);
-                listen
-                    .call3(&signal, &JsValue::from_str("abort"), &on_abort, &once)
-                    .map_err(|_| Failure::misuse("call: signal must be an AbortSignal"))?;
-            }
+            abort_on(shared, handle, &signal)
+                .map_err(|()| Failure::misuse("call: signal must be an AbortSignal"))?;
         }
         Ok(shared.request(handle))
     }
@@ -295,11 +280,40 @@ impl Toolmark {
     /// Attaches a plugin (`bridge(...)`); returns its dispose function.
     #[wasm_bindgen(js_name = "use", unchecked_return_type = "() => void")]
     pub fn use_plugin(&self, plugin: JsValue) -> Result<Function, JsValue> {
-        let bridge = Bridge::try_from_js_value(plugin).map_err(|_| {
-            Failure::misuse("use: not a Toolmark plugin (expected bridge(...), each attached once)")
+        let plugin = match Bridge::try_from_js_value(plugin) {
+            Ok(bridge) => return Ok(bridge.attach(&self.shared)?),
+            Err(plugin) => plugin,
+        };
+        let webmcp = WebMcp::try_from_js_value(plugin).map_err(|_| {
+            Failure::misuse(
+                "use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)",
+            )
         })?;
-        Ok(bridge.attach(&self.shared)?)
+        Ok(webmcp.attach(&self.shared))
     }
+}
+
+/// Aborts the page request `handle` when `signal` aborts (at once if it
+/// has); `Err` when `signal` is no `AbortSignal`.
+pub(super) fn abort_on(shared: &Rc<Shared>, handle: Handle, signal: &JsValue) -> Result<(), ()> {
+    let weak = Rc::downgrade(shared);
+    let on_abort = js_function(move || {
+        if let Some(shared) = weak.upgrade() {
+            let now = shared.now();
+            shared.with_core(|core| core.abort(handle, now));
+            shared.drain();
+        }
+    });
+    if get(signal, "aborted").is_truthy() {
+        host::queue_microtask(&on_abort);
+        return Ok(());
+    }
+    let listen = host::method(signal, "addEventListener").ok_or(())?;
+    let once = host::object(&[("once", &JsValue::TRUE)]);
+    listen
+        .call3(signal, &JsValue::from_str("abort"), &on_abort, &once)
+        .map(|_| ())
+        .map_err(|_| ())
 }
 
 /// `tm.scope(name)`: registers `<name>.<tool>`; disposing it unregisters everything in it.
