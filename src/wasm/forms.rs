@@ -1,7 +1,7 @@
 //! `formTools(form, { scope, sensitive?, title? })`: the web-sys driver of
 //! [`crate::forms`]. It reads the form's controls (`HtmlInputElement`,
-//! `HtmlSelectElement`, `HtmlTextAreaElement`) into [`Field`]s every time a
-//! tool runs, writes values back with `input` and `change` events, and
+//! `HtmlSelectElement` and its options; a textarea through the input's
+//! bindings) into [`Field`]s every time a tool runs, writes values back with `input` and `change` events, and
 //! registers the three tools with the scope; every decision (which
 //! elements are fields, which fields are sensitive, redaction, the form
 //! state of the stale rule) is the [`FormPolicy`]'s and [`form_state`]'s.
@@ -13,7 +13,10 @@
 //!   page without a DOM work too; the rest goes through web-sys.
 //! - **Sensitivity** is observed at every read of the form (a tool's run,
 //!   the confirmation's changes, the form state), so a field seen as a
-//!   password once stays redacted after a show-password button.
+//!   password once stays redacted after a show-password button; and,
+//!   where the host has `MutationObserver`, at every change of a control's
+//!   `type` or `autocomplete` in the form, so one rendered later and shown
+//!   as text before any tool ran is too.
 //! - **The form state** is [`form_state`] under a 32-byte key from
 //!   `crypto.getRandomValues`, minted per `formTools()` call: a digest of
 //!   every value, so no password waits in memory for the confirmation.
@@ -33,6 +36,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{
     Event, EventInit, HtmlFormElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement,
+    MutationObserver, MutationObserverInit, MutationRecord,
 };
 
 use super::error::Failure;
@@ -370,14 +374,94 @@ struct Form {
     policy: RefCell<FormPolicy>,
     /// The form state's key.
     key: [u8; 32],
+    /// Where the host has `MutationObserver`: the `type` and
+    /// `autocomplete` changes in the form between two uses, so a password
+    /// rendered after `formTools()` and shown as text before any tool ran
+    /// is known sensitive. Disconnected on dispose and on drop.
+    watch: RefCell<Option<(MutationObserver, host::Callback)>>,
+}
+
+impl Drop for Form {
+    fn drop(&mut self) {
+        self.unwatch();
+    }
 }
 
 impl Form {
     /// The fields now, after the policy has seen which are sensitive.
     fn fields(&self, groups: &[Group]) -> Vec<Field> {
+        let records = match self.watch.try_borrow() {
+            Ok(watch) => watch.as_ref().map(|(observer, _)| observer.take_records()),
+            Err(_) => None,
+        };
+        if let Some(records) = records {
+            self.changed(&records);
+        }
         let fields = fields(groups);
         self.with_policy(|policy| policy.observe(&fields));
         fields
+    }
+
+    /// Mutation records of `type` / `autocomplete`: a control whose old
+    /// value made it sensitive makes its field sensitive.
+    fn changed(&self, records: &JsValue) {
+        let mut seen = Vec::new();
+        for record in Array::from(records).iter() {
+            let record: MutationRecord = record.unchecked_into();
+            let old = record.old_value().unwrap_or_default();
+            let control = match record.attribute_name().as_deref() {
+                Some("type") => Control::new(&old, ""),
+                _ => Control::new("", &old),
+            };
+            if control.is_sensitive() {
+                seen.push(Field {
+                    name: record
+                        .target()
+                        .map(|t| text(&t, "name"))
+                        .unwrap_or_default(),
+                    controls: vec![control],
+                    value: None,
+                    default: None,
+                });
+            }
+        }
+        self.with_policy(|policy| policy.observe(&seen));
+    }
+
+    fn watch(self: &Rc<Self>) {
+        let form = Rc::downgrade(self);
+        let callback = host::callback(move |records, _| {
+            if let Some(form) = form.upgrade() {
+                form.changed(&records);
+            }
+            Ok(JsValue::UNDEFINED)
+        });
+        let Ok(observer) = MutationObserver::new(callback.as_ref().unchecked_ref()) else {
+            return;
+        };
+        let options = MutationObserverInit::new();
+        options.set_subtree(true);
+        options.set_attribute_old_value(true);
+        let filter: Array = ["type", "autocomplete"]
+            .iter()
+            .map(|a| JsValue::from_str(a))
+            .collect();
+        options.set_attribute_filter(&filter);
+        if observer
+            .observe_with_options(&self.element, &options)
+            .is_ok()
+        {
+            if let Ok(mut watch) = self.watch.try_borrow_mut() {
+                *watch = Some((observer, callback));
+            }
+        }
+    }
+
+    fn unwatch(&self) {
+        let watch = self.watch.try_borrow_mut().ok().and_then(|mut w| w.take());
+        if let Some((observer, _)) = watch {
+            observer.disconnect();
+        }
     }
 
     fn with_policy<R: Default>(&self, f: impl FnOnce(&mut FormPolicy) -> R) -> R {
@@ -543,7 +627,9 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
         element,
         policy: RefCell::new(FormPolicy::new(declared)),
         key,
+        watch: RefCell::new(None),
     });
+    form.watch();
     let groups = groups(&form.element);
     let fields = form.fields(&groups);
     let properties = Object::new();
@@ -614,6 +700,7 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
         offs.push(register.call1(&scope, &def)?);
     }
     Ok(host::js_function(move || {
+        form.unwatch();
         for off in &offs {
             if let Some(off) = off.dyn_ref::<Function>() {
                 let _ = off.call0(&JsValue::NULL);

@@ -292,6 +292,25 @@ test('sensitive: a password field switched to type="text" by a show-password but
   assert.ok(!out.sent.includes('hunter2'), 'the password is never sent');
 });
 
+test('sensitive: a password rendered after formTools() and shown as text before any tool ran stays redacted', async () => {
+  await openLab('<form aria-label="signup"><input name="user"></form>');
+  const out = await page.evaluate(async () => {
+    form.insertAdjacentHTML('beforeend', '<input name="secret" type="password">');
+    form.secret.value = 'hunter2';
+    form.secret.type = 'text';
+    // In the same task, and again after the observer's microtask.
+    const now = await agent.call('f.read', {});
+    await new Promise((r) => setTimeout(r, 0));
+    const later = await agent.call('f.read', {});
+    const request = await agent.call('f.submit', {});
+    return { now, later, request, sent: JSON.stringify(sent) };
+  });
+  assert.deepEqual(out.now.data, { secret: '[redacted]' });
+  assert.deepEqual(out.later.data, { secret: '[redacted]' });
+  assert.deepEqual(out.request.changes, [{ path: 'secret', after: '[redacted]' }]);
+  assert.ok(!out.sent.includes('hunter2'), 'the password is never sent');
+});
+
 test('sensitive: a declared path is redacted inside a parent value (card.number in a change at card)', async () => {
   await openLab(`<form aria-label="pay">
     <select name="codes" multiple><option value="1234">a</option><option value="9876">b</option><option value="open">c</option></select>
