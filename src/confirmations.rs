@@ -11,7 +11,7 @@ use crate::bridges::{BridgeId, IdKey};
 use crate::calls::{Approval, NewCall, Origin};
 use crate::ids::new_id;
 use crate::lanes::CallKey;
-use crate::machine::{error_result, Handle, RunId, Toolmark, REDACTED};
+use crate::machine::{error_result, Handle, RunId, Toolmark};
 use crate::outputs::{Action, Event};
 use crate::policy::Caller;
 use crate::prelude::*;
@@ -203,29 +203,11 @@ impl UndoStore {
     }
 }
 
-/// A FieldChange path is sensitive when it is a declared path or below one.
-fn is_sensitive(path: &str, sensitive: &[String]) -> bool {
-    sensitive.iter().any(|s| {
-        path == s
-            || path
-                .strip_prefix(s.as_str())
-                .is_some_and(|rest| rest.starts_with('.'))
-    })
-}
-
-fn redact(mut changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChange> {
-    for change in &mut changes {
-        if is_sensitive(&change.path, sensitive) {
-            let hide = |v: &mut Option<Value>| {
-                if v.is_some() {
-                    *v = Some(Value::String(REDACTED.into()));
-                }
-            };
-            hide(&mut change.before);
-            hide(&mut change.after);
-        }
-    }
-    changes
+/// FieldChange redaction by the tool's declared paths: a change at or below
+/// one is hidden whole, and one above it (a change at `card` for
+/// `card.number`) has that member hidden inside its value.
+fn redact(changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChange> {
+    crate::forms::redact_changes(changes, sensitive)
 }
 
 impl Toolmark {
@@ -509,6 +491,7 @@ impl Toolmark {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::machine::REDACTED;
 
     fn confirmation(id: &str, expires_at: u64) -> Confirmation {
         Confirmation {
@@ -592,5 +575,21 @@ mod tests {
         let before: Vec<Option<Value>> = changes.into_iter().map(|c| c.before).collect();
         let hidden = Some(Value::from(REDACTED));
         assert_eq!(before, [hidden.clone(), hidden, Some(Value::from(1))]);
+    }
+
+    #[test]
+    fn a_declared_path_is_redacted_inside_a_change_above_it() {
+        let changes = redact(
+            vec![FieldChange {
+                path: "card".into(),
+                before: None,
+                after: Some(serde_json::json!({"number": "4242", "name": "Ann"})),
+            }],
+            &["card.number".to_string()],
+        );
+        assert_eq!(
+            changes[0].after,
+            Some(serde_json::json!({"number": REDACTED, "name": "Ann"}))
+        );
     }
 }

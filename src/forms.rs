@@ -32,9 +32,9 @@
 //!   secret the driver mints, and compared with the digest at approval;
 //!   any difference is `refused stale`. A digest, not the values
 //!   themselves, so no password waits in memory for the confirmation's 600
-//!   s; SHA-256, not the JS's 64-bit FNV-1a pair, which an agent could
-//!   collide by appending 7 characters to a free-text field (the test
-//!   `forged_collision_of_the_old_fingerprint_is_detected` shows one).
+//!   s; SHA-256, not a 64-bit non-cryptographic fingerprint, which an
+//!   agent can collide by appending 7 characters to a free-text field (the
+//!   test `forged_collision_of_a_64_bit_fingerprint_is_detected` shows one).
 //!
 //! # What the driver does
 //! Keeps one [`FormPolicy`] per `formTools()` call, with the declared
@@ -46,7 +46,6 @@
 //! (`Toolmark::handle_state`).
 
 use crate::prelude::*;
-use alloc::collections::BTreeSet;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -193,7 +192,7 @@ pub fn redact_changes<S: AsRef<str>>(
     changes
 }
 
-/// Values compared as the JS compared their `JSON.stringify`s: numbers
+/// Values compared as their `JSON.stringify`s would be: numbers
 /// by value (`1` and `1.0` are one JS number), objects in key order.
 fn same_json(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -223,7 +222,9 @@ fn same_value(a: &Option<Value>, b: &Option<Value>) -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FormPolicy {
     declared: Vec<String>,
-    ever: BTreeSet<String>,
+    /// The fields seen sensitive, sorted (a `Vec`: smaller code than a
+    /// `BTreeSet` in the module, and forms are small).
+    ever: Vec<String>,
 }
 
 impl FormPolicy {
@@ -231,15 +232,17 @@ impl FormPolicy {
     pub fn new(declared: Vec<String>) -> Self {
         FormPolicy {
             declared,
-            ever: BTreeSet::new(),
+            ever: Vec::new(),
         }
     }
 
     /// Remembers every field that is sensitive now.
     pub fn observe(&mut self, fields: &[Field]) {
         for field in fields {
-            if field.is_sensitive_now() && !self.ever.contains(&field.name) {
-                self.ever.insert(field.name.clone());
+            if field.is_sensitive_now() {
+                if let Err(at) = self.ever.binary_search(&field.name) {
+                    self.ever.insert(at, field.name.clone());
+                }
             }
         }
     }
@@ -617,9 +620,10 @@ mod tests {
         assert_eq!(form_state(&d, key), state);
     }
 
-    /// The JS stale check, ported here only: 64 bits of two FNV-1a-style
-    /// lanes over the UTF-16 code units of `JSON.stringify(snapshot)`.
-    fn old_fingerprint(text: &str) -> String {
+    /// A 64-bit fingerprint as a stale check could take it: two
+    /// FNV-1a-style lanes over the UTF-16 code units of
+    /// `JSON.stringify(snapshot)`.
+    fn fingerprint64(text: &str) -> String {
         let mut a: u32 = 0x811c_9dc5;
         let mut b: u32 = 0x0100_0193 ^ 0x5bd1_e995;
         for c in text.encode_utf16() {
@@ -629,7 +633,7 @@ mod tests {
         format!("{a:08x}{b:08x}")
     }
 
-    /// `JSON.stringify` of the JS snapshot (`{ name: value }` in field
+    /// `JSON.stringify` of a snapshot `{ name: value }` (in field
     /// order; serde_json writes these values as JS does).
     fn snapshot_json(fields: &[Field]) -> String {
         let mut values = Map::new();
@@ -643,7 +647,7 @@ mod tests {
 
     /// The agent fills a transfer form, gets `needs_confirmation`, then
     /// refills `to` and `amount` and appends 7 chosen characters to the
-    /// memo. The old fingerprint cannot tell: its second lane multiplies by
+    /// memo. The fingerprint cannot tell: its second lane multiplies by
     /// an even number (0x010001bc, a multiple of 4), losing 2 bits of
     /// history per step, so it depends only on the last 15 code units of
     /// the text, which the attack leaves alone; the first lane is
@@ -651,7 +655,7 @@ mod tests {
     /// characters (4 forward, 3 backward) finds the 7 in well under a
     /// second. SHA-256 of the state tells.
     #[test]
-    fn forged_collision_of_the_old_fingerprint_is_detected() {
+    fn forged_collision_of_a_64_bit_fingerprint_is_detected() {
         let form = |to: &str, amount: i64, memo: &str| {
             vec![
                 field("to", "email", "", Some(json!(to))),
@@ -670,10 +674,10 @@ mod tests {
             snapshot_json(&forged),
             r#"{"to":"mallory@evil.example","amount":9999,"memo":"March rent !+&$Em","account":"checking"}"#
         );
-        // The old rule: the same fingerprint, so the changed form was submitted.
+        // The same fingerprint: a rule comparing it would submit the changed form.
         assert_eq!(
-            old_fingerprint(&snapshot_json(&requested)),
-            old_fingerprint(&snapshot_json(&forged))
+            fingerprint64(&snapshot_json(&requested)),
+            fingerprint64(&snapshot_json(&forged))
         );
         // The new rule: refused stale.
         let key = [7u8; 32];
@@ -682,8 +686,8 @@ mod tests {
     }
 
     #[test]
-    fn the_old_second_lane_only_sees_the_last_15_code_units() {
-        let lane_b = |text: &str| old_fingerprint(text).get(8..).unwrap().to_owned();
+    fn the_second_lane_only_sees_the_last_15_code_units() {
+        let lane_b = |text: &str| fingerprint64(text).get(8..).unwrap().to_owned();
         let tail = "123456789abcdef";
         assert_eq!(
             lane_b(&format!("anything{tail}")),

@@ -2,7 +2,4 @@
 // JS only because an entry point is a module: it names the core's export.
 import { wasm } from './internal.js';
 
-/** A tool-definition hook formTools uses: the form state compared at approval. */
-export const STATE = Symbol.for('toolmark.bridge-wasm.state');
-
 export const createToolmark = wasm.createToolmark;

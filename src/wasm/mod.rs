@@ -1,11 +1,12 @@
 //! The boundary (wasm32 only): `#[wasm_bindgen]` classes and functions with
 //! named methods, and the driver that calls the page's JS for the core.
 //! Compiled only for `wasm32`; the JS in `js/` is the loader, the React
-//! hook, the `ToolmarkError` class, forms and the transports.
+//! hook, the `ToolmarkError` class and the transports.
 //!
 //! - `registry`: `createToolmark` → `Toolmark`, `Scope`, `Events`;
 //! - `bridge`: `bridge(...)`, the plugin `tm.use` attaches;
 //! - `driver`: the shared state, the drain loop, tool runs, timers;
+//! - `forms`: `formTools`, the web-sys driver of [`crate::forms`];
 //! - `paths`: `getPath`, `setPath`, `flatten`;
 //! - `protocol`: `newId`, `llmName`, `protocolVersion`, `protocolSchemas`,
 //!   `validateMessage`;
@@ -41,6 +42,7 @@
 mod bridge;
 mod driver;
 mod error;
+mod forms;
 mod host;
 mod paths;
 mod protocol;
@@ -51,6 +53,7 @@ mod webmcp;
 mod websocket;
 
 pub use self::bridge::{bridge, Bridge};
+pub use self::forms::form_tools;
 pub use self::paths::{flatten, get_path, set_path};
 pub use self::protocol::*;
 pub use self::regexp::JsRegExp;

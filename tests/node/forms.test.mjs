@@ -130,3 +130,217 @@ test('rejection cancels, and disposing the form tools removes them', async () =>
   assert.equal(out.revAfter, out.revBefore + 3);
   assert.equal(out.tools, 0);
 });
+
+// ---------------------------------------------------------------------------
+// The stale-form rule and sensitivity against an agent that attacks them.
+// Each test builds its form on a blank page (`build`), with the package's
+// exports on `window`.
+
+const LAB = `<!doctype html>
+<meta charset="utf-8">
+<title>formTools lab</title>
+<div id="root"></div>
+<script type="module">
+  import { createToolmark, formTools } from '/pkg/index.js';
+  import { bridge } from '/pkg/bridge/index.js';
+  import { createInPageChannel } from '/pkg/bridge/in-page.js';
+  window.build = (html, options = {}) => {
+    document.getElementById('root').innerHTML = html;
+    const form = document.querySelector('form');
+    window.submits = [];
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      window.submits.push(Object.fromEntries(new FormData(form)));
+    });
+    const tm = createToolmark();
+    const { transport, agent } = createInPageChannel();
+    window.sent = [];
+    agent.onMessage((m) => window.sent.push(m));
+    tm.use(bridge({ transport }));
+    const off = formTools(form, { scope: tm.scope('f'), ...options });
+    Object.assign(window, { tm, agent, off, form });
+  };
+  window.ready = true;
+</script>`;
+
+let lab;
+
+async function openLab(html, options) {
+  lab ??= await serve(root, { '/lab.html': LAB });
+  page = await browser.newPage();
+  await page.goto(`${lab.url}/lab.html`);
+  await page.waitForFunction(() => window.ready === true);
+  await page.evaluate(([html, options]) => window.build(html, options), [html, options]);
+  await page.waitForFunction(() => window.agent.clientId !== undefined);
+  return page;
+}
+
+after(async () => {
+  await lab?.close();
+});
+
+/** A 64-bit non-cryptographic fingerprint of a form's JSON (two FNV-1a-style lanes over UTF-16 code units): what the forgery collides under. */
+function oldFingerprint(text) {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x01000193 ^ 0x2f) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+}
+
+const TRANSFER = `<form aria-label="transfer">
+  <input name="to" type="email">
+  <input name="amount" type="number">
+  <input name="memo">
+  <select name="account"><option value="checking" selected>Checking</option><option value="savings">Savings</option></select>
+</form>`;
+
+test('stale: a refill forged to collide with a 64-bit fingerprint of the form is refused on approval', async () => {
+  // The agent refills `to` and `amount` and appends 7 chosen characters to
+  // the memo: the form's JSON differs, its old fingerprint does not.
+  const requested = { to: 'alice@example.com', amount: 100, memo: 'March rent' };
+  const forged = { to: 'mallory@evil.example', amount: 9999, memo: 'March rent !+&$Em' };
+  const json = (fields) => JSON.stringify({ ...fields, account: 'checking' });
+  assert.notEqual(json(requested), json(forged));
+  assert.equal(oldFingerprint(json(requested)), oldFingerprint(json(forged)), 'the forgery collides');
+
+  await openLab(TRANSFER);
+  const out = await page.evaluate(async ([requested, forged]) => {
+    await agent.call('f.fill', requested);
+    const request = await agent.call('f.submit', {});
+    const refill = await agent.call('f.fill', forged);
+    const values = { to: form.to.value, amount: form.amount.value, memo: form.memo.value };
+    const final = await tm.confirmPending(request.confirmId, true);
+    return { request, refill, values, final, submits };
+  }, [requested, forged]);
+  assert.equal(out.request.status, 'needs_confirmation');
+  assert.equal(out.refill.status, 'ok');
+  assert.deepEqual(out.values, { to: forged.to, amount: '9999', memo: forged.memo });
+  assert.equal(out.final.status, 'refused');
+  assert.equal(out.final.code, 'stale');
+  assert.deepEqual(out.submits, [], 'the changed form is not submitted');
+  assert.deepEqual(page.errors, []);
+});
+
+test('stale: the unchanged form is submitted on approval, with the values approved', async () => {
+  await openLab(TRANSFER);
+  const out = await page.evaluate(async () => {
+    await agent.call('f.fill', { to: 'alice@example.com', amount: 100, memo: 'March rent' });
+    const request = await agent.call('f.submit', {});
+    // Writing the same values again is no change.
+    await agent.call('f.fill', { amount: 100 });
+    const final = await tm.confirmPending(request.confirmId, true);
+    return { request, final, submits };
+  });
+  assert.deepEqual(out.request.changes, [
+    { path: 'to', after: 'alice@example.com' },
+    { path: 'amount', after: 100 },
+    { path: 'memo', after: 'March rent' },
+  ]);
+  assert.deepEqual(out.final, { status: 'ok', data: { submitted: true } });
+  assert.deepEqual(out.submits, [{ to: 'alice@example.com', amount: '100', memo: 'March rent', account: 'checking' }]);
+});
+
+test('sensitive: a password and a cc-number field rendered after formTools() are redacted in needs_confirmation', async () => {
+  await openLab('<form aria-label="checkout"><input name="email" type="email"></form>');
+  const out = await page.evaluate(async () => {
+    // The app renders the payment step later; the user types into it.
+    form.insertAdjacentHTML('beforeend', '<input name="pin" type="password"><input name="cardno" autocomplete="billing cc-number">');
+    form.pin.value = 'hunter2';
+    form.cardno.value = '4111111111111111';
+    await agent.call('f.fill', { email: 'ann@example.com' });
+    const request = await agent.call('f.submit', {});
+    const read = await agent.call('f.read', {});
+    return { request, read, pending: tm.pendingConfirmations(), sent: JSON.stringify(sent) };
+  });
+  assert.equal(out.request.status, 'needs_confirmation');
+  assert.deepEqual(out.request.changes, [
+    { path: 'email', after: 'ann@example.com' },
+    { path: 'pin', after: '[redacted]' },
+    { path: 'cardno', after: '[redacted]' },
+  ]);
+  assert.deepEqual(out.pending[0].changes, out.request.changes);
+  assert.deepEqual(out.read.data, { email: 'ann@example.com', pin: '[redacted]', cardno: '[redacted]' });
+  for (const secret of ['hunter2', '4111111111111111']) assert.ok(!out.sent.includes(secret), `${secret} never sent`);
+});
+
+test('sensitive: a password field switched to type="text" by a show-password button stays redacted', async () => {
+  await openLab(`<form aria-label="login">
+    <input name="user"><input name="password" type="password">
+    <button type="button" id="show">Show</button>
+  </form>`);
+  const out = await page.evaluate(async () => {
+    document.getElementById('show').addEventListener('click', () => {
+      form.password.type = form.password.type === 'password' ? 'text' : 'password';
+    });
+    await agent.call('f.fill', { user: 'ann', password: 'hunter2' });
+    document.getElementById('show').click();
+    const type = form.password.type;
+    const read = await agent.call('f.read', {});
+    const request = await agent.call('f.submit', {});
+    return { type, read, request, sent: JSON.stringify(sent) };
+  });
+  assert.equal(out.type, 'text');
+  assert.deepEqual(out.read.data, { user: 'ann', password: '[redacted]' });
+  assert.deepEqual(out.request.changes, [
+    { path: 'user', after: 'ann' },
+    { path: 'password', after: '[redacted]' },
+  ]);
+  assert.ok(!out.sent.includes('hunter2'), 'the password is never sent');
+});
+
+test('sensitive: a password rendered after formTools() and shown as text before any tool ran stays redacted', async () => {
+  await openLab('<form aria-label="signup"><input name="user"></form>');
+  const out = await page.evaluate(async () => {
+    form.insertAdjacentHTML('beforeend', '<input name="secret" type="password">');
+    form.secret.value = 'hunter2';
+    form.secret.type = 'text';
+    // In the same task, and again after the observer's microtask.
+    const now = await agent.call('f.read', {});
+    await new Promise((r) => setTimeout(r, 0));
+    const later = await agent.call('f.read', {});
+    const request = await agent.call('f.submit', {});
+    return { now, later, request, sent: JSON.stringify(sent) };
+  });
+  assert.deepEqual(out.now.data, { secret: '[redacted]' });
+  assert.deepEqual(out.later.data, { secret: '[redacted]' });
+  assert.deepEqual(out.request.changes, [{ path: 'secret', after: '[redacted]' }]);
+  assert.ok(!out.sent.includes('hunter2'), 'the password is never sent');
+});
+
+test('sensitive: a declared path is redacted inside a parent value (card.number in a change at card)', async () => {
+  await openLab(`<form aria-label="pay">
+    <select name="codes" multiple><option value="1234">a</option><option value="9876">b</option><option value="open">c</option></select>
+  </form>`, { sensitive: ['codes.0'] });
+  const out = await page.evaluate(async () => {
+    // A tool of the same page declaring `card.number`, whose change is the
+    // whole card object.
+    tm.scope('wallet').register({
+      name: 'save',
+      description: 'Saves the card.',
+      hints: { consequential: true },
+      inputSchema: { type: 'object' },
+      sensitive: ['card.number'],
+      changes: () => [{ path: 'card', before: { number: '4000000000000002', name: 'Ann' }, after: { number: '4111111111111111', name: 'Ann B' } }],
+      run: () => ({ saved: true }),
+    });
+    await new Promise((r) => setTimeout(r, 0));
+    const saved = await agent.call('wallet.save', {});
+    // The form's value at `codes` is an array: `codes.0` is inside it.
+    await agent.call('f.fill', { codes: ['1234', 'open'] });
+    const submit = await agent.call('f.submit', {});
+    const read = await agent.call('f.read', {});
+    return { saved, submit, read, pending: tm.pendingConfirmations(), sent: JSON.stringify(sent) };
+  });
+  assert.equal(out.saved.status, 'needs_confirmation');
+  assert.deepEqual(out.saved.changes, [
+    { path: 'card', before: { number: '[redacted]', name: 'Ann' }, after: { number: '[redacted]', name: 'Ann B' } },
+  ]);
+  assert.deepEqual(out.pending[0].changes, out.saved.changes);
+  assert.deepEqual(out.submit.changes, [{ path: 'codes', before: [], after: ['[redacted]', 'open'] }]);
+  assert.deepEqual(out.read.data, { codes: ['[redacted]', 'open'] });
+  for (const secret of ['4000000000000002', '4111111111111111', '1234']) assert.ok(!out.sent.includes(secret), `${secret} never sent`);
+});

@@ -1,0 +1,710 @@
+//! `formTools(form, { scope, sensitive?, title? })`: the web-sys driver of
+//! [`crate::forms`]. It reads the form's controls (`HtmlInputElement`,
+//! `HtmlSelectElement` and its options; a textarea through the input's
+//! bindings) into [`Field`]s every time a tool runs, writes values back with `input` and `change` events, and
+//! registers the three tools with the scope; every decision (which
+//! elements are fields, which fields are sensitive, redaction, the form
+//! state of the stale rule) is the [`FormPolicy`]'s and [`form_state`]'s.
+//!
+//! - **Fields**: the `<input>`, `<select>` and `<textarea>` elements of
+//!   `form.elements` that [`forms::is_field_control`] takes (other elements
+//!   carry no submitted value). `tagName`, `name`, `type` and `disabled`
+//!   are read as plain properties, so the `FormElementLike` objects of a
+//!   page without a DOM work too; the rest goes through web-sys.
+//! - **Sensitivity** is observed at every read of the form (a tool's run,
+//!   the confirmation's changes, the form state), so a field seen as a
+//!   password once stays redacted after a show-password button; and,
+//!   where the host has `MutationObserver`, at every change of a control's
+//!   `type` or `autocomplete` in the form, so one rendered later and shown
+//!   as text before any tool ran is too.
+//! - **The form state** is [`form_state`] under a 32-byte key from
+//!   `crypto.getRandomValues`, minted per `formTools()` call: a digest of
+//!   every value, so no password waits in memory for the confirmation.
+//! - **Lifetime**: the tools' functions are closures freed by the JS
+//!   garbage collector with the definitions the registry keeps; the form
+//!   is held by them, never by a global.
+//! - **Re-entrancy**: the policy's `RefCell` is borrowed only between DOM
+//!   reads and writes, never while JS (an event listener, the scope's
+//!   `register`) runs.
+
+use crate::prelude::*;
+use alloc::rc::Rc;
+use core::cell::RefCell;
+use js_sys::{Array, Function, Object};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{
+    Event, EventInit, HtmlFormElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement,
+    MutationObserver, MutationObserverInit, MutationRecord,
+};
+
+use super::error::Failure;
+use super::host::{self, get};
+use super::values;
+use crate::forms::{self, form_state, Control, Field, FormPolicy};
+
+/// One control of a field: an `<input>`, a `<select>` or a `<textarea>`.
+struct Ctl {
+    /// The element. A textarea's `value` and `defaultValue` are the same
+    /// attributes as an input's, and web-sys's bindings are structural
+    /// (`element.value`), so the input's bindings serve both (one set of
+    /// imports, not two).
+    element: HtmlInputElement,
+    select: bool,
+    /// `type`, lowercased.
+    input_type: String,
+}
+
+impl Ctl {
+    fn as_select(&self) -> &HtmlSelectElement {
+        self.element.unchecked_ref()
+    }
+
+    fn value(&self) -> String {
+        if self.select {
+            self.as_select().value()
+        } else {
+            self.element.value()
+        }
+    }
+
+    /// The value the page loaded with (a select's is its options').
+    fn default_value(&self) -> String {
+        if self.select {
+            String::new()
+        } else {
+            self.element.default_value()
+        }
+    }
+
+    fn set_value(&self, value: &str) {
+        if self.select {
+            self.as_select().set_value(value);
+        } else {
+            self.element.set_value(value);
+        }
+    }
+
+    fn checked(&self, initial: bool) -> bool {
+        if initial {
+            self.element.default_checked()
+        } else {
+            self.element.checked()
+        }
+    }
+
+    /// The select's options (none for other controls).
+    fn options(&self) -> Vec<HtmlOptionElement> {
+        let mut out = Vec::new();
+        if self.select {
+            let options = self.as_select().options();
+            for i in 0..options.length() {
+                if let Some(option) = options.get_with_index(i) {
+                    out.push(option.unchecked_into());
+                }
+            }
+        }
+        out
+    }
+
+    /// `input`, then `change`, both bubbling, as a user's edit fires them.
+    fn fire(&self) {
+        let init = EventInit::new();
+        init.set_bubbles(true);
+        for kind in ["input", "change"] {
+            if let Ok(event) = Event::new_with_event_init_dict(kind, &init) {
+                let _ = self.element.dispatch_event(&event);
+            }
+        }
+    }
+}
+
+/// How a field's value is read and written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Checkbox,
+    Radio,
+    Select,
+    SelectMultiple,
+    Number,
+    Text,
+}
+
+/// The controls sharing a name.
+struct Group {
+    name: String,
+    controls: Vec<Ctl>,
+    kind: Kind,
+}
+
+impl Group {
+    fn first(&self) -> Option<&Ctl> {
+        self.controls.first()
+    }
+}
+
+/// `target[key]` when it is a string, else `""` (as `target.type || ''`).
+fn text(target: &JsValue, key: &str) -> String {
+    get(target, key).as_string().unwrap_or_default()
+}
+
+fn kind_of(controls: &[Ctl]) -> Kind {
+    let Some(first) = controls.first() else {
+        return Kind::Text;
+    };
+    if first.select {
+        return if first.as_select().multiple() {
+            Kind::SelectMultiple
+        } else {
+            Kind::Select
+        };
+    }
+    match first.input_type.as_str() {
+        "checkbox" if controls.len() == 1 => Kind::Checkbox,
+        "radio" => Kind::Radio,
+        "number" | "range" => Kind::Number,
+        _ => Kind::Text,
+    }
+}
+
+/// The form's fields now, in document order of their first control.
+fn groups(form: &HtmlFormElement) -> Vec<Group> {
+    let elements = form.elements();
+    let mut groups: Vec<Group> = Vec::new();
+    for i in 0..elements.length() {
+        let Some(element) = elements.get_with_index(i) else {
+            continue;
+        };
+        let tag = text(&element, "tagName");
+        let select = tag.eq_ignore_ascii_case("select");
+        if !select && !tag.eq_ignore_ascii_case("input") && !tag.eq_ignore_ascii_case("textarea") {
+            continue;
+        }
+        let name = text(&element, "name");
+        let input_type = text(&element, "type").to_ascii_lowercase();
+        if !forms::is_field_control(&name, get(&element, "disabled").is_truthy(), &input_type) {
+            continue;
+        }
+        let control = Ctl {
+            element: element.unchecked_into(),
+            select,
+            input_type,
+        };
+        match groups.iter_mut().find(|g| g.name == name) {
+            Some(group) => group.controls.push(control),
+            None => groups.push(Group {
+                name,
+                controls: vec![control],
+                kind: Kind::Text,
+            }),
+        }
+    }
+    for group in &mut groups {
+        group.kind = kind_of(&group.controls);
+    }
+    groups
+}
+
+/// A JS number as JSON: whole numbers as integers, NaN as `null` (what
+/// `JSON.stringify` writes).
+fn number(n: f64) -> Value {
+    const SAFE: f64 = 9_007_199_254_740_991.0;
+    if n.fract() == 0.0 && n.abs() <= SAFE {
+        #[allow(clippy::cast_possible_truncation)]
+        let whole = n as i64;
+        Value::from(whole)
+    } else {
+        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// A field's value now (`initial`: the one the page loaded with); `None`
+/// for no value (an empty text, no radio checked).
+fn read(group: &Group, initial: bool) -> Option<Value> {
+    let first = group.first()?;
+    let raw = match group.kind {
+        Kind::Checkbox => return Some(Value::Bool(first.checked(initial))),
+        Kind::Radio => {
+            let checked = group.controls.iter().find(|c| c.checked(initial))?;
+            return Some(Value::String(checked.value()));
+        }
+        Kind::Select | Kind::SelectMultiple if initial || group.kind == Kind::SelectMultiple => {
+            let mut chosen = Vec::new();
+            for option in first.options() {
+                let on = if initial {
+                    option.default_selected()
+                } else {
+                    option.selected()
+                };
+                if on {
+                    chosen.push(Value::String(option.value()));
+                }
+            }
+            if group.kind == Kind::SelectMultiple {
+                return Some(Value::Array(chosen));
+            }
+            return chosen.into_iter().next();
+        }
+        _ if initial => first.default_value(),
+        _ => first.value(),
+    };
+    if raw.is_empty() {
+        None
+    } else if group.kind == Kind::Number {
+        Some(number(
+            raw.parse::<js_sys::Number>()
+                .map_or(f64::NAN, |n| n.value_of()),
+        ))
+    } else {
+        Some(Value::String(raw))
+    }
+}
+
+/// Writes `value`, converted as JS converts it (`Boolean(v)`, `String(v)`),
+/// and fires the events.
+fn write(group: &Group, value: &JsValue) {
+    let Some(first) = group.first() else {
+        return;
+    };
+    match group.kind {
+        Kind::Checkbox => first.element.set_checked(value.is_truthy()),
+        Kind::Radio => {
+            let wanted = host::string(value);
+            for control in &group.controls {
+                control.element.set_checked(control.value() == wanted);
+            }
+            for control in &group.controls {
+                control.fire();
+            }
+            return;
+        }
+        Kind::SelectMultiple => {
+            let mut wanted = Vec::new();
+            if Array::is_array(value) {
+                for item in Array::from(value).iter() {
+                    wanted.push(host::string(&item));
+                }
+            } else {
+                wanted.push(host::string(value));
+            }
+            for option in first.options() {
+                option.set_selected(wanted.contains(&option.value()));
+            }
+        }
+        _ if value.is_undefined() || value.is_null() => first.set_value(""),
+        _ => first.set_value(&host::string(value)),
+    }
+    first.fire();
+}
+
+fn fields(groups: &[Group]) -> Vec<Field> {
+    let mut fields = Vec::with_capacity(groups.len());
+    for group in groups {
+        let mut controls = Vec::with_capacity(group.controls.len());
+        for control in &group.controls {
+            controls.push(Control {
+                input_type: control.input_type.clone(),
+                autocomplete: control
+                    .element
+                    .get_attribute("autocomplete")
+                    .unwrap_or_default(),
+            });
+        }
+        fields.push(Field {
+            name: group.name.clone(),
+            controls,
+            value: read(group, false),
+            default: read(group, true),
+        });
+    }
+    fields
+}
+
+/// The fill tool's schema of one field.
+fn schema_of(group: &Group) -> Object {
+    let listed = Array::new();
+    let typed = |name: &str| host::object(&[("type", &JsValue::from_str(name))]);
+    match group.kind {
+        Kind::Checkbox => return typed("boolean"),
+        Kind::Number => return typed("number"),
+        Kind::Text => return typed("string"),
+        Kind::Radio => {
+            for control in &group.controls {
+                listed.push(&control.value().into());
+            }
+        }
+        Kind::Select | Kind::SelectMultiple => {
+            for option in group.first().map(Ctl::options).unwrap_or_default() {
+                listed.push(&option.value().into());
+            }
+        }
+    }
+    let listed = host::object(&[("enum", &listed)]);
+    if group.kind == Kind::SelectMultiple {
+        let array = typed("array");
+        host::set(&array, "items", &listed);
+        return array;
+    }
+    listed
+}
+
+/// A JSON value as a JS value (its text and one `JSON.parse`).
+fn js(value: &Value) -> JsValue {
+    values::parse_text(&serde_json::to_string(value).unwrap_or_default())
+}
+
+/// What a tool function of the form does.
+enum Op {
+    Fill,
+    /// `fill`'s snapshot: returns a [`Op::Restore`].
+    Snapshot,
+    /// Writes these values back (a field not in the list gets none).
+    Restore(Vec<(String, JsValue)>),
+    Read,
+    Summary(JsValue),
+    Changes,
+    State,
+    Submit,
+}
+
+/// One `formTools()` call's form and sensitivity memory.
+struct Form {
+    element: HtmlFormElement,
+    policy: RefCell<FormPolicy>,
+    /// The form state's key.
+    key: [u8; 32],
+    /// Where the host has `MutationObserver`: the `type` and
+    /// `autocomplete` changes in the form between two uses, so a password
+    /// rendered after `formTools()` and shown as text before any tool ran
+    /// is known sensitive. Disconnected on dispose and on drop.
+    watch: RefCell<Option<(MutationObserver, host::Callback)>>,
+}
+
+impl Drop for Form {
+    fn drop(&mut self) {
+        self.unwatch();
+    }
+}
+
+impl Form {
+    /// The fields now, after the policy has seen which are sensitive.
+    fn fields(&self, groups: &[Group]) -> Vec<Field> {
+        let records = match self.watch.try_borrow() {
+            Ok(watch) => watch.as_ref().map(|(observer, _)| observer.take_records()),
+            Err(_) => None,
+        };
+        if let Some(records) = records {
+            self.changed(&records);
+        }
+        let fields = fields(groups);
+        self.with_policy(|policy| policy.observe(&fields));
+        fields
+    }
+
+    /// Mutation records of `type` / `autocomplete`: a control whose old
+    /// value made it sensitive makes its field sensitive.
+    fn changed(&self, records: &JsValue) {
+        let mut seen = Vec::new();
+        for record in Array::from(records).iter() {
+            let record: MutationRecord = record.unchecked_into();
+            let old = record.old_value().unwrap_or_default();
+            let control = match record.attribute_name().as_deref() {
+                Some("type") => Control::new(&old, ""),
+                _ => Control::new("", &old),
+            };
+            if control.is_sensitive() {
+                seen.push(Field {
+                    name: record
+                        .target()
+                        .map(|t| text(&t, "name"))
+                        .unwrap_or_default(),
+                    controls: vec![control],
+                    value: None,
+                    default: None,
+                });
+            }
+        }
+        self.with_policy(|policy| policy.observe(&seen));
+    }
+
+    fn watch(self: &Rc<Self>) {
+        let form = Rc::downgrade(self);
+        let callback = host::callback(move |records, _| {
+            if let Some(form) = form.upgrade() {
+                form.changed(&records);
+            }
+            Ok(JsValue::UNDEFINED)
+        });
+        let Ok(observer) = MutationObserver::new(callback.as_ref().unchecked_ref()) else {
+            return;
+        };
+        let options = MutationObserverInit::new();
+        options.set_subtree(true);
+        options.set_attribute_old_value(true);
+        let filter: Array = ["type", "autocomplete"]
+            .iter()
+            .map(|a| JsValue::from_str(a))
+            .collect();
+        options.set_attribute_filter(&filter);
+        if observer
+            .observe_with_options(&self.element, &options)
+            .is_ok()
+        {
+            if let Ok(mut watch) = self.watch.try_borrow_mut() {
+                *watch = Some((observer, callback));
+            }
+        }
+    }
+
+    fn unwatch(&self) {
+        let watch = self.watch.try_borrow_mut().ok().and_then(|mut w| w.take());
+        if let Some((observer, _)) = watch {
+            observer.disconnect();
+        }
+    }
+
+    fn with_policy<R: Default>(&self, f: impl FnOnce(&mut FormPolicy) -> R) -> R {
+        self.policy
+            .try_borrow_mut()
+            .map(|mut policy| f(&mut policy))
+            .unwrap_or_default()
+    }
+
+    fn run(self: &Rc<Self>, op: &Op, input: JsValue) -> Result<JsValue, JsValue> {
+        let groups = groups(&self.element);
+        let fields = self.fields(&groups);
+        Ok(match op {
+            Op::Fill => {
+                let filled = Array::new();
+                if input.is_object() {
+                    for entry in Object::entries(input.unchecked_ref()).iter() {
+                        let entry = Array::from(&entry);
+                        let name = host::string(&entry.get(0));
+                        if let Some(group) = groups.iter().find(|g| g.name == name) {
+                            write(group, &entry.get(1));
+                            filled.push(&name.into());
+                        }
+                    }
+                }
+                host::object(&[("filled", &filled)]).into()
+            }
+            Op::Snapshot => {
+                let mut before = Vec::with_capacity(fields.len());
+                for field in fields {
+                    let value = field.value.as_ref().map_or(JsValue::UNDEFINED, js);
+                    before.push((field.name, value));
+                }
+                tool_fn(self, Op::Restore(before))
+            }
+            Op::Restore(before) => {
+                for group in &groups {
+                    let value = before.iter().find(|(name, _)| *name == group.name);
+                    write(group, value.map_or(&JsValue::UNDEFINED, |(_, v)| v));
+                }
+                JsValue::UNDEFINED
+            }
+            Op::Read => js(&Value::Object(self.with_policy(|p| p.read(&fields)))),
+            Op::Summary(summary) => summary.clone(),
+            Op::Changes => {
+                let out = Array::new();
+                for change in self.with_policy(|p| p.changes(&fields)) {
+                    let entry = host::object(&[("path", &change.path.into())]);
+                    for (key, value) in [("before", change.before), ("after", change.after)] {
+                        if let Some(value) = value {
+                            host::set(&entry, key, &js(&value));
+                        }
+                    }
+                    out.push(&entry);
+                }
+                out.into()
+            }
+            Op::State => form_state(&fields, &self.key).into(),
+            Op::Submit => {
+                self.element.request_submit()?;
+                host::object(&[("submitted", &JsValue::TRUE)]).into()
+            }
+        })
+    }
+}
+
+/// A JS function doing `op` with its first argument (freed by the JS
+/// garbage collector with it). One closure type for all of them: one
+/// instantiation of the closure glue.
+fn tool_fn(form: &Rc<Form>, op: Op) -> JsValue {
+    let form = form.clone();
+    host::callback(move |input, _| form.run(&op, input)).into_js_value()
+}
+
+/// `options.title || form's aria-label || form.name || form.id || (scope.name ?? 'the')`.
+fn label_of(form: &HtmlFormElement, options: &JsValue, scope: &JsValue) -> String {
+    let title = get(options, "title");
+    if title.is_truthy() {
+        return host::string(&title);
+    }
+    // `name` and `id` as strings only: a control named `name` shadows
+    // `form.name`, and the attribute is read then.
+    let attribute = |key: &str| form.get_attribute(key).unwrap_or_default();
+    let property = |key: &str| get(form, key).as_string().unwrap_or_else(|| attribute(key));
+    for label in [attribute("aria-label"), property("name"), property("id")] {
+        if !label.is_empty() {
+            return label;
+        }
+    }
+    match host::present(get(scope, "name")) {
+        Some(name) => host::string(&name),
+        None => "the".into(),
+    }
+}
+
+/// The parts, joined.
+fn phrase(parts: &[&str]) -> JsValue {
+    let mut text = String::new();
+    for part in parts {
+        text.push_str(part);
+    }
+    text.into()
+}
+
+/// A tool definition: name, title, description, hints, inputSchema.
+fn tool(
+    name: &str,
+    title: &JsValue,
+    description: &JsValue,
+    hints: &Object,
+    input: &Object,
+) -> Object {
+    host::object(&[
+        ("name", &JsValue::from_str(name)),
+        ("title", title),
+        ("description", description),
+        ("hints", hints),
+        ("inputSchema", input),
+    ])
+}
+
+/// `{ type: 'object', properties, additionalProperties: false }`.
+fn closed_schema(properties: &Object) -> Object {
+    host::object(&[
+        ("type", &JsValue::from_str("object")),
+        ("properties", properties),
+        ("additionalProperties", &JsValue::FALSE),
+    ])
+}
+
+/// `formTools(form, options)`: registers `<scope>.fill`, `.read` and
+/// `.submit` for the form; returns the function that unregisters them.
+#[wasm_bindgen(js_name = formTools)]
+pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> {
+    if !get(&form, "elements").is_object() || !get(&form, "requestSubmit").is_function() {
+        return Err(Failure::misuse("formTools: form must be an HTMLFormElement").into());
+    }
+    let scope = get(&options, "scope");
+    let register = host::method(&scope, "register").ok_or_else(|| {
+        Failure::misuse("formTools: options.scope must be a scope (tm.scope('name'))")
+    })?;
+    let mut declared = Vec::new();
+    if let Some(paths) = host::present(get(&options, "sensitive")) {
+        if !Array::is_array(&paths) {
+            return Err(
+                Failure::misuse("formTools: options.sensitive must be an array of paths").into(),
+            );
+        }
+        for path in Array::from(&paths).iter() {
+            declared.push(host::string(&path));
+        }
+    }
+    let mut key = [0u8; 32];
+    getrandom::fill(&mut key).map_err(|_| {
+        Failure::toolmark(
+            "random_unavailable",
+            "formTools: Web Crypto API is unavailable",
+        )
+    })?;
+    let element: HtmlFormElement = form.unchecked_into();
+    let label = label_of(&element, &options, &scope);
+    let form = Rc::new(Form {
+        element,
+        policy: RefCell::new(FormPolicy::new(declared)),
+        key,
+        watch: RefCell::new(None),
+    });
+    form.watch();
+    let groups = groups(&form.element);
+    let fields = form.fields(&groups);
+    let properties = Object::new();
+    for group in &groups {
+        host::set(&properties, &group.name, &schema_of(group));
+    }
+    let no_input = closed_schema(&Object::new());
+    let label = label.as_str();
+
+    let fill = tool(
+        "fill",
+        &phrase(&["Fill ", label, " form"]),
+        &phrase(&[
+            "Fill fields of the ",
+            label,
+            " form. Input: an object of field name to value; fields left out keep their value.",
+        ]),
+        &Object::new(),
+        &closed_schema(&properties),
+    );
+    host::set(&fill, "snapshot", &tool_fn(&form, Op::Snapshot));
+    host::set(&fill, "run", &tool_fn(&form, Op::Fill));
+
+    let read = tool(
+        "read",
+        &phrase(&["Read ", label, " form"]),
+        &phrase(&[
+            "Read the current values of the ",
+            label,
+            " form (sensitive fields are redacted).",
+        ]),
+        &host::object(&[
+            ("readOnly", &JsValue::TRUE),
+            ("untrustedContent", &JsValue::TRUE),
+        ]),
+        &no_input,
+    );
+    host::set(&read, "run", &tool_fn(&form, Op::Read));
+
+    let submit = tool(
+        "submit",
+        &phrase(&["Submit ", label, " form"]),
+        &phrase(&[
+            "Submit the ",
+            label,
+            " form as it is filled now. A human confirms first.",
+        ]),
+        &host::object(&[("consequential", &JsValue::TRUE)]),
+        &no_input,
+    );
+    let sensitive = Array::new();
+    for path in form.with_policy(|policy| policy.sensitive_paths(&fields)) {
+        sensitive.push(&path.into());
+    }
+    host::set(&submit, "sensitive", &sensitive);
+    let summary = phrase(&["Submit the ", label, " form"]);
+    host::set(&submit, "summary", &tool_fn(&form, Op::Summary(summary)));
+    host::set(&submit, "changes", &tool_fn(&form, Op::Changes));
+    let _ = js_sys::Reflect::set(
+        &submit,
+        &js_sys::Symbol::for_(super::driver::STATE_KEY),
+        &tool_fn(&form, Op::State),
+    );
+    host::set(&submit, "run", &tool_fn(&form, Op::Submit));
+
+    let mut offs = Vec::with_capacity(3);
+    for def in [fill, read, submit] {
+        offs.push(register.call1(&scope, &def)?);
+    }
+    Ok(host::js_function(move || {
+        form.unwatch();
+        for off in &offs {
+            if let Some(off) = off.dyn_ref::<Function>() {
+                let _ = off.call0(&JsValue::NULL);
+            }
+        }
+    }))
+}
