@@ -40,6 +40,7 @@
 
 mod bridge;
 mod driver;
+mod echo;
 mod error;
 mod host;
 mod paths;
