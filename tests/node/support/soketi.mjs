@@ -97,8 +97,10 @@ export async function startSoketi({ appId = 'toolmark-app', key = 'toolmark-key'
       body: text || undefined,
     });
     const answer = await response.text();
-    if (!response.ok) throw new Error(`soketi ${method} ${path}: ${response.status} ${answer}`);
-    return JSON.parse(answer);
+    // soketi answers a refused request with 200 and `{ error, code }` in the body.
+    const json = response.ok ? JSON.parse(answer) : undefined;
+    if (!json || json.error !== undefined) throw new Error(`soketi ${method} ${path}: ${response.status} ${answer}`);
+    return json;
   }
 
   return {
