@@ -21,7 +21,7 @@
 //!   The result is an absolute URL on the page's origin, so a `<base href>`
 //!   cannot move the request elsewhere. Minimal parsing, not the `url`
 //!   crate: see [`super::origin`] for its size.
-//! - **Broadcast payloads** ([`unwrap_payload`]): the message itself, or
+//! - **Broadcast payloads** ([`unwrap_payload`], [`is_wrapped`]): the message itself, or
 //!   `{ message }`: a plain object with an own `message` key and no
 //!   `protocol` key is unwrapped (no protocol message has a `message` key;
 //!   every one has `protocol`), anything else is the message.
@@ -159,13 +159,13 @@ impl PageUrl {
         }
         let rest = rest.strip_prefix("//")?;
         let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-        let (authority, tail) = rest.split_at(end);
+        let (authority, tail) = rest.split_at_checked(end).unwrap_or((rest, ""));
         // location.href may carry userinfo; it is not part of the origin.
         let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
         let origin = origin_of(&scheme, authority).ok()?;
         let tail = tail.split_once('#').map_or(tail, |(t, _)| t);
         let (path, query) = match tail.find('?') {
-            Some(q) => tail.split_at(q),
+            Some(q) => tail.split_at_checked(q).unwrap_or((tail, "")),
             None => (tail, ""),
         };
         let path = if path.is_empty() { "/" } else { path };
@@ -225,13 +225,13 @@ fn origin_of(scheme: &str, authority: &str) -> Result<String, &'static str> {
 fn split_authority(rest: &str) -> (&str, &str) {
     let rest = rest.trim_start_matches('/');
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    rest.split_at(end)
+    rest.split_at_checked(end).unwrap_or((rest, ""))
 }
 
 /// Backslashes before the query or fragment read as slashes (http(s)).
 fn normalize_slashes(input: &str) -> String {
     let end = input.find(['?', '#']).unwrap_or(input.len());
-    let (head, tail) = input.split_at(end);
+    let (head, tail) = input.split_at_checked(end).unwrap_or((input, ""));
     let mut out = head.replace('\\', "/");
     out.push_str(tail);
     out
@@ -292,12 +292,25 @@ pub fn resolve_post_url(post_url: &str, page: &PageUrl) -> Result<String, PostUr
     })
 }
 
+/// Whether a broadcast payload is `{ message }`, from what the driver sees
+/// of it: an object (not an array, not `null`), its own `message` and
+/// `protocol` keys. Pusher hands the driver a parsed JS value, so the
+/// driver asks this instead of converting the payload.
+pub fn is_wrapped(is_object: bool, has_message: bool, has_protocol: bool) -> bool {
+    is_object && has_message && !has_protocol
+}
+
 /// A broadcast payload's message: `payload.message` when the payload is
-/// `{ message }` (a plain object with an own `message` key and no
-/// `protocol` key), else the payload itself.
+/// `{ message }` ([`is_wrapped`]), else the payload itself.
 pub fn unwrap_payload(payload: &Value) -> &Value {
     match payload.as_object() {
-        Some(object) if !object.contains_key("protocol") => {
+        Some(object)
+            if is_wrapped(
+                true,
+                object.contains_key("message"),
+                object.contains_key("protocol"),
+            ) =>
+        {
             object.get("message").unwrap_or(payload)
         }
         _ => payload,

@@ -41,6 +41,7 @@
 
 mod bridge;
 mod driver;
+mod echo;
 mod error;
 mod forms;
 mod host;

@@ -51,6 +51,7 @@ const program = (generatedPath, pkgIndex) => `
 import type * as Generated from ${JSON.stringify(generatedPath)};
 import type * as Public from ${JSON.stringify(pkgIndex)};
 import type * as PublicWebSocket from ${JSON.stringify(pkgIndex.replace(/index\.js$/, 'bridge/websocket.js'))};
+import type * as PublicEcho from ${JSON.stringify(pkgIndex.replace(/index\.js$/, 'bridge/echo.js'))};
 
 declare const tm: Generated.Toolmark;
 declare const scope: Generated.Scope;
@@ -73,13 +74,19 @@ export const scopeExtra: [Missing<Generated.Scope, Public.ToolScope>] extends [n
 declare const ws: Generated.WebSocketTransport;
 export const websocket: PublicWebSocket.WebSocketTransport = ws;
 export const websocketExtra: [Missing<Generated.WebSocketTransport, PublicWebSocket.WebSocketTransport>] extends [never] ? true : Missing<Generated.WebSocketTransport, PublicWebSocket.WebSocketTransport> = true;
+
+type PublicEchoTransport = ReturnType<typeof PublicEcho.echoTransport>;
+declare const et: Generated.EchoTransport;
+export const echo: PublicEchoTransport = et;
+export const echoExtra: [Missing<Generated.EchoTransport, PublicEchoTransport>] extends [never] ? true : Missing<Generated.EchoTransport, PublicEchoTransport> = true;
+export const echoFactory: typeof PublicEcho.echoTransport = null as unknown as typeof Generated.echoTransport;
 `;
 
 test('the public declarations match the classes wasm-bindgen generated', async () => {
   assert.ok(existsSync(generated), 'target/bindgen is not built: npm run build');
   assert.ok(existsSync(join(root, 'pkg', 'index.d.ts')), 'pkg/ is not built: npm run build');
   const text = readFileSync(generated, 'utf8');
-  for (const name of ['Toolmark', 'Scope', 'Events', 'Bridge', 'WebSocketTransport']) assert.match(text, new RegExp(`export class ${name} `));
+  for (const name of ['Toolmark', 'Scope', 'Events', 'Bridge', 'WebSocketTransport', 'EchoTransport']) assert.match(text, new RegExp(`export class ${name} `));
   const config = project('check', program('../bindgen/toolmark_bridge.js', '../../pkg/index.js'));
   const { code, output } = await runTsc(config);
   assert.equal(code, 0, `tsc failed:\n${output}`);

@@ -1,0 +1,363 @@
+//! `echoTransport(options)`: the driver of the policy in
+//! [`crate::transport::echo`]. It owns the JS side (the app's Laravel Echo
+//! instance and its channel, the listeners, `headers()` and `fetch`); every
+//! decision is the policy's.
+//!
+//! - **In**: `echo.private(channel)` at construction, then per `onMessage`
+//!   one listener `Closure` given to `channel.listen(event, listener)`,
+//!   kept with the transport and removed with
+//!   `channel.stopListening(event, listener)` on unsubscribe or close, then
+//!   freed; none is forgotten. While listening, a listener holds the
+//!   transport (as a JS transport's closures would); close breaks that.
+//!   Close leaves `private-{channel}` with `echo.leaveChannel`, or the
+//!   channel with `echo.leave` where that is all there is.
+//! - **Out**: each `send` reads `headers()`, asks the policy for the
+//!   request and calls `fetch(url, init)` (the `fetch` option, else
+//!   `globalThis.fetch` looked up at that send, so pages, workers,
+//!   extensions and Node work alike); `init` is a `RequestInit` with the
+//!   headers as a record, the shape the `fetch` option's declaration
+//!   promises. The returned promise rejects with an `Error` for a
+//!   network error (its `cause` is fetch's) or a non-2xx status, which the
+//!   bridge reports as `transport_failed`.
+//! - **Re-entrancy**: no `RefCell` borrow is held while JS runs.
+
+use crate::prelude::*;
+use alloc::rc::Rc;
+use core::cell::{Cell, RefCell};
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{RequestCredentials, RequestInit, RequestRedirect};
+
+use super::host::{self, get};
+use crate::transport::echo::{is_wrapped, response_outcome, ConfigError, EchoPolicy, SendFailure};
+
+#[wasm_bindgen]
+extern "C" {
+    /// The global `URL` class (for `postUrl instanceof URL`).
+    #[wasm_bindgen(js_name = URL)]
+    type JsUrl;
+}
+
+fn type_error(error: ConfigError) -> JsValue {
+    js_sys::TypeError::new(&error.message()).into()
+}
+
+fn send_error(failure: &SendFailure) -> js_sys::Error {
+    match failure {
+        // As fetch itself would reject it.
+        SendFailure::BadHeader { .. } => js_sys::TypeError::new(&failure.message()).into(),
+        _ => js_sys::Error::new(&failure.message()),
+    }
+}
+
+/// One `onMessage` subscriber: its callback and the listener Echo holds.
+struct Listener {
+    id: u32,
+    callback: Function,
+    closure: host::Callback,
+}
+
+struct Driver {
+    policy: RefCell<EchoPolicy>,
+    echo: JsValue,
+    /// What `echo.private(channel)` returned.
+    channel: JsValue,
+    event: JsValue,
+    headers: Option<Function>,
+    /// `None`: `globalThis.fetch`, looked up at each send.
+    fetch: Option<Function>,
+    listeners: RefCell<Vec<Listener>>,
+    next_listener: Cell<u32>,
+}
+
+impl Driver {
+    fn is_closed(&self) -> bool {
+        self.policy.try_borrow().map_or(true, |p| p.is_closed())
+    }
+
+    fn channel_call(&self, method: &str, listener: &JsValue) -> Result<JsValue, JsValue> {
+        match host::method(&self.channel, method) {
+            Some(f) => f.call2(&self.channel, &self.event, listener),
+            None => Err(js_sys::TypeError::new(
+                "echoTransport: the channel from echo.private(channel) has no listen and stopListening",
+            )
+            .into()),
+        }
+    }
+
+    /// A broadcast: its message to subscriber `id`.
+    fn deliver(&self, id: u32, payload: &JsValue) -> Result<JsValue, JsValue> {
+        let callback = self
+            .listeners
+            .try_borrow()
+            .ok()
+            .and_then(|l| l.iter().find(|l| l.id == id).map(|l| l.callback.clone()));
+        let Some(callback) = callback else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        let message_key = JsValue::from_str("message");
+        let wrapped = payload.is_object() && !Array::is_array(payload) && {
+            let object: &Object = payload.unchecked_ref();
+            is_wrapped(
+                true,
+                Object::has_own(object, &message_key),
+                Object::has_own(object, &JsValue::from_str("protocol")),
+            )
+        };
+        let message = if wrapped {
+            Reflect::get(payload, &message_key)?
+        } else {
+            payload.clone()
+        };
+        callback.call1(&JsValue::UNDEFINED, &message)
+    }
+
+    fn subscribe(self: &Rc<Self>, callback: Function) -> Result<JsValue, JsValue> {
+        if self.is_closed() {
+            return Ok(host::js_function(|| {}).into());
+        }
+        let id = self.next_listener.get().wrapping_add(1);
+        self.next_listener.set(id);
+        let driver = self.clone();
+        let closure = host::callback(move |payload, _| driver.deliver(id, &payload));
+        self.channel_call("listen", closure.as_ref())?;
+        if let Ok(mut listeners) = self.listeners.try_borrow_mut() {
+            listeners.push(Listener {
+                id,
+                callback,
+                closure,
+            });
+        }
+        let weak = Rc::downgrade(self);
+        Ok(host::js_function(move || {
+            if let Some(driver) = weak.upgrade() {
+                driver.unsubscribe(id);
+            }
+        })
+        .into())
+    }
+
+    fn unsubscribe(&self, id: u32) {
+        let listener = self.listeners.try_borrow_mut().ok().and_then(|mut l| {
+            let at = l.iter().position(|l| l.id == id)?;
+            Some(l.remove(at))
+        });
+        if let Some(listener) = listener {
+            let _ = self.channel_call("stopListening", listener.closure.as_ref());
+        }
+    }
+
+    fn close(&self) {
+        let closed = self.policy.try_borrow_mut().is_ok_and(|mut p| p.close());
+        if !closed {
+            return;
+        }
+        let listeners = self
+            .listeners
+            .try_borrow_mut()
+            .map(|mut l| core::mem::take(&mut *l))
+            .unwrap_or_default();
+        for listener in &listeners {
+            let _ = self.channel_call("stopListening", listener.closure.as_ref());
+        }
+        drop(listeners);
+        let channel = self.policy.try_borrow().ok().map(|p| {
+            (
+                JsValue::from_str(&p.leave_channel_name()),
+                JsValue::from_str(p.channel()),
+            )
+        });
+        let Some((private_name, name)) = channel else {
+            return;
+        };
+        if let Some(leave) = host::method(&self.echo, "leaveChannel") {
+            let _ = leave.call1(&self.echo, &private_name);
+        } else if let Some(leave) = host::method(&self.echo, "leave") {
+            let _ = leave.call1(&self.echo, &name);
+        }
+    }
+
+    /// Everything up to the `fetch` call; its promise, mapped by the policy.
+    fn send(&self, message: &JsValue) -> Result<Promise, JsValue> {
+        if self.is_closed() {
+            return Err(send_error(&SendFailure::Closed).into());
+        }
+        let body = JsValue::from(js_sys::JSON::stringify(message)?)
+            .as_string()
+            .ok_or_else(|| {
+                JsValue::from(js_sys::TypeError::new(
+                    "echoTransport: message is not JSON-serializable",
+                ))
+            })?;
+        let mut app_headers: Vec<(String, String)> = Vec::new();
+        if let Some(headers) = &self.headers {
+            let record = headers.call0(&JsValue::UNDEFINED)?;
+            if let Some(record) = record.dyn_ref::<Object>() {
+                for entry in Object::entries(record).iter() {
+                    let entry: &Array = entry.unchecked_ref();
+                    app_headers.push((host::string(&entry.get(0)), host::string(&entry.get(1))));
+                }
+            }
+        }
+        let (url, init) = {
+            let policy = self
+                .policy
+                .try_borrow()
+                .map_err(|_| JsValue::from(send_error(&SendFailure::Closed)))?;
+            let request = policy
+                .request(body, &app_headers)
+                .map_err(|f| JsValue::from(send_error(&f)))?;
+            let headers = Object::new();
+            for (name, value) in &request.headers {
+                host::set(&headers, name, &JsValue::from_str(value));
+            }
+            let init = RequestInit::new();
+            init.set_method(request.method);
+            init.set_credentials(RequestCredentials::SameOrigin);
+            init.set_redirect(RequestRedirect::Error);
+            init.set_headers_record_from_str_to_str(&headers);
+            init.set_body(&JsValue::from_str(&request.body));
+            (String::from(request.url), init)
+        };
+        let global = js_sys::global();
+        let (fetch, this) = match &self.fetch {
+            Some(fetch) => (fetch.clone(), JsValue::UNDEFINED),
+            None => (
+                host::method(&global, "fetch").ok_or_else(|| {
+                    JsValue::from(js_sys::TypeError::new(
+                        "echoTransport: globalThis.fetch is not a function",
+                    ))
+                })?,
+                global.into(),
+            ),
+        };
+        let sent = fetch.call2(&this, &JsValue::from_str(&url), &init)?;
+        let settled: Function = host::callback(move |fulfilled, value| {
+            let status = if fulfilled.is_truthy() {
+                host::present(value.clone())
+                    .and_then(|response| get(&response, "status").as_f64())
+                    .filter(|s| (0.0..=f64::from(u16::MAX)).contains(s))
+                    .map(|s| s as u16)
+            } else {
+                None
+            };
+            response_outcome(&url, status)
+                .map(|()| JsValue::UNDEFINED)
+                .map_err(|failure| {
+                    let error = send_error(&failure);
+                    if !fulfilled.is_truthy() {
+                        host::set(&error, "cause", &value);
+                    }
+                    error.into()
+                })
+        })
+        .into_js_value()
+        .unchecked_into();
+        let sent: JsValue = Promise::resolve(&sent).into();
+        let then = host::method(&sent, "then").ok_or(JsValue::UNDEFINED)?;
+        let chained = then.call2(
+            &sent,
+            &settled.bind1(&JsValue::NULL, &JsValue::TRUE),
+            &settled.bind1(&JsValue::NULL, &JsValue::FALSE),
+        )?;
+        Ok(chained.unchecked_into())
+    }
+}
+
+/// What `echoTransport` returns: `send`, `onMessage`, `close`.
+#[wasm_bindgen]
+pub struct EchoTransport {
+    driver: Rc<Driver>,
+}
+
+/// `echoTransport({ echo, channel, event?, postUrl?, headers?, fetch? })`.
+#[wasm_bindgen(js_name = echoTransport)]
+pub fn echo_transport(options: JsValue) -> Result<EchoTransport, JsValue> {
+    let echo = get(&options, "echo");
+    if host::method(&echo, "private").is_none() {
+        return Err(type_error(ConfigError::Echo));
+    }
+    let Some(channel) = get(&options, "channel").as_string() else {
+        return Err(type_error(ConfigError::Channel));
+    };
+    let event = get(&options, "event");
+    let event = match (event.is_undefined(), event.as_string()) {
+        (true, _) => None,
+        (false, Some(event)) => Some(event),
+        (false, None) => return Err(type_error(ConfigError::Event)),
+    };
+    let post_url = get(&options, "postUrl");
+    let post_url = if post_url.is_undefined() {
+        None
+    } else if post_url.is_string() || post_url.has_type::<JsUrl>() {
+        Some(host::string(&post_url))
+    } else {
+        return Err(type_error(ConfigError::PostUrlType));
+    };
+    let headers = get(&options, "headers");
+    let headers = if headers.is_undefined() {
+        None
+    } else {
+        Some(host::function(headers).ok_or_else(|| type_error(ConfigError::Headers))?)
+    };
+    let fetch = get(&options, "fetch");
+    let fetch = if fetch.is_undefined() {
+        None
+    } else {
+        Some(host::function(fetch).ok_or_else(|| type_error(ConfigError::Fetch))?)
+    };
+    let page_href = get(&get(&js_sys::global(), "location"), "href").as_string();
+    let policy = EchoPolicy::new(
+        &channel,
+        event.as_deref(),
+        post_url.as_deref(),
+        page_href.as_deref(),
+    )
+    .map_err(type_error)?;
+    // Private channels only: the server authorizes them.
+    let private = host::method(&echo, "private").ok_or_else(|| type_error(ConfigError::Echo))?;
+    let subscription = private.call1(&echo, &JsValue::from_str(policy.channel()))?;
+    let event = JsValue::from_str(policy.event());
+    Ok(EchoTransport {
+        driver: Rc::new(Driver {
+            policy: RefCell::new(policy),
+            echo,
+            channel: subscription,
+            event,
+            headers,
+            fetch,
+            listeners: RefCell::new(Vec::new()),
+            next_listener: Cell::new(0),
+        }),
+    })
+}
+
+#[wasm_bindgen]
+impl EchoTransport {
+    /// POSTs `message` as JSON; rejects on a network error or a non-2xx
+    /// status (the bridge reports `transport_failed`), and once closed.
+    pub fn send(&self, message: JsValue) -> Promise {
+        self.driver
+            .send(&message)
+            .unwrap_or_else(|error| Promise::reject(&error))
+    }
+
+    /// Calls `callback(message)` with each broadcast's message (a
+    /// `{ message }` payload unwrapped); returns its unsubscribe.
+    #[wasm_bindgen(js_name = onMessage, unchecked_return_type = "() => void")]
+    pub fn on_message(&self, callback: JsValue) -> Result<JsValue, JsValue> {
+        let Some(callback) = host::function(callback) else {
+            return Err(js_sys::TypeError::new(
+                "echoTransport: onMessage(callback) needs a function",
+            )
+            .into());
+        };
+        self.driver.subscribe(callback)
+    }
+
+    /// Stops for good: stops listening, leaves the channel, ends sending.
+    pub fn close(&self) {
+        self.driver.close();
+    }
+}

@@ -1,0 +1,374 @@
+// echoTransport against a real soketi (started here on free ports, stopped at the end), with
+// the real laravel-echo and pusher-js clients, in Node and in headless Chromium. The
+// Laravel-like backend (tests/node/support/echo-backend.mjs) signs private-channel auth with
+// soketi's app secret, authorizing per user and conversation, and records the bridge's
+// POSTs; the agent publishes its calls through soketi's HTTP events API, as Laravel's
+// broadcaster does.
+import { test, describe, before, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import Echo from 'laravel-echo';
+import Pusher from 'pusher-js';
+import { startSoketi } from './support/soketi.mjs';
+import { startEchoBackend } from './support/echo-backend.mjs';
+import { launchChromium } from './support/browser.mjs';
+import { waitFor, sleep } from './support/ws-agent.mjs';
+
+const { createToolmark, newId } = await import(new URL('../../pkg/index.js', import.meta.url));
+const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
+const { echoTransport } = await import(new URL('../../pkg/bridge/echo.js', import.meta.url));
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const EVENT = 'toolmark.message'; // Laravel's broadcastAs(); Echo listens to '.toolmark.message'
+// Conversations and their owners; users by bearer token (Node) or session cookie (Chromium).
+const OWNER = { 42: '7', 43: '8' };
+const TOKENS = { 'token-7': '7', 'token-8': '8' };
+const SESSIONS = { 'sess-7': '7', 'sess-8': '8' };
+
+/** The user a request comes from. */
+function userOf({ headers, cookies }) {
+  const bearer = /^Bearer (.+)$/.exec(headers.authorization ?? '')?.[1];
+  return bearer !== undefined ? TOKENS[bearer] : SESSIONS[cookies.laravel_session];
+}
+
+/** routes/channels.php: `toolmark.{user}.{conversation}`, for that user's own conversation. */
+function authorize(request) {
+  const match = /^private-toolmark\.(\d+)\.(\d+)$/.exec(request.channel);
+  const user = userOf(request);
+  return !!match && user !== undefined && match[1] === user && OWNER[match[2]] === user;
+}
+
+const APP = `<!doctype html>
+<meta name="csrf-token" content="csrf-meta">
+<title>app</title>
+<script src="/node_modules/pusher-js/dist/web/pusher.js"></script>`;
+
+let soketi;
+let backend;
+
+before(async () => {
+  soketi = await startSoketi();
+  backend = await startEchoBackend({
+    root,
+    key: soketi.key,
+    secret: soketi.secret,
+    authorize,
+    pages: {
+      '/app-7.html': { html: APP, cookies: ['laravel_session=sess-7; Path=/; HttpOnly; SameSite=Lax'] },
+      '/app-8.html': { html: APP, cookies: ['laravel_session=sess-8; Path=/; HttpOnly; SameSite=Lax'] },
+    },
+  });
+});
+
+after(async () => {
+  await backend?.close();
+  await soketi?.close();
+});
+
+afterEach(() => {
+  backend.postStatus = 200;
+});
+
+const call = (clientId, name) => ({ protocol: 1, type: 'call', clientId, id: newId(), tool: 'greet', input: { name } });
+const postsSince = (start, type) => backend.posts.slice(start).filter((p) => p.json?.type === type);
+const occupied = async (channel) => (await soketi.channel(channel)).subscription_count ?? 0;
+const authsSince = (start, channel) => backend.authRequests.slice(start).filter((r) => r.channel === channel);
+
+test('soketi is the counterpart: its HTTP API answers signed requests and refuses an unsigned publish', async () => {
+  assert.deepEqual(await soketi.channel('private-toolmark.7.42'), { occupied: false, subscription_count: 0 });
+  const unsigned = await fetch(`${soketi.url}/apps/${soketi.appId}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: EVENT, channels: ['private-toolmark.7.42'], data: '{}' }),
+  });
+  assert.equal((await unsigned.json()).code, 401);
+});
+
+describe('in Node (pusher-js Node build)', () => {
+  const cleanups = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  function newEcho(token) {
+    const echo = new Echo({
+      broadcaster: 'pusher',
+      Pusher,
+      key: soketi.key,
+      cluster: 'mt1',
+      wsHost: soketi.host,
+      wsPort: soketi.port,
+      forceTLS: false,
+      enabledTransports: ['ws'],
+      disableStats: true,
+      authEndpoint: `${backend.url}/broadcasting/auth`,
+      // Not `bearerToken`: laravel-echo writes that into an `auth` object its instances
+      // share, so a second instance would send the first one's token.
+      auth: { headers: { Authorization: `Bearer ${token}` } },
+    });
+    cleanups.push(() => echo.disconnect());
+    return echo;
+  }
+
+  function page(echo, channel) {
+    const tm = createToolmark();
+    const errors = [];
+    tm.events.on('error', (e) => errors.push(e));
+    tm.register({
+      name: 'greet',
+      description: 'Greets someone',
+      hints: { readOnly: true },
+      inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      run: ({ name }) => `hello ${name}`,
+    });
+    let xsrf = 'xsrf-1';
+    const transport = echoTransport({
+      echo,
+      channel,
+      postUrl: `${backend.url}/toolmark/bridge`,
+      headers: () => ({ 'X-XSRF-TOKEN': xsrf }),
+    });
+    const detach = tm.use(bridge({ transport }));
+    cleanups.push(() => detach());
+    return { tm, errors, transport, detach, rotate: (token) => { xsrf = token; } };
+  }
+
+  test('a call round trip: published through soketi, answered by a POST to the backend', async () => {
+    const start = backend.posts.length;
+    const echo = newEcho('token-7');
+    const app = page(echo, 'toolmark.7.42');
+    const [manifest] = await waitFor(() => postsSince(start, 'manifest').length && postsSince(start, 'manifest'), { what: 'manifest' });
+    assert.deepEqual(manifest.json.tools.map((t) => t.name), ['greet']);
+    assert.equal(manifest.headers['x-xsrf-token'], 'xsrf-1');
+    assert.equal(manifest.headers['content-type'], 'application/json');
+    assert.equal(manifest.headers.accept, 'application/json');
+    assert.equal(manifest.headers['x-requested-with'], 'XMLHttpRequest');
+    await waitFor(async () => (await occupied('private-toolmark.7.42')) === 1, { what: 'subscription on soketi' });
+
+    const wrapped = call(manifest.json.clientId, 'ada');
+    await soketi.publish('private-toolmark.7.42', EVENT, { message: wrapped }); // Laravel's { message } payload
+    await waitFor(() => postsSince(start, 'result').length === 1, { what: 'first result' });
+    app.rotate('xsrf-2');
+    const bare = call(manifest.json.clientId, 'grace');
+    await soketi.publish('private-toolmark.7.42', EVENT, bare);
+    await waitFor(() => postsSince(start, 'result').length === 2, { what: 'second result' });
+    // Another event on the channel, and the public channel of the same name, are not listened to.
+    await soketi.publish('private-toolmark.7.42', 'other.event', { message: call(manifest.json.clientId, 'x') });
+    await soketi.publish('toolmark.7.42', EVENT, { message: call(manifest.json.clientId, 'y') });
+    await sleep(200);
+
+    const results = postsSince(start, 'result');
+    assert.deepEqual(results.map((p) => [p.json.id, p.json.result]), [
+      [wrapped.id, { status: 'ok', data: 'hello ada' }],
+      [bare.id, { status: 'ok', data: 'hello grace' }],
+    ]);
+    assert.deepEqual(results.map((p) => p.headers['x-xsrf-token']), ['xsrf-1', 'xsrf-2']);
+    assert.deepEqual(app.errors, []);
+
+    // Disposing the bridge closes the transport: it stops listening and leaves the channel.
+    app.detach();
+    await waitFor(async () => (await occupied('private-toolmark.7.42')) === 0, { what: 'unsubscribed on soketi' });
+    await soketi.publish('private-toolmark.7.42', EVENT, call(manifest.json.clientId, 'late'));
+    await sleep(150);
+    assert.equal(postsSince(start, 'result').length, 2);
+  });
+
+  test("another user's conversation: the auth route refuses it, soketi never subscribes, nothing arrives", async () => {
+    const start = backend.posts.length;
+    const authStart = backend.authRequests.length;
+    // User 8 asks for user 7's channel; user 7 asks for a channel naming user 7 on user 8's conversation.
+    const intruder = page(newEcho('token-8'), 'toolmark.7.42');
+    const wrongConversation = page(newEcho('token-7'), 'toolmark.7.43');
+    await waitFor(() => authsSince(authStart, 'private-toolmark.7.42').length && authsSince(authStart, 'private-toolmark.7.43').length, { what: 'auth requests' });
+    assert.deepEqual(
+      backend.authRequests.slice(authStart).map((r) => [r.channel, r.headers.authorization, r.granted]).sort(),
+      [['private-toolmark.7.42', 'Bearer token-8', false], ['private-toolmark.7.43', 'Bearer token-7', false]],
+    );
+    const manifests = await waitFor(() => postsSince(start, 'manifest').length === 2 && postsSince(start, 'manifest'), { what: 'manifests' });
+    assert.equal(await occupied('private-toolmark.7.42'), 0);
+    assert.equal(await occupied('private-toolmark.7.43'), 0);
+    for (const manifest of manifests) {
+      await soketi.publish('private-toolmark.7.42', EVENT, call(manifest.json.clientId, 'x'));
+      await soketi.publish('private-toolmark.7.43', EVENT, call(manifest.json.clientId, 'x'));
+    }
+    await sleep(200);
+    assert.deepEqual(postsSince(start, 'result'), []);
+    assert.deepEqual([...intruder.errors, ...wrongConversation.errors], []);
+  });
+
+  test('a cross-origin postUrl is refused at construction, before the channel is joined', async (t) => {
+    const saved = Object.getOwnPropertyDescriptor(globalThis, 'location');
+    t.after(() => {
+      if (saved) Object.defineProperty(globalThis, 'location', saved);
+      else delete globalThis.location;
+    });
+    Object.defineProperty(globalThis, 'location', { value: new URL(`${backend.url}/app-7.html`), configurable: true });
+    const echo = newEcho('token-7');
+    const authStart = backend.authRequests.length;
+    for (const postUrl of [
+      `http://localhost:${backend.port}/toolmark/bridge`,
+      `${soketi.url}/toolmark/bridge`,
+      `//localhost:${backend.port}/toolmark/bridge`,
+      new URL(`http://localhost:${backend.port}/toolmark/bridge`),
+    ]) {
+      assert.throws(() => echoTransport({ echo, channel: 'toolmark.7.42', postUrl }), (error) => error instanceof TypeError && /same-origin/.test(error.message), String(postUrl));
+    }
+    await sleep(100);
+    assert.deepEqual(backend.authRequests.slice(authStart), []);
+    assert.equal(await occupied('private-toolmark.7.42'), 0);
+    // The same-origin forms work against the real backend.
+    const start = backend.posts.length;
+    for (const postUrl of ['/toolmark/bridge', `${backend.url}/toolmark/bridge`]) {
+      const transport = echoTransport({ echo, channel: 'toolmark.7.42', postUrl });
+      cleanups.push(() => transport.close());
+      await transport.send({ probe: postUrl });
+    }
+    assert.deepEqual(backend.posts.slice(start).map((p) => p.json), [{ probe: '/toolmark/bridge' }, { probe: `${backend.url}/toolmark/bridge` }]);
+  });
+
+  test('a 500 from the POST rejects send and the bridge reports transport_failed', async () => {
+    backend.postStatus = 500;
+    const start = backend.posts.length;
+    const echo = newEcho('token-7');
+    const app = page(echo, 'toolmark.7.42');
+    await waitFor(() => app.errors.length, { what: 'transport_failed' });
+    assert.deepEqual(app.errors.map((e) => e.code), ['transport_failed']);
+    assert.match(app.errors[0].message, /answered 500/);
+    assert.equal(postsSince(start, 'manifest')[0].status, 500);
+    await assert.rejects(app.transport.send({ probe: 1 }), (error) => error instanceof Error && /POST .* answered 500/.test(error.message));
+
+    // A call that arrives meanwhile: its result's POST fails the same way.
+    await waitFor(async () => (await occupied('private-toolmark.7.42')) === 1, { what: 'subscription on soketi' });
+    await soketi.publish('private-toolmark.7.42', EVENT, { message: call(postsSince(start, 'manifest')[0].json.clientId, 'ada') });
+    await waitFor(() => app.errors.length === 2, { what: 'second transport_failed' });
+    assert.equal(postsSince(start, 'result')[0].status, 500);
+    assert.deepEqual(app.errors.map((e) => e.code), ['transport_failed', 'transport_failed']);
+  });
+});
+
+describe('in headless Chromium (pusher-js web build, same-origin backend with a session cookie)', () => {
+  let browser;
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  /** Opens the app as `user` and attaches a bridge over echoTransport on `channel`. */
+  async function openApp(user, channel) {
+    const page = await browser.newPage();
+    await page.goto(`${backend.url}/app-${user}.html`);
+    await page.evaluate(async ({ channel, key, port }) => {
+      const { default: Echo } = await import('/node_modules/laravel-echo/dist/echo.js');
+      const { createToolmark } = await import('/pkg/index.js');
+      const { bridge } = await import('/pkg/bridge/index.js');
+      const { echoTransport } = await import('/pkg/bridge/echo.js');
+      const echo = new Echo({
+        broadcaster: 'pusher',
+        key,
+        cluster: 'mt1',
+        wsHost: '127.0.0.1',
+        wsPort: port,
+        forceTLS: false,
+        enabledTransports: ['ws'],
+        disableStats: true,
+      });
+      const tm = createToolmark();
+      window.errors = [];
+      tm.events.on('error', (e) => window.errors.push({ code: e.code, message: e.message }));
+      tm.register({
+        name: 'greet',
+        description: 'Greets someone',
+        hints: { readOnly: true },
+        inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        run: ({ name }) => `hello ${name}`,
+      });
+      window.echo = echo;
+      window.echoTransport = echoTransport;
+      window.transport = echoTransport({ echo, channel, headers: () => ({ 'X-XSRF-TOKEN': 'xsrf-page' }) });
+      window.detach = tm.use(bridge({ transport: window.transport }));
+    }, { channel, key: soketi.key, port: soketi.port });
+    return page;
+  }
+
+  test('a call round trip in the page: same-origin POSTs carry the session cookie', async () => {
+    const start = backend.posts.length;
+    const page = await openApp(7, 'toolmark.7.42');
+    const [manifest] = await waitFor(() => postsSince(start, 'manifest').length && postsSince(start, 'manifest'), { what: 'manifest' });
+    assert.equal(manifest.cookies.laravel_session, 'sess-7');
+    assert.equal(manifest.headers['sec-fetch-site'], 'same-origin');
+    assert.equal(manifest.headers['x-xsrf-token'], 'xsrf-page');
+    assert.equal(manifest.headers['x-requested-with'], 'XMLHttpRequest');
+    await waitFor(async () => (await occupied('private-toolmark.7.42')) === 1, { what: 'subscription on soketi' });
+
+    const wrapped = call(manifest.json.clientId, 'ada');
+    await soketi.publish('private-toolmark.7.42', EVENT, { message: wrapped });
+    const [result] = await waitFor(() => postsSince(start, 'result').length && postsSince(start, 'result'), { what: 'result' });
+    assert.deepEqual([result.json.id, result.json.result], [wrapped.id, { status: 'ok', data: 'hello ada' }]);
+    assert.equal(result.cookies.laravel_session, 'sess-7');
+    assert.deepEqual(await page.evaluate(() => window.errors), []);
+
+    await page.evaluate(() => window.detach());
+    await waitFor(async () => (await occupied('private-toolmark.7.42')) === 0, { what: 'unsubscribed on soketi' });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test("another user's conversation is refused: no subscription, no answer", async () => {
+    const start = backend.posts.length;
+    const authStart = backend.authRequests.length;
+    const page = await openApp(8, 'toolmark.7.42'); // user 8's session, user 7's conversation
+    await waitFor(() => authsSince(authStart, 'private-toolmark.7.42').length, { what: 'auth request' });
+    assert.deepEqual(authsSince(authStart, 'private-toolmark.7.42').map((r) => [r.cookies.laravel_session, r.granted]), [['sess-8', false]]);
+    const [manifest] = await waitFor(() => postsSince(start, 'manifest').length && postsSince(start, 'manifest'), { what: 'manifest' });
+    assert.equal(await occupied('private-toolmark.7.42'), 0);
+    await soketi.publish('private-toolmark.7.42', EVENT, call(manifest.json.clientId, 'x'));
+    await sleep(200);
+    assert.deepEqual(postsSince(start, 'result'), []);
+    await page.close();
+  });
+
+  test('a cross-origin postUrl is refused at construction', async () => {
+    const page = await openApp(7, 'toolmark.7.42');
+    const out = await page.evaluate((soketiUrl) => {
+      const attempt = (postUrl) => {
+        try {
+          window.echoTransport({ echo: window.echo, channel: 'toolmark.7.42', postUrl }).close();
+          return 'accepted';
+        } catch (error) {
+          return `${error.name}: ${error.message}`;
+        }
+      };
+      return {
+        localhost: attempt(`http://localhost:${location.port}/toolmark/bridge`),
+        soketi: attempt(`${soketiUrl}/toolmark/bridge`),
+        url: attempt(new URL(`http://localhost:${location.port}/x`)),
+        relative: attempt('/toolmark/bridge'),
+      };
+    }, soketi.url);
+    assert.match(out.localhost, /^TypeError: .*same-origin/);
+    assert.match(out.soketi, /^TypeError: .*same-origin/);
+    assert.match(out.url, /^TypeError: .*same-origin/);
+    assert.equal(out.relative, 'accepted');
+    await page.evaluate(() => window.detach());
+    await page.close();
+  });
+
+  test('a 500 from the POST is reported as transport_failed', async () => {
+    backend.postStatus = 500;
+    const start = backend.posts.length;
+    const page = await openApp(7, 'toolmark.7.42');
+    const errors = await waitFor(async () => {
+      const list = await page.evaluate(() => window.errors);
+      return list.length > 0 && list;
+    }, { what: 'transport_failed' });
+    assert.deepEqual(errors.map((e) => e.code), ['transport_failed']);
+    assert.match(errors[0].message, /answered 500/);
+    assert.equal(postsSince(start, 'manifest')[0].status, 500);
+    const rejection = await page.evaluate(() => window.transport.send({ probe: 1 }).then(() => 'sent', (error) => `${error.name}: ${error.message}`));
+    assert.match(rejection, /^Error: echoTransport: POST http:\/\/127\.0\.0\.1:\d+\/toolmark\/bridge answered 500$/);
+    await page.evaluate(() => window.detach());
+    await page.close();
+  });
+});
