@@ -29,6 +29,7 @@ import { echoTransport } from '@toolmark/bridge-wasm/bridge/echo';
 import { websocketTransport } from '@toolmark/bridge-wasm/bridge/websocket';
 import { postMessageTransport } from '@toolmark/bridge-wasm/bridge/post-message';
 import { createInPageChannel, type DescribeResult } from '@toolmark/bridge-wasm/bridge/in-page';
+import { webmcp, type ModelContext } from '@toolmark/bridge-wasm/webmcp';
 import {
   PROTOCOL_VERSION,
   protocolSchemas,
@@ -230,6 +231,10 @@ if (form) {
 const { transport, agent } = createInPageChannel();
 const detach: () => void = tm.use(bridge({ transport, onChange: 'manifest', caller: 'inapp', maxMessageBytes: 1 << 20 }));
 tm.use(bridge({ transport: createInPageChannel().transport, onChange: 'changed' }));
+const offWebMcp: () => void = tm.use(webmcp());
+declare const modelContext: ModelContext;
+tm.use(webmcp({ modelContext }));
+offWebMcp();
 
 const offMessages = agent.onMessage((message: PageToAgentMessage) => {
   if (message.type === 'manifest') console.log(message.rev, message.tools.map((t) => t.llmName));
