@@ -203,7 +203,11 @@ async fn a_missed_deadline_is_a_timeout_then_a_cancel_and_late_results_are_rejec
     bound_to(&server, &ada.key, "ada-page").await;
     let (id, task) = call_in_flight(&server, &ada, &mut page).await;
 
-    assert_eq!(task.await.expect("call"), timeout_outcome());
+    let outcome = tokio::time::timeout(Duration::from_secs(3), task).await;
+    assert_eq!(
+        outcome.expect("an outcome by the deadline").expect("call"),
+        timeout_outcome()
+    );
     let cancel = page.recv().await;
     assert_eq!(
         cancel,
