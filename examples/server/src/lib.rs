@@ -5,12 +5,14 @@
 //!   back, with the Security MUSTs checked on every inbound message.
 //! - [`store`]: bindings and session state behind [`store::SessionStore`].
 //! - [`llm`]: `page_call` / `page_describe`, the rendered manifest, wrapping.
-//! - [`agent`]: the [`agent::Agent`] trait and the offline scripted agent.
+//! - [`agent`]: the [`agent::Agent`] trait and the offline scripted agent;
+//!   [`model`]: a real model through the same trait, when configured.
 
 pub mod agent;
 pub mod auth;
 pub mod hub;
 pub mod llm;
+pub mod model;
 pub mod protocol;
 pub mod server;
 pub mod store;

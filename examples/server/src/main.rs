@@ -1,14 +1,16 @@
 //! `toolmark-demo-server [--port N] [--static DIR]`: the demo's server on
-//! 127.0.0.1, with the scripted agent.
+//! 127.0.0.1, with the scripted agent, or the model the environment
+//! configures (src/model.rs).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use toolmark_demo_server::agent::ScriptedAgent;
+use toolmark_demo_server::agent::{Agent, ScriptedAgent};
 use toolmark_demo_server::auth::Accounts;
 use toolmark_demo_server::hub::{Config, Hub};
+use toolmark_demo_server::model::{ModelAgent, Provider};
 use toolmark_demo_server::server::{router, AppState};
 use toolmark_demo_server::store::MemoryStore;
 
@@ -53,11 +55,14 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let hub = Hub::new(
-        Arc::new(MemoryStore::new()),
-        Arc::new(ScriptedAgent),
-        Config::default(),
-    );
+    let agent: Arc<dyn Agent> = match Provider::from_env() {
+        Some(provider) => {
+            println!("Agent: {}", provider.describe());
+            Arc::new(ModelAgent::new(provider))
+        }
+        None => Arc::new(ScriptedAgent),
+    };
+    let hub = Hub::new(Arc::new(MemoryStore::new()), agent, Config::default());
     let state = Arc::new(AppState {
         hub,
         accounts: Arc::new(Accounts::default()),
