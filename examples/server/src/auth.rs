@@ -10,10 +10,19 @@ use crate::protocol::new_id;
 use crate::store::ConvKey;
 
 pub const SESSION_COOKIE: &str = "toolmark_session";
+/// Laravel's CSRF cookie, which `echoTransport`'s `headers()` sends back as
+/// `X-XSRF-TOKEN` (double submit, bound to the session here).
+pub const XSRF_COOKIE: &str = "XSRF-TOKEN";
+
+#[derive(Default)]
+struct Session {
+    user: String,
+    xsrf: String,
+}
 
 #[derive(Default)]
 struct Inner {
-    sessions: HashMap<String, String>,
+    sessions: HashMap<String, Session>,
     /// conversation id → owner, newest last per user in `latest`.
     conversations: HashMap<String, String>,
     latest: HashMap<String, String>,
@@ -45,7 +54,11 @@ impl Accounts {
         let token = new_id();
         let conversation = new_id();
         let mut inner = self.lock();
-        inner.sessions.insert(token.clone(), user.to_owned());
+        let session = Session {
+            user: user.to_owned(),
+            xsrf: new_id(),
+        };
+        inner.sessions.insert(token.clone(), session);
         inner
             .conversations
             .insert(conversation.clone(), user.to_owned());
@@ -55,8 +68,36 @@ impl Accounts {
 
     /// The user of the request's session cookie.
     pub fn user(&self, headers: &HeaderMap) -> Option<String> {
-        let token = session_token(headers)?;
-        self.lock().sessions.get(token).cloned()
+        let token = cookie(headers, SESSION_COOKIE)?;
+        self.lock()
+            .sessions
+            .get(token)
+            .map(|session| session.user.clone())
+    }
+
+    /// The session's CSRF token (the `XSRF-TOKEN` cookie's value).
+    pub fn xsrf_token(&self, session_token: &str) -> Option<String> {
+        self.lock()
+            .sessions
+            .get(session_token)
+            .map(|session| session.xsrf.clone())
+    }
+
+    /// Whether the request's `X-XSRF-TOKEN` header is its session's token.
+    pub fn xsrf_matches(&self, headers: &HeaderMap) -> bool {
+        let expected = cookie(headers, SESSION_COOKIE).and_then(|token| self.xsrf_token(token));
+        let sent = headers
+            .get("x-xsrf-token")
+            .and_then(|value| value.to_str().ok());
+        matches!((expected, sent), (Some(expected), Some(sent)) if expected == sent)
+    }
+
+    /// Whether `user` owns `conversation`.
+    pub fn owns(&self, user: &str, conversation: &str) -> bool {
+        self.lock()
+            .conversations
+            .get(conversation)
+            .is_some_and(|owner| owner == user)
     }
 
     /// The user's newest conversation.
@@ -82,18 +123,23 @@ impl Accounts {
     }
 }
 
-fn session_token(headers: &HeaderMap) -> Option<&str> {
+fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == SESSION_COOKIE)
+        .find(|(key, _)| *key == name)
         .map(|(_, value)| value)
 }
 
 /// The session cookie: not readable by scripts, not sent cross-site.
 pub fn session_cookie(token: &str) -> String {
     format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/")
+}
+
+/// The CSRF cookie: readable by the page's script, which echoes it.
+pub fn xsrf_cookie(token: &str) -> String {
+    format!("{XSRF_COOKIE}={token}; SameSite=Strict; Path=/")
 }

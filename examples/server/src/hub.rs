@@ -154,6 +154,23 @@ impl Hub {
         (socket, rx)
     }
 
+    /// One message a page posted (the Echo mode), checked like a socket's
+    /// first frame; frames for that page go to `outbound`.
+    pub fn page_post(
+        self: &Arc<Self>,
+        key: ConvKey,
+        text: &str,
+        outbound: mpsc::UnboundedSender<String>,
+    ) {
+        let mut post = PageSocket {
+            conn: self.next_conn.fetch_add(1, Ordering::Relaxed),
+            key,
+            client_id: None,
+            tx: outbound,
+        };
+        self.page_frame(&mut post, text);
+    }
+
     /// One text frame from a page socket.
     pub fn page_frame(self: &Arc<Self>, socket: &mut PageSocket, text: &str) {
         let message = match parse_inbound(text) {

@@ -1,6 +1,7 @@
 //! The server half of the Toolmark bridge protocol v1, for the demo.
 //!
-//! - [`server`]: the HTTP and WebSocket endpoints (README.md lists them).
+//! - [`server`]: the HTTP and WebSocket endpoints (README.md lists them);
+//!   [`echo`]: the Echo mode's channel authorization and publishing.
 //! - [`hub`]: relays the agent's calls to the page and the page's answers
 //!   back, with the Security MUSTs checked on every inbound message.
 //! - [`store`]: bindings and session state behind [`store::SessionStore`].
@@ -10,6 +11,7 @@
 
 pub mod agent;
 pub mod auth;
+pub mod echo;
 pub mod hub;
 pub mod llm;
 pub mod model;

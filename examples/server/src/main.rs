@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use toolmark_demo_server::agent::{Agent, ScriptedAgent};
 use toolmark_demo_server::auth::Accounts;
+use toolmark_demo_server::echo::{Echo, EchoConfig};
 use toolmark_demo_server::hub::{Config, Hub};
 use toolmark_demo_server::model::{ModelAgent, Provider};
 use toolmark_demo_server::server::{router, AppState};
@@ -62,10 +63,15 @@ async fn main() -> ExitCode {
         }
         None => Arc::new(ScriptedAgent),
     };
+    let echo = EchoConfig::from_env().map(|config| {
+        println!("Echo mode: publishing to {}", config.api_url);
+        Echo::new(config)
+    });
     let hub = Hub::new(Arc::new(MemoryStore::new()), agent, Config::default());
     let state = Arc::new(AppState {
         hub,
         accounts: Arc::new(Accounts::default()),
+        echo,
     });
     let listener =
         match tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port))).await {

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
-use axum::extract::{Query, State};
+use axum::extract::{DefaultBodyLimit, Form, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::{AppendHeaders, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
@@ -17,7 +17,8 @@ use tokio::net::TcpListener;
 use tokio::sync::broadcast::error::RecvError;
 use tower_http::services::ServeDir;
 
-use crate::auth::{session_cookie, valid_user, Accounts};
+use crate::auth::{session_cookie, valid_user, xsrf_cookie, Accounts};
+use crate::echo::{channel_auth, valid_socket_id, Echo};
 use crate::hub::Hub;
 use crate::protocol::MAX_INBOUND_BYTES;
 use crate::store::ConvKey;
@@ -28,6 +29,8 @@ const MAX_CHAT_CHARS: usize = 4000;
 pub struct AppState {
     pub hub: Arc<Hub>,
     pub accounts: Arc<Accounts>,
+    /// The Echo mode's publisher, when a Pusher app is configured.
+    pub echo: Option<Arc<Echo>>,
 }
 
 pub fn router(state: Arc<AppState>, static_dir: Option<PathBuf>) -> Router {
@@ -37,6 +40,11 @@ pub fn router(state: Arc<AppState>, static_dir: Option<PathBuf>) -> Router {
         .route("/api/transcript", get(transcript))
         .route("/toolmark/ws", get(page_ws))
         .route("/chat/ws", get(chat_ws))
+        .route("/broadcasting/auth", post(broadcasting_auth))
+        .route(
+            "/toolmark/bridge",
+            post(bridge_post).layer(DefaultBodyLimit::max(MAX_INBOUND_BYTES)),
+        )
         .with_state(state);
     match static_dir {
         Some(dir) => router.fallback_service(ServeDir::new(dir)),
@@ -65,8 +73,12 @@ async fn login(State(state): State<Arc<AppState>>, Json(body): Json<LoginBody>) 
         return (StatusCode::BAD_REQUEST, "user: 1-32 of A-Z a-z 0-9 _ -").into_response();
     }
     let (token, conversation) = state.accounts.login(&body.user);
+    let xsrf = state.accounts.xsrf_token(&token).unwrap_or_default();
     (
-        [(header::SET_COOKIE, session_cookie(&token))],
+        AppendHeaders([
+            (header::SET_COOKIE, session_cookie(&token)),
+            (header::SET_COOKIE, xsrf_cookie(&xsrf)),
+        ]),
         Json(json!({ "user": body.user, "conversation": conversation })),
     )
         .into_response()
@@ -224,4 +236,71 @@ fn chat_line(text: &str) -> Option<String> {
     }
     let line = value.get("text").and_then(Value::as_str)?.trim();
     (!line.is_empty() && line.chars().count() <= MAX_CHAT_CHARS).then(|| line.to_owned())
+}
+
+#[derive(Deserialize)]
+struct ChannelAuthRequest {
+    socket_id: String,
+    channel_name: String,
+}
+
+/// Pusher private-channel authorization (what Laravel Echo posts): only
+/// `private-toolmark.{user}.{conversation}` for the session's own user and
+/// a conversation that user owns.
+async fn broadcasting_auth(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Form(request): Form<ChannelAuthRequest>,
+) -> Response {
+    let Some(echo) = &state.echo else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let Some(user) = state.accounts.user(&headers) else {
+        return StatusCode::UNAUTHORIZED.into_response();
+    };
+    let allowed = request
+        .channel_name
+        .strip_prefix("private-toolmark.")
+        .and_then(|rest| rest.split_once('.'))
+        .is_some_and(|(owner, conversation)| {
+            owner == user && state.accounts.owns(&user, conversation)
+        });
+    if !allowed || !valid_socket_id(&request.socket_id) {
+        return StatusCode::FORBIDDEN.into_response();
+    }
+    let auth = channel_auth(
+        &echo.config.key,
+        &echo.config.secret,
+        &request.socket_id,
+        &request.channel_name,
+    );
+    Json(json!({ "auth": auth })).into_response()
+}
+
+/// `echoTransport`'s outbound: one protocol message per POST, from the
+/// session's user, for a conversation the user owns, with the session's
+/// CSRF token. Accepted posts answer 204 whether or not the hub rejects the
+/// message (as a socket frame would be dropped).
+async fn bridge_post(
+    State(state): State<Arc<AppState>>,
+    Query(query): Query<ConversationQuery>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let Some(echo) = &state.echo else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let key = match state.accounts.authorize(&headers, &query.conversation) {
+        Ok(key) => key,
+        Err(status) => return status.into_response(),
+    };
+    if !state.accounts.xsrf_matches(&headers) {
+        // Laravel's answer to a CSRF token mismatch.
+        return StatusCode::from_u16(419)
+            .unwrap_or(StatusCode::FORBIDDEN)
+            .into_response();
+    }
+    let outbound = echo.publisher(&key);
+    state.hub.page_post(key, &body, outbound);
+    StatusCode::NO_CONTENT.into_response()
 }

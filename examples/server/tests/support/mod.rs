@@ -16,6 +16,7 @@ use tokio_tungstenite::{connect_async, MaybeTlsStream, WebSocketStream};
 
 use toolmark_demo_server::agent::{Agent, ScriptedAgent};
 use toolmark_demo_server::auth::Accounts;
+use toolmark_demo_server::echo::Echo;
 use toolmark_demo_server::hub::{Config, Hub};
 use toolmark_demo_server::server::{router, spawn, AppState};
 use toolmark_demo_server::store::{ConvKey, MemoryStore};
@@ -36,10 +37,15 @@ impl TestServer {
     }
 
     pub async fn with_agent(config: Config, agent: Arc<dyn Agent>) -> Self {
+        Self::with_echo(config, agent, None).await
+    }
+
+    pub async fn with_echo(config: Config, agent: Arc<dyn Agent>, echo: Option<Arc<Echo>>) -> Self {
         let hub = Hub::new(Arc::new(MemoryStore::new()), agent, config);
         let state = Arc::new(AppState {
             hub,
             accounts: Arc::new(Accounts::default()),
+            echo,
         });
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = spawn(listener, router(Arc::clone(&state), None))
