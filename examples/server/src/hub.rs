@@ -21,6 +21,9 @@ use crate::store::{
     Binding, CallBinding, CallKind, ConfirmBinding, ConvKey, Rejection, SessionStore,
 };
 
+/// How many rejections [`Hub::rejections`] remembers.
+const MAX_REJECTIONS_KEPT: usize = 1000;
+
 #[derive(Clone, Debug)]
 pub struct Config {
     /// How long a call or describe may wait for its result.
@@ -128,14 +131,19 @@ impl Hub {
         &*self.store
     }
 
-    /// Every inbound message refused so far, in order (for logs and tests).
+    /// The inbound messages refused most recently, oldest first (for logs
+    /// and tests).
     pub fn rejections(&self) -> Vec<Rejection> {
         lock(&self.rejections).clone()
     }
 
     fn reject(&self, rejection: Rejection) {
         eprintln!("toolmark: rejected inbound message: {rejection:?}");
-        lock(&self.rejections).push(rejection);
+        let mut rejections = lock(&self.rejections);
+        if rejections.len() >= MAX_REJECTIONS_KEPT {
+            rejections.remove(0);
+        }
+        rejections.push(rejection);
     }
 
     // ---- page sockets -------------------------------------------------

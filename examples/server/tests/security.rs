@@ -276,3 +276,15 @@ async fn confirmed_needs_a_confirm_id_seen_for_that_binding_and_is_single_use() 
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(server.hub().transcript(&ada.key).len(), 2);
 }
+
+#[tokio::test]
+async fn oversized_frames_are_dropped() {
+    let server = TestServer::start(quick()).await;
+    let ada = server.login("ada");
+    let mut page = server.page(&ada, "ada-page").await;
+    let padding = "x".repeat(toolmark_demo_server::protocol::MAX_INBOUND_BYTES);
+    let tools = json!([{ "name": "signup.fill", "llmName": "signup__fill", "description": padding, "hints": {} }]);
+    page.manifest(1, tools).await;
+    assert!(page.recv_within(Duration::from_secs(2)).await.is_none());
+    assert_eq!(server.hub().store().active_client(&ada.key), None);
+}
