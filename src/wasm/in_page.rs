@@ -18,9 +18,9 @@
 //! - No `RefCell` borrow is held while JS runs.
 
 use crate::prelude::*;
-use alloc::rc::Rc;
+use alloc::rc::{Rc, Weak};
 use core::cell::{Cell, RefCell};
-use js_sys::{Array, Function, Object, Promise, Set};
+use js_sys::{Array, Function, Map, Object, Promise, Set};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -32,14 +32,6 @@ extern "C" {
     /// copy through wasm memory; a throw for `undefined`, as in JS).
     #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
     fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
-}
-
-/// A request waiting for its result.
-struct Waiting {
-    id: JsValue,
-    resolve: Function,
-    /// The `setTimeout` handle of its `timeoutMs`.
-    timer: Option<JsValue>,
 }
 
 /// What the agent end learned from the latest manifest or `changed`.
@@ -56,7 +48,15 @@ struct Channel {
     to_agent: Set,
     /// `agent.onConfirmed` callbacks.
     confirmed: Set,
-    waiting: RefCell<Vec<Waiting>>,
+    /// Request id → its promise's `resolve`, and → its `setTimeout`
+    /// handle: JS `Map`s, so a message costs no Rust allocation (the
+    /// module's free-list allocator slows down with many live ones) and ids
+    /// compare as the JS `Map` does.
+    waiting: Map,
+    timers: Map,
+    /// The delivery task, `(toAgent, message)`: one function per channel,
+    /// bound to each message (no closure per message).
+    task: Function,
     latest: RefCell<Latest>,
     closed: Cell<bool>,
 }
@@ -85,11 +85,17 @@ impl Channel {
             .map_or(JsValue::UNDEFINED, |latest| f(&latest))
     }
 
-    /// The waiting request with that id, removed.
-    fn take_waiting(&self, id: &JsValue) -> Option<Waiting> {
-        let mut waiting = self.waiting.try_borrow_mut().ok()?;
-        let at = waiting.iter().position(|w| w.id == *id)?;
-        Some(waiting.remove(at))
+    /// The `resolve` of the waiting request with that id, removed (its
+    /// timer with it, not cleared).
+    fn take_waiting(&self, id: &JsValue) -> Option<(Function, JsValue)> {
+        if !self.waiting.has(id) {
+            return None;
+        }
+        let resolve = self.waiting.get(id);
+        let timer = self.timers.get(id);
+        self.waiting.delete(id);
+        self.timers.delete(id);
+        Some((resolve.unchecked_into(), timer))
     }
 
     /// The agent end's view of a page → agent message (before its listeners).
@@ -112,13 +118,11 @@ impl Channel {
                 }
             }
             Some("result") => {
-                if let Some(entry) = self.take_waiting(&get(message, "id")) {
-                    if let Some(timer) = &entry.timer {
-                        host::clear_timeout(timer);
+                if let Some((resolve, timer)) = self.take_waiting(&get(message, "id")) {
+                    if !timer.is_undefined() {
+                        host::clear_timeout(&timer);
                     }
-                    entry
-                        .resolve
-                        .call1(&JsValue::UNDEFINED, &get(message, "result"))?;
+                    resolve.call1(&JsValue::UNDEFINED, &get(message, "result"))?;
                 }
             }
             Some("confirmed") => call_each(&Array::from(&self.confirmed), message)?,
@@ -129,24 +133,26 @@ impl Channel {
 
     /// Queues the delivery of `value` to `to_page`, or (with the agent end's
     /// watch first) to `to_agent`.
-    fn deliver(self: &Rc<Self>, to_agent: bool, value: JsValue) {
-        let channel = self.clone();
-        let task: Function = host::callback(move |_, _| {
-            let listeners = if to_agent {
-                &channel.to_agent
-            } else {
-                &channel.to_page
-            };
-            let now = Array::from(listeners);
-            if to_agent {
-                channel.watch(&value)?;
-            }
-            call_each(&now, &value)?;
-            Ok(JsValue::UNDEFINED)
-        })
-        .into_js_value()
-        .unchecked_into();
-        host::queue_microtask(&task);
+    fn deliver(&self, to_agent: bool, value: JsValue) {
+        let bound: JsValue = self
+            .task
+            .bind2(&JsValue::NULL, &JsValue::from_bool(to_agent), &value)
+            .into();
+        host::queue_microtask(bound.unchecked_ref());
+    }
+
+    /// One delivery: to the listeners subscribed now.
+    fn run(&self, to_agent: bool, value: &JsValue) -> Result<(), JsValue> {
+        let listeners = if to_agent {
+            &self.to_agent
+        } else {
+            &self.to_page
+        };
+        let now = Array::from(listeners);
+        if to_agent {
+            self.watch(value)?;
+        }
+        call_each(&now, value)
     }
 
     /// A message of the agent end: `{ protocol: 1, type, clientId, id, … }`.
@@ -172,13 +178,11 @@ impl Channel {
             let timer = (!timeout_ms.is_undefined())
                 .then(|| self.start_timer(kind, &id, &timeout_ms, reject))
                 .flatten();
-            if let Ok(mut waiting) = self.waiting.try_borrow_mut() {
-                waiting.retain(|w| w.id != id);
-                waiting.push(Waiting {
-                    id: id.clone(),
-                    resolve,
-                    timer,
-                });
+            self.waiting.set(&id, &resolve);
+            if let Some(timer) = timer {
+                self.timers.set(&id, &timer);
+            } else {
+                self.timers.delete(&id);
             }
             self.deliver(false, message.clone().into());
         })
@@ -220,6 +224,19 @@ impl Channel {
         let set = host::method(&global, "setTimeout")?;
         set.call2(&global, &fire, timeout_ms).ok()
     }
+}
+
+/// The channel's delivery task, `(toAgent, message)`. Weak: the channel
+/// holds it.
+fn delivery_task(channel: Weak<Channel>) -> Function {
+    host::callback(move |to_agent, value| {
+        if let Some(channel) = channel.upgrade() {
+            channel.run(to_agent.is_truthy(), &value)?;
+        }
+        Ok(JsValue::UNDEFINED)
+    })
+    .into_js_value()
+    .unchecked_into()
 }
 
 /// The page end: `tm.use(bridge({ transport }))`.
@@ -345,11 +362,13 @@ impl InPageAgent {
 #[wasm_bindgen(js_name = createInPageChannel, unchecked_return_type = "{ transport: InPageTransport, agent: InPageAgent }")]
 pub fn create_in_page_channel() -> JsValue {
     let empty = || Set::new(&JsValue::UNDEFINED);
-    let channel = Rc::new(Channel {
+    let channel = Rc::new_cyclic(|channel: &Weak<Channel>| Channel {
         to_page: empty(),
         to_agent: empty(),
         confirmed: empty(),
-        waiting: RefCell::new(Vec::new()),
+        waiting: Map::new(),
+        timers: Map::new(),
+        task: delivery_task(channel.clone()),
         latest: RefCell::new(Latest {
             client_id: JsValue::UNDEFINED,
             rev: JsValue::UNDEFINED,
