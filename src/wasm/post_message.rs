@@ -197,17 +197,17 @@ impl PostMessageTransport {
         let weak: Weak<Driver> = Rc::downgrade(driver);
         Ok(host::js_function(move || {
             let Some(driver) = weak.upgrade() else { return };
-            let removed = driver.listeners.try_borrow_mut().map_or_else(
-                |_| Vec::new(),
-                |mut listeners| {
-                    let (removed, kept) = core::mem::take(&mut *listeners)
-                        .into_iter()
-                        .partition(|(l, _)| *l == id);
-                    *listeners = kept;
-                    removed
-                },
-            );
-            driver.remove(removed);
+            let removed = driver
+                .listeners
+                .try_borrow_mut()
+                .ok()
+                .and_then(|mut listeners| {
+                    let at = listeners.iter().position(|(l, _)| *l == id)?;
+                    Some(listeners.remove(at))
+                });
+            if let Some(listener) = removed {
+                driver.remove(vec![listener]);
+            }
         })
         .into())
     }
