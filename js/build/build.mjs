@@ -67,7 +67,7 @@ function minifyShippedJs(dir = pkg) {
  * The other transports and the React hook import nothing of ours and stay apart;
  * the inlined module stays in `wasm/bytes.js`.
  */
-const CORE_ENTRIES = ['index.js', 'bridge/index.js', 'bridge/in-page.js', 'bridge/websocket.js', 'bridge/echo.js', 'protocol/index.js', 'webmcp/index.js'];
+const CORE_ENTRIES = ['index.js', 'bridge/index.js', 'bridge/in-page.js', 'bridge/post-message.js', 'bridge/websocket.js', 'bridge/echo.js', 'protocol/index.js', 'webmcp/index.js'];
 const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'forms.js', 'internal.js',
   'wasm/loader.js', `wasm/${crateName}.js`];
 

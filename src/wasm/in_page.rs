@@ -1,0 +1,388 @@
+//! `createInPageChannel()`: both ends of a bridge in one JS realm, for a
+//! client-side agent loop and tests (API.md, "Bridge and transports"). Not
+//! a security boundary: nothing is filtered.
+//!
+//! - **Delivery** is asynchronous, one microtask per message, like any real
+//!   channel; the listeners are those subscribed when it runs. What the
+//!   page sends is copied (`JSON.parse(JSON.stringify(message))`); what the
+//!   agent sends is delivered as it is, unvalidated. A throwing listener
+//!   stops that delivery and its error is thrown from the microtask.
+//! - **Listeners** are JS `Set`s, so subscribing one function twice keeps
+//!   it once; an unsubscribe is `Set.prototype.delete` bound to it.
+//! - **The agent end** watches what the page sends before its own
+//!   listeners do: the latest manifest's (or `changed`'s) `clientId` and
+//!   `rev`, the manifest's tools, the result of each request it made, and
+//!   `confirmed` messages. A request with `timeoutMs` rejects with a
+//!   `TimeoutError` and sends `cancel` when no result comes in time (rule 3:
+//!   a timeout is the agent side's).
+//! - No `RefCell` borrow is held while JS runs.
+
+use crate::prelude::*;
+use alloc::rc::{Rc, Weak};
+use core::cell::{Cell, RefCell};
+use js_sys::{Array, Function, Map, Object, Promise, Set};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::host::{self, get};
+
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.parse(text)` of the JS string `JSON.stringify` returned (no
+    /// copy through wasm memory; a throw for `undefined`, as in JS).
+    #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
+    fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// What the agent end learned from the latest manifest or `changed`.
+struct Latest {
+    client_id: JsValue,
+    rev: JsValue,
+    tools: JsValue,
+}
+
+struct Channel {
+    /// `transport.onMessage` callbacks: what the agent sends.
+    to_page: Set,
+    /// `agent.onMessage` callbacks: what the page sends.
+    to_agent: Set,
+    /// `agent.onConfirmed` callbacks.
+    confirmed: Set,
+    /// Request id → its promise's `resolve`, and → its `setTimeout`
+    /// handle: JS `Map`s, so a message costs no Rust allocation (the
+    /// module's free-list allocator slows down with many live ones) and ids
+    /// compare as the JS `Map` does.
+    waiting: Map,
+    timers: Map,
+    /// The delivery task, `(toAgent, message)`: one function per channel,
+    /// bound to each message (no closure per message).
+    task: Function,
+    latest: RefCell<Latest>,
+    closed: Cell<bool>,
+}
+
+/// `set.add(callback)`; returns `set.delete` bound to it.
+fn subscribe(set: &Set, callback: &JsValue) -> JsValue {
+    set.add(callback);
+    host::method(set, "delete").map_or(JsValue::UNDEFINED, |delete| {
+        delete.bind1(set, callback).into()
+    })
+}
+
+/// Calls every function in `listeners` with `value`.
+fn call_each(listeners: &Array, value: &JsValue) -> Result<(), JsValue> {
+    for listener in listeners.iter() {
+        let listener: &Function = listener.unchecked_ref();
+        listener.call1(&JsValue::UNDEFINED, value)?;
+    }
+    Ok(())
+}
+
+impl Channel {
+    fn latest(&self, f: impl FnOnce(&Latest) -> JsValue) -> JsValue {
+        self.latest
+            .try_borrow()
+            .map_or(JsValue::UNDEFINED, |latest| f(&latest))
+    }
+
+    /// The `resolve` of the waiting request with that id, removed (its
+    /// timer with it, not cleared).
+    fn take_waiting(&self, id: &JsValue) -> Option<(Function, JsValue)> {
+        if !self.waiting.has(id) {
+            return None;
+        }
+        let resolve = self.waiting.get(id);
+        let timer = self.timers.get(id);
+        self.waiting.delete(id);
+        self.timers.delete(id);
+        Some((resolve.unchecked_into(), timer))
+    }
+
+    /// The agent end's view of a page → agent message (before its listeners).
+    fn watch(&self, message: &JsValue) -> Result<(), JsValue> {
+        if !message.is_object() {
+            return Ok(());
+        }
+        let kind = get(message, "type").as_string();
+        match kind.as_deref() {
+            Some(kind @ ("manifest" | "changed")) => {
+                let client_id = get(message, "clientId");
+                let rev = get(message, "rev");
+                let tools = (kind == "manifest").then(|| get(message, "tools"));
+                if let Ok(mut latest) = self.latest.try_borrow_mut() {
+                    latest.client_id = client_id;
+                    latest.rev = rev;
+                    if let Some(tools) = tools {
+                        latest.tools = tools;
+                    }
+                }
+            }
+            Some("result") => {
+                if let Some((resolve, timer)) = self.take_waiting(&get(message, "id")) {
+                    if !timer.is_undefined() {
+                        host::clear_timeout(&timer);
+                    }
+                    resolve.call1(&JsValue::UNDEFINED, &get(message, "result"))?;
+                }
+            }
+            Some("confirmed") => call_each(&Array::from(&self.confirmed), message)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Queues the delivery of `value` to `to_page`, or (with the agent end's
+    /// watch first) to `to_agent`.
+    fn deliver(&self, to_agent: bool, value: JsValue) {
+        let bound: JsValue = self
+            .task
+            .bind2(&JsValue::NULL, &JsValue::from_bool(to_agent), &value)
+            .into();
+        host::queue_microtask(bound.unchecked_ref());
+    }
+
+    /// One delivery: to the listeners subscribed now.
+    fn run(&self, to_agent: bool, value: &JsValue) -> Result<(), JsValue> {
+        let listeners = if to_agent {
+            &self.to_agent
+        } else {
+            &self.to_page
+        };
+        let now = Array::from(listeners);
+        if to_agent {
+            self.watch(value)?;
+        }
+        call_each(&now, value)
+    }
+
+    /// A message of the agent end: `{ protocol: 1, type, clientId, id, … }`.
+    fn message(&self, kind: &str, id: &JsValue) -> Object {
+        host::object(&[
+            ("protocol", &JsValue::from(1)),
+            ("type", &JsValue::from_str(kind)),
+            ("clientId", &self.latest(|l| l.client_id.clone())),
+            ("id", id),
+        ])
+    }
+
+    /// Sends `message` and resolves with its result; with `timeout_ms`, rejects
+    /// with a `TimeoutError` and sends `cancel` when none comes in time.
+    fn request(
+        self: &Rc<Self>,
+        kind: &'static str,
+        id: JsValue,
+        message: Object,
+        timeout_ms: JsValue,
+    ) -> Promise {
+        Promise::new(&mut |resolve, reject| {
+            let timer = (!timeout_ms.is_undefined())
+                .then(|| self.start_timer(kind, &id, &timeout_ms, reject))
+                .flatten();
+            self.waiting.set(&id, &resolve);
+            if let Some(timer) = timer {
+                self.timers.set(&id, &timer);
+            } else {
+                self.timers.delete(&id);
+            }
+            self.deliver(false, message.clone().into());
+        })
+    }
+
+    fn start_timer(
+        self: &Rc<Self>,
+        kind: &'static str,
+        id: &JsValue,
+        timeout_ms: &JsValue,
+        reject: Function,
+    ) -> Option<JsValue> {
+        let channel = self.clone();
+        let (id, timeout) = (id.clone(), timeout_ms.clone());
+        let fire: Function = host::callback(move |_, _| {
+            drop(channel.take_waiting(&id));
+            channel.deliver(false, channel.message("cancel", &id).into());
+            let mut why = String::from("no result for ");
+            for part in [
+                kind,
+                " ",
+                &host::string(&id),
+                " within ",
+                &host::string(&timeout),
+                " ms",
+            ] {
+                why.push_str(part);
+            }
+            let error = js_sys::Error::new(&why);
+            error.set_name("TimeoutError");
+            reject.call1(&JsValue::UNDEFINED, &error)?;
+            Ok(JsValue::UNDEFINED)
+        })
+        .into_js_value()
+        .unchecked_into();
+        // Not `host::set_timeout`, which `unref()`s in Node: an agent waiting
+        // for its result keeps the process alive until the timeout.
+        let global = js_sys::global();
+        let set = host::method(&global, "setTimeout")?;
+        set.call2(&global, &fire, timeout_ms).ok()
+    }
+}
+
+/// The channel's delivery task, `(toAgent, message)`. Weak: the channel
+/// holds it.
+fn delivery_task(channel: Weak<Channel>) -> Function {
+    host::callback(move |to_agent, value| {
+        if let Some(channel) = channel.upgrade() {
+            channel.run(to_agent.is_truthy(), &value)?;
+        }
+        Ok(JsValue::UNDEFINED)
+    })
+    .into_js_value()
+    .unchecked_into()
+}
+
+/// The page end: `tm.use(bridge({ transport }))`.
+#[wasm_bindgen]
+pub struct InPageTransport {
+    channel: Rc<Channel>,
+}
+
+#[wasm_bindgen]
+impl InPageTransport {
+    /// Delivers a copy of `message` to the agent end. Throws once closed.
+    pub fn send(&self, message: &JsValue) -> Result<(), JsValue> {
+        if self.channel.closed.get() {
+            return Err(js_sys::Error::new("in-page channel is closed").into());
+        }
+        let copy = parse_json(&js_sys::JSON::stringify(message)?.into())?;
+        self.channel.deliver(true, copy);
+        Ok(())
+    }
+
+    /// Calls `callback(message)` with each agent → page value; returns its unsubscribe.
+    #[wasm_bindgen(js_name = onMessage, unchecked_return_type = "() => void")]
+    pub fn on_message(&self, callback: &JsValue) -> JsValue {
+        subscribe(&self.channel.to_page, callback)
+    }
+
+    /// Stops the page end: `send` throws, its subscribers are dropped.
+    pub fn close(&self) {
+        self.channel.closed.set(true);
+        self.channel.to_page.clear();
+    }
+}
+
+/// The agent end: what a client-side agent loop and tests drive.
+#[wasm_bindgen]
+pub struct InPageAgent {
+    channel: Rc<Channel>,
+}
+
+#[wasm_bindgen]
+impl InPageAgent {
+    /// Delivers the value to the page as is, unvalidated.
+    pub fn send(&self, message: JsValue) {
+        self.channel.deliver(false, message);
+    }
+
+    /// Calls `callback(message)` with each page → agent message; returns its unsubscribe.
+    #[wasm_bindgen(js_name = onMessage, unchecked_return_type = "() => void")]
+    pub fn on_message(&self, callback: &JsValue) -> JsValue {
+        subscribe(&self.channel.to_agent, callback)
+    }
+
+    /// From the latest manifest (or `changed`); undefined before the first one.
+    #[wasm_bindgen(getter, js_name = clientId)]
+    pub fn client_id(&self) -> JsValue {
+        self.channel.latest(|l| l.client_id.clone())
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn rev(&self) -> JsValue {
+        self.channel.latest(|l| l.rev.clone())
+    }
+
+    /// The tools of the latest manifest.
+    #[wasm_bindgen(getter)]
+    pub fn tools(&self) -> JsValue {
+        self.channel.latest(|l| l.tools.clone())
+    }
+
+    /// Sends a `call` (with `options.id`, or a fresh id) and resolves with
+    /// its result. Only an absent input is sent as `{}`; `null` stays null.
+    pub fn call(
+        &self,
+        tool: &JsValue,
+        input: &JsValue,
+        options: &JsValue,
+    ) -> Result<Promise, JsValue> {
+        let id = get(options, "id");
+        let id = if id.is_undefined() {
+            JsValue::from(super::protocol::new_id()?)
+        } else {
+            id
+        };
+        let message = self.channel.message("call", &id);
+        host::set(&message, "tool", tool);
+        let input = if input.is_undefined() {
+            Object::new().into()
+        } else {
+            input.clone()
+        };
+        host::set(&message, "input", &input);
+        let rev = get(options, "rev");
+        if !rev.is_undefined() {
+            host::set(&message, "rev", &rev);
+        }
+        let timeout_ms = get(options, "timeoutMs");
+        Ok(self.channel.request("call", id, message, timeout_ms))
+    }
+
+    /// Sends a `describe` with a fresh id and resolves with its result.
+    pub fn describe(&self, tool: &JsValue, options: &JsValue) -> Result<Promise, JsValue> {
+        let id = JsValue::from(super::protocol::new_id()?);
+        let message = self.channel.message("describe", &id);
+        host::set(&message, "tool", tool);
+        let timeout_ms = get(options, "timeoutMs");
+        Ok(self.channel.request("describe", id, message, timeout_ms))
+    }
+
+    /// Sends a `cancel` for that call id (never answered).
+    pub fn cancel(&self, id: &JsValue) {
+        self.channel
+            .deliver(false, self.channel.message("cancel", id).into());
+    }
+
+    /// Calls `callback(message)` with every `confirmed` message; returns its unsubscribe.
+    #[wasm_bindgen(js_name = onConfirmed, unchecked_return_type = "() => void")]
+    pub fn on_confirmed(&self, callback: &JsValue) -> JsValue {
+        subscribe(&self.channel.confirmed, callback)
+    }
+}
+
+/// `createInPageChannel()`: `{ transport, agent }`.
+#[wasm_bindgen(js_name = createInPageChannel, unchecked_return_type = "{ transport: InPageTransport, agent: InPageAgent }")]
+pub fn create_in_page_channel() -> JsValue {
+    let empty = || Set::new(&JsValue::UNDEFINED);
+    let channel = Rc::new_cyclic(|channel: &Weak<Channel>| Channel {
+        to_page: empty(),
+        to_agent: empty(),
+        confirmed: empty(),
+        waiting: Map::new(),
+        timers: Map::new(),
+        task: delivery_task(channel.clone()),
+        latest: RefCell::new(Latest {
+            client_id: JsValue::UNDEFINED,
+            rev: JsValue::UNDEFINED,
+            tools: Array::new().into(),
+        }),
+        closed: Cell::new(false),
+    });
+    let transport = InPageTransport {
+        channel: channel.clone(),
+    };
+    let agent = InPageAgent { channel };
+    host::object(&[
+        ("transport", &JsValue::from(transport)),
+        ("agent", &JsValue::from(agent)),
+    ])
+    .into()
+}

@@ -1,0 +1,228 @@
+//! `postMessageTransport(options)`: the driver of the policy in
+//! [`crate::transport::post_message`]. It owns the JS side (the target
+//! window, the event source and the `message` listeners); which origins and
+//! events are accepted is the policy's.
+//!
+//! - **Inbound**: per `onMessage` callback one listener on `source`; an
+//!   event is read only when `event.source === target` and its `origin` is
+//!   allowed, then its `data` must be the envelope (checked on the JS value,
+//!   [`EnvelopeShape`]) and the callback gets `data.message` as it came.
+//! - **Outbound**: `target.postMessage({ toolmark: 1, message }, targetOrigin)`.
+//! - **Listeners**: each is a closure kept by the transport; its unsubscribe
+//!   and `close()` remove it with `removeEventListener` and free it. None is
+//!   forgotten. No `RefCell` borrow is held while JS runs.
+//! - **Globals**: the default `source` is `globalThis` (a page, a worker,
+//!   an extension page); nothing else global is used.
+
+use crate::prelude::*;
+use alloc::rc::{Rc, Weak};
+use core::cell::{Cell, RefCell};
+use js_sys::{Array, Object};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::host::{self, get, Callback};
+use super::values;
+use crate::transport::post_message::{
+    ConfigError, EnvelopeShape, PostMessagePolicy, SendAfterClose, ENVELOPE_VERSION,
+};
+
+fn type_error(error: &ConfigError) -> JsValue {
+    js_sys::TypeError::new(&error.message()).into()
+}
+
+/// An option value as the policy reads it: a string as it is, anything else
+/// as its `JSON.stringify` (which is never a serialized origin).
+fn origin_text(value: &JsValue) -> String {
+    value
+        .as_string()
+        .unwrap_or_else(|| values::copy_text(value).unwrap_or_else(|| String::from("undefined")))
+}
+
+struct Driver {
+    policy: RefCell<PostMessagePolicy>,
+    target: JsValue,
+    source: JsValue,
+    listeners: RefCell<Vec<(u32, Callback)>>,
+    next_listener: Cell<u32>,
+}
+
+impl Driver {
+    /// `source.removeEventListener('message', listener)` for each, then frees them.
+    fn remove(&self, listeners: Vec<(u32, Callback)>) {
+        if let Some(remove) = host::method(&self.source, "removeEventListener") {
+            for (_, listener) in &listeners {
+                let _ = remove.call2(
+                    &self.source,
+                    &JsValue::from_str("message"),
+                    listener.as_ref(),
+                );
+            }
+        }
+    }
+
+    /// The message of an event the policy accepts, or `None`.
+    fn accept(&self, event: &JsValue) -> Option<JsValue> {
+        let from_target = get(event, "source") == self.target;
+        let origin = get(event, "origin").as_string()?;
+        let accepted = self
+            .policy
+            .try_borrow()
+            .is_ok_and(|p| p.accepts_sender(from_target, &origin));
+        if !accepted {
+            return None;
+        }
+        let data = get(event, "data");
+        if !data.is_object() || Array::is_array(&data) {
+            return None;
+        }
+        let data: &Object = data.unchecked_ref();
+        let own = |key: &str| Object::has_own(data, &JsValue::from_str(key));
+        let version = get(data, EnvelopeShape::VERSION_KEY).as_f64();
+        #[allow(clippy::cast_precision_loss)]
+        let one = ENVELOPE_VERSION as f64;
+        if !own(EnvelopeShape::VERSION_KEY)
+            || version != Some(one)
+            || !own(EnvelopeShape::MESSAGE_KEY)
+        {
+            return None;
+        }
+        Some(get(data, EnvelopeShape::MESSAGE_KEY))
+    }
+}
+
+/// What `postMessageTransport` returns: `send`, `onMessage`, `close`.
+#[wasm_bindgen]
+pub struct PostMessageTransport {
+    driver: Rc<Driver>,
+}
+
+/// `postMessageTransport({ target, targetOrigin, allowedOrigins, source? })`.
+#[wasm_bindgen(js_name = postMessageTransport)]
+pub fn post_message_transport(options: JsValue) -> Result<PostMessageTransport, JsValue> {
+    let target = get(&options, "target");
+    if !target.is_truthy() || !get(&target, "postMessage").is_function() {
+        return Err(type_error(&ConfigError::Target));
+    }
+    let target_origin = origin_text(&get(&options, "targetOrigin"));
+    let allowed = get(&options, "allowedOrigins");
+    // Not an array: checked as an empty list, after `targetOrigin`.
+    let allowed: Vec<String> = match allowed.dyn_ref::<Array>() {
+        Some(list) if Array::is_array(&allowed) => list.iter().map(|o| origin_text(&o)).collect(),
+        _ => Vec::new(),
+    };
+    let policy = PostMessagePolicy::new(&target_origin, &allowed).map_err(|e| type_error(&e))?;
+    let mut source = get(&options, "source");
+    if source.is_undefined() {
+        source = js_sys::global().into();
+    }
+    let listens = |key| get(&source, key).is_function();
+    if !source.is_truthy() || !listens("addEventListener") || !listens("removeEventListener") {
+        return Err(type_error(&ConfigError::Source));
+    }
+    Ok(PostMessageTransport {
+        driver: Rc::new(Driver {
+            policy: RefCell::new(policy),
+            target,
+            source,
+            listeners: RefCell::new(Vec::new()),
+            next_listener: Cell::new(0),
+        }),
+    })
+}
+
+#[wasm_bindgen]
+impl PostMessageTransport {
+    /// Posts `{ toolmark: 1, message }` to the target with the exact
+    /// `targetOrigin`. Throws once closed.
+    pub fn send(&self, message: JsValue) -> Result<(), JsValue> {
+        let origin = self
+            .driver
+            .policy
+            .try_borrow()
+            .ok()
+            .and_then(|p| (!p.is_closed()).then(|| JsValue::from_str(p.target_origin())));
+        let Some(origin) = origin else {
+            return Err(js_sys::Error::new(SendAfterClose.message()).into());
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let version = JsValue::from_f64(ENVELOPE_VERSION as f64);
+        let envelope = host::object(&[
+            (EnvelopeShape::VERSION_KEY, &version),
+            (EnvelopeShape::MESSAGE_KEY, &message),
+        ]);
+        let target = &self.driver.target;
+        let Some(post) = host::method(target, "postMessage") else {
+            return Err(type_error(&ConfigError::Target));
+        };
+        post.call2(target, &envelope, &origin)?;
+        Ok(())
+    }
+
+    /// Calls `callback(message)` with each accepted message; returns its unsubscribe.
+    #[wasm_bindgen(js_name = onMessage, unchecked_return_type = "() => void")]
+    pub fn on_message(&self, callback: JsValue) -> Result<JsValue, JsValue> {
+        let driver = &self.driver;
+        let closed = driver.policy.try_borrow().map_or(true, |p| p.is_closed());
+        if closed {
+            return Ok(host::js_function(|| {}).into());
+        }
+        let Some(callback) = host::function(callback) else {
+            return Err(js_sys::TypeError::new(
+                "postMessageTransport: onMessage(callback) needs a function",
+            )
+            .into());
+        };
+        // Strong: while it is attached, the source's listener keeps the
+        // transport alive, as a JS closure would (until close or unsubscribe).
+        let owner = driver.clone();
+        let listener = host::callback(move |event, _| {
+            if let Some(message) = owner.accept(&event) {
+                callback.call1(&JsValue::UNDEFINED, &message)?;
+            }
+            Ok(JsValue::UNDEFINED)
+        });
+        if let Some(add) = host::method(&driver.source, "addEventListener") {
+            add.call2(
+                &driver.source,
+                &JsValue::from_str("message"),
+                listener.as_ref(),
+            )?;
+        }
+        let id = driver.next_listener.get().wrapping_add(1);
+        driver.next_listener.set(id);
+        if let Ok(mut listeners) = driver.listeners.try_borrow_mut() {
+            listeners.push((id, listener));
+        }
+        let weak: Weak<Driver> = Rc::downgrade(driver);
+        Ok(host::js_function(move || {
+            let Some(driver) = weak.upgrade() else { return };
+            let removed = driver
+                .listeners
+                .try_borrow_mut()
+                .ok()
+                .and_then(|mut listeners| {
+                    let at = listeners.iter().position(|(l, _)| *l == id)?;
+                    Some(listeners.remove(at))
+                });
+            if let Some(listener) = removed {
+                driver.remove(vec![listener]);
+            }
+        })
+        .into())
+    }
+
+    /// Stops sending and accepting; removes every listener.
+    pub fn close(&self) {
+        if let Ok(mut policy) = self.driver.policy.try_borrow_mut() {
+            policy.close();
+        }
+        let listeners = self
+            .driver
+            .listeners
+            .try_borrow_mut()
+            .map(|mut l| core::mem::take(&mut *l))
+            .unwrap_or_default();
+        self.driver.remove(listeners);
+    }
+}
