@@ -160,7 +160,8 @@ impl Bridge {
             h.bridges.insert(
                 id.0,
                 BridgeEntry {
-                    raw_send: super::websocket::raw_sender(&self.transport),
+                    raw_send: super::websocket::raw_sender(&self.transport)
+                        .or_else(|| super::in_page::raw_sender(&self.transport)),
                     transport: self.transport.clone(),
                     send: self.send.clone(),
                     callback,

@@ -21,6 +21,7 @@ use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
 use core::cell::{Cell, RefCell};
 use js_sys::{Array, Function, Map, Object, Promise, Set};
+use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -263,11 +264,37 @@ impl InPageTransport {
         subscribe(&self.channel.to_page, callback)
     }
 
+    /// Another JS handle of this transport, for [`raw_sender`].
+    #[wasm_bindgen(js_name = __toolmarkInPageHandle, skip_typescript)]
+    pub fn raw_handle(&self) -> InPageTransport {
+        InPageTransport {
+            channel: self.channel.clone(),
+        }
+    }
+
     /// Stops the page end: `send` throws, its subscribers are dropped.
     pub fn close(&self) {
         self.channel.closed.set(true);
         self.channel.to_page.clear();
     }
+}
+
+/// The core's message text to the agent end when `transport` is this
+/// channel's page end: one `JSON.parse` makes the copy (no parse for `send`,
+/// then `JSON.stringify` and `JSON.parse` in it).
+pub(super) fn raw_sender(transport: &JsValue) -> Option<super::websocket::RawSend> {
+    let handle = host::method(transport, "__toolmarkInPageHandle")?
+        .call0(transport)
+        .ok()?;
+    let channel = InPageTransport::try_from_js_value(handle).ok()?.channel;
+    Some(Rc::new(move |text: String| {
+        if channel.closed.get() {
+            return Err(js_sys::Error::new("in-page channel is closed").into());
+        }
+        let copy = parse_json(&JsValue::from_str(&text))?;
+        channel.deliver(true, copy);
+        Ok(())
+    }))
 }
 
 /// The agent end: what a client-side agent loop and tests drive.
