@@ -38,7 +38,11 @@ export function buildServer({ quiet = false } = {}) {
   throw new Error('cargo did not report the toolmark-demo-server binary');
 }
 
-/** The static directory: examples/demo/app with the built package as pkg/. */
+/**
+ * The static directory: examples/demo/app with the built package as pkg/
+ * and, for the Echo mode, the browser builds of laravel-echo and pusher-js
+ * from node_modules as vendor/.
+ */
 export function assembleApp(dir = join(root, 'target', 'demo-app')) {
   const pkg = join(root, 'pkg');
   if (!existsSync(join(pkg, 'index.js'))) throw new Error('pkg/ is not built: run `npm run build` first');
@@ -46,6 +50,14 @@ export function assembleApp(dir = join(root, 'target', 'demo-app')) {
   mkdirSync(dir, { recursive: true });
   cpSync(join(root, 'examples', 'demo', 'app'), dir, { recursive: true });
   cpSync(pkg, join(dir, 'pkg'), { recursive: true });
+  const vendor = [
+    ['laravel-echo/dist/echo.js', 'echo.js'],
+    ['pusher-js/dist/web/pusher.js', 'pusher.js'],
+  ];
+  for (const [from, to] of vendor) {
+    const file = join(root, 'node_modules', from);
+    if (existsSync(file)) cpSync(file, join(dir, 'vendor', to));
+  }
   return dir;
 }
 

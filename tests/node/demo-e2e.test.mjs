@@ -4,12 +4,14 @@
 // The whole flow; a reload mid-conversation (new clientId, the conversation
 // re-bound, the old page's confirmation expired); an answer from a page that
 // is no longer the bound one still accepted before its deadline; and a
-// confirmation that expired in the page.
-import { test, before, after, beforeEach } from 'node:test';
+// confirmation that expired in the page. Then the same flow over the Echo mode:
+// echoTransport with Laravel Echo and pusher-js through a real soketi.
+import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchChromium } from './support/browser.mjs';
 import { assembleApp, buildServer, startServer, MODE_VARIABLES, root } from '../../examples/demo/server.mjs';
 import { join } from 'node:path';
+import { startSoketi } from './support/soketi.mjs';
 
 let server;
 let browser;
@@ -237,4 +239,68 @@ test('a confirmation nobody decides expires in the page (confirmExpiryMs 1500) a
   assert.equal(await page.locator('#account').textContent(), '');
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+describe('the Echo mode, through soketi', () => {
+  let soketi;
+  let echoServer;
+
+  before(async () => {
+    soketi = await startSoketi();
+    const env = { ...process.env };
+    for (const name of MODE_VARIABLES) delete env[name];
+    Object.assign(env, {
+      PUSHER_APP_ID: soketi.appId,
+      PUSHER_APP_KEY: soketi.key,
+      PUSHER_APP_SECRET: soketi.secret,
+      PUSHER_URL: soketi.url,
+    });
+    echoServer = await startServer({
+      binary: buildServer({ quiet: true }),
+      staticDir: join(root, 'target', 'demo-app-e2e'),
+      env,
+    });
+  });
+
+  after(async () => {
+    await echoServer?.close();
+    await soketi?.close();
+  });
+
+  test('the whole flow: the page POSTs its messages, the agent’s calls come over the private channel', async () => {
+    assert.ok(echoServer.lines.some((line) => line.startsWith('Echo mode: publishing to')), echoServer.lines.join('\n'));
+    const page = await browser.newPage();
+    const posts = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/toolmark/bridge') posts.push(JSON.parse(request.postData()));
+    });
+    const sockets = [];
+    page.on('websocket', (socket) => sockets.push(new URL(socket.url()).pathname));
+    await page.goto(`${echoServer.url}?user=ada&echo=${soketi.key}@${soketi.host}:${soketi.port}`);
+    await page.getByRole('textbox', { name: 'Message' }).and(page.locator(':enabled')).waitFor();
+    const { conversation } = await page.evaluate(async () => (await fetch('/api/session')).json());
+    const channel = `private-toolmark.ada.${conversation}`;
+    const deadline = Date.now() + 10000;
+    while (((await soketi.channel(channel)).subscription_count ?? 0) !== 1) {
+      assert.ok(Date.now() < deadline, 'the page never subscribed to its private channel');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+
+    await say(page, 'sign me up as ada@example.com');
+    await approvePending(page);
+    const entries = await waitForTranscript(page, acknowledged);
+    assert.deepEqual(entries.map((e) => e.kind), ['user', 'tool', 'tool', 'tool', 'agent', 'confirmation', 'agent']);
+    assert.deepEqual(pageCall(entries, 'signup.fill')[0].outcome, { status: 'ok', data: { filled: ['email'] } });
+    assert.equal(pageCall(entries, 'signup.submit')[0].outcome.status, 'needs_confirmation');
+    assert.equal(entries.at(-2).outcome.status, 'ok');
+    assert.equal(entries.at(-1).text, 'Done: you approved it and the form was submitted.');
+    assert.equal(await page.locator('#account').textContent(), 'Account created for ada@example.com on the free plan.');
+
+    // Everything of the bridge went over Echo: POSTs out, soketi in; no bridge socket.
+    assert.deepEqual(posts.map((m) => m.type), ['manifest', 'result', 'result', 'result', 'confirmed']);
+    assert.ok(!sockets.some((path) => path.endsWith('/toolmark/ws')), sockets.join(', '));
+    assert.ok(sockets.some((path) => path.startsWith('/app/')), 'pusher-js connected to soketi');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
 });

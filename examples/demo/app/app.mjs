@@ -1,10 +1,14 @@
 // The demo page: a sign-up form offered to the agent with formTools, a chat
 // with the server's agent, and the pending confirmations a person decides.
 // Query parameters: `user=NAME` signs in without the form;
-// `confirmExpiryMs=N` shortens how long a confirmation waits.
+// `confirmExpiryMs=N` shortens how long a confirmation waits;
+// `echo=KEY@HOST:PORT` uses the server's Echo mode (echoTransport over
+// Laravel Echo and pusher-js, a Pusher-protocol server such as soketi at
+// HOST:PORT with app key KEY) instead of the bridge WebSocket.
 import { createToolmark, formTools } from './pkg/index.js';
 import { bridge } from './pkg/bridge/index.js';
 import { websocketTransport } from './pkg/bridge/websocket.js';
+import { echoTransport } from './pkg/bridge/echo.js';
 
 const params = new URLSearchParams(location.search);
 const $ = (id) => document.getElementById(id);
@@ -121,6 +125,42 @@ function openChat(conversation) {
   });
 }
 
+// ---- the bridge's transport ------------------------------------------------
+const cookie = (name) =>
+  document.cookie.split('; ').find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
+
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    document.head.append(element('script', { src, onload: resolve, onerror: () => reject(new Error(`cannot load ${src}`)) }));
+  });
+}
+
+async function transportFor(user, conversation) {
+  const echoServer = params.get('echo')?.match(/^([^@]+)@(.+):(\d+)$/);
+  if (!echoServer) return websocketTransport({ url: socketUrl('/toolmark/ws', conversation) });
+  const [, key, wsHost, wsPort] = echoServer;
+  // laravel-echo's pusher connector takes pusher-js from window.Pusher.
+  await loadScript('vendor/pusher.js');
+  const { default: Echo } = await import('./vendor/echo.js');
+  const echo = new Echo({
+    broadcaster: 'pusher',
+    key,
+    cluster: 'mt1',
+    wsHost,
+    wsPort: Number(wsPort),
+    forceTLS: false,
+    enabledTransports: ['ws'],
+    disableStats: true,
+    authEndpoint: '/broadcasting/auth',
+  });
+  return echoTransport({
+    echo,
+    channel: `toolmark.${user}.${conversation}`,
+    postUrl: `/toolmark/bridge?conversation=${encodeURIComponent(conversation)}`,
+    headers: () => ({ 'X-XSRF-TOKEN': decodeURIComponent(cookie('XSRF-TOKEN')) }),
+  });
+}
+
 // ---- the session ----------------------------------------------------------
 async function login(user) {
   const response = await fetch('/api/login', {
@@ -161,5 +201,5 @@ async function session() {
 const { user, conversation } = await session();
 $('who').hidden = false;
 $('who').textContent = `Signed in as ${user} · conversation ${conversation}`;
-tm.use(bridge({ transport: websocketTransport({ url: socketUrl('/toolmark/ws', conversation) }) }));
+tm.use(bridge({ transport: await transportFor(user, conversation) }));
 openChat(conversation);
