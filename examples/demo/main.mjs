@@ -1,73 +1,124 @@
-// The demo: a page registers tools; a scripted agent calls them through the
-// bridge, exactly as a server-side agent would over a real transport; a
-// human approves the consequential one. Run with `npm run demo`.
+// `npm run demo`: builds the demo server (examples/server), serves the demo
+// app (examples/demo/app) with the built package, and prints the URL to open.
 //
-//   node examples/demo/main.mjs            # approve the sign-up
-//   node examples/demo/main.mjs --reject   # reject it
-import { createToolmark } from '../../pkg/index.js';
-import { bridge } from '../../pkg/bridge/index.js';
-import { createInPageChannel } from '../../pkg/bridge/in-page.js';
+//   node examples/demo/main.mjs [--port N]      # serve until Ctrl-C
+//   node examples/demo/main.mjs --headless      # drive the flow in headless Chromium, print the transcript
+//       [--reject]                              #   the person rejects instead of approving
+//       [--screenshot FILE]                     #   save the page while the confirmation waits
+//
+// --headless exits 0 when the flow went through: the agent filled the form,
+// asked to submit, the person decided in the page and the agent acknowledged.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { assembleApp, buildServer, startServer, MODE_VARIABLES } from './server.mjs';
 
-const reject = process.argv.includes('--reject');
-const show = (who, value) => console.log(`${who.padEnd(6)} ${JSON.stringify(value)}`);
+const args = process.argv.slice(2);
+const option = (name) => {
+  const at = args.indexOf(name);
+  return at === -1 ? undefined : args[at + 1];
+};
+const headless = args.includes('--headless');
+const reject = args.includes('--reject');
+const screenshot = option('--screenshot');
+const port = Number(option('--port') ?? (headless ? 0 : 8080));
 
-// --- the page: an embedded sign-up form and its tools -----------------------
-const form = { email: '', plan: 'free', password: '' };
-const tm = createToolmark({ onError: (e) => show('error', e) });
-const signup = tm.scope('signup');
-signup.register({
-  name: 'fill',
-  title: 'Fill the sign-up form',
-  description: 'Fill fields of the sign-up form.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      email: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+$' },
-      plan: { enum: ['free', 'pro'] },
-      password: { type: 'string', minLength: 8 },
-    },
-    additionalProperties: false,
-  },
-  run(input) {
-    Object.assign(form, input);
-    return { filled: Object.keys(input) };
-  },
-});
-signup.register({
-  name: 'submit',
-  title: 'Submit the sign-up form',
-  description: 'Create the account. A human confirms first.',
-  hints: { consequential: true },
-  sensitive: ['password'],
-  summary: () => `Create an account for ${form.email} on the ${form.plan} plan`,
-  changes: () => Object.entries(form).map(([path, after]) => ({ path, after })),
-  run: () => ({ account: 'acct_1', email: form.email }),
-});
+const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+if (headless && !existsSync(executablePath)) {
+  console.error(`demo: --headless needs Chromium at ${executablePath} (bash .ci/setup --browser installs Debian's; or set CHROMIUM)`);
+  process.exit(1);
+}
 
-const { transport, agent } = createInPageChannel();
-agent.onMessage((message) => show('page→', message));
-tm.use(bridge({ transport }));
+console.log('demo: building the demo server (cargo build -p toolmark-demo-server)');
+const binary = buildServer();
+const staticDir = assembleApp();
 
-// --- the agent: a scripted client-side loop ----------------------------------
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-await settle();
-console.log(`\nThe page ${agent.clientId} offers: ${agent.tools.map((t) => t.name).join(', ')}\n`);
+if (!headless) {
+  const server = await startServer({ binary, staticDir, port });
+  for (const line of server.lines) console.log(line);
+  console.log(`\nOpen ${server.url} in a browser and say "sign me up as ada@example.com" in the chat.`);
+  console.log('Ctrl-C stops the server.');
+  const stop = () => server.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const { code } = await server.exited;
+  process.exit(code ?? 0);
+}
 
-const say = (call) => show('agent', call);
-say({ describe: 'signup.fill' });
-await agent.describe('signup.fill');
-say({ call: 'signup.fill', input: { email: 'not an email' } });
-await agent.call('signup.fill', { email: 'not an email' });
-say({ call: 'signup.fill', input: { email: 'ann@example.com', plan: 'pro', password: 'correct horse' } });
-await agent.call('signup.fill', { email: 'ann@example.com', plan: 'pro', password: 'correct horse' });
-say({ call: 'signup.submit', input: {} });
-const request = await agent.call('signup.submit', {});
+// ---- --headless ---------------------------------------------------------
+const env = { ...process.env };
+for (const name of MODE_VARIABLES) delete env[name];
+const server = await startServer({ binary, staticDir, env });
+const { chromium } = await import('playwright-core');
+const profile = mkdtempSync(join(tmpdir(), 'toolmark-demo-'));
+let context;
+let failed = false;
+try {
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    viewport: { width: 1280, height: 540 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-quic'],
+  });
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (error) => pageErrors.push(error));
+  console.log(`demo: ${server.url} in headless Chromium`);
 
-// --- the human, in the page's confirmation UI --------------------------------
-const [pending] = tm.pendingConfirmations();
-console.log(`\nhuman  sees "${pending.summary}" and ${reject ? 'rejects' : 'approves'} it\n`);
-const confirmed = new Promise((resolve) => agent.onConfirmed(resolve));
-await tm.confirmPending(request.confirmId, !reject);
-await confirmed;
-await settle();
-console.log(`\nThe agent heard: ${JSON.stringify((await confirmed).result)}`);
+  await page.goto(server.url);
+  await page.getByRole('button', { name: 'Start a conversation' }).click();
+  const message = page.getByRole('textbox', { name: 'Message' });
+  await message.fill('sign me up as ada@example.com');
+  await page.getByRole('button', { name: 'Send' }).click();
+
+  const pending = page.locator('#pending li').first();
+  await pending.waitFor({ timeout: 20000 });
+  if (screenshot) await page.screenshot({ path: screenshot });
+  const summary = await pending.locator('strong').textContent();
+  await pending.getByRole('button', { name: reject ? 'Reject' : 'Approve' }).click();
+
+  // The acknowledgement: an agent entry after the confirmation entry.
+  await page.waitForFunction(
+    () => document.querySelector('#transcript li.confirmation ~ li.agent') !== null,
+    undefined,
+    { timeout: 20000 },
+  );
+  const { entries } = await page.evaluate(async () => {
+    const { conversation } = await (await fetch('/api/session')).json();
+    return (await fetch(`/api/transcript?conversation=${conversation}`)).json();
+  });
+  const account = await page.locator('#account').textContent();
+
+  const show = (who, text) => console.log(`${who.padEnd(13)} ${text}`);
+  const outcome = (o = {}) => [o.status, o.code].filter(Boolean).join(' ');
+  console.log('\nTranscript:');
+  for (const entry of entries) {
+    if (entry.kind === 'user' || entry.kind === 'agent') show(entry.kind, entry.text);
+    if (entry.kind === 'tool') show('tool', `${entry.name} ${JSON.stringify(entry.input)} → ${outcome(entry.outcome)}`);
+    if (entry.kind === 'confirmation') {
+      show('human', `${reject ? 'rejected' : 'approved'} “${summary}” in the page`);
+      show('confirmation', `${entry.tool} → ${outcome(entry.outcome)}`);
+    }
+  }
+  console.log(`\nThe page says: ${account || '(no account created)'}`);
+
+  const calls = entries.filter((e) => e.kind === 'tool' && e.name === 'page_call');
+  const filled = calls.some((e) => e.input.tool === 'signup.fill' && e.outcome.status === 'ok');
+  const asked = calls.some((e) => e.input.tool === 'signup.submit' && e.outcome.status === 'needs_confirmation');
+  const confirmation = entries.find((e) => e.kind === 'confirmation');
+  const decided = confirmation?.outcome.status === (reject ? 'cancelled' : 'ok');
+  const acknowledged = entries.at(-1)?.kind === 'agent' && entries.at(-2) === confirmation;
+  const checks = { filled, 'confirmation asked': asked, [reject ? 'rejected' : 'approved']: decided, acknowledged };
+  if (pageErrors.length) checks['no page errors'] = false;
+  for (const error of pageErrors) console.error(`page error: ${error.message}`);
+  console.log(Object.entries(checks).map(([what, ok]) => `${ok ? '✓' : '✗'} ${what}`).join('  '));
+  failed = !Object.values(checks).every(Boolean);
+} catch (error) {
+  console.error(`demo: the flow failed: ${error.message}`);
+  failed = true;
+} finally {
+  await context?.close();
+  rmSync(profile, { recursive: true, force: true });
+  await server.close();
+}
+process.exit(failed ? 1 : 0);

@@ -1,21 +1,45 @@
-// The README's demo command keeps working: the scripted agent gets its
-// results and the human's decision comes back as `confirmed`.
+// `npm run demo -- --headless` end to end: the demo server (built with cargo
+// if needed), the demo app in headless Chromium and the scripted agent; the
+// transcript it prints shows the whole flow.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { MODE_VARIABLES } from '../../examples/demo/server.mjs';
 
 const demo = fileURLToPath(new URL('../../examples/demo/main.mjs', import.meta.url));
+const env = { ...process.env };
+for (const name of MODE_VARIABLES) delete env[name];
 
-test('the demo approves the sign-up', () => {
-  const out = execFileSync(process.execPath, [demo], { encoding: 'utf8' });
-  assert.match(out, /"status":"invalid","issues":\[\{"path":"email"/);
-  assert.match(out, /"needs_confirmation".*"path":"password","after":"\[redacted\]"/);
-  assert.match(out, /The agent heard: \{"status":"ok","data":\{"account":"acct_1"/);
-  assert.doesNotMatch(out, /correct horse"\}\]/, 'the password never leaves the page in changes');
+function runDemo(...args) {
+  const run = spawnSync(process.execPath, [demo, '--headless', ...args], { encoding: 'utf8', env, timeout: 300000 });
+  return { ...run, out: run.stdout };
+}
+
+test('the headless demo: filled, confirmation asked, approved, acknowledged', () => {
+  const { status, out, stderr } = runDemo();
+  assert.equal(status, 0, `${out}\n${stderr}`);
+  const transcript = out.slice(out.indexOf('Transcript:'));
+  const lines = transcript.split('\n').slice(1, transcript.split('\n').indexOf(''));
+  assert.deepEqual(
+    lines.map((line) => line.split(/\s+/)[0]),
+    ['user', 'tool', 'tool', 'tool', 'agent', 'human', 'confirmation', 'agent'],
+    transcript,
+  );
+  assert.match(lines[0], /^user +sign me up as ada@example\.com$/);
+  assert.match(lines[2], /page_call \{"tool":"signup\.fill","input":\{"email":"ada@example\.com"\}\} → ok$/);
+  assert.match(lines[3], /page_call \{"tool":"signup\.submit","input":\{\}\} → needs_confirmation$/);
+  assert.match(lines[4], /A confirmation is waiting in the page/);
+  assert.match(lines[5], /^human +approved “Submit the sign-up form” in the page$/);
+  assert.match(lines[6], /^confirmation +signup\.submit → ok$/);
+  assert.match(lines[7], /^agent +Done: you approved it and the form was submitted\.$/);
+  assert.match(out, /The page says: Account created for ada@example\.com on the free plan\./);
 });
 
-test('the demo can reject', () => {
-  const out = execFileSync(process.execPath, [demo, '--reject'], { encoding: 'utf8' });
-  assert.match(out, /The agent heard: \{"status":"cancelled","by":"operator"\}/);
+test('the headless demo can reject', () => {
+  const { status, out, stderr } = runDemo('--reject');
+  assert.equal(status, 0, `${out}\n${stderr}`);
+  assert.match(out, /^confirmation +signup\.submit → cancelled$/m);
+  assert.match(out, /^agent +Understood: you rejected it, so nothing was submitted\.$/m);
+  assert.match(out, /The page says: \(no account created\)/);
 });
