@@ -56,9 +56,13 @@ mod webmcp;
 mod websocket;
 
 pub use self::bridge::{bridge, Bridge};
+pub use self::echo::{echo_transport, EchoTransport};
 pub use self::forms::form_tools;
+pub use self::in_page::{create_in_page_channel, InPageAgent, InPageTransport};
 pub use self::paths::{flatten, get_path, set_path};
+pub use self::post_message::{post_message_transport, PostMessageTransport};
 pub use self::protocol::*;
 pub use self::regexp::JsRegExp;
 pub use self::registry::{create_toolmark, Events, Scope, Toolmark};
 pub use self::webmcp::{webmcp, WebMcp};
+pub use self::websocket::{websocket_transport, WebSocketTransport};
