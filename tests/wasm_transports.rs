@@ -217,8 +217,10 @@ async fn websocket_transport_against_a_ws_agent() {
         answer["result"]["result"]["data"],
         json!({ "text": "hello grace" })
     );
-    // The binary call was not run, and nothing answered the dropped frames.
+    // The binary call was not run, and nothing answered the dropped frames:
+    // the page sent its manifest and two results.
     assert_eq!(answer["results"], 2);
+    assert_eq!(answer["frames"], 3);
     assert_eq!(runs(&kit), r#"["ada","grace"]"#);
 
     let started = ask(

@@ -9,7 +9,8 @@ import { startCounterparts } from '../../tests/node/support/wasm-counterparts.mj
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const chromedriver = process.env.CHROMEDRIVER || '/usr/bin/chromedriver';
-// Extra Chromium flags (the runner itself adds --headless and --no-sandbox).
+// tests/webdriver.json: extra Chromium flags (the runner itself adds --headless
+// and --no-sandbox); the counterparts add their proxy flags to a copy.
 const counterparts = await startCounterparts({ baseWebdriverJson: join(root, 'tests', 'webdriver.json') });
 let code;
 try {

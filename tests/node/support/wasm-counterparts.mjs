@@ -158,7 +158,8 @@ export async function startCounterparts({ baseWebdriverJson }) {
         wsAgent.latest().send(JSON.stringify(message));
         if (!wait) return { id: message.id };
         const { message: result } = await waitFor(() => wsResults().find((r) => r.message.id === message.id), { what: 'result' });
-        return { id: message.id, result, results: wsResults().length };
+        // Every frame the page sent: nothing answered what was dropped.
+        return { id: message.id, result, results: wsResults().length, frames: generations.reduce((n, agent) => n + agent.frames.length, 0) };
       },
       // Frames the transport drops: a binary one holding a well-formed call, and
       // text that is not JSON.
