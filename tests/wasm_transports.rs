@@ -183,7 +183,7 @@ fn attach(tm: &wasm::Toolmark, transport: JsValue) -> js_sys::Function {
 }
 
 /// websocketTransport against the `ws` agent: a call answered over the
-/// socket; binary and non-JSON frames dropped unanswered; the server killed
+/// socket; binary, oversized and non-JSON frames dropped unanswered; the server killed
 /// and restarted on its port mid-call, the buffered result arriving once.
 #[wasm_bindgen_test]
 async fn websocket_transport_against_a_ws_agent() {
@@ -217,7 +217,7 @@ async fn websocket_transport_against_a_ws_agent() {
         answer["result"]["result"]["data"],
         json!({ "text": "hello grace" })
     );
-    // The binary call was not run, and nothing answered the dropped frames:
+    // The binary and oversized calls were not run, and nothing answered the dropped frames:
     // the page sent its manifest and two results.
     assert_eq!(answer["results"], 2);
     assert_eq!(answer["frames"], 3);

@@ -23,6 +23,7 @@ import { startSoketi } from './soketi.mjs';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const EVENT = 'toolmark.message'; // Laravel's broadcastAs(); Echo listens to '.toolmark.message'
 export const ECHO_CHANNEL = 'toolmark.7.42';
+const MAX_FRAME_UNITS = 4 * 1048576; // the WebSocket transport's frame limit
 
 // The frames of the postMessage test: they report what they see to the control server.
 // COEP and CORP: the runner's page is cross-origin isolated (COEP require-corp).
@@ -161,15 +162,18 @@ export async function startCounterparts({ baseWebdriverJson }) {
         // Every frame the page sent: nothing answered what was dropped.
         return { id: message.id, result, results: wsResults().length, frames: generations.reduce((n, agent) => n + agent.frames.length, 0) };
       },
-      // Frames the transport drops: a binary one holding a well-formed call, and
-      // text that is not JSON.
+      // Frames the transport drops: a binary one and one of 4 × 1048576 + 1 UTF-16
+      // code units, each holding a well-formed call, and text that is not JSON.
       'POST /ws/junk': async () => {
         const manifest = await wsManifest();
-        const binary = { protocol: 1, type: 'call', clientId: manifest.clientId, id: crypto.randomUUID(), tool: 'greet', input: { name: 'binary' } };
+        const call = (name) => ({ protocol: 1, type: 'call', clientId: manifest.clientId, id: crypto.randomUUID(), tool: 'greet', input: { name } });
+        const binary = call('binary');
         wsAgent.latest().send(Buffer.from(JSON.stringify(binary)), { binary: true });
+        const text = JSON.stringify(call('oversized'));
+        wsAgent.latest().send(`${text.slice(0, -1)}${' '.repeat(MAX_FRAME_UNITS + 1 - text.length)}}`);
         wsAgent.latest().send('{"protocol":1,"type":"call", not json');
         wsAgent.latest().send('hello');
-        return { binaryId: binary.id };
+        return {};
       },
       // The server killed: sockets terminated, nothing listens on the port.
       'POST /ws/kill': async () => {
