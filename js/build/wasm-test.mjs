@@ -18,7 +18,7 @@ try {
   code = await new Promise((resolve, reject) => {
     const child = spawn(
       'wasm-pack',
-      ['test', '--headless', '--chrome', '--chromedriver', chromedriver, '--', '--test', 'wasm', '--test', 'wasm_transports'],
+      ['test', '--headless', '--chrome', '--chromedriver', chromedriver, '--', '--features', 'transport-tests', '--test', 'wasm', '--test', 'wasm_transports'],
       {
         cwd: root,
         stdio: 'inherit',
