@@ -1,6 +1,8 @@
 //! Page calls held through a deferred confirmation (`Toolmark::call_held`,
 //! what a WebMCP `execute` uses): they complete with the outcome of the
 //! human's decision, never with `needs_confirmation`.
+// Native only: the harness uses the regex crate (the wasm tests are tests/wasm*.rs).
+#![cfg(not(target_arch = "wasm32"))]
 
 mod support {
     pub mod harness;

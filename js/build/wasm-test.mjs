@@ -1,22 +1,40 @@
 // npm run test:wasm: the Rust tests inside WebAssembly in real headless
-// Chromium (Debian's chromium and chromium-driver), through wasm-pack.
-import { execFileSync } from 'node:child_process';
+// Chromium (Debian's chromium and chromium-driver), through wasm-pack:
+// tests/wasm.rs, and tests/wasm_transports.rs against the counterparts
+// started here (tests/node/support/wasm-counterparts.mjs), stopped after.
+import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startCounterparts } from '../../tests/node/support/wasm-counterparts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const chromedriver = process.env.CHROMEDRIVER || '/usr/bin/chromedriver';
-execFileSync(
-  'wasm-pack',
-  ['test', '--headless', '--chrome', '--chromedriver', chromedriver, '--', '--test', 'wasm'],
-  {
-    cwd: root,
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      // Extra Chromium flags (the runner itself adds --headless and --no-sandbox).
-      WASM_BINDGEN_TEST_WEBDRIVER_JSON: join(root, 'tests', 'webdriver.json'),
-      WASM_BINDGEN_TEST_TIMEOUT: process.env.WASM_BINDGEN_TEST_TIMEOUT || '120',
-    },
-  },
-);
+// tests/webdriver.json: extra Chromium flags (the runner itself adds --headless
+// and --no-sandbox); the counterparts add their proxy flags to a copy.
+const counterparts = await startCounterparts({ baseWebdriverJson: join(root, 'tests', 'webdriver.json') });
+let code;
+try {
+  // Async: the counterparts answer from this process while the tests run.
+  code = await new Promise((resolve, reject) => {
+    const child = spawn(
+      'wasm-pack',
+      ['test', '--headless', '--chrome', '--chromedriver', chromedriver, '--', '--features', 'transport-tests', '--test', 'wasm', '--test', 'wasm_transports'],
+      {
+        cwd: root,
+        stdio: 'inherit',
+        env: {
+          ...process.env,
+          WASM_BINDGEN_TEST_WEBDRIVER_JSON: counterparts.webdriverJson,
+          WASM_BINDGEN_TEST_TIMEOUT: process.env.WASM_BINDGEN_TEST_TIMEOUT || '120',
+          // Read at compile time by tests/wasm_transports.rs.
+          TOOLMARK_TEST_CONTROL_URL: counterparts.controlUrl,
+        },
+      },
+    );
+    child.once('error', reject);
+    child.once('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0)));
+  });
+} finally {
+  await counterparts.close();
+}
+process.exitCode = code;
