@@ -3,7 +3,7 @@
 //! Each module owns one transport's rules (schedules, buffers, limits,
 //! origin checks, request shapes) as plain state machines and functions:
 //! no socket, no window, no fetch, no timer, no clock (time comes in as
-//! ms). A web-sys driver (not in this crate yet) owns the JS objects and
+//! ms). A web-sys driver in `src/wasm/` owns the JS objects and
 //! their listeners, reports events with `handle_*` and carries out what the
 //! policy hands back (`poll_*`, return values). Each module's first lines
 //! say what it decides and what its driver does.

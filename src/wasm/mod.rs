@@ -1,11 +1,14 @@
 //! The boundary (wasm32 only): `#[wasm_bindgen]` classes and functions with
 //! named methods, and the driver that calls the page's JS for the core.
 //! Compiled only for `wasm32`; the JS in `js/` is the loader, the React
-//! hook, the `ToolmarkError` class and the transports.
+//! hook, the `ToolmarkError` class and the entry modules.
 //!
 //! - `registry`: `createToolmark` → `Toolmark`, `Scope`, `Events`;
 //! - `bridge`: `bridge(...)`, the plugin `tm.use` attaches;
+//! - `webmcp`: `webmcp(...)`, the plugin for WebMCP browser agents;
 //! - `driver`: the shared state, the drain loop, tool runs, timers;
+//! - `websocket`, `post_message`, `echo`, `in_page`: the transports' web-sys
+//!   drivers over [`crate::transport`] (the in-page channel has no policy);
 //! - `forms`: `formTools`, the web-sys driver of [`crate::forms`];
 //! - `paths`: `getPath`, `setPath`, `flatten`;
 //! - `protocol`: `newId`, `llmName`, `protocolVersion`, `protocolSchemas`,
@@ -16,9 +19,10 @@
 //! # A call's payload across the boundary
 //! An agent's `call` through a bridge, its input and the tool's result
 //! (P = a parse of the payload, W = a write of it):
-//! 1. the transport's `onMessage` hands the message to the bridge's closure
-//!    (`bridge`): `JSON.stringify` (W1; the spec's size limit is on that
-//!    text), copied into wasm memory;
+//! 1. a JS transport's `onMessage` hands the message to the bridge's
+//!    closure (`bridge`): `JSON.stringify` (W1; the spec's size limit is on
+//!    that text), copied into wasm memory. A `websocketTransport` hands
+//!    the frame's text instead: no W1;
 //! 2. the core scans its depth (no parse) and parses it with serde_json (P1);
 //! 3. the core writes the tool's input as JSON text for the `Run` action (W2);
 //! 4. `JSON.parse` makes the value `run` gets (P2; none when a Standard
@@ -27,15 +31,20 @@
 //!    spec's semantics for results; its text copied into wasm memory;
 //! 6. the core parses it (P3: the result's `data`, the dev-mode output check);
 //! 7. the core writes the `result` message (W4);
-//! 8. `JSON.parse` makes the object `transport.send` gets (P4).
+//! 8. for a JS transport, `JSON.parse` makes the object `transport.send`
+//!    gets (P4). A `websocketTransport` sends W4's text as the frame (no
+//!    P4, and no `JSON.stringify` in it); the in-page channel's one
+//!    `JSON.parse` of it is the agent end's copy.
 //!
-//! Four of each, as on main. Two of each would need the core to hand the
-//! input out as a value (a `Run` carrying it, serialized straight into JS:
-//! no W2 text, no P2) and its messages as values (no W4 text, no P4); what
-//! crosses at 1 and 5 stays text for the spec's `JSON.stringify` semantics.
-//! But building JS objects from Rust values field by field was slower than
-//! writing text and one `JSON.parse` at every size measured (`values.rs`,
-//! `result`), so text stays on this hot path.
+//! So each payload is written twice and parsed twice: the input W1 (or the
+//! frame), P1, W2, P2; the result W3, P3, W4, P4 (none of P4 over a
+//! WebSocket). Fewer would need the core to hand the input out as a value
+//! (a `Run` carrying it, serialized straight into JS: no W2 text, no P2)
+//! and its messages as values (no W4 text, no P4); what crosses at 1 and 5
+//! stays text for the spec's `JSON.stringify` semantics. But building JS
+//! objects from Rust values field by field was slower than writing text and
+//! one `JSON.parse` at every size measured (`values.rs`, `result`), so text
+//! stays on this hot path.
 //! The crossings themselves: one JS→wasm call per input (`onMessage`, the
 //! run's settlement), and per drain one wasm→JS call per `send` and per run.
 
