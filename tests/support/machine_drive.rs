@@ -830,12 +830,20 @@ impl Driver {
             Caller::Inapp
         };
         let rev = self.pick_rev(cur);
-        self.apply(Input::Call {
-            name,
-            input,
-            caller,
-            rev,
-        });
+        if cur.below(4) == 0 {
+            self.apply(Input::HeldCall {
+                name,
+                input,
+                caller,
+            });
+        } else {
+            self.apply(Input::Call {
+                name,
+                input,
+                caller,
+                rev,
+            });
+        }
     }
 
     /// Many describes with fresh ids, enough to push ids out of the

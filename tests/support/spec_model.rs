@@ -21,7 +21,7 @@
 //!   `needs_confirmation`, on the same bridge (or, that one gone, on those
 //!   attached then), at most once per bridge, and never asks again;
 //! - page requests complete at most once, `needs_confirmation` only for
-//!   calls; handles, tool keys, bridge ids, run ids and confirmIds are
+//!   calls (never for held calls, which complete with the outcome); handles, tool keys, bridge ids, run ids and confirmIds are
 //!   never reused;
 //! - pending calls per scope <= 32, pending confirmations <= 100, answered
 //!   ids <= 1000 and exactly the spec's answered-id memory;
@@ -135,6 +135,13 @@ pub enum Input {
         caller: Caller,
         rev: Option<u64>,
     },
+    /// A page call held through a confirmation (`call_held`, WebMCP's
+    /// `execute`): it completes with the outcome, never `needs_confirmation`.
+    HeldCall {
+        name: String,
+        input: String,
+        caller: Caller,
+    },
     Abort(Handle),
     Confirm {
         confirm_id: String,
@@ -216,6 +223,7 @@ pub struct BridgeOwed {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RequestKind {
     Call,
+    HeldCall,
     Confirm,
     Undo,
 }
@@ -405,6 +413,15 @@ impl SpecModel {
             } => {
                 let handle = tm.call(&name, &input, caller, rev, now);
                 self.issued(handle, RequestKind::Call)?;
+                Reply::Handle(handle)
+            }
+            Input::HeldCall {
+                name,
+                input,
+                caller,
+            } => {
+                let handle = tm.call_held(&name, &input, caller, now);
+                self.issued(handle, RequestKind::HeldCall)?;
                 Reply::Handle(handle)
             }
             Input::Abort(handle) => {
