@@ -22,6 +22,12 @@ export async function openBenchPage() {
   const version = browser.context.browser()?.version() ?? (await page.evaluate(() => navigator.userAgent));
   return {
     page, version,
+    /** Another fresh page on the same server. */
+    async newPage() {
+      const fresh = await browser.newPage();
+      await fresh.goto(`${server.url}/blank.html`);
+      return fresh;
+    },
     async close() {
       await browser.close();
       await server.close();
