@@ -142,7 +142,9 @@ struct Driver {
     url: JsValue,
     protocols: Option<JsValue>,
     constructor: Function,
-    on_open: Option<Function>,
+    /// Dropped once the transport stops: an `onOpen` that refers to its
+    /// own transport would otherwise keep both alive for good.
+    on_open: RefCell<Option<Function>>,
     pumping: Cell<bool>,
 }
 
@@ -172,6 +174,11 @@ impl Driver {
             self.perform(action);
         }
         self.pumping.set(false);
+        if self.with_policy(|p| p.is_stopped()).unwrap_or(true) {
+            if let Ok(mut on_open) = self.on_open.try_borrow_mut() {
+                on_open.take();
+            }
+        }
         self.arm_timer();
     }
 
@@ -324,7 +331,8 @@ impl Driver {
                 .filter(|s| s.conn == conn)
                 .map(|s| s.ws.clone())
         });
-        let (Some(on_open), Some(ws)) = (self.on_open.clone(), ws) else {
+        let on_open = self.on_open.try_borrow().ok().and_then(|f| f.clone());
+        let (Some(on_open), Some(ws)) = (on_open, ws) else {
             self.with_policy(|p| p.handle_on_open(conn, Err(()), now()));
             return;
         };
@@ -500,7 +508,7 @@ pub fn websocket_transport(options: JsValue) -> Result<WebSocketTransport, JsVal
         url,
         protocols,
         constructor,
-        on_open,
+        on_open: RefCell::new(on_open),
         pumping: Cell::new(false),
     });
     // The first socket: a constructor that throws now (a bad url or

@@ -389,7 +389,7 @@ test('a bridge reads the frames as text: no JSON.parse of an inbound message in 
   }
 });
 
-test('1,000 sockets opened and closed: the transport count returns to zero, wasm memory does not grow', { timeout: 120000 }, async () => {
+test('1,000 sockets opened and closed (half with an onOpen that holds its transport): the transport count returns to zero, wasm memory does not grow', { timeout: 120000 }, async () => {
   const server = await agentServer();
   const tm = createToolmark();
   tm.register({ name: 'greet', description: 'Greets', run: () => 'hi' });
@@ -398,7 +398,9 @@ test('1,000 sockets opened and closed: the transport count returns to zero, wasm
       const before = server.messages('manifest').length;
       const detaches = [];
       for (let i = 0; i < batch; i++) {
-        const t = websocketTransport({ url: server.url, WebSocket });
+        // Half with an onOpen that refers to its own transport: the
+        // transport must let go of it once closed, or neither is ever freed.
+        const t = websocketTransport({ url: server.url, WebSocket, onOpen: i % 2 ? () => void t.constructor : undefined });
         detaches.push([t, tm.use(bridge({ transport: t }))]);
       }
       await waitFor(() => server.messages('manifest').length === before + batch, { what: 'manifests' });
