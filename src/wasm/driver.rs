@@ -59,7 +59,7 @@ pub struct BridgeEntry {
     pub transport: JsValue,
     pub send: Function,
     /// A Rust transport's own send, which takes the core's text as it is.
-    pub raw_send: Option<super::websocket::RawSend>,
+    pub raw_send: Option<RawSend>,
     /// The `onMessage` callback, only kept: dropped (freed) with the entry
     /// when the bridge closes.
     #[allow(dead_code)]
@@ -67,6 +67,10 @@ pub struct BridgeEntry {
     /// What `onMessage` returned: the transport's unsubscribe.
     pub off: JsValue,
 }
+
+/// How the driver hands a Rust transport (`websocketTransport`, the
+/// in-page channel) the core's message text as it is.
+pub type RawSend = Rc<dyn Fn(String) -> Result<(), JsValue>>;
 
 /// Listeners with `Set` semantics: added once, removed by identity.
 #[derive(Default)]
@@ -105,9 +109,9 @@ pub struct Host {
     /// them in `Run` / `Prepare` actions, or says `ForgetValidated`.
     validated: VecMap<u64, JsValue>,
     pub bridges: VecMap<u32, BridgeEntry>,
-    completions: VecMap<u64, Function>,
-    /// Requests whose result is handed out wrapped as untrusted content.
-    untrusted: Vec<u64>,
+    /// Each request's `resolve`, and whether its result is handed out
+    /// wrapped as untrusted content.
+    completions: VecMap<u64, (Function, bool)>,
     pub error_listeners: Listeners,
     pub pending_listeners: Listeners,
     /// Called after every registry revision (the WebMCP registrations).
@@ -425,12 +429,9 @@ impl Shared {
                 tool,
             } => self.emit_error(code.as_str(), &message, tool.as_deref()),
             Event::Completed { handle, result } => {
-                let completion = self.host_mut(|h| {
-                    let untrusted = h.untrusted.iter().position(|u| *u == handle.0);
-                    let untrusted = untrusted.map(|i| h.untrusted.swap_remove(i)).is_some();
-                    h.completions.remove(&handle.0).map(|r| (r, untrusted))
-                });
-                if let Some((resolve, untrusted)) = completion {
+                if let Some((resolve, untrusted)) =
+                    self.host_mut(|h| h.completions.remove(&handle.0))
+                {
                     let value = if untrusted {
                         values::parse_text(&to_json(&UntrustedResult::of(&result)))
                     } else {
@@ -536,15 +537,18 @@ impl Shared {
     /// As [`Shared::request`], for a tool marked `untrustedContent`: the
     /// result comes wrapped with the spec's note.
     pub fn request_untrusted(self: &Rc<Self>, handle: Handle) -> js_sys::Promise {
-        self.host_mut(|h| h.untrusted.push(handle.0));
-        self.request(handle)
+        self.completion(handle, true)
     }
 
     /// A promise for a page request (`call`, `confirmPending`, `undo`),
     /// resolved when the core completes `handle`.
     pub fn request(self: &Rc<Self>, handle: Handle) -> js_sys::Promise {
+        self.completion(handle, false)
+    }
+
+    fn completion(self: &Rc<Self>, handle: Handle, untrusted: bool) -> js_sys::Promise {
         let promise = js_sys::Promise::new(&mut |resolve, _reject| {
-            self.host_mut(|h| h.completions.insert(handle.0, resolve));
+            self.host_mut(|h| h.completions.insert(handle.0, (resolve, untrusted)));
         });
         self.drain();
         promise

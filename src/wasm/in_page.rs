@@ -282,7 +282,7 @@ impl InPageTransport {
 /// The core's message text to the agent end when `transport` is this
 /// channel's page end: one `JSON.parse` makes the copy (no parse for `send`,
 /// then `JSON.stringify` and `JSON.parse` in it).
-pub(super) fn raw_sender(transport: &JsValue) -> Option<super::websocket::RawSend> {
+pub(super) fn raw_sender(transport: &JsValue) -> Option<super::driver::RawSend> {
     let handle = host::method(transport, "__toolmarkInPageHandle")?
         .call0(transport)
         .ok()?;

@@ -198,11 +198,7 @@ impl Toolmark {
         let rev = get(&options, "rev").as_f64().map(host::whole_ms);
         let signal = present(get(&options, "signal"));
         let name = host::string(&name);
-        let input = if input.is_undefined() {
-            String::from("{}")
-        } else {
-            values::copy_text(&input).unwrap_or_else(|| String::from("null"))
-        };
+        let input = values::call_input(&input);
         let shared = &self.shared;
         let now = shared.now();
         let handle = shared

@@ -33,6 +33,16 @@ pub fn copy_text(value: &JsValue) -> Option<String> {
         .and_then(|text| JsValue::from(text).as_string())
 }
 
+/// A page call's input as JSON text: an absent input is `{}`; a value JSON
+/// cannot carry is `null` (which the input schema then judges).
+pub fn call_input(input: &JsValue) -> String {
+    if input.is_undefined() {
+        String::from("{}")
+    } else {
+        copy_text(input).unwrap_or_else(|| String::from("null"))
+    }
+}
+
 /// `JSON.parse(text)` of text the core wrote (`undefined` if it is not JSON).
 pub fn parse_text(text: &str) -> JsValue {
     js_sys::JSON::parse(text).unwrap_or(JsValue::UNDEFINED)

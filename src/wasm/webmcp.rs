@@ -233,11 +233,7 @@ fn execute_fn(shared: Weak<Shared>, name: String, untrusted: bool) -> JsValue {
         let Some(shared) = shared.upgrade() else {
             return Err(js_sys::Error::new("webmcp: the registry is gone").into());
         };
-        let input = if input.is_undefined() {
-            String::from("{}")
-        } else {
-            values::copy_text(&input).unwrap_or_else(|| String::from("null"))
-        };
+        let input = values::call_input(&input);
         let now = shared.now();
         let handle = shared
             .with_core(|core| core.call_held(&name, &input, Caller::Inapp, now))

@@ -605,13 +605,10 @@ pub(super) fn subscribe_raw(transport: &JsValue, sink: Rc<dyn Fn(&str)>) -> Opti
 /// The core's message text straight to the frame when `transport` is a
 /// `websocketTransport` (no `JSON.parse` for `send` and `JSON.stringify`
 /// in it); `None` for any other transport.
-pub(super) fn raw_sender(transport: &JsValue) -> Option<RawSend> {
+pub(super) fn raw_sender(transport: &JsValue) -> Option<super::driver::RawSend> {
     let driver = raw_driver(transport)?;
     Some(Rc::new(move |text: String| driver.send_text(text)))
 }
-
-/// How the driver hands a Rust transport the core's text.
-pub(super) type RawSend = Rc<dyn Fn(String) -> Result<(), JsValue>>;
 
 fn raw_driver(transport: &JsValue) -> Option<Rc<Driver>> {
     let handle = host::method(transport, RAW_HANDLE)?.call0(transport).ok()?;
