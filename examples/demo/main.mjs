@@ -67,6 +67,9 @@ try {
 
   await page.goto(server.url);
   await page.getByRole('button', { name: 'Start a conversation' }).click();
+  // The person speaks once the server has the page's manifest, as they
+  // would after reading which tools the agent can use.
+  await page.locator('#page-tools', { hasText: 'signup.fill' }).waitFor({ timeout: 20000 });
   const message = page.getByRole('textbox', { name: 'Message' });
   await message.fill('sign me up as ada@example.com');
   await page.getByRole('button', { name: 'Send' }).click();
@@ -115,6 +118,8 @@ try {
   failed = !Object.values(checks).every(Boolean);
 } catch (error) {
   console.error(`demo: the flow failed: ${error.message}`);
+  const chat = await context?.pages()[0]?.locator('#page-tools, #transcript li').allTextContents().catch(() => []);
+  if (chat?.length) console.error(`demo: the page showed:\n  ${chat.join('\n  ')}`);
   failed = true;
 } finally {
   await context?.close();

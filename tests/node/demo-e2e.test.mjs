@@ -44,11 +44,29 @@ function bridgeFrames(page) {
   return frames;
 }
 
+/** The manifests among the page's messages (bridge socket frames, or `{ to, message }` of Echo's POSTs). */
+const manifests = (frames) => frames.filter((f) => f.to === 'agent' && f.message.type === 'manifest').map((f) => f.message);
+
+/**
+ * Waits until the server holds the latest manifest `page` sent: the chat
+ * names that page's clientId. A line said before that finds no page tools.
+ */
+async function serverHasManifest(page, sent, { count = 1, timeoutMs = 15000 } = {}) {
+  const end = Date.now() + timeoutMs;
+  while (manifests(sent).length < count) {
+    if (Date.now() > end) assert.fail(`the page sent fewer than ${count} manifests`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const { clientId } = manifests(sent).at(-1);
+  await page.locator(`#page-tools[data-client-id="${clientId}"]`).waitFor({ timeout: Math.max(end - Date.now(), 1) });
+}
+
 async function openApp(query = '') {
   const page = await browser.newPage();
   const frames = bridgeFrames(page);
   await page.goto(`${server.url}${query}`);
   await page.getByRole('textbox', { name: 'Message' }).and(page.locator(':enabled')).waitFor();
+  await serverHasManifest(page, frames);
   return { page, frames };
 }
 
@@ -74,7 +92,6 @@ async function waitForTranscript(page, until, timeoutMs = 15000) {
   }
 }
 
-const manifests = (frames) => frames.filter((f) => f.to === 'agent' && f.message.type === 'manifest').map((f) => f.message);
 const callsTo = (frames) => frames.filter((f) => f.to === 'page' && ['call', 'describe'].includes(f.message.type)).map((f) => f.message);
 const acknowledged = (entries) => entries.at(-1)?.kind === 'agent' && entries.at(-2)?.kind === 'confirmation';
 const pageCall = (entries, tool) => entries.filter((e) => e.kind === 'tool' && e.name === 'page_call' && e.input.tool === tool);
@@ -91,6 +108,7 @@ test('the whole flow: sign-up form filled by the agent, confirmation approved in
   await page.goto(server.url);
   await page.getByLabel('User name').fill('ada');
   await page.getByRole('button', { name: 'Start a conversation' }).click();
+  await serverHasManifest(page, frames);
   await say(page, 'sign me up as ada@example.com');
 
   const pending = page.locator('#pending li').first();
@@ -134,6 +152,7 @@ test('a reload mid-conversation: same conversation, new clientId, the conversati
 
   await page.reload();
   await page.getByRole('textbox', { name: 'Message' }).and(page.locator(':enabled')).waitFor();
+  await serverHasManifest(page, frames, { count: 2 });
   // The server saw the old page go and a new clientId take the conversation:
   // the old page's pending confirmation expired, and the agent said so.
   const expired = await waitForTranscript(page, acknowledged);
@@ -197,8 +216,6 @@ test('a page load that takes the conversation re-binds it; the previous page’s
   const [secondManifest] = manifests(secondFrames);
   assert.notEqual(secondManifest.clientId, firstManifest.clientId);
   assert.deepEqual((await transcriptOf(second)).map((e) => e.kind).slice(0, 2), ['user', 'tool']);
-  // Nothing in the interface shows the binding: give the server time to take the manifest in.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
 
   // The answer from the first page's clientId, sent after the re-binding, counts.
   await first.evaluate(() => window.releaseHeld());
@@ -272,7 +289,7 @@ describe('the Echo mode, through soketi', () => {
     const page = await browser.newPage();
     const posts = [];
     page.on('request', (request) => {
-      if (new URL(request.url()).pathname === '/toolmark/bridge') posts.push(JSON.parse(request.postData()));
+      if (new URL(request.url()).pathname === '/toolmark/bridge') posts.push({ to: 'agent', message: JSON.parse(request.postData()) });
     });
     const sockets = [];
     page.on('websocket', (socket) => sockets.push(new URL(socket.url()).pathname));
@@ -285,6 +302,7 @@ describe('the Echo mode, through soketi', () => {
       assert.ok(Date.now() < deadline, 'the page never subscribed to its private channel');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    await serverHasManifest(page, posts);
 
     await say(page, 'sign me up as ada@example.com');
     await approvePending(page);
@@ -297,7 +315,7 @@ describe('the Echo mode, through soketi', () => {
     assert.equal(await page.locator('#account').textContent(), 'Account created for ada@example.com on the free plan.');
 
     // Everything of the bridge went over Echo: POSTs out, soketi in; no bridge socket.
-    assert.deepEqual(posts.map((m) => m.type), ['manifest', 'result', 'result', 'result', 'confirmed']);
+    assert.deepEqual(posts.map((p) => p.message.type), ['manifest', 'result', 'result', 'result', 'confirmed']);
     assert.ok(!sockets.some((path) => path.endsWith('/toolmark/ws')), sockets.join(', '));
     assert.ok(sockets.some((path) => path.startsWith('/app/')), 'pusher-js connected to soketi');
     assert.deepEqual(page.errors, []);

@@ -106,6 +106,12 @@ function openChat(conversation) {
     socket.addEventListener('open', () => controls.forEach((c) => (c.disabled = false)));
     socket.addEventListener('message', ({ data }) => {
       const frame = JSON.parse(data);
+      if (frame.type === 'page') {
+        $('page-tools').dataset.clientId = frame.clientId ?? '';
+        $('page-tools').textContent = frame.tools.length
+          ? `The agent can use this page's tools: ${frame.tools.join(', ')}.`
+          : 'The agent sees no tools on this page yet.';
+      }
       if (frame.type === 'history') transcript.replaceChildren(...frame.entries.map(renderEntry));
       if (frame.type === 'entry') transcript.append(renderEntry(frame.entry));
       transcript.lastElementChild?.scrollIntoView({ block: 'nearest' });

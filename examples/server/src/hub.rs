@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{timeout_at, Instant};
 
@@ -87,6 +87,9 @@ struct Conversation {
     history: tokio::sync::Mutex<Vec<Message>>,
     transcript: Mutex<Vec<Value>>,
     events: broadcast::Sender<Value>,
+    /// The conversation's latest manifest as the chat shows it: what the
+    /// agent can do on the page.
+    page_tools: watch::Sender<Value>,
 }
 
 /// A call's outcome: the page's result, or one the server made.
@@ -208,14 +211,26 @@ impl Hub {
             client_id: client_id.to_owned(),
         };
         match message {
-            Inbound::Manifest { manifest, .. } => match self.store.put_manifest(&binding, manifest)
-            {
-                Ok(Some(previous)) if !self.is_live(&previous) => {
-                    self.page_gone(&binding.key, &previous)
+            Inbound::Manifest { manifest, .. } => {
+                let names: Vec<&str> = manifest
+                    .tools
+                    .iter()
+                    .map(|tool| tool.name.as_str())
+                    .collect();
+                let shown = json!({ "clientId": binding.client_id, "tools": names });
+                match self.store.put_manifest(&binding, manifest) {
+                    Ok(previous) => {
+                        self.conversation(&binding.key)
+                            .page_tools
+                            .send_replace(shown);
+                        if let Some(previous) = previous.filter(|previous| !self.is_live(previous))
+                        {
+                            self.page_gone(&binding.key, &previous);
+                        }
+                    }
+                    Err(rejection) => self.reject(rejection),
                 }
-                Ok(_) => {}
-                Err(rejection) => self.reject(rejection),
-            },
+            }
             // The tool list stays the last manifest's until a new one comes.
             Inbound::Changed { .. } => {}
             Inbound::Result { id, result, .. } => self.accept_result(&binding, &id, result),
@@ -456,6 +471,7 @@ impl Hub {
                     history: tokio::sync::Mutex::default(),
                     transcript: Mutex::default(),
                     events: broadcast::channel(256).0,
+                    page_tools: watch::channel(json!({ "clientId": null, "tools": [] })).0,
                 })
             })
             .clone()
@@ -472,6 +488,12 @@ impl Hub {
         let conversation = self.conversation(key);
         let transcript = lock(&conversation.transcript);
         (transcript.clone(), conversation.events.subscribe())
+    }
+
+    /// The clientId and tool names of the conversation's latest manifest,
+    /// now and on every change.
+    pub fn watch_page_tools(&self, key: &ConvKey) -> watch::Receiver<Value> {
+        self.conversation(key).page_tools.subscribe()
     }
 
     pub fn transcript(&self, key: &ConvKey) -> Vec<Value> {

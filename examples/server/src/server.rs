@@ -199,12 +199,25 @@ async fn chat_ws(
 async fn chat_socket(hub: Arc<Hub>, key: ConvKey, socket: WebSocket) {
     let (mut sink, mut stream) = socket.split();
     let (history, mut entries) = hub.subscribe(&key);
+    let mut page_tools = hub.watch_page_tools(&key);
+    page_tools.mark_changed();
     let hello = json!({ "type": "history", "entries": history }).to_string();
     if sink.send(WsMessage::Text(hello.into())).await.is_err() {
         return;
     }
     loop {
         tokio::select! {
+            changed = page_tools.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                let mut frame = page_tools.borrow_and_update().clone();
+                frame["type"] = json!("page");
+                let frame = frame.to_string();
+                if sink.send(WsMessage::Text(frame.into())).await.is_err() {
+                    break;
+                }
+            }
             entry = entries.recv() => match entry {
                 Ok(entry) => {
                     let frame = json!({ "type": "entry", "entry": entry }).to_string();

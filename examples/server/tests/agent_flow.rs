@@ -107,6 +107,11 @@ async fn sign_up_through_the_chat_socket() {
         chat.recv().await,
         json!({ "type": "history", "entries": [] })
     );
+    // The chat shows the conversation's latest manifest: whose, and its tools.
+    assert_eq!(
+        chat.recv().await,
+        json!({ "type": "page", "clientId": "p1", "tools": ["signup.fill", "signup.submit"] })
+    );
     chat.send(json!({ "type": "say", "text": "sign me up as ada@example.com" }))
         .await;
     let fills = Mutex::new(Vec::new());
