@@ -704,6 +704,9 @@ struct HandleInfo {
 #[derive(Debug)]
 struct ConfInfo {
     requester: Option<BridgeId>,
+    /// The registration it was asked for: a tool registered again under
+    /// the same name is another tool (the approval is refused stale).
+    tool_key: Option<ToolKey>,
     confirmed: bool,
     /// The bridges its `confirmed` went out on.
     confirmed_on: BTreeSet<BridgeId>,
@@ -1188,10 +1191,19 @@ impl Model {
             "confirmId {} handed out twice",
             confirm_id
         );
+        let tool_key = self
+            .page
+            .tm
+            .pending_confirmations()
+            .iter()
+            .find(|p| p.confirm_id == confirm_id)
+            .and_then(|p| tool_index(&p.tool))
+            .and_then(|slot| self.tools.get(&slot).copied());
         self.confs.insert(
             confirm_id.clone(),
             ConfInfo {
                 requester,
+                tool_key,
                 confirmed: false,
                 confirmed_on: BTreeSet::new(),
                 departed: false,
@@ -1999,6 +2011,14 @@ impl Model {
             && pending
                 .iter()
                 .find(|p| p.confirm_id == confirm_id)
+                .filter(|p| {
+                    let registered = tool_index(&p.tool).and_then(|slot| self.tools.get(&slot));
+                    let asked_for = self
+                        .confs
+                        .get(&confirm_id)
+                        .and_then(|c| c.tool_key.as_ref());
+                    registered.is_some() && registered == asked_for
+                })
                 .and_then(|p| self.page.tm.scope_pending(&p.tool))
                 .is_some_and(|n| n >= 32);
         let was_pending = was_pending && !busy;

@@ -1406,6 +1406,35 @@ fn rule_5_an_approval_on_a_full_scope_is_refused_busy_and_stays_pending() {
     assert_eq!(page.tm.pending_confirmations().len(), 1, "still pending");
 }
 
+/// The approval is for the registration the confirmation was asked for: a
+/// tool registered again under the same name, on a full scope, is another
+/// tool, so the approval is refused stale (not busy) and the confirmation is
+/// used up.
+#[test]
+fn rule_5_an_approval_for_a_tool_registered_again_on_a_full_scope_is_stale() {
+    let mut page = Page::new();
+    let asked_for = page.register(consequential("pay"));
+    page.call("p", "pay", json!({}));
+    let id = confirm_id_of(&page.result("p"));
+    page.tm.unregister(asked_for, page.now);
+    page.register(consequential("pay"));
+    page.register(tool("t"));
+    for i in 0..32 {
+        page.call(&format!("c{i}"), "t", json!({}));
+    }
+    assert_eq!(page.tm.scope_pending("pay"), Some(32));
+    let handle = page.tm.confirm(&id, true, page.now);
+    page.drain();
+    assert!(matches!(
+        page.completed(handle),
+        Some(ToolResult::Refused {
+            code: toolmark_bridge::protocol::RefusedCode::Stale,
+            ..
+        })
+    ));
+    assert!(page.tm.pending_confirmations().is_empty(), "used up");
+}
+
 #[test]
 fn detach_frees_two_lanes_and_their_runs_start_smallest_scope_first() {
     let mut page = Page::new();
