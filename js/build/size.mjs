@@ -1,7 +1,18 @@
 // npm run size: raw, gzip (level 9) and brotli (quality 11) sizes of every
-// file shipped in pkg/, and the total of what the size budget counts: all
-// shipped .js and .wasm except the React entry, without .d.ts.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// file shipped in pkg/, the total of what the size budget counts (all
+// shipped .js and .wasm except the React entry, without .d.ts), and beside
+// it the peer a user would pick instead, @mcp-b/global's self-contained
+// script (a devDependency, measured the same way in the same run).
+//
+//   node js/build/size.mjs [--twiggy]
+//
+// --twiggy adds the module's 20 largest functions and its size by crate:
+// it rebuilds a copy of the module with names (wasm-opt with the build's
+// passes and -g, on target/bindgen's output of `npm run build`) and reads
+// it with twiggy (`cargo install twiggy`).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -16,17 +27,18 @@ function walk(dir) {
   });
 }
 
-const rows = walk(pkg).sort().map((path) => {
+const sizes = (path, file) => {
   const data = readFileSync(path);
   return {
-    file: relative(pkg, path),
+    file,
     raw: data.length,
     gzip: gzipSync(data, { level: 9 }).length,
     brotli: brotliCompressSync(data, {
       params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
     }).length,
   };
-});
+};
+const rows = walk(pkg).sort().map((path) => sizes(path, relative(pkg, path)));
 
 const counted = (row) =>
   /\.(js|wasm)$/.test(row.file) && !row.file.endsWith('.d.ts') && !row.file.startsWith('react');
@@ -42,4 +54,69 @@ const budget = rows.filter(counted);
 for (const [label, list] of [['total (all files)', rows], ['budget (.js + .wasm, no react)', budget]]) {
   console.log(`${label.padEnd(width)} ${pad(sum(list, 'raw'), 9)} ${pad(sum(list, 'gzip'), 9)} ${pad(sum(list, 'brotli'), 9)}`);
 }
-console.log(`budget gzip: ${(sum(budget, 'gzip') / 1000).toFixed(1)} KB of 100 KB`);
+const kb = (bytes) => (bytes / 1000).toFixed(1);
+console.log(`budget gzip: ${kb(sum(budget, 'gzip'))} KB of 100 KB`);
+
+const peerFile = join(root, 'node_modules', '@mcp-b', 'global', 'dist', 'index.iife.js');
+if (existsSync(peerFile)) {
+  const { version } = JSON.parse(readFileSync(join(root, 'node_modules', '@mcp-b', 'global', 'package.json'), 'utf8'));
+  const peer = sizes(peerFile, `peer: @mcp-b/global ${version} dist/index.iife.js`);
+  console.log(`${peer.file} ${pad(peer.raw, 9)} ${pad(peer.gzip, 9)} ${pad(peer.brotli, 9)}`);
+  console.log(`budget gzip against the peer: ${kb(sum(budget, 'gzip'))} KB / ${kb(peer.gzip)} KB = ${(sum(budget, 'gzip') / peer.gzip).toFixed(2)}×`);
+} else {
+  console.log('peer: @mcp-b/global is not installed (npm ci installs it)');
+}
+
+if (process.argv.includes('--twiggy')) twiggy();
+
+/**
+ * The module's 20 largest items and its size by crate, from a copy built
+ * with names. An item's crate is the first path segment of its name (of T
+ * for `<T as Trait>…` and `drop_in_place<T>`); the `#[wasm_bindgen]`
+ * exports' shims (their Rust bodies inlined) and data segments apart. The
+ * names section itself is not shipped and is left out.
+ */
+function twiggy() {
+  const input = join(root, 'target', 'bindgen', 'toolmark_bridge_bg.wasm');
+  if (!existsSync(input)) throw new Error('no target/bindgen/toolmark_bridge_bg.wasm: npm run build first');
+  const dir = mkdtempSync(join(tmpdir(), 'toolmark-size-'));
+  try {
+    const named = join(dir, 'named.wasm');
+    execFileSync(join(root, 'node_modules', '.bin', 'wasm-opt'), [
+      '--low-memory-unused', '-Oz', '--flatten', '--rereloop', '-Oz', '--gufa', '-Oz', '--converge', '-g',
+      '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
+      '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue', input, '-o', named,
+    ]);
+    const csv = execFileSync('twiggy', ['top', '-n', '100000', '-f', 'csv', named], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const items = csv.trim().split('\n').slice(1).map((line) => {
+      const at = line.lastIndexOf(',', line.lastIndexOf(',', line.lastIndexOf(',') - 1) - 1);
+      const name = line.slice(0, line.lastIndexOf(',', at - 1)).replace(/^"|"$/g, '').replace(/""/g, '"');
+      return { name, bytes: Number(line.slice(line.lastIndexOf(',', at - 1) + 1, at)) };
+    }).filter((item) => item.name !== '"function names" subsection');
+    const total = items.reduce((sum, item) => sum + item.bytes, 0);
+    const short = (name) => name.replace(/\[[0-9a-f]{16}\]/g, '');
+    console.log(`\ntwiggy: the 20 largest items (shallow bytes; ${total} bytes in all, without the names section)`);
+    for (const item of items.slice(0, 20)) console.log(`${pad(item.bytes, 8)}  ${short(item.name).slice(0, 150)}`);
+    const crateOf = (name) => {
+      if (name.startsWith('data segment')) return '(data segments)';
+      if (/ shim/.test(name) && !name.includes('::')) return '(#[wasm_bindgen] exports, bodies inlined)';
+      const inner = name.match(/^<(?:&(?:mut )?)?([A-Za-z_][\w]*)/) ?? name.match(/^core::ptr::drop_in_place<(?:&(?:mut )?)?([A-Za-z_][\w]*)/);
+      if (/^code\[\d+\]$/.test(name)) return '(functions without a name: wasm-bindgen\'s and wasm-opt\'s)';
+      const first = inner ? inner[1] : name.match(/^([A-Za-z_][\w]*)(?:\[|::)/)?.[1];
+      // Methods of primitive types are core's.
+      if (['str', 'u8', 'u16', 'u32', 'u64', 'usize', 'i32', 'i64', 'f64', 'char', 'bool'].includes(first)) return 'core';
+      if (!first || ['type', 'elem', 'export', 'import', 'table', 'global', 'custom'].includes(first)) {
+        return '(module structure: types, imports, tables, exports)';
+      }
+      return first;
+    };
+    const byCrate = new Map();
+    for (const item of items) byCrate.set(crateOf(item.name), (byCrate.get(crateOf(item.name)) ?? 0) + item.bytes);
+    console.log('\ntwiggy: by crate (shallow bytes)');
+    for (const [crate, bytes] of [...byCrate].sort((a, b) => b[1] - a[1]).slice(0, 20)) {
+      console.log(`${pad(bytes, 8)}  ${crate}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
