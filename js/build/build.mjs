@@ -123,11 +123,17 @@ if (jsOnly) {
 } else {
   // 1. compile
   // The crates' source paths (kept in the module for panic locations) made
-  // relative to the registry and the crate: shorter, and the same on every
-  // machine.
+  // relative to the registry, std's sources and the crate: shorter, and the
+  // same on every machine.
   const cargoHome = process.env.CARGO_HOME || join(homedir(), '.cargo');
   const registry = join(cargoHome, 'registry', 'src');
-  const remaps = [`${root}/=`, ...(existsSync(registry) ? readdirSync(registry).map((index) => `${join(registry, index)}/=`) : [])];
+  const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
+  const remaps = [
+    `${root}/=`,
+    // std's own sources, when std is compiled with the module (below).
+    `${join(sysroot, 'lib', 'rustlib', 'src', 'rust')}/=`,
+    ...(existsSync(registry) ? readdirSync(registry).map((index) => `${join(registry, index)}/=`) : []),
+  ];
   const rustflags = remaps.map((remap) => `"--remap-path-prefix=${remap}"`).join(', ');
   // The standard library is compiled with the module (rustup's `rust-src`,
   // which .ci/setup adds): `optimize_for_size` picks std's small code paths
@@ -137,7 +143,6 @@ if (jsOnly) {
   // unstable cargo and rustc flags, opened on a stable toolchain by
   // RUSTC_BOOTSTRAP=1 for this one build; without rust-src the build says so
   // and uses the prebuilt std.
-  const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
   const buildStd = existsSync(join(sysroot, 'lib', 'rustlib', 'src', 'rust', 'library', 'std'));
   const flags = [rustflags];
   const cargoArgs = ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown', '--target-dir', shippedTarget];
