@@ -6,6 +6,7 @@
 mod support {
     pub mod inbound_check;
     pub mod machine_drive;
+    pub mod transport_check;
 }
 
 use std::path::Path;
@@ -42,5 +43,14 @@ fn kept_machine_fuzz_inputs_replay_cleanly() {
     assert!(
         count >= 5,
         "expected the machine seed corpus, found {count} files"
+    );
+}
+
+#[test]
+fn kept_transport_fuzz_inputs_replay_cleanly() {
+    let count = replay("transport", support::transport_check::check_transport);
+    assert!(
+        count >= 6,
+        "expected the transport seed corpus, found {count} files"
     );
 }

@@ -1,0 +1,72 @@
+//! The transports' URL and origin rules against the `url` crate (the WHATWG
+//! URL standard, as browsers parse): for any text, nothing panics, and
+//! whatever the rules accept, the standard agrees with.
+//!
+//! - `parse_serialized_origin` accepts only an origin exactly as a browser
+//!   serializes it: the standard parses it to that same origin.
+//! - `PageUrl::parse` (Echo reads `location.href`) finds the origin the
+//!   standard finds.
+//! - `resolve_post_url` accepts a `postUrl` only when the standard resolves
+//!   it against the page to a URL on the page's origin (the same-origin rule
+//!   of `echoTransport`), and the URL it gives is on that origin too.
+//!
+//! The first byte picks the rule; the rest is split at the first newline
+//! into the page URL and the text checked (`postUrl` or origin).
+
+use toolmark_bridge::transport::echo::{resolve_post_url, PageUrl};
+use toolmark_bridge::transport::origin::parse_serialized_origin;
+use url::Url;
+
+fn origin_of(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+pub fn check_transport(data: &[u8]) {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let text = String::from_utf8_lossy(rest);
+    match mode % 3 {
+        0 => {
+            if let Ok(origin) = parse_serialized_origin(&text) {
+                assert_eq!(origin, &*text, "accepted but not returned unchanged");
+                let parsed = Url::parse(origin)
+                    .unwrap_or_else(|e| panic!("accepted {origin:?}, the standard fails: {e}"));
+                assert_eq!(
+                    origin_of(&parsed),
+                    origin,
+                    "accepted {origin:?}, which the standard serializes otherwise"
+                );
+            }
+        }
+        1 => {
+            if let Some(page) = PageUrl::parse(&text) {
+                let parsed = Url::parse(&text)
+                    .unwrap_or_else(|e| panic!("read {text:?} as a page, the standard fails: {e}"));
+                assert_eq!(page.origin(), origin_of(&parsed), "page origin of {text:?}");
+            }
+        }
+        _ => {
+            let (href, post_url) = text.split_once('\n').unwrap_or((&text, ""));
+            let Some(page) = PageUrl::parse(href) else {
+                return;
+            };
+            let Ok(resolved) = resolve_post_url(post_url, &page) else {
+                return;
+            };
+            let base = Url::parse(href)
+                .unwrap_or_else(|e| panic!("read {href:?} as a page, the standard fails: {e}"));
+            let standard = base.join(post_url).unwrap_or_else(|e| {
+                panic!("accepted postUrl {post_url:?} on {href:?}, the standard fails: {e}")
+            });
+            assert_eq!(
+                origin_of(&standard),
+                page.origin(),
+                "accepted postUrl {post_url:?} on {href:?}, which the standard resolves to {standard}"
+            );
+            let ours = Url::parse(&resolved)
+                .unwrap_or_else(|e| panic!("resolved {post_url:?} to {resolved:?}: {e}"));
+            assert_eq!(origin_of(&ours), page.origin(), "resolved to {resolved:?}");
+        }
+    }
+}
