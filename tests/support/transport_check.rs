@@ -15,10 +15,27 @@
 
 use toolmark_bridge::transport::echo::{resolve_post_url, PageUrl};
 use toolmark_bridge::transport::origin::parse_serialized_origin;
-use url::Url;
+use url::{Origin, Url};
 
+/// The origin a browser gives a URL: the standard's tuple origin; for a
+/// scheme the standard leaves opaque, the scheme, host and port as browsers
+/// serialize extension pages' origins (`chrome-extension://id`,
+/// `moz-extension://uuid`), which `allowedOrigins` must be able to name.
 fn origin_of(url: &Url) -> String {
-    url.origin().ascii_serialization()
+    match url.origin() {
+        Origin::Tuple(..) => url.origin().ascii_serialization(),
+        Origin::Opaque(_) => {
+            let port = url
+                .port()
+                .map(|port| format!(":{port}"))
+                .unwrap_or_default();
+            format!(
+                "{}://{}{port}",
+                url.scheme(),
+                url.host_str().unwrap_or_default()
+            )
+        }
+    }
 }
 
 pub fn check_transport(data: &[u8]) {
