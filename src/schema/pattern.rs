@@ -460,6 +460,7 @@ impl PatternMatcher for LinearPatterns {
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
+#[allow(clippy::panic)]
 mod tests {
     use super::*;
 
