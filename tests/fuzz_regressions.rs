@@ -6,6 +6,7 @@
 mod support {
     pub mod inbound_check;
     pub mod machine_drive;
+    pub mod pattern_check;
 }
 
 use std::path::Path;
@@ -42,5 +43,14 @@ fn kept_machine_fuzz_inputs_replay_cleanly() {
     assert!(
         count >= 5,
         "expected the machine seed corpus, found {count} files"
+    );
+}
+
+#[test]
+fn kept_pattern_fuzz_inputs_replay_cleanly() {
+    let count = replay("pattern", support::pattern_check::check_pattern);
+    assert!(
+        count >= 4,
+        "expected the pattern seed corpus, found {count} files"
     );
 }
