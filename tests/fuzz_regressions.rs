@@ -6,6 +6,7 @@
 mod support {
     pub mod inbound_check;
     pub mod machine_drive;
+    pub mod pattern_check;
     pub mod transport_check;
 }
 
@@ -52,5 +53,14 @@ fn kept_transport_fuzz_inputs_replay_cleanly() {
     assert!(
         count >= 6,
         "expected the transport seed corpus, found {count} files"
+    );
+}
+
+#[test]
+fn kept_pattern_fuzz_inputs_replay_cleanly() {
+    let count = replay("pattern", support::pattern_check::check_pattern);
+    assert!(
+        count >= 4,
+        "expected the pattern seed corpus, found {count} files"
     );
 }

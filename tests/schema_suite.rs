@@ -16,6 +16,7 @@ use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use toolmark_bridge::schema::pattern::{Engine, LinearPatterns};
 use toolmark_bridge::schema::{CompiledSchema, PatternMatcher, SchemaError};
 
 /// The suite is vendored in `tests/data/json-schema-test-suite/` (its SOURCE
@@ -175,7 +176,7 @@ fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-fn run_group(file: &str, group: &Value, matcher: &RegexMatcher, tally: &mut Tally) {
+fn run_group(file: &str, group: &Value, matcher: &dyn PatternMatcher, tally: &mut Tally) {
     let desc = str_field(group, "description").to_string();
     let schema = group.get("schema").cloned().unwrap_or(Value::Null);
     let tests = group
@@ -304,6 +305,69 @@ fn official_suite_draft2020_12() {
         "unexpected failures: {unexpected:#?}"
     );
     assert!(rate >= 99.0, "pass rate {rate:.2}% is below 99%");
+}
+
+/// The optional ECMA-262 regex files, vendored from outside the suite's
+/// commit (SOURCE says where from).
+const OPTIONAL_REGEX_FILES: &[&str] = &["ecmascript-regex.json", "non-bmp-regex.json"];
+
+/// Optional cases that fail, as (file, group description, test description).
+const KNOWN_OPTIONAL_FAILURES: &[(&str, &str, &str)] = &[];
+
+/// The suite's optional ECMA-262 regex cases through the matcher the shipped
+/// module uses: regex-lite for what it expresses, with the regex crate
+/// standing in for the page's `RegExp` as the fallback.
+#[test]
+fn optional_ecma_regex_cases() {
+    let matcher = LinearPatterns::new(Box::new(RegexMatcher::default()));
+    let mut tally = Tally::default();
+    let mut linear = 0;
+    for file in OPTIONAL_REGEX_FILES {
+        let path = suite_dir().join("optional").join(file);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let groups = match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Array(groups)) => groups,
+            other => panic!("{file}: not an array of groups: {other:?}"),
+        };
+        for group in &groups {
+            run_group(file, group, &matcher, &mut tally);
+        }
+        linear += groups
+            .iter()
+            .filter_map(|g| g.get("schema"))
+            .flat_map(schema_patterns)
+            .filter(|p| matcher.engine(p) == Engine::Linear)
+            .count();
+    }
+    println!(
+        "optional regex cases: {} passed, {} failed; {linear} of their patterns run in regex-lite",
+        tally.passed,
+        tally.failed.len()
+    );
+    for (file, group, test, why) in &tally.failed {
+        println!("FAIL {file} / {group} / {test}: {why}");
+    }
+    let failed: Vec<(&str, &str, &str)> = tally
+        .failed
+        .iter()
+        .map(|(f, g, t, _)| (f.as_str(), g.as_str(), t.as_str()))
+        .collect();
+    assert_eq!(failed, KNOWN_OPTIONAL_FAILURES);
+    assert!(tally.passed > 0);
+}
+
+/// A schema's `pattern` and `patternProperties` keys.
+fn schema_patterns(schema: &Value) -> Vec<String> {
+    let mut patterns: Vec<String> = schema
+        .get("pattern")
+        .and_then(Value::as_str)
+        .map(String::from)
+        .into_iter()
+        .collect();
+    if let Some(properties) = schema.get("patternProperties").and_then(Value::as_object) {
+        patterns.extend(properties.keys().cloned());
+    }
+    patterns
 }
 
 #[test]

@@ -16,8 +16,10 @@
 //! [`SchemaError::RemoteRef`] at compile time.
 //!
 //! Regular expressions (`pattern`, `patternProperties`) are evaluated by an
-//! injected [`PatternMatcher`], so that WebAssembly builds can use the
-//! browser's ECMA-262 `RegExp` instead of shipping a regex engine.
+//! injected [`PatternMatcher`]. [`pattern::LinearPatterns`] runs the
+//! patterns it can translate exactly with `regex-lite` (linear in the input)
+//! and the rest with a fallback: the browser's ECMA-262 `RegExp` in the
+//! shipped module.
 //!
 //! This code runs inside the page's WebAssembly bridge and must never panic:
 //! no `unwrap`, no indexing, bounded recursion: nested schema evaluations are
@@ -40,6 +42,7 @@ mod compile;
 mod eval;
 mod meta;
 mod num;
+pub mod pattern;
 mod uri;
 
 // Native only: the unit tests match patterns with the regex crate.
@@ -68,8 +71,9 @@ pub const MAX_SCHEMA_DEPTH: usize = 512;
 /// the page; exceeded, validation stops with an issue.
 pub const MAX_EVAL_STEPS: usize = 1_000_000;
 
-/// An ECMA-262 regex matcher, injected: in WebAssembly it is JS `RegExp` with
-/// the `u` flag; natively tests use the `regex` crate.
+/// An ECMA-262 regex matcher (`u` flag), injected: in WebAssembly it is
+/// [`pattern::LinearPatterns`] over JS `RegExp`; natively tests use the
+/// `regex` crate as the fallback.
 pub trait PatternMatcher {
     /// Ok(true) when `text` matches `pattern` (unanchored search, like
     /// RegExp.prototype.test). Err(message) when the pattern is not a valid regex.

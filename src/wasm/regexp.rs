@@ -1,5 +1,9 @@
-//! `pattern` / `patternProperties` through JS `RegExp` (ECMA-262, `u` flag),
-//! so no regex engine ships in the wasm. Compiled patterns are cached.
+//! `pattern` / `patternProperties` through JS `RegExp` (ECMA-262, `u` flag):
+//! the fallback of `schema::pattern::LinearPatterns` for the patterns
+//! regex-lite cannot express (lookaround, backreferences, `\p{…}`, named
+//! groups) and the judge of every pattern its translation does not accept.
+//! RegExp backtracks: these patterns are not bounded in time
+//! (docs/benchmarks.md, "Pattern bound"). Compiled patterns are cached.
 
 use crate::prelude::*;
 use core::cell::RefCell;
@@ -15,8 +19,8 @@ use crate::vecmap::VecMap;
 const CACHE_LIMIT: usize = 256;
 
 /// `pattern` / `patternProperties` through JS `RegExp` (ECMA-262, `u` flag
-/// only: no `g` or `y`, so `test()` keeps no state), so no regex engine
-/// ships in the wasm. Compiled patterns are cached.
+/// only: no `g` or `y`, so `test()` keeps no state). Compiled patterns are
+/// cached.
 #[derive(Default)]
 pub struct JsRegExp {
     cache: RefCell<VecMap<String, Result<RegExp, String>>>,

@@ -22,6 +22,7 @@ use super::webmcp::WebMcp;
 use crate::machine::{Handle, Toolmark as Machine};
 use crate::policy::Caller;
 use crate::registry::{ScopeId, ToolKey};
+use crate::schema::pattern::LinearPatterns;
 
 /// A scope id for a scope the core refused (registering in it is `invalid_scope`).
 const NO_SCOPE: ScopeId = ScopeId(u32::MAX);
@@ -35,8 +36,10 @@ pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
     }
     let config = values::config(&options)?;
     let dev = config.dev;
-    let core = Machine::new(config, Box::new(CryptoRandom), Box::<JsRegExp>::default())
-        .map_err(Failure::from)?;
+    // regex-lite where it expresses the pattern (linear time), RegExp for the rest.
+    let patterns = LinearPatterns::new(Box::<JsRegExp>::default());
+    let core =
+        Machine::new(config, Box::new(CryptoRandom), Box::new(patterns)).map_err(Failure::from)?;
     let shared = Shared::new(
         core,
         host::method(&options, "now"),

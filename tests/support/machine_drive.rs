@@ -36,6 +36,7 @@ use toolmark_bridge::protocol::{
     inbound::nesting_exceeds, FieldChange, Hints, Issue, ToolMode, DEFAULT_MAX_MESSAGE_BYTES,
 };
 use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
+use toolmark_bridge::schema::pattern::LinearPatterns;
 use toolmark_bridge::schema::PatternMatcher;
 
 #[path = "spec_model.rs"]
@@ -171,9 +172,16 @@ impl RandomSource for SeededRandom {
     }
 }
 
-/// A never-panicking stand-in for `RegExp`: `^`/`$` anchors around a literal;
-/// a pattern containing `[` or `(` is "invalid".
+/// A never-panicking stand-in for `RegExp`, the fallback of the shipped
+/// module's [`LinearPatterns`]: `^`/`$` anchors around a literal; a pattern
+/// containing `[` or `(` is "invalid".
 struct LiteralPatterns;
+
+/// The shipped module's matcher with [`LiteralPatterns`] for `RegExp`, so
+/// the fuzzer drives the ECMA-262 → regex-lite translation.
+fn patterns() -> Box<dyn PatternMatcher> {
+    Box::new(LinearPatterns::new(Box::new(LiteralPatterns)))
+}
 
 impl PatternMatcher for LiteralPatterns {
     fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
@@ -321,6 +329,10 @@ fn gen_schema(cur: &mut Cursor<'_>) -> Option<SchemaSpec> {
                 .map(SchemaSpec::Json)
         }
         14 => Some(SchemaSpec::Json(gen_value(cur, 0))),
+        // A pattern the driver made up: the translation's input.
+        15 => Some(SchemaSpec::Json(
+            json!({"type": "string", "pattern": cur.text(24)}),
+        )),
         _ => None,
     }
 }
@@ -456,8 +468,8 @@ impl Driver {
             fills: 0,
             fail_every: (flags & 4 != 0).then_some(period),
         };
-        let mut tm = Toolmark::new(config, Box::new(rng), Box::new(LiteralPatterns)).ok()?;
-        let mut spec = SpecModel::new(&tm, &policy, &confirm_mode, Box::new(LiteralPatterns));
+        let mut tm = Toolmark::new(config, Box::new(rng), patterns()).ok()?;
+        let mut spec = SpecModel::new(&tm, &policy, &confirm_mode, patterns());
         let drained = spec.drain(&mut tm).unwrap_or_else(|e| panic!("{e}"));
         let mut driver = Driver {
             tm,
