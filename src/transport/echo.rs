@@ -151,7 +151,8 @@ pub struct PageUrl {
 impl PageUrl {
     /// Reads `location.href`. `None` when the page's origin is opaque.
     pub fn parse(href: &str) -> Option<PageUrl> {
-        let href = clean(href);
+        // Only http(s) pages are read, where `\` is `/`.
+        let href = normalize_slashes(&clean(href));
         let (scheme, rest) = href.split_once(':')?;
         let scheme = scheme.to_ascii_lowercase();
         if scheme != "http" && scheme != "https" {
@@ -537,6 +538,13 @@ mod tests {
         assert_eq!(
             PageUrl::parse("http://[::1]:8000/x").unwrap().origin(),
             "http://[::1]:8000"
+        );
+        // A backslash ends the host as a slash does (found by the transport
+        // fuzz target: the part after `@` was read as the host).
+        let p = PageUrl::parse("https://a7\\.pp@evil.example/x").unwrap();
+        assert_eq!(
+            (p.origin(), p.path.as_str()),
+            ("https://a7", "/.pp@evil.example/x")
         );
         for opaque in [
             "about:blank",
