@@ -43,7 +43,12 @@ fn origin_of(url: &Url) -> String {
 /// state" skips every `/` and `\` after the first two (browsers and Node
 /// resolve it to `https://host/x`): the same URL with two slashes.
 fn joined_ignoring_slashes(base: &Url, post_url: &str) -> Option<Url> {
-    let trimmed = post_url.trim_matches(|c: char| c <= ' ');
+    // The standard's input cleanup first: ends trimmed, tabs and newlines gone.
+    let trimmed: String = post_url
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
     let rest = trimmed.trim_start_matches(['/', '\\']);
     (trimmed.len() - rest.len() > 2).then(|| base.join(&format!("//{rest}")).ok())?
 }
