@@ -68,17 +68,19 @@
 // - page error events only of the expected codes;
 // - memory bounded: WebAssembly memory and the JS heap after GC at the end
 //   within 10% of their values after the warm-up (WebAssembly memory, which
-//   grows in steps of 0.5–1 MiB, may also grow by one MiB; a sixth of the run, 20 s
-//   to 10 min; both taken with the traffic paused and drained). Old pages
+//   grows in steps of 0.5–1 MiB, may also grow by one MiB; the warm-up is a
+//   sixth of the run, 20 s to 10 min, at most half of it; both taken with
+//   the traffic paused and drained). Old pages
 //   must be collected: the script keeps a detached bridge's state 5 s (60 s
 //   for calls a dropped socket interrupted), collects every 5 s, and counts
 //   the registries the collector took ("pages gone").
 // Exits 1 with the list of violations, else 0.
 //
-// Development option (to see the checks fail): --fault NAME, one of
+// Development options: --fault NAME, to see the checks fail, one of
 // double-answer (the agent tallies one result twice), drop-answer (it misses
 // one), double-confirmed (one `confirmed` twice), leak (the page's tools
-// keep every big result).
+// keep every big result); --reloads same|fresh|none, only one kind of
+// reload or none (default both).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -104,7 +106,7 @@ const RATE = Number(option('rate', 50));
 const PKG = option('pkg', 'pkg');
 const FAULT = option('fault', '');
 const RELOADS = option('reloads', 'both'); // development: 'same', 'fresh', 'none'
-if (!(MINUTES > 0) || !(RATE > 0) || !['', 'double-answer', 'drop-answer', 'double-confirmed', 'leak'].includes(FAULT)) {
+if (!(MINUTES > 0) || !(RATE > 0) || !['', 'double-answer', 'drop-answer', 'double-confirmed', 'leak'].includes(FAULT) || !['both', 'same', 'fresh', 'none'].includes(RELOADS)) {
   console.error('usage: node benches/soak.mjs [--minutes N] [--seed S] [--rate R] [--pkg DIR]');
   process.exit(2);
 }
@@ -117,7 +119,7 @@ const { websocketTransport } = await import(`${base}bridge/websocket.js`);
 const { validateMessage } = await import(`${base}protocol/index.js`);
 
 const DURATION_MS = MINUTES * 60_000;
-const WARMUP_MS = Math.min(600_000, Math.max(20_000, DURATION_MS / 6));
+const WARMUP_MS = Math.min(600_000, Math.max(20_000, DURATION_MS / 6), DURATION_MS / 2);
 const CONFIRM_EXPIRY_MS = 150;
 const ANSWER_DEADLINE_MS = 60_000;
 const RETIRE_MS = 60_000;
