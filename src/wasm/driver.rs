@@ -122,6 +122,16 @@ pub struct Host {
     jobs: Vec<Job>,
 }
 
+impl Drop for Host {
+    /// A registry freed by the collector with its next deadline armed: the
+    /// timer would fire into the freed callback (which throws).
+    fn drop(&mut self) {
+        if let Some(timer) = self.timer.take() {
+            host::clear_timeout(&timer);
+        }
+    }
+}
+
 /// A step of the driver's work, run in a microtask.
 type Job = Box<dyn FnOnce()>;
 

@@ -240,7 +240,16 @@ impl Toolmark {
         self.shared
             .host_mut(|h| h.pending_listeners.add(listener.clone()));
         let shared = self.shared.clone();
-        js_function(move || shared.host_mut(|h| h.pending_listeners.remove(&listener)))
+        // Let go of on unsubscribe: a listener kept by the unsubscribe
+        // function stays alive with it, and if the listener can reach that
+        // function, neither is ever collected (the module's externref table
+        // is a GC root).
+        let listener = Cell::new(Some(listener));
+        js_function(move || {
+            if let Some(listener) = listener.take() {
+                shared.host_mut(|h| h.pending_listeners.remove(&listener));
+            }
+        })
     }
 
     /// Approves or rejects a deferred confirmation; resolves with the final result.
@@ -376,8 +385,12 @@ impl Events {
         self.shared
             .host_mut(|h| h.error_listeners.add(listener.clone()));
         let shared = self.shared.clone();
+        // Let go of on unsubscribe, as in `subscribePending`.
+        let listener = Cell::new(Some(listener));
         Ok(js_function(move || {
-            shared.host_mut(|h| h.error_listeners.remove(&listener))
+            if let Some(listener) = listener.take() {
+                shared.host_mut(|h| h.error_listeners.remove(&listener));
+            }
         }))
     }
 }

@@ -1,0 +1,81 @@
+// A registry the app lets go of is collected and stays quiet: found by the
+// soak (benches/soak.mjs), which reloads pages by dropping registries. Each
+// case runs in a child process with --expose-gc, where the collector can be
+// made to run, and where an exception thrown by a timer ends the process.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+
+const pkg = new URL('../../pkg/', import.meta.url).href;
+
+/** Runs `body` (an ES module's text, with `createToolmark`, `bridge`, `createInPageChannel`, `collect()` in scope). */
+function child(body) {
+  const source = `
+    import { createToolmark } from '${pkg}index.js';
+    import { bridge } from '${pkg}bridge/index.js';
+    import { createInPageChannel } from '${pkg}bridge/in-page.js';
+    const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+    let collected = 0;
+    const watched = new FinalizationRegistry(() => collected++);
+    /** Collects, gives the finalizers their turn, and says how many watched objects went. */
+    async function collect() {
+      for (let i = 0; i < 6; i++) {
+        globalThis.gc();
+        await pause(20);
+      }
+      return collected;
+    }
+    ${body}
+  `;
+  const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', source], { encoding: 'utf8', timeout: 30_000 });
+  return { status: run.status, out: run.stdout.trim(), err: run.stderr };
+}
+
+test('a registry collected while a confirmation is pending does not throw when its expiry was due', () => {
+  const { status, out, err } = child(`
+    async function page() {
+      const tm = createToolmark({ confirmExpiryMs: 300 });
+      watched.register(tm, 0);
+      tm.register({ name: 'pay', description: 'Pays', hints: { consequential: true }, run: () => 1 });
+      const { transport, agent } = createInPageChannel();
+      const detach = tm.use(bridge({ transport }));
+      while (!agent.clientId) await pause(1);
+      const result = await agent.call('pay', {});
+      detach();
+      return result.status + ' ' + tm.pendingConfirmations().length;
+    }
+    console.log(await page());
+    console.log('collected', await collect());
+    await pause(600);
+    console.log('still running');
+  `);
+  assert.equal(err.includes('closure invoked'), false, err);
+  assert.equal(status, 0, err);
+  assert.deepEqual(out.split('\n'), ['needs_confirmation 1', 'collected 1', 'still running']);
+});
+
+test('an unsubscribed listener that refers to its registry does not keep it alive', () => {
+  const { status, out, err } = child(`
+    // The natural way: the page keeps the unsubscribe functions, and its
+    // listeners refer to the page.
+    function page() {
+      const tm = createToolmark();
+      watched.register(tm, 0);
+      const app = { tm };
+      app.offPending = tm.subscribePending(() => app.tm.pendingConfirmations());
+      app.offError = tm.events.on('error', () => app.tm.rev);
+      return app;
+    }
+    function pages() {
+      for (let i = 0; i < 50; i++) {
+        const app = page();
+        app.offPending();
+        app.offError();
+      }
+    }
+    pages();
+    console.log('collected', await collect());
+  `);
+  assert.equal(status, 0, err);
+  assert.equal(out, 'collected 50');
+});
