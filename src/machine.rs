@@ -523,6 +523,15 @@ impl Toolmark {
         }
     }
 
+    /// A message the transport handed over that has no JSON text (see
+    /// [`Rejection::NotJson`]): dropped with an `invalid_message` event, as
+    /// malformed text is.
+    pub fn handle_inbound_not_json(&mut self, bridge: BridgeId) {
+        if self.bridges.options(bridge).is_some() {
+            self.invalid_message(&Rejection::NotJson);
+        }
+    }
+
     fn invalid_message(&mut self, rejection: &Rejection) {
         self.out
             .error(ErrorEventCode::InvalidMessage, rejection.message(), None);

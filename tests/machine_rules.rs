@@ -1474,3 +1474,13 @@ fn detach_frees_two_lanes_and_their_runs_start_smallest_scope_first() {
         "the freed lanes start smallest scope first, not in arrival order"
     );
 }
+
+#[test]
+fn a_message_without_json_text_is_dropped_with_invalid_message() {
+    let mut page = Page::new();
+    let sent = page.sent_on(page.bridge).len();
+    page.tm.handle_inbound_not_json(page.bridge);
+    page.drain();
+    assert_eq!(page.error_codes(), [ErrorEventCode::InvalidMessage]);
+    assert_eq!(page.sent_on(page.bridge).len(), sent, "never answered");
+}

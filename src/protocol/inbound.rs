@@ -56,6 +56,9 @@ pub enum Rejection {
     Invalid {
         issues: Vec<Issue>,
     },
+    /// A transport handed over a value `JSON.stringify` cannot write (a
+    /// cycle, a BigInt, a throwing getter, `undefined` or a function).
+    NotJson,
 }
 
 impl Rejection {
@@ -102,6 +105,9 @@ impl core::fmt::Display for Rejection {
                 write!(f, "message type '{message_type}' travels the other way")
             }
             Rejection::UnknownProperty { name } => write!(f, "unknown property '{name}'"),
+            Rejection::NotJson => f.write_str(
+                "message is not JSON: JSON.stringify gave no text (a cycle, a BigInt, a throwing getter, undefined or a function)",
+            ),
             Rejection::Invalid { issues } => {
                 f.write_str("invalid message:")?;
                 for issue in issues {

@@ -94,7 +94,7 @@ pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
 fn inbound(weak: &Weak<Shared>, bridge: BridgeId, limit: u32, message: &JsValue) {
     let text = match js_sys::JSON::stringify(message) {
         Ok(text) if JsValue::from(&text).is_string() => text,
-        _ => JsString::from(""),
+        _ => return inbound_not_json(weak, bridge),
     };
     // Longer than the limit in UTF-16 units means longer in UTF-8 bytes
     // too: only a prefix crosses into wasm memory (which never shrinks),
@@ -105,6 +105,15 @@ fn inbound(weak: &Weak<Shared>, bridge: BridgeId, limit: u32, message: &JsValue)
         text
     };
     inbound_text(weak, bridge, &String::from(text));
+}
+
+fn inbound_not_json(weak: &Weak<Shared>, bridge: BridgeId) {
+    let Some(shared) = weak.upgrade() else { return };
+    if !shared.host_mut(|h| h.bridges.contains_key(&bridge.0)) {
+        return;
+    }
+    shared.with_core(|core| core.handle_inbound_not_json(bridge));
+    shared.drain();
 }
 
 /// A message's text to the core: from `inbound`, or as it came from a

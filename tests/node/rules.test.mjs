@@ -927,6 +927,20 @@ describe('rule 8: hostile input', () => {
     h.check();
   });
 
+  test('a value JSON.stringify cannot write (BigInt, cycle, throwing getter, undefined) is dropped as not JSON', async () => {
+    const { h, runs } = await hostilePage();
+    const call = () => ({ protocol: 1, type: 'call', clientId: h.clientId, id: newId(), tool: 'act', input: {} });
+    const cycle = call();
+    cycle.input.self = cycle;
+    const getter = call();
+    Object.defineProperty(getter, 'input', { enumerable: true, get: () => { throw new Error('no'); } });
+    await expectDropped(h, runs, [undefined, { ...call(), input: { n: 10n } }, cycle, getter]);
+    const messages = h.errorsOf('invalid_message').map((e) => e.message);
+    assert.equal(messages.length, 4);
+    for (const message of messages) assert.match(message, /^message is not JSON: JSON\.stringify gave no text/);
+    h.check();
+  });
+
   test('invalid messages carrying another page’s string clientId are ignored silently (no event)', async () => {
     const { h, runs } = await hostilePage();
     const other = newId();
