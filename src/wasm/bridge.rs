@@ -7,7 +7,7 @@
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
 use core::cell::Cell;
-use js_sys::{Function, JsString};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use super::driver::{BridgeEntry, Shared};
