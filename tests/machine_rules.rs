@@ -460,6 +460,31 @@ fn cancel_of_a_running_call_aborts_it_and_its_own_result_follows() {
 }
 
 #[test]
+fn a_repeated_cancel_neither_answers_early_nor_moves_the_grace_period() {
+    let mut page = Page::with_config(Config {
+        abort_grace_ms: 500,
+        ..Config::default()
+    });
+    page.register(tool("slow"));
+    page.call("a", "slow", json!({}));
+    let run = only_run(&mut page);
+    page.cancel("a");
+    page.advance(300);
+    page.cancel("a");
+    assert!(
+        page.results_for("a").is_empty(),
+        "still in its grace period"
+    );
+    assert_eq!(page.tm.poll_timeout(), Some(page.now + 200));
+    page.ok(run, json!("settled in time"));
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "ok", "data": "settled in time"})
+    );
+    assert!(page.error_codes().is_empty(), "{:?}", page.events);
+}
+
+#[test]
 fn a_tool_that_ignores_abort_is_answered_after_the_grace_period_and_reports_late_result() {
     let mut page = Page::with_config(Config {
         abort_grace_ms: 500,
@@ -703,6 +728,36 @@ fn rule_7_consequential_and_destructive_tools_need_confirmation() {
     confirm_id_of(&page.result("b"));
     assert_eq!(page.tm.pending_confirmations().len(), 2);
     assert!(page.events.contains(&Event::PendingChanged));
+}
+
+#[test]
+fn a_summary_alone_is_prepared_before_the_confirmation() {
+    let mut page = Page::new();
+    let mut def = consequential("pay");
+    def.has_summary = true;
+    page.register(def);
+    page.call("c1", "pay", json!({"amount": 5}));
+    let Some(Action::Prepare {
+        run,
+        summary: true,
+        changes: false,
+        state: false,
+        ..
+    }) = page.actions.pop()
+    else {
+        panic!("prepare expected: {:?}", page.actions)
+    };
+    assert!(page.results_for("c1").is_empty(), "not before the summary");
+    page.tm.handle_prepared(
+        run,
+        Ok(Prepared {
+            summary: Some("Pay 5".into()),
+            ..Prepared::default()
+        }),
+        page.now,
+    );
+    page.drain();
+    assert_eq!(page.result("c1")["summary"], "Pay 5");
 }
 
 #[test]
