@@ -702,6 +702,44 @@ fn standard_schema_inputs_are_validated_by_js_and_may_be_transformed() {
     );
 }
 
+#[test]
+fn a_validator_or_summary_that_throws_answers_tool_failed_and_reports_tool_threw() {
+    let mut page = Page::new();
+    let mut ext = tool("ext");
+    ext.input_schema = Some(SchemaSpec::External {
+        json: Some(json!({"type": "object"})),
+    });
+    page.register(ext);
+    let mut pay = consequential("pay");
+    pay.has_summary = true;
+    page.register(pay);
+    page.call("v", "ext", json!({}));
+    let Some(Action::Validate { run, .. }) = page.actions.pop() else {
+        panic!("validate expected: {:?}", page.actions)
+    };
+    page.tm
+        .handle_validated(run, Validated::Threw("boom in validate".into()), page.now);
+    page.drain();
+    page.call("s", "pay", json!({}));
+    let Some(Action::Prepare { run, .. }) = page.actions.pop() else {
+        panic!("prepare expected: {:?}", page.actions)
+    };
+    page.tm
+        .handle_prepared(run, Err("boom in summary".into()), page.now);
+    page.drain();
+    for id in ["v", "s"] {
+        assert_eq!(
+            page.result(id),
+            json!({"status": "error", "message": "Tool failed"})
+        );
+    }
+    assert_eq!(
+        page.error_codes(),
+        [ErrorEventCode::ToolThrew, ErrorEventCode::ToolThrew]
+    );
+    assert!(page.take_runs().is_empty(), "nothing ran");
+}
+
 // ----- rule 7 and deferred confirmation ---------------------------------------------------------
 
 fn confirm_id_of(result: &Value) -> String {
