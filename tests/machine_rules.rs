@@ -931,6 +931,30 @@ fn rejection_is_cancelled_operator() {
 }
 
 #[test]
+fn an_approval_whose_tool_is_gone_is_refused_stale_not_cancelled() {
+    let mut page = Page::new();
+    let key = page.register(consequential("pay"));
+    page.call("c", "pay", json!({}));
+    let id = confirm_id_of(&page.result("c"));
+    page.tm.unregister(key, page.now);
+    page.drain();
+    let handle = page.tm.confirm(&id, true, page.now);
+    page.drain();
+    let refused = page.confirmed_for(&id);
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(
+        (refused[0]["status"].as_str(), refused[0]["code"].as_str()),
+        (Some("refused"), Some("stale"))
+    );
+    assert_eq!(refused[0]["rev"], page.tm.rev());
+    assert!(page.take_runs().is_empty());
+    assert!(matches!(
+        page.completed(handle),
+        Some(ToolResult::Refused { .. })
+    ));
+}
+
+#[test]
 fn confirmations_expire_after_600000_ms_by_default() {
     let mut page = Page::new();
     page.register(consequential("pay"));
