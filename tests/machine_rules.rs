@@ -1282,8 +1282,17 @@ fn without_a_confirmation_path_consequential_tools_are_not_allowed() {
     });
     page.register(consequential("pay"));
     assert_eq!(page.error_codes(), [ErrorEventCode::MissingConfirmHandler]);
+    page.register(tool("read"));
+    assert_eq!(
+        page.error_codes(),
+        [ErrorEventCode::MissingConfirmHandler],
+        "a tool that needs no confirmation needs no path"
+    );
     page.call("p", "pay", json!({}));
     assert_eq!(page.result("p")["code"], "not_allowed");
+    let mut deferred = Page::new();
+    deferred.register(consequential("pay"));
+    assert_eq!(deferred.error_codes(), [], "deferred mode is a path");
     let mut dev = Page::with_config(Config {
         dev: true,
         confirm_mode: json!({"inapp": "none"}),
