@@ -159,6 +159,8 @@ fn rule_2_the_answered_memory_is_bounded_in_bytes_with_long_ids() {
     assert_eq!(page.tm.answered_ids(), 1000);
     let held = page.tm.answered_memory_bytes();
     assert!(held <= 256 * 1024, "the memory holds {held} bytes");
+    // At least each id's 32-byte digest, in the set and in the queue.
+    assert!(held >= 1000 * 2 * 32, "the memory holds {held} bytes");
     // A long id replayed is still a duplicate; the oldest was forgotten.
     page.sent.clear();
     page.describe(&long(1000), "t");
@@ -415,6 +417,11 @@ fn describe_returns_the_full_entry_and_refuses_unknown_or_hidden_tools() {
         2,
         "the human still sees it"
     );
+    // The full entries (WebMCP's tool list) are the describe results.
+    let entries = page.tm.manifest_entries(Caller::Inapp);
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].to_value(), page.result("d1")["data"]);
+    assert_eq!(page.tm.manifest_entries(Caller::Human).len(), 2);
 }
 
 // ----- cancel and the abort grace period -----------------------------------------------
