@@ -100,6 +100,22 @@ fn depth_64_is_accepted_and_65_is_not() {
         parse_agent_to_page(&in_string, LIMIT),
         Err(Rejection::UnsupportedProtocol { .. })
     ));
+    // The string ends after its escapes: nesting after it counts again.
+    let after_escape = format!(
+        "{{\"s\":\"a\\\\b\\\"c\",\"d\":{}{}}}",
+        "[".repeat(64),
+        "]".repeat(64)
+    );
+    assert_eq!(
+        parse_agent_to_page(&after_escape, LIMIT),
+        Err(Rejection::TooDeep { limit: 64 })
+    );
+    // Depth is nesting, not a count of brackets: 100 siblings are depth 2.
+    let siblings = format!("{{\"a\":[{}]}}", vec!["[]"; 100].join(","));
+    assert!(matches!(
+        parse_agent_to_page(&siblings, LIMIT),
+        Err(Rejection::UnsupportedProtocol { .. })
+    ));
 }
 
 #[test]
