@@ -45,6 +45,11 @@ fn describe_and_cancel_parse() {
     assert!(matches!(parse(&describe), Ok(AgentToPage::Describe(d)) if d.tool == "x"));
     let cancel = json!({"protocol": 1, "type": "cancel", "clientId": "p", "id": "d"});
     assert!(matches!(parse(&cancel), Ok(AgentToPage::Cancel(c)) if c.id == "d"));
+    for message in [call(), describe, cancel] {
+        let client_id = message["clientId"].clone();
+        let parsed = parse(&message).map(|m| m.client_id().to_owned());
+        assert_eq!(parsed.ok().map(Value::from), Some(client_id));
+    }
 }
 
 #[test]
