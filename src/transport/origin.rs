@@ -411,6 +411,7 @@ mod tests {
             ("http://app.example:80", NotCanonical),
             ("ws://app.example:80", NotCanonical),
             ("https://app.example:0443", NotCanonical),
+            ("https://app.example:08443", NotCanonical),
             ("http://1.2.3", NotCanonical),
             ("http://0x7f.0.0.1", NotCanonical),
             ("http://2130706433", NotCanonical),
