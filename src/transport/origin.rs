@@ -406,6 +406,7 @@ mod tests {
             ("https://[1:2:3:4:5:6:7:8:9]", Host),
             // `::` stands for one zero group at least.
             ("https://[1:2:3:4::5:6:7:8]", Host),
+            ("https://[::1:2:3:4:5:6:7:8]", Host),
             ("https://[::ffff:1.2.3.4]", Host),
             ("HTTPS://app.example", NotCanonical),
             ("https://App.example", NotCanonical),
