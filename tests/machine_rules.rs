@@ -307,6 +307,9 @@ fn rule_5_more_than_32_pending_on_a_scope_is_refused_busy() {
         page.call(&format!("c{i}"), "t", json!({}));
     }
     assert_eq!(page.tm.max_pending_per_scope(), 32);
+    assert_eq!(page.tm.calls_in_flight(), 32);
+    assert_eq!(page.tm.scope_pending("u"), Some(32), "one scope for both");
+    assert_eq!(page.tm.scope_pending("none"), None);
     page.call("c32", "u", json!({}));
     assert_eq!(
         page.result("c32"),
