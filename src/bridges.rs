@@ -292,6 +292,7 @@ mod tests {
             IdKey::Short { .. }
         ));
         assert_ne!(IdKey::of(""), IdKey::of("\0"));
+        assert!(!ids.is_empty());
         let mut none = AnsweredIds::new(0);
         none.insert("a");
         assert!(none.is_empty());
@@ -342,5 +343,11 @@ mod tests {
         }
         assert_eq!(ids.len(), ANSWERED_ID_MEMORY);
         assert!(ids.held_bytes() <= 256 * 1024, "{}", ids.held_bytes());
+        // Nor is the count too low to bound anything: each id is a key in
+        // the queue, and the set keeps a key and a control byte per bucket
+        // with at least 1/8 of its buckets empty.
+        let key = core::mem::size_of::<IdKey>();
+        let least = ANSWERED_ID_MEMORY * 8 / 7 * (key + 1) + ANSWERED_ID_MEMORY * key;
+        assert!(ids.held_bytes() >= least, "{}", ids.held_bytes());
     }
 }

@@ -512,12 +512,14 @@ mod tests {
     #[test]
     fn the_101st_confirmation_evicts_the_oldest() {
         let mut store = Confirmations::default();
+        assert!(store.is_empty());
         for i in 0..100 {
             assert_eq!(store.add(confirmation(&i.to_string(), 10)), None);
         }
         let evicted = store.add(confirmation("100", 10));
         assert_eq!(evicted.map(|c| c.confirm_id), Some("0".to_string()));
         assert_eq!(store.len(), 100);
+        assert!(!store.is_empty());
         assert!(store.take("0").is_none());
         assert!(store.take("1").is_some());
         assert!(store.take("1").is_none(), "single use");
@@ -540,7 +542,9 @@ mod tests {
     #[test]
     fn the_undo_store_keeps_the_latest_run_per_call_id_and_the_last_100() {
         let mut store = UndoStore::default();
+        assert!(store.is_empty());
         assert_eq!(store.insert("a", RunId(1)), []);
+        assert!(!store.is_empty());
         assert_eq!(store.insert("a", RunId(2)), [RunId(1)], "replaced");
         for i in 0..99 {
             assert_eq!(store.insert(&format!("c{i}"), RunId(10 + i)), []);

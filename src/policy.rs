@@ -350,7 +350,7 @@ mod tests {
     #[test]
     fn options_tighten_and_the_strictest_class_wins() {
         let (p, issues) = Policy::from_options(
-            &json!({"inapp": {"destructive": "hide", "untrustedContent": "deny", "default": "confirm"}}),
+            &json!({"inapp": {"destructive": "hide", "untrustedContent": "deny", "default": "confirm", "readOnly": "allow"}}),
             &json!({"inapp": "none"}),
         );
         assert!(issues.is_empty(), "{issues:?}");
@@ -370,7 +370,21 @@ mod tests {
             p.decide(Caller::Inapp, &Hints::default()),
             Decision::Confirm
         );
+        assert_eq!(
+            p.decide(Caller::Inapp, &hints(true, false, false)),
+            Decision::Allow,
+            "a read-only tool is not in the default class"
+        );
         assert_eq!(p.confirm_mode(), ConfirmMode::None);
+    }
+
+    #[test]
+    fn callers_parse_from_their_names_only() {
+        for caller in [Caller::Inapp, Caller::Human] {
+            assert_eq!(Caller::parse(caller.as_str()), Some(caller));
+        }
+        assert_eq!(Caller::parse("Human"), None);
+        assert_eq!(Caller::parse("agent"), None);
     }
 
     #[test]

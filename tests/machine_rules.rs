@@ -159,6 +159,8 @@ fn rule_2_the_answered_memory_is_bounded_in_bytes_with_long_ids() {
     assert_eq!(page.tm.answered_ids(), 1000);
     let held = page.tm.answered_memory_bytes();
     assert!(held <= 256 * 1024, "the memory holds {held} bytes");
+    // At least each id's 32-byte digest, in the set and in the queue.
+    assert!(held >= 1000 * 2 * 32, "the memory holds {held} bytes");
     // A long id replayed is still a duplicate; the oldest was forgotten.
     page.sent.clear();
     page.describe(&long(1000), "t");
@@ -305,6 +307,9 @@ fn rule_5_more_than_32_pending_on_a_scope_is_refused_busy() {
         page.call(&format!("c{i}"), "t", json!({}));
     }
     assert_eq!(page.tm.max_pending_per_scope(), 32);
+    assert_eq!(page.tm.calls_in_flight(), 32);
+    assert_eq!(page.tm.scope_pending("u"), Some(32), "one scope for both");
+    assert_eq!(page.tm.scope_pending("none"), None);
     page.call("c32", "u", json!({}));
     assert_eq!(
         page.result("c32"),
@@ -415,6 +420,11 @@ fn describe_returns_the_full_entry_and_refuses_unknown_or_hidden_tools() {
         2,
         "the human still sees it"
     );
+    // The full entries (WebMCP's tool list) are the describe results.
+    let entries = page.tm.manifest_entries(Caller::Inapp);
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].to_value(), page.result("d1")["data"]);
+    assert_eq!(page.tm.manifest_entries(Caller::Human).len(), 2);
 }
 
 // ----- cancel and the abort grace period -----------------------------------------------
@@ -457,6 +467,31 @@ fn cancel_of_a_running_call_aborts_it_and_its_own_result_follows() {
     page.cancel("a");
     page.cancel("nobody");
     assert_eq!(page.results_for("a").len(), 1);
+}
+
+#[test]
+fn a_repeated_cancel_neither_answers_early_nor_moves_the_grace_period() {
+    let mut page = Page::with_config(Config {
+        abort_grace_ms: 500,
+        ..Config::default()
+    });
+    page.register(tool("slow"));
+    page.call("a", "slow", json!({}));
+    let run = only_run(&mut page);
+    page.cancel("a");
+    page.advance(300);
+    page.cancel("a");
+    assert!(
+        page.results_for("a").is_empty(),
+        "still in its grace period"
+    );
+    assert_eq!(page.tm.poll_timeout(), Some(page.now + 200));
+    page.ok(run, json!("settled in time"));
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "ok", "data": "settled in time"})
+    );
+    assert!(page.error_codes().is_empty(), "{:?}", page.events);
 }
 
 #[test]
@@ -677,6 +712,44 @@ fn standard_schema_inputs_are_validated_by_js_and_may_be_transformed() {
     );
 }
 
+#[test]
+fn a_validator_or_summary_that_throws_answers_tool_failed_and_reports_tool_threw() {
+    let mut page = Page::new();
+    let mut ext = tool("ext");
+    ext.input_schema = Some(SchemaSpec::External {
+        json: Some(json!({"type": "object"})),
+    });
+    page.register(ext);
+    let mut pay = consequential("pay");
+    pay.has_summary = true;
+    page.register(pay);
+    page.call("v", "ext", json!({}));
+    let Some(Action::Validate { run, .. }) = page.actions.pop() else {
+        panic!("validate expected: {:?}", page.actions)
+    };
+    page.tm
+        .handle_validated(run, Validated::Threw("boom in validate".into()), page.now);
+    page.drain();
+    page.call("s", "pay", json!({}));
+    let Some(Action::Prepare { run, .. }) = page.actions.pop() else {
+        panic!("prepare expected: {:?}", page.actions)
+    };
+    page.tm
+        .handle_prepared(run, Err("boom in summary".into()), page.now);
+    page.drain();
+    for id in ["v", "s"] {
+        assert_eq!(
+            page.result(id),
+            json!({"status": "error", "message": "Tool failed"})
+        );
+    }
+    assert_eq!(
+        page.error_codes(),
+        [ErrorEventCode::ToolThrew, ErrorEventCode::ToolThrew]
+    );
+    assert!(page.take_runs().is_empty(), "nothing ran");
+}
+
 // ----- rule 7 and deferred confirmation ---------------------------------------------------------
 
 fn confirm_id_of(result: &Value) -> String {
@@ -703,6 +776,36 @@ fn rule_7_consequential_and_destructive_tools_need_confirmation() {
     confirm_id_of(&page.result("b"));
     assert_eq!(page.tm.pending_confirmations().len(), 2);
     assert!(page.events.contains(&Event::PendingChanged));
+}
+
+#[test]
+fn a_summary_alone_is_prepared_before_the_confirmation() {
+    let mut page = Page::new();
+    let mut def = consequential("pay");
+    def.has_summary = true;
+    page.register(def);
+    page.call("c1", "pay", json!({"amount": 5}));
+    let Some(Action::Prepare {
+        run,
+        summary: true,
+        changes: false,
+        state: false,
+        ..
+    }) = page.actions.pop()
+    else {
+        panic!("prepare expected: {:?}", page.actions)
+    };
+    assert!(page.results_for("c1").is_empty(), "not before the summary");
+    page.tm.handle_prepared(
+        run,
+        Ok(Prepared {
+            summary: Some("Pay 5".into()),
+            ..Prepared::default()
+        }),
+        page.now,
+    );
+    page.drain();
+    assert_eq!(page.result("c1")["summary"], "Pay 5");
 }
 
 #[test]
@@ -835,6 +938,30 @@ fn rejection_is_cancelled_operator() {
     );
     assert!(page.take_runs().is_empty());
     assert!(page.tm.pending_confirmations().is_empty());
+}
+
+#[test]
+fn an_approval_whose_tool_is_gone_is_refused_stale_not_cancelled() {
+    let mut page = Page::new();
+    let key = page.register(consequential("pay"));
+    page.call("c", "pay", json!({}));
+    let id = confirm_id_of(&page.result("c"));
+    page.tm.unregister(key, page.now);
+    page.drain();
+    let handle = page.tm.confirm(&id, true, page.now);
+    page.drain();
+    let refused = page.confirmed_for(&id);
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(
+        (refused[0]["status"].as_str(), refused[0]["code"].as_str()),
+        (Some("refused"), Some("stale"))
+    );
+    assert_eq!(refused[0]["rev"], page.tm.rev());
+    assert!(page.take_runs().is_empty());
+    assert!(matches!(
+        page.completed(handle),
+        Some(ToolResult::Refused { .. })
+    ));
 }
 
 #[test]
@@ -1165,8 +1292,17 @@ fn without_a_confirmation_path_consequential_tools_are_not_allowed() {
     });
     page.register(consequential("pay"));
     assert_eq!(page.error_codes(), [ErrorEventCode::MissingConfirmHandler]);
+    page.register(tool("read"));
+    assert_eq!(
+        page.error_codes(),
+        [ErrorEventCode::MissingConfirmHandler],
+        "a tool that needs no confirmation needs no path"
+    );
     page.call("p", "pay", json!({}));
     assert_eq!(page.result("p")["code"], "not_allowed");
+    let mut deferred = Page::new();
+    deferred.register(consequential("pay"));
+    assert_eq!(deferred.error_codes(), [], "deferred mode is a path");
     let mut dev = Page::with_config(Config {
         dev: true,
         confirm_mode: json!({"inapp": "none"}),

@@ -45,6 +45,11 @@ fn describe_and_cancel_parse() {
     assert!(matches!(parse(&describe), Ok(AgentToPage::Describe(d)) if d.tool == "x"));
     let cancel = json!({"protocol": 1, "type": "cancel", "clientId": "p", "id": "d"});
     assert!(matches!(parse(&cancel), Ok(AgentToPage::Cancel(c)) if c.id == "d"));
+    for message in [call(), describe, cancel] {
+        let client_id = message["clientId"].clone();
+        let parsed = parse(&message).map(|m| m.client_id().to_owned());
+        assert_eq!(parsed.ok().map(Value::from), Some(client_id));
+    }
 }
 
 #[test]
@@ -98,6 +103,22 @@ fn depth_64_is_accepted_and_65_is_not() {
     let in_string = format!("{{\"a\":\"\\\"{}\"}}", "[".repeat(200));
     assert!(matches!(
         parse_agent_to_page(&in_string, LIMIT),
+        Err(Rejection::UnsupportedProtocol { .. })
+    ));
+    // The string ends after its escapes: nesting after it counts again.
+    let after_escape = format!(
+        "{{\"s\":\"a\\\\b\\\"c\",\"d\":{}{}}}",
+        "[".repeat(64),
+        "]".repeat(64)
+    );
+    assert_eq!(
+        parse_agent_to_page(&after_escape, LIMIT),
+        Err(Rejection::TooDeep { limit: 64 })
+    );
+    // Depth is nesting, not a count of brackets: 100 siblings are depth 2.
+    let siblings = format!("{{\"a\":[{}]}}", vec!["[]"; 100].join(","));
+    assert!(matches!(
+        parse_agent_to_page(&siblings, LIMIT),
         Err(Rejection::UnsupportedProtocol { .. })
     ));
 }

@@ -307,3 +307,25 @@ pub(crate) fn agent_to_page(map: &Map<String, Value>, message_type: &str) -> Opt
         }),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_rev_is_a_whole_number_of_at_least_0() {
+        for (value, rev) in [
+            (json!(7), Some(7)),
+            (json!(7.0), Some(7)),
+            (json!(0), Some(0)),
+            (json!(1e300), Some(u64::MAX)),
+            (json!(-1), None),
+            (json!(-7.0), None),
+            (json!(7.5), None),
+            (json!("7"), None),
+        ] {
+            assert_eq!(non_negative_integer(&value), rev, "{value}");
+        }
+    }
+}

@@ -292,6 +292,7 @@ mod tests {
             ),
         ];
         for (result, expected) in cases {
+            assert_eq!(result.status(), expected["status"]);
             let text = serde_json::to_string(&result).unwrap();
             assert_eq!(
                 serde_json::from_str::<Value>(&text).ok(),

@@ -816,6 +816,7 @@ mod tests {
     #[test]
     fn send_after_close_fails() {
         let mut p = EchoPolicy::new("c", None, None, Some(PAGE)).unwrap();
+        assert!(!p.is_closed());
         assert!(p.close());
         assert!(!p.close());
         assert!(p.is_closed());

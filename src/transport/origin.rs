@@ -404,6 +404,9 @@ mod tests {
             ("https://[::1", Host),
             ("https://[::1]x", Host),
             ("https://[1:2:3:4:5:6:7:8:9]", Host),
+            // `::` stands for one zero group at least.
+            ("https://[1:2:3:4::5:6:7:8]", Host),
+            ("https://[::1:2:3:4:5:6:7:8]", Host),
             ("https://[::ffff:1.2.3.4]", Host),
             ("HTTPS://app.example", NotCanonical),
             ("https://App.example", NotCanonical),
@@ -411,6 +414,7 @@ mod tests {
             ("http://app.example:80", NotCanonical),
             ("ws://app.example:80", NotCanonical),
             ("https://app.example:0443", NotCanonical),
+            ("https://app.example:08443", NotCanonical),
             ("http://1.2.3", NotCanonical),
             ("http://0x7f.0.0.1", NotCanonical),
             ("http://2130706433", NotCanonical),

@@ -436,6 +436,8 @@ mod tests {
     #[test]
     fn after_close_nothing_is_sent_or_accepted() {
         let mut p = policy();
+        assert!(!p.is_closed());
+        assert_eq!(p.target_origin(), PARENT, "what the driver posts to");
         p.close();
         assert!(p.is_closed());
         assert_eq!(p.outbound("{}"), Err(SendAfterClose));

@@ -1016,6 +1016,9 @@ mod tests {
 
     #[test]
     fn binary_and_oversized_frames_are_dropped() {
+        // The spec's number: 4 × 1048576 UTF-16 code units.
+        assert!(!exceeds_frame_limit_units(4_194_304));
+        assert!(exceeds_frame_limit_units(4_194_305));
         let (mut p, conn) = ready(WebSocketConfig::default(), 0);
         assert_eq!(
             p.handle_message(conn, Frame::Binary),
