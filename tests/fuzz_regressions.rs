@@ -1,6 +1,9 @@
 //! Every input kept from fuzzing (`fuzz/seeds/<target>`, and crashes found
 //! so far in `fuzz/regressions/<target>`) replayed through the same checks
 //! as the fuzz target, so a fixed crash stays fixed.
+// Native only: the kept inputs are files, and the transport check's oracle
+// (the `url` crate) is a native dev-dependency.
+#![cfg(not(target_arch = "wasm32"))]
 
 #[macro_use]
 mod support {
