@@ -124,10 +124,23 @@ pub struct Host {
 
 impl Drop for Host {
     /// A registry freed by the collector with its next deadline armed: the
-    /// timer would fire into the freed callback (which throws).
+    /// timer would fire into the freed callback (which throws). Its bridges
+    /// still attached are closed as a detach closes them: a transport that
+    /// kept calling the freed `onMessage` callback would throw on the next
+    /// agent message.
     fn drop(&mut self) {
         if let Some(timer) = self.timer.take() {
             host::clear_timeout(&timer);
+        }
+        let bridges = core::mem::take(&mut self.bridges);
+        for entry in bridges.values() {
+            // Nobody is left to tell of a failure.
+            if let Some(off) = host::function(entry.off.clone()) {
+                let _ = off.call0(&JsValue::NULL);
+            }
+            if let Some(close) = host::method(&entry.transport, "close") {
+                let _ = close.call0(&entry.transport);
+            }
         }
     }
 }

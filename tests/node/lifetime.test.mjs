@@ -54,6 +54,32 @@ test('a registry collected while a confirmation is pending does not throw when i
   assert.deepEqual(out.split('\n'), ['needs_confirmation 1', 'collected 1', 'still running']);
 });
 
+test('a registry collected while its bridge is attached lets go of the transport: the agent’s next messages do not throw', () => {
+  const { status, out, err } = child(`
+    // The app keeps neither the registry nor the function use() returned;
+    // the agent end (and with it the transport) lives on.
+    async function page() {
+      const tm = createToolmark();
+      watched.register(tm, 0);
+      tm.register({ name: 't', description: 'd', run: () => 1 });
+      const { transport, agent } = createInPageChannel();
+      tm.use(bridge({ transport }));
+      while (!agent.clientId) await pause(1);
+      return agent;
+    }
+    const agent = await page();
+    const answers = [];
+    agent.onMessage((m) => answers.push(m.type));
+    console.log('collected', await collect());
+    for (let i = 0; i < 50; i++) agent.send({ protocol: 1, type: 'describe', clientId: agent.clientId, id: 'd' + i, tool: 't' });
+    await pause(50);
+    console.log('answers', answers.length);
+  `);
+  assert.equal(err.includes('closure invoked'), false, err);
+  assert.equal(status, 0, err);
+  assert.deepEqual(out.split('\n'), ['collected 1', 'answers 0']);
+});
+
 test('an unsubscribed listener that refers to its registry does not keep it alive', () => {
   const { status, out, err } = child(`
     // The natural way: the page keeps the unsubscribe functions, and its
