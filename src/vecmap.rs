@@ -136,6 +136,20 @@ pub struct Queue<T> {
     items: Vec<T>,
 }
 
+impl<V> VecMap<String, V> {
+    /// The value kept for `key`, made by `make` when there is none; a map
+    /// already holding `limit` values is emptied first (a bounded cache).
+    pub fn cached(&mut self, key: &str, limit: usize, make: impl FnOnce() -> V) -> Option<&V> {
+        if !self.contains_key(key) {
+            if self.len() >= limit {
+                self.clear();
+            }
+            self.insert(key.to_owned(), make());
+        }
+        self.get(key)
+    }
+}
+
 impl<T> Default for Queue<T> {
     fn default() -> Self {
         Queue { items: Vec::new() }
@@ -226,6 +240,21 @@ fn sift_down<T: Ord>(items: &mut [T], mut root: usize, end: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cached_makes_each_value_once_and_empties_a_full_map() {
+        let mut map: VecMap<String, u32> = VecMap::new();
+        let mut made = 0;
+        for key in ["a", "b", "a"] {
+            map.cached(key, 2, || {
+                made += 1;
+                made
+            });
+        }
+        assert_eq!((made, map.get("a"), map.get("b")), (2, Some(&1), Some(&2)));
+        assert_eq!(map.cached("c", 2, || 9), Some(&9));
+        assert_eq!((map.len(), map.get("a")), (1, None), "emptied when full");
+    }
 
     #[test]
     fn map_behaves_like_a_map() {

@@ -439,13 +439,10 @@ impl LinearPatterns {
         let Ok(mut cache) = self.cache.try_borrow_mut() else {
             return linear_regex(pattern).map(|re| re.is_match(text));
         };
-        if cache.get(pattern).is_none() {
-            if cache.len() >= CACHE_LIMIT {
-                cache.clear();
-            }
-            cache.insert(pattern.to_owned(), linear_regex(pattern));
-        }
-        cache.get(pattern)?.as_ref().map(|re| re.is_match(text))
+        cache
+            .cached(pattern, CACHE_LIMIT, || linear_regex(pattern))?
+            .as_ref()
+            .map(|re| re.is_match(text))
     }
 }
 

@@ -50,14 +50,7 @@ impl PatternMatcher for JsRegExp {
         let Ok(mut cache) = self.cache.try_borrow_mut() else {
             return compile(pattern).map(|re| re.test(text));
         };
-        if cache.get(pattern).is_none() {
-            // A new pattern: make room if the cache is full.
-            if cache.len() >= CACHE_LIMIT {
-                cache.clear();
-            }
-            cache.insert(pattern.to_owned(), compile(pattern));
-        }
-        match cache.get(pattern) {
+        match cache.cached(pattern, CACHE_LIMIT, || compile(pattern)) {
             Some(Ok(re)) => Ok(re.test(text)),
             Some(Err(message)) => Err(message.clone()),
             None => compile(pattern).map(|re| re.test(text)),
