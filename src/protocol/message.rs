@@ -308,6 +308,29 @@ pub(crate) fn agent_to_page(map: &Map<String, Value>, message_type: &str) -> Opt
     })
 }
 
+/// Whether an agent → page object, its `protocol`, `type` and property
+/// names already checked, has the rest of its published schema's shape:
+/// `clientId`, `id` (and `tool`) non-empty strings, `input` present, `rev`
+/// absent or a whole number of at least 0. A shortcut past the validator,
+/// taken only when this says yes: it must accept nothing the schema
+/// refuses (a no runs the validator, which says why).
+pub(crate) fn agent_to_page_in_shape(map: &Map<String, Value>, message_type: &str) -> bool {
+    let named = |key: &str| {
+        map.get(key)
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+    };
+    if !(named("clientId") && named("id")) {
+        return false;
+    }
+    match message_type {
+        "call" => named("tool") && map.contains_key("input") && opt_rev(map, "rev").is_ok(),
+        "describe" => named("tool"),
+        "cancel" => true,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
