@@ -21,7 +21,6 @@ use core::cell::{Cell, RefCell};
 use js_sys::{Function, Symbol};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::AbortController;
 
 use super::error::Failure;
 use super::host::{self, Callback};
@@ -50,8 +49,33 @@ pub struct ToolFns {
 }
 
 struct Run {
-    controller: AbortController,
+    /// The run's `ctx` and its abort (js/src/context.js).
+    context: RunContext,
+    /// Whether the core aborted it: a rejection is then `aborted`.
+    aborted: bool,
     tool: String,
+}
+
+#[wasm_bindgen(module = "/js/src/context.js")]
+extern "C" {
+    /// A run's `ctx`, and the abort of its `signal`.
+    #[derive(Clone)]
+    type RunContext;
+
+    #[wasm_bindgen(constructor)]
+    fn new(
+        run: f64,
+        caller: &str,
+        call_id: &str,
+        confirm: &JsValue,
+        resolve: &JsValue,
+    ) -> RunContext;
+
+    #[wasm_bindgen(method, getter)]
+    fn context(this: &RunContext) -> JsValue;
+
+    #[wasm_bindgen(method)]
+    fn abort(this: &RunContext);
 }
 
 /// An attached transport.
@@ -516,10 +540,14 @@ impl Shared {
             }
             Action::ReadState { run, tool, input } => self.read_state(run, tool, &input),
             Action::Abort { run } => {
-                if let Some(controller) =
-                    self.host_mut(|h| h.runs.get(&run.0).map(|r| r.controller.clone()))
-                {
-                    controller.abort();
+                let context = self.host_mut(|h| {
+                    h.runs.get_mut(&run.0).map(|r| {
+                        r.aborted = true;
+                        r.context.clone()
+                    })
+                });
+                if let Some(context) = context {
+                    context.abort();
                 }
             }
             Action::Restore { run, restorer } => self.restore(run, restorer),

@@ -1221,6 +1221,39 @@ describe('cancel', () => {
     h.check();
   });
 
+  test('a tool that reads ctx.signal only after the cancel finds it aborted; ctx has its five properties', async () => {
+    const h = page();
+    const gate = deferred();
+    let ctx;
+    let abortedWhenRead;
+    h.tm.register({
+      name: 'late-reader',
+      description: 'd',
+      run: async (_input, context) => {
+        ctx = context;
+        await gate.promise;
+        abortedWhenRead = context.signal.aborted;
+        throw new Error('stopped');
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const id = h.call('late-reader', {});
+    await until(() => ctx, 'run');
+    assert.deepEqual(Object.keys(ctx), ['signal', 'caller', 'callId', 'confirm', 'files']);
+    assert.equal(ctx.caller, 'inapp');
+    assert.equal(ctx.callId, id);
+    assert.equal(typeof ctx.confirm, 'function');
+    assert.equal(typeof ctx.files.resolve, 'function');
+    h.cancel(id);
+    await flush();
+    gate.resolve();
+    assert.deepEqual(await h.result(id), { status: 'cancelled', by: 'signal' });
+    assert.equal(abortedWhenRead, true);
+    assert.equal(ctx.signal, ctx.signal, 'one signal per run');
+    assert.ok(ctx.signal instanceof AbortSignal);
+    h.check();
+  });
+
   test('a queued call that is cancelled is answered cancelled signal and never runs', async () => {
     const h = page();
     const gate = deferred();

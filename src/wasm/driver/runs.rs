@@ -9,12 +9,10 @@
 
 use crate::prelude::*;
 use alloc::rc::Rc;
-use js_sys::{Function, Object};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::AbortController;
 
-use super::{Run, Shared, ToolFns};
+use super::{Run, RunContext, Shared, ToolFns};
 use crate::machine::{Outcome, RunId, Validated};
 use crate::policy::Caller;
 use crate::registry::ToolKey;
@@ -38,19 +36,26 @@ impl Shared {
         call_id: String,
         snapshot: bool,
     ) {
-        let Ok(controller) = AbortController::new() else {
-            return self.finish_run(run, Outcome::Threw("AbortController is unavailable".into()));
-        };
         let tool = self.tool(key);
         let name = tool
             .as_ref()
             .map(|t| t.full_name.clone())
             .unwrap_or_default();
+        #[allow(clippy::cast_precision_loss)]
+        let id = run.0 as f64;
+        let confirm = self
+            .callback(|c| c.confirm.as_ref().clone())
+            .unwrap_or(JsValue::UNDEFINED);
+        let resolve = self
+            .callback(|c| c.files_resolve.as_ref().clone())
+            .unwrap_or(JsValue::UNDEFINED);
+        let context = RunContext::new(id, caller.as_str(), &call_id, &confirm, &resolve);
         self.host_mut(|h| {
             h.runs.insert(
                 run.0,
                 Run {
-                    controller: controller.clone(),
+                    context: context.clone(),
+                    aborted: false,
                     tool: name,
                 },
             )
@@ -61,13 +66,13 @@ impl Shared {
         let shared = self.clone();
         self.later(move || {
             match tool.snapshot.clone().filter(|_| snapshot) {
-                None => shared.call_run(tool, run, input, caller, call_id, controller),
+                None => shared.call_run(&tool, run, &input, &context),
                 Some(take) => {
                     shared.host_mut(|h| h.snapshotting.push(run.0));
                     let taken = take.call1(&JsValue::NULL, &input);
                     let this = shared.clone();
                     shared.settle(taken, move |restorer| match restorer {
-                        Err(error) => this.run_failed(run, &controller, &error),
+                        Err(error) => this.run_failed(run, &error),
                         Ok(restorer) => {
                             // Not wanted any more when the core dropped it meanwhile.
                             let wanted = this.host_mut(|h| {
@@ -78,7 +83,7 @@ impl Shared {
                             if let (true, Some(restorer)) = (wanted, host::function(restorer)) {
                                 this.host_mut(|h| h.restorers.insert(run.0, restorer));
                             }
-                            this.call_run(tool, run, input, caller, call_id, controller);
+                            this.call_run(&tool, run, &input, &context);
                         }
                     });
                 }
@@ -86,10 +91,11 @@ impl Shared {
         });
     }
 
-    /// A run's `snapshot` or `run` threw or rejected: `aborted` when its
-    /// signal was, else `tool_threw`.
-    fn run_failed(self: &Rc<Self>, run: RunId, controller: &AbortController, error: &JsValue) {
-        let outcome = if controller.signal().aborted() {
+    /// A run's `snapshot` or `run` threw or rejected: `aborted` when the
+    /// core had aborted it, else `tool_threw`.
+    fn run_failed(self: &Rc<Self>, run: RunId, error: &JsValue) {
+        let aborted = self.host_mut(|h| h.runs.get(&run.0).is_some_and(|r| r.aborted));
+        let outcome = if aborted {
             Outcome::Aborted
         } else {
             Outcome::Threw(host::detail(error))
@@ -98,21 +104,20 @@ impl Shared {
     }
 
     /// `run(input, ctx)` (after the snapshot, when one was asked for), then
-    /// the dev-mode output check.
+    /// the dev-mode output check. The `ctx` is made with the run (before
+    /// its snapshot), so an abort meanwhile reaches its `signal`.
     fn call_run(
         self: &Rc<Self>,
-        tool: Rc<ToolFns>,
+        tool: &Rc<ToolFns>,
         run: RunId,
-        input: JsValue,
-        caller: Caller,
-        call_id: String,
-        controller: AbortController,
+        input: &JsValue,
+        context: &RunContext,
     ) {
-        let ctx = self.context(run, caller, &call_id, &controller);
-        let returned = tool.run.call2(&JsValue::NULL, &input, &ctx);
+        let returned = tool.run.call2(&JsValue::NULL, input, &context.context());
         let shared = self.clone();
+        let tool = tool.clone();
         self.settle(returned, move |value| match value {
-            Err(error) => shared.run_failed(run, &controller, &error),
+            Err(error) => shared.run_failed(run, &error),
             Ok(value) => {
                 let this = shared.clone();
                 let checked = value.clone();
@@ -126,36 +131,6 @@ impl Shared {
                 });
             }
         });
-    }
-
-    /// `{ signal, caller, callId, confirm, files }`, the second argument of `run`.
-    pub(super) fn context(
-        &self,
-        run: RunId,
-        caller: Caller,
-        call_id: &str,
-        controller: &AbortController,
-    ) -> Object {
-        #[allow(clippy::cast_precision_loss)]
-        let run = JsValue::from_f64(run.0 as f64);
-        let confirm = self
-            .callback(|c| {
-                c.confirm
-                    .as_ref()
-                    .unchecked_ref::<Function>()
-                    .bind1(&JsValue::NULL, &run)
-            })
-            .map_or(JsValue::UNDEFINED, JsValue::from);
-        let resolve = self
-            .callback(|c| c.files_resolve.as_ref().clone())
-            .unwrap_or(JsValue::UNDEFINED);
-        host::object(&[
-            ("signal", &controller.signal()),
-            ("caller", &JsValue::from_str(caller.as_str())),
-            ("callId", &JsValue::from_str(call_id)),
-            ("confirm", &confirm),
-            ("files", &host::object(&[("resolve", &resolve)])),
-        ])
     }
 
     /// `ctx.confirm(message)`: the page's `onConfirm` for a human caller;
