@@ -33,6 +33,22 @@ extern "C" {
     fn queue_microtask_of(callback: &Function) -> Result<JsValue, JsValue>;
 }
 
+// Property names read on every call, made once as JS strings (no UTF-8
+// decode per read, as a `&str` key costs). rustfmt would drop the values,
+// which Rust has no syntax for in an extern block (wasm-bindgen reads them).
+#[rustfmt::skip]
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    static THEN: JsString = "then";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static TYPE: JsString = "type";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static ID: JsString = "id";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static RESULT: JsString = "result";
+}
+
 /// The one closure type the boundary hands to JS (one invoke shim, one glue
 /// wrapper for all): two arguments (`undefined` when JS passes fewer, extra
 /// ones ignored), a value back or, as `Err`, a throw.
@@ -60,6 +76,15 @@ pub fn get(target: &JsValue, key: &str) -> JsValue {
         return JsValue::UNDEFINED;
     }
     Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// `target[key]` for one of the names above.
+pub fn get_by(target: &JsValue, key: &'static wasm_bindgen::JsThreadLocal<JsString>) -> JsValue {
+    if !target.is_object() && !target.is_function() {
+        return JsValue::UNDEFINED;
+    }
+    key.with(|key| Reflect::get(target, key))
+        .unwrap_or(JsValue::UNDEFINED)
 }
 
 /// `target[key]` for a symbol key.
@@ -128,7 +153,7 @@ pub fn object(entries: &[(&str, &JsValue)]) -> Object {
 
 /// A value `await` would follow: an object or function with a `then` method.
 pub fn thenable(value: &JsValue) -> bool {
-    (value.is_object() || value.is_function()) && get(value, "then").is_function()
+    get_by(value, &THEN).is_function()
 }
 
 /// The registry's clock: the `now` option (`Number(now())`), else `Date.now()`.

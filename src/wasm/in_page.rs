@@ -35,6 +35,17 @@ extern "C" {
     fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
 }
 
+#[wasm_bindgen(module = "/js/src/agent-messages.js")]
+extern "C" {
+    /// `{ protocol: 1, type, clientId, id }`.
+    #[wasm_bindgen(js_name = agentMessage)]
+    fn agent_message(kind: &str, client_id: &JsValue, id: &JsValue) -> Object;
+
+    /// `{ protocol: 1, type: 'call', clientId, id, tool, input }`.
+    #[wasm_bindgen(js_name = callMessage)]
+    fn call_message(client_id: &JsValue, id: &JsValue, tool: &JsValue, input: &JsValue) -> Object;
+}
+
 /// What the agent end learned from the latest manifest or `changed`.
 struct Latest {
     client_id: JsValue,
@@ -104,7 +115,7 @@ impl Channel {
         if !message.is_object() {
             return Ok(());
         }
-        let kind = get(message, "type").as_string();
+        let kind = host::get_by(message, &host::TYPE).as_string();
         match kind.as_deref() {
             Some(kind @ ("manifest" | "changed")) => {
                 let client_id = get(message, "clientId");
@@ -119,11 +130,12 @@ impl Channel {
                 }
             }
             Some("result") => {
-                if let Some((resolve, timer)) = self.take_waiting(&get(message, "id")) {
+                if let Some((resolve, timer)) = self.take_waiting(&host::get_by(message, &host::ID))
+                {
                     if !timer.is_undefined() {
                         host::clear_timeout(&timer);
                     }
-                    resolve.call1(&JsValue::UNDEFINED, &get(message, "result"))?;
+                    resolve.call1(&JsValue::UNDEFINED, &host::get_by(message, &host::RESULT))?;
                 }
             }
             Some("confirmed") => call_each(&Array::from(&self.confirmed), message)?,
@@ -158,12 +170,7 @@ impl Channel {
 
     /// A message of the agent end: `{ protocol: 1, type, clientId, id, … }`.
     fn message(&self, kind: &str, id: &JsValue) -> Object {
-        host::object(&[
-            ("protocol", &JsValue::from(1)),
-            ("type", &JsValue::from_str(kind)),
-            ("clientId", &self.latest(|l| l.client_id.clone())),
-            ("id", id),
-        ])
+        agent_message(kind, &self.latest(|l| l.client_id.clone()), id)
     }
 
     /// Sends `message` and resolves with its result; with `timeout_ms`, rejects
@@ -347,14 +354,13 @@ impl InPageAgent {
         } else {
             id
         };
-        let message = self.channel.message("call", &id);
-        host::set(&message, "tool", tool);
         let input = if input.is_undefined() {
             Object::new().into()
         } else {
             input.clone()
         };
-        host::set(&message, "input", &input);
+        let client_id = self.channel.latest(|l| l.client_id.clone());
+        let message = call_message(&client_id, &id, tool, &input);
         let rev = get(options, "rev");
         if !rev.is_undefined() {
             host::set(&message, "rev", &rev);
