@@ -12,11 +12,14 @@
 //   node benches/round-trip.mjs /path/to/main/pkg pkg
 // Each package is measured in a fresh node process (JIT and heap state of
 // one must not favour the other), alternating, 3 rounds; best per column.
+// With --cpu, calls per second of the process's CPU time (user + system)
+// instead of wall time: steadier on a machine shared with other work.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 
-const args = process.argv.slice(2);
+const cpu = process.argv.includes('--cpu');
+const args = process.argv.slice(2).filter((a) => a !== '--cpu');
 const child = args[0] === '--child';
 const dirs = child ? args.slice(1) : args;
 if (dirs.length === 0) dirs.push('pkg');
@@ -50,17 +53,25 @@ function check(results) {
   for (const r of results) if (r.status !== 'ok') throw new Error(JSON.stringify(r));
 }
 
+/** The process's CPU time so far, in ms. */
+function cpuMs() {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 /** Calls per second of `batch()` (which makes `perBatch` calls), best of 5. */
 async function rate(batch, perBatch) {
   let best = 0;
   for (let run = 0; run < 6; run++) {
     let calls = 0;
     const started = performance.now();
+    const startedCpu = cpuMs();
     while (performance.now() - started < 500) {
       check(await batch());
       calls += perBatch;
     }
-    const perSecond = (calls * 1000) / (performance.now() - started);
+    const spent = cpu ? cpuMs() - startedCpu : performance.now() - started;
+    const perSecond = (calls * 1000) / spent;
     if (run > 0) best = Math.max(best, perSecond); // run 0 warms up
   }
   return best;
@@ -72,7 +83,8 @@ if (!child) {
   const best = new Map(dirs.map((dir) => [dir, { pkg: dir }]));
   for (let round = 0; round < 3; round++) {
     for (const dir of dirs) {
-      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', dir], { encoding: 'utf8' });
+      const flags = cpu ? ['--cpu'] : [];
+      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), ...flags, '--child', dir], { encoding: 'utf8' });
       const row = JSON.parse(out);
       const kept = best.get(dir);
       for (const c of columns) kept[c] = Math.max(kept[c] ?? 0, row[c]);
