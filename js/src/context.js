@@ -1,8 +1,8 @@
 // The `ctx` a tool's `run` receives: { signal, caller, callId, confirm, files }.
 // JS because an object literal is made in one crossing (built from wasm it
 // took a property write per key), and `signal`'s AbortController is made
-// only when the tool reads it (together about a third of an in-page call:
-// docs/benchmarks.md, "Call round trip"). The driver
+// only when the tool reads it (together about a fifth of an in-page call:
+// docs/benchmarks.md, "The in-page call path, second pass"). The driver
 // (src/wasm/driver/runs.rs) decides when a run is aborted.
 export class RunContext {
   constructor(run, caller, callId, confirm, resolve) {

@@ -239,7 +239,7 @@ fn check_message(
     }
     // Agent → page messages are the bridge's every inbound message: most
     // are well formed, and the shape check costs a fraction of the
-    // validator's run (docs/benchmarks.md, "Call round trip").
+    // validator's run (docs/benchmarks.md, "The in-page call path, second pass").
     if direction == Direction::ToPage && message::agent_to_page_in_shape(map, message_type) {
         return Ok((map, message_type));
     }
