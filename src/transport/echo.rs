@@ -162,7 +162,7 @@ impl PageUrl {
         let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
         let (authority, tail) = rest.split_at_checked(end).unwrap_or((rest, ""));
         // location.href may carry userinfo; it is not part of the origin.
-        let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+        let authority = super::rsplit_once_ascii(authority, b'@').map_or(authority, |(_, a)| a);
         let origin = origin_of(&scheme, authority).ok()?;
         let tail = tail.split_once('#').map_or(tail, |(t, _)| t);
         let (path, query) = match tail.find('?') {
@@ -285,10 +285,9 @@ pub fn resolve_post_url(post_url: &str, page: &PageUrl) -> Result<String, PostUr
     } else if input.starts_with('#') || input.is_empty() {
         format!("{origin}{}{}{input}", page.path, page.query)
     } else {
-        let dir = page
-            .path
-            .rfind('/')
-            .map_or("/", |i| page.path.get(..=i).unwrap_or("/"));
+        let dir = super::rsplit_once_ascii(&page.path, b'/')
+            .and_then(|(dir, _)| page.path.get(..=dir.len()))
+            .unwrap_or("/");
         format!("{origin}{dir}{input}")
     })
 }

@@ -108,7 +108,7 @@ pub fn split_host_port(authority: &str) -> Result<HostPort<'_>, OriginError> {
             None => Err(OriginError::Host),
         };
     }
-    Ok(match authority.rsplit_once(':') {
+    Ok(match super::rsplit_once_ascii(authority, b':') {
         Some((host, port)) => HostPort {
             host,
             port: Some(port),

@@ -294,7 +294,8 @@ pub fn prepared(summary: JsValue, changes: JsValue, state: JsValue) -> Result<Pr
     let state = match value.get("state") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => Some(other.to_string()),
+        // `to_json`, not `Value`'s `Display`: one serde_json serializer in the module.
+        Some(other) => Some(to_json(other)),
     };
     Ok(Prepared {
         summary,

@@ -37,7 +37,7 @@ use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::host::{self, get};
+use super::host::{self, get, Callback};
 use crate::transport::websocket::{
     exceeds_frame_limit_units, Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketConfig,
     WebSocketPolicy,
@@ -73,8 +73,9 @@ enum Subscriber {
     Js(Function),
 }
 
-/// A socket event listener, by event type.
-type Listener = (&'static str, Closure<dyn FnMut(JsValue)>);
+/// A socket event listener, by event type. The boundary's one closure type
+/// ([`Callback`]), so that the module has one invoke shim for all.
+type Listener = (&'static str, Callback);
 
 /// The current socket and the listeners it holds.
 struct Socket {
@@ -111,7 +112,7 @@ struct Timer {
     handle: Option<JsValue>,
     /// Kept until the timer is replaced or the transport stops.
     #[allow(dead_code)]
-    callback: Closure<dyn FnMut()>,
+    callback: Callback,
 }
 
 impl Drop for Timer {
@@ -255,15 +256,16 @@ impl Driver {
         let driver = self.clone();
         listeners.push((
             "open",
-            Closure::new(move |_event: JsValue| {
+            host::callback(move |_event, _| {
                 driver.with_policy(|p| p.handle_open(conn, now()));
                 driver.pump();
+                Ok(JsValue::UNDEFINED)
             }),
         ));
         let driver = self.clone();
         listeners.push((
             "message",
-            Closure::new(move |event: JsValue| {
+            host::callback(move |event, _| {
                 let data = get(&event, "data");
                 let frame = match data.dyn_ref::<JsString>() {
                     Some(text) => {
@@ -278,12 +280,13 @@ impl Driver {
                 };
                 driver.with_policy(|p| p.handle_message(conn, frame));
                 driver.pump();
+                Ok(JsValue::UNDEFINED)
             }),
         ));
         let driver = self.clone();
         listeners.push((
             "close",
-            Closure::new(move |event: JsValue| {
+            host::callback(move |event, _| {
                 let code = get(&event, "code")
                     .as_f64()
                     .filter(|c| (0.0..=f64::from(u16::MAX)).contains(c))
@@ -303,9 +306,10 @@ impl Driver {
                 });
                 drop(socket);
                 driver.pump();
+                Ok(JsValue::UNDEFINED)
             }),
         ));
-        listeners.push(("error", Closure::new(|_event: JsValue| {})));
+        listeners.push(("error", host::callback(|_, _| Ok(JsValue::UNDEFINED))));
         if let Some(add) = host::method(&ws, "addEventListener") {
             for (kind, listener) in &listeners {
                 let _ = add.call2(&ws, &JsValue::from_str(kind), listener.as_ref());
@@ -407,7 +411,7 @@ impl Driver {
         drop(old);
         let Some(at) = at else { return };
         let driver = self.clone();
-        let callback = Closure::<dyn FnMut()>::new(move || {
+        let callback = host::callback(move |_, _| {
             // Fired: forgotten first, so a timer that fires a little early
             // by `Date.now()` (Node's timers run on another clock) is armed
             // again for the same deadline instead of being taken as armed.
@@ -415,6 +419,7 @@ impl Driver {
             driver.with_policy(|p| p.handle_timeout(now()));
             driver.pump();
             drop(fired);
+            Ok(JsValue::UNDEFINED)
         });
         #[allow(clippy::cast_precision_loss)]
         let delay = (at.saturating_sub(now()) as f64).min(2_147_483_647.0);
@@ -444,12 +449,12 @@ impl Driver {
             io.next_subscriber
         });
         let weak: Weak<Driver> = Rc::downgrade(self);
-        Closure::<dyn Fn()>::new(move || {
+        host::js_function(move || {
             if let Some(driver) = weak.upgrade() {
                 driver.with_io(|io| io.subscribers.retain(|(s, _)| *s != id));
             }
         })
-        .into_js_value()
+        .into()
     }
 }
 
