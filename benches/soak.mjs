@@ -80,12 +80,16 @@
 // double-answer (the agent tallies one result twice), drop-answer (it misses
 // one), double-confirmed (one `confirmed` twice), leak (the page's tools
 // keep every big result); --reloads same|fresh|none, only one kind of
-// reload or none (default both).
+// reload or none (default both); --channels in-page|ws, one channel alone
+// (default both); --heap-snapshots DIR, a heap snapshot (after GC) at the
+// end of the warm-up and at the end, to compare; --heap-samples, the JS heap
+// after GC each minute (the least of that minute's collections).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeHeapSnapshot } from 'node:v8';
 import { WebSocket, WebSocketServer } from 'ws';
 
 if (typeof globalThis.gc !== 'function') {
@@ -106,7 +110,10 @@ const RATE = Number(option('rate', 50));
 const PKG = option('pkg', 'pkg');
 const FAULT = option('fault', '');
 const RELOADS = option('reloads', 'both'); // development: 'same', 'fresh', 'none'
-if (!(MINUTES > 0) || !(RATE > 0) || !['', 'double-answer', 'drop-answer', 'double-confirmed', 'leak'].includes(FAULT) || !['both', 'same', 'fresh', 'none'].includes(RELOADS)) {
+const CHANNELS = option('channels', 'both'); // development: 'in-page', 'ws'
+const HEAP_SNAPSHOTS = option('heap-snapshots', ''); // development: a directory
+const HEAP_SAMPLES = args.includes('--heap-samples'); // development
+if (!(MINUTES > 0) || !(RATE > 0) || !['', 'double-answer', 'drop-answer', 'double-confirmed', 'leak'].includes(FAULT) || !['both', 'same', 'fresh', 'none'].includes(RELOADS) || !['both', 'in-page', 'ws'].includes(CHANNELS)) {
   console.error('usage: node benches/soak.mjs [--minutes N] [--seed S] [--rate R] [--pkg DIR]');
   process.exit(2);
 }
@@ -412,7 +419,7 @@ server.on('connection', (socket, request) => {
 const channels = [
   { name: 'in-page', current: undefined, budget: 0, nextReloadAt: 0, nextDropAt: Infinity, oldClientIds: [] },
   { name: 'ws', current: undefined, budget: 0, nextReloadAt: 0, nextDropAt: 0, oldClientIds: [] },
-];
+].filter((channel) => CHANNELS === 'both' || channel.name === CHANNELS);
 let epochCount = 0;
 const retiring = []; // epochs detached, their listeners removed after DETACHED_MS
 
@@ -821,6 +828,12 @@ async function snapshot() {
   }
   return { wasm: wasmBytes(), heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss };
 }
+function heapSnapshot(label) {
+  if (HEAP_SNAPSHOTS) console.log(`heap snapshot ${writeHeapSnapshot(resolve(HEAP_SNAPSHOTS, `soak-${SEED}-${label}.heapsnapshot`))}`);
+}
+/** --heap-samples: the least JS heap after the minute's collections. */
+let minuteLeast = Infinity;
+let minuteNo = 0;
 
 // ----- the run -------------------------------------------------------------
 
@@ -931,6 +944,7 @@ while (elapsed() < DURATION_MS) {
     if (!(await drain())) violation('the traffic did not drain after the warm-up');
     before = await snapshot();
     console.log(`warm-up done: wasm ${mib(before.wasm)}, JS heap ${mib(before.heap)} (after GC, traffic drained)`);
+    heapSnapshot('warm');
     warmedUp = true;
     paused = false;
     last = elapsed();
@@ -967,6 +981,14 @@ while (elapsed() < DURATION_MS) {
   if (now - lastGc > GC_EVERY_MS) {
     lastGc = now;
     globalThis.gc();
+    if (HEAP_SAMPLES) {
+      minuteLeast = Math.min(minuteLeast, process.memoryUsage().heapUsed);
+      if (now >= (minuteNo + 1) * 60_000) {
+        minuteNo = Math.floor(now / 60_000);
+        console.log(`[heap] ${minuteNo} min: ${mib(minuteLeast)} (least after GC in the minute)`);
+        minuteLeast = Infinity;
+      }
+    }
   }
   if (now - lastHousekeeping > 1000) {
     lastHousekeeping = now;
@@ -995,6 +1017,7 @@ for (const entry of confirmations.values()) {
 }
 progress(' end');
 const after = await snapshot();
+heapSnapshot('end');
 const growth = (k) => (after[k] - before[k]) / before[k];
 if (growth('wasm') > MEMORY_BOUND && after.wasm - before.wasm > WASM_STEP) violation(`WebAssembly memory grew more than ${MEMORY_BOUND * 100}% and 1 MiB`, { before: mib(before.wasm), after: mib(after.wasm) });
 if (growth('heap') > MEMORY_BOUND) violation(`JS heap grew more than ${MEMORY_BOUND * 100}%`, { before: mib(before.heap), after: mib(after.heap) });

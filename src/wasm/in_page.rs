@@ -203,9 +203,15 @@ impl Channel {
         timeout_ms: &JsValue,
         reject: Function,
     ) -> Option<JsValue> {
-        let channel = self.clone();
-        let (id, timeout) = (id.clone(), timeout_ms.clone());
+        // Taken when it fires: the TimeoutError's stack refers to the timer,
+        // the timer to this function, so what it holds must not refer to the
+        // error (through `reject` and its promise), or the module's externref
+        // table (a GC root) keeps all of it, the channel with it.
+        let armed = Cell::new(Some((self.clone(), id.clone(), timeout_ms.clone(), reject)));
         let fire: Function = host::callback(move |_, _| {
+            let Some((channel, id, timeout, reject)) = armed.take() else {
+                return Ok(JsValue::UNDEFINED);
+            };
             drop(channel.take_waiting(&id));
             channel.deliver(false, channel.message("cancel", &id).into());
             let mut why = String::from("no result for ");

@@ -105,3 +105,43 @@ test('an unsubscribed listener that refers to its registry does not keep it aliv
   assert.equal(status, 0, err);
   assert.equal(out, 'collected 50');
 });
+
+test('an agent request that timed out lets go of its error, its timer and its channel', () => {
+  // Found by the soak (its JS heap grew about 1.7 KB per timed-out
+  // agent.call): the TimeoutError's stack refers to the timer, the timer to
+  // the function it fired, that function (kept by the module) to the
+  // promise's reject, and the promise to the error.
+  const { status, out, err } = child(`
+    const slow = (input, ctx) => new Promise((done) => {
+      const timer = setTimeout(done, 50);
+      ctx.signal.addEventListener('abort', () => { clearTimeout(timer); done(); });
+    });
+    const tm = createToolmark();
+    tm.register({ name: 'slow', description: 'Takes 50 ms', run: slow });
+    const { transport, agent } = createInPageChannel();
+    tm.use(bridge({ transport }));
+    while (!agent.clientId) await pause(1);
+    // describes on a channel no page listens to: never answered.
+    const unattached = createInPageChannel().agent;
+    // In a function of its own: a suspended async function keeps its
+    // registers, the last request among them.
+    async function timeouts() {
+      let timedOut = 0;
+      for (let i = 0; i < 40; i++) {
+        const request = i % 2 ? agent.call('slow', {}, { timeoutMs: 1 }) : unattached.describe('slow', { timeoutMs: 1 });
+        await request.then(() => {}, (error) => {
+          if (error.name !== 'TimeoutError') throw error;
+          timedOut++;
+          watched.register(error, i);
+        });
+      }
+      return timedOut;
+    }
+    const timedOut = await timeouts();
+    await pause(100);
+    console.log('timed out', timedOut);
+    console.log('collected', await collect());
+  `);
+  assert.equal(status, 0, err);
+  assert.deepEqual(out.split('\n'), ['timed out 40', 'collected 40']);
+});
