@@ -469,4 +469,36 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn a_revision_per_change_of_the_tool_set_and_none_without_one() {
+        let mut registry = Registry::new();
+        assert!(registry.is_empty());
+        let empty = registry.create_scope(ScopeId::ROOT, "empty").unwrap();
+        let cart = registry.create_scope(ScopeId::ROOT, "cart").unwrap();
+        let (key, _) = registry
+            .register(cart, ToolDef::new("add", "Adds an item"), true)
+            .unwrap();
+        registry
+            .register(cart, ToolDef::new("remove", "Removes an item"), true)
+            .unwrap();
+        assert_eq!(
+            (registry.len(), registry.is_empty(), registry.rev()),
+            (2, false, 2)
+        );
+        assert_eq!(registry.dispose_scope(empty), Ok(0));
+        assert_eq!(
+            registry.rev(),
+            2,
+            "disposing a scope without tools changes nothing"
+        );
+        assert!(registry.unregister(key));
+        assert!(!registry.unregister(key));
+        assert_eq!((registry.len(), registry.rev()), (1, 3));
+        assert_eq!(registry.dispose_scope(cart), Ok(1));
+        assert_eq!(
+            (registry.len(), registry.is_empty(), registry.rev()),
+            (0, true, 4)
+        );
+    }
 }
