@@ -663,6 +663,24 @@ mod tests {
         assert_eq!(form_state(&d, key), state);
     }
 
+    /// The digest's 32 bytes as 64 lowercase hex digits, high nibble first:
+    /// over a few states every digit shows up in both places.
+    #[test]
+    fn the_form_state_is_the_digest_in_lowercase_hex() {
+        let key = b"0123456789abcdef";
+        let mut seen = [[false; 16]; 2];
+        for amount in 0..16 {
+            let state = form_state(&[text("amount", &amount.to_string())], key);
+            assert_eq!(state.len(), 64);
+            for (i, digit) in state.chars().enumerate() {
+                assert!(!digit.is_ascii_uppercase(), "{state}");
+                let value = digit.to_digit(16).unwrap() as usize;
+                seen[i % 2][value] = true;
+            }
+        }
+        assert_eq!(seen, [[true; 16]; 2]);
+    }
+
     /// A 64-bit fingerprint as a stale check could take it: two
     /// FNV-1a-style lanes over the UTF-16 code units of
     /// `JSON.stringify(snapshot)`.
