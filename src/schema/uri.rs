@@ -598,6 +598,13 @@ mod tests {
         }
     }
 
+    /// RFC 3986 2.1: the two hex digits of a percent escape are
+    /// case-insensitive.
+    #[test]
+    fn percent_escapes_take_either_case() {
+        assert_eq!(percent_decode("a%2fb%2Fc%c3%A9%C3%a9"), "a/b/céé");
+    }
+
     #[test]
     fn urn_and_default_base() {
         assert_eq!(
