@@ -502,6 +502,49 @@ mod tests {
         );
     }
 
+    /// A field is a change when `JSON.stringify` of its value and of its
+    /// default differ: numbers by value, arrays item by item, objects
+    /// member by member in key order; no value and no default is none.
+    #[test]
+    fn changes_compare_values_as_their_json_texts() {
+        let with_default = |name: &str, default: Option<Value>, value: Option<Value>| Field {
+            default,
+            ..field(name, "text", "", value)
+        };
+        let unchanged = [
+            with_default("empty", None, None),
+            with_default("tags", Some(json!(["a", "b"])), Some(json!(["a", "b"]))),
+            with_default("ones", Some(json!([1])), Some(json!([1.0]))),
+            with_default(
+                "point",
+                Some(json!({"x": 1, "y": 2})),
+                Some(json!({"x": 1.0, "y": 2})),
+            ),
+        ];
+        assert_eq!(FormPolicy::new(Vec::new()).changes(&unchanged), []);
+        let changed = [
+            with_default("count", Some(json!(1)), Some(json!(2))),
+            with_default("tags", Some(json!(["a"])), Some(json!(["a", "b"]))),
+            with_default("more", Some(json!({"x": 1})), Some(json!({"x": 1, "y": 2}))),
+            with_default("renamed", Some(json!({"x": 1})), Some(json!({"y": 1}))),
+            with_default(
+                "reordered",
+                Some(json!({"x": 1, "y": 2})),
+                Some(json!({"y": 2, "x": 1})),
+            ),
+            with_default("cleared", Some(json!("a")), None),
+        ];
+        let paths: Vec<String> = FormPolicy::new(Vec::new())
+            .changes(&changed)
+            .into_iter()
+            .map(|change| change.path)
+            .collect();
+        assert_eq!(
+            paths,
+            ["count", "tags", "more", "renamed", "reordered", "cleared"]
+        );
+    }
+
     #[test]
     fn a_declared_path_inside_a_parent_value_is_redacted_in_place() {
         let policy = FormPolicy::new(vec!["card.number".into(), "items.1.secret".into()]);
@@ -618,6 +661,24 @@ mod tests {
         d[0].default = Some(json!("x"));
         d[0].controls[0].autocomplete = "email".into();
         assert_eq!(form_state(&d, key), state);
+    }
+
+    /// The digest's 32 bytes as 64 lowercase hex digits, high nibble first:
+    /// over a few states every digit shows up in both places.
+    #[test]
+    fn the_form_state_is_the_digest_in_lowercase_hex() {
+        let key = b"0123456789abcdef";
+        let mut seen = [[false; 16]; 2];
+        for amount in 0..16 {
+            let state = form_state(&[text("amount", &amount.to_string())], key);
+            assert_eq!(state.len(), 64);
+            for (i, digit) in state.chars().enumerate() {
+                assert!(!digit.is_ascii_uppercase(), "{state}");
+                let value = digit.to_digit(16).unwrap() as usize;
+                seen[i % 2][value] = true;
+            }
+        }
+        assert_eq!(seen, [[true; 16]; 2]);
     }
 
     /// A 64-bit fingerprint as a stale check could take it: two

@@ -436,3 +436,69 @@ fn compile_spec(
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scope_names_join_with_dots_and_must_make_a_valid_name_prefix() {
+        let mut registry = Registry::new();
+        let signup = registry.create_scope(ScopeId::ROOT, "signup").unwrap();
+        let address = registry.create_scope(signup, "address").unwrap();
+        assert_eq!(registry.scope_prefix(ScopeId::ROOT), Some(""));
+        assert_eq!(registry.scope_prefix(signup), Some("signup"));
+        assert_eq!(registry.scope_prefix(address), Some("signup.address"));
+        assert_eq!(registry.scope_prefix(ScopeId(99)), None);
+        registry
+            .register(address, ToolDef::new("fill", "Fills the address"), true)
+            .unwrap();
+        assert!(registry.by_name("signup.address.fill").is_some());
+        let too_long = "x".repeat(129);
+        for (parent, name) in [
+            (ScopeId::ROOT, ""),
+            (signup, ""),
+            (ScopeId::ROOT, "bad name"),
+            (signup, "a/b"),
+            (ScopeId::ROOT, too_long.as_str()),
+        ] {
+            assert_eq!(
+                registry.create_scope(parent, name).map_err(|e| e.code),
+                Err(ErrorEventCode::InvalidName),
+                "{name:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_revision_per_change_of_the_tool_set_and_none_without_one() {
+        let mut registry = Registry::new();
+        assert!(registry.is_empty());
+        let empty = registry.create_scope(ScopeId::ROOT, "empty").unwrap();
+        let cart = registry.create_scope(ScopeId::ROOT, "cart").unwrap();
+        let (key, _) = registry
+            .register(cart, ToolDef::new("add", "Adds an item"), true)
+            .unwrap();
+        registry
+            .register(cart, ToolDef::new("remove", "Removes an item"), true)
+            .unwrap();
+        assert_eq!(
+            (registry.len(), registry.is_empty(), registry.rev()),
+            (2, false, 2)
+        );
+        assert_eq!(registry.dispose_scope(empty), Ok(0));
+        assert_eq!(
+            registry.rev(),
+            2,
+            "disposing a scope without tools changes nothing"
+        );
+        assert!(registry.unregister(key));
+        assert!(!registry.unregister(key));
+        assert_eq!((registry.len(), registry.rev()), (1, 3));
+        assert_eq!(registry.dispose_scope(cart), Ok(1));
+        assert_eq!(
+            (registry.len(), registry.is_empty(), registry.rev()),
+            (0, true, 4)
+        );
+    }
+}

@@ -263,7 +263,7 @@ mod tests {
         assert_eq!(map.insert("a".into(), 1), None);
         assert_eq!(map.insert("b".into(), 2), None);
         assert_eq!(map.insert("a".into(), 3), Some(1));
-        assert_eq!(map.len(), 2);
+        assert_eq!((map.len(), map.is_empty()), (2, false));
         assert_eq!(map.get("a"), Some(&3));
         assert!(map.contains_key("b"));
         map.insert("c".into(), 6);

@@ -581,6 +581,30 @@ mod tests {
         }
     }
 
+    /// RFC 3986 3.1: a scheme is a letter, then letters, digits, `+`, `-`
+    /// and `.`; before a `:`, anything else is the start of a relative path.
+    #[test]
+    fn a_scheme_is_a_letter_then_letters_digits_plus_minus_dot() {
+        let base = "http://a/b/c/d;p?q";
+        for (r, want) in [
+            ("a1+-.:x", "a1+-.:x"),
+            ("Z:x", "Z:x"),
+            ("1a:x", "http://a/b/c/1a:x"),
+            ("+a:x", "http://a/b/c/+a:x"),
+            ("a_b:x", "http://a/b/c/a_b:x"),
+            (":x", "http://a/b/c/:x"),
+        ] {
+            assert_eq!(resolve(base, r), want, "resolving {r:?}");
+        }
+    }
+
+    /// RFC 3986 2.1: the two hex digits of a percent escape are
+    /// case-insensitive.
+    #[test]
+    fn percent_escapes_take_either_case() {
+        assert_eq!(percent_decode("a%2fb%2Fc%c3%A9%C3%a9"), "a/b/céé");
+    }
+
     #[test]
     fn urn_and_default_base() {
         assert_eq!(
