@@ -259,12 +259,6 @@ impl FormPolicy {
         paths
     }
 
-    /// Whether `path` is sensitive, after [`FormPolicy::observe`].
-    pub fn is_sensitive(&self, path: &str) -> bool {
-        is_sensitive_path(path, &self.declared)
-            || self.ever.iter().any(|name| at_or_below(path, name))
-    }
-
     /// The registry's `sensitive` list for the submit tool, decided now.
     pub fn sensitive_paths(&mut self, fields: &[Field]) -> Vec<String> {
         self.observe(fields);
