@@ -529,6 +529,7 @@ mod tests {
             "a{1",
             "a{,2}",
             "a{2,1}",
+            "a{2,3x",
             "*",
             "a**",
             "a+*",
@@ -566,6 +567,9 @@ mod tests {
             assert_eq!(m.engine(pattern), Engine::Fallback, "{pattern}");
             assert!(m.is_match(pattern, "").is_err(), "{pattern}");
         }
+        // The highest code point is one regex-lite can match.
+        assert_eq!(m.engine("^\\u{10FFFF}$"), Engine::Linear);
+        assert_eq!(m.is_match("^\\u{10FFFF}$", "\u{10FFFF}"), Ok(true));
     }
 
     #[test]
