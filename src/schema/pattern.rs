@@ -567,7 +567,9 @@ mod tests {
             assert_eq!(m.engine(pattern), Engine::Fallback, "{pattern}");
             assert!(m.is_match(pattern, "").is_err(), "{pattern}");
         }
-        // The highest code point is one regex-lite can match.
+        // The highest code point is one regex-lite can match, a range of
+        // one character one it can hold.
+        assert_eq!(m.engine("^[a-a]$"), Engine::Linear);
         assert_eq!(m.engine("^\\u{10FFFF}$"), Engine::Linear);
         assert_eq!(m.is_match("^\\u{10FFFF}$", "\u{10FFFF}"), Ok(true));
     }
