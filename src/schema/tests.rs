@@ -550,6 +550,26 @@ fn compile_errors() {
         err(json!({ "$defs": { "a": { "$id": "x" }, "b": { "$id": "x" } } })),
         SchemaError::DuplicateId { .. }
     ));
+    // An anchor names one place in its resource; the same name in another
+    // resource is another anchor.
+    assert!(matches!(
+        err(json!({ "$defs": { "a": { "$anchor": "x" }, "b": { "$anchor": "x" } } })),
+        SchemaError::DuplicateAnchor { ref anchor, .. } if anchor == "x"
+    ));
+    assert!(CompiledSchema::compile(&json!({
+        "$ref": "#x",
+        "$defs": {
+            "a": { "$anchor": "x", "type": "string" },
+            "b": { "$id": "b.json", "$anchor": "x", "type": "number" }
+        }
+    }))
+    .is_ok());
+    // A plain and a dynamic anchor of one name on one schema are one place.
+    assert!(CompiledSchema::compile(&json!({
+        "$ref": "#x",
+        "$defs": { "a": { "$anchor": "x", "$dynamicAnchor": "x", "type": "string" } }
+    }))
+    .is_ok());
     let text = err(json!({ "$ref": "https://example.com/s.json" })).to_string();
     assert!(text.contains("unsupported remote reference"), "{text}");
     // Unreferenced, unknown and annotation keywords are not compiled.
