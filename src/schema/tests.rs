@@ -550,6 +550,12 @@ fn compile_errors() {
         err(json!({ "$defs": { "a": { "$id": "x" }, "b": { "$id": "x" } } })),
         SchemaError::DuplicateId { .. }
     ));
+    // `$id` may end in an empty fragment, never a non-empty one.
+    assert!(CompiledSchema::compile(&json!({ "$id": "https://example.com/s.json#" })).is_ok());
+    assert!(matches!(
+        err(json!({ "$id": "https://example.com/s.json#part" })),
+        SchemaError::InvalidKeyword { ref keyword, .. } if keyword == "$id"
+    ));
     // An anchor names one place in its resource; the same name in another
     // resource is another anchor.
     assert!(matches!(
