@@ -413,6 +413,62 @@ fn with_deep_values(build: fn() -> Vec<Value>, check: fn(&[Value])) {
         .unwrap();
 }
 
+/// `{ key: inner }`, built without `json!` (which would serialize `inner`
+/// again, recursively).
+fn wrap(key: &str, inner: Value) -> Value {
+    Value::Object(Map::from_iter([(key.to_string(), inner)]))
+}
+
+/// A schema of `depth` nested `items`.
+fn nested_items_schema(depth: usize) -> Value {
+    let mut schema = json!({ "type": "string" });
+    for _ in 0..depth {
+        schema = wrap("items", schema);
+    }
+    schema
+}
+
+/// A `const` whose value nests `depth` objects.
+fn deep_object_const(depth: usize) -> Value {
+    let mut value = json!(1);
+    for _ in 0..depth {
+        value = wrap("a", value);
+    }
+    wrap("const", value)
+}
+
+#[test]
+fn depth_limits_hold_at_the_boundary() {
+    // On a big stack throughout: a compiled schema 512 deep drops recursively
+    // (the small-stack guarantees are `deeply_nested_schemas`' business).
+    let run = || {
+        let schemas = vec![
+            nested_items_schema(MAX_SCHEMA_DEPTH),
+            nested_items_schema(MAX_SCHEMA_DEPTH + 1),
+            wrap("const", nested_arrays(MAX_SCHEMA_DEPTH)),
+            wrap("const", nested_arrays(MAX_SCHEMA_DEPTH + 1)),
+            deep_object_const(MAX_SCHEMA_DEPTH),
+            deep_object_const(MAX_SCHEMA_DEPTH + 1),
+        ];
+        for pair in schemas.chunks(2) {
+            let [at_limit, over] = pair else {
+                panic!("pairs");
+            };
+            assert!(CompiledSchema::compile(at_limit).is_ok());
+            assert!(matches!(
+                CompiledSchema::compile(over),
+                Err(SchemaError::TooDeep { .. })
+            ));
+        }
+    };
+    std::thread::Builder::new()
+        .stack_size(64 * 1024 * 1024)
+        .spawn(run)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
 #[test]
 fn deeply_nested_instance() {
     with_deep_values(
