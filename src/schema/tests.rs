@@ -689,6 +689,29 @@ fn refs_ids_and_anchors() {
     );
 }
 
+/// A schema with `$anchor` and `$dynamicAnchor` of one name is a dynamic
+/// anchor too: a `$dynamicRef` to it looks for the outermost one.
+#[test]
+fn an_anchor_that_is_also_dynamic_is_found_dynamically() {
+    let schema = json!({
+        "$id": "https://example.com/root",
+        "$ref": "list",
+        "$defs": {
+            "items": { "$dynamicAnchor": "items", "type": "string" },
+            "list": {
+                "$id": "list",
+                "type": "array",
+                "items": { "$dynamicRef": "#items" },
+                "$defs": {
+                    "items": { "$anchor": "items", "$dynamicAnchor": "items", "type": "number" }
+                }
+            }
+        }
+    });
+    assert!(issues(schema.clone(), json!(["a"])).is_empty());
+    assert_eq!(issues(schema, json!([1])), one("0", "must be string"));
+}
+
 #[test]
 fn compiled_schema_is_reusable_and_shareable() {
     fn assert_send_sync<T: Send + Sync>() {}
