@@ -442,7 +442,7 @@ fn depth_limits_hold_at_the_boundary() {
     // On a big stack throughout: a compiled schema 512 deep drops recursively
     // (the small-stack guarantees are `deeply_nested_schemas`' business).
     let run = || {
-        let schemas = vec![
+        let schemas = [
             nested_items_schema(MAX_SCHEMA_DEPTH),
             nested_items_schema(MAX_SCHEMA_DEPTH + 1),
             wrap("const", nested_arrays(MAX_SCHEMA_DEPTH)),
