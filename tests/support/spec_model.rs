@@ -448,8 +448,11 @@ impl SpecModel {
                 Reply::None
             }
             Input::Validated(run, validated) => {
-                // JS keeps the value it answered a pending validation with.
-                if self.validations.remove(&run) && matches!(validated, Validated::Valid(Some(_))) {
+                // The driver keeps every value it answers with, asked for
+                // or not (a late or repeated answer too); the core must
+                // then forget the ones no run takes.
+                self.validations.remove(&run);
+                if matches!(validated, Validated::Valid(Some(_))) {
                     self.validated_values.insert(run);
                 }
                 tm.handle_validated(run, validated, now);
