@@ -706,13 +706,17 @@ mod tests {
         assert!(!json_eq(&forward, &other));
     }
 
-    /// Values nested past the limit equal nothing (not even themselves).
+    /// Values nested past the limit equal nothing (not even themselves);
+    /// a leaf exactly `MAX_VALUE_DEPTH` deep still compares.
     #[test]
     fn too_deep_values_are_unequal() {
         let mut deep = json!(1);
-        for _ in 0..=MAX_VALUE_DEPTH {
+        for _ in 0..MAX_VALUE_DEPTH {
             deep = Value::Array(vec![deep]);
         }
+        assert!(json_eq(&deep, &deep.clone()));
+        assert_eq!(find_duplicate(&[deep.clone(), deep.clone()]), Some((0, 1)));
+        deep = Value::Array(vec![deep]);
         assert!(!json_eq(&deep, &deep.clone()));
         assert_eq!(find_duplicate(&[deep.clone(), deep]), None);
     }

@@ -736,6 +736,31 @@ fn limit_messages_name_the_limits() {
     );
 }
 
+/// The step budget allows exactly `MAX_EVAL_STEPS` evaluations: `items:
+/// true` over `n` items takes `n + 1` (the array, then each item).
+#[test]
+fn the_step_budget_holds_at_its_boundary() {
+    let schema = json!({ "items": true });
+    let at_limit = Value::Array(vec![Value::Null; MAX_EVAL_STEPS - 1]);
+    assert!(issues(schema.clone(), at_limit).is_empty());
+    let over = Value::Array(vec![Value::Null; MAX_EVAL_STEPS]);
+    // The last item is the step past the budget, and the abort says where.
+    let last = (MAX_EVAL_STEPS - 1).to_string();
+    assert_eq!(issues(schema, over), one(&last, eval::STEPS_MESSAGE));
+}
+
+/// `unevaluatedItems` looks only at arrays and `unevaluatedProperties`
+/// only at objects, whatever the other holds.
+#[test]
+fn unevaluated_keywords_ignore_the_other_container() {
+    assert!(issues(json!({ "unevaluatedItems": false }), json!({ "a": 1 })).is_empty());
+    assert!(issues(json!({ "unevaluatedProperties": false }), json!([1, 2])).is_empty());
+    assert_eq!(
+        issues(json!({ "unevaluatedItems": false }), json!([1])),
+        one("0", "must NOT have unevaluated items")
+    );
+}
+
 /// `SchemaError::message` spells `MAX_SCHEMA_DEPTH` out, and writes what the
 /// `format!`-based `Display` wrote.
 #[test]
