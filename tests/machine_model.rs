@@ -281,6 +281,11 @@ impl PolicyKind {
 struct Pick(u8);
 
 impl Pick {
+    /// Removes the picked run of a list of work handed out, if any.
+    fn take(self, runs: &mut Vec<RunId>) -> Option<RunId> {
+        (!runs.is_empty()).then(|| runs.remove(self.index(runs.len())))
+    }
+
     fn index(self, len: usize) -> usize {
         usize::from(self.0) % len.max(1)
     }
@@ -1656,6 +1661,32 @@ impl Model {
         Ok(step)
     }
 
+    /// A request that must be answered within its own step, with one
+    /// message, unless it is a duplicate or its bridge is detached: the
+    /// answer's result, if it was expected.
+    fn answered_at_once(
+        &mut self,
+        bridge: BridgeId,
+        id: &str,
+        kind: ReqKind,
+        text: &str,
+        unanswered: &str,
+    ) -> R<Option<Value>> {
+        let fresh = self.bridges.get(&bridge).is_some_and(|b| b.attached) && !self.is_duplicate(id);
+        let step = self.request(bridge, id, kind, text)?;
+        if !fresh {
+            return Ok(None);
+        }
+        let result = step
+            .results
+            .iter()
+            .find(|(b, i, _)| *b == bridge && i == id)
+            .map(|(_, _, result)| result.clone());
+        prop_assert!(result.is_some(), "{}", unanswered);
+        prop_assert_eq!(step.transmits, 1);
+        Ok(result)
+    }
+
     fn answered_now(&self, bridge: BridgeId, id: &str, step: &Step) -> bool {
         step.results.iter().any(|(b, i, _)| *b == bridge && i == id)
     }
@@ -2339,16 +2370,13 @@ impl Model {
             0 => {
                 let text = json!({"protocol": 2, "type": "call", "clientId": cid, "id": id, "tool": "t0", "input": {}})
                     .to_string();
-                let fresh = self.bridges.get(&bridge).is_some_and(|b| b.attached)
-                    && !self.is_duplicate(&id);
-                let step = self.request(bridge, &id, ReqKind::Protocol2, &text)?;
-                if fresh {
-                    prop_assert!(
-                        self.answered_now(bridge, &id, &step),
-                        "rule 4: not answered"
-                    );
-                    prop_assert_eq!(step.transmits, 1);
-                }
+                self.answered_at_once(
+                    bridge,
+                    &id,
+                    ReqKind::Protocol2,
+                    &text,
+                    "rule 4: not answered",
+                )?;
             }
             1 | 2 => {
                 let message = if kind == 1 {
@@ -2559,19 +2587,17 @@ impl Model {
                 let text = json!({"protocol": 1, "type": "describe", "clientId": self.client_id,
                                   "id": id, "tool": tool_name(tool)})
                 .to_string();
-                let fresh = self.bridges.get(&bridge).is_some_and(|b| b.attached)
-                    && !self.is_duplicate(&id);
-                let step = self.request(bridge, &id, ReqKind::Describe, &text)?;
-                if fresh {
-                    prop_assert!(
-                        self.answered_now(bridge, &id, &step),
-                        "describe not answered at once"
-                    );
-                    prop_assert_eq!(step.transmits, 1);
+                let answer = self.answered_at_once(
+                    bridge,
+                    &id,
+                    ReqKind::Describe,
+                    &text,
+                    "describe not answered at once",
+                )?;
+                if let Some(result) = answer {
                     let visible = tool < TOOLS.len()
                         && self.tools.contains_key(&tool)
                         && self.policy.inapp(tool) != D::Hide;
-                    let result = step.results[0].2.clone();
                     if visible {
                         prop_assert_eq!(&result["status"], "ok");
                         prop_assert_eq!(&result["data"]["name"], tool_name(tool));
@@ -2605,27 +2631,18 @@ impl Model {
                 self.settle(run, outcome)
             }
             Op::SettleAgain(pick) => self.settle_again(pick),
-            Op::Validate { pick, kind } => {
-                if self.validates.is_empty() {
-                    return Ok(());
-                }
-                let run = self.validates.remove(pick.index(self.validates.len()));
-                self.validate_answer(run, kind)
-            }
-            Op::Prepare { pick, kind } => {
-                if self.prepares.is_empty() {
-                    return Ok(());
-                }
-                let run = self.prepares.remove(pick.index(self.prepares.len()));
-                self.prepare_answer(run, kind)
-            }
-            Op::ReadState { pick, kind } => {
-                if self.read_states.is_empty() {
-                    return Ok(());
-                }
-                let run = self.read_states.remove(pick.index(self.read_states.len()));
-                self.read_state_answer(run, kind)
-            }
+            Op::Validate { pick, kind } => match pick.take(&mut self.validates) {
+                Some(run) => self.validate_answer(run, kind),
+                None => Ok(()),
+            },
+            Op::Prepare { pick, kind } => match pick.take(&mut self.prepares) {
+                Some(run) => self.prepare_answer(run, kind),
+                None => Ok(()),
+            },
+            Op::ReadState { pick, kind } => match pick.take(&mut self.read_states) {
+                Some(run) => self.read_state_answer(run, kind),
+                None => Ok(()),
+            },
             Op::Restore { pick, ok } => {
                 if self.restores.is_empty() {
                     return Ok(());

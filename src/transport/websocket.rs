@@ -573,6 +573,19 @@ mod tests {
         core::iter::from_fn(|| p.poll_action()).collect()
     }
 
+    /// What `close()` of a transport with an open socket hands out.
+    fn closed_by_close(conn: ConnId) -> [Action; 2] {
+        [
+            Action::Close {
+                conn,
+                code: Some(1000),
+            },
+            Action::Stopped {
+                reason: StopReason::Closed,
+            },
+        ]
+    }
+
     fn connect_id(actions: &[Action]) -> ConnId {
         actions
             .iter()
@@ -838,18 +851,7 @@ mod tests {
     fn close_stops_closes_the_socket_with_1000_and_is_idempotent() {
         let (mut p, conn) = ready(WebSocketConfig::default(), 0);
         p.close();
-        assert_eq!(
-            drain(&mut p),
-            [
-                Action::Close {
-                    conn,
-                    code: Some(1000)
-                },
-                Action::Stopped {
-                    reason: StopReason::Closed
-                }
-            ]
-        );
+        assert_eq!(drain(&mut p), closed_by_close(conn));
         p.close();
         assert!(drain(&mut p).is_empty());
         assert_eq!(p.send("x".into()), Err(SendAfterStop));
@@ -867,18 +869,7 @@ mod tests {
         p.handle_message(conn, Frame::Text("\"held\"".into()));
         drain(&mut p);
         p.close();
-        assert_eq!(
-            drain(&mut p),
-            [
-                Action::Close {
-                    conn,
-                    code: Some(1000)
-                },
-                Action::Stopped {
-                    reason: StopReason::Closed
-                }
-            ]
-        );
+        assert_eq!(drain(&mut p), closed_by_close(conn));
         p.handle_on_open(conn, Ok(()), 1);
         assert!(drain(&mut p).is_empty());
         assert!(!p.is_ready());
