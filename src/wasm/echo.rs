@@ -220,7 +220,7 @@ impl Driver {
             init.set_body(&JsValue::from_str(&request.body));
             (String::from(request.url), init)
         };
-        let global = js_sys::global();
+        let global = host::global();
         let (fetch, this) = match &self.fetch {
             Some(fetch) => (fetch.clone(), JsValue::UNDEFINED),
             None => (
@@ -229,7 +229,7 @@ impl Driver {
                         "echoTransport: globalThis.fetch is not a function",
                     ))
                 })?,
-                global.into(),
+                global,
             ),
         };
         let sent = fetch.call2(&this, &JsValue::from_str(&url), &init)?;
@@ -307,7 +307,7 @@ pub fn echo_transport(options: JsValue) -> Result<EchoTransport, JsValue> {
     } else {
         Some(host::function(fetch).ok_or_else(|| type_error(ConfigError::Fetch))?)
     };
-    let page_href = get(&get(&js_sys::global(), "location"), "href").as_string();
+    let page_href = get(&get(&host::global(), "location"), "href").as_string();
     let policy = EchoPolicy::new(
         &channel,
         event.as_deref(),

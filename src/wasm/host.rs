@@ -31,6 +31,17 @@ extern "C" {
     /// `queueMicrotask(callback)`.
     #[wasm_bindgen(catch, js_namespace = globalThis, js_name = queueMicrotask)]
     fn queue_microtask_of(callback: &Function) -> Result<JsValue, JsValue>;
+
+    /// `globalThis` itself (every host the package supports has it, so
+    /// `js_sys::global()`'s fallbacks to `self`, `window` and `global` are
+    /// not needed).
+    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
+    static GLOBAL_THIS: JsValue;
+}
+
+/// `globalThis`.
+pub fn global() -> JsValue {
+    GLOBAL_THIS.with(JsValue::clone)
 }
 
 // Property names read on every call, made once as JS strings (no UTF-8

@@ -114,7 +114,7 @@ pub fn post_message_transport(options: JsValue) -> Result<PostMessageTransport, 
     let policy = PostMessagePolicy::new(&target_origin, &allowed).map_err(|e| type_error(&e))?;
     let mut source = get(&options, "source");
     if source.is_undefined() {
-        source = js_sys::global().into();
+        source = host::global();
     }
     let listens = |key| get(&source, key).is_function();
     if !source.is_truthy() || !listens("addEventListener") || !listens("removeEventListener") {

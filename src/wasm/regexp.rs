@@ -12,6 +12,7 @@ use js_sys::{Array, Function, Reflect, RegExp};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::host;
 use crate::schema::PatternMatcher;
 use crate::vecmap::VecMap;
 
@@ -30,7 +31,7 @@ pub struct JsRegExp {
 /// comes back as an `Err` (js-sys's `RegExp::new` would let it throw
 /// through the module, leaving it mid-call).
 fn compile(pattern: &str) -> Result<RegExp, String> {
-    let constructor = Reflect::get(&js_sys::global(), &JsValue::from_str("RegExp"))
+    let constructor = Reflect::get(&host::global(), &JsValue::from_str("RegExp"))
         .ok()
         .and_then(|c| c.dyn_into::<Function>().ok())
         .ok_or_else(|| String::from("RegExp is not available"))?;

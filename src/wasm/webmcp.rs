@@ -54,7 +54,7 @@ pub fn webmcp(options: JsValue) -> Result<WebMcp, JsValue> {
 
 /// `document.modelContext`, else the earlier `navigator.modelContext`.
 fn found_model_context() -> Option<JsValue> {
-    let global = js_sys::global();
+    let global = host::global();
     ["document", "navigator"].into_iter().find_map(|owner| {
         present(get(&get(&global, owner), "modelContext"))
             .filter(|context| host::method(context, "registerTool").is_some())

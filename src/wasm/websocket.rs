@@ -425,7 +425,7 @@ impl Driver {
         let delay = (at.saturating_sub(now()) as f64).min(2_147_483_647.0);
         // Not `host::set_timeout`, which `unref()`s in Node: a transport
         // waiting to reconnect keeps the process alive, as its socket does.
-        let global = js_sys::global();
+        let global = host::global();
         let handle = host::method(&global, "setTimeout").and_then(|set| {
             set.call2(&global, callback.as_ref(), &JsValue::from_f64(delay))
                 .ok()
@@ -473,7 +473,7 @@ pub fn websocket_transport(options: JsValue) -> Result<WebSocketTransport, JsVal
     }
     let mut constructor = get(&options, "WebSocket");
     if constructor.is_undefined() {
-        constructor = get(&js_sys::global(), "WebSocket");
+        constructor = get(&host::global(), "WebSocket");
     }
     let Some(constructor) = host::function(constructor) else {
         return Err(type_error(ConfigError::NoWebSocket));
