@@ -13,6 +13,9 @@
 //! `event.origin` / `location.origin` is the origin comparison. They may
 //! refuse an odd but valid spelling (an IDN in Unicode, `_` in a host, an
 //! IPv4 in hex); they never accept a string that names another origin.
+//! They do not decode a host's `xn--` labels: one the standard refuses as
+//! an invalid international name (`xn--` alone, say) names no origin at
+//! all, so no browser-given origin or `location.href` equals it.
 
 use crate::prelude::*;
 
