@@ -2,26 +2,13 @@
 // over the browser's own WebSocket, against a real `ws` server started here: a call
 // answered over the socket, a server killed and restarted mid-call (the buffered result
 // arrives once), frames the transport drops, terminal and non-terminal close codes.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { launchChromium, serve } from './support/browser.mjs';
+import { chromiumWithServer } from './support/browser.mjs';
 import { startWsAgent, waitFor, sleep } from './support/ws-agent.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const MAX_FRAME = 4 * 1048576;
-let server;
-let browser;
-
-before(async () => {
-  server = await serve(root, { '/blank.html': '<!doctype html><title>blank</title>' });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const chromium = chromiumWithServer();
 
 /**
  * A page with a registry (tools `greet` and `slow`, whose run waits for
@@ -29,15 +16,13 @@ after(async () => {
  * records tool runs, error events and every JSON.parse of an inbound call.
  */
 async function openPage(url, options = {}) {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}/blank.html`);
+  const page = await chromium.open();
   await page.evaluate(
     async ({ url, options }) => {
-      const { createToolmark } = await import('/pkg/index.js');
+      const { greeterPage } = await import('/tests/node/support/transport-page.mjs');
       const { bridge } = await import('/pkg/bridge/index.js');
       const { websocketTransport } = await import('/pkg/bridge/websocket.js');
       window.runs = [];
-      window.errors = [];
       window.parsedCalls = 0;
       window.parsedResults = 0;
       const parse = JSON.parse;
@@ -46,18 +31,11 @@ async function openPage(url, options = {}) {
         if (typeof text === 'string' && text.includes('"type":"result"')) window.parsedResults++;
         return parse.call(this, text, ...rest);
       };
-      const tm = createToolmark();
-      tm.events.on('error', (e) => window.errors.push(e.code));
-      tm.register({
-        name: 'greet',
-        description: 'Greets someone',
-        hints: { readOnly: true },
-        inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-        run: ({ name }) => {
-          window.runs.push(name);
-          return { text: `hello ${name}` };
-        },
+      const { tm, errors } = greeterPage({
+        greet: { asObject: true, onRun: (name) => window.runs.push(name) },
+        recordError: (e) => e.code,
       });
+      window.errors = errors;
       tm.register({
         name: 'slow',
         description: 'Answers when released',
