@@ -139,6 +139,9 @@ const MEMORY_BOUND = 0.10;
 const WASM_STEP = 1048576;
 const RECENT_ANSWERED = 500;
 const BURST = 40;
+/** Mean times between a channel's page reloads and between its socket drops (exponentially distributed). */
+const RELOAD_MEAN_MS = 20_000;
+const DROP_MEAN_MS = 60_000;
 
 // ----- seeded randomness ---------------------------------------------------
 
@@ -926,12 +929,10 @@ let last = 0;
 let lastProgress = 0;
 let lastHousekeeping = 0;
 let lastGc = 0;
-const reloadMeanMs = 20_000;
-const dropMeanMs = 60_000;
 const exp = (mean) => -Math.log(1 - traffic.next()) * mean;
 for (const channel of channels) {
-  channel.nextReloadAt = exp(reloadMeanMs);
-  if (channel.name === 'ws') channel.nextDropAt = exp(dropMeanMs);
+  channel.nextReloadAt = exp(RELOAD_MEAN_MS);
+  if (channel.name === 'ws') channel.nextDropAt = exp(DROP_MEAN_MS);
 }
 
 while (elapsed() < DURATION_MS) {
@@ -959,12 +960,12 @@ while (elapsed() < DURATION_MS) {
     }
     if (now >= channel.nextReloadAt && ready(epoch) && RELOADS !== 'none') {
       reload(channel, RELOADS === 'both' ? traffic.chance(0.5) : RELOADS === 'fresh');
-      channel.nextReloadAt = now + exp(reloadMeanMs);
+      channel.nextReloadAt = now + exp(RELOAD_MEAN_MS);
       continue;
     }
     if (now >= channel.nextDropAt && ready(epoch)) {
       drop(channel);
-      channel.nextDropAt = now + exp(dropMeanMs);
+      channel.nextDropAt = now + exp(DROP_MEAN_MS);
       continue;
     }
     channel.budget = Math.min(channel.budget + (RATE * dt) / 1000, RATE);

@@ -4,17 +4,16 @@
 // meaning. Bundled to an IIFE the way Rollup, webpack and Vite emit it, with
 // UTF-8 kept as is (esbuild's `charset: 'utf8'`; esbuild's own default would
 // escape it). The inlined module must still instantiate and the bridge work.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, serve } from './support/browser.mjs';
+import { chromiumWithServer } from './support/browser.mjs';
 
 const pkg = fileURLToPath(new URL('../../pkg/', import.meta.url));
-let server;
-let browser;
 
-before(async () => {
+/** The page without a charset, and the package bundled for it as one classic script. */
+async function pages() {
   const bundle = await build({
     stdin: {
       contents: `
@@ -31,24 +30,18 @@ before(async () => {
     charset: 'utf8',
     write: false,
   });
-  server = await serve(pkg, {
+  return {
     '/legacy.html': {
       type: 'text/html',
       body: '<!doctype html><title>legacy</title><script src="/bundle.js"></script>',
     },
     '/bundle.js': { type: 'text/javascript', body: bundle.outputFiles[0].contents },
-  });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+  };
+}
+const chromium = chromiumWithServer({ root: pkg, pages });
 
 test('a classic-script bundle works on a page without a charset', async () => {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}/legacy.html`);
+  const page = await chromium.open('/legacy.html');
   const out = await page.evaluate(async () => {
     if (!window.toolmark) return { loaded: false };
     const { createToolmark, newId, bridge, createInPageChannel } = window.toolmark;

@@ -1,29 +1,13 @@
 // The built package in real headless Chromium: loads from a plain <script type=module>
 // with no init call, and its ids come from crypto.getRandomValues.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { launchChromium, serve } from './support/browser.mjs';
+import { chromiumWithServer } from './support/browser.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-let server;
-let browser;
-
-before(async () => {
-  server = await serve(root, {
-    '/blank.html': '<!doctype html><title>blank</title>',
-  });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const chromium = chromiumWithServer();
 
 test('pkg loads in Chromium without an init call', async () => {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}/blank.html`);
+  const page = await chromium.open();
   const out = await page.evaluate(async () => {
     const root = await import('/pkg/index.js');
     const protocol = await import('/pkg/protocol/index.js');
@@ -48,8 +32,7 @@ test('pkg loads in Chromium without an init call', async () => {
 });
 
 test('newId takes its bytes from crypto.getRandomValues', async () => {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}/blank.html`);
+  const page = await chromium.open();
   const out = await page.evaluate(async () => {
     const { newId } = await import('/pkg/index.js');
     const real = crypto.getRandomValues.bind(crypto);

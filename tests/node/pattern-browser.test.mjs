@@ -3,29 +3,15 @@
 // answered `invalid` (regex-lite runs it; the page's RegExp would backtrack
 // 2^40 times), and the patterns regex-lite cannot express still run through
 // RegExp.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { launchChromium, serve } from './support/browser.mjs';
+import { chromiumWithServer } from './support/browser.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-let server;
-let browser;
-
-before(async () => {
-  server = await serve(root, { '/blank.html': '<!doctype html><title>blank</title>' });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const chromium = chromiumWithServer();
 
 /** Calls a tool whose input `s` has `pattern`, once per text, in a fresh page. */
 async function callWith(pattern, texts) {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}/blank.html`);
+  const page = await chromium.open();
   const results = await page.evaluate(
     async ({ pattern, texts }) => {
       const { createToolmark } = await import('/pkg/index.js');

@@ -5,39 +5,30 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { launchChromium, serve } from './support/browser.mjs';
+import { REPO_ROOT, chromiumWithServer } from './support/browser.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const out = mkdtempSync(join(tmpdir(), 'toolmark-react-'));
-let server;
-let browser;
 
 before(async () => {
   await build({
-    entryPoints: [join(root, 'tests/browser/react-app.js')],
+    entryPoints: [join(REPO_ROOT, 'tests/browser/react-app.js')],
     bundle: true,
     format: 'esm',
     outfile: join(out, 'app.js'),
     define: { 'process.env.NODE_ENV': '"production"' },
     logLevel: 'silent',
   });
-  server = await serve(out, {
-    '/': '<!doctype html><meta charset="utf-8"><div id="root"></div><script type="module" src="/app.js"></script>',
-  });
-  browser = await launchChromium();
+});
+const chromium = chromiumWithServer({
+  root: out,
+  pages: { '/': '<!doctype html><meta charset="utf-8"><div id="root"></div><script type="module" src="/app.js"></script>' },
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  rmSync(out, { recursive: true, force: true });
-});
+after(() => rmSync(out, { recursive: true, force: true }));
 
 test('the pending list is live, and approve / reject settle confirmations', async () => {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}/`);
+  const page = await chromium.open('/');
   await page.waitForFunction(() => window.agent && window.agent.clientId !== undefined);
   assert.equal(await page.textContent('#count'), '0 pending');
 

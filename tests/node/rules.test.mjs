@@ -31,6 +31,26 @@ const echo = (name, extra = {}) => ({
   ...extra,
 });
 
+/** `hang`: runs until its call is aborted; `onSignal` gets the signal of each run. */
+const hangTool = (onSignal) => ({
+  name: 'hang',
+  description: 'd',
+  run: (_input, ctx) => {
+    onSignal(ctx.signal);
+    return untilAborted(ctx.signal);
+  },
+});
+
+/** A ready page with one tool, `name`, that answers the count of its runs; `runs()` is that count. */
+async function pageCounting(name) {
+  const h = page();
+  await h.ready();
+  let count = 0;
+  h.tm.register({ name, description: 'd', run: () => ++count });
+  await until(() => h.lastManifest().tools.length === 1, 'tool');
+  return { h, runs: () => count };
+}
+
 // ---------------------------------------------------------------------------
 describe('manifest', () => {
   test('attach sends a manifest (may be empty) with a UUID v4 clientId and rev = tm.rev', async () => {
@@ -279,14 +299,7 @@ describe('in-page channel agent helpers', () => {
   test('agent.call(tool, input, { id }) uses that id, so the caller can cancel the call', async () => {
     const h = page();
     let signal;
-    h.tm.register({
-      name: 'hang',
-      description: 'd',
-      run: (_input, ctx) => {
-        signal = ctx.signal;
-        return untilAborted(ctx.signal);
-      },
-    });
+    h.tm.register(hangTool((value) => (signal = value)));
     await until(() => h.lastManifest()?.tools.length === 1, 'tool');
     const id = newId();
     const pending = h.agent.call('hang', {}, { id });
@@ -310,11 +323,7 @@ describe('in-page channel agent helpers', () => {
 // ---------------------------------------------------------------------------
 describe('rule 1: other clientIds', () => {
   test('messages addressed to another clientId are ignored silently: nothing runs, nothing is sent, no event', async () => {
-    const h = page();
-    await h.ready();
-    let runs = 0;
-    h.tm.register({ name: 'act', description: 'd', run: () => ++runs });
-    await until(() => h.lastManifest().tools.length === 1, 'tool');
+    const { h, runs } = await pageCounting('act');
     const sentBefore = h.sent.length;
     const other = newId();
     const messages = [
@@ -327,7 +336,7 @@ describe('rule 1: other clientIds', () => {
     ];
     for (const m of messages) h.send(m);
     await flush();
-    assert.equal(runs, 0);
+    assert.equal(runs(), 0);
     assert.equal(h.sent.length, sentBefore, 'nothing answered');
     assert.deepEqual(h.errors, [], 'no event');
     // The same call addressed to this page runs.
@@ -368,11 +377,7 @@ describe('rule 2: answered exactly once, duplicate ids ignored', () => {
   });
 
   test('a duplicate of an answered id is ignored', async () => {
-    const h = page();
-    await h.ready();
-    let runs = 0;
-    h.tm.register({ name: 'count', description: 'd', run: () => ++runs });
-    await until(() => h.lastManifest().tools.length === 1, 'tool');
+    const { h, runs } = await pageCounting('count');
     const id = h.call('count', {});
     assert.deepEqual(await h.result(id), { status: 'ok', data: 1 });
     h.call('count', {}, { id });
@@ -382,18 +387,14 @@ describe('rule 2: answered exactly once, duplicate ids ignored', () => {
     h.describe('count', { id: d });
     h.call('count', {}, { id: d });
     await flush();
-    assert.equal(runs, 1);
+    assert.equal(runs(), 1);
     assert.equal(h.results(id).length, 1);
     assert.equal(h.results(d).length, 1);
     h.check();
   });
 
   test('the last 1000 answered call/describe ids are remembered; the 1001st-oldest is forgotten', async () => {
-    const h = page();
-    await h.ready();
-    let runs = 0;
-    h.tm.register({ name: 'n', description: 'd', run: () => ++runs });
-    await until(() => h.lastManifest().tools.length === 1, 'tool');
+    const { h, runs } = await pageCounting('n');
     const ids = Array.from({ length: 1001 }, (_, i) => `id-${i}-${newId()}`);
     // Alternate calls and describes: the memory covers both. In batches of
     // 16, so that the scope never has more than 32 pending calls (rule 5).
@@ -405,7 +406,7 @@ describe('rule 2: answered exactly once, duplicate ids ignored', () => {
       if (i < 2 || i % 16 === 15) await until(() => h.results().length === i + 1, `results up to ${i}`);
     }
     await until(() => h.results().length === 1001, '1001 results');
-    assert.equal(runs, 501);
+    assert.equal(runs(), 501);
     // ids[1] is still among the last 1000 answered: ignored.
     h.describe('n', { id: ids[1] });
     h.call('n', {}, { id: ids[1000] });
@@ -425,14 +426,7 @@ describe('rule 3: timeouts are the server side’s', () => {
     const h = page();
     await h.ready();
     let signal;
-    h.tm.register({
-      name: 'hang',
-      description: 'd',
-      run: (_input, ctx) => {
-        signal = ctx.signal;
-        return untilAborted(ctx.signal);
-      },
-    });
+    h.tm.register(hangTool((value) => (signal = value)));
     await until(() => h.lastManifest().tools.length === 1, 'tool');
     await assert.rejects(h.agent.call('hang', {}, { timeoutMs: 30 }), (error) => error.name === 'TimeoutError');
     const call = h.inbound.find((m) => m.type === 'call');
@@ -450,11 +444,7 @@ describe('rule 3: timeouts are the server side’s', () => {
 // ---------------------------------------------------------------------------
 describe('rule 4: unsupported protocol', () => {
   test('protocol other than 1, string id, this clientId → error "unsupported protocol", once', async () => {
-    const h = page();
-    await h.ready();
-    let runs = 0;
-    h.tm.register({ name: 'act', description: 'd', run: () => ++runs });
-    await until(() => h.lastManifest().tools.length === 1, 'tool');
+    const { h, runs } = await pageCounting('act');
     const ids = [newId(), newId(), newId()];
     h.send({ protocol: 2, type: 'call', clientId: h.clientId, id: ids[0], tool: 'act', input: {} });
     h.send({ protocol: 0, type: 'describe', clientId: h.clientId, id: ids[1], tool: 'act' });
@@ -467,7 +457,7 @@ describe('rule 4: unsupported protocol', () => {
     h.call('act', {}, { id: ids[1] });
     await flush();
     for (const id of ids) assert.equal(h.results(id).length, 1);
-    assert.equal(runs, 0, 'nothing ran');
+    assert.equal(runs(), 0, 'nothing ran');
     h.check();
   });
 
@@ -1196,14 +1186,7 @@ describe('cancel', () => {
   test('cancel aborts the call; the call’s own result follows as cancelled signal; cancel itself is never answered', async () => {
     const h = page();
     let signal;
-    h.tm.register({
-      name: 'hang',
-      description: 'd',
-      run: (_input, ctx) => {
-        signal = ctx.signal;
-        return untilAborted(ctx.signal);
-      },
-    });
+    h.tm.register(hangTool((value) => (signal = value)));
     await until(() => h.lastManifest()?.tools.length === 1, 'tool');
     const id = h.call('hang', {});
     await until(() => signal, 'run');
@@ -1685,14 +1668,7 @@ describe('undo, files, bridge lifecycle', () => {
     let signal;
     let queuedRuns = 0;
     const s = h.tm.scope('s');
-    s.register({
-      name: 'hang',
-      description: 'd',
-      run: (_input, ctx) => {
-        signal = ctx.signal;
-        return untilAborted(ctx.signal);
-      },
-    });
+    s.register(hangTool((value) => (signal = value)));
     s.register({ name: 'next', description: 'd', run: () => ++queuedRuns });
     await until(() => h.lastManifest()?.tools.length === 2, 'tools');
     const id = h.call('s.hang', {});
@@ -2125,14 +2101,7 @@ describe('spec edge cases', () => {
     async () => {
       const h = page();
       let signal;
-      h.tm.register({
-        name: 'hang',
-        description: 'd',
-        run: (_input, ctx) => {
-          signal = ctx.signal;
-          return untilAborted(ctx.signal);
-        },
-      });
+      h.tm.register(hangTool((value) => (signal = value)));
       await until(() => h.lastManifest()?.tools.length === 1, 'tool');
       h.call('hang', {});
       await until(() => signal, 'run');

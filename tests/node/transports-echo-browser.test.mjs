@@ -4,31 +4,24 @@
 // goes along same-origin and X-XSRF-TOKEN comes from the XSRF-TOKEN cookie on every send.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { launchChromium } from './support/browser.mjs';
-import { startEchoBackend } from './support/echo-backend.mjs';
+import { REPO_ROOT, launchChromium } from './support/browser.mjs';
+import { ECHO_APP_PAGE, openEchoApp, startEchoBackend } from './support/echo-backend.mjs';
 import { waitFor, sleep } from './support/ws-agent.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const SESSION = 'sess-7';
 const XSRF = 'eyJpdiI6Ik1x+/=='; // URL-encoded in the cookie, decoded in the header
 const CHANNEL = 'toolmark.7.42';
 const PRIVATE = `private-${CHANNEL}`;
-
-const APP = `<!doctype html>
-<meta name="csrf-token" content="csrf-meta">
-<title>app</title>
-<script src="/node_modules/pusher-js/dist/web/pusher.js"></script>`;
 
 let backend;
 let browser;
 
 before(async () => {
   backend = await startEchoBackend({
-    root,
+    root: REPO_ROOT,
     pages: {
       '/app.html': {
-        html: APP,
+        html: ECHO_APP_PAGE,
         cookies: [`laravel_session=${SESSION}; Path=/; HttpOnly; SameSite=Lax`, `XSRF-TOKEN=${encodeURIComponent(XSRF)}; Path=/; SameSite=Lax`],
       },
     },
@@ -44,45 +37,9 @@ after(async () => {
   await backend?.close();
 });
 
-/** Opens the app page and attaches a bridge over echoTransport; returns the page. */
-async function openApp(channel = CHANNEL) {
-  const page = await browser.newPage();
-  await page.goto(`${backend.url}/app.html`);
-  await page.evaluate(async (channel) => {
-    const { default: Echo } = await import('/node_modules/laravel-echo/dist/echo.js');
-    const { createToolmark } = await import('/pkg/index.js');
-    const { bridge } = await import('/pkg/bridge/index.js');
-    const { echoTransport } = await import('/pkg/bridge/echo.js');
-    const echo = new Echo({
-      broadcaster: 'pusher',
-      key: 'app-key',
-      cluster: 'mt1',
-      wsHost: location.hostname,
-      wsPort: Number(location.port),
-      forceTLS: false,
-      enabledTransports: ['ws'],
-      disableStats: true,
-    });
-    // The spec's helper: the URL-decoded XSRF-TOKEN cookie.
-    const xsrfToken = () => decodeURIComponent(document.cookie.match(/(?:^|; )XSRF-TOKEN=([^;]*)/)?.[1] ?? '');
-    const tm = createToolmark();
-    window.errors = [];
-    tm.events.on('error', (e) => window.errors.push(e));
-    tm.register({
-      name: 'greet',
-      description: 'Greets someone',
-      hints: { readOnly: true },
-      inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-      run: ({ name }) => `hello ${name}`,
-    });
-    window.tm = tm;
-    window.echo = echo;
-    window.echoTransport = echoTransport;
-    window.transport = echoTransport({ echo, channel, headers: () => ({ 'X-XSRF-TOKEN': xsrfToken() }) });
-    window.detach = tm.use(bridge({ transport: window.transport }));
-  }, channel);
-  return page;
-}
+/** Opens the app page with a bridge over echoTransport on `channel`, X-XSRF-TOKEN from the cookie. */
+const openApp = (channel = CHANNEL) =>
+  openEchoApp(browser, `${backend.url}/app.html`, { key: backend.key, wsHost: backend.host, wsPort: backend.port, channel });
 
 const postsOf = (type) => backend.posts.filter((p) => p.json && p.json.type === type);
 

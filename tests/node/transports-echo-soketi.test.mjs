@@ -6,19 +6,18 @@
 // broadcaster does.
 import { test, describe, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import Echo from 'laravel-echo';
 import Pusher from 'pusher-js';
 import { startSoketi } from './support/soketi.mjs';
-import { startEchoBackend } from './support/echo-backend.mjs';
-import { launchChromium } from './support/browser.mjs';
+import { ECHO_APP_PAGE, openEchoApp, startEchoBackend } from './support/echo-backend.mjs';
+import { REPO_ROOT, launchChromium } from './support/browser.mjs';
 import { waitFor, sleep } from './support/ws-agent.mjs';
+import { greeterPage, pusherEchoOptions } from './support/transport-page.mjs';
 
-const { createToolmark, newId } = await import(new URL('../../pkg/index.js', import.meta.url));
+const { newId } = await import(new URL('../../pkg/index.js', import.meta.url));
 const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
 const { echoTransport } = await import(new URL('../../pkg/bridge/echo.js', import.meta.url));
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const EVENT = 'toolmark.message'; // Laravel's broadcastAs(); Echo listens to '.toolmark.message'
 // Conversations and their owners; users by bearer token (Node) or session cookie (Chromium).
 const OWNER = { 42: '7', 43: '8' };
@@ -38,24 +37,19 @@ function authorize(request) {
   return !!match && user !== undefined && match[1] === user && OWNER[match[2]] === user;
 }
 
-const APP = `<!doctype html>
-<meta name="csrf-token" content="csrf-meta">
-<title>app</title>
-<script src="/node_modules/pusher-js/dist/web/pusher.js"></script>`;
-
 let soketi;
 let backend;
 
 before(async () => {
   soketi = await startSoketi();
   backend = await startEchoBackend({
-    root,
+    root: REPO_ROOT,
     key: soketi.key,
     secret: soketi.secret,
     authorize,
     pages: {
-      '/app-7.html': { html: APP, cookies: ['laravel_session=sess-7; Path=/; HttpOnly; SameSite=Lax'] },
-      '/app-8.html': { html: APP, cookies: ['laravel_session=sess-8; Path=/; HttpOnly; SameSite=Lax'] },
+      '/app-7.html': { html: ECHO_APP_PAGE, cookies: ['laravel_session=sess-7; Path=/; HttpOnly; SameSite=Lax'] },
+      '/app-8.html': { html: ECHO_APP_PAGE, cookies: ['laravel_session=sess-8; Path=/; HttpOnly; SameSite=Lax'] },
     },
   });
 });
@@ -92,15 +86,8 @@ describe('in Node (pusher-js Node build)', () => {
 
   function newEcho(token) {
     const echo = new Echo({
-      broadcaster: 'pusher',
+      ...pusherEchoOptions({ key: soketi.key, wsHost: soketi.host, wsPort: soketi.port }),
       Pusher,
-      key: soketi.key,
-      cluster: 'mt1',
-      wsHost: soketi.host,
-      wsPort: soketi.port,
-      forceTLS: false,
-      enabledTransports: ['ws'],
-      disableStats: true,
       authEndpoint: `${backend.url}/broadcasting/auth`,
       // Not `bearerToken`: laravel-echo writes that into an `auth` object its instances
       // share, so a second instance would send the first one's token.
@@ -111,16 +98,7 @@ describe('in Node (pusher-js Node build)', () => {
   }
 
   function page(echo, channel) {
-    const tm = createToolmark();
-    const errors = [];
-    tm.events.on('error', (e) => errors.push(e));
-    tm.register({
-      name: 'greet',
-      description: 'Greets someone',
-      hints: { readOnly: true },
-      inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-      run: ({ name }) => `hello ${name}`,
-    });
+    const { tm, errors } = greeterPage();
     let xsrf = 'xsrf-1';
     const transport = echoTransport({
       echo,
@@ -256,41 +234,9 @@ describe('in headless Chromium (pusher-js web build, same-origin backend with a 
   });
 
   /** Opens the app as `user` and attaches a bridge over echoTransport on `channel`. */
-  async function openApp(user, channel) {
-    const page = await browser.newPage();
-    await page.goto(`${backend.url}/app-${user}.html`);
-    await page.evaluate(async ({ channel, key, port }) => {
-      const { default: Echo } = await import('/node_modules/laravel-echo/dist/echo.js');
-      const { createToolmark } = await import('/pkg/index.js');
-      const { bridge } = await import('/pkg/bridge/index.js');
-      const { echoTransport } = await import('/pkg/bridge/echo.js');
-      const echo = new Echo({
-        broadcaster: 'pusher',
-        key,
-        cluster: 'mt1',
-        wsHost: '127.0.0.1',
-        wsPort: port,
-        forceTLS: false,
-        enabledTransports: ['ws'],
-        disableStats: true,
-      });
-      const tm = createToolmark();
-      window.errors = [];
-      tm.events.on('error', (e) => window.errors.push({ code: e.code, message: e.message }));
-      tm.register({
-        name: 'greet',
-        description: 'Greets someone',
-        hints: { readOnly: true },
-        inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-        run: ({ name }) => `hello ${name}`,
-      });
-      window.echo = echo;
-      window.echoTransport = echoTransport;
-      window.transport = echoTransport({ echo, channel, headers: () => ({ 'X-XSRF-TOKEN': 'xsrf-page' }) });
-      window.detach = tm.use(bridge({ transport: window.transport }));
-    }, { channel, key: soketi.key, port: soketi.port });
-    return page;
-  }
+  /** Opens the app as `user` with a bridge over echoTransport on `channel`. */
+  const openApp = (user, channel) =>
+    openEchoApp(browser, `${backend.url}/app-${user}.html`, { key: soketi.key, wsHost: soketi.host, wsPort: soketi.port, channel, xsrf: 'xsrf-page' });
 
   test('a call round trip in the page: same-origin POSTs carry the session cookie', async () => {
     const start = backend.posts.length;

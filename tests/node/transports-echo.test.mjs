@@ -8,8 +8,9 @@ import Echo from 'laravel-echo';
 import Pusher from 'pusher-js';
 import { startEchoBackend } from './support/echo-backend.mjs';
 import { waitFor, sleep } from './support/ws-agent.mjs';
+import { greeterPage, pusherEchoOptions } from './support/transport-page.mjs';
 
-const { createToolmark, newId } = await import(new URL('../../pkg/index.js', import.meta.url));
+const { newId } = await import(new URL('../../pkg/index.js', import.meta.url));
 const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
 const echoModule = await import(new URL('../../pkg/bridge/echo.js', import.meta.url));
 const { echoTransport } = echoModule;
@@ -36,15 +37,8 @@ afterEach(async () => {
 
 function newEcho() {
   const echo = new Echo({
-    broadcaster: 'pusher',
+    ...pusherEchoOptions({ key: backend.key, wsHost: backend.host, wsPort: backend.port }),
     Pusher,
-    key: backend.key,
-    cluster: 'mt1',
-    wsHost: backend.host,
-    wsPort: backend.port,
-    forceTLS: false,
-    enabledTransports: ['ws'],
-    disableStats: true,
     authEndpoint: `${backend.url}/broadcasting/auth`,
     bearerToken: USER_TOKEN,
   });
@@ -56,20 +50,6 @@ function newTransport(options) {
   const transport = echoTransport({ postUrl: `${backend.url}/toolmark/bridge`, ...options });
   cleanups.push(() => transport.close());
   return transport;
-}
-
-function page() {
-  const tm = createToolmark();
-  const errors = [];
-  tm.events.on('error', (e) => errors.push(e));
-  tm.register({
-    name: 'greet',
-    description: 'Greets someone',
-    hints: { readOnly: true },
-    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-    run: ({ name }) => `hello ${name}`,
-  });
-  return { tm, errors };
 }
 
 const postsOf = (type) => backend.posts.filter((p) => p.json && p.json.type === type);
@@ -85,7 +65,7 @@ test('the module exports only echoTransport, and validates its options', () => {
 test('round trip over a private channel: manifest POSTed, { message } and bare payloads answered', async () => {
   const echo = newEcho();
   let token = 'xsrf-1';
-  const { tm, errors } = page();
+  const { tm, errors } = greeterPage();
   const transport = newTransport({ echo, channel: CHANNEL, headers: () => ({ 'X-XSRF-TOKEN': token }) });
   tm.use(bridge({ transport }));
 
@@ -143,7 +123,7 @@ test('a channel the user may not join is never subscribed, so nothing arrives', 
 
 test('a non-2xx answer or a network failure rejects send, reported as transport_failed', async () => {
   const echo = newEcho();
-  const { tm, errors } = page();
+  const { tm, errors } = greeterPage();
   backend.postStatus = 419; // Laravel's CSRF token mismatch
   const transport = newTransport({ echo, channel: CHANNEL, headers: () => ({ 'X-XSRF-TOKEN': 'stale' }) });
   await assert.rejects(transport.send({ probe: 1 }), /419/);

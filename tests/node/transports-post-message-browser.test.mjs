@@ -78,25 +78,14 @@ async function openFrames() {
 /** The registry and the bridge in origin A's page, over postMessageTransport to the agent frame. */
 async function attachBridge(page) {
   await page.evaluate(async (agentOrigin) => {
-    const { createToolmark } = await import('/pkg/index.js');
+    const { greeterPage } = await import('/tests/node/support/transport-page.mjs');
     const { bridge } = await import('/pkg/bridge/index.js');
     const { postMessageTransport } = await import('/pkg/bridge/post-message.js');
     window.runs = [];
-    window.errors = [];
     window.seen = []; // the id of every call message the window gets, whoever listens
     addEventListener('message', (e) => window.seen.push(e.data?.message?.id ?? e.data?.id));
-    const tm = createToolmark();
-    tm.events.on('error', (e) => window.errors.push(e.code));
-    tm.register({
-      name: 'greet',
-      description: 'Greets someone',
-      hints: { readOnly: true },
-      inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-      run: ({ name }) => {
-        window.runs.push(name);
-        return `hello ${name}`;
-      },
-    });
+    const { tm, errors } = greeterPage({ greet: { onRun: (name) => window.runs.push(name) }, recordError: (e) => e.code });
+    window.errors = errors;
     window.tm = tm;
     const target = document.querySelector('iframe[name=agent]').contentWindow;
     window.detach = tm.use(bridge({ transport: postMessageTransport({ target, targetOrigin: agentOrigin, allowedOrigins: [agentOrigin] }) }));

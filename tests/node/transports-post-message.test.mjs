@@ -65,25 +65,14 @@ async function openBridgePage() {
       });
     const agentFrame = await load('agent');
     await load('other');
-    const { createToolmark } = await import('/pkg/index.js');
+    const { greeterPage } = await import('/tests/node/support/transport-page.mjs');
     const { bridge } = await import('/pkg/bridge/index.js');
     const { postMessageTransport } = await import('/pkg/bridge/post-message.js');
-    const tm = createToolmark();
-    window.tm = tm;
-    window.errors = [];
     window.runs = [];
     window.inbound = [];
-    tm.events.on('error', (e) => window.errors.push(e));
-    tm.register({
-      name: 'greet',
-      description: 'Greets someone',
-      hints: { readOnly: true },
-      inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-      run: ({ name }) => {
-        window.runs.push(name);
-        return `hello ${name}`;
-      },
-    });
+    const { tm, errors } = greeterPage({ greet: { onRun: (name) => window.runs.push(name) } });
+    window.tm = tm;
+    window.errors = errors;
     const transport = postMessageTransport({
       target: agentFrame.contentWindow,
       targetOrigin: agentOrigin,

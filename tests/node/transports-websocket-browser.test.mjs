@@ -2,26 +2,13 @@
 // over the browser's own WebSocket, against a real `ws` server started here: a call
 // answered over the socket, a server killed and restarted mid-call (the buffered result
 // arrives once), frames the transport drops, terminal and non-terminal close codes.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { launchChromium, serve } from './support/browser.mjs';
+import { chromiumWithServer } from './support/browser.mjs';
 import { startWsAgent, waitFor, sleep } from './support/ws-agent.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const MAX_FRAME = 4 * 1048576;
-let server;
-let browser;
-
-before(async () => {
-  server = await serve(root, { '/blank.html': '<!doctype html><title>blank</title>' });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const chromium = chromiumWithServer();
 
 /**
  * A page with a registry (tools `greet` and `slow`, whose run waits for
@@ -29,15 +16,13 @@ after(async () => {
  * records tool runs, error events and every JSON.parse of an inbound call.
  */
 async function openPage(url, options = {}) {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}/blank.html`);
+  const page = await chromium.open();
   await page.evaluate(
     async ({ url, options }) => {
-      const { createToolmark } = await import('/pkg/index.js');
+      const { greeterPage } = await import('/tests/node/support/transport-page.mjs');
       const { bridge } = await import('/pkg/bridge/index.js');
       const { websocketTransport } = await import('/pkg/bridge/websocket.js');
       window.runs = [];
-      window.errors = [];
       window.parsedCalls = 0;
       window.parsedResults = 0;
       const parse = JSON.parse;
@@ -46,18 +31,11 @@ async function openPage(url, options = {}) {
         if (typeof text === 'string' && text.includes('"type":"result"')) window.parsedResults++;
         return parse.call(this, text, ...rest);
       };
-      const tm = createToolmark();
-      tm.events.on('error', (e) => window.errors.push(e.code));
-      tm.register({
-        name: 'greet',
-        description: 'Greets someone',
-        hints: { readOnly: true },
-        inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-        run: ({ name }) => {
-          window.runs.push(name);
-          return { text: `hello ${name}` };
-        },
+      const { tm, errors } = greeterPage({
+        greet: { asObject: true, onRun: (name) => window.runs.push(name) },
+        recordError: (e) => e.code,
       });
+      window.errors = errors;
       tm.register({
         name: 'slow',
         description: 'Answers when released',
@@ -77,20 +55,34 @@ async function openPage(url, options = {}) {
 
 const call = (clientId, tool, input) => ({ protocol: 1, type: 'call', clientId, id: crypto.randomUUID(), tool, input });
 
+/** Runs `body(agent, page)` with a new `ws` agent and a page attached to it, closing both after. */
+async function withAgentPage(options, body) {
+  const agent = await startWsAgent();
+  const page = await openPage(agent.url, options);
+  try {
+    await body(agent, page);
+  } finally {
+    await page.close();
+    await agent.close();
+  }
+}
+
 async function manifestOf(agent) {
   const [manifest] = await waitFor(() => agent.messages('manifest').length && agent.messages('manifest'), { what: 'manifest' });
   return manifest;
 }
 
-test('the page answers a call over the socket', async () => {
-  const agent = await startWsAgent();
-  const page = await openPage(agent.url);
-  try {
+/** The results the agent has got, once there is one. */
+const resultsOf = (agent, wait = {}) =>
+  waitFor(() => agent.messages('result').length && agent.messages('result'), { what: 'result', ...wait });
+
+test('the page answers a call over the socket', () =>
+  withAgentPage({}, async (agent, page) => {
     const manifest = await manifestOf(agent);
     assert.deepEqual(manifest.tools.map((t) => t.name), ['greet', 'slow']);
     const message = call(manifest.clientId, 'greet', { name: 'ada' });
     agent.latest().send(JSON.stringify(message));
-    const [result] = await waitFor(() => agent.messages('result').length && agent.messages('result'), { what: 'result' });
+    const [result] = await resultsOf(agent);
     assert.deepEqual(result, {
       protocol: 1, type: 'result', clientId: manifest.clientId, id: message.id, result: { status: 'ok', data: { text: 'hello ada' } },
     });
@@ -101,11 +93,7 @@ test('the page answers a call over the socket', async () => {
     // and the core's result text went to the socket as it is, not through JSON.parse.
     assert.deepEqual(state, { runs: ['ada'], errors: [], parsedCalls: 0, parsedResults: 0 });
     assert.deepEqual(page.errors, []);
-  } finally {
-    await page.close();
-    await agent.close();
-  }
-});
+  }));
 
 test('the server is killed and restarted mid-call: the buffered result arrives exactly once', async () => {
   let agent = await startWsAgent();
@@ -122,7 +110,7 @@ test('the server is killed and restarted mid-call: the buffered result arrives e
     await page.evaluate(() => window.release()); // the result is buffered while disconnected
     await sleep(400); // at least one refused reconnect
     agent = await startWsAgent({ port });
-    const [result] = await waitFor(() => agent.messages('result').length && agent.messages('result'), { timeoutMs: 5000, what: 'buffered result' });
+    const [result] = await resultsOf(agent, { timeoutMs: 5000, what: 'buffered result' });
     assert.equal(result.id, message.id);
     assert.deepEqual(result.result, { status: 'ok', data: { text: 'done' } });
     assert.equal(old.messages('result').length, 0);
@@ -142,10 +130,8 @@ test('the server is killed and restarted mid-call: the buffered result arrives e
   }
 });
 
-test('binary, oversized and non-JSON frames are dropped: no run, no answer, no error', async () => {
-  const agent = await startWsAgent();
-  const page = await openPage(agent.url);
-  try {
+test('binary, oversized and non-JSON frames are dropped: no run, no answer, no error', () =>
+  withAgentPage({}, async (agent, page) => {
     const manifest = await manifestOf(agent);
     const socket = agent.latest();
     const binary = call(manifest.clientId, 'greet', { name: 'binary' });
@@ -159,23 +145,17 @@ test('binary, oversized and non-JSON frames are dropped: no run, no answer, no e
     socket.send('hello');
     const good = call(manifest.clientId, 'greet', { name: 'good' });
     socket.send(JSON.stringify(good));
-    const [result] = await waitFor(() => agent.messages('result').length && agent.messages('result'), { timeoutMs: 10000, what: 'result' });
+    const [result] = await resultsOf(agent, { timeoutMs: 10000 });
     assert.equal(result.id, good.id);
     await sleep(200);
     assert.equal(agent.messages('result').length, 1);
     const state = await page.evaluate(() => ({ runs: window.runs, errors: window.errors, parsedCalls: window.parsedCalls }));
     assert.deepEqual(state, { runs: ['good'], errors: [], parsedCalls: 0 });
     assert.deepEqual(page.errors, []);
-  } finally {
-    await page.close();
-    await agent.close();
-  }
-});
+  }));
 
-test('a terminal close code stops reconnecting; a non-terminal one reconnects', async () => {
-  const agent = await startWsAgent();
-  const page = await openPage(agent.url, { maxDelayMs: 300, terminalCloseCodes: [4001] });
-  try {
+test('a terminal close code stops reconnecting; a non-terminal one reconnects', () =>
+  withAgentPage({ maxDelayMs: 300, terminalCloseCodes: [4001] }, async (agent, page) => {
     await manifestOf(agent);
     agent.latest().close(4000, 'retry');
     await waitFor(() => agent.sockets.length === 2, { timeoutMs: 3000, what: 'reconnect after 4000' });
@@ -194,8 +174,4 @@ test('a terminal close code stops reconnecting; a non-terminal one reconnects', 
     const stats = await page.evaluate(() => Object.getPrototypeOf(window.transport).constructor.__stats());
     assert.equal(stats.transports, 0);
     assert.deepEqual(page.errors, []);
-  } finally {
-    await page.close();
-    await agent.close();
-  }
-});
+  }));

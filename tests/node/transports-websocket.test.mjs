@@ -7,6 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { WebSocket } from 'ws';
 import { startWsAgent, waitFor, sleep } from './support/ws-agent.mjs';
+import { greeterPage } from './support/transport-page.mjs';
 
 const { createToolmark, newId } = await import(new URL('../../pkg/index.js', import.meta.url));
 const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
@@ -31,19 +32,7 @@ function transport(options) {
   return t;
 }
 
-function page() {
-  const tm = createToolmark();
-  const errors = [];
-  tm.events.on('error', (e) => errors.push(e));
-  tm.register({
-    name: 'greet',
-    description: 'Greets someone',
-    hints: { readOnly: true },
-    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-    run: ({ name }) => ({ text: `hello ${name}` }),
-  });
-  return { tm, errors };
-}
+const page = () => greeterPage({ greet: { asObject: true } });
 
 const call = (clientId, input = { name: 'ada' }) => ({ protocol: 1, type: 'call', clientId, id: newId(), tool: 'greet', input });
 

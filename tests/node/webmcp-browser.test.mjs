@@ -3,24 +3,11 @@
 // Chromium's executeTool() extension, the way a browser agent lists and calls
 // tools), plus one stand-in shaped as the W3C draft where the polyfill's shape
 // differs: the polyfill calls execute(input) without the draft's { signal }.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { launchChromium, serve } from './support/browser.mjs';
+import { chromiumWithServer } from './support/browser.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-let server;
-let browser;
-
-before(async () => {
-  server = await serve(root, { '/blank.html': '<!doctype html><title>blank</title>' });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const chromium = chromiumWithServer();
 
 /**
  * A page with the polyfill installed and a registry on it: `window.tm`,
@@ -29,8 +16,7 @@ after(async () => {
  * `window.release()` to let the `slow` tools finish.
  */
 async function openPage(options = {}) {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}/blank.html`);
+  const page = await chromium.open();
   await page.evaluate(async (options) => {
     const { initializeWebMCPPolyfill } = await import('/node_modules/@mcp-b/webmcp-polyfill/dist/index.js');
     if (!options.noContext) initializeWebMCPPolyfill();
@@ -216,9 +202,8 @@ test('a consequential tool waits for the human: approved, rejected, expired', as
 });
 
 test('a rejected registration is an error event and the page goes on', async () => {
-  const page = await browser.newPage();
+  const page = await chromium.open();
   try {
-    await page.goto(`${server.url}/blank.html`);
     const state = await page.evaluate(async () => {
       const { initializeWebMCPPolyfill } = await import('/node_modules/@mcp-b/webmcp-polyfill/dist/index.js');
       initializeWebMCPPolyfill();
@@ -255,9 +240,8 @@ test('with no model context it attaches nothing and raises nothing', async () =>
 });
 
 test('the draft passes execute(input, { signal }): aborting it cancels the call (a stand-in context)', async () => {
-  const page = await browser.newPage();
+  const page = await chromium.open();
   try {
-    await page.goto(`${server.url}/blank.html`);
     const state = await page.evaluate(async () => {
       const { createToolmark } = await import('/pkg/index.js');
       const { webmcp } = await import('/pkg/webmcp/index.js');

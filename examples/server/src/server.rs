@@ -1,5 +1,6 @@
 //! HTTP and WebSocket endpoints (the interface is listed in README.md).
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -8,7 +9,7 @@ use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
 use axum::extract::{DefaultBodyLimit, Form, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{AppendHeaders, IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, MethodRouter};
 use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
@@ -38,8 +39,11 @@ pub fn router(state: Arc<AppState>, static_dir: Option<PathBuf>) -> Router {
         .route("/api/login", post(login))
         .route("/api/session", get(session))
         .route("/api/transcript", get(transcript))
-        .route("/toolmark/ws", get(page_ws))
-        .route("/chat/ws", get(chat_ws))
+        .route(
+            "/toolmark/ws",
+            conversation_socket(MAX_INBOUND_BYTES, page_socket),
+        )
+        .route("/chat/ws", conversation_socket(64 * 1024, chat_socket))
         .route("/broadcasting/auth", post(broadcasting_auth))
         .route(
             "/toolmark/bridge",
@@ -140,21 +144,32 @@ fn authorize_socket(
     state.accounts.authorize(headers, conversation)
 }
 
-async fn page_ws(
-    State(state): State<Arc<AppState>>,
-    Query(query): Query<ConversationQuery>,
-    headers: HeaderMap,
-    upgrade: WebSocketUpgrade,
-) -> Response {
-    match authorize_socket(&state, &headers, &query.conversation) {
-        Ok(key) => {
-            let hub = Arc::clone(&state.hub);
-            upgrade
-                .max_message_size(MAX_INBOUND_BYTES)
-                .on_upgrade(move |socket| page_socket(hub, key, socket))
-        }
-        Err(status) => status.into_response(),
-    }
+/// The route of a conversation's socket: authorized before the upgrade, its
+/// messages at most `max_message_size` bytes, then served by `serve`.
+fn conversation_socket<Serve, Served>(
+    max_message_size: usize,
+    serve: Serve,
+) -> MethodRouter<Arc<AppState>>
+where
+    Serve: FnOnce(Arc<Hub>, ConvKey, WebSocket) -> Served + Clone + Send + Sync + 'static,
+    Served: Future<Output = ()> + Send + 'static,
+{
+    get(
+        move |State(state): State<Arc<AppState>>,
+              Query(query): Query<ConversationQuery>,
+              headers: HeaderMap,
+              upgrade: WebSocketUpgrade| async move {
+            match authorize_socket(&state, &headers, &query.conversation) {
+                Ok(key) => {
+                    let hub = Arc::clone(&state.hub);
+                    upgrade
+                        .max_message_size(max_message_size)
+                        .on_upgrade(move |socket| serve(hub, key, socket))
+                }
+                Err(status) => status.into_response(),
+            }
+        },
+    )
 }
 
 async fn page_socket(hub: Arc<Hub>, key: ConvKey, socket: WebSocket) {
@@ -177,23 +192,6 @@ async fn page_socket(hub: Arc<Hub>, key: ConvKey, socket: WebSocket) {
     }
     hub.page_closed(page);
     writer.abort();
-}
-
-async fn chat_ws(
-    State(state): State<Arc<AppState>>,
-    Query(query): Query<ConversationQuery>,
-    headers: HeaderMap,
-    upgrade: WebSocketUpgrade,
-) -> Response {
-    match authorize_socket(&state, &headers, &query.conversation) {
-        Ok(key) => {
-            let hub = Arc::clone(&state.hub);
-            upgrade
-                .max_message_size(64 * 1024)
-                .on_upgrade(move |socket| chat_socket(hub, key, socket))
-        }
-        Err(status) => status.into_response(),
-    }
 }
 
 async fn chat_socket(hub: Arc<Hub>, key: ConvKey, socket: WebSocket) {

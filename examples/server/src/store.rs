@@ -35,6 +35,7 @@
 //! Deadlines are [`Instant`]s here; a shared store keeps wall-clock
 //! milliseconds instead (instances' clocks agree to well under a deadline).
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -175,6 +176,21 @@ struct Inner {
     confirms: HashMap<String, ConfirmState>,
 }
 
+/// Inserts `state` under `id`, an id never bound before (a tombstone counts).
+fn insert_unused<State>(
+    map: &mut HashMap<String, State>,
+    id: String,
+    state: State,
+) -> Result<(), Rejection> {
+    match map.entry(id) {
+        Entry::Occupied(_) => Err(Rejection::IdInUse),
+        Entry::Vacant(slot) => {
+            slot.insert(state);
+            Ok(())
+        }
+    }
+}
+
 /// The in-memory store of one server instance. Tombstones of answered ids
 /// are kept for the process's life (a demo's conversations are short).
 #[derive(Default)]
@@ -234,14 +250,8 @@ impl SessionStore for MemoryStore {
     }
 
     fn bind_call(&self, call: CallBinding) -> Result<(), Rejection> {
-        let mut inner = self.lock();
-        if inner.calls.contains_key(&call.id) {
-            return Err(Rejection::IdInUse);
-        }
-        inner
-            .calls
-            .insert(call.id.clone(), CallState::Pending(call));
-        Ok(())
+        let id = call.id.clone();
+        insert_unused(&mut self.lock().calls, id, CallState::Pending(call))
     }
 
     fn settle_call(
@@ -288,14 +298,12 @@ impl SessionStore for MemoryStore {
     }
 
     fn bind_confirm(&self, confirm: ConfirmBinding) -> Result<(), Rejection> {
-        let mut inner = self.lock();
-        if inner.confirms.contains_key(&confirm.confirm_id) {
-            return Err(Rejection::IdInUse);
-        }
-        inner
-            .confirms
-            .insert(confirm.confirm_id.clone(), ConfirmState::Pending(confirm));
-        Ok(())
+        let confirm_id = confirm.confirm_id.clone();
+        insert_unused(
+            &mut self.lock().confirms,
+            confirm_id,
+            ConfirmState::Pending(confirm),
+        )
     }
 
     fn settle_confirm(

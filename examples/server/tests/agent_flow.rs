@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use support::{bound_to, field, quick, signup_tools, summary, TestServer};
+use support::{bound_to, field, quick, summary, TestServer};
 use toolmark_demo_server::agent::{Agent, AgentFuture, ScriptedAgent};
 use toolmark_demo_server::llm::{page_tools, Message, Reply, ToolDef, ToolUse};
 
@@ -206,16 +206,10 @@ async fn the_acknowledgement_is_one_step_without_page_tools() {
     });
     let server = TestServer::with_agent(quick(), agent.clone()).await;
     let ada = server.login("ada");
-    let mut page = server.page(&ada, "p1").await;
-    page.manifest(1, signup_tools()).await;
-    bound_to(&server, &ada.key, "p1").await;
+    let mut page = server.bound_page(&ada, "p1", 1).await;
     let turn = server.hub().say(&ada.key, "submit it".into());
     let submit = page.recv().await;
-    page.result(
-        field(&submit, "id"),
-        json!({ "status": "needs_confirmation", "confirmId": "k1", "summary": "Submit" }),
-    )
-    .await;
+    page.needs_confirmation(field(&submit, "id"), "k1").await;
     turn.await.expect("turn");
     let manifest = server.hub().store().manifest("p1");
     assert_eq!(
@@ -238,9 +232,7 @@ async fn the_acknowledgement_is_one_step_without_page_tools() {
 async fn the_scripted_agent_starts_over_when_the_page_changed() {
     let server = TestServer::with_agent(quick(), Arc::new(ScriptedAgent)).await;
     let ada = server.login("ada");
-    let mut page = server.page(&ada, "p1").await;
-    page.manifest(1, signup_tools()).await;
-    bound_to(&server, &ada.key, "p1").await;
+    let mut page = server.bound_page(&ada, "p1", 1).await;
     let turn = server
         .hub()
         .say(&ada.key, "sign me up as ada@example.com".into());

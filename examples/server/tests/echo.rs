@@ -42,6 +42,18 @@ async fn channel_auth_request(
     (status, body)
 }
 
+/// The status the channel authorization route answers.
+async fn auth_status(
+    server: &TestServer,
+    cookie: Option<&str>,
+    socket_id: &str,
+    channel: &str,
+) -> u16 {
+    channel_auth_request(server, cookie, socket_id, channel)
+        .await
+        .0
+}
+
 #[tokio::test]
 async fn private_channels_are_authorized_for_their_user_and_conversation_only() {
     let server = echo_server().await;
@@ -58,43 +70,28 @@ async fn private_channels_are_authorized_for_their_user_and_conversation_only() 
         channel_auth("app-key", "app-secret", "1234.1234", &channel)
     );
 
+    assert_eq!(auth_status(&server, None, "1234.1234", &channel).await, 401);
     assert_eq!(
-        channel_auth_request(&server, None, "1234.1234", &channel)
-            .await
-            .0,
-        401
-    );
-    assert_eq!(
-        channel_auth_request(&server, Some(&bob.cookie), "1234.1234", &channel)
-            .await
-            .0,
+        auth_status(&server, Some(&bob.cookie), "1234.1234", &channel).await,
         403
     );
     // Bob's name on ada's conversation, and ada's name on bob's.
     let forged = format!("private-toolmark.bob.{}", ada.key.conversation);
     assert_eq!(
-        channel_auth_request(&server, Some(&bob.cookie), "1234.1234", &forged)
-            .await
-            .0,
+        auth_status(&server, Some(&bob.cookie), "1234.1234", &forged).await,
         403
     );
     let other = format!("private-toolmark.ada.{}", bob.key.conversation);
     assert_eq!(
-        channel_auth_request(&server, Some(&ada.cookie), "1234.1234", &other)
-            .await
-            .0,
+        auth_status(&server, Some(&ada.cookie), "1234.1234", &other).await,
         403
     );
     assert_eq!(
-        channel_auth_request(&server, Some(&ada.cookie), "1234.1234", "private-other")
-            .await
-            .0,
+        auth_status(&server, Some(&ada.cookie), "1234.1234", "private-other").await,
         403
     );
     assert_eq!(
-        channel_auth_request(&server, Some(&ada.cookie), "1.1:x", &channel)
-            .await
-            .0,
+        auth_status(&server, Some(&ada.cookie), "1.1:x", &channel).await,
         403
     );
 }

@@ -5,7 +5,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use support::{bound_to, field, quick, signup_tools, TestServer};
+use support::{field, quick, TestServer};
 use tokio_tungstenite::tungstenite::http::StatusCode;
 use toolmark_demo_server::hub::{timeout_outcome, Config};
 use toolmark_demo_server::store::Rejection;
@@ -97,9 +97,7 @@ async fn results_from_another_user_conversation_or_page_are_rejected() {
     let server = TestServer::start(quick()).await;
     let ada = server.login("ada");
     let bob = server.login("bob");
-    let mut page = server.page(&ada, "ada-page").await;
-    page.manifest(1, signup_tools()).await;
-    bound_to(&server, &ada.key, "ada-page").await;
+    let mut page = server.bound_page(&ada, "ada-page", 1).await;
     let (id, task) = call_in_flight(&server, &ada, &mut page).await;
 
     // Bob learned the id: as his own page, and as ada's clientId.
@@ -152,9 +150,7 @@ async fn results_from_another_user_conversation_or_page_are_rejected() {
 async fn unknown_and_replayed_results_are_rejected() {
     let server = TestServer::start(quick()).await;
     let ada = server.login("ada");
-    let mut page = server.page(&ada, "ada-page").await;
-    page.manifest(1, signup_tools()).await;
-    bound_to(&server, &ada.key, "ada-page").await;
+    let mut page = server.bound_page(&ada, "ada-page", 1).await;
 
     // A result for an id never issued (a guessed or forged id).
     page.result(
@@ -166,17 +162,9 @@ async fn unknown_and_replayed_results_are_rejected() {
 
     // A replay of an answered call must not bind a second confirmId.
     let (id, task) = call_in_flight(&server, &ada, &mut page).await;
-    page.result(
-        &id,
-        json!({ "status": "needs_confirmation", "confirmId": "k1", "summary": "Submit" }),
-    )
-    .await;
+    page.needs_confirmation(&id, "k1").await;
     assert_eq!(field(&task.await.expect("call"), "confirmId"), "k1");
-    page.result(
-        &id,
-        json!({ "status": "needs_confirmation", "confirmId": "k2", "summary": "Submit" }),
-    )
-    .await;
+    page.needs_confirmation(&id, "k2").await;
     page.confirmed("k2", json!({ "status": "ok" })).await;
     assert_eq!(
         server.rejections(3).await,
@@ -198,9 +186,7 @@ async fn a_missed_deadline_is_a_timeout_then_a_cancel_and_late_results_are_rejec
     };
     let server = TestServer::start(config).await;
     let ada = server.login("ada");
-    let mut page = server.page(&ada, "ada-page").await;
-    page.manifest(1, signup_tools()).await;
-    bound_to(&server, &ada.key, "ada-page").await;
+    let mut page = server.bound_page(&ada, "ada-page", 1).await;
     let (id, task) = call_in_flight(&server, &ada, &mut page).await;
 
     let outcome = tokio::time::timeout(Duration::from_secs(3), task).await;
@@ -213,11 +199,7 @@ async fn a_missed_deadline_is_a_timeout_then_a_cancel_and_late_results_are_rejec
         cancel,
         json!({ "protocol": 1, "type": "cancel", "clientId": "ada-page", "id": id })
     );
-    page.result(
-        &id,
-        json!({ "status": "needs_confirmation", "confirmId": "late", "summary": "Submit" }),
-    )
-    .await;
+    page.needs_confirmation(&id, "late").await;
     page.confirmed("late", json!({ "status": "ok" })).await;
     assert_eq!(
         server.rejections(2).await,
@@ -230,9 +212,7 @@ async fn confirmed_needs_a_confirm_id_seen_for_that_binding_and_is_single_use() 
     let server = TestServer::start(quick()).await;
     let ada = server.login("ada");
     let bob = server.login("bob");
-    let mut page = server.page(&ada, "ada-page").await;
-    page.manifest(1, signup_tools()).await;
-    bound_to(&server, &ada.key, "ada-page").await;
+    let mut page = server.bound_page(&ada, "ada-page", 1).await;
 
     // Never seen in a needs_confirmation.
     page.confirmed("never-seen", json!({ "status": "ok" }))
@@ -240,11 +220,7 @@ async fn confirmed_needs_a_confirm_id_seen_for_that_binding_and_is_single_use() 
     assert_eq!(server.rejections(1).await, vec![Rejection::UnknownConfirm]);
 
     let (id, task) = call_in_flight(&server, &ada, &mut page).await;
-    page.result(
-        &id,
-        json!({ "status": "needs_confirmation", "confirmId": "k1", "summary": "Submit" }),
-    )
-    .await;
+    page.needs_confirmation(&id, "k1").await;
     task.await.expect("call");
 
     // Seen, but for another page or another user.

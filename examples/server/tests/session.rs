@@ -44,9 +44,7 @@ async fn every_manifest_replaces_the_last_and_calls_carry_its_rev() {
 async fn a_reload_rebinds_the_conversation_and_old_calls_still_count_until_their_deadline() {
     let server = TestServer::start(quick()).await;
     let ada = server.login("ada");
-    let mut old = server.page(&ada, "before-reload").await;
-    old.manifest(3, signup_tools()).await;
-    bound_to(&server, &ada.key, "before-reload").await;
+    let mut old = server.bound_page(&ada, "before-reload", 3).await;
 
     let hub = server.hub().clone();
     let key = ada.key.clone();
@@ -55,9 +53,7 @@ async fn a_reload_rebinds_the_conversation_and_old_calls_still_count_until_their
     let old_call = old.recv().await;
 
     // Full reload: same cookie, user and conversation; new clientId.
-    let mut new = server.page(&ada, "after-reload").await;
-    new.manifest(0, signup_tools()).await;
-    bound_to(&server, &ada.key, "after-reload").await;
+    let mut new = server.bound_page(&ada, "after-reload", 0).await;
 
     let hub = server.hub().clone();
     let key = ada.key.clone();
@@ -92,9 +88,7 @@ async fn only_the_same_user_and_conversation_can_rebind() {
     let ada = server.login("ada");
     let bob = server.login("bob");
     let ada_elsewhere = server.login("ada");
-    let mut page = server.page(&ada, "p1").await;
-    page.manifest(1, signup_tools()).await;
-    bound_to(&server, &ada.key, "p1").await;
+    let mut page = server.bound_page(&ada, "p1", 1).await;
 
     // Bob, and ada's other conversation, cannot claim p1 or its manifest.
     let mut bob_page = server.page(&bob, "p1").await;
@@ -114,9 +108,7 @@ async fn only_the_same_user_and_conversation_can_rebind() {
     assert_eq!(server.hub().store().active_client(&bob.key), None);
 
     // Bob's own page does not re-bind ada's conversation.
-    let mut bob_own = server.page(&bob, "bob-page").await;
-    bob_own.manifest(0, signup_tools()).await;
-    bound_to(&server, &bob.key, "bob-page").await;
+    let _bob_own = server.bound_page(&bob, "bob-page", 0).await;
     assert_eq!(
         server.hub().store().active_client(&ada.key).as_deref(),
         Some("p1")
@@ -159,9 +151,7 @@ async fn pending_confirmation(server: &TestServer, ada: &support::User, page: &m
 async fn confirmations_of_a_page_that_is_gone_expire() {
     let server = TestServer::start(quick()).await;
     let ada = server.login("ada");
-    let mut old = server.page(&ada, "before-reload").await;
-    old.manifest(1, signup_tools()).await;
-    bound_to(&server, &ada.key, "before-reload").await;
+    let mut old = server.bound_page(&ada, "before-reload", 1).await;
     pending_confirmation(&server, &ada, &mut old).await;
 
     old.close().await;
@@ -191,14 +181,10 @@ async fn confirmations_of_a_page_that_is_gone_expire() {
 async fn a_still_open_old_tab_can_confirm_its_own() {
     let server = TestServer::start(quick()).await;
     let ada = server.login("ada");
-    let mut old = server.page(&ada, "first-tab").await;
-    old.manifest(1, signup_tools()).await;
-    bound_to(&server, &ada.key, "first-tab").await;
+    let mut old = server.bound_page(&ada, "first-tab", 1).await;
     pending_confirmation(&server, &ada, &mut old).await;
 
-    let mut new = server.page(&ada, "second-tab").await;
-    new.manifest(0, signup_tools()).await;
-    bound_to(&server, &ada.key, "second-tab").await;
+    let _new = server.bound_page(&ada, "second-tab", 0).await;
     old.confirmed("k1", json!({ "status": "ok" })).await;
     let done = |t: &[Value]| {
         t.last()

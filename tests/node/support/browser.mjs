@@ -4,7 +4,13 @@ import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
+import { after, before } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+
+/** The repository: its pages load the package from /pkg/ and test dependencies from /node_modules/. */
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const BLANK_PAGE = '<!doctype html><title>blank</title>';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -70,4 +76,31 @@ export async function launchChromium() {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Chromium and a page server for the tests of one file: started in a `before` hook (after the
+ * file's earlier ones), stopped in an `after` hook. `root` and `pages` are as for serve(), by
+ * default the repository and /blank.html; `pages` may be a function, called in that hook.
+ * `open(path)` opens a new page at that path of the server.
+ */
+export function chromiumWithServer({ root = REPO_ROOT, pages = { '/blank.html': BLANK_PAGE } } = {}) {
+  const session = {
+    server: undefined,
+    browser: undefined,
+    async open(path = '/blank.html') {
+      const page = await session.browser.newPage();
+      await page.goto(`${session.server.url}${path}`);
+      return page;
+    },
+  };
+  before(async () => {
+    session.server = await serve(root, typeof pages === 'function' ? await pages() : pages);
+    session.browser = await launchChromium();
+  });
+  after(async () => {
+    await session.browser?.close();
+    await session.server?.close();
+  });
+  return session;
 }

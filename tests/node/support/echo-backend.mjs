@@ -26,13 +26,50 @@ export function parseCookies(header = '') {
   return out;
 }
 
-const readBody = (req) =>
+/** The text of a request's body. */
+export const readBody = (req) =>
   new Promise((resolve, reject) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+
+/** The app's page: Laravel's CSRF meta tag, and pusher-js's web build (window.Pusher, for laravel-echo). */
+export const ECHO_APP_PAGE = `<!doctype html>
+<meta name="csrf-token" content="csrf-meta">
+<title>app</title>
+<script src="/node_modules/pusher-js/dist/web/pusher.js"></script>`;
+
+/**
+ * Opens `url` (an ECHO_APP_PAGE on a backend serving the repository) in a new page of
+ * `browser`, and attaches a bridge with `greet` over echoTransport on `channel`, through
+ * laravel-echo to the Pusher-protocol server `key` at `wsHost:wsPort`. Every send carries
+ * X-XSRF-TOKEN: `xsrf`, or without it the URL-decoded XSRF-TOKEN cookie as it is then.
+ * The page keeps `window.tm`, `echo`, `echoTransport`, `transport`, `detach`, and `errors`
+ * (`{ code, message }` of every error event).
+ */
+export async function openEchoApp(browser, url, { key, wsHost, wsPort, channel, xsrf }) {
+  const page = await browser.newPage();
+  await page.goto(url);
+  await page.evaluate(async ({ key, wsHost, wsPort, channel, xsrf }) => {
+    const { default: Echo } = await import('/node_modules/laravel-echo/dist/echo.js');
+    const { greeterPage, pusherEchoOptions } = await import('/tests/node/support/transport-page.mjs');
+    const { bridge } = await import('/pkg/bridge/index.js');
+    const { echoTransport } = await import('/pkg/bridge/echo.js');
+    const echo = new Echo(pusherEchoOptions({ key, wsHost, wsPort }));
+    // The spec's helper: the URL-decoded XSRF-TOKEN cookie.
+    const xsrfToken = () => decodeURIComponent(document.cookie.match(/(?:^|; )XSRF-TOKEN=([^;]*)/)?.[1] ?? '');
+    const { tm, errors } = greeterPage({ recordError: (e) => ({ code: e.code, message: e.message }) });
+    window.errors = errors;
+    window.tm = tm;
+    window.echo = echo;
+    window.echoTransport = echoTransport;
+    window.transport = echoTransport({ echo, channel, headers: () => ({ 'X-XSRF-TOKEN': xsrf ?? xsrfToken() }) });
+    window.detach = tm.use(bridge({ transport: window.transport }));
+  }, { key, wsHost, wsPort, channel, xsrf });
+  return page;
+}
 
 /**
  * @param {object} options

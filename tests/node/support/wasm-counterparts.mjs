@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { startWsAgent, waitFor, sleep } from './ws-agent.mjs';
-import { startEchoBackend } from './echo-backend.mjs';
+import { readBody, startEchoBackend } from './echo-backend.mjs';
 import { startSoketi } from './soketi.mjs';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -82,14 +82,6 @@ addEventListener('message', (e) => {
 });
 report({ kind: 'attacker-ready' });
 </script>`;
-
-const readBody = (req) =>
-  new Promise((resolve, reject) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 
 const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
 

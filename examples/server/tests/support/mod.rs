@@ -111,6 +111,15 @@ impl TestServer {
         }
     }
 
+    /// A page of `user` that has sent manifest `rev` with the sign-up tools, once the
+    /// conversation is bound to it.
+    pub async fn bound_page(&self, user: &User, client_id: &str, rev: u64) -> Page {
+        let mut page = self.page(user, client_id).await;
+        page.manifest(rev, signup_tools()).await;
+        bound_to(self, &user.key, client_id).await;
+        page
+    }
+
     pub async fn chat(&self, user: &User) -> Socket {
         let path = format!("/chat/ws?conversation={}", user.key.conversation);
         self.connect(&path, Some(&user.cookie), None)
@@ -229,6 +238,13 @@ impl Page {
     pub async fn result(&mut self, id: &str, result: Value) {
         let message = json!({ "protocol": 1, "type": "result", "clientId": self.client_id, "id": id, "result": result });
         self.socket.send(message).await;
+    }
+
+    /// Answers call `id` with a needs_confirmation outcome under `confirm_id`.
+    pub async fn needs_confirmation(&mut self, id: &str, confirm_id: &str) {
+        let outcome =
+            json!({ "status": "needs_confirmation", "confirmId": confirm_id, "summary": "Submit" });
+        self.result(id, outcome).await;
     }
 
     pub async fn confirmed(&mut self, confirm_id: &str, result: Value) {
