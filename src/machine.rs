@@ -497,7 +497,7 @@ impl Toolmark {
         if self.bridges.is_foreign(&value) {
             return; // Rule 1: another page's message, ignored silently.
         }
-        match check_agent_to_page(&value) {
+        match check_agent_to_page(value) {
             Ok(AgentToPage::Call(call)) => {
                 self.inbound_call(bridge, call.id, call.tool, call.input, call.rev, now)
             }

@@ -250,9 +250,18 @@ fn check_message(
     Ok((map, message_type))
 }
 
-/// Steps 4–7 for agent → page messages.
-pub fn check_agent_to_page(value: &Value) -> Result<AgentToPage, Rejection> {
-    let (map, message_type) = check_message(value, Direction::ToPage)?;
+/// Steps 4–7 for agent → page messages. The message is made of `value`'s
+/// own fields (its `input` is not copied).
+pub fn check_agent_to_page(value: Value) -> Result<AgentToPage, Rejection> {
+    // The three agent → page types, as the check found them.
+    let message_type = match check_message(&value, Direction::ToPage)?.1 {
+        "call" => "call",
+        "describe" => "describe",
+        _ => "cancel",
+    };
+    let Value::Object(map) = value else {
+        return Err(invalid("", "must be object"));
+    };
     message::agent_to_page(map, message_type).ok_or_else(|| invalid("", "invalid message"))
 }
 
@@ -264,7 +273,7 @@ pub fn check_page_to_agent(value: &Value) -> Result<PageToAgent, Rejection> {
 
 /// All steps for an agent → page message given as text.
 pub fn parse_agent_to_page(text: &str, max_message_bytes: usize) -> Result<AgentToPage, Rejection> {
-    check_agent_to_page(&parse_json(text, max_message_bytes)?)
+    check_agent_to_page(parse_json(text, max_message_bytes)?)
 }
 
 /// All steps for a page → agent message given as text.

@@ -270,40 +270,52 @@ pub(crate) fn page_to_agent(map: &Map<String, Value>, message_type: &str) -> Opt
     })
 }
 
-/// Builds an agent → page message from an object the schema accepted. The
-/// fields are looked up before anything is copied, so a missing one drops
-/// nothing on its way out.
-pub(crate) fn agent_to_page(map: &Map<String, Value>, message_type: &str) -> Option<AgentToPage> {
-    let str_field = |key: &str| map.get(key)?.as_str();
-    let client_id = str_field("clientId")?;
-    let id = str_field("id")?;
+/// A field moved out of `map` (`null` left in its place).
+fn take(map: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    map.get_mut(key).map(Value::take)
+}
+
+/// A string field moved out of `map`.
+fn take_string(map: &mut Map<String, Value>, key: &str) -> Option<String> {
+    match take(map, key)? {
+        Value::String(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// Builds an agent → page message from an object the schema accepted,
+/// moving its fields out rather than copying them (an `input` may be a
+/// megabyte).
+pub(crate) fn agent_to_page(
+    mut map: Map<String, Value>,
+    message_type: &str,
+) -> Option<AgentToPage> {
+    let client_id = take_string(&mut map, "clientId")?;
+    let id = take_string(&mut map, "id")?;
     Some(match message_type {
         "call" => {
-            let rev = opt_rev(map, "rev").ok()?;
-            let tool = str_field("tool")?;
-            let input = map.get("input")?;
+            let tool = take_string(&mut map, "tool")?;
+            let rev = opt_rev(&map, "rev").ok()?;
+            let input = take(&mut map, "input")?;
             AgentToPage::Call(Call {
                 protocol: ProtocolV1,
-                client_id: client_id.into(),
-                id: id.into(),
+                client_id,
+                id,
                 rev,
-                tool: tool.into(),
-                input: input.clone(),
+                tool,
+                input,
             })
         }
-        "describe" => {
-            let tool = str_field("tool")?;
-            AgentToPage::Describe(Describe {
-                protocol: ProtocolV1,
-                client_id: client_id.into(),
-                id: id.into(),
-                tool: tool.into(),
-            })
-        }
+        "describe" => AgentToPage::Describe(Describe {
+            protocol: ProtocolV1,
+            client_id,
+            id,
+            tool: take_string(&mut map, "tool")?,
+        }),
         _ => AgentToPage::Cancel(Cancel {
             protocol: ProtocolV1,
-            client_id: client_id.into(),
-            id: id.into(),
+            client_id,
+            id,
         }),
     })
 }

@@ -26,7 +26,7 @@ pub fn check_inbound(data: &[u8]) {
     for direction in [Direction::ToPage, Direction::ToAgent] {
         let verdict = validate(&value, direction);
         let typed = match direction {
-            Direction::ToPage => check_agent_to_page(&value).map(|m| m.to_json()),
+            Direction::ToPage => check_agent_to_page(value.clone()).map(|m| m.to_json()),
             Direction::ToAgent => check_page_to_agent(&value).map(|m| m.to_json()),
         };
         assert_eq!(verdict.is_ok(), typed.is_ok());

@@ -526,7 +526,7 @@ impl SpecModel {
         let owed = match parse_json(text, max_message_bytes) {
             Err(_) => None,
             Ok(value) if peek_client_id(&value).is_some_and(|id| id != self.client_id) => None,
-            Ok(value) => match check_agent_to_page(&value) {
+            Ok(value) => match check_agent_to_page(value) {
                 Ok(AgentToPage::Call(call)) => Some(call.id),
                 Ok(AgentToPage::Describe(describe)) => Some(describe.id),
                 Ok(AgentToPage::Cancel(_)) => None,
