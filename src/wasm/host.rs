@@ -22,7 +22,7 @@ extern "C" {
 
     /// `setTimeout(callback, delay)` (an error when the host has none).
     #[wasm_bindgen(catch, js_namespace = globalThis, js_name = setTimeout)]
-    fn set_timeout_of(callback: &Function, delay_ms: f64) -> Result<JsValue, JsValue>;
+    fn set_timeout_of(callback: &Function, delay: &JsValue) -> Result<JsValue, JsValue>;
 
     /// `clearTimeout(handle)`.
     #[wasm_bindgen(catch, js_namespace = globalThis, js_name = clearTimeout)]
@@ -199,11 +199,18 @@ pub fn whole_ms(ms: f64) -> u64 {
 /// `unref()`ed where it has that (Node), so an expiry alone never keeps a
 /// process alive.
 pub fn set_timeout(callback: &Function, delay_ms: f64) -> Option<JsValue> {
-    let handle = set_timeout_of(callback, delay_ms).ok()?;
+    let handle = set_timeout_kept(callback, &JsValue::from_f64(delay_ms))?;
     if let Some(unref) = method(&handle, "unref") {
         let _ = unref.call0(&handle);
     }
     Some(handle)
+}
+
+/// `setTimeout(callback, delay)` on the global object, as it is: in Node a
+/// pending one keeps the process alive (`delay` converted by JS, as a page's
+/// own call would).
+pub fn set_timeout_kept(callback: &Function, delay: &JsValue) -> Option<JsValue> {
+    set_timeout_of(callback, delay).ok()
 }
 
 /// `clearTimeout(handle)` on the global object.

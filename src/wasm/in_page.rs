@@ -234,9 +234,7 @@ impl Channel {
         .unchecked_into();
         // Not `host::set_timeout`, which `unref()`s in Node: an agent waiting
         // for its result keeps the process alive until the timeout.
-        let global = host::global();
-        let set = host::method(&global, "setTimeout")?;
-        set.call2(&global, &fire, timeout_ms).ok()
+        host::set_timeout_kept(&fire, timeout_ms)
     }
 }
 

@@ -425,11 +425,8 @@ impl Driver {
         let delay = (at.saturating_sub(now()) as f64).min(2_147_483_647.0);
         // Not `host::set_timeout`, which `unref()`s in Node: a transport
         // waiting to reconnect keeps the process alive, as its socket does.
-        let global = host::global();
-        let handle = host::method(&global, "setTimeout").and_then(|set| {
-            set.call2(&global, callback.as_ref(), &JsValue::from_f64(delay))
-                .ok()
-        });
+        let handle =
+            host::set_timeout_kept(callback.as_ref().unchecked_ref(), &JsValue::from_f64(delay));
         self.with_io(|io| {
             io.timer = Some(Timer {
                 at,
