@@ -7,11 +7,10 @@
 use alloc::collections::VecDeque;
 use hashbrown::HashSet;
 use serde::Serialize;
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::prelude::*;
-use crate::protocol::{peek_client_id, DEFAULT_MAX_MESSAGE_BYTES};
+use crate::protocol::DEFAULT_MAX_MESSAGE_BYTES;
 
 /// Spec: the last 1000 answered call/describe ids are remembered.
 pub const ANSWERED_ID_MEMORY: usize = 1000;
@@ -67,12 +66,6 @@ impl Bridges {
 
     pub fn client_id(&self) -> &str {
         &self.client_id
-    }
-
-    /// Rule 1: a message carrying another page's string `clientId` is not
-    /// for this page (one without a string `clientId` is left to validation).
-    pub fn is_foreign(&self, message: &Value) -> bool {
-        peek_client_id(message).is_some_and(|id| id != self.client_id)
     }
 
     /// Attaches a bridge under the next id. Only once the ids have run out
@@ -240,11 +233,6 @@ mod tests {
         assert!(bridges.detach(a) && !bridges.detach(a));
         assert!(!bridges.contains(a) && bridges.contains(b));
         assert_eq!(bridges.attach(BridgeOptions::default()), BridgeId(2));
-        let foreign = serde_json::json!({"clientId": "other"});
-        let own = serde_json::json!({"clientId": "me"});
-        let none = serde_json::json!({"clientId": 7});
-        assert!(bridges.is_foreign(&foreign));
-        assert!(!bridges.is_foreign(&own) && !bridges.is_foreign(&none));
     }
 
     #[test]

@@ -58,9 +58,8 @@ pub use crate::outputs::{Action, Event, Transmit};
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::protocol::codes::error_message;
 use crate::protocol::{
-    check_agent_to_page, parse_json, AgentToPage, Changed, ErrorEventCode, Manifest, PageToAgent,
-    ProtocolV1, RefusedCode, Rejection, ResultMessage, ToolManifest, ToolManifestSummary,
-    ToolResult,
+    parse_for_page, AgentToPage, Changed, ErrorEventCode, Manifest, PageToAgent, ProtocolV1,
+    RefusedCode, Rejection, ResultMessage, ToolManifest, ToolManifestSummary, ToolResult,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey};
 use crate::schema::PatternMatcher;
@@ -490,21 +489,16 @@ impl Toolmark {
         let Some(options) = self.bridges.options(bridge) else {
             return;
         };
-        let value = match parse_json(text, options.max_message_bytes) {
-            Ok(value) => value,
-            Err(rejection) => return self.invalid_message(&rejection),
-        };
-        if self.bridges.is_foreign(&value) {
-            return; // Rule 1: another page's message, ignored silently.
-        }
-        match check_agent_to_page(value) {
-            Ok(AgentToPage::Call(call)) => {
+        // Rule 1: another page's message (`Ok(None)`) is ignored silently.
+        match parse_for_page(text, options.max_message_bytes, self.bridges.client_id()) {
+            Ok(None) => {}
+            Ok(Some(AgentToPage::Call(call))) => {
                 self.inbound_call(bridge, call.id, call.tool, call.input, call.rev, now)
             }
-            Ok(AgentToPage::Describe(describe)) => {
+            Ok(Some(AgentToPage::Describe(describe))) => {
                 self.inbound_describe(bridge, describe.id, &describe.tool)
             }
-            Ok(AgentToPage::Cancel(cancel)) => self.inbound_cancel(bridge, &cancel.id, now),
+            Ok(Some(AgentToPage::Cancel(cancel))) => self.inbound_cancel(bridge, &cancel.id, now),
             // An empty id could not be answered in a valid `result`: dropped.
             Err(Rejection::UnsupportedProtocol {
                 id: Some(id),

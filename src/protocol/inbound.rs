@@ -14,12 +14,22 @@
 //!
 //! Steps 1–3 are [`parse_json`]; the bridge then filters by `clientId`
 //! ([`peek_client_id`]) before steps 4–7 ([`check_agent_to_page`]).
+//!
+//! An agent → page text ([`parse_for_page`], [`parse_agent_to_page`]) is
+//! first read by serde property by property into its message type (no
+//! `Value` map for the message itself, each property's value one `Value`);
+//! that reading accepts only a message the steps above would accept as it
+//! is. Anything else — a wrong field, a duplicate key, a
+//! `rev` of `7.0`, text that is not JSON — takes steps 3–7 on a `Value`,
+//! which decide and say why.
 
 use crate::prelude::*;
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use super::codes::Direction;
-use super::message::{self, AgentToPage, PageToAgent};
+use super::message::{self, AgentToPage, Call, Cancel, Describe, PageToAgent, ProtocolV1};
 use super::result::Issue;
 use super::validation::{issues, Slot};
 
@@ -124,8 +134,8 @@ impl core::fmt::Display for Rejection {
     }
 }
 
-/// Steps 1–3: size, depth, JSON.
-pub fn parse_json(text: &str, max_message_bytes: usize) -> Result<Value, Rejection> {
+/// Steps 1–2: size and depth.
+fn check_bounds(text: &str, max_message_bytes: usize) -> Result<(), Rejection> {
     if text.len() > max_message_bytes {
         return Err(Rejection::TooLarge {
             bytes: text.len(),
@@ -135,7 +145,164 @@ pub fn parse_json(text: &str, max_message_bytes: usize) -> Result<Value, Rejecti
     if nesting_exceeds(text.as_bytes(), MAX_DEPTH) {
         return Err(Rejection::TooDeep { limit: MAX_DEPTH });
     }
+    Ok(())
+}
+
+/// Steps 1–3: size, depth, JSON.
+pub fn parse_json(text: &str, max_message_bytes: usize) -> Result<Value, Rejection> {
+    check_bounds(text, max_message_bytes)?;
     parse_value(text)
+}
+
+/// The properties an agent → page message may have, in [`Wire`]'s order.
+const PROPERTIES: [&str; 7] = ["protocol", "type", "clientId", "id", "tool", "rev", "input"];
+
+/// An agent → page message's properties as read, each `None` when absent;
+/// `odd` when the text is not an object, or repeats a property or has one
+/// not in [`PROPERTIES`].
+///
+/// Read by hand rather than by `#[derive(Deserialize)]` on typed fields:
+/// the derived reading makes serde_json build its type-mismatch errors,
+/// whose texts format floats, and that made the shipped module 31 KB
+/// larger (381263 → 412622 bytes after wasm-opt). Here every value is
+/// read as a `Value`, whose reading is in the module already, and nothing
+/// is refused by an error (an error's text is parsed for its position:
+/// 2.5 KB more): an odd message is read to its end and marked.
+#[derive(Default)]
+struct Wire {
+    values: [Option<Value>; 7],
+    odd: bool,
+}
+
+/// Which of [`PROPERTIES`] a key names, if any.
+struct PropertyName;
+
+impl<'de> DeserializeSeed<'de> for PropertyName {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl Visitor<'_> for PropertyName {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("a property name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok(PROPERTIES.iter().position(|name| *name == key))
+    }
+}
+
+struct WireVisitor;
+
+/// Not an object (an array's items are left unread, which serde_json
+/// then refuses as it would any unread input).
+fn odd<E>() -> Result<Wire, E> {
+    Ok(Wire {
+        odd: true,
+        ..Wire::default()
+    })
+}
+
+impl<'de> Visitor<'de> for WireVisitor {
+    type Value = Wire;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("an agent → page message")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Wire, A::Error> {
+        let mut wire = Wire::default();
+        while let Some(index) = map.next_key_seed(PropertyName)? {
+            let value = map.next_value::<Value>()?;
+            match index.and_then(|i| wire.values.get_mut(i)) {
+                Some(slot @ None) => *slot = Some(value),
+                _ => wire.odd = true,
+            }
+        }
+        Ok(wire)
+    }
+
+    // The rest are no message, and say so without serde's default error
+    // (which describes the value it got, floats included).
+    fn visit_bool<E>(self, _: bool) -> Result<Wire, E> {
+        odd()
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Wire, E> {
+        odd()
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Wire, E> {
+        odd()
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Wire, E> {
+        odd()
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Wire, E> {
+        odd()
+    }
+    fn visit_unit<E>(self) -> Result<Wire, E> {
+        odd()
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<Wire, A::Error> {
+        odd()
+    }
+}
+
+impl<'de> Deserialize<'de> for Wire {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(WireVisitor)
+    }
+}
+
+/// The message `text` holds when it reads whole into [`Wire`] and has its
+/// type's fields and no other, in the shape `agent_to_page_in_shape` asks
+/// for, `protocol` and `rev` written as integers: what steps 3–7 would
+/// build from it. `None` leaves the verdict to them.
+fn read_agent_to_page(text: &str) -> Option<AgentToPage> {
+    let Wire {
+        values: [protocol, kind, client_id, id, tool, rev, input],
+        odd: false,
+    } = serde_json::from_str(text).ok()?
+    else {
+        return None;
+    };
+    if protocol?.as_u64() != Some(u64::from(super::PROTOCOL_VERSION)) {
+        return None;
+    }
+    let named = |value: Option<Value>| match value {
+        Some(Value::String(text)) if !text.is_empty() => Some(text),
+        _ => None,
+    };
+    let (client_id, id) = (named(client_id)?, named(id)?);
+    Some(match (kind?.as_str()?, rev, input) {
+        ("call", rev, Some(input)) => AgentToPage::Call(Call {
+            protocol: ProtocolV1,
+            client_id,
+            id,
+            rev: match rev {
+                None => None,
+                Some(rev) => Some(rev.as_u64()?),
+            },
+            tool: named(tool)?,
+            input,
+        }),
+        ("describe", None, None) => AgentToPage::Describe(Describe {
+            protocol: ProtocolV1,
+            client_id,
+            id,
+            tool: named(tool)?,
+        }),
+        ("cancel", None, None) if tool.is_none() => AgentToPage::Cancel(Cancel {
+            protocol: ProtocolV1,
+            client_id,
+            id,
+        }),
+        _ => return None,
+    })
 }
 
 /// Step 3 alone: JSON text to a value, parsed once by serde_json, with no
@@ -273,7 +440,30 @@ pub fn check_page_to_agent(value: &Value) -> Result<PageToAgent, Rejection> {
 
 /// All steps for an agent → page message given as text.
 pub fn parse_agent_to_page(text: &str, max_message_bytes: usize) -> Result<AgentToPage, Rejection> {
-    check_agent_to_page(parse_json(text, max_message_bytes)?)
+    check_bounds(text, max_message_bytes)?;
+    match read_agent_to_page(text) {
+        Some(message) => Ok(message),
+        None => check_agent_to_page(parse_value(text)?),
+    }
+}
+
+/// All steps for an agent → page text arriving at the page whose id is
+/// `client_id`, with rule 1 between steps 3 and 4: `Ok(None)` for a message
+/// carrying another page's string `clientId`, ignored silently.
+pub fn parse_for_page(
+    text: &str,
+    max_message_bytes: usize,
+    client_id: &str,
+) -> Result<Option<AgentToPage>, Rejection> {
+    check_bounds(text, max_message_bytes)?;
+    if let Some(message) = read_agent_to_page(text) {
+        return Ok((message.client_id() == client_id).then_some(message));
+    }
+    let value = parse_value(text)?;
+    if peek_client_id(&value).is_some_and(|id| id != client_id) {
+        return Ok(None);
+    }
+    check_agent_to_page(value).map(Some)
 }
 
 /// All steps for a page → agent message given as text.
@@ -339,6 +529,88 @@ mod tests {
         }
         assert_eq!(shortcut, valid);
         assert!(valid > 0);
+    }
+
+    /// The direct reading builds exactly what the `Value` path builds, or
+    /// leaves the message to it: every combination of the shortcut test's
+    /// field values, plus the properties a message type must not have.
+    #[test]
+    fn the_direct_reading_builds_what_the_value_path_builds() {
+        let values = [
+            None,
+            Some(json!("")),
+            Some(json!("x")),
+            Some(json!(7.0)),
+            Some(json!(-1)),
+            Some(json!(1e300)),
+            Some(Value::Null),
+            Some(json!({"a": [0, "\u{e9}"]})),
+        ];
+        let (mut read, mut valid) = (0, 0);
+        for message_type in ["call", "describe", "cancel", "result"] {
+            let fields = ["clientId", "id", "rev", "tool", "input"];
+            for mut n in 0..values.len().pow(5) {
+                let mut map = Map::new();
+                map.insert("protocol".into(), json!(1));
+                map.insert("type".into(), json!(message_type));
+                for field in fields {
+                    if let Some(value) = &values[n % values.len()] {
+                        map.insert(field.into(), value.clone());
+                    }
+                    n /= values.len();
+                }
+                let text = Value::Object(map.clone()).to_string();
+                let by_value = check_agent_to_page(Value::Object(map));
+                match read_agent_to_page(&text) {
+                    Some(message) => {
+                        assert_eq!(Ok(&message), by_value.as_ref(), "{text}");
+                        read += 1;
+                    }
+                    None => assert_eq!(parse_agent_to_page(&text, usize::MAX), by_value),
+                }
+                valid += usize::from(by_value.is_ok());
+            }
+        }
+        // Only a `rev` written as a float (`7.0`, `1e300`) is left to the
+        // `Value` path among valid messages.
+        assert!(read > 0 && read < valid, "{read} of {valid}");
+        for text in [
+            r#"{"protocol":1,"type":"cancel","clientId":"p","id":"i","id":"j"}"#,
+            r#"{"protocol":1,"type":"call","clientId":"p","id":"i","tool":"t","input":1,"input":2}"#,
+            r#"{"protocol":1.0,"type":"cancel","clientId":"p","id":"i"}"#,
+            r#"{"protocol":1,"type":"call","clientId":"p","id":"i","tool":"t","input":{}} x"#,
+        ] {
+            assert!(read_agent_to_page(text).is_none(), "{text}");
+        }
+        assert_eq!(
+            parse_for_page(
+                r#"{"protocol":1,"type":"cancel","clientId":"q","id":"i"}"#,
+                99,
+                "p"
+            ),
+            Ok(None)
+        );
+        assert_eq!(
+            parse_for_page(r#"{"protocol":2,"clientId":"q","id":"i"}"#, 99, "p"),
+            Ok(None)
+        );
+        // No string `clientId`: validation decides.
+        assert!(matches!(
+            parse_for_page(
+                r#"{"protocol":1,"type":"cancel","clientId":7,"id":"i"}"#,
+                99,
+                "p"
+            ),
+            Err(Rejection::Invalid { .. })
+        ));
+        assert!(matches!(
+            parse_for_page(
+                r#"{"protocol":1,"type":"cancel","clientId":"p","id":"i"}"#,
+                99,
+                "p"
+            ),
+            Ok(Some(AgentToPage::Cancel(_)))
+        ));
     }
 
     #[test]

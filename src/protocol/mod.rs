@@ -15,8 +15,9 @@ pub const PROTOCOL_VERSION: u8 = 1;
 
 pub use codes::{CancelledBy, Direction, ErrorEventCode, RefusedCode, ThrownErrorCode};
 pub use inbound::{
-    check_agent_to_page, check_page_to_agent, parse_agent_to_page, parse_json, parse_page_to_agent,
-    parse_value, peek_client_id, validate, Rejection, DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH,
+    check_agent_to_page, check_page_to_agent, parse_agent_to_page, parse_for_page, parse_json,
+    parse_page_to_agent, parse_value, peek_client_id, validate, Rejection,
+    DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH,
 };
 pub use manifest::{Hints, ToolManifest, ToolManifestSummary, ToolMode};
 pub(crate) use message::to_json;

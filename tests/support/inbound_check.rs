@@ -2,14 +2,18 @@
 //! `tests/fuzz_regressions.rs` so kept inputs replay exactly as fuzzed.
 
 use toolmark_bridge::protocol::{
-    check_agent_to_page, check_page_to_agent, parse_json, validate, Direction,
-    DEFAULT_MAX_MESSAGE_BYTES,
+    check_agent_to_page, check_page_to_agent, parse_agent_to_page, parse_for_page, parse_json,
+    peek_client_id, validate, Direction, DEFAULT_MAX_MESSAGE_BYTES,
 };
+
+/// The page id `parse_for_page` is asked for (the seeds' `clientId`).
+const PAGE: &str = "page-1";
 
 /// Never panics on its own account; asserts the parser's invariants: the
 /// first byte picks a size limit (so the size check is reached too), the
-/// typed parser and `validate` agree, and an accepted message serialized
-/// again is accepted again.
+/// text read straight into a message gives what the `Value` path gives,
+/// rejections included, the typed parser and `validate` agree, and an
+/// accepted message serialized again is accepted again.
 pub fn check_inbound(data: &[u8]) {
     let Some((&limit_byte, rest)) = data.split_first() else {
         return;
@@ -20,6 +24,14 @@ pub fn check_inbound(data: &[u8]) {
         DEFAULT_MAX_MESSAGE_BYTES
     };
     let text = String::from_utf8_lossy(rest);
+    let by_value = parse_json(&text, limit).and_then(check_agent_to_page);
+    assert_eq!(parse_agent_to_page(&text, limit), by_value, "{text}");
+    let for_page = match parse_json(&text, limit) {
+        Ok(value) if peek_client_id(&value).is_some_and(|id| id != PAGE) => Ok(None),
+        Ok(value) => check_agent_to_page(value).map(Some),
+        Err(rejection) => Err(rejection),
+    };
+    assert_eq!(parse_for_page(&text, limit, PAGE), for_page, "{text}");
     let Ok(value) = parse_json(&text, limit) else {
         return;
     };
