@@ -184,6 +184,9 @@ struct Callbacks {
     send_failed: Callback,
 }
 
+/// Rounds of jobs one job microtask runs (see [`Shared::run_jobs`]).
+const JOB_ROUNDS: usize = 64;
+
 pub struct Shared {
     core: RefCell<Machine>,
     pub host: RefCell<Host>,
@@ -193,6 +196,8 @@ pub struct Shared {
     pub state_symbol: Symbol,
     draining: Cell<bool>,
     again: Cell<bool>,
+    /// The job microtask is running: a job queued meanwhile runs in it too.
+    running_jobs: Cell<bool>,
     callbacks: RefCell<Option<Callbacks>>,
     /// The strict `JSON.stringify` of tool results and validated inputs.
     pub strict: values::Strict,
@@ -215,6 +220,7 @@ impl Shared {
             state_symbol: Symbol::for_(STATE_KEY),
             draining: Cell::new(false),
             again: Cell::new(false),
+            running_jobs: Cell::new(false),
             callbacks: RefCell::new(None),
             strict: values::Strict::new(),
         });
@@ -239,11 +245,7 @@ impl Shared {
                 let weak = weak.clone();
                 move |_, _| {
                     if let Some(shared) = weak.upgrade() {
-                        // The jobs queued so far; one queued meanwhile waits
-                        // for the next microtask.
-                        for job in shared.host_mut(|h| core::mem::take(&mut h.jobs)) {
-                            job();
-                        }
+                        shared.run_jobs();
                     }
                     Ok(JsValue::UNDEFINED)
                 }
@@ -299,7 +301,8 @@ impl Shared {
     }
 
     /// Runs `job` in a microtask: the jobs queued until it runs run in that
-    /// one microtask, in order; a job queued by a job waits for the next.
+    /// one microtask, in order, and so do the jobs they queue (within
+    /// [`JOB_ROUNDS`]).
     pub fn later(&self, job: impl FnOnce() + 'static) {
         self.queue(Box::new(job));
     }
@@ -309,12 +312,36 @@ impl Shared {
             h.jobs.push(job);
             h.jobs.len() == 1
         });
-        if first {
-            if let Some(run) =
-                self.callback(|c| c.jobs.as_ref().unchecked_ref::<Function>().clone())
-            {
-                host::queue_microtask(&run);
+        if first && !self.running_jobs.get() {
+            self.schedule_jobs();
+        }
+    }
+
+    fn schedule_jobs(&self) {
+        if let Some(run) = self.callback(|c| c.jobs.as_ref().unchecked_ref::<Function>().clone()) {
+            host::queue_microtask(&run);
+        }
+    }
+
+    /// The job microtask: the jobs queued so far, in order, then those they
+    /// queued, for up to [`JOB_ROUNDS`] rounds (the next run of a lane
+    /// starts in the microtask its predecessor finished in, as
+    /// `spawn_local`'s queue runs what is spawned meanwhile); what is left
+    /// after that waits for the next microtask, so other work gets a turn.
+    fn run_jobs(&self) {
+        self.running_jobs.set(true);
+        for _ in 0..JOB_ROUNDS {
+            let jobs = self.host_mut(|h| core::mem::take(&mut h.jobs));
+            if jobs.is_empty() {
+                break;
             }
+            for job in jobs {
+                job();
+            }
+        }
+        self.running_jobs.set(false);
+        if self.host_mut(|h| !h.jobs.is_empty()) {
+            self.schedule_jobs();
         }
     }
 
