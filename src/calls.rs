@@ -9,7 +9,7 @@
 use crate::vecmap::Queue;
 use serde_json::Value;
 
-use crate::bridges::BridgeId;
+use crate::bridges::{BridgeId, IdKey};
 use crate::confirmations::Prepared;
 use crate::confirmations::Requester;
 use crate::ids::new_id;
@@ -21,6 +21,7 @@ use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{parse_value, CancelledBy, ErrorEventCode, Issue, RefusedCode, ToolResult};
 use crate::registry::{ScopeId, ToolKey, Validator};
+use hashbrown::HashSet;
 
 /// Abandoned runs remembered to report `late_result`.
 const ABANDONED_MEMORY: usize = 1000;
@@ -134,6 +135,10 @@ pub(crate) struct NewCall {
 #[derive(Debug, Default)]
 pub(crate) struct Calls {
     list: Vec<Call>,
+    /// The ids of the calls in `list` that came from a bridge (rule 2's
+    /// in-flight half, looked up on every inbound message). One call per
+    /// id: a bridge call is added only when its id is in flight nowhere.
+    bridge_ids: HashSet<IdKey>,
     next_key: u64,
     next_run: u64,
     /// Runs abandoned after their grace period, with their tool's name,
@@ -146,6 +151,9 @@ impl Calls {
     pub(crate) fn add(&mut self, new: NewCall) -> CallKey {
         let key = CallKey(self.next_key);
         self.next_key += 1;
+        if matches!(new.origin, Origin::Bridge(_)) {
+            self.bridge_ids.insert(IdKey::of(&new.call_id));
+        }
         self.list.push(Call {
             key,
             origin: new.origin,
@@ -174,8 +182,9 @@ impl Calls {
         self.list.len()
     }
 
+    /// `list` is in key order: keys only grow, removal keeps the order.
     fn index(&self, key: CallKey) -> Option<usize> {
-        self.list.iter().position(|call| call.key == key)
+        self.list.binary_search_by_key(&key, |call| call.key).ok()
     }
 
     pub(crate) fn get(&self, key: CallKey) -> Option<&Call> {
@@ -190,7 +199,11 @@ impl Calls {
     /// Takes a call out, keeping the rest in key order.
     pub(crate) fn remove(&mut self, key: CallKey) -> Option<Call> {
         let index = self.index(key)?;
-        (index < self.list.len()).then(|| self.list.remove(index))
+        let call = (index < self.list.len()).then(|| self.list.remove(index))?;
+        if matches!(call.origin, Origin::Bridge(_)) {
+            self.bridge_ids.remove(&IdKey::of(&call.call_id));
+        }
+        Some(call)
     }
 
     pub(crate) fn set_stage(&mut self, key: CallKey, stage: Stage) {
@@ -217,8 +230,7 @@ impl Calls {
 
     /// Rule 2's in-flight half: a call under `id` from any bridge.
     pub(crate) fn in_flight_from_a_bridge(&self, id: &str) -> bool {
-        self.first(|c| matches!(c.origin, Origin::Bridge(_)) && c.call_id == id)
-            .is_some()
+        self.bridge_ids.contains(&IdKey::of(id))
     }
 
     /// The call of a page request.
@@ -917,11 +929,16 @@ mod tests {
         let mut calls = Calls::default();
         let a = add(&mut calls, Origin::Bridge(BridgeId(0)), "x");
         let b = add(&mut calls, Origin::Local(Handle(7)), "y");
-        let c = add(&mut calls, Origin::Bridge(BridgeId(1)), "x");
+        let c = add(&mut calls, Origin::Bridge(BridgeId(1)), "w");
         assert_eq!((a, b, c), (CallKey(0), CallKey(1), CallKey(2)));
-        assert_eq!(calls.by_bridge_id(BridgeId(1), "x"), Some(c));
+        assert_eq!(calls.by_bridge_id(BridgeId(1), "w"), Some(c));
+        assert_eq!(calls.by_bridge_id(BridgeId(0), "w"), None);
         assert_eq!(calls.by_bridge_id(BridgeId(1), "y"), None);
-        assert!(calls.in_flight_from_a_bridge("x") && !calls.in_flight_from_a_bridge("y"));
+        assert!(calls.in_flight_from_a_bridge("x") && calls.in_flight_from_a_bridge("w"));
+        assert!(
+            !calls.in_flight_from_a_bridge("y"),
+            "a page request's id is not a bridge's"
+        );
         assert_eq!(calls.of_request(Handle(7)), Some(b));
         assert_eq!(calls.first_from(BridgeId(0)), Some(a));
         let run = calls.new_run();
@@ -931,6 +948,19 @@ mod tests {
         assert_eq!(calls.remove(a).map(|c| c.key), Some(a));
         assert!(calls.get(a).is_none() && calls.remove(a).is_none());
         assert_eq!(calls.len(), 2);
+        assert_eq!(
+            calls.get(c).map(|c| c.key),
+            Some(c),
+            "found after a removal"
+        );
+        assert_eq!(calls.remove(c).map(|c| c.key), Some(c));
+        assert!(!calls.in_flight_from_a_bridge("x") && !calls.in_flight_from_a_bridge("w"));
+        let long = "z".repeat(100);
+        let d = add(&mut calls, Origin::Bridge(BridgeId(0)), &long);
+        assert!(calls.in_flight_from_a_bridge(&long) && !calls.in_flight_from_a_bridge("z"));
+        assert_eq!(calls.remove(d).map(|c| c.key), Some(d));
+        assert!(!calls.in_flight_from_a_bridge(&long));
+        assert_eq!(calls.len(), 1);
     }
 
     #[test]
