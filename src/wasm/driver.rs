@@ -18,7 +18,7 @@ mod runs;
 use crate::prelude::*;
 use alloc::rc::Rc;
 use core::cell::{Cell, RefCell};
-use js_sys::{Function, Symbol};
+use js_sys::{Function, JsString, Symbol};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -65,7 +65,7 @@ extern "C" {
     #[wasm_bindgen(constructor)]
     fn new(
         run: f64,
-        caller: &str,
+        caller: &JsString,
         call_id: &str,
         confirm: &JsValue,
         resolve: &JsValue,

@@ -44,8 +44,8 @@ pub fn global() -> JsValue {
     GLOBAL_THIS.with(JsValue::clone)
 }
 
-// Property names read on every call, made once as JS strings (no UTF-8
-// decode per read, as a `&str` key costs). rustfmt would drop the values,
+// Property names read on every call, and the callers a run's `ctx` names,
+// made once as JS strings (no UTF-8 decode per use, as a `&str` costs). rustfmt would drop the values,
 // which Rust has no syntax for in an extern block (wasm-bindgen reads them).
 #[rustfmt::skip]
 #[wasm_bindgen]
@@ -58,6 +58,10 @@ extern "C" {
     pub static ID: JsString = "id";
     #[wasm_bindgen(thread_local_v2, static_string)]
     pub static RESULT: JsString = "result";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static INAPP: JsString = "inapp";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static HUMAN: JsString = "human";
 }
 
 /// The one closure type the boundary hands to JS (one invoke shim, one glue

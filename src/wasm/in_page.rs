@@ -100,13 +100,16 @@ impl Channel {
     /// The `resolve` of the waiting request with that id, removed (its
     /// timer with it, not cleared).
     fn take_waiting(&self, id: &JsValue) -> Option<(Function, JsValue)> {
-        if !self.waiting.has(id) {
+        // A waiting entry is a function, never `undefined`.
+        let resolve = self.waiting.get(id);
+        if resolve.is_undefined() {
             return None;
         }
-        let resolve = self.waiting.get(id);
         let timer = self.timers.get(id);
         self.waiting.delete(id);
-        self.timers.delete(id);
+        if !timer.is_undefined() {
+            self.timers.delete(id);
+        }
         Some((resolve.unchecked_into(), timer))
     }
 

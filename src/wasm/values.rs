@@ -80,19 +80,18 @@ impl Strict {
         let slot = refusal.clone();
         let replacer = host::callback(move |key, value| {
             // Called after toJSON, so `value` is what would be written.
-            let what = if value.is_function() {
-                Some(String::from("function"))
-            } else if value.is_symbol() {
-                Some(String::from("symbol"))
-            } else if value.is_bigint() {
-                Some(String::from("bigint"))
-            } else {
-                match value.as_f64() {
-                    Some(n) if n.is_nan() => Some(String::from("NaN")),
-                    Some(n) if n.is_infinite() && n > 0.0 => Some(String::from("Infinity")),
-                    Some(n) if n.is_infinite() => Some(String::from("-Infinity")),
-                    _ => None,
-                }
+            // Numbers, objects and strings (most values) are told apart
+            // first, each test one call into JS.
+            let what = match value.as_f64() {
+                Some(n) if n.is_nan() => Some(String::from("NaN")),
+                Some(n) if n.is_infinite() && n > 0.0 => Some(String::from("Infinity")),
+                Some(n) if n.is_infinite() => Some(String::from("-Infinity")),
+                Some(_) => None,
+                None if value.is_object() || value.is_string() => None,
+                None if value.is_function() => Some(String::from("function")),
+                None if value.is_symbol() => Some(String::from("symbol")),
+                None if value.is_bigint() => Some(String::from("bigint")),
+                None => None,
             };
             match what {
                 None => Ok(value),

@@ -49,7 +49,12 @@ impl Shared {
         let resolve = self
             .callback(|c| c.files_resolve.as_ref().clone())
             .unwrap_or(JsValue::UNDEFINED);
-        let context = RunContext::new(id, caller.as_str(), &call_id, &confirm, &resolve);
+        let caller = match caller {
+            Caller::Inapp => &host::INAPP,
+            Caller::Human => &host::HUMAN,
+        };
+        let context =
+            caller.with(|caller| RunContext::new(id, caller, &call_id, &confirm, &resolve));
         self.host_mut(|h| {
             h.runs.insert(
                 run.0,
