@@ -75,9 +75,9 @@ fn new_id_is_a_v4_uuid_and_unique() {
 
 #[wasm_bindgen_test]
 fn new_id_takes_its_bytes_from_crypto_get_random_values() {
-    // Ids draw from a 256-byte pool (16 ids) refilled by one call: the
+    // Ids draw from a 4096-byte pool (256 ids) refilled by one call: the
     // stub's bytes show once what earlier tests left in the pool is used up.
-    const POOL_IDS: usize = 16;
+    const POOL_IDS: usize = 256;
     stub_random(0xab);
     let stubbed = "abababab-abab-4bab-abab-abababababab";
     let ids: Vec<String> = (0..=POOL_IDS)

@@ -41,14 +41,14 @@ test('newId takes its bytes from crypto.getRandomValues', async () => {
       calls++;
       return array.fill(0x5a);
     };
-    // Ids are drawn from a pool of 256 bytes (16 ids) that one call refills.
-    const stubbed = Array.from({ length: 17 }, () => newId());
+    // Ids are drawn from a pool of 4096 bytes (256 ids) that one call refills.
+    const stubbed = Array.from({ length: 257 }, () => newId());
     crypto.getRandomValues = real;
-    return { stubbed, calls, after: Array.from({ length: 17 }, () => newId()) };
+    return { stubbed, calls, after: Array.from({ length: 257 }, () => newId()) };
   });
   const fromStub = '5a5a5a5a-5a5a-4a5a-9a5a-5a5a5a5a5a5a';
-  // 17 ids refill the pool once or twice (it may hold up to 16 ids when stubbed).
-  assert.ok(out.calls === 1 || out.calls === 2, `${out.calls} getRandomValues calls for 17 ids`);
+  // 257 ids refill the pool once or twice (it may hold up to 256 ids when stubbed).
+  assert.ok(out.calls === 1 || out.calls === 2, `${out.calls} getRandomValues calls for 257 ids`);
   assert.equal(out.stubbed.at(-1), fromStub, 'the ids come from its bytes');
   assert.notEqual(out.after.at(-1), fromStub, 'and from fresh bytes once refilled');
 });
