@@ -157,9 +157,9 @@ pub fn parse_json(text: &str, max_message_bytes: usize) -> Result<Value, Rejecti
 /// The properties an agent → page message may have, in [`Wire`]'s order.
 const PROPERTIES: [&str; 7] = ["protocol", "type", "clientId", "id", "tool", "rev", "input"];
 
-/// An agent → page message's properties as read, each `None` when absent;
-/// `odd` when the text is not an object, or repeats a property or has one
-/// not in [`PROPERTIES`].
+/// An agent → page message's properties as read, each `None` when absent
+/// (all of them for a text that is not an object); `odd` when it repeats a
+/// property or has one not in [`PROPERTIES`].
 ///
 /// Read by hand rather than by `#[derive(Deserialize)]` on typed fields:
 /// the derived reading makes serde_json build its type-mismatch errors,
@@ -199,15 +199,6 @@ impl Visitor<'_> for PropertyName {
 
 struct WireVisitor;
 
-/// Not an object (an array's items are left unread, which serde_json
-/// then refuses as it would any unread input).
-fn odd<E>() -> Result<Wire, E> {
-    Ok(Wire {
-        odd: true,
-        ..Wire::default()
-    })
-}
-
 impl<'de> Visitor<'de> for WireVisitor {
     type Value = Wire;
 
@@ -227,28 +218,30 @@ impl<'de> Visitor<'de> for WireVisitor {
         Ok(wire)
     }
 
-    // The rest are no message, and say so without serde's default error
-    // (which describes the value it got, floats included).
+    // The rest have no properties, so they are no message; said without
+    // serde's default error (which describes the value it got, floats
+    // included). An array's items are left unread, which serde_json then
+    // refuses as it would any unread input.
     fn visit_bool<E>(self, _: bool) -> Result<Wire, E> {
-        odd()
+        Ok(Wire::default())
     }
     fn visit_i64<E>(self, _: i64) -> Result<Wire, E> {
-        odd()
+        Ok(Wire::default())
     }
     fn visit_u64<E>(self, _: u64) -> Result<Wire, E> {
-        odd()
+        Ok(Wire::default())
     }
     fn visit_f64<E>(self, _: f64) -> Result<Wire, E> {
-        odd()
+        Ok(Wire::default())
     }
     fn visit_str<E>(self, _: &str) -> Result<Wire, E> {
-        odd()
+        Ok(Wire::default())
     }
     fn visit_unit<E>(self) -> Result<Wire, E> {
-        odd()
+        Ok(Wire::default())
     }
     fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<Wire, A::Error> {
-        odd()
+        Ok(Wire::default())
     }
 }
 
@@ -560,7 +553,15 @@ mod tests {
                     n /= values.len();
                 }
                 let text = Value::Object(map.clone()).to_string();
+                // A `rev` written as a float (`7.0`, `1e300`) is the one
+                // valid field the direct reading leaves to the `Value` path.
+                let float_rev = map.get("rev").is_some_and(Value::is_f64);
                 let by_value = check_agent_to_page(Value::Object(map));
+                assert_eq!(
+                    read_agent_to_page(&text).is_some(),
+                    by_value.is_ok() && !float_rev,
+                    "read directly: {text}"
+                );
                 match read_agent_to_page(&text) {
                     Some(message) => {
                         assert_eq!(Ok(&message), by_value.as_ref(), "{text}");
@@ -579,6 +580,12 @@ mod tests {
             r#"{"protocol":1,"type":"call","clientId":"p","id":"i","tool":"t","input":1,"input":2}"#,
             r#"{"protocol":1.0,"type":"cancel","clientId":"p","id":"i"}"#,
             r#"{"protocol":1,"type":"call","clientId":"p","id":"i","tool":"t","input":{}} x"#,
+            r#"[{"protocol":1,"type":"cancel","clientId":"p","id":"i"}]"#,
+            "1",
+            "-1.5",
+            r#""cancel""#,
+            "null",
+            "true",
         ] {
             assert!(read_agent_to_page(text).is_none(), "{text}");
         }
