@@ -229,8 +229,8 @@ impl Calls {
     }
 
     /// Rule 2's in-flight half: a call under `id` from any bridge.
-    pub(crate) fn in_flight_from_a_bridge(&self, id: &str) -> bool {
-        self.bridge_ids.contains(&IdKey::of(id))
+    pub(crate) fn in_flight_from_a_bridge(&self, id: &IdKey) -> bool {
+        self.bridge_ids.contains(id)
     }
 
     /// The call of a page request.
@@ -927,6 +927,7 @@ mod tests {
     #[test]
     fn calls_are_found_by_key_origin_and_run() {
         let mut calls = Calls::default();
+        let flying = |calls: &Calls, id: &str| calls.in_flight_from_a_bridge(&IdKey::of(id));
         let a = add(&mut calls, Origin::Bridge(BridgeId(0)), "x");
         let b = add(&mut calls, Origin::Local(Handle(7)), "y");
         let c = add(&mut calls, Origin::Bridge(BridgeId(1)), "w");
@@ -934,9 +935,9 @@ mod tests {
         assert_eq!(calls.by_bridge_id(BridgeId(1), "w"), Some(c));
         assert_eq!(calls.by_bridge_id(BridgeId(0), "w"), None);
         assert_eq!(calls.by_bridge_id(BridgeId(1), "y"), None);
-        assert!(calls.in_flight_from_a_bridge("x") && calls.in_flight_from_a_bridge("w"));
+        assert!(flying(&calls, "x") && flying(&calls, "w"));
         assert!(
-            !calls.in_flight_from_a_bridge("y"),
+            !flying(&calls, "y"),
             "a page request's id is not a bridge's"
         );
         assert_eq!(calls.of_request(Handle(7)), Some(b));
@@ -954,12 +955,12 @@ mod tests {
             "found after a removal"
         );
         assert_eq!(calls.remove(c).map(|c| c.key), Some(c));
-        assert!(!calls.in_flight_from_a_bridge("x") && !calls.in_flight_from_a_bridge("w"));
+        assert!(!flying(&calls, "x") && !flying(&calls, "w"));
         let long = "z".repeat(100);
         let d = add(&mut calls, Origin::Bridge(BridgeId(0)), &long);
-        assert!(calls.in_flight_from_a_bridge(&long) && !calls.in_flight_from_a_bridge("z"));
+        assert!(flying(&calls, &long) && !flying(&calls, "z"));
         assert_eq!(calls.remove(d).map(|c| c.key), Some(d));
-        assert!(!calls.in_flight_from_a_bridge(&long));
+        assert!(!flying(&calls, &long));
         assert_eq!(calls.len(), 1);
     }
 

@@ -45,8 +45,8 @@ use crate::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::bridges::Bridges;
 pub use crate::bridges::{BridgeId, BridgeOptions, OnChange};
+use crate::bridges::{Bridges, IdKey};
 use crate::calls::Calls;
 pub use crate::calls::{Outcome, Validated};
 use crate::confirmations::{Confirmations, UndoStore};
@@ -536,7 +536,9 @@ impl Toolmark {
     /// first delivery runs and is answered on its bridge, the second is a
     /// duplicate; an answered id stays one after its bridge detached.)
     pub(crate) fn is_duplicate(&self, id: &str) -> bool {
-        self.bridges.was_answered(id) || self.calls.in_flight_from_a_bridge(id)
+        // One key for both lookups: a long id's is a SHA-256 digest.
+        let key = IdKey::of(id);
+        self.bridges.was_answered(&key) || self.calls.in_flight_from_a_bridge(&key)
     }
 
     pub(crate) fn answer_bridge(&mut self, bridge: BridgeId, id: &str, result: ToolResult) {
