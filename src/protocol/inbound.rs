@@ -476,6 +476,28 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Every message of `message_type` whose `fields` each take one of
+    /// `values` (`None`: the field absent), `protocol` 1.
+    fn combinations<'a>(
+        message_type: &'a str,
+        fields: &'a [&str],
+        values: &'a [Option<Value>],
+    ) -> impl Iterator<Item = Map<String, Value>> + 'a {
+        let count = values.len().pow(u32::try_from(fields.len()).unwrap_or(0));
+        (0..count).map(move |mut n| {
+            let mut map = Map::new();
+            map.insert("protocol".into(), json!(1));
+            map.insert("type".into(), json!(message_type));
+            for field in fields {
+                if let Some(value) = &values[n % values.len()] {
+                    map.insert((*field).into(), value.clone());
+                }
+                n /= values.len();
+            }
+            map
+        })
+    }
+
     /// The shape shortcut of agent → page messages accepts only what the
     /// published schema accepts, and takes every well-formed message past
     /// the validator: every combination of these field values, each field
@@ -501,17 +523,7 @@ mod tests {
             ("describe", &["clientId", "id", "tool"][..]),
             ("cancel", &["clientId", "id"][..]),
         ] {
-            let combinations = values.len().pow(u32::try_from(fields.len()).unwrap_or(0));
-            for mut n in 0..combinations {
-                let mut map = Map::new();
-                map.insert("protocol".into(), json!(1));
-                map.insert("type".into(), json!(message_type));
-                for field in fields {
-                    if let Some(value) = &values[n % values.len()] {
-                        map.insert((*field).into(), value.clone());
-                    }
-                    n /= values.len();
-                }
+            for map in combinations(message_type, fields, &values) {
                 let in_shape = message::agent_to_page_in_shape(&map, message_type);
                 let by_schema = issues(Slot::ToPage, &Value::Object(map.clone())).is_empty();
                 assert!(!in_shape || by_schema, "shortcut accepts {map:?}");
@@ -540,29 +552,21 @@ mod tests {
             Some(json!({"a": [0, "\u{e9}"]})),
         ];
         let (mut read, mut valid) = (0, 0);
+        let fields = ["clientId", "id", "rev", "tool", "input"];
         for message_type in ["call", "describe", "cancel", "result"] {
-            let fields = ["clientId", "id", "rev", "tool", "input"];
-            for mut n in 0..values.len().pow(5) {
-                let mut map = Map::new();
-                map.insert("protocol".into(), json!(1));
-                map.insert("type".into(), json!(message_type));
-                for field in fields {
-                    if let Some(value) = &values[n % values.len()] {
-                        map.insert(field.into(), value.clone());
-                    }
-                    n /= values.len();
-                }
+            for map in combinations(message_type, &fields, &values) {
                 let text = Value::Object(map.clone()).to_string();
                 // A `rev` written as a float (`7.0`, `1e300`) is the one
                 // valid field the direct reading leaves to the `Value` path.
                 let float_rev = map.get("rev").is_some_and(Value::is_f64);
                 let by_value = check_agent_to_page(Value::Object(map));
+                let direct = read_agent_to_page(&text);
                 assert_eq!(
-                    read_agent_to_page(&text).is_some(),
+                    direct.is_some(),
                     by_value.is_ok() && !float_rev,
                     "read directly: {text}"
                 );
-                match read_agent_to_page(&text) {
+                match direct {
                     Some(message) => {
                         assert_eq!(Ok(&message), by_value.as_ref(), "{text}");
                         read += 1;
@@ -572,8 +576,6 @@ mod tests {
                 valid += usize::from(by_value.is_ok());
             }
         }
-        // Only a `rev` written as a float (`7.0`, `1e300`) is left to the
-        // `Value` path among valid messages.
         assert!(read > 0 && read < valid, "{read} of {valid}");
         for text in [
             r#"{"protocol":1,"type":"cancel","clientId":"p","id":"i","id":"j"}"#,

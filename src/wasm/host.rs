@@ -45,8 +45,9 @@ pub fn global() -> JsValue {
 }
 
 // Property names read on every call, and the callers a run's `ctx` names,
-// made once as JS strings (no UTF-8 decode per use, as a `&str` costs). rustfmt would drop the values,
-// which Rust has no syntax for in an extern block (wasm-bindgen reads them).
+// made once as JS strings (no UTF-8 decode per use, as a `&str` costs).
+// rustfmt would drop the values, which Rust has no syntax for in an extern
+// block (wasm-bindgen reads them).
 #[rustfmt::skip]
 #[wasm_bindgen]
 extern "C" {

@@ -24,15 +24,15 @@ pub fn check_inbound(data: &[u8]) {
         DEFAULT_MAX_MESSAGE_BYTES
     };
     let text = String::from_utf8_lossy(rest);
-    let by_value = parse_json(&text, limit).and_then(check_agent_to_page);
+    let parsed = parse_json(&text, limit);
+    let by_value = parsed.clone().and_then(check_agent_to_page);
     assert_eq!(parse_agent_to_page(&text, limit), by_value, "{text}");
-    let for_page = match parse_json(&text, limit) {
-        Ok(value) if peek_client_id(&value).is_some_and(|id| id != PAGE) => Ok(None),
-        Ok(value) => check_agent_to_page(value).map(Some),
-        Err(rejection) => Err(rejection),
+    let for_page = match &parsed {
+        Ok(value) if peek_client_id(value).is_some_and(|id| id != PAGE) => Ok(None),
+        _ => by_value.map(Some),
     };
     assert_eq!(parse_for_page(&text, limit, PAGE), for_page, "{text}");
-    let Ok(value) = parse_json(&text, limit) else {
+    let Ok(value) = parsed else {
         return;
     };
     for direction in [Direction::ToPage, Direction::ToAgent] {
