@@ -49,7 +49,7 @@ pub struct ToolFns {
 }
 
 struct Run {
-    /// The run's `ctx` and its abort (js/src/context.js).
+    /// The run's `ctx` (js/src/context.js).
     context: RunContext,
     /// Whether the core aborted it: a rejection is then `aborted`.
     aborted: bool,
@@ -58,7 +58,7 @@ struct Run {
 
 #[wasm_bindgen(module = "/js/src/context.js")]
 extern "C" {
-    /// A run's `ctx`, and the abort of its `signal`.
+    /// A run's `ctx`.
     #[derive(Clone)]
     type RunContext;
 
@@ -71,11 +71,9 @@ extern "C" {
         resolve: &JsValue,
     ) -> RunContext;
 
-    #[wasm_bindgen(method, getter)]
-    fn context(this: &RunContext) -> JsValue;
-
-    #[wasm_bindgen(method)]
-    fn abort(this: &RunContext);
+    /// Aborts the ctx's `signal`.
+    #[wasm_bindgen(js_name = abortRun)]
+    fn abort_run(context: &RunContext);
 }
 
 /// An attached transport.
@@ -574,7 +572,7 @@ impl Shared {
                     })
                 });
                 if let Some(context) = context {
-                    context.abort();
+                    abort_run(&context);
                 }
             }
             Action::Restore { run, restorer } => self.restore(run, restorer),

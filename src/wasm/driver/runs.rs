@@ -118,7 +118,7 @@ impl Shared {
         input: &JsValue,
         context: &RunContext,
     ) {
-        let returned = tool.run.call2(&JsValue::NULL, input, &context.context());
+        let returned = tool.run.call2(&JsValue::NULL, input, context);
         let shared = self.clone();
         let tool = tool.clone();
         self.settle(returned, move |value| match value {
