@@ -68,7 +68,7 @@ function minifyShippedJs(dir = pkg) {
  * the inlined module stays in `wasm/bytes.js`.
  */
 const CORE_ENTRIES = ['index.js', 'bridge/index.js', 'bridge/in-page.js', 'bridge/post-message.js', 'bridge/websocket.js', 'bridge/echo.js', 'protocol/index.js', 'webmcp/index.js'];
-const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'context.js', 'agent-messages.js', 'forms.js', 'internal.js',
+const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'context.js', 'agent-messages.js', 'strict-json.js', 'forms.js', 'internal.js',
   'wasm/loader.js', `wasm/${crateName}.js`];
 
 function exportNames(entry) {
@@ -202,14 +202,15 @@ mkdirSync(join(pkg, 'wasm'), { recursive: true });
 cpSync(join(root, 'js', 'src'), pkg, { recursive: true });
 
 // The core imports ToolmarkError from js/src/errors.js (src/wasm/error.rs),
-// and the run context and the in-page agent's messages from their files;
+// and the run context, the in-page agent's messages and the strict
+// `JSON.stringify` from their files;
 // wasm-bindgen copies each into snippets/. The glue imports the package's
 // own files instead (bundled into core.js), so there is one ToolmarkError
 // class and `instanceof` holds.
 const snippetImport = /from (['"])\.\/snippets\/[^'"]*\/js\/src\/([\w-]+)\.js\1/g;
 const rawGlue = readFileSync(join(bindgenOut, `${crateName}.js`), 'utf8');
 const snippets = [...rawGlue.matchAll(snippetImport)].map((match) => match[2]);
-for (const name of ['errors', 'context', 'agent-messages']) {
+for (const name of ['errors', 'context', 'agent-messages', 'strict-json']) {
   if (!snippets.includes(name)) throw new Error(`wasm-bindgen glue changed: no import of the ${name}.js snippet found`);
 }
 const glue = rawGlue.replace(snippetImport, "from '../$2.js'");

@@ -53,6 +53,14 @@ pub fn to_value(value: &JsValue) -> Option<Value> {
     copy_text(value).and_then(|text| parse_value(&text).ok())
 }
 
+#[wasm_bindgen(module = "/js/src/strict-json.js")]
+extern "C" {
+    /// `JSON.stringify(value)` with a JS replacer that passes the values
+    /// JSON writes unchanged and hands every other one to `refuse`.
+    #[wasm_bindgen(catch, js_name = strictStringify)]
+    fn strict_stringify(value: &JsValue, refuse: &JsValue) -> Result<JsValue, JsValue>;
+}
+
 /// A value that must be JSON-safe (a tool's result, a validated input).
 pub enum Safe {
     /// `undefined`: no value.
@@ -67,7 +75,8 @@ pub enum Safe {
 /// dropped), except that what JSON cannot carry is refused instead of
 /// silently dropped or nulled: functions, symbols, BigInts, non-finite
 /// numbers (and cycles, which `JSON.stringify` itself refuses). The
-/// replacer is made once per registry and kept.
+/// replacer is made once per registry and kept; `strictStringify`'s JS
+/// replacer calls it only for the values JSON would not write unchanged.
 pub struct Strict {
     replacer: Callback,
     /// Why the replacer refused the last value it refused.
@@ -80,8 +89,6 @@ impl Strict {
         let slot = refusal.clone();
         let replacer = host::callback(move |key, value| {
             // Called after toJSON, so `value` is what would be written.
-            // Numbers, objects and strings (most values) are told apart
-            // first, each test one call into JS.
             let what = match value.as_f64() {
                 Some(n) if n.is_nan() => Some(String::from("NaN")),
                 Some(n) if n.is_infinite() && n > 0.0 => Some(String::from("Infinity")),
@@ -117,8 +124,8 @@ impl Strict {
         if let Ok(mut slot) = self.refusal.try_borrow_mut() {
             *slot = None;
         }
-        match js_sys::JSON::stringify_with_replacer(value, self.replacer.as_ref()) {
-            Ok(text) => match JsValue::from(text).as_string() {
+        match strict_stringify(value, self.replacer.as_ref()) {
+            Ok(text) => match text.as_string() {
                 Some(text) => Safe::Text(text),
                 None => Safe::Absent,
             },

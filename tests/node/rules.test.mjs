@@ -1361,7 +1361,7 @@ describe('tool results', () => {
     h.check();
   });
 
-  test('BigInt, cycles, functions, symbols → error "Result not serializable" + event transport_failed', async () => {
+  test('BigInt, cycles, functions, symbols, NaN, ±Infinity → error "Result not serializable" + event transport_failed', async () => {
     const h = page();
     const cyclic = { a: 1 };
     cyclic.self = cyclic;
@@ -1372,6 +1372,9 @@ describe('tool results', () => {
       fn: () => () => 1,
       nestedFn: () => ({ ok: 1, callback() {} }),
       symbol: () => Symbol('s'),
+      nan: () => ({ n: NaN }),
+      infinity: () => [1, Infinity],
+      bareNegativeInfinity: () => -Infinity,
     };
     for (const [name, run] of Object.entries(values)) h.tm.register({ name, description: 'd', run });
     await until(() => h.lastManifest()?.tools.length === Object.keys(values).length, 'tools');
@@ -1380,6 +1383,10 @@ describe('tool results', () => {
       assert.deepEqual(await h.callAndWait(name, {}), { status: 'error', message: 'Result not serializable' }, name);
       await flush();
       assert.equal(h.errorsOf('transport_failed').length, before + 1, `${name}: one transport_failed event`);
+    }
+    const said = h.errorsOf('transport_failed').map((event) => event.message).join('\n');
+    for (const why of ['bigint at "n"', 'function at "callback"', 'NaN at "n"', 'Infinity at "1"', '-Infinity at ""']) {
+      assert.ok(said.includes(why), `the event says ${why}: ${said}`);
     }
     h.check();
   });
