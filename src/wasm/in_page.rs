@@ -164,11 +164,12 @@ impl Channel {
         } else {
             &self.to_page
         };
-        let now = Array::from(listeners);
+        // Most deliveries to the agent end have no listener: no copy then.
+        let now = (listeners.size() > 0).then(|| Array::from(listeners));
         if to_agent {
             self.watch(value)?;
         }
-        call_each(&now, value)
+        now.map_or(Ok(()), |now| call_each(&now, value))
     }
 
     /// A message of the agent end: `{ protocol: 1, type, clientId, id, … }`.
@@ -305,7 +306,7 @@ pub(super) fn raw_sender(transport: &JsValue) -> Option<super::driver::RawSend> 
         if channel.closed.get() {
             return Err(js_sys::Error::new("in-page channel is closed").into());
         }
-        let copy = parse_json(&JsValue::from_str(&text))?;
+        let copy = js_sys::JSON::parse(&text)?;
         channel.deliver(true, copy);
         Ok(())
     }))
