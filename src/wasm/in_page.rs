@@ -6,7 +6,7 @@
 //!   channel; the listeners are those subscribed when it runs. What the
 //!   page sends is copied (`JSON.parse(JSON.stringify(message))`); what the
 //!   agent sends is delivered as it is, unvalidated. A throwing listener
-//!   stops that delivery and its error is thrown from the microtask.
+//!   stops that delivery and its error is thrown from the next microtask.
 //! - **Listeners** are JS `Set`s, so subscribing one function twice keeps
 //!   it once; an unsubscribe is `Set.prototype.delete` bound to it.
 //! - **The agent end** watches what the page sends before its own
@@ -247,7 +247,9 @@ impl Channel {
 fn delivery_task(channel: Weak<Channel>) -> Function {
     host::callback(move |to_agent, value| {
         if let Some(channel) = channel.upgrade() {
-            channel.run(to_agent.is_truthy(), &value)?;
+            if let Err(error) = channel.run(to_agent.is_truthy(), &value) {
+                host::throw_in_microtask(error);
+            }
         }
         Ok(JsValue::UNDEFINED)
     })
