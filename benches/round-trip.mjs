@@ -11,7 +11,8 @@
 // that every call answered ok. Compare two builds with
 //   node benches/round-trip.mjs /path/to/main/pkg pkg
 // Each package is measured in a fresh node process (JIT and heap state of
-// one must not favour the other), alternating, 3 rounds; best per column.
+// one must not favour the other), alternating, 3 rounds (--rounds N for
+// more on a noisy machine); best per column.
 // With --cpu, calls per second of the process's CPU time (user + system)
 // instead of wall time: steadier on a machine shared with other work.
 import { execFileSync } from 'node:child_process';
@@ -19,7 +20,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 
 const cpu = process.argv.includes('--cpu');
-const args = process.argv.slice(2).filter((a) => a !== '--cpu');
+const roundsAt = process.argv.indexOf('--rounds');
+const ROUNDS = roundsAt === -1 ? 3 : Number(process.argv[roundsAt + 1]);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds takes a whole number of at least 1');
+const args = process.argv.slice(2).filter((a, i, all) => a !== '--cpu' && a !== '--rounds' && all[i - 1] !== '--rounds');
 const child = args[0] === '--child';
 const dirs = child ? args.slice(1) : args;
 if (dirs.length === 0) dirs.push('pkg');
@@ -81,7 +85,7 @@ const columns = ['bridge, 1 scope', 'bridge, 8 scopes', 'tm.call', 'direct'];
 
 if (!child) {
   const best = new Map(dirs.map((dir) => [dir, { pkg: dir }]));
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < ROUNDS; round++) {
     for (const dir of dirs) {
       const flags = cpu ? ['--cpu'] : [];
       const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), ...flags, '--child', dir], { encoding: 'utf8' });
