@@ -2,7 +2,8 @@
 //! plugin `tm.use` attaches (API.md, "Bridge and transports"). Its options
 //! are checked here; attaching subscribes a Rust closure to the
 //! transport's `onMessage`, kept with the bridge and freed when it closes;
-//! a `websocketTransport` hands its frames' text to the core directly.
+//! a `websocketTransport` hands its frames' text to the core directly, and
+//! the in-page channel its messages without a call into JS.
 
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
@@ -140,7 +141,14 @@ impl Bridge {
         let raw = super::websocket::subscribe_raw(
             &self.transport,
             Rc::new(move |text: &str| inbound_text(&raw, id, text)),
-        );
+        )
+        .or_else(|| {
+            let raw = weak.clone();
+            super::in_page::subscribe_raw(
+                &self.transport,
+                Rc::new(move |message: &JsValue| inbound(&raw, id, limit, message)),
+            )
+        });
         let callback = host::callback(move |message, _| {
             inbound(&weak, id, limit, &message);
             Ok(JsValue::UNDEFINED)

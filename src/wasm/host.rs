@@ -71,6 +71,12 @@ extern "C" {
     pub static INAPP: JsString = "inapp";
     #[wasm_bindgen(thread_local_v2, static_string)]
     pub static HUMAN: JsString = "human";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static MANIFEST: JsString = "manifest";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static CHANGED: JsString = "changed";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static CONFIRMED: JsString = "confirmed";
 }
 
 /// The one closure type the boundary hands to JS (one invoke shim, one glue
@@ -108,6 +114,13 @@ pub fn get_by(target: &JsValue, key: &'static wasm_bindgen::JsThreadLocal<JsStri
         return JsValue::UNDEFINED;
     }
     key.with(|key| Reflect::get(target, key))
+        .unwrap_or(JsValue::UNDEFINED)
+}
+
+/// `object[key]` for one of the names above, of a value known to be an
+/// object (no type test first).
+pub fn field(object: &JsValue, key: &'static wasm_bindgen::JsThreadLocal<JsString>) -> JsValue {
+    key.with(|key| Reflect::get(object, key))
         .unwrap_or(JsValue::UNDEFINED)
 }
 

@@ -8,7 +8,10 @@
 //!   agent sends is delivered as it is, unvalidated. A throwing listener
 //!   stops that delivery and its error is thrown from the next microtask.
 //! - **Listeners** are JS `Set`s, so subscribing one function twice keeps
-//!   it once; an unsubscribe is `Set.prototype.delete` bound to it.
+//!   it once; an unsubscribe is `Set.prototype.delete` bound to it. A
+//!   bridge attached to the page end subscribes in Rust instead
+//!   ([`subscribe_raw`]): it gets each agent message before the JS
+//!   listeners, without a call into JS.
 //! - **The agent end** watches what the page sends before its own
 //!   listeners do: the latest manifest's (or `changed`'s) `clientId` and
 //!   `rev`, the manifest's tools, the result of each request it made, and
@@ -53,9 +56,15 @@ struct Latest {
     tools: JsValue,
 }
 
+/// A bridge's receiver of what the agent sends (see [`subscribe_raw`]).
+pub(super) type RawReceiver = Rc<dyn Fn(&JsValue)>;
+
 struct Channel {
     /// `transport.onMessage` callbacks: what the agent sends.
     to_page: Set,
+    /// The bridges attached to the page end, by a key for their unsubscribe.
+    raw_to_page: RefCell<Vec<(u32, RawReceiver)>>,
+    next_raw: Cell<u32>,
     /// `agent.onMessage` callbacks: what the page sends.
     to_agent: Set,
     /// `agent.onConfirmed` callbacks.
@@ -66,9 +75,13 @@ struct Channel {
     /// compare as the JS `Map` does.
     waiting: Map,
     timers: Map,
-    /// The delivery task, `(toAgent, message)`: one function per channel,
-    /// bound to each message (no closure per message).
-    task: Function,
+    /// The entries in `timers`: while there are none (no request with
+    /// `timeoutMs` is waiting), a request makes no lookup there.
+    timer_count: Cell<u32>,
+    /// The delivery tasks to each end, `(message)`: one function each per
+    /// channel, bound to each message (no closure per message).
+    to_page_task: Function,
+    to_agent_task: Function,
     latest: RefCell<Latest>,
     closed: Cell<bool>,
 }
@@ -105,12 +118,34 @@ impl Channel {
         if resolve.is_undefined() {
             return None;
         }
-        let timer = self.timers.get(id);
         self.waiting.delete(id);
-        if !timer.is_undefined() {
-            self.timers.delete(id);
-        }
+        let timer = self.take_timer(id);
         Some((resolve.unchecked_into(), timer))
+    }
+
+    /// The timer of request `id` (`undefined` for none), removed (not cleared).
+    fn take_timer(&self, id: &JsValue) -> JsValue {
+        if self.timer_count.get() == 0 {
+            return JsValue::UNDEFINED;
+        }
+        let timer = self.timers.get(id);
+        if self.timers.delete(id) {
+            self.timer_count.set(self.timer_count.get() - 1);
+        }
+        timer
+    }
+
+    /// Keeps `timer` as request `id`'s, or with `None` forgets the one it had.
+    fn keep_timer(&self, id: &JsValue, timer: Option<JsValue>) {
+        match timer {
+            Some(timer) => {
+                if self.timer_count.get() == 0 || !self.timers.has(id) {
+                    self.timer_count.set(self.timer_count.get() + 1);
+                }
+                self.timers.set(id, &timer);
+            }
+            None => drop(self.take_timer(id)),
+        }
     }
 
     /// The agent end's view of a page → agent message (before its listeners).
@@ -118,31 +153,31 @@ impl Channel {
         if !message.is_object() {
             return Ok(());
         }
-        let kind = host::get_by(message, &host::TYPE).as_string();
-        match kind.as_deref() {
-            Some(kind @ ("manifest" | "changed")) => {
-                let client_id = get(message, "clientId");
-                let rev = get(message, "rev");
-                let tools = (kind == "manifest").then(|| get(message, "tools"));
-                if let Ok(mut latest) = self.latest.try_borrow_mut() {
-                    latest.client_id = client_id;
-                    latest.rev = rev;
-                    if let Some(tools) = tools {
-                        latest.tools = tools;
-                    }
+        // Compared with the names as JS strings: no copy into wasm memory.
+        let kind = host::field(message, &host::TYPE);
+        let is = |name: &'static wasm_bindgen::JsThreadLocal<js_sys::JsString>| {
+            name.with(|name| kind == *AsRef::<JsValue>::as_ref(name))
+        };
+        if is(&host::RESULT) {
+            if let Some((resolve, timer)) = self.take_waiting(&host::field(message, &host::ID)) {
+                if !timer.is_undefined() {
+                    host::clear_timeout(&timer);
+                }
+                resolve.call1(&JsValue::UNDEFINED, &host::field(message, &host::RESULT))?;
+            }
+        } else if is(&host::MANIFEST) || is(&host::CHANGED) {
+            let client_id = get(message, "clientId");
+            let rev = get(message, "rev");
+            let tools = is(&host::MANIFEST).then(|| get(message, "tools"));
+            if let Ok(mut latest) = self.latest.try_borrow_mut() {
+                latest.client_id = client_id;
+                latest.rev = rev;
+                if let Some(tools) = tools {
+                    latest.tools = tools;
                 }
             }
-            Some("result") => {
-                if let Some((resolve, timer)) = self.take_waiting(&host::get_by(message, &host::ID))
-                {
-                    if !timer.is_undefined() {
-                        host::clear_timeout(&timer);
-                    }
-                    resolve.call1(&JsValue::UNDEFINED, &host::get_by(message, &host::RESULT))?;
-                }
-            }
-            Some("confirmed") => call_each(&Array::from(&self.confirmed), message)?,
-            _ => {}
+        } else if is(&host::CONFIRMED) {
+            call_each(&Array::from(&self.confirmed), message)?;
         }
         Ok(())
     }
@@ -150,24 +185,38 @@ impl Channel {
     /// Queues the delivery of `value` to `to_page`, or (with the agent end's
     /// watch first) to `to_agent`.
     fn deliver(&self, to_agent: bool, value: JsValue) {
-        let bound: JsValue = self
-            .task
-            .bind2(&JsValue::NULL, &JsValue::from_bool(to_agent), &value)
-            .into();
+        let task = if to_agent {
+            &self.to_agent_task
+        } else {
+            &self.to_page_task
+        };
+        let bound: JsValue = task.bind1(&JsValue::NULL, &value).into();
         host::queue_microtask(bound.unchecked_ref());
     }
 
-    /// One delivery: to the listeners subscribed now.
+    /// One delivery: to the listeners subscribed now (the page end's
+    /// bridges first).
     fn run(&self, to_agent: bool, value: &JsValue) -> Result<(), JsValue> {
         let listeners = if to_agent {
             &self.to_agent
         } else {
             &self.to_page
         };
-        // Most deliveries to the agent end have no listener: no copy then.
+        let raw: Vec<RawReceiver> = if to_agent {
+            Vec::new()
+        } else {
+            self.raw_to_page
+                .try_borrow()
+                .map(|raw| raw.iter().map(|(_, receiver)| receiver.clone()).collect())
+                .unwrap_or_default()
+        };
+        // Most deliveries have no JS listener: no copy of the set then.
         let now = (listeners.size() > 0).then(|| Array::from(listeners));
         if to_agent {
             self.watch(value)?;
+        }
+        for receiver in raw {
+            receiver(value);
         }
         now.map_or(Ok(()), |now| call_each(&now, value))
     }
@@ -191,11 +240,7 @@ impl Channel {
                 .then(|| self.start_timer(kind, &id, &timeout_ms, reject))
                 .flatten();
             self.waiting.set(&id, &resolve);
-            if let Some(timer) = timer {
-                self.timers.set(&id, &timer);
-            } else {
-                self.timers.delete(&id);
-            }
+            self.keep_timer(&id, timer);
             self.deliver(false, message.clone().into());
         })
     }
@@ -242,12 +287,12 @@ impl Channel {
     }
 }
 
-/// The channel's delivery task, `(toAgent, message)`. Weak: the channel
+/// The channel's delivery task to one end, `(message)`. Weak: the channel
 /// holds it.
-fn delivery_task(channel: Weak<Channel>) -> Function {
-    host::callback(move |to_agent, value| {
+fn delivery_task(channel: Weak<Channel>, to_agent: bool) -> Function {
+    host::callback(move |value, _| {
         if let Some(channel) = channel.upgrade() {
-            if let Err(error) = channel.run(to_agent.is_truthy(), &value) {
+            if let Err(error) = channel.run(to_agent, &value) {
                 host::throw_in_microtask(error);
             }
         }
@@ -293,17 +338,51 @@ impl InPageTransport {
     pub fn close(&self) {
         self.channel.closed.set(true);
         self.channel.to_page.clear();
+        if let Ok(mut raw) = self.channel.raw_to_page.try_borrow_mut() {
+            raw.clear();
+        }
     }
+}
+
+/// The channel whose page end `transport` is, if it is one.
+fn channel_of(transport: &JsValue) -> Option<Rc<Channel>> {
+    let handle = host::method(transport, "__toolmarkInPageHandle")?
+        .call0(transport)
+        .ok()?;
+    Some(InPageTransport::try_from_js_value(handle).ok()?.channel)
+}
+
+/// Subscribes a bridge's `receiver` to what the agent sends when
+/// `transport` is this channel's page end: no call into JS per message, as
+/// a JS listener's takes. Returns its unsubscribe; `None` for any other
+/// transport.
+pub(super) fn subscribe_raw(transport: &JsValue, receiver: RawReceiver) -> Option<JsValue> {
+    let channel = channel_of(transport)?;
+    let key = channel.next_raw.get();
+    channel.next_raw.set(key.wrapping_add(1));
+    channel
+        .raw_to_page
+        .try_borrow_mut()
+        .ok()?
+        .push((key, receiver));
+    let channel = Rc::downgrade(&channel);
+    Some(
+        host::js_function(move || {
+            if let Some(channel) = channel.upgrade() {
+                if let Ok(mut raw) = channel.raw_to_page.try_borrow_mut() {
+                    raw.retain(|(k, _)| *k != key);
+                }
+            }
+        })
+        .into(),
+    )
 }
 
 /// The core's message text to the agent end when `transport` is this
 /// channel's page end: one `JSON.parse` makes the copy (no parse for `send`,
 /// then `JSON.stringify` and `JSON.parse` in it).
 pub(super) fn raw_sender(transport: &JsValue) -> Option<super::driver::RawSend> {
-    let handle = host::method(transport, "__toolmarkInPageHandle")?
-        .call0(transport)
-        .ok()?;
-    let channel = InPageTransport::try_from_js_value(handle).ok()?.channel;
+    let channel = channel_of(transport)?;
     Some(Rc::new(move |text: String| {
         if channel.closed.get() {
             return Err(js_sys::Error::new("in-page channel is closed").into());
@@ -358,7 +437,15 @@ impl InPageAgent {
         input: &JsValue,
         options: &JsValue,
     ) -> Result<Promise, JsValue> {
-        let id = get(options, "id");
+        let (id, rev, timeout_ms) = if options.is_undefined() {
+            (JsValue::UNDEFINED, JsValue::UNDEFINED, JsValue::UNDEFINED)
+        } else {
+            (
+                get(options, "id"),
+                get(options, "rev"),
+                get(options, "timeoutMs"),
+            )
+        };
         let id = if id.is_undefined() {
             JsValue::from(super::protocol::new_id()?)
         } else {
@@ -371,11 +458,9 @@ impl InPageAgent {
         };
         let client_id = self.channel.latest(|l| l.client_id.clone());
         let message = call_message(&client_id, &id, tool, &input);
-        let rev = get(options, "rev");
         if !rev.is_undefined() {
             host::set(&message, "rev", &rev);
         }
-        let timeout_ms = get(options, "timeoutMs");
         Ok(self.channel.request("call", id, message, timeout_ms))
     }
 
@@ -407,11 +492,15 @@ pub fn create_in_page_channel() -> JsValue {
     let empty = || Set::new(&JsValue::UNDEFINED);
     let channel = Rc::new_cyclic(|channel: &Weak<Channel>| Channel {
         to_page: empty(),
+        raw_to_page: RefCell::new(Vec::new()),
+        next_raw: Cell::new(0),
         to_agent: empty(),
         confirmed: empty(),
         waiting: Map::new(),
         timers: Map::new(),
-        task: delivery_task(channel.clone()),
+        timer_count: Cell::new(0),
+        to_page_task: delivery_task(channel.clone(), false),
+        to_agent_task: delivery_task(channel.clone(), true),
         latest: RefCell::new(Latest {
             client_id: JsValue::UNDEFINED,
             rev: JsValue::UNDEFINED,

@@ -196,6 +196,57 @@ describe('detach', () => {
   });
 });
 
+describe('the in-page channel\'s page end', () => {
+  test('each agent message reaches the attached bridge and the JS listeners; detach and close stop each', async () => {
+    const tm = createToolmark();
+    tm.register({ name: 'echo', description: 'd', hints: { readOnly: true }, run: (input) => input });
+    const { transport, agent } = createInPageChannel();
+    const seen = [];
+    const off = transport.onMessage((message) => seen.push(message.type));
+    const detach = tm.use(bridge({ transport }));
+    await until(() => agent.tools.length === 1, 'manifest');
+    assert.deepEqual(await agent.call('echo', { n: 1 }), { status: 'ok', data: { n: 1 } });
+    assert.deepEqual(seen, ['call'], 'the JS listener got the call too');
+    off();
+    assert.deepEqual(await agent.call('echo', { n: 2 }), { status: 'ok', data: { n: 2 } }, 'the bridge still answers');
+    assert.deepEqual(seen, ['call'], 'an unsubscribed listener gets nothing');
+
+    // A detached bridge gets nothing: no answer within the timeout.
+    detach();
+    await assert.rejects(agent.call('echo', { n: 3 }, { timeoutMs: 50 }), { name: 'TimeoutError' });
+
+    // A closed page end hands nothing to a bridge attached before the close.
+    const second = createToolmark();
+    second.register({ name: 'echo', description: 'd', hints: { readOnly: true }, run: (input) => input });
+    const channel = createInPageChannel();
+    second.use(bridge({ transport: channel.transport }));
+    await until(() => channel.agent.tools.length === 1, 'manifest of the second page');
+    assert.deepEqual(await channel.agent.call('echo', { n: 4 }), { status: 'ok', data: { n: 4 } });
+    channel.transport.close();
+    await assert.rejects(channel.agent.call('echo', { n: 5 }, { timeoutMs: 50 }), { name: 'TimeoutError' });
+  });
+
+  test('requests with and without timeoutMs side by side: each resolves once, a timeout only fires for its own', async () => {
+    const tm = createToolmark();
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    tm.register({ name: 'slow', description: 'd', hints: { readOnly: true }, run: () => held });
+    tm.scope('b').register({ name: 'echo', description: 'd', hints: { readOnly: true }, run: (input) => input });
+    const { transport, agent } = createInPageChannel();
+    tm.use(bridge({ transport }));
+    await until(() => agent.tools.length === 2, 'manifest');
+    const slow = agent.call('slow', {}, { timeoutMs: 30 });
+    const quick = agent.call('b.echo', { n: 1 }, { timeoutMs: 5000 });
+    const plain = agent.call('b.echo', { n: 2 });
+    assert.deepEqual(await quick, { status: 'ok', data: { n: 1 } });
+    assert.deepEqual(await plain, { status: 'ok', data: { n: 2 } });
+    await assert.rejects(slow, { name: 'TimeoutError', message: /no result for call .* within 30 ms/ });
+    release(1);
+    // The same id again after its timeout: a new request, answered.
+    assert.deepEqual(await agent.call('b.echo', { n: 3 }, { id: 'again', timeoutMs: 5000 }), { status: 'ok', data: { n: 3 } });
+  });
+});
+
 describe('one error channel', () => {
   test('dev-mode misconfiguration throws ToolmarkError with its code', () => {
     const tm = createToolmark({ dev: true });
