@@ -20,16 +20,18 @@
 //! An agent's `call` through a bridge, its input and the tool's result
 //! (P = a parse of the payload, W = a write of it):
 //! 1. a JS transport's `onMessage` hands the message to the bridge's
-//!    closure (`bridge`): `JSON.stringify` (W1; the spec's size limit is on
-//!    that text), copied into wasm memory. A `websocketTransport` hands
-//!    the frame's text instead: no W1;
+//!    closure (`bridge`; the in-page channel's page end calls the bridge's
+//!    Rust receiver instead): `JSON.stringify` (W1; the spec's size limit
+//!    is on that text), copied into wasm memory. A `websocketTransport`
+//!    hands the frame's text instead: no W1;
 //! 2. the core scans its depth (no parse) and parses it with serde_json
 //!    (P1), property by property into the message, the input one `Value`;
 //! 3. the core writes the tool's input as JSON text for the `Run` action (W2);
 //! 4. `JSON.parse` makes the value `run` gets (P2; none when a Standard
 //!    Schema validated the input: its own value is passed on);
 //! 5. the tool's value: `JSON.stringify` with the strict replacer (W3), the
-//!    spec's semantics for results; its text copied into wasm memory;
+//!    spec's semantics for results, whose JS half passes what JSON writes
+//!    unchanged (`js/src/strict-json.js`); its text copied into wasm memory;
 //! 6. the core parses it (P3: the result's `data`, the dev-mode output
 //!    check; kept as text instead, serde_json's `raw_value` made the module
 //!    25 KB larger for no gain measured on a small result);
@@ -49,7 +51,10 @@
 //! one `JSON.parse` at every size measured (`values.rs`, `result`), so text
 //! stays on this hot path.
 //! The crossings themselves: one JS→wasm call per input (`onMessage`, the
-//! run's settlement), and per drain one wasm→JS call per `send` and per run.
+//! run's settlement), and per drain one wasm→JS call per `send` and per run;
+//! counted over an in-page call of a trivial tool, 41 calls into JS in all,
+//! most of them type tests and property reads (docs/benchmarks.md, "The
+//! in-page call path, fourth pass").
 
 mod bridge;
 mod driver;
