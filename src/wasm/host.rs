@@ -113,8 +113,7 @@ pub fn get_by(target: &JsValue, key: &'static wasm_bindgen::JsThreadLocal<JsStri
     if !target.is_object() && !target.is_function() {
         return JsValue::UNDEFINED;
     }
-    key.with(|key| Reflect::get(target, key))
-        .unwrap_or(JsValue::UNDEFINED)
+    field(target, key)
 }
 
 /// `object[key]` for one of the names above, of a value known to be an
