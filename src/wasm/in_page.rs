@@ -63,7 +63,9 @@ struct Channel {
     /// `transport.onMessage` callbacks: what the agent sends.
     to_page: Set,
     /// The bridges attached to the page end, by a key for their unsubscribe.
-    raw_to_page: RefCell<Vec<(u32, RawReceiver)>>,
+    /// Shared, so a delivery takes the list as it is without a copy;
+    /// subscribing while one runs copies it.
+    raw_to_page: RefCell<Rc<Vec<(u32, RawReceiver)>>>,
     next_raw: Cell<u32>,
     /// `agent.onMessage` callbacks: what the page sends.
     to_agent: Set,
@@ -202,20 +204,17 @@ impl Channel {
         } else {
             &self.to_page
         };
-        let raw: Vec<RawReceiver> = if to_agent {
-            Vec::new()
+        let raw = if to_agent {
+            None
         } else {
-            self.raw_to_page
-                .try_borrow()
-                .map(|raw| raw.iter().map(|(_, receiver)| receiver.clone()).collect())
-                .unwrap_or_default()
+            self.raw_to_page.try_borrow().ok().map(|raw| raw.clone())
         };
         // Most deliveries have no JS listener: no copy of the set then.
         let now = (listeners.size() > 0).then(|| Array::from(listeners));
         if to_agent {
             self.watch(value)?;
         }
-        for receiver in raw {
+        for (_, receiver) in raw.iter().flat_map(|raw| raw.iter()) {
             receiver(value);
         }
         now.map_or(Ok(()), |now| call_each(&now, value))
@@ -339,7 +338,7 @@ impl InPageTransport {
         self.channel.closed.set(true);
         self.channel.to_page.clear();
         if let Ok(mut raw) = self.channel.raw_to_page.try_borrow_mut() {
-            raw.clear();
+            *raw = Rc::default();
         }
     }
 }
@@ -360,17 +359,13 @@ pub(super) fn subscribe_raw(transport: &JsValue, receiver: RawReceiver) -> Optio
     let channel = channel_of(transport)?;
     let key = channel.next_raw.get();
     channel.next_raw.set(key.wrapping_add(1));
-    channel
-        .raw_to_page
-        .try_borrow_mut()
-        .ok()?
-        .push((key, receiver));
+    Rc::make_mut(&mut *channel.raw_to_page.try_borrow_mut().ok()?).push((key, receiver));
     let channel = Rc::downgrade(&channel);
     Some(
         host::js_function(move || {
             if let Some(channel) = channel.upgrade() {
                 if let Ok(mut raw) = channel.raw_to_page.try_borrow_mut() {
-                    raw.retain(|(k, _)| *k != key);
+                    Rc::make_mut(&mut raw).retain(|(k, _)| *k != key);
                 }
             }
         })
@@ -492,7 +487,7 @@ pub fn create_in_page_channel() -> JsValue {
     let empty = || Set::new(&JsValue::UNDEFINED);
     let channel = Rc::new_cyclic(|channel: &Weak<Channel>| Channel {
         to_page: empty(),
-        raw_to_page: RefCell::new(Vec::new()),
+        raw_to_page: RefCell::default(),
         next_raw: Cell::new(0),
         to_agent: empty(),
         confirmed: empty(),
