@@ -2,7 +2,8 @@
 //
 // 1. cargo build --release --target wasm32-unknown-unknown
 // 2. wasm-bindgen --target web (the CLI version must equal the pinned crate)
-// 3. wasm-opt -Oz (binaryen from npm; Debian's is too old)
+// 3. wasm-opt -Oz (binaryen from npm; Debian's is too old), then short
+//    import and export names, the glue rewritten to match
 // 4. the module is inlined (hex: ASCII only) and instantiated synchronously, so
 //    `import` is enough: no init() call, no fetch, no bundler plugin
 // 5. js/src copied in; the shim's modules and the glue bundled into core.js
@@ -118,8 +119,10 @@ async function bundleCore() {
 const shippedTarget = join(root, 'target', 'shipped');
 const rawWasm = join(bindgenOut, `${crateName}_bg.wasm`);
 const optWasm = join(bindgenOut, `${crateName}_opt.wasm`);
+const shippedWasm = join(bindgenOut, `${crateName}_shipped.wasm`);
+const namesFile = join(bindgenOut, 'minified-names.json');
 if (jsOnly) {
-  if (!existsSync(optWasm)) throw new Error('no compiled module yet: npm run build');
+  if (!existsSync(shippedWasm) || !existsSync(namesFile)) throw new Error('no compiled module yet: npm run build');
 } else {
   // 1. compile
   // The crates' source paths (kept in the module for panic locations) made
@@ -194,6 +197,57 @@ if (jsOnly) {
     '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
     rawWasm, '-o', optWasm,
   ]);
+
+  // 3b. short import, export and module names. wasm-bindgen names each
+  //     import `__wbg_<name>_<16 hex digits>` and some exports after their
+  //     full Rust paths (the closure shims' run to 300 characters); each
+  //     name is in the module and again in the glue, and the hashes do not
+  //     compress. binaryen renames them all (one module, `a`) and prints the
+  //     old and new names, by which the glue is rewritten below (module
+  //     −8.4 KB raw, budget −4 KB gzip: docs/benchmarks.md, "Package size").
+  const names = execFileSync(join(root, 'node_modules', '.bin', 'wasm-opt'), [
+    '--minify-imports-and-exports-and-modules',
+    '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
+    '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
+    optWasm, '-o', shippedWasm,
+  ], { encoding: 'utf8' });
+  writeFileSync(namesFile, JSON.stringify(JSON.parse(names), null, 1));
+}
+
+/**
+ * The glue with the module's minified names (step 3b): `wasm.<export>`
+ * read by its new name, and the import object one module, `a`, whose keys
+ * are the new names (the snippets' imports taken from their namespaces).
+ * Every name must be found exactly where the glue is expected to have it,
+ * or the build fails: a glue of another shape is not patched by guess.
+ */
+function renameInGlue(glue, { imports, exports }) {
+  const exported = new Map(exports);
+  let out = glue.replace(/\bwasm\.([A-Za-z_$][\w$]*)/g, (_, name) => {
+    if (!exported.has(name)) throw new Error(`wasm-bindgen glue reads wasm.${name}, which the module does not export`);
+    return `wasm.${exported.get(name)}`;
+  });
+  const namespaces = new Map([...out.matchAll(/^import \* as (import\d+) from (['"])(.*?)\2/gm)].map((m) => [m[3], m[1]]));
+  const header = '    const import0 = {\n        __proto__: null,\n';
+  if (out.split(header).length !== 2) throw new Error('wasm-bindgen glue changed: no single `const import0 = {` found');
+  const fromSnippets = [];
+  for (const [module, name, short] of imports) {
+    if (module === `./${crateName}_bg.js`) {
+      const key = new RegExp(`^(\\s+)${name.replace(/\$/g, '\\$')}:`, 'gm');
+      const found = out.match(key)?.length ?? 0;
+      if (found !== 1) throw new Error(`wasm-bindgen glue changed: import ${name} defined ${found} times`);
+      out = out.replace(key, (_, indent) => `${indent}${short}:`);
+    } else {
+      const path = module.replace(/^\.\/snippets\/[^/]*\/js\/src\/([\w-]+\.js)$/, '../$1');
+      const namespace = [...namespaces].find(([from]) => from === path)?.[1];
+      if (!namespace) throw new Error(`wasm-bindgen glue changed: no namespace import of ${module}`);
+      fromSnippets.push(`        ${short}: ${namespace}.${name},\n`);
+    }
+  }
+  out = out.replace(header, () => header + fromSnippets.join(''));
+  const tables = /return \{\n        __proto__: null,\n(?:        "[^"]+": import\d+,\n)+    \};/;
+  if (!tables.test(out)) throw new Error('wasm-bindgen glue changed: no import object by module found');
+  return out.replace(tables, 'return { __proto__: null, a: import0 };');
 }
 
 // 4. assemble pkg/
@@ -213,11 +267,11 @@ const snippets = [...rawGlue.matchAll(snippetImport)].map((match) => match[2]);
 for (const name of ['errors', 'context', 'agent-messages', 'strict-json']) {
   if (!snippets.includes(name)) throw new Error(`wasm-bindgen glue changed: no import of the ${name}.js snippet found`);
 }
-const glue = rawGlue.replace(snippetImport, "from '../$2.js'");
+const glue = renameInGlue(rawGlue.replace(snippetImport, "from '../$2.js'"), JSON.parse(readFileSync(namesFile, 'utf8')));
 if (glue.includes('import.meta.url')) throw new Error('wasm-bindgen glue resolves a .wasm URL: bundlers would follow it');
 writeFileSync(join(pkg, 'wasm', `${crateName}.js`), glue);
 
-const bytes = readFileSync(optWasm);
+const bytes = readFileSync(shippedWasm);
 writeFileSync(join(pkg, 'wasm', 'bytes.js'), inlineModule(bytes));
 // The module's exports as the glue names them (its class and functions; not
 // initSync or the async default loader, which the shim never uses).

@@ -9,7 +9,8 @@
 // --twiggy adds the module's 20 largest functions and its size by crate:
 // it rebuilds a copy of the module with names (wasm-opt with the build's
 // passes and -g, on target/bindgen's output of `npm run build`) and reads
-// it with twiggy (`cargo install twiggy`).
+// it with twiggy (`cargo install twiggy`). The copy keeps wasm-bindgen's
+// long import and export names, which the shipped module has shortened.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
