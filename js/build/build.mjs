@@ -190,11 +190,14 @@ if (jsOnly) {
   //    that lists the features the module was built with (151 bytes; no
   //    host reads it).
   //    See docs/benchmarks.md, "Package size".
-  run(join(root, 'node_modules', '.bin', 'wasm-opt'), [
-    '--low-memory-unused', '-Oz', '--flatten', '--rereloop', '-Oz', '--gufa', '-Oz', '--converge',
-    '--strip-debug', '--strip-producers', '--strip-target-features',
+  const wasmOpt = join(root, 'node_modules', '.bin', 'wasm-opt');
+  const features = [
     '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
     '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
+  ];
+  run(wasmOpt, [
+    '--low-memory-unused', '-Oz', '--flatten', '--rereloop', '-Oz', '--gufa', '-Oz', '--converge',
+    '--strip-debug', '--strip-producers', '--strip-target-features', ...features,
     rawWasm, '-o', optWasm,
   ]);
 
@@ -205,12 +208,9 @@ if (jsOnly) {
   //     compress. binaryen renames them all (one module, `a`) and prints the
   //     old and new names, by which the glue is rewritten below (module
   //     −8.4 KB raw, budget −5.2 KB gzip: docs/benchmarks.md, "Package size").
-  const names = execFileSync(join(root, 'node_modules', '.bin', 'wasm-opt'), [
-    '--minify-imports-and-exports-and-modules',
-    '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
-    '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
-    optWasm, '-o', shippedWasm,
-  ], { encoding: 'utf8' });
+  const names = execFileSync(wasmOpt, ['--minify-imports-and-exports-and-modules', ...features, optWasm, '-o', shippedWasm], {
+    encoding: 'utf8',
+  });
   writeFileSync(namesFile, JSON.stringify(JSON.parse(names), null, 1));
 }
 
