@@ -211,7 +211,7 @@ if (jsOnly) {
   const names = execFileSync(wasmOpt, ['--minify-imports-and-exports-and-modules', ...features, optWasm, '-o', shippedWasm], {
     encoding: 'utf8',
   });
-  writeFileSync(namesFile, JSON.stringify(JSON.parse(names), null, 1));
+  writeFileSync(namesFile, names);
 }
 
 /**
@@ -227,6 +227,7 @@ function renameInGlue(glue, { imports, exports }) {
     if (!exported.has(name)) throw new Error(`wasm-bindgen glue reads wasm.${name}, which the module does not export`);
     return `wasm.${exported.get(name)}`;
   });
+  // Keyed by the path as wasm-bindgen wrote it, which is the module's import name.
   const namespaces = new Map([...out.matchAll(/^import \* as (import\d+) from (['"])(.*?)\2/gm)].map((m) => [m[3], m[1]]));
   const header = '    const import0 = {\n        __proto__: null,\n';
   if (out.split(header).length !== 2) throw new Error('wasm-bindgen glue changed: no single `const import0 = {` found');
@@ -234,12 +235,14 @@ function renameInGlue(glue, { imports, exports }) {
   for (const [module, name, short] of imports) {
     if (module === `./${crateName}_bg.js`) {
       const key = new RegExp(`^(\\s+)${name.replace(/\$/g, '\\$')}:`, 'gm');
-      const found = out.match(key)?.length ?? 0;
+      let found = 0;
+      out = out.replace(key, (_, indent) => {
+        found += 1;
+        return `${indent}${short}:`;
+      });
       if (found !== 1) throw new Error(`wasm-bindgen glue changed: import ${name} defined ${found} times`);
-      out = out.replace(key, (_, indent) => `${indent}${short}:`);
     } else {
-      const path = module.replace(/^\.\/snippets\/[^/]*\/js\/src\/([\w-]+\.js)$/, '../$1');
-      const namespace = [...namespaces].find(([from]) => from === path)?.[1];
+      const namespace = namespaces.get(module);
       if (!namespace) throw new Error(`wasm-bindgen glue changed: no namespace import of ${module}`);
       fromSnippets.push(`        ${short}: ${namespace}.${name},\n`);
     }
@@ -267,7 +270,7 @@ const snippets = [...rawGlue.matchAll(snippetImport)].map((match) => match[2]);
 for (const name of ['errors', 'context', 'agent-messages', 'strict-json']) {
   if (!snippets.includes(name)) throw new Error(`wasm-bindgen glue changed: no import of the ${name}.js snippet found`);
 }
-const glue = renameInGlue(rawGlue.replace(snippetImport, "from '../$2.js'"), JSON.parse(readFileSync(namesFile, 'utf8')));
+const glue = renameInGlue(rawGlue, JSON.parse(readFileSync(namesFile, 'utf8'))).replace(snippetImport, "from '../$2.js'");
 if (glue.includes('import.meta.url')) throw new Error('wasm-bindgen glue resolves a .wasm URL: bundlers would follow it');
 writeFileSync(join(pkg, 'wasm', `${crateName}.js`), glue);
 
