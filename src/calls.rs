@@ -247,9 +247,19 @@ impl Calls {
         })
     }
 
-    /// The first call from `bridge`, in key order.
-    pub(crate) fn first_from(&self, bridge: BridgeId) -> Option<CallKey> {
-        self.first(|c| c.origin == Origin::Bridge(bridge))
+    /// The first call from `bridge` at or after `from`, in key order.
+    pub(crate) fn first_from(&self, bridge: BridgeId, from: CallKey) -> Option<CallKey> {
+        let start = self.list.partition_point(|c| c.key < from);
+        self.list
+            .get(start..)?
+            .iter()
+            .find(|c| c.origin == Origin::Bridge(bridge))
+            .map(|c| c.key)
+    }
+
+    /// Rule 2's in-flight half for a plain id (tests and models).
+    pub(crate) fn is_in_flight_from_a_bridge(&self, id: &str) -> bool {
+        self.in_flight_from_a_bridge(&IdKey::of(id))
     }
 
     /// The first aborted call, in key order, out of grace at `now`.
@@ -858,20 +868,39 @@ impl Toolmark {
         }
     }
 
-    /// Detaching a bridge: its calls go now, in key order, as nobody is
-    /// left to answer them. A running one is aborted and its outcome
-    /// ignored (not `late_result`); only a run (running or aborting) has a
-    /// restorer to drop.
-    pub(crate) fn drop_calls_of(&mut self, bridge: BridgeId) {
-        while let Some(key) = self.calls.first_from(bridge) {
-            let Some(call) = self.remove_call(key) else {
+    /// Detaching a bridge. Its calls that have not run go now, in key
+    /// order, as nobody is left to answer them. A running one is aborted
+    /// and stays, as a cancelled one does, until it settles or its grace
+    /// period ends: its id stays in flight for the page (rule 2: the same
+    /// id on another bridge is a duplicate, not a second run) and its
+    /// scope stays busy (rule 5: one run at a time). Its answer goes to no
+    /// bridge, but its id joins the page's answered ids: the tool ran for
+    /// it, and a replay must not run it again.
+    pub(crate) fn drop_calls_of(&mut self, bridge: BridgeId, now: u64) {
+        let deadline = now.saturating_add(self.config.abort_grace_ms);
+        let mut next = self.calls.first_from(bridge, CallKey(0));
+        while let Some(key) = next {
+            next = self
+                .calls
+                .first_from(bridge, CallKey(key.0.saturating_add(1)));
+            let Some(stage) = self.calls.get(key).map(|c| c.stage) else {
                 break;
             };
-            if let Stage::Running(run) = call.stage {
-                self.out.action(Action::Abort { run });
-            }
-            if let (true, Some(run)) = (call.snapshot, call.stage.run()) {
-                self.out.action(Action::DropRestorer { run });
+            match stage {
+                Stage::Running(run) => {
+                    self.calls.set_stage(key, Stage::Aborting { run, deadline });
+                    self.out.action(Action::Abort { run });
+                }
+                Stage::Aborting { .. } => {}
+                // No tool has run for it (only a snapshot run has a
+                // restorer, and only a run takes one).
+                Stage::Queued
+                | Stage::Active
+                | Stage::Validating(_)
+                | Stage::Preparing(_)
+                | Stage::ReadingState(_) => {
+                    self.remove_call(key);
+                }
             }
         }
     }
@@ -941,7 +970,9 @@ mod tests {
             "a page request's id is not a bridge's"
         );
         assert_eq!(calls.of_request(Handle(7)), Some(b));
-        assert_eq!(calls.first_from(BridgeId(0)), Some(a));
+        assert_eq!(calls.first_from(BridgeId(0), CallKey(0)), Some(a));
+        assert_eq!(calls.first_from(BridgeId(0), CallKey(1)), None);
+        assert_eq!(calls.first_from(BridgeId(1), CallKey(1)), Some(c));
         let run = calls.new_run();
         calls.set_stage(b, Stage::Running(run));
         assert_eq!(calls.waiting_for(run).map(|(k, _)| k), Some(b));

@@ -285,6 +285,12 @@ impl Toolmark {
         self.confirmations.len()
     }
 
+    /// Rule 2's in-flight half: a call under `id` from a bridge (attached
+    /// or not) has not settled yet.
+    pub fn is_call_in_flight(&self, id: &str) -> bool {
+        self.calls.is_in_flight_from_a_bridge(id)
+    }
+
     /// Answered ids the page remembers (at most 1000, for all its bridges).
     pub fn answered_ids(&self) -> usize {
         self.bridges.answered_ids().len()
@@ -458,12 +464,14 @@ impl Toolmark {
     }
 
     /// Detaches a bridge: its queued calls are dropped, its running calls
-    /// aborted (their results are no longer sent), its transport closed.
+    /// aborted (their results are no longer sent; each keeps its id and its
+    /// scope until it settles or its grace period ends, see
+    /// `drop_calls_of`), its transport closed.
     pub fn detach(&mut self, bridge: BridgeId, now: u64) {
         if !self.bridges.detach(bridge) {
             return;
         }
-        self.drop_calls_of(bridge);
+        self.drop_calls_of(bridge, now);
         self.out.action(Action::Close { bridge });
         self.pump(now);
     }

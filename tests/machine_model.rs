@@ -650,7 +650,9 @@ struct BridgeModel {
     attached: bool,
     limit: usize,
     changed_mode: bool,
-    /// Accepted requests not answered yet.
+    /// Accepted requests not answered yet; once detached, its calls still
+    /// running (rules 2 and 5: their ids stay in flight for the page until
+    /// they settle or their grace period ends, answered on no bridge).
     in_flight: BTreeMap<String, ReqKind>,
     last_rev: Option<u64>,
 }
@@ -669,14 +671,8 @@ impl BridgeModel {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Abort {
-    /// Aborted by a detach: abandoned at once, a late outcome is ignored.
-    Detach,
-    /// Aborted by `cancel` / `abort`: the grace period runs.
-    Grace {
-        deadline: u64,
-        timed_out: bool,
-        detach_since: bool,
-    },
+    /// Aborted by `cancel` / `abort` / a detach: the grace period runs.
+    Grace { deadline: u64, timed_out: bool },
 }
 
 #[derive(Debug, Clone)]
@@ -686,6 +682,8 @@ struct RunInfo {
     caller: Caller,
     snapshot: bool,
     abort: Option<Abort>,
+    /// The detached bridge whose call this run is: its answer goes nowhere.
+    orphan_of: Option<BridgeId>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1319,6 +1317,7 @@ impl Model {
                         caller,
                         snapshot,
                         abort: None,
+                        orphan_of: None,
                     },
                 );
             }
@@ -1358,14 +1357,9 @@ impl Model {
                 let Some(info) = self.runs.get_mut(&run) else {
                     return Err(fail(format!("Abort of run {run:?} that is not running")));
                 };
-                info.abort = Some(if ctx.detaching.is_some() {
-                    Abort::Detach
-                } else {
-                    Abort::Grace {
-                        deadline: now + GRACE,
-                        timed_out: false,
-                        detach_since: false,
-                    }
+                info.abort = Some(Abort::Grace {
+                    deadline: now + GRACE,
+                    timed_out: false,
                 });
             }
             Action::Restore { run, restorer } => {
@@ -1432,8 +1426,8 @@ impl Model {
         let mut bridge_calls = 0;
         // answered_ids() is the spec's answered-id memory: the shared model.
         for (id, b) in &self.bridges {
+            bridge_calls += b.in_flight.len();
             if b.attached {
-                bridge_calls += b.in_flight.len();
                 for (req, kind) in &b.in_flight {
                     prop_assert!(
                         matches!(kind, ReqKind::Call { .. }),
@@ -1444,7 +1438,17 @@ impl Model {
                     );
                 }
             } else {
-                prop_assert!(b.in_flight.is_empty());
+                for req in b.in_flight.keys() {
+                    prop_assert!(
+                        self.runs
+                            .values()
+                            .any(|r| r.call_id == *req && r.orphan_of == Some(*id)),
+                        "{} of detached {:?} in flight without a run: {:?}",
+                        req,
+                        id,
+                        self.runs
+                    );
+                }
             }
         }
         prop_assert_eq!(
@@ -1516,25 +1520,18 @@ impl Model {
         }
         self.pending = ids;
         // The next deadline: the earliest expiry or end of an abort grace
-        // period (unknown when a detach may have dropped an aborting call).
+        // period.
         let mut deadline = pending.iter().map(|p| p.expires_at).min();
-        let mut unsure = false;
         for info in self.runs.values() {
             if let Some(Abort::Grace {
                 deadline: end,
                 timed_out: false,
-                detach_since,
             }) = info.abort
             {
-                unsure |= detach_since;
-                if !detach_since {
-                    deadline = Some(deadline.map_or(end, |d| d.min(end)));
-                }
+                deadline = Some(deadline.map_or(end, |d| d.min(end)));
             }
         }
-        if !unsure {
-            prop_assert_eq!(tm.poll_timeout(), deadline, "poll_timeout");
-        }
+        prop_assert_eq!(tm.poll_timeout(), deadline, "poll_timeout");
         // Revisions: every attached bridge hears about each one.
         for r in &step.rev_events {
             prop_assert_eq!(*r, rev);
@@ -1827,6 +1824,22 @@ impl Model {
             Outcome::Aborted => json!({"status": "cancelled", "by": "signal"}),
         };
         let ok = expected["status"] == "ok";
+        // A detached bridge's call leaves flight as it settles (in its
+        // grace period; after it, it left when abandoned).
+        let mut orphan_was_in_flight = false;
+        if let (
+            Some(bridge),
+            None
+            | Some(Abort::Grace {
+                timed_out: false, ..
+            }),
+        ) = (info.orphan_of, info.abort)
+        {
+            orphan_was_in_flight = self
+                .bridges
+                .get_mut(&bridge)
+                .is_some_and(|b| b.in_flight.remove(&info.call_id).is_some());
+        }
         let (_, step) = self.step(Ctx::default(), Input::Outcome(run, outcome), |_, _| {})?;
         let late = step.late_results();
         let answered = step.answers() > 0;
@@ -1842,34 +1855,46 @@ impl Model {
             prop_assert_eq!(step.late_results(), 0);
             Ok(())
         };
-        match info.abort {
-            None => expect_answer(&step)?,
-            Some(Abort::Detach) => {
-                // Nobody waits after a detach: the outcome is ignored.
+        let timed_out = matches!(
+            info.abort,
+            Some(Abort::Grace {
+                timed_out: true,
+                ..
+            })
+        );
+        let orphan_settled = match info.orphan_of {
+            Some(bridge) if !timed_out => {
+                // Its bridge is gone: settled, answered on no bridge, its id
+                // out of flight (the shared model remembers it as answered).
                 prop_assert!(
-                    step.silent(),
-                    "the outcome of a run abandoned by detach had effects: {:?}",
+                    step.results.iter().all(|(_, id, _)| *id != info.call_id),
+                    "the result of a detached bridge's call was sent: {:?}",
                     step
                 );
+                prop_assert_eq!(late, 0, "a detached call settling in its grace period");
+                prop_assert!(
+                    orphan_was_in_flight,
+                    "the settled call {} of detached {:?} was not in flight",
+                    info.call_id,
+                    bridge
+                );
+                self.count("a detached bridge's call settled");
+                true
             }
-            Some(Abort::Grace {
-                timed_out,
-                detach_since,
-                ..
-            }) => {
-                if timed_out {
-                    prop_assert!(
-                        (late == 1 && !answered) || (detach_since && step.silent()),
-                        "a run settling after its grace period: {:?}",
-                        step
-                    );
-                } else if !(detach_since && step.silent()) {
-                    expect_answer(&step)?;
-                }
-            }
+            _ => false,
+        };
+        if orphan_settled {
+        } else if timed_out {
+            prop_assert!(
+                late == 1 && !answered,
+                "a run settling after its grace period: {:?}",
+                step
+            );
+        } else {
+            expect_answer(&step)?;
         }
         // The snapshot flag is the run's own, even if its tool was unregistered meanwhile.
-        if info.snapshot && answered {
+        if info.snapshot && (answered || orphan_settled) {
             if ok {
                 self.kept.push(info.call_id.clone());
                 self.kept_run.insert(info.call_id.clone(), run);
@@ -2248,17 +2273,26 @@ impl Model {
         self.page.now = target;
         let (_, step) = self.step(Ctx::default(), Input::Timeout, |model, _| {
             let mut newly = 0;
+            let mut orphans = Vec::new();
             for info in model.runs.values_mut() {
                 if let Some(Abort::Grace {
                     deadline,
                     timed_out,
-                    ..
                 }) = &mut info.abort
                 {
                     if *deadline <= target && !*timed_out {
                         *timed_out = true;
                         newly += 1;
+                        if let Some(bridge) = info.orphan_of {
+                            orphans.push((bridge, info.call_id.clone()));
+                        }
                     }
+                }
+            }
+            // Abandoned, answered on no bridge: out of flight.
+            for (bridge, id) in orphans {
+                if let Some(b) = model.bridges.get_mut(&bridge) {
+                    b.in_flight.remove(&id);
                 }
             }
             for _ in 0..newly {
@@ -2290,18 +2324,32 @@ impl Model {
             ..Ctx::default()
         };
         let (_, step) = self.step(ctx, Input::Detach(bridge), |model, _| {
-            if let Some(b) = model.bridges.get_mut(&bridge) {
-                b.attached = false;
-                // Its calls are dropped (never answered): their ids
-                // are not in flight any more. The answered ids stay
-                // the page's.
-                b.in_flight.clear();
-            }
+            let Some(b) = model.bridges.get_mut(&bridge) else {
+                return;
+            };
+            b.attached = false;
+            // Its calls that have not run are dropped (never answered):
+            // their ids are not in flight any more. Its running ones
+            // (aborted now or earlier, within their grace period) keep
+            // their ids in flight until they settle. The answered ids stay
+            // the page's.
+            let mut running = BTreeMap::new();
             for info in model.runs.values_mut() {
-                if let Some(Abort::Grace { detach_since, .. }) = &mut info.abort {
-                    *detach_since = true;
+                let in_grace = !matches!(
+                    info.abort,
+                    Some(Abort::Grace {
+                        timed_out: true,
+                        ..
+                    })
+                );
+                if in_grace && info.orphan_of.is_none() {
+                    if let Some(kind) = b.in_flight.remove(&info.call_id) {
+                        info.orphan_of = Some(bridge);
+                        running.insert(info.call_id.clone(), kind);
+                    }
                 }
             }
+            b.in_flight = running;
         })?;
         prop_assert_eq!(step.closes, vec![bridge]);
         Ok(())

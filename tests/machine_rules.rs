@@ -203,6 +203,76 @@ fn rule_2_an_answered_id_replayed_after_detach_and_reattach_is_ignored() {
     assert_eq!(page.tm.answered_ids(), 2);
 }
 
+/// Rules 2 and 5 speak of the page, not of a bridge: a call still running
+/// when its bridge detaches keeps its id and its scope until it settles.
+/// The same id on a bridge attached later is a duplicate (not a second run
+/// at once), another call on the scope waits, and once the first run
+/// settles its id is remembered as answered (its result goes nowhere): a
+/// replay does not run the tool again.
+#[test]
+fn rules_2_and_5_a_call_running_at_detach_keeps_its_id_and_scope_until_it_settles() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.call("c1", "t", json!({}));
+    let run = only_run(&mut page);
+    let first = page.bridge;
+    page.reattach();
+    assert!(page.actions.contains(&Action::Abort { run }));
+    page.call("c1", "t", json!({}));
+    assert!(
+        page.take_runs().is_empty(),
+        "the tool ran a second time for one id while the first run still runs"
+    );
+    page.call("c2", "t", json!({}));
+    assert!(page.take_runs().is_empty(), "two runs at once in one scope");
+    assert_eq!(page.tm.scope_pending("t"), Some(2));
+    assert!(page.tm.is_call_in_flight("c1"));
+    page.settle(run, Outcome::Ok(Some("1".into())));
+    let runs = page.take_runs();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(
+        runs[0].4, "c2",
+        "the scope's next call starts once c1 settled"
+    );
+    assert!(
+        page.sent_all
+            .iter()
+            .all(|(_, m)| !(m["type"] == "result" && m["id"] == "c1")),
+        "the detached call's result is sent on no bridge"
+    );
+    assert!(page.sent_on(first).iter().all(|m| m["type"] != "result"));
+    assert_eq!(page.tm.answered_ids(), 1, "c1 is remembered as answered");
+    page.call("c1", "t", json!({}));
+    assert!(page.take_runs().is_empty(), "a replayed id ran again");
+    assert!(page.error_codes().is_empty(), "{:?}", page.error_codes());
+}
+
+/// A run aborted by a detach that never settles gets the abort grace
+/// period, as a cancelled one does: then its scope is free, its id is
+/// remembered, and an outcome after that is a `late_result`.
+#[test]
+fn a_call_running_at_detach_is_abandoned_after_the_grace_period() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.call("c1", "t", json!({}));
+    let run = only_run(&mut page);
+    page.reattach();
+    page.call("c2", "t", json!({}));
+    assert!(page.take_runs().is_empty());
+    assert_eq!(page.tm.poll_timeout(), Some(page.now + 3_000));
+    page.advance(2_999);
+    assert!(page.take_runs().is_empty(), "still within its grace period");
+    page.advance(1);
+    let runs = page.take_runs();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0].4, "c2");
+    assert!(!page.tm.is_call_in_flight("c1"));
+    page.call("c1", "t", json!({}));
+    assert!(page.take_runs().is_empty(), "a replayed id ran again");
+    page.settle(run, Outcome::Ok(None));
+    assert_eq!(page.error_codes(), [ErrorEventCode::LateResult]);
+}
+
 #[test]
 fn rule_2_two_bridges_of_one_page_run_and_answer_a_call_once() {
     let mut page = Page::new();
@@ -1571,8 +1641,11 @@ fn rule_5_an_approval_for_a_tool_registered_again_on_a_full_scope_is_stale() {
     assert!(page.tm.pending_confirmations().is_empty(), "used up");
 }
 
+/// The lanes a detach aborts stay busy until their runs settle (rules 2
+/// and 5 are the page's): the page calls queued behind them start as each
+/// aborted run settles.
 #[test]
-fn detach_frees_two_lanes_and_their_runs_start_smallest_scope_first() {
+fn detach_frees_each_lane_when_its_aborted_run_settles() {
     let mut page = Page::new();
     let first = page.scope("first");
     let second = page.scope("second");
@@ -1584,7 +1657,6 @@ fn detach_frees_two_lanes_and_their_runs_start_smallest_scope_first() {
     page.call("y", "first.t", json!({}));
     let held = page.take_runs();
     assert_eq!(held.len(), 2);
-    // Page calls wait behind them, the second scope's queued first.
     page.tm
         .call("second.t", "{}", Caller::Human, None, page.now);
     page.tm.call("first.t", "{}", Caller::Human, None, page.now);
@@ -1593,22 +1665,30 @@ fn detach_frees_two_lanes_and_their_runs_start_smallest_scope_first() {
     page.actions.clear();
     page.tm.detach(page.bridge, page.now);
     page.drain();
-    let order: Vec<String> = page
-        .actions
-        .iter()
-        .map(|a| match a {
-            Action::Abort { run } if *run == held[0].0 => "abort x".to_owned(),
-            Action::Abort { run } if *run == held[1].0 => "abort y".to_owned(),
-            Action::Close { .. } => "close".to_owned(),
-            Action::Run { name, .. } => format!("run {name}"),
-            other => format!("{other:?}"),
-        })
-        .collect();
+    let order = |page: &Page| -> Vec<String> {
+        page.actions
+            .iter()
+            .map(|a| match a {
+                Action::Abort { run } if *run == held[0].0 => "abort x".to_owned(),
+                Action::Abort { run } if *run == held[1].0 => "abort y".to_owned(),
+                Action::Close { .. } => "close".to_owned(),
+                Action::Run { name, .. } => format!("run {name}"),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    };
     assert_eq!(
-        order,
-        ["abort x", "abort y", "close", "run first.t", "run second.t"],
-        "the freed lanes start smallest scope first, not in arrival order"
+        order(&page),
+        ["abort x", "abort y", "close"],
+        "the aborted runs still hold their lanes"
     );
+    page.actions.clear();
+    page.settle(held[1].0, Outcome::Aborted);
+    assert_eq!(order(&page), ["run first.t"]);
+    page.actions.clear();
+    page.settle(held[0].0, Outcome::Aborted);
+    assert_eq!(order(&page), ["run second.t"]);
+    assert_eq!(page.tm.answered_ids(), 2);
 }
 
 #[test]

@@ -254,8 +254,13 @@ pub struct SpecModel {
     // bridges
     pub bridges: BTreeMap<BridgeId, BridgeOwed>,
     pub detached: Vec<BridgeId>,
-    /// The last 1000 results the page sent, on any bridge (rule 2 is per page).
+    /// The last 1000 results the page sent, on any bridge (rule 2 is per page),
+    /// and the ids of detached bridges' calls that settled since.
     pub recent: AnsweredModel,
+    /// Ids a detached bridge was owed whose calls were still running:
+    /// in flight for the page until they settle (rules 2 and 5), then
+    /// remembered as answered though no result goes out.
+    pub orphans: Vec<String>,
     // work and requests
     runs_seen: BTreeSet<u64>,
     pub run_list: Vec<RunId>,
@@ -295,6 +300,7 @@ impl SpecModel {
             bridges: BTreeMap::new(),
             detached: Vec::new(),
             recent: AnsweredModel::default(),
+            orphans: Vec::new(),
             runs_seen: BTreeSet::new(),
             run_list: Vec::new(),
             call_ids: Vec::new(),
@@ -397,8 +403,12 @@ impl SpecModel {
             }
             Input::Detach(bridge) => {
                 tm.detach(bridge, now);
-                if self.bridges.remove(&bridge).is_some() {
+                if let Some(model) = self.bridges.remove(&bridge) {
                     self.detached.push(bridge);
+                    // (The core says which are still running: a run's
+                    // stage is not the spec's to model.)
+                    self.orphans
+                        .extend(model.owed.into_iter().filter(|id| tm.is_call_in_flight(id)));
                 }
                 Reply::None
             }
@@ -539,7 +549,9 @@ impl SpecModel {
             },
         };
         let duplicate = |id: &String| {
-            self.recent.contains(id) || self.bridges.values().any(|m| m.owed.contains(id))
+            self.recent.contains(id)
+                || self.orphans.contains(id)
+                || self.bridges.values().any(|m| m.owed.contains(id))
         };
         if let Some(id) = owed.filter(|id| !duplicate(id)) {
             if let Some(model) = self.bridges.get_mut(&bridge) {
@@ -588,6 +600,15 @@ impl SpecModel {
     /// then the bounds.
     pub fn drain(&mut self, tm: &mut Toolmark) -> Result<Drained, String> {
         let mut drained = Drained::default();
+        // A detached bridge's call that settled: answered on no bridge,
+        // remembered (settled before anything it let start was answered).
+        let (settled, running): (Vec<String>, Vec<String>) = core::mem::take(&mut self.orphans)
+            .into_iter()
+            .partition(|id| !tm.is_call_in_flight(id));
+        self.orphans = running;
+        for id in settled {
+            self.recent.remember(&id);
+        }
         while let Some(transmit) = tm.poll_transmit() {
             self.check_transmit(tm, transmit.bridge, &transmit.text)?;
             drained.transmits.push(transmit);
@@ -632,6 +653,11 @@ impl SpecModel {
             tm.calls_in_flight() == 0,
             "{} calls left after settling",
             tm.calls_in_flight()
+        );
+        ensure!(
+            self.orphans.is_empty(),
+            "detached calls never settled: {:?}",
+            self.orphans
         );
         ensure!(
             self.validated_values.is_empty(),
