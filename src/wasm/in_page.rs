@@ -18,6 +18,14 @@
 //!   `confirmed` messages. A request with `timeoutMs` rejects with a
 //!   `TimeoutError` and sends `cancel` when no result comes in time (rule 3:
 //!   a timeout is the agent side's).
+//! - **Before the first manifest** the agent end does not know the page's
+//!   `clientId`, and a message without it is dropped by the page: a
+//!   request (`call`, `describe`) made then waits, in order, and goes out
+//!   with the `clientId` of the first manifest (or `changed`). At most
+//!   [`MAX_WAITING_FOR_MANIFEST`] wait; one more rejects at once with an
+//!   error that says why. A waiting request that times out rejects and
+//!   sends nothing; one cancelled resolves `cancelled signal`, the page's
+//!   answer to a call cancelled before it ran.
 //! - No `RefCell` borrow is held while JS runs.
 
 use crate::prelude::*;
@@ -48,6 +56,10 @@ extern "C" {
     #[wasm_bindgen(js_name = callMessage)]
     fn call_message(client_id: &JsValue, id: &JsValue, tool: &JsValue, input: &JsValue) -> Object;
 }
+
+/// Requests of the agent end kept until the first manifest tells the
+/// page's `clientId`.
+pub const MAX_WAITING_FOR_MANIFEST: usize = 100;
 
 /// What the agent end learned from the latest manifest or `changed`.
 struct Latest {
@@ -85,6 +97,8 @@ struct Channel {
     to_page_task: Function,
     to_agent_task: Function,
     latest: RefCell<Latest>,
+    /// Requests made before the first manifest, `(id, message)`, in order.
+    before_manifest: RefCell<Vec<(JsValue, Object)>>,
     closed: Cell<bool>,
 }
 
@@ -172,12 +186,13 @@ impl Channel {
             let rev = get(message, "rev");
             let tools = is(&host::MANIFEST).then(|| get(message, "tools"));
             if let Ok(mut latest) = self.latest.try_borrow_mut() {
-                latest.client_id = client_id;
+                latest.client_id = client_id.clone();
                 latest.rev = rev;
                 if let Some(tools) = tools {
                     latest.tools = tools;
                 }
             }
+            self.send_waiting(&client_id);
         } else if is(&host::CONFIRMED) {
             call_each(&Array::from(&self.confirmed), message)?;
         }
@@ -194,6 +209,60 @@ impl Channel {
         };
         let bound: JsValue = task.bind1(&JsValue::NULL, &value).into();
         host::queue_microtask(bound.unchecked_ref());
+    }
+
+    /// Whether the page's `clientId` is known (a manifest or `changed` came).
+    fn knows_page(&self) -> bool {
+        !self.latest(|l| l.client_id.clone()).is_undefined()
+    }
+
+    /// The requests made before the first manifest, sent in order with the
+    /// page's `clientId` now that it is known.
+    fn send_waiting(&self, client_id: &JsValue) {
+        if client_id.is_undefined() {
+            return;
+        }
+        let waiting = self
+            .before_manifest
+            .try_borrow_mut()
+            .map(|mut waiting| core::mem::take(&mut *waiting))
+            .unwrap_or_default();
+        for (_, message) in waiting {
+            host::set(&message, "clientId", client_id);
+            self.deliver(false, message.into());
+        }
+    }
+
+    /// Takes request `id` out of the requests waiting for the first
+    /// manifest; false when it is not there.
+    fn unqueue(&self, id: &JsValue) -> bool {
+        let Ok(mut waiting) = self.before_manifest.try_borrow_mut() else {
+            return false;
+        };
+        let before = waiting.len();
+        waiting.retain(|(waiting_id, _)| waiting_id != id);
+        waiting.len() != before
+    }
+
+    /// Sends request `message` to the page, or keeps it until the first
+    /// manifest; `Err` when [`MAX_WAITING_FOR_MANIFEST`] already wait.
+    fn send_request(&self, id: &JsValue, message: Object) -> Result<(), JsValue> {
+        if self.knows_page() {
+            self.deliver(false, message.into());
+            return Ok(());
+        }
+        let mut waiting = self
+            .before_manifest
+            .try_borrow_mut()
+            .map_err(|_| JsValue::from(js_sys::Error::new("in-page channel is busy")))?;
+        if waiting.len() >= MAX_WAITING_FOR_MANIFEST {
+            return Err(js_sys::Error::new(
+                "createInPageChannel: no manifest from the page yet (is a bridge attached with tm.use(bridge({ transport }))?) and 100 requests already wait for it",
+            )
+            .into());
+        }
+        waiting.push((id.clone(), message));
+        Ok(())
     }
 
     /// One delivery: to the listeners subscribed now (the page end's
@@ -234,13 +303,15 @@ impl Channel {
         message: Object,
         timeout_ms: JsValue,
     ) -> Promise {
+        if let Err(error) = self.send_request(&id, message) {
+            return Promise::reject(&error);
+        }
         Promise::new(&mut |resolve, reject| {
             let timer = (!timeout_ms.is_undefined())
                 .then(|| self.start_timer(kind, &id, &timeout_ms, reject))
                 .flatten();
             self.waiting.set(&id, &resolve);
             self.keep_timer(&id, timer);
-            self.deliver(false, message.clone().into());
         })
     }
 
@@ -261,7 +332,10 @@ impl Channel {
                 return Ok(JsValue::UNDEFINED);
             };
             drop(channel.take_waiting(&id));
-            channel.deliver(false, channel.message("cancel", &id).into());
+            // Never sent: nothing to cancel.
+            if !channel.unqueue(&id) {
+                channel.deliver(false, channel.message("cancel", &id).into());
+            }
             let mut why = String::from("no result for ");
             for part in [
                 kind,
@@ -468,10 +542,26 @@ impl InPageAgent {
         Ok(self.channel.request("describe", id, message, timeout_ms))
     }
 
-    /// Sends a `cancel` for that call id (never answered).
-    pub fn cancel(&self, id: &JsValue) {
+    /// Sends a `cancel` for that call id (never answered). A call still
+    /// waiting for the first manifest is not sent at all and resolves
+    /// `cancelled signal`, as the page answers a call cancelled before it ran.
+    pub fn cancel(&self, id: &JsValue) -> Result<(), JsValue> {
+        if self.channel.unqueue(id) {
+            if let Some((resolve, timer)) = self.channel.take_waiting(id) {
+                if !timer.is_undefined() {
+                    host::clear_timeout(&timer);
+                }
+                let cancelled = host::object(&[
+                    ("status", &JsValue::from_str("cancelled")),
+                    ("by", &JsValue::from_str("signal")),
+                ]);
+                resolve.call1(&JsValue::UNDEFINED, &cancelled)?;
+            }
+            return Ok(());
+        }
         self.channel
             .deliver(false, self.channel.message("cancel", id).into());
+        Ok(())
     }
 
     /// Calls `callback(message)` with every `confirmed` message; returns its unsubscribe.
@@ -501,6 +591,7 @@ pub fn create_in_page_channel() -> JsValue {
             rev: JsValue::UNDEFINED,
             tools: Array::new().into(),
         }),
+        before_manifest: RefCell::default(),
         closed: Cell::new(false),
     });
     let transport = InPageTransport {
