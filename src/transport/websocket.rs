@@ -19,9 +19,16 @@
 //! - **Outgoing buffer**: while not ready (disconnected, connecting, or
 //!   `onOpen` pending) at most [`MAX_BUFFERED`] texts, oldest evicted;
 //!   flushed in order on ready, before any held inbound message is delivered.
-//! - **Inbound held while `onOpen` is pending**: at most [`MAX_HELD`] per
-//!   connection, oldest evicted, delivered in order on ready, dropped if
-//!   `onOpen` rejects or the socket closes first.
+//! - **Inbound held while `onOpen` is pending**: at most [`MAX_HELD`]
+//!   frames and [`MAX_HELD_BYTES`] bytes of their UTF-8 text per
+//!   connection, oldest evicted to make room; a frame longer than
+//!   [`MAX_HELD_BYTES`] alone is dropped. Every frame evicted or dropped
+//!   so is counted ([`WebSocketPolicy::held_dropped`]).
+//! - **Frames not read**: [`WebSocketPolicy::reads`] tells the driver,
+//!   from a frame's length alone, when its text would be dropped whatever
+//!   it says (too long, a stale socket): it is not copied at all. Held frames are delivered
+//!   in order on ready, dropped if `onOpen` rejects or the socket closes
+//!   first.
 //! - **Frames**: a binary frame, or a text frame of more than
 //!   [`MAX_FRAME_UTF16_UNITS`] UTF-16 code units, is dropped unparsed. A
 //!   text frame that is not JSON is dropped too, silently, as the spec has
@@ -59,6 +66,11 @@ pub const DEFAULT_MAX_DELAY_MS: u64 = 30_000;
 pub const MAX_BUFFERED: usize = 100;
 /// Inbound texts held per connection while `onOpen` is pending.
 pub const MAX_HELD: usize = 100;
+/// UTF-8 bytes of the inbound texts held per connection while `onOpen` is
+/// pending: four times the bridge's default `maxMessageBytes`, so four
+/// messages the bridge takes by default always fit, and a frame of
+/// 4 × 1048576 ASCII units (JSON escapes all else) too.
+pub const MAX_HELD_BYTES: usize = 4 * 1_048_576;
 /// Longest text frame delivered: 4 × 1048576 UTF-16 code units.
 pub const MAX_FRAME_UTF16_UNITS: usize = 4 * 1_048_576;
 /// A connection that stayed ready this long (measured at its close) has
@@ -226,6 +238,9 @@ pub enum Frame {
     /// over [`MAX_FRAME_UTF16_UNITS`] without copying it
     /// ([`exceeds_frame_limit_units`]).
     TooLong { units: usize },
+    /// A text frame of `units` UTF-16 code units the driver did not copy
+    /// because [`WebSocketPolicy::reads`] said it would be dropped unread.
+    Unread { units: usize },
 }
 
 /// What became of an inbound frame.
@@ -253,6 +268,8 @@ pub enum DropReason {
     Stopped,
     /// Not JSON text ([`is_json_text`]).
     NotJson,
+    /// Longer than [`MAX_HELD_BYTES`] while `onOpen` is pending.
+    TooLongToHold,
 }
 
 /// [`WebSocketPolicy::send`] after the transport stopped.
@@ -310,10 +327,36 @@ enum State {
     /// `Connect` asked for, no `open` yet.
     Connecting(ConnId),
     /// Open, `onOpen` pending; inbound frames are held.
-    Opening(ConnId, VecDeque<String>),
+    Opening(ConnId, Held),
     /// Open and `onOpen` settled, since this time.
     Ready(ConnId, u64),
     Stopped,
+}
+
+/// Inbound texts held while `onOpen` is pending, and their bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Held {
+    texts: VecDeque<String>,
+    bytes: usize,
+}
+
+impl Held {
+    /// Holds `text`, evicting the oldest until it fits the bounds; returns
+    /// how many were evicted. `text` must fit [`MAX_HELD_BYTES`] alone.
+    fn push(&mut self, text: String) -> u64 {
+        let mut evicted = 0;
+        while self.texts.len() >= MAX_HELD || self.bytes.saturating_add(text.len()) > MAX_HELD_BYTES
+        {
+            let Some(oldest) = self.texts.pop_front() else {
+                break;
+            };
+            self.bytes = self.bytes.saturating_sub(oldest.len());
+            evicted += 1;
+        }
+        self.bytes = self.bytes.saturating_add(text.len());
+        self.texts.push_back(text);
+        evicted
+    }
 }
 
 /// The policy of one `websocketTransport`. See the module docs.
@@ -327,6 +370,8 @@ pub struct WebSocketPolicy {
     reconnect_at: Option<u64>,
     buffer: VecDeque<String>,
     actions: VecDeque<Action>,
+    /// Inbound frames evicted or dropped by the bounds on held frames.
+    held_dropped: u64,
 }
 
 impl WebSocketPolicy {
@@ -340,6 +385,7 @@ impl WebSocketPolicy {
             reconnect_at: None,
             buffer: VecDeque::new(),
             actions: VecDeque::new(),
+            held_dropped: 0,
         };
         policy.connect();
         policy
@@ -369,6 +415,32 @@ impl WebSocketPolicy {
     /// The delay the next reconnect would wait (the cap applied).
     pub fn next_delay_ms(&self) -> u64 {
         self.delay.min(self.config.max_delay_ms)
+    }
+
+    /// Inbound frames lost to the bounds on frames held while `onOpen` is
+    /// pending (evicted, or too long to hold), since the transport began.
+    pub fn held_dropped(&self) -> u64 {
+        self.held_dropped
+    }
+
+    /// Inbound texts held now (while `onOpen` is pending) and their UTF-8 bytes.
+    pub fn held(&self) -> (usize, usize) {
+        match &self.state {
+            State::Opening(_, held) => (held.texts.len(), held.bytes),
+            _ => (0, 0),
+        }
+    }
+
+    /// Whether a text frame of `units` UTF-16 code units from `conn` needs
+    /// its text read: false when it is dropped whatever it says (too long,
+    /// a stale socket, stopped). The driver then reports it as
+    /// [`Frame::Unread`] without copying it. (A frame longer than
+    /// [`MAX_HELD_BYTES`] in UTF-16 units would be too long to hold, but
+    /// that bound is the frame limit itself.)
+    pub fn reads(&self, conn: ConnId, units: usize) -> bool {
+        !exceeds_frame_limit_units(units)
+            && self.current() == Some(conn)
+            && matches!(self.state, State::Opening(..) | State::Ready(..))
     }
 
     /// Texts waiting for a ready socket, oldest first.
@@ -406,12 +478,12 @@ impl WebSocketPolicy {
         self.actions.push_back(Action::Stopped { reason });
     }
 
-    fn become_ready(&mut self, conn: ConnId, held: VecDeque<String>, now: u64) {
+    fn become_ready(&mut self, conn: ConnId, held: Held, now: u64) {
         self.state = State::Ready(conn, now);
         for text in self.buffer.drain(..) {
             self.actions.push_back(Action::Send { conn, text });
         }
-        for text in held {
+        for text in held.texts {
             self.actions.push_back(Action::Deliver { text });
         }
     }
@@ -440,10 +512,10 @@ impl WebSocketPolicy {
             return;
         }
         if self.config.has_on_open {
-            self.state = State::Opening(conn, VecDeque::new());
+            self.state = State::Opening(conn, Held::default());
             self.actions.push_back(Action::CallOnOpen { conn });
         } else {
-            self.become_ready(conn, VecDeque::new(), now);
+            self.become_ready(conn, Held::default(), now);
         }
     }
 
@@ -478,10 +550,16 @@ impl WebSocketPolicy {
         let text = match frame {
             Frame::Binary => return Inbound::Dropped(DropReason::Binary),
             Frame::TooLong { units } => return Inbound::Dropped(DropReason::TooLong { units }),
+            Frame::Unread { units } => return self.drop_unread(units),
             Frame::Text(text) => text,
         };
         if let Some(units) = frame_units_over_limit(&text) {
             return Inbound::Dropped(DropReason::TooLong { units });
+        }
+        let opening = matches!(self.state, State::Opening(..));
+        if opening && text.len() > MAX_HELD_BYTES {
+            self.held_dropped = self.held_dropped.saturating_add(1);
+            return Inbound::Dropped(DropReason::TooLongToHold);
         }
         if !is_json_text(&text) {
             return Inbound::Dropped(DropReason::NotJson);
@@ -492,10 +570,8 @@ impl WebSocketPolicy {
                 Inbound::Delivered
             }
             State::Opening(_, held) => {
-                held.push_back(text);
-                if held.len() > MAX_HELD {
-                    held.pop_front();
-                }
+                let evicted = held.push(text);
+                self.held_dropped = self.held_dropped.saturating_add(evicted);
                 Inbound::Held
             }
             // A frame before `open` cannot happen on a real socket; held
@@ -504,6 +580,17 @@ impl WebSocketPolicy {
                 Inbound::Dropped(DropReason::StaleConnection)
             }
         }
+    }
+
+    /// A frame the driver did not read ([`WebSocketPolicy::reads`]), from
+    /// the current socket: why it is dropped.
+    fn drop_unread(&mut self, units: usize) -> Inbound {
+        if exceeds_frame_limit_units(units) {
+            return Inbound::Dropped(DropReason::TooLong { units });
+        }
+        // Not yet open (or a frame the driver should have read): dropped
+        // as not belonging to a connection that takes frames.
+        Inbound::Dropped(DropReason::StaleConnection)
     }
 
     /// The socket's `close` event with its code. A code from
@@ -989,6 +1076,71 @@ mod tests {
         assert_eq!(delivered.first(), Some(&"\"in20\""));
         assert_eq!(delivered.last(), Some(&"\"in119\""));
         assert_eq!(actions.len(), 1 + MAX_HELD);
+    }
+
+    /// Frames held while `onOpen` is pending are bounded in bytes, not
+    /// only in count: 100 frames of a megabyte each hold at most
+    /// [`MAX_HELD_BYTES`], the newest kept in order, every one evicted
+    /// counted; a frame longer than the bound alone is dropped without
+    /// evicting anything, and the driver need not read it.
+    #[test]
+    fn held_inbound_is_bounded_in_bytes_and_the_overflow_is_counted() {
+        let mut p = WebSocketPolicy::new(config(None, &[], true));
+        let conn = connect_id(&drain(&mut p));
+        p.handle_open(conn, 0);
+        drain(&mut p);
+        let frame = |i: usize| format!("[{i:3},\"{}\"]", "x".repeat(1_048_576 - 8));
+        assert_eq!(frame(7).len(), 1_048_576);
+        for i in 0..100 {
+            assert_eq!(p.handle_message(conn, Frame::Text(frame(i))), Inbound::Held);
+            let (count, bytes) = p.held();
+            assert!(bytes <= MAX_HELD_BYTES, "{bytes} bytes held");
+            assert_eq!(bytes, count * 1_048_576);
+        }
+        assert_eq!(p.held(), (4, MAX_HELD_BYTES));
+        assert_eq!(p.held_dropped(), 96);
+        // Alone over the bound: dropped, the held ones kept.
+        let long = format!("\"{}\"", "é".repeat(MAX_HELD_BYTES / 2));
+        assert!(long.len() > MAX_HELD_BYTES && utf16_len(&long) <= MAX_FRAME_UTF16_UNITS);
+        assert_eq!(
+            p.handle_message(conn, Frame::Text(long)),
+            Inbound::Dropped(DropReason::TooLongToHold)
+        );
+        // One the driver can tell from its length alone is not even read.
+        assert!(p.reads(conn, MAX_FRAME_UTF16_UNITS));
+        assert!(!p.reads(conn, MAX_FRAME_UTF16_UNITS + 1));
+        assert!(!p.reads(ConnId(99), 10), "a stale socket's frame");
+        assert_eq!(
+            p.handle_message(
+                conn,
+                Frame::Unread {
+                    units: MAX_FRAME_UTF16_UNITS + 1
+                }
+            ),
+            Inbound::Dropped(DropReason::TooLong {
+                units: MAX_FRAME_UTF16_UNITS + 1
+            })
+        );
+        assert_eq!(p.held(), (4, MAX_HELD_BYTES));
+        assert_eq!(p.held_dropped(), 97);
+        p.handle_on_open(conn, Ok(()), 1);
+        let delivered: Vec<String> = drain(&mut p)
+            .into_iter()
+            .filter_map(|a| match a {
+                Action::Deliver { text } => Some(text),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(delivered, [frame(96), frame(97), frame(98), frame(99)]);
+        assert_eq!(p.held(), (0, 0));
+        // Ready: any frame within the frame limit is read and delivered.
+        assert!(p.reads(conn, MAX_FRAME_UTF16_UNITS));
+        assert!(!p.reads(conn, MAX_FRAME_UTF16_UNITS + 1));
+        let long = format!("\"{}\"", "é".repeat(MAX_HELD_BYTES / 2));
+        assert_eq!(
+            p.handle_message(conn, Frame::Text(long)),
+            Inbound::Delivered
+        );
     }
 
     #[test]

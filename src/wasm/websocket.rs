@@ -11,8 +11,10 @@
 //!   package throws an `error` event nobody listens to.
 //! - **Frames**: `binaryType = 'arraybuffer'`; a text frame's `length` is
 //!   read on the JS string before it is copied into wasm memory, so a frame
-//!   over the limit never is; the policy drops binary, oversized and
-//!   non-JSON frames.
+//!   the policy would drop unread (over the limit, a stale socket's) never
+//!   is ([`WebSocketPolicy::reads`]); the policy drops binary, oversized
+//!   and non-JSON frames. A frame's text crosses once, at its exact UTF-8
+//!   length ([`frame_text`]).
 //! - **Subscribers**: a bridge ([`subscribe_raw`]) gets each frame's text
 //!   as it came (the Rust parser reads it; no `JSON.parse`, no
 //!   `JSON.stringify`); a JS `onMessage` callback gets `JSON.parse(text)`,
@@ -39,12 +41,14 @@ use wasm_bindgen::JsCast;
 
 use super::host::{self, get, Callback};
 use crate::transport::websocket::{
-    exceeds_frame_limit_units, Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketConfig,
-    WebSocketPolicy,
+    Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketConfig, WebSocketPolicy,
 };
 
 /// Transports created and not stopped yet.
 static LIVE: AtomicU32 = AtomicU32::new(0);
+/// Inbound frames lost to the bounds on frames held while `onOpen` is
+/// pending, by every transport (the policy counts its own).
+static HELD_DROPPED: AtomicU32 = AtomicU32::new(0);
 /// Sockets whose listeners are attached (the current ones and those
 /// closing).
 static SOCKETS: AtomicU32 = AtomicU32::new(0);
@@ -58,6 +62,31 @@ extern "C" {
     /// The global `URL` class (for `url instanceof URL`).
     #[wasm_bindgen(js_name = URL)]
     type JsUrl;
+
+    /// The global `TextEncoder`.
+    type TextEncoder;
+
+    #[wasm_bindgen(constructor, catch)]
+    fn new() -> Result<TextEncoder, JsValue>;
+
+    /// `encoder.encode(text)`: the UTF-8 bytes in a new `Uint8Array` of
+    /// exactly their length, outside wasm memory.
+    #[wasm_bindgen(method)]
+    fn encode(this: &TextEncoder, text: &JsString) -> js_sys::Uint8Array;
+}
+
+/// A text frame's string in wasm memory, copied once at its exact UTF-8
+/// length. The glue's string passing allocates the UTF-16 length, grows
+/// to three bytes a unit at the first non-ASCII character and shrinks to
+/// fit, each step a fresh block with this module's allocator (up to 6
+/// bytes a unit at once for a frame that is 2 bytes a unit); here the
+/// bytes are made outside wasm memory (`TextEncoder#encode`, which turns
+/// a lone surrogate into U+FFFD as the glue's `encodeInto` does) and
+/// copied into one block of their size. `None` if the host has no
+/// `TextEncoder` (then the glue's way is taken).
+fn frame_text(text: &JsString) -> Option<String> {
+    let bytes = TextEncoder::new().ok()?.encode(text);
+    String::from_utf8(bytes.to_vec()).ok()
 }
 
 fn type_error(error: ConfigError) -> JsValue {
@@ -270,15 +299,21 @@ impl Driver {
                 let frame = match data.dyn_ref::<JsString>() {
                     Some(text) => {
                         let units = usize::try_from(text.length()).unwrap_or(usize::MAX);
-                        if exceeds_frame_limit_units(units) {
-                            Frame::TooLong { units }
+                        if driver.with_policy(|p| p.reads(conn, units)) == Some(true) {
+                            Frame::Text(frame_text(text).unwrap_or_else(|| String::from(text)))
                         } else {
-                            Frame::Text(String::from(text))
+                            Frame::Unread { units }
                         }
                     }
                     None => Frame::Binary,
                 };
-                driver.with_policy(|p| p.handle_message(conn, frame));
+                let lost = driver.with_policy(|p| {
+                    let before = p.held_dropped();
+                    p.handle_message(conn, frame);
+                    p.held_dropped().saturating_sub(before)
+                });
+                let lost = u32::try_from(lost.unwrap_or(0)).unwrap_or(u32::MAX);
+                HELD_DROPPED.fetch_add(lost, Ordering::Relaxed);
                 driver.pump();
                 Ok(JsValue::UNDEFINED)
             }),
@@ -582,9 +617,10 @@ impl WebSocketTransport {
         }
     }
 
-    /// For the tests: `{ transports, sockets, memoryBytes }`: the running
-    /// transports, the sockets with listeners attached, the size of wasm
-    /// memory.
+    /// For the tests: `{ transports, sockets, memoryBytes, heldDropped }`:
+    /// the running transports, the sockets with listeners attached, the
+    /// size of wasm memory, the inbound frames lost to the bounds on held
+    /// frames.
     #[wasm_bindgen(js_name = __stats, skip_typescript)]
     pub fn stats() -> JsValue {
         let memory = get(&get(&wasm_bindgen::memory(), "buffer"), "byteLength");
@@ -592,6 +628,10 @@ impl WebSocketTransport {
             ("transports", &JsValue::from(LIVE.load(Ordering::Relaxed))),
             ("sockets", &JsValue::from(SOCKETS.load(Ordering::Relaxed))),
             ("memoryBytes", &memory),
+            (
+                "heldDropped",
+                &JsValue::from(HELD_DROPPED.load(Ordering::Relaxed)),
+            ),
         ])
         .into()
     }

@@ -409,7 +409,7 @@ test('1,000 sockets opened and closed (half with an onOpen that holds its transp
   const before = stats(probe);
   await cycle(1000);
   const afterStats = stats(probe);
-  assert.deepEqual(before, { transports: 0, sockets: 0, memoryBytes: afterStats.memoryBytes }, 'wasm memory grew');
+  assert.deepEqual(before, { transports: 0, sockets: 0, memoryBytes: afterStats.memoryBytes, heldDropped: afterStats.heldDropped }, 'wasm memory grew');
   assert.equal(afterStats.sockets, 0);
   // Every socket the server accepted (the probe's never connected) was closed by the page.
   assert.ok(server.sockets.length >= 1100);
@@ -442,4 +442,41 @@ test('throwing callbacks never break the transport: a listener that throws, an o
   assert.equal(server.sockets.length, 2);
   assert.throws(() => t2.send({ x: 1 }), /closed, not reconnecting/);
   assert.throws(() => t2.onMessage('not a function'), TypeError);
+});
+
+// Frames held while onOpen is pending are bounded in bytes (4 MiB of UTF-8
+// per connection, oldest evicted; a frame longer than that alone is
+// dropped), and each crosses into wasm memory once: 50 frames at the frame
+// limit (4 × 1048576 UTF-16 units, 8 MiB of UTF-8 each) and 10 of 1 MB
+// leave wasm memory within a few frames of where it was.
+test('frames held while onOpen is pending are bounded in bytes: wasm memory stays bounded, the newest are delivered in order', { timeout: 120000 }, async () => {
+  const server = await agentServer();
+  let release;
+  const gate = new Promise((resolve) => (release = resolve));
+  const received = [];
+  const t = transport({ url: server.url, onOpen: () => gate });
+  t.onMessage((m) => received.push(m));
+  await waitFor(() => server.sockets.length === 1, { what: 'connection' });
+  // A first burst settles the allocator's high-water mark for one frame.
+  const atLimit = JSON.stringify({ pad: 'é'.repeat(MAX_FRAME - 10) });
+  assert.equal(atLimit.length, MAX_FRAME);
+  const start = stats(t);
+  const socket = server.latest();
+  socket.send(atLimit);
+  await waitFor(() => stats(t).heldDropped === start.heldDropped + 1, { timeoutMs: 20000, what: 'the first frame' });
+  const before = stats(t);
+  for (let i = 0; i < 50; i++) socket.send(atLimit);
+  const small = (i) => JSON.stringify({ i, pad: 'x'.repeat(1_000_000 - 20) });
+  for (let i = 0; i < 10; i++) socket.send(small(i));
+  // 50 too long to hold, then 6 of the 1 MB ones evicted to keep 4 (4 MB ≤ 4 MiB).
+  await waitFor(() => stats(t).heldDropped === before.heldDropped + 56, { timeoutMs: 60000, what: 'the frames' });
+  const after = stats(t);
+  const grew = after.memoryBytes - before.memoryBytes;
+  assert.ok(grew <= 8 * 1048576, `wasm memory grew by ${grew} bytes for frames held while onOpen was pending`);
+  assert.ok(after.memoryBytes - start.memoryBytes <= 24 * 1048576, `wasm memory grew by ${after.memoryBytes - start.memoryBytes} bytes`);
+  assert.deepEqual(received, []);
+  release();
+  await waitFor(() => received.length === 4, { what: 'the held frames' });
+  await sleep(50);
+  assert.deepEqual(received.map((m) => m.i), [6, 7, 8, 9]);
 });
