@@ -26,7 +26,9 @@
 //!   so is counted ([`WebSocketPolicy::held_dropped`]).
 //! - **Frames not read**: [`WebSocketPolicy::reads`] tells the driver,
 //!   from a frame's length alone, when its text would be dropped whatever
-//!   it says (too long, a stale socket): it is not copied at all. Held frames are delivered
+//!   it says (too long, a stale socket), and [`WebSocketPolicy::holds`]
+//!   from its UTF-8 length, when it is too long to hold: it is not copied
+//!   into wasm memory at all. Held frames are delivered
 //!   in order on ready, dropped if `onOpen` rejects or the socket closes
 //!   first.
 //! - **Frames**: a binary frame, or a text frame of more than
@@ -239,8 +241,10 @@ pub enum Frame {
     /// ([`exceeds_frame_limit_units`]).
     TooLong { units: usize },
     /// A text frame of `units` UTF-16 code units the driver did not copy
-    /// because [`WebSocketPolicy::reads`] said it would be dropped unread.
-    Unread { units: usize },
+    /// because [`WebSocketPolicy::reads`] said it would be dropped unread,
+    /// or of `bytes` UTF-8 bytes (measured outside wasm memory) because
+    /// [`WebSocketPolicy::holds`] said it is too long to hold.
+    Unread { units: usize, bytes: Option<usize> },
 }
 
 /// What became of an inbound frame.
@@ -443,6 +447,13 @@ impl WebSocketPolicy {
             && matches!(self.state, State::Opening(..) | State::Ready(..))
     }
 
+    /// Whether a frame of `bytes` UTF-8 bytes can be held or delivered now:
+    /// false while `onOpen` is pending and it is longer than
+    /// [`MAX_HELD_BYTES`]. The driver then reports it as [`Frame::Unread`].
+    pub fn holds(&self, bytes: usize) -> bool {
+        !(matches!(self.state, State::Opening(..)) && bytes > MAX_HELD_BYTES)
+    }
+
     /// Texts waiting for a ready socket, oldest first.
     pub fn buffered(&self) -> impl Iterator<Item = &str> {
         self.buffer.iter().map(String::as_str)
@@ -550,14 +561,13 @@ impl WebSocketPolicy {
         let text = match frame {
             Frame::Binary => return Inbound::Dropped(DropReason::Binary),
             Frame::TooLong { units } => return Inbound::Dropped(DropReason::TooLong { units }),
-            Frame::Unread { units } => return self.drop_unread(units),
+            Frame::Unread { units, bytes } => return self.drop_unread(units, bytes),
             Frame::Text(text) => text,
         };
         if let Some(units) = frame_units_over_limit(&text) {
             return Inbound::Dropped(DropReason::TooLong { units });
         }
-        let opening = matches!(self.state, State::Opening(..));
-        if opening && text.len() > MAX_HELD_BYTES {
+        if !self.holds(text.len()) {
             self.held_dropped = self.held_dropped.saturating_add(1);
             return Inbound::Dropped(DropReason::TooLongToHold);
         }
@@ -584,9 +594,13 @@ impl WebSocketPolicy {
 
     /// A frame the driver did not read ([`WebSocketPolicy::reads`]), from
     /// the current socket: why it is dropped.
-    fn drop_unread(&mut self, units: usize) -> Inbound {
+    fn drop_unread(&mut self, units: usize, bytes: Option<usize>) -> Inbound {
         if exceeds_frame_limit_units(units) {
             return Inbound::Dropped(DropReason::TooLong { units });
+        }
+        if bytes.is_some_and(|bytes| !self.holds(bytes)) {
+            self.held_dropped = self.held_dropped.saturating_add(1);
+            return Inbound::Dropped(DropReason::TooLongToHold);
         }
         // Not yet open (or a frame the driver should have read): dropped
         // as not belonging to a connection that takes frames.
@@ -1114,15 +1128,28 @@ mod tests {
             p.handle_message(
                 conn,
                 Frame::Unread {
-                    units: MAX_FRAME_UTF16_UNITS + 1
+                    units: MAX_FRAME_UTF16_UNITS + 1,
+                    bytes: None
                 }
             ),
             Inbound::Dropped(DropReason::TooLong {
                 units: MAX_FRAME_UTF16_UNITS + 1
             })
         );
+        // Its UTF-8 length, measured by the driver outside wasm memory.
+        assert!(p.holds(MAX_HELD_BYTES) && !p.holds(MAX_HELD_BYTES + 1));
+        assert_eq!(
+            p.handle_message(
+                conn,
+                Frame::Unread {
+                    units: MAX_HELD_BYTES / 2,
+                    bytes: Some(MAX_HELD_BYTES + 2)
+                }
+            ),
+            Inbound::Dropped(DropReason::TooLongToHold)
+        );
         assert_eq!(p.held(), (4, MAX_HELD_BYTES));
-        assert_eq!(p.held_dropped(), 97);
+        assert_eq!(p.held_dropped(), 98);
         p.handle_on_open(conn, Ok(()), 1);
         let delivered: Vec<String> = drain(&mut p)
             .into_iter()
@@ -1136,6 +1163,7 @@ mod tests {
         // Ready: any frame within the frame limit is read and delivered.
         assert!(p.reads(conn, MAX_FRAME_UTF16_UNITS));
         assert!(!p.reads(conn, MAX_FRAME_UTF16_UNITS + 1));
+        assert!(p.holds(3 * MAX_FRAME_UTF16_UNITS));
         let long = format!("\"{}\"", "é".repeat(MAX_HELD_BYTES / 2));
         assert_eq!(
             p.handle_message(conn, Frame::Text(long)),

@@ -75,17 +75,23 @@ extern "C" {
     fn encode(this: &TextEncoder, text: &JsString) -> js_sys::Uint8Array;
 }
 
-/// A text frame's string in wasm memory, copied once at its exact UTF-8
-/// length. The glue's string passing allocates the UTF-16 length, grows
-/// to three bytes a unit at the first non-ASCII character and shrinks to
-/// fit, each step a fresh block with this module's allocator (up to 6
-/// bytes a unit at once for a frame that is 2 bytes a unit); here the
-/// bytes are made outside wasm memory (`TextEncoder#encode`, which turns
-/// a lone surrogate into U+FFFD as the glue's `encodeInto` does) and
-/// copied into one block of their size. `None` if the host has no
-/// `TextEncoder` (then the glue's way is taken).
-fn frame_text(text: &JsString) -> Option<String> {
-    let bytes = TextEncoder::new().ok()?.encode(text);
+/// A text frame's UTF-8 bytes, made outside wasm memory
+/// (`TextEncoder#encode`, which turns a lone surrogate into U+FFFD as the
+/// glue's `encodeInto` does); `None` if the host has no `TextEncoder`
+/// (then the glue's string passing is taken).
+///
+/// The glue's string passing allocates the UTF-16 length, grows to three
+/// bytes a unit at the first non-ASCII character and shrinks to fit, each
+/// step a fresh block with this module's allocator (up to 6 bytes a unit
+/// at once for a frame that is 2 bytes a unit); these bytes are measured
+/// first and copied into one block of their size ([`frame_text`]) only if
+/// the policy takes them.
+fn frame_bytes(text: &JsString) -> Option<js_sys::Uint8Array> {
+    Some(TextEncoder::new().ok()?.encode(text))
+}
+
+/// The frame's text in wasm memory, copied once.
+fn frame_text(bytes: &js_sys::Uint8Array) -> Option<String> {
     String::from_utf8(bytes.to_vec()).ok()
 }
 
@@ -299,10 +305,21 @@ impl Driver {
                 let frame = match data.dyn_ref::<JsString>() {
                     Some(text) => {
                         let units = usize::try_from(text.length()).unwrap_or(usize::MAX);
-                        if driver.with_policy(|p| p.reads(conn, units)) == Some(true) {
-                            Frame::Text(frame_text(text).unwrap_or_else(|| String::from(text)))
+                        if driver.with_policy(|p| p.reads(conn, units)) != Some(true) {
+                            Frame::Unread { units, bytes: None }
+                        } else if let Some(bytes) = frame_bytes(text) {
+                            let len = usize::try_from(bytes.length()).unwrap_or(usize::MAX);
+                            if driver.with_policy(|p| p.holds(len)) == Some(true) {
+                                // (Never invalid: the encoder writes UTF-8.)
+                                frame_text(&bytes).map_or(Frame::Binary, Frame::Text)
+                            } else {
+                                Frame::Unread {
+                                    units,
+                                    bytes: Some(len),
+                                }
+                            }
                         } else {
-                            Frame::Unread { units }
+                            Frame::Text(String::from(text))
                         }
                     }
                     None => Frame::Binary,

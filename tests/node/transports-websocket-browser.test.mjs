@@ -175,3 +175,58 @@ test('a terminal close code stops reconnecting; a non-terminal one reconnects', 
     assert.equal(stats.transports, 0);
     assert.deepEqual(page.errors, []);
   }));
+
+// Frames held while onOpen is pending are bounded in bytes (4 MiB of UTF-8
+// per connection, oldest evicted; a longer frame alone is dropped without
+// being copied into wasm memory): 50 frames at the frame limit ('é', 8 MiB
+// of UTF-8 each) and 10 of 1 MB leave the module's memory within a few
+// frames of where it was.
+test('frames held while onOpen is pending are bounded in bytes: wasm memory stays bounded, the newest are delivered in order', { timeout: 120000 }, async () => {
+  const agent = await startWsAgent();
+  const page = await chromium.open();
+  try {
+    await page.evaluate(async (url) => {
+      const { websocketTransport } = await import('/pkg/bridge/websocket.js');
+      window.handled = 0;
+      window.received = [];
+      const gate = new Promise((resolve) => (window.release = resolve));
+      // Counted by a listener added after the transport's: when it runs,
+      // the transport has handled the frame.
+      window.transport = websocketTransport({
+        url,
+        onOpen: (ws) => {
+          ws.addEventListener('message', () => window.handled++);
+          return gate;
+        },
+      });
+      window.transport.onMessage((m) => window.received.push(m.i));
+      window.stats = () => Object.getPrototypeOf(window.transport).constructor.__stats();
+    }, agent.url);
+    await waitFor(() => agent.sockets.length === 1, { what: 'connection' });
+    const handled = (n) => waitFor(async () => (await page.evaluate(() => window.handled)) === n, { timeoutMs: 60000, what: `${n} frames` });
+    const stats = () => page.evaluate(() => window.stats());
+    const socket = agent.latest();
+    const atLimit = JSON.stringify({ pad: 'é'.repeat(MAX_FRAME - 10) });
+    assert.equal(atLimit.length, MAX_FRAME);
+    const small = (i) => JSON.stringify({ i, pad: 'x'.repeat(1_000_000 - 20) });
+    const start = await stats();
+    socket.send(atLimit);
+    await handled(1);
+    for (let i = 0; i < 50; i++) socket.send(atLimit);
+    for (let i = 0; i < 10; i++) socket.send(small(i));
+    await handled(61);
+    const after = await stats();
+    const grew = after.memoryBytes - start.memoryBytes;
+    assert.ok(grew <= 8 * 1048576, `wasm memory grew by ${grew} bytes for 61 frames held while onOpen was pending`);
+    assert.equal(after.heldDropped - start.heldDropped, 57);
+    assert.deepEqual(await page.evaluate(() => window.received), []);
+    await page.evaluate(() => window.release());
+    await waitFor(async () => (await page.evaluate(() => window.received.length)) === 4, { what: 'the held frames' });
+    await sleep(50);
+    assert.deepEqual(await page.evaluate(() => window.received), [6, 7, 8, 9]);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+    await agent.close();
+  }
+});
