@@ -880,9 +880,10 @@ impl Toolmark {
         let deadline = now.saturating_add(self.config.abort_grace_ms);
         let mut next = self.calls.first_from(bridge, CallKey(0));
         while let Some(key) = next {
-            next = self
-                .calls
-                .first_from(bridge, CallKey(key.0.saturating_add(1)));
+            next = key
+                .0
+                .checked_add(1)
+                .and_then(|after| self.calls.first_from(bridge, CallKey(after)));
             let Some(stage) = self.calls.get(key).map(|c| c.stage) else {
                 break;
             };
