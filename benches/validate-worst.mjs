@@ -1,9 +1,10 @@
-// node benches/validate-worst.mjs [--node] [--runs N] [--warmup N] [--only TEXT] [pkgDir ...]:
+// node benches/validate-worst.mjs [--node] [--runs N] [--warmup N] [--fragment N] [--only TEXT] [pkgDir ...]:
 // milliseconds of each of the validator's worst cases (issue 22;
 // tests/node/support/hostile-validation-cases.mjs), each package side by side
 // in one run, in headless Chromium (with --node, in this Node process). Each
 // case runs in a fresh page (a fresh module), after a warm-up of small agent
-// calls that fragments the module's heap; a 'call' case is one agent call
+// calls (--fragment N: and N tools registered, every other one then
+// unregistered, which leaves the heap fragmented); a 'call' case is one agent call
 // through the in-page channel (bridge maxMessageBytes 8 MiB), timed from
 // agent.call to its answer, so it includes the message's JSON work (the
 // same input sent to a tool without a schema is timed after it, printed in
@@ -23,6 +24,7 @@ const option = (name, fallback) => {
 };
 const runs = Number(option('--runs', 1));
 const warmup = Number(option('--warmup', 2000));
+const fragment = Number(option('--fragment', 0));
 const only = option('--only', '');
 const inNode = args.includes('--node');
 const dirs = args.filter((a) => !a.startsWith('--'));
@@ -41,7 +43,7 @@ async function runner(dir) {
       ...(await import(`${base}bridge/in-page.js`)),
       ...(await import(`${base}protocol/index.js`)),
     };
-    return { run: (name) => measure(pkg, CASES.find((c) => c.name === name), { runs, warmup, withFloor: true }), close() {} };
+    return { run: (name) => measure(pkg, CASES.find((c) => c.name === name), { runs, warmup, fragment, withFloor: true }), close() {} };
   }
   const { launchChromium, serve, BLANK_PAGE } = await import('../tests/node/support/browser.mjs');
   const server = await serve(resolve(dir), {
@@ -53,7 +55,7 @@ async function runner(dir) {
     async run(name) {
       const page = await browser.newPage();
       await page.goto(`${server.url}/blank.html`);
-      const result = await page.evaluate(async ({ name, runs, warmup }) => {
+      const result = await page.evaluate(async ({ name, runs, warmup, fragment }) => {
         const { CASES: all, measure: inPage } = await import('/cases.mjs');
         const pkg = {
           ...(await import('/index.js')),
@@ -61,8 +63,8 @@ async function runner(dir) {
           ...(await import('/bridge/in-page.js')),
           ...(await import('/protocol/index.js')),
         };
-        return inPage(pkg, all.find((c) => c.name === name), { runs, warmup, withFloor: true });
-      }, { name, runs, warmup });
+        return inPage(pkg, all.find((c) => c.name === name), { runs, warmup, fragment, withFloor: true });
+      }, { name, runs, warmup, fragment });
       await page.close();
       return result;
     },
@@ -73,7 +75,7 @@ async function runner(dir) {
   };
 }
 
-console.log(`${inNode ? `Node ${process.version}` : 'Chromium (headless)'}, warm-up ${warmup} calls, ${runs} run(s) per case`);
+console.log(`${inNode ? `Node ${process.version}` : 'Chromium (headless)'}, warm-up ${warmup} calls, ${fragment} tools to fragment, ${runs} run(s) per case`);
 const runners = [];
 for (const dir of dirs) runners.push(await runner(dir));
 for (const kase of cases) {

@@ -142,15 +142,29 @@ function summary(answer) {
 /**
  * Runs `kase` `runs` times with the package's exports `pkg` ({ createToolmark,
  * bridge, createInPageChannel, validateMessage }), after `warmup` small agent
- * calls that leave the module's heap fragmented (inputs of 0–49 `{}` items
- * against `required`, each answered with as many issues). Returns the
+ * calls (inputs of 0–49 `{}` items against `required`, each answered with as
+ * many issues), and with `fragment`, that many tools registered and every
+ * other one unregistered first. Returns the
  * milliseconds of each run and the last answer's summary; `withFloor`, also
  * the milliseconds of each run's input sent to a tool without a schema (`{}`):
  * the call's cost without validation.
  */
-export async function measure(pkg, kase, { runs = 1, warmup = 2000, withFloor = false } = {}) {
+export async function measure(pkg, kase, { runs = 1, warmup = 2000, withFloor = false, fragment = 0 } = {}) {
   const { createToolmark, bridge, createInPageChannel, validateMessage } = pkg;
   const tm = createToolmark();
+  // `fragment` tools registered, then every other one unregistered: their
+  // compiled schemas' blocks freed between live ones (the heap of a page
+  // whose tools came and went).
+  const unregister = [];
+  for (let i = 0; i < fragment; i++) {
+    unregister.push(tm.register({
+      name: `t${i}`,
+      description: 'Fragments the heap.',
+      inputSchema: { type: 'object', properties: { [`p${i}`]: { type: 'string', minLength: i % 5 } }, required: [`p${i}`] },
+      run: () => i,
+    }));
+  }
+  for (let i = 0; i < fragment; i += 2) unregister[i]();
   tm.register({ name: 'warm', description: 'Warms up.', inputSchema: requiredAbcd, run: () => 1 });
   if (kase.kind === 'call') {
     tm.register({ name: 'worst', description: 'The case.', inputSchema: kase.schema, run: () => 'ran' });
