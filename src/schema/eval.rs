@@ -65,7 +65,7 @@ const MATCH_UNITS: usize = 256;
 /// (`regex-lite` visits each byte with every state of the pattern alive, so
 /// the pattern's size is a rough measure of the work per byte).
 const MATCH_UNITS_PER_BYTE: usize = 128;
-const MATCH_UNITS_PER_BYTE_AND_PATTERN_BYTE: usize = 16;
+const MATCH_UNITS_PER_BYTE_AND_PATTERN_BYTE: usize = 8;
 
 /// `format!("schema evaluation exceeded {MAX_EVAL_STEPS} steps")`, spelled
 /// out (a unit test pins it to the constant).

@@ -1096,6 +1096,9 @@ fn keyword_work_over_the_instance_is_charged() {
     charges(json!({ "maxLength": 1 }), text(n), text(2 * n), n);
     // A pattern: per byte and pattern byte.
     charges(json!({ "pattern": "^a*$" }), text(n), text(2 * n), n * 128);
+    let long = "^(?:a|b|c|d|e|f)*$";
+    let by_pattern = |pattern: &str| work(&json!({ "pattern": pattern }), &text(n));
+    assert!(by_pattern(long) >= by_pattern("^a*$") + n * 8 * (long.len() - 4));
     // `const`: the bytes compared; a large `enum`: the bytes hashed.
     let same = work(&json!({ "const": "a".repeat(2 * n) }), &text(2 * n));
     assert!(same >= work(&json!({ "const": "a".repeat(n) }), &text(n)) + n);
