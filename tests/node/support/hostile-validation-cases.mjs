@@ -92,6 +92,19 @@ export const CASES = [
     schema: { type: 'string', pattern: '\\d{4}-\\d{2}-\\d{2}' },
     input: () => '1'.repeat(MiB - 4),
   },
+  // Just under the budget: the longest inputs each pattern still runs on.
+  {
+    name: 'pattern ^(a+)+$, 340 KB of a and a !',
+    kind: 'call',
+    schema: { type: 'string', pattern: '^(a+)+$' },
+    input: () => `${'a'.repeat(340_000)}!`,
+  },
+  {
+    name: 'pattern \\d{4}-\\d{2}-\\d{2} unanchored, 240 KB of 1',
+    kind: 'call',
+    schema: { type: 'string', pattern: '\\d{4}-\\d{2}-\\d{2}' },
+    input: () => '1'.repeat(240_000),
+  },
   {
     name: 'patternProperties × 10, 50,000 keys',
     kind: 'call',
