@@ -70,14 +70,14 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     core::arch::wasm32::unreachable()
 }
 
-/// lol_alloc's free-list allocator (0.5 KB of code; dlmalloc, std's, is
-/// 7.2 KB: docs/benchmarks.md).
-// SAFETY: the module is built for wasm32-unknown-unknown without the atomics
-// feature (checked below): one thread.
+/// talc's allocator for single-threaded WebAssembly: a free block of the
+/// size wanted is found through size bins, not by walking every free block,
+/// so a fragmented heap does not make each allocation slower (a free list
+/// walked per allocation made one agent call with 1 MiB of objects take 55 s
+/// once 4,000 tools had come and gone: docs/benchmarks.md).
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
-    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 #[cfg(all(target_arch = "wasm32", target_feature = "atomics"))]
 compile_error!("the allocator assumes one thread (wasm32 without atomics)");

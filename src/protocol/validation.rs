@@ -114,7 +114,12 @@ fn cached(slot: Slot) -> Option<&'static CompiledSchema> {
 #[cfg(all(not(feature = "std"), target_feature = "atomics"))]
 compile_error!("the no-std schema cache assumes one thread (wasm32 without atomics)");
 
-/// The issues of `value` against the schema of `slot` (empty when valid).
+// The validator caps its issues as an `invalid` result does, so that
+// `validateMessage` and tool results say "N more issues not shown" alike.
+const _: () = assert!(crate::schema::MAX_ISSUES == super::result::MAX_REPORTED_ISSUES);
+
+/// The issues of `value` against the schema of `slot` (empty when valid), at
+/// most [`crate::schema::MAX_ISSUES`]: past it the last one counts the rest.
 pub(crate) fn issues(slot: Slot, value: &Value) -> Vec<Issue> {
     let Some(schema) = cached(slot) else {
         return vec![Issue {
@@ -255,6 +260,24 @@ mod tests {
             drop_one_of(map);
         }
         assert_eq!(doc.to_string(), r#"{"a":1,"b":2,"c":{"oneOf":3}}"#);
+    }
+
+    /// A manifest of 10,000 `{}` tools (30 KB) fails four required
+    /// properties per tool: 40,000 issues, of which 99 are returned and the
+    /// rest counted (issue 22, item 1).
+    #[test]
+    fn a_hostile_manifest_gets_capped_issues() {
+        let manifest = json!({
+            "protocol": 1, "type": "manifest", "clientId": "5742fe13-f99c-4397-b3ca-88ea6f540ffb",
+            "rev": 1, "tools": vec![json!({}); 10_000],
+        });
+        let found = crate::protocol::validate(&manifest, Direction::ToAgent).unwrap_err();
+        assert_eq!(found.len(), crate::schema::MAX_ISSUES);
+        assert_eq!(found[0].path, "tools.0.name");
+        let last = found
+            .last()
+            .map(|issue| (issue.path.as_str(), issue.message.as_str()));
+        assert_eq!(last, Some(("", "39901 more issues not shown")));
     }
 
     #[test]

@@ -6,13 +6,14 @@
 //! compiled from a work list, so arbitrarily deep or cyclic schemas cannot
 //! overflow the stack.
 
+use super::equal;
 use super::meta;
 use super::uri::{self, DEFAULT_BASE};
 use super::{
     count_message, len_u64, CompiledSchema, Keyword, Node, ObjNode, SchemaError, MAX_SCHEMA_DEPTH,
 };
 use crate::prelude::*;
-use crate::vecmap::VecMap;
+use crate::vecmap::{heap_sort, VecMap};
 use serde_json::{Map, Number, Value};
 
 /// A schema resource: a document root or a subschema with `$id`; or an
@@ -574,7 +575,9 @@ impl<'a> Compiler<'a> {
                 Keyword::Items { prefix, rest }
             }
             (Kind::Properties, _) => {
-                let properties = self.schema_map(value, p, name)?;
+                let mut properties = self.schema_map(value, p, name)?;
+                // Looked up by binary search (`eval_properties`).
+                heap_sort(&mut properties);
                 let patterns =
                     self.schema_map(map.get("patternProperties"), p, "patternProperties")?;
                 let additional = self.single(map, p, "additionalProperties")?;
@@ -610,6 +613,7 @@ impl<'a> Compiler<'a> {
                 check_value_depth(v, p, name)?;
                 Keyword::Enum {
                     values: values.to_vec(),
+                    table: (values.len() > equal::LINEAR_ENUM).then(|| equal::hash_table(values)),
                     message: if constant {
                         "must be equal to constant"
                     } else {

@@ -10,17 +10,62 @@
 //! message, no closure per message (each costs code in the wasm module).
 //! The fixed messages of the keywords without subschemas (`must be string`,
 //! `must be <= 5`, ...) are built once, when the schema is compiled.
+//!
+//! All the work is charged to one [`Work`] budget: each schema evaluation
+//! one step, and the work a keyword does over the instance by its size
+//! (bytes scanned or matched, names looked up, values compared, children
+//! walked), so that no instance, however built, costs more than the budget.
+//! Issues are collected up to [`MAX_ISSUES`], the rest counted.
 
+use super::equal;
 use super::num;
 use super::{
-    count_message, len_u64, types, CompiledSchema, Keyword, Node, ObjNode, PatternMatcher,
-    SchemaIssue, MAX_EVAL_DEPTH, MAX_EVAL_STEPS,
+    count_message, len_u64, types, CompiledSchema, Keyword, Node, ObjNode, OutOfBudget,
+    PatternMatcher, SchemaIssue, Work, MAX_EVAL_DEPTH, MAX_ISSUES, UNITS_PER_STEP,
 };
 use crate::prelude::*;
 use core::cmp::Ordering;
 use serde_json::{Map, Number, Value};
 
-type Sink<'x> = Option<&'x mut Vec<SchemaIssue>>;
+type Sink<'x> = Option<&'x mut Collected>;
+
+/// The issues collected, up to [`MAX_ISSUES`], and how many more were found.
+#[derive(Debug, Default)]
+struct Collected {
+    list: Vec<SchemaIssue>,
+    more: usize,
+}
+
+impl Collected {
+    /// Issues found so far, collected or counted.
+    fn found(&self) -> usize {
+        self.list.len().saturating_add(self.more)
+    }
+
+    /// Room for one more issue; else it is counted.
+    fn has_room(&mut self) -> bool {
+        if self.list.len() < MAX_ISSUES {
+            return true;
+        }
+        self.more = self.more.saturating_add(1);
+        false
+    }
+}
+
+// The charges below are work units ([`UNITS_PER_STEP`] a step), measured
+// against a schema evaluation in the shipped module (`node
+// benches/validate-worst.mjs`: a budget spent on any one of them takes
+// about as long as one spent on evaluations).
+
+/// Looking up one name in an object or a schema's list, besides its bytes.
+const LOOKUP_UNITS: usize = 32;
+/// One pattern match, besides its input's bytes.
+const MATCH_UNITS: usize = 256;
+/// Per byte of a pattern's input, and per byte of the pattern more
+/// (`regex-lite` visits each byte with every state of the pattern alive, so
+/// the pattern's size is a rough measure of the work per byte).
+const MATCH_UNITS_PER_BYTE: usize = 128;
+const MATCH_UNITS_PER_BYTE_AND_PATTERN_BYTE: usize = 8;
 
 /// `format!("schema evaluation exceeded {MAX_EVAL_STEPS} steps")`, spelled
 /// out (a unit test pins it to the constant).
@@ -67,7 +112,7 @@ struct Evaluator<'s> {
     schema: &'s CompiledSchema,
     matcher: &'s dyn PatternMatcher,
     depth: usize,
-    steps: usize,
+    work: Work,
     /// Set when a limit was hit; evaluation unwinds and reports only this.
     abort: Option<SchemaIssue>,
     /// Dynamic scope: resources entered, outermost first.
@@ -89,16 +134,26 @@ pub(super) fn validate(
     matcher: &dyn PatternMatcher,
 ) -> Vec<SchemaIssue> {
     let mut ev = Evaluator::new(schema, matcher);
-    let mut issues = Vec::new();
-    let valid = ev.eval(schema.root, instance, Some(&mut issues), None);
+    let mut collected = Collected::default();
+    let valid = ev.eval(schema.root, instance, Some(&mut collected), None);
+    let Collected {
+        list: mut issues,
+        more,
+    } = collected;
     // A limit hit: that issue alone.
-    if valid || ev.abort.is_some() {
-        issues.clear();
-    }
     if let Some(abort) = ev.abort {
-        issues.push(abort);
-    } else if issues.is_empty() && !valid {
+        return vec![abort];
+    }
+    if valid {
+        issues.clear();
+    } else if issues.is_empty() {
         issues.push(issue(String::new(), "is invalid"));
+    } else if more > 0 {
+        // The last collected issue makes room for the count (two or more).
+        issues.pop();
+        let mut message = int_text(more.saturating_add(1));
+        message.push_str(" more issues not shown");
+        issues.push(issue(String::new(), &message));
     }
     issues
 }
@@ -111,6 +166,20 @@ pub(super) fn is_valid(
     let mut ev = Evaluator::new(schema, matcher);
     let valid = ev.eval(schema.root, instance, None, None);
     valid && ev.abort.is_none()
+}
+
+/// The work units `validate` spends on `instance` (tests: what each keyword
+/// charges).
+#[cfg(all(test, not(target_arch = "wasm32")))]
+pub(super) fn work_spent(
+    schema: &CompiledSchema,
+    instance: &Value,
+    matcher: &dyn PatternMatcher,
+) -> usize {
+    let mut ev = Evaluator::new(schema, matcher);
+    let mut collected = Collected::default();
+    ev.eval(schema.root, instance, Some(&mut collected), None);
+    ev.work.spent()
 }
 
 /// The children of an array (by index) or an object (by key), one loop for both.
@@ -164,7 +233,7 @@ impl<'s> Evaluator<'s> {
             schema,
             matcher,
             depth: 0,
-            steps: 0,
+            work: Work::new(),
             abort: None,
             scope: Vec::new(),
             path: String::new(),
@@ -181,25 +250,45 @@ impl<'s> Evaluator<'s> {
     }
 
     /// Report at the current path, or at its child `key`; the message (its
-    /// pieces in order) is assembled only with a sink.
+    /// pieces in order) is assembled only with a sink that has room.
     #[inline(never)]
-    fn report(&self, sink: &mut Sink<'_>, key: Option<&str>, pieces: &[&str]) {
+    fn report(&mut self, sink: &mut Sink<'_>, key: Option<&str>, pieces: &[&str]) {
         let Some(s) = sink else {
             return;
         };
+        if !s.has_room() {
+            return;
+        }
         let mut message = String::new();
         for piece in pieces {
             message.push_str(piece);
         }
-        s.push(SchemaIssue {
-            path: self.path_to(key),
-            message,
-        });
+        let path = self.path_to(key);
+        if self.spend(path.len().saturating_add(message.len())) {
+            s.list.push(SchemaIssue { path, message });
+        }
     }
 
     fn set_abort(&mut self, message: &str) {
         if self.abort.is_none() {
             self.abort = Some(issue(self.path.clone(), message));
+        }
+    }
+
+    /// Charges `units` of work; past the budget, sets the abort and false.
+    fn spend(&mut self, units: usize) -> bool {
+        let charge = self.work.charge(units);
+        self.charged(charge).is_some()
+    }
+
+    /// `result` of a charged computation; out of budget, sets the abort.
+    fn charged<T>(&mut self, result: Result<T, OutOfBudget>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(OutOfBudget) => {
+                self.set_abort(STEPS_MESSAGE);
+                None
+            }
         }
     }
 
@@ -216,9 +305,7 @@ impl<'s> Evaluator<'s> {
         if self.abort.is_some() {
             return false;
         }
-        self.steps = self.steps.saturating_add(1);
-        if self.steps > MAX_EVAL_STEPS {
-            self.set_abort(STEPS_MESSAGE);
+        if !self.spend(UNITS_PER_STEP) {
             return false;
         }
         let schema = self.schema;
@@ -247,7 +334,7 @@ impl<'s> Evaluator<'s> {
             let mut local = Annotations::default();
             let valid = self.eval_keywords(node, inst, sink, Some(&mut local));
             if let Some(a) = ann {
-                a.merge(local);
+                self.merge(a, local);
             }
             valid
         } else {
@@ -279,8 +366,16 @@ impl<'s> Evaluator<'s> {
         valid
     }
 
+    /// `other`'s annotations added to `into`, the work charged.
+    fn merge(&mut self, into: &mut Annotations, other: Annotations) {
+        if self.spend(other.marks.len()) {
+            into.merge(other);
+        }
+    }
+
     /// Evaluate `idx` against a child location: property `key`, or item `i`
-    /// when `key` is `None`.
+    /// when `key` is `None`. A key's bytes are charged by the caller (which
+    /// looked it up).
     fn eval_at(
         &mut self,
         i: usize,
@@ -303,7 +398,7 @@ impl<'s> Evaluator<'s> {
         let len = self.path.len();
         push_segment(&mut self.path, key.unwrap_or(""));
         if key.is_none() {
-            self.path.push_str(&len_u64(i).to_string());
+            self.path.push_str(itoa::Buffer::new().format(i));
         }
         len
     }
@@ -377,10 +472,15 @@ impl<'s> Evaluator<'s> {
         }
     }
 
-    fn dynamic_target(&self, target: usize, anchor: Option<&str>) -> usize {
+    fn dynamic_target(&mut self, target: usize, anchor: Option<&str>) -> usize {
         let Some(name) = anchor else {
             return target;
         };
+        // One lookup per resource in scope (a wrong target is never
+        // evaluated: out of budget, `eval` stops first).
+        if !self.spend(self.scope.len().saturating_mul(LOOKUP_UNITS)) {
+            return target;
+        }
         for r in &self.scope {
             if let Some(&n) = self
                 .schema
@@ -404,6 +504,9 @@ impl<'s> Evaluator<'s> {
     ) -> bool {
         let mut valid = true;
         for (name, s) in deps {
+            if !self.spend(LOOKUP_UNITS.saturating_add(name.len())) {
+                return false;
+            }
             if obj.contains_key(name.as_str())
                 && !self.eval(*s, inst, sink.as_deref_mut(), ann.as_deref_mut())
             {
@@ -469,7 +572,7 @@ impl<'s> Evaluator<'s> {
                 chosen = sub;
             } else {
                 match ann.as_deref_mut() {
-                    Some(a) => a.merge(sub),
+                    Some(a) => self.merge(a, sub),
                     None => {
                         first = Some(i);
                         break;
@@ -487,7 +590,7 @@ impl<'s> Evaluator<'s> {
             return self.fail(&mut sink, None, &[message]);
         }
         if let Some(a) = ann {
-            a.merge(chosen);
+            self.merge(a, chosen);
         }
         true
     }
@@ -508,7 +611,7 @@ impl<'s> Evaluator<'s> {
         let want = ann.is_some();
         let branch = if self.eval(condition, inst, None, want.then_some(&mut sub)) {
             if let Some(a) = ann.as_deref_mut() {
-                a.merge(sub);
+                self.merge(a, sub);
             }
             then
         } else {
@@ -617,8 +720,13 @@ impl<'s> Evaluator<'s> {
         let mut bad_patterns: Vec<usize> = Vec::new();
         let additional_false = additional.is_some_and(|s| self.is_false(s));
         for (i, (key, value)) in obj.iter().enumerate() {
+            // The key looked up, and copied into the path when evaluated.
+            if !self.spend(LOOKUP_UNITS.saturating_add(key.len().saturating_mul(2))) {
+                return false;
+            }
             let mut matched = false;
-            if let Some(&(_, s)) = properties.iter().find(|(name, _)| name == key) {
+            let found = properties.binary_search_by(|(name, _)| name.as_str().cmp(key));
+            if let Some(&(_, s)) = found.ok().and_then(|at| properties.get(at)) {
                 matched = true;
                 if !self.eval_at(i, Some(key), s, value, sink.as_deref_mut()) {
                     valid = false;
@@ -628,6 +736,9 @@ impl<'s> Evaluator<'s> {
                 }
             }
             for (pi, (pattern, s)) in patterns.iter().enumerate() {
+                if !self.spend_match(pattern, key) {
+                    return false;
+                }
                 match self.matcher.is_match(pattern, key) {
                     Ok(true) => {
                         matched = true;
@@ -679,8 +790,17 @@ impl<'s> Evaluator<'s> {
         valid
     }
 
-    fn report_bad_pattern(&self, sink: &mut Sink<'_>, pattern: &str, error: &str) {
+    fn report_bad_pattern(&mut self, sink: &mut Sink<'_>, pattern: &str, error: &str) {
         self.report(sink, None, &["invalid pattern \"", pattern, "\": ", error]);
+    }
+
+    /// Charges one match of `pattern` against `text`.
+    fn spend_match(&mut self, pattern: &str, text: &str) -> bool {
+        let per_byte = pattern
+            .len()
+            .saturating_mul(MATCH_UNITS_PER_BYTE_AND_PATTERN_BYTE)
+            .saturating_add(MATCH_UNITS_PER_BYTE);
+        self.spend(MATCH_UNITS.saturating_add(text.len().saturating_mul(per_byte)))
     }
 
     /// Each name is evaluated as a string; its issues are reported at the
@@ -693,21 +813,44 @@ impl<'s> Evaluator<'s> {
     ) -> bool {
         let mut valid = true;
         for key in obj.keys() {
+            // The key copied as a string value.
+            if !self.spend(key.len()) {
+                return false;
+            }
             let name = Value::String(key.clone());
-            let start = sink.as_deref().map_or(0, Vec::len);
+            let (start, found_before) = sink
+                .as_deref()
+                .map_or((0, 0), |s| (s.list.len(), s.found()));
             // An evaluation that reports an issue fails.
             if self.eval(schema, &name, sink.as_deref_mut(), None) {
                 continue;
             }
             valid = false;
+            if sink.is_none() {
+                return false;
+            }
+            if sink.as_deref().is_some_and(|s| s.found() == found_before) {
+                self.report(&mut sink, None, &["is invalid"]);
+            }
+            let path = self.path_to(Some(key));
             let Some(s) = sink.as_deref_mut() else {
                 return false;
             };
-            if s.len() == start {
-                s.push(issue(String::new(), "is invalid"));
+            let renamed = s.list.get_mut(start..).unwrap_or_default();
+            let bytes = renamed
+                .iter()
+                .map(|found| found.message.len())
+                .sum::<usize>();
+            if !self.spend(
+                bytes.saturating_add(
+                    renamed
+                        .len()
+                        .saturating_mul(path.len().saturating_add(key.len())),
+                ),
+            ) {
+                return false;
             }
-            let path = self.path_to(Some(key));
-            for found in s.get_mut(start..).unwrap_or_default() {
+            for found in renamed {
                 let mut message = String::from("property name '");
                 message.push_str(key);
                 message.push_str("' ");
@@ -741,10 +884,17 @@ impl<'s> Evaluator<'s> {
         let mut valid = true;
         let mut children = Children::of(inst);
         while let Some((i, key, value)) = children.as_mut().and_then(Children::next) {
+            // A child skipped costs a unit; one evaluated, its key's bytes too.
+            if !self.spend(1) {
+                return false;
+            }
             if ann.marks.get(i).is_some_and(|m| m & side != 0) {
                 continue;
             }
             let key = key.map(String::as_str);
+            if !self.spend(key.map_or(0, str::len)) {
+                return false;
+            }
             let ok = if schema_false {
                 if sink.is_some() {
                     let len = self.enter(i, key);
@@ -772,14 +922,14 @@ impl<'s> Evaluator<'s> {
     }
 
     /// Reports at the current path or its child `key`; false.
-    fn fail(&self, sink: &mut Sink<'_>, key: Option<&str>, pieces: &[&str]) -> bool {
+    fn fail(&mut self, sink: &mut Sink<'_>, key: Option<&str>, pieces: &[&str]) -> bool {
         self.report(sink, key, pieces);
         false
     }
 
     /// Check a keyword that does not apply subschemas.
     #[inline(never)]
-    fn check_leaf(&self, kw: &Keyword, inst: &Value, sink: &mut Sink<'_>) -> bool {
+    fn check_leaf(&mut self, kw: &Keyword, inst: &Value, sink: &mut Sink<'_>) -> bool {
         let message: &str = match (kw, inst) {
             (Keyword::Type { mask, message }, _) => {
                 if type_matches(*mask, inst) {
@@ -787,11 +937,20 @@ impl<'s> Evaluator<'s> {
                 }
                 message
             }
-            (Keyword::Enum { values, message }, _) => {
-                if values.iter().any(|v| num::json_eq(inst, v)) {
-                    return true;
+            (
+                Keyword::Enum {
+                    values,
+                    table,
+                    message,
+                },
+                _,
+            ) => {
+                let member = equal::is_member(inst, values, table.as_deref(), &mut self.work);
+                match self.charged(member) {
+                    Some(true) => return true,
+                    Some(false) => message,
+                    None => return false,
                 }
-                message
             }
             (Keyword::Bound(kind, m, message), Value::Number(n)) => {
                 if !bound_fails(*kind, n, m) {
@@ -802,7 +961,12 @@ impl<'s> Evaluator<'s> {
             (Keyword::Size(kind, limit, message), _) => {
                 // Even kinds are maxima; kind / 2: 0 strings, 1 arrays, 2 objects.
                 let len = match (kind / 2, inst) {
-                    (0, Value::String(s)) => char_count(s),
+                    (0, Value::String(s)) => {
+                        if !self.spend(s.len()) {
+                            return false;
+                        }
+                        char_count(s)
+                    }
                     (1, Value::Array(a)) => a.len(),
                     (2, Value::Object(o)) => o.len(),
                     _ => return true,
@@ -814,6 +978,9 @@ impl<'s> Evaluator<'s> {
                 message
             }
             (Keyword::Pattern(pattern, message), Value::String(s)) => {
+                if !self.spend_match(pattern, s) {
+                    return false;
+                }
                 match self.matcher.is_match(pattern, s) {
                     Ok(true) => return true,
                     Ok(false) => message,
@@ -824,7 +991,11 @@ impl<'s> Evaluator<'s> {
                 }
             }
             (Keyword::UniqueItems, Value::Array(a)) => {
-                let Some((i, j)) = num::find_duplicate(a) else {
+                let duplicate = equal::find_duplicate(a, &mut self.work);
+                let Some(found) = self.charged(duplicate) else {
+                    return false;
+                };
+                let Some((i, j)) = found else {
                     return true;
                 };
                 let (i, j) = (int_text(i), int_text(j));
@@ -843,6 +1014,10 @@ impl<'s> Evaluator<'s> {
             (Keyword::Required(groups), Value::Object(o)) => {
                 let mut valid = true;
                 for (condition, required) in groups {
+                    let looked_up = condition.as_ref().map_or(0, String::len);
+                    if !self.spend(LOOKUP_UNITS.saturating_add(looked_up)) {
+                        return false;
+                    }
                     if condition
                         .as_ref()
                         .is_some_and(|c| !o.contains_key(c.as_str()))
@@ -850,6 +1025,9 @@ impl<'s> Evaluator<'s> {
                         continue;
                     }
                     for r in required {
+                        if !self.spend(LOOKUP_UNITS.saturating_add(r.len())) {
+                            return false;
+                        }
                         if o.contains_key(r.as_str()) {
                             continue;
                         }

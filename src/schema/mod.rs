@@ -23,10 +23,12 @@
 //!
 //! This code runs inside the page's WebAssembly bridge and must never panic:
 //! no `unwrap`, no indexing, bounded recursion: nested schema evaluations are
-//! limited to [`MAX_EVAL_DEPTH`] and total work to [`MAX_EVAL_STEPS`];
-//! schema compilation uses explicit work lists (no recursion) and rejects
-//! schemas nested deeper than [`MAX_SCHEMA_DEPTH`]; value comparisons
-//! (`const`, `enum`, `uniqueItems`) stop at 512 levels.
+//! limited to [`MAX_EVAL_DEPTH`] and all the work of one validation (schema
+//! evaluations and the work of each keyword over the instance) to
+//! [`MAX_EVAL_STEPS`]; at most [`MAX_ISSUES`] issues are collected, the rest
+//! counted; schema compilation uses explicit work lists (no recursion) and
+//! rejects schemas nested deeper than [`MAX_SCHEMA_DEPTH`]; value
+//! comparisons (`const`, `enum`, `uniqueItems`) stop at 512 levels.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -39,6 +41,7 @@
 )]
 
 mod compile;
+mod equal;
 mod eval;
 mod meta;
 mod num;
@@ -66,10 +69,67 @@ pub const MAX_EVAL_DEPTH: usize = 256;
 /// [`SchemaError::TooDeep`].
 pub const MAX_SCHEMA_DEPTH: usize = 512;
 
-/// Maximum number of schema evaluations in one `validate` / `is_valid` call.
-/// Guards against exponential schemas (nested `anyOf` of refs...) hanging
+/// The work budget of one `validate` / `is_valid` call, in steps: a step is
+/// one schema evaluation, or keyword work over the instance of about the
+/// same cost (see [`Work`]: bytes scanned, compared, hashed or matched by a
+/// pattern; values compared; names looked up). Guards against exponential
+/// schemas (nested `anyOf` of refs...) and large hostile instances hanging
 /// the page; exceeded, validation stops with an issue.
 pub const MAX_EVAL_STEPS: usize = 1_000_000;
+
+/// The most issues one `validate` call returns. Past it the rest are only
+/// counted: the first `MAX_ISSUES - 1` are returned, then `{ path: "",
+/// message: "39901 more issues not shown" }` (as an `invalid` tool result
+/// caps its issues, `protocol::MAX_REPORTED_ISSUES`).
+pub const MAX_ISSUES: usize = 100;
+
+/// Work units per step ([`MAX_EVAL_STEPS`]): one schema evaluation costs
+/// this many; a byte scanned, compared, hashed or copied costs one (see
+/// `eval.rs` and `equal.rs` for the other charges), so that a budget spent on
+/// any mix of them takes about as long as one spent on evaluations.
+const UNITS_PER_STEP: usize = 64;
+
+/// The budget was spent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct OutOfBudget;
+
+/// The work done by one validation, in units ([`UNITS_PER_STEP`]).
+#[derive(Debug)]
+struct Work {
+    spent: usize,
+    limit: usize,
+}
+
+impl Work {
+    /// One validation's budget: [`MAX_EVAL_STEPS`] steps.
+    fn new() -> Work {
+        Work::with_limit(MAX_EVAL_STEPS.saturating_mul(UNITS_PER_STEP))
+    }
+
+    fn with_limit(limit: usize) -> Work {
+        Work { spent: 0, limit }
+    }
+
+    /// For the app's own values (an `enum`'s table, built at compile time).
+    fn unlimited() -> Work {
+        Work::with_limit(usize::MAX)
+    }
+
+    /// Adds `units`; past the limit, `OutOfBudget` (and every later charge too).
+    fn charge(&mut self, units: usize) -> Result<(), OutOfBudget> {
+        self.spent = self.spent.saturating_add(units);
+        if self.spent > self.limit {
+            Err(OutOfBudget)
+        } else {
+            Ok(())
+        }
+    }
+
+    #[cfg(test)]
+    fn spent(&self) -> usize {
+        self.spent
+    }
+}
 
 /// An ECMA-262 regex matcher (`u` flag), injected: in WebAssembly it is
 /// [`pattern::LinearPatterns`] over JS `RegExp`; natively tests use the
@@ -277,9 +337,12 @@ enum Keyword {
         /// `must be string or null`.
         message: String,
     },
-    /// `enum`, or `const` (its one value).
+    /// `enum`, or `const` (its one value). With more than
+    /// [`equal::LINEAR_ENUM`] values, `table` holds their hashes
+    /// ([`equal::hash_table`]).
     Enum {
         values: Vec<Value>,
+        table: Option<Vec<(u64, usize)>>,
         message: &'static str,
     },
     /// `maximum` (0), `exclusiveMaximum` (1), `minimum` (2),
@@ -306,7 +369,8 @@ enum Keyword {
     /// group the property whose presence requires the names).
     Required(Vec<(Option<String>, Vec<String>)>),
     Properties {
-        /// `properties` (unique names, from a JSON object).
+        /// `properties` (unique names, from a JSON object), sorted by name
+        /// for a binary search.
         properties: Vec<(String, usize)>,
         patterns: Vec<(String, usize)>,
         additional: Option<usize>,

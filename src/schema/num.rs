@@ -1,5 +1,5 @@
-//! Numeric comparison, `multipleOf`, and JSON value equality (`const`,
-//! `enum`, `uniqueItems`) by canonical forms, without hashing.
+//! Numeric comparison and `multipleOf` (value equality, built on
+//! [`compare`], is in `equal.rs`).
 //!
 //! JSON numbers reach us as serde_json's [`Number`]: an `u64`, an `i64` or
 //! a finite `f64`. Integers are compared exactly (by sign and magnitude),
@@ -8,21 +8,13 @@
 //! print as (a float's shortest round-trip decimal: `0.0075`, as written).
 
 use crate::prelude::*;
-use serde_json::{Number, Value};
-
-use super::len_u64;
-use crate::vecmap::heap_sort;
+use serde_json::Number;
 
 use core::cmp::Ordering;
 
-/// Maximum nesting followed by [`json_eq`] and [`find_duplicate`]; deeper values
-/// compare as unequal (never as equal), which is the safe direction for
-/// `enum` / `const` / `uniqueItems`.
-const MAX_VALUE_DEPTH: usize = 512;
-
 /// An integer's order key: `(true, n)` for `n ≥ 0`, `(false, !|n|)` below
 /// zero, so that keys compare as the integers do (no `i128` in the wasm).
-type Key = (bool, u64);
+pub(super) type Key = (bool, u64);
 
 fn int_key(negative: bool, magnitude: u64) -> Key {
     if negative && magnitude != 0 {
@@ -42,12 +34,12 @@ fn magnitude(k: Key) -> u64 {
 }
 
 #[derive(Debug, Clone, Copy)]
-enum Num {
+pub(super) enum Num {
     Int(Key),
     Float(f64),
 }
 
-fn num(n: &Number) -> Num {
+pub(super) fn num(n: &Number) -> Num {
     if let Some(u) = n.as_u64() {
         Num::Int((true, u))
     } else if let Some(i) = n.as_i64() {
@@ -75,10 +67,10 @@ pub(crate) fn is_whole(f: f64) -> bool {
 }
 
 /// 2^64 as f64 (exact).
-const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+pub(super) const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
 
 /// The key of integral `t` with |t| < 2^64 (`-0.0` is 0).
-fn float_key(t: f64) -> Key {
+pub(super) fn float_key(t: f64) -> Key {
     // |t| < 2^64, integral: the conversion is exact.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     int_key(t < 0.0, t.abs() as u64)
@@ -222,135 +214,11 @@ fn mul_mod(a: u64, mut b: u64, m: u64) -> u64 {
     u64::try_from(product).unwrap_or(0)
 }
 
-/// Appends the canonical form of `value`: bytes that are the same for two
-/// values exactly when JSON Schema calls them equal (numbers by value, so
-/// `1`, `1.0` and `1e0` are one; objects whatever their key order, their
-/// entries sorted by key). Every part is tagged and strings and containers
-/// are length-prefixed, so no two values run together. False (with `out`
-/// partly written) when the value nests deeper than [`MAX_VALUE_DEPTH`].
-fn canonical(value: &Value, out: &mut Vec<u8>, depth: usize) -> bool {
-    if depth > MAX_VALUE_DEPTH {
-        return false;
-    }
-    let next = depth + 1;
-    let (tag, word) = match value {
-        Value::Null => (0, 0),
-        Value::Bool(b) => (1 + u8::from(*b), 0),
-        Value::Number(n) => match num(n) {
-            Num::Int((sign, k)) => (3 + u8::from(sign), k),
-            // An integral float below 2^64 in magnitude is that integer
-            // (larger ones equal no integer, and equal floats have equal bits).
-            Num::Float(f) if f.abs() < TWO_POW_64 && is_whole(f) => {
-                let (sign, k) = float_key(f);
-                (3 + u8::from(sign), k)
-            }
-            Num::Float(f) => (5, f.to_bits()),
-        },
-        Value::String(s) => (6, len_u64(s.len())),
-        Value::Array(items) => (7, len_u64(items.len())),
-        Value::Object(map) => (8, len_u64(map.len())),
-    };
-    out.push(tag);
-    out.extend_from_slice(&word.to_be_bytes());
-    match value {
-        Value::String(s) => out.extend_from_slice(s.as_bytes()),
-        Value::Array(items) => return items.iter().all(|item| canonical(item, out, next)),
-        Value::Object(map) => {
-            // Plain pushes, no `collect`: each collect is its own code.
-            let mut values: Vec<&Value> = Vec::with_capacity(map.len());
-            let mut order: Vec<(&[u8], usize)> = Vec::with_capacity(map.len());
-            for (i, (key, item)) in map.iter().enumerate() {
-                order.push((key.as_bytes(), i));
-                values.push(item);
-            }
-            heap_sort(&mut order);
-            for (key, i) in order {
-                out.extend_from_slice(&len_u64(key.len()).to_be_bytes());
-                out.extend_from_slice(key);
-                match values.get(i) {
-                    Some(item) if canonical(item, out, next) => {}
-                    _ => return false,
-                }
-            }
-        }
-        _ => {}
-    }
-    true
-}
-
-/// JSON equality: numbers by value (1 == 1.0), objects ignore key order.
-/// Every value compares by its canonical form (one code path; a scalar's
-/// form never fails, and numbers' forms agree with `compare`, see the
-/// tests): O(n log n) in the size of containers, whatever the key orders
-/// (never quadratic on hostile input).
-pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
-    let (mut x, mut y) = (Vec::new(), Vec::new());
-    canonical(a, &mut x, 0) && canonical(b, &mut y, 0) && x == y
-}
-
-/// The first pair `(i, j)`, `i < j`, of equal items (smallest `j`, then `i`).
-///
-/// The items' canonical forms are sorted (with their indexes), so equal
-/// items end up side by side: O(n log n) comparisons, no hashing, whatever
-/// the input (a hostile array of a megabyte costs no quadratic time).
-pub(crate) fn find_duplicate(items: &[Value]) -> Option<(usize, usize)> {
-    let mut bytes = Vec::new();
-    let mut spans = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let start = bytes.len();
-        if canonical(item, &mut bytes, 0) {
-            spans.push((start, bytes.len(), i));
-        } else {
-            // Too deep: equal to nothing.
-            bytes.truncate(start);
-        }
-    }
-    let mut forms: Vec<(&[u8], usize)> = Vec::with_capacity(spans.len());
-    for &(start, end, i) in &spans {
-        forms.push((bytes.get(start..end).unwrap_or_default(), i));
-    }
-    heap_sort(&mut forms);
-    // Within a run of equal forms the indexes ascend: its first two are its
-    // smallest pair.
-    let mut best: Option<(usize, usize)> = None;
-    for pair in forms.windows(2) {
-        if let [(a, i), (b, j)] = pair {
-            if a == b && best.is_none_or(|(bi, bj)| (*j, *i) < (bj, bi)) {
-                best = Some((*i, *j));
-            }
-        }
-    }
-    best
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    /// The equality as first written, pair by pair: the reference.
-    fn eq_depth(a: &Value, b: &Value, depth: usize) -> bool {
-        if depth > MAX_VALUE_DEPTH {
-            return false;
-        }
-        let next = depth.saturating_add(1);
-        match (a, b) {
-            (Value::Null, Value::Null) => true,
-            (Value::Bool(x), Value::Bool(y)) => x == y,
-            (Value::Number(x), Value::Number(y)) => compare(x, y) == Some(Ordering::Equal),
-            (Value::String(x), Value::String(y)) => x == y,
-            (Value::Array(x), Value::Array(y)) => {
-                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_depth(p, q, next))
-            }
-            (Value::Object(x), Value::Object(y)) => {
-                x.len() == y.len()
-                    && x.iter()
-                        .all(|(k, v)| y.get(k).is_some_and(|w| eq_depth(v, w, next)))
-            }
-            _ => false,
-        }
-    }
+    use serde_json::{json, Value};
 
     fn n(v: Value) -> Number {
         match v {
@@ -588,136 +456,5 @@ mod tests {
             }
         }
         assert!(multiples > 50, "the inputs include multiples: {multiples}");
-    }
-
-    #[test]
-    fn duplicates() {
-        let many: Vec<Value> = (0..40).map(|i| json!({ "a": i })).collect();
-        assert_eq!(find_duplicate(&many), None);
-        let mut dup = many.clone();
-        dup.push(json!({ "a": 3.0 }));
-        assert_eq!(find_duplicate(&dup), Some((3, 40)));
-        assert_eq!(find_duplicate(&[json!(1), json!(true)]), None);
-        assert_eq!(find_duplicate(&[json!([1]), json!([1.0])]), Some((0, 1)));
-        assert_eq!(
-            find_duplicate(&[json!(2), json!(1), json!(2), json!(1)]),
-            Some((0, 2))
-        );
-        assert_eq!(
-            find_duplicate(&[json!(2), json!(1), json!(1), json!(2)]),
-            Some((1, 2))
-        );
-    }
-
-    /// Values from a small pool: numbers spelled several ways, strings,
-    /// arrays and objects with their keys in either order.
-    fn pool_value(state: &mut u64, depth: usize) -> Value {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        let pick = *state % if depth < 3 { 14 } else { 10 };
-        let number = |text: &str| serde_json::from_str::<Value>(text).unwrap();
-        match pick {
-            0 => Value::Null,
-            1 => Value::Bool(*state & 16 == 0),
-            2 => number(["1", "1.0", "1e0", "10e-1", "0.1e1"][(*state >> 8) as usize % 5]),
-            3 => number(["0", "-0", "0.0", "-0.0", "0e5"][(*state >> 8) as usize % 5]),
-            4 => number(["-1", "-1.0", "2", "1.5", "15e-1"][(*state >> 8) as usize % 5]),
-            5 => number(
-                [
-                    "18446744073709551615",
-                    "18446744073709551616",
-                    "1.8446744073709552e19",
-                ][(*state >> 8) as usize % 3],
-            ),
-            6 => number(
-                ["-9223372036854775808", "-9223372036854775809", "1e300"]
-                    [(*state >> 8) as usize % 3],
-            ),
-            7 => Value::from(["", "a", "b", "ab"][(*state >> 8) as usize % 4]),
-            8 => json!({}),
-            9 => json!([]),
-            10 | 11 => {
-                let len = (*state >> 8) as usize % 3;
-                Value::Array((0..len).map(|_| pool_value(state, depth + 1)).collect())
-            }
-            _ => {
-                let (a, b) = (pool_value(state, depth + 1), pool_value(state, depth + 1));
-                let entries = if *state & 32 == 0 {
-                    vec![("a", a), ("b", b)]
-                } else {
-                    vec![("b", b), ("a", a)]
-                };
-                let len = (*state >> 8) as usize % 3;
-                Value::Object(
-                    entries
-                        .into_iter()
-                        .take(len)
-                        .map(|(k, v)| (k.to_owned(), v))
-                        .collect(),
-                )
-            }
-        }
-    }
-
-    /// The canonical forms agree with the pairwise reference, and the
-    /// duplicate found is the one a pairwise search finds.
-    #[test]
-    fn canonical_equality_is_the_reference_equality() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut equal_pairs = 0;
-        for _ in 0..3000 {
-            let items: Vec<Value> = (0..6).map(|_| pool_value(&mut state, 0)).collect();
-            let mut want = None;
-            for (j, b) in items.iter().enumerate() {
-                for (i, a) in items.iter().enumerate() {
-                    let reference = eq_depth(a, b, 0);
-                    assert_eq!(json_eq(a, b), reference, "{a} vs {b}");
-                    equal_pairs += usize::from(reference && i != j);
-                    if reference && i < j && want.is_none() {
-                        want = Some((i, j));
-                    }
-                }
-            }
-            assert_eq!(find_duplicate(&items), want, "{items:?}");
-        }
-        assert!(
-            equal_pairs > 1000,
-            "the pool makes equal pairs: {equal_pairs}"
-        );
-    }
-
-    /// Hostile sizes stay fast: many items, big objects in different orders.
-    #[test]
-    fn big_inputs_are_not_quadratic() {
-        let many: Vec<Value> = (0..200_000u64).map(Value::from).collect();
-        assert_eq!(find_duplicate(&many), None);
-        let keys: Vec<String> = (0..50_000).map(|i| format!("k{i}")).collect();
-        let forward = Value::Object(keys.iter().map(|k| (k.clone(), json!(1))).collect());
-        let backward = Value::Object(keys.iter().rev().map(|k| (k.clone(), json!(1.0))).collect());
-        assert!(json_eq(&forward, &backward));
-        assert_eq!(
-            find_duplicate(&[json!(0), forward.clone(), backward]),
-            Some((1, 2))
-        );
-        let mut other = keys.clone();
-        other[49_999] = "x".into();
-        let other = Value::Object(other.iter().map(|k| (k.clone(), json!(1))).collect());
-        assert!(!json_eq(&forward, &other));
-    }
-
-    /// Values nested past the limit equal nothing (not even themselves);
-    /// a leaf exactly `MAX_VALUE_DEPTH` deep still compares.
-    #[test]
-    fn too_deep_values_are_unequal() {
-        let mut deep = json!(1);
-        for _ in 0..MAX_VALUE_DEPTH {
-            deep = Value::Array(vec![deep]);
-        }
-        assert!(json_eq(&deep, &deep.clone()));
-        assert_eq!(find_duplicate(&[deep.clone(), deep.clone()]), Some((0, 1)));
-        deep = Value::Array(vec![deep]);
-        assert!(!json_eq(&deep, &deep.clone()));
-        assert_eq!(find_duplicate(&[deep.clone(), deep]), None);
     }
 }

@@ -998,3 +998,274 @@ fn bundled_metaschema_on_deep_schemas() {
         assert!(meta.is_valid(&fine, &Re));
     });
 }
+
+/// `n` empty objects.
+fn empties(n: usize) -> Value {
+    Value::Array(vec![json!({}); n])
+}
+
+/// Past `MAX_ISSUES` issues the rest are counted: the first `MAX_ISSUES - 1`
+/// in order, then how many more there were (issue 22, item 1: 10,000 `{}`
+/// against four required names are 40,000 issues).
+#[test]
+fn issues_are_capped_and_the_rest_counted() {
+    let schema =
+        json!({ "type": "array", "items": { "type": "object", "required": ["a", "b", "c", "d"] } });
+    let found = issues(schema.clone(), empties(10_000));
+    assert_eq!(found.len(), MAX_ISSUES);
+    let mut want = Vec::new();
+    for i in 0..25 {
+        for name in ["a", "b", "c", "d"] {
+            want.push((
+                format!("{i}.{name}"),
+                format!("must have required property '{name}'"),
+            ));
+        }
+    }
+    want.truncate(MAX_ISSUES - 1);
+    want.push((String::new(), "39901 more issues not shown".to_owned()));
+    assert_eq!(found, want);
+    // Exactly `MAX_ISSUES` are all shown; one more and two are counted.
+    let all = issues(schema.clone(), empties(MAX_ISSUES / 4));
+    assert_eq!(all.len(), MAX_ISSUES);
+    assert_eq!(all.last().unwrap().0, format!("{}.d", MAX_ISSUES / 4 - 1));
+    let five_more = issues(
+        json!({ "items": { "type": "string" } }),
+        json!(vec![0; 104]),
+    );
+    assert_eq!(five_more.len(), MAX_ISSUES);
+    assert_eq!(
+        five_more[98],
+        ("98".to_owned(), "must be string".to_owned())
+    );
+    assert_eq!(
+        five_more[99],
+        (String::new(), "5 more issues not shown".to_owned())
+    );
+}
+
+/// `propertyNames` rewrites the issues its names found; past the cap they
+/// are counted all the same.
+#[test]
+fn property_name_issues_are_capped() {
+    let names: Map<String, Value> = (0..300).map(|i| (format!("name{i}"), json!(1))).collect();
+    let found = issues(
+        json!({ "propertyNames": { "maxLength": 2 } }),
+        Value::Object(names),
+    );
+    assert_eq!(found.len(), MAX_ISSUES);
+    assert_eq!(
+        found[0],
+        (
+            "name0".to_owned(),
+            "property name 'name0' must NOT have more than 2 characters".to_owned()
+        )
+    );
+    assert_eq!(
+        found[99],
+        (String::new(), "201 more issues not shown".to_owned())
+    );
+}
+
+/// The work `validate` charges for `instance`.
+fn work(schema: &Value, instance: &Value) -> usize {
+    let compiled = CompiledSchema::compile(schema).expect("schema compiles");
+    eval::work_spent(&compiled, instance, &Re)
+}
+
+/// The extra work of instance `big` over `small`, at least `at_least`.
+fn charges(schema: Value, small: Value, big: Value, at_least: usize) {
+    let (a, b) = (work(&schema, &small), work(&schema, &big));
+    assert!(
+        b >= a + at_least,
+        "{schema}: {a} → {b}, want {at_least} more"
+    );
+}
+
+/// Every keyword's work over the instance is charged to the budget, by its
+/// size: bytes scanned, matched, hashed and compared, names looked up,
+/// children walked (besides the step each schema evaluation costs).
+#[test]
+fn keyword_work_over_the_instance_is_charged() {
+    let n = 10_000;
+    let text = |len: usize| Value::String("a".repeat(len));
+    let object = |len: usize| -> Value {
+        Value::Object((0..len).map(|i| (format!("key{i}"), json!(i))).collect())
+    };
+    // Characters counted: a unit per byte.
+    charges(json!({ "maxLength": 1 }), text(n), text(2 * n), n);
+    // A pattern: per byte and pattern byte.
+    charges(json!({ "pattern": "^a*$" }), text(n), text(2 * n), n * 128);
+    let long = "^(?:a|b|c|d|e|f)*$";
+    let by_pattern = |pattern: &str| work(&json!({ "pattern": pattern }), &text(n));
+    assert!(by_pattern(long) >= by_pattern("^a*$") + n * 8 * (long.len() - 4));
+    // `const`: the bytes compared; a large `enum`: the bytes hashed.
+    let same = work(&json!({ "const": "a".repeat(2 * n) }), &text(2 * n));
+    assert!(same >= work(&json!({ "const": "a".repeat(n) }), &text(n)) + n);
+    let zones: Vec<String> = (0..600).map(|i| format!("Zone/{i}")).collect();
+    charges(json!({ "enum": zones }), text(n), text(2 * n), n);
+    // `uniqueItems`: a hash and a lookup per item.
+    let ints = |len: u64| Value::Array((0..len).map(Value::from).collect());
+    charges(
+        json!({ "uniqueItems": true }),
+        ints(1_000),
+        ints(2_000),
+        1_000 * 40,
+    );
+    // `required`: a lookup per name, present or not.
+    let names = |len: usize| -> Vec<String> { (0..len).map(|i| format!("n{i}")).collect() };
+    let required = |len| work(&json!({ "required": names(len) }), &json!({}));
+    assert!(required(2 * n) >= required(n) + n * 32);
+    // `properties`: a lookup per key; each pattern: a match per key.
+    charges(
+        json!({ "properties": { "x": true } }),
+        object(n),
+        object(2 * n),
+        n * 32,
+    );
+    let patterns = json!({ "patternProperties": { "^x": true, "^y": true } });
+    charges(patterns, object(n), object(2 * n), 2 * n * 256);
+    // `propertyNames`: each key copied as a string value.
+    charges(
+        json!({ "propertyNames": true }),
+        object(n),
+        object(2 * n),
+        n * 4,
+    );
+    // `unevaluatedProperties`: each child walked.
+    charges(
+        json!({ "unevaluatedProperties": true }),
+        object(n),
+        object(2 * n),
+        n,
+    );
+}
+
+/// Work over the instance alone exhausts the budget: few schema
+/// evaluations, each keyword's work past `MAX_EVAL_STEPS` steps.
+#[test]
+fn keyword_work_exhausts_the_budget() {
+    let over = |schema: Value, instance: Value| {
+        assert_eq!(issues(schema, instance), one("", eval::STEPS_MESSAGE));
+    };
+    // A pattern over a 1 MiB string.
+    over(
+        json!({ "pattern": "^a+$" }),
+        Value::String("a".repeat(1 << 20)),
+    );
+    // 2,000 required names on each of 1,000 objects.
+    let names: Vec<String> = (0..2_000).map(|i| format!("name_{i}")).collect();
+    let schema = json!({ "items": { "required": names } });
+    let found = issues(schema, empties(1_000));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].1, eval::STEPS_MESSAGE);
+    // 20 patterns over 100,000 keys (matched by prefix: the test's regex
+    // matcher would compile each pattern for each key).
+    struct Prefix;
+    impl PatternMatcher for Prefix {
+        fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
+            Ok(text.starts_with(pattern.trim_start_matches('^')))
+        }
+    }
+    let patterns: Map<String, Value> = (0..20).map(|i| (format!("^p{i}"), json!(true))).collect();
+    let keys: Map<String, Value> = (0..100_000).map(|i| (format!("k{i}"), json!(i))).collect();
+    let schema = CompiledSchema::compile(&json!({ "patternProperties": patterns })).unwrap();
+    let found = schema.validate(&Value::Object(keys), &Prefix);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].message, eval::STEPS_MESSAGE);
+    // Under the budget, the same keywords answer as before.
+    assert!(issues(
+        json!({ "pattern": "^a+$" }),
+        Value::String("a".repeat(1000))
+    )
+    .is_empty());
+}
+
+/// `enum`, `const` and `uniqueItems` compare structurally: numbers by
+/// value, objects whatever their key order, arrays in order; a large
+/// `enum` (looked up by hash) answers as a small one (compared in turn).
+#[test]
+fn enum_const_and_unique_items_compare_structurally() {
+    let objects: Vec<Value> = (0..100)
+        .map(|i| json!({ "id": i, "tags": ["a", i % 7], "price": { "amount": i, "unit": "EUR" } }))
+        .collect();
+    let big = json!({ "enum": objects });
+    let small = json!({ "enum": objects[..5] });
+    for (instance, member) in [
+        (
+            json!({ "price": { "unit": "EUR", "amount": 3.0 }, "tags": ["a", 3], "id": 3 }),
+            true,
+        ),
+        (
+            json!({ "id": 3e0, "tags": ["a", 3.0], "price": { "amount": 3, "unit": "EUR" } }),
+            true,
+        ),
+        (
+            json!({ "id": 3, "tags": [3, "a"], "price": { "amount": 3, "unit": "EUR" } }),
+            false,
+        ),
+        (
+            json!({ "id": 3, "tags": ["a", 3], "price": { "amount": 3 } }),
+            false,
+        ),
+        (
+            json!({ "id": 3, "tags": ["a", 3], "price": { "amount": 3, "unit": "EUR" }, "x": 1 }),
+            false,
+        ),
+        (
+            json!({ "id": 3.5, "tags": ["a", 3], "price": { "amount": 3, "unit": "EUR" } }),
+            false,
+        ),
+    ] {
+        let want = if member {
+            Vec::new()
+        } else {
+            one("", "must be equal to one of the allowed values")
+        };
+        assert_eq!(issues(big.clone(), instance.clone()), want, "{instance}");
+        assert_eq!(issues(small.clone(), instance.clone()), want, "{instance}");
+    }
+    assert!(issues(
+        json!({ "const": { "a": [1, { "b": null }] } }),
+        json!({ "a": [1.0, { "b": null }] })
+    )
+    .is_empty());
+    assert_eq!(
+        issues(json!({ "const": 0 }), json!(false)),
+        one("", "must be equal to constant")
+    );
+    // The first duplicate: the smallest second index, then the first.
+    let unique = json!({ "uniqueItems": true });
+    assert_eq!(
+        issues(
+            unique.clone(),
+            json!([{ "a": 1, "b": 2 }, 7, 8, 7.0, { "b": 2, "a": 1.0 }])
+        ),
+        one(
+            "",
+            "must NOT have duplicate items (items 1 and 3 are identical)"
+        )
+    );
+    assert_eq!(
+        issues(
+            unique.clone(),
+            json!([{ "a": 1, "b": 2 }, 7, 8, { "b": 2, "a": 1.0 }, 7.0])
+        ),
+        one(
+            "",
+            "must NOT have duplicate items (items 0 and 3 are identical)"
+        )
+    );
+    assert!(issues(unique.clone(), json!([1, "1", [1], { "1": 1 }, true, null])).is_empty());
+    let distinct: Vec<Value> = (0..100_000).map(|i| json!([i, "x"])).collect();
+    assert!(issues(unique.clone(), Value::Array(distinct.clone())).is_empty());
+    let mut repeated = distinct;
+    repeated.push(json!([99_999.0, "x"]));
+    assert_eq!(
+        issues(unique, Value::Array(repeated)),
+        one(
+            "",
+            "must NOT have duplicate items (items 99999 and 100000 are identical)"
+        )
+    );
+}
