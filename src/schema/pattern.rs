@@ -79,6 +79,8 @@ struct Translation {
     terms: usize,
     /// Whether some atom can match a line terminator.
     crosses_lines: bool,
+    /// The code points the last atom matches.
+    last_atom: Option<Ranges>,
 }
 
 /// The `regex-lite` pattern with the same meaning as the ECMA-262 `pattern`
@@ -98,6 +100,7 @@ fn translate(pattern: &str) -> Option<Translation> {
     let mut open_groups = 0usize;
     let mut terms = 0usize;
     let mut crosses_lines = false;
+    let mut last_atom = None;
     let mut names: Vec<String> = Vec::new();
     while let Some(c) = chars.next() {
         terms += 1;
@@ -149,10 +152,11 @@ fn translate(pattern: &str) -> Option<Translation> {
             }
             '.' => {
                 push_set(&mut out, LINE_TERMINATOR, true);
+                last_atom = Some(set_ranges(LINE_TERMINATOR, true));
                 true
             }
             '[' => {
-                crosses_lines |= push_class(&mut chars, &mut out)?;
+                last_atom = Some(push_class(&mut chars, &mut out)?);
                 true
             }
             '\\' => match chars.next()? {
@@ -165,33 +169,37 @@ fn translate(pattern: &str) -> Option<Translation> {
                     false
                 }
                 e => {
-                    match class_escape(e, &mut chars)? {
+                    last_atom = Some(match class_escape(e, &mut chars)? {
                         ClassAtom::Char(c) => {
-                            crosses_lines |= is_line_terminator(c);
                             push_char(&mut out, c);
+                            vec![(u32::from(c), u32::from(c))]
                         }
                         ClassAtom::Set(set, negated) => {
-                            crosses_lines |= terminators_in_set(set, negated) != 0;
                             push_set(&mut out, set, negated);
+                            set_ranges(set, negated)
                         }
-                    }
+                    });
                     true
                 }
             },
             // Lone `]`, `{` and `}` are syntax errors with the `u` flag.
             ']' | '}' => return None,
             c => {
-                crosses_lines |= is_line_terminator(c);
                 push_char(&mut out, c);
+                last_atom = Some(vec![(u32::from(c), u32::from(c))]);
                 true
             }
         };
+        if atom && c != ')' {
+            crosses_lines |= last_atom.as_deref().is_some_and(holds_terminator);
+        }
         quantifiable = atom;
     }
     (open_groups == 0).then_some(Translation {
         syntax: out,
         terms,
         crosses_lines,
+        last_atom,
     })
 }
 
@@ -210,34 +218,56 @@ fn group_name(chars: &mut Peekable<Chars<'_>>) -> Option<String> {
     }
 }
 
-/// The line terminators as a bit mask (`\n`, `\r`, U+2028, U+2029).
-const TERMINATORS: [char; 4] = ['\n', '\r', '\u{2028}', '\u{2029}'];
+/// Inclusive code point ranges, ascending and disjoint (what an atom
+/// matches).
+pub type Ranges = Vec<(u32, u32)>;
 
 fn is_line_terminator(c: char) -> bool {
-    TERMINATORS.contains(&c)
+    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
 }
 
-/// Which line terminators (bits of [`TERMINATORS`]) `low..=high` holds.
-fn terminators_in_range(low: u32, high: u32) -> u8 {
-    let mut mask = 0;
-    for (bit, t) in TERMINATORS.iter().enumerate() {
-        if (low..=high).contains(&u32::from(*t)) {
-            mask |= 1 << bit;
+fn holds_terminator(ranges: &[(u32, u32)]) -> bool {
+    LINE_TERMINATOR
+        .iter()
+        .any(|&(low, high)| ranges.iter().any(|&(l, h)| l <= high && low <= h))
+}
+
+/// A set's ranges, or its complement's.
+fn set_ranges(set: Set, negated: bool) -> Ranges {
+    if negated {
+        complement(set)
+    } else {
+        set.to_vec()
+    }
+}
+
+/// The code points (up to U+10FFFF) outside ascending, disjoint `ranges`.
+fn complement(ranges: &[(u32, u32)]) -> Ranges {
+    let mut out = Vec::with_capacity(ranges.len() + 1);
+    let mut next = 0u32;
+    for &(low, high) in ranges {
+        if low > next {
+            out.push((next, low - 1));
+        }
+        next = high.saturating_add(1);
+    }
+    if next <= 0x10_FFFF {
+        out.push((next, 0x10_FFFF));
+    }
+    out
+}
+
+/// `ranges` sorted, with overlapping and adjacent ones merged.
+fn normalized(mut ranges: Ranges) -> Ranges {
+    ranges.sort_unstable();
+    let mut out: Ranges = Vec::with_capacity(ranges.len());
+    for (low, high) in ranges {
+        match out.last_mut() {
+            Some(last) if low <= last.1.saturating_add(1) => last.1 = last.1.max(high),
+            _ => out.push((low, high)),
         }
     }
-    mask
-}
-
-/// Which line terminators a set (or its complement) holds.
-fn terminators_in_set(set: Set, negated: bool) -> u8 {
-    let mask = set.iter().fold(0, |mask, &(low, high)| {
-        mask | terminators_in_range(low, high)
-    });
-    if negated {
-        !mask & 0xF
-    } else {
-        mask
-    }
+    out
 }
 
 /// `{n}`, `{n,}` or `{n,m}` after the `{`, copied with n ≤ m checked.
@@ -360,9 +390,9 @@ fn hex4(chars: &mut Peekable<Chars<'_>>) -> Option<u32> {
 }
 
 /// `[…]` / `[^…]` after the `[`: characters, ranges of two characters and
-/// class escapes; whether the class matches a line terminator. An empty
-/// class is not accepted.
-fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<bool> {
+/// class escapes; the code points the class matches. An empty class is not
+/// accepted.
+fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<Ranges> {
     out.push('[');
     let negated = chars.peek() == Some(&'^');
     if negated {
@@ -370,7 +400,7 @@ fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<bool>
         out.push('^');
     }
     let mut empty = true;
-    let mut terminators = 0u8;
+    let mut items: Ranges = Vec::new();
     loop {
         let first = match chars.next()? {
             ']' if empty => return None,
@@ -385,11 +415,11 @@ fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<bool>
         if !range {
             match first {
                 ClassAtom::Char(c) => {
-                    terminators |= terminators_in_range(u32::from(c), u32::from(c));
+                    items.push((u32::from(c), u32::from(c)));
                     push_char(out, c);
                 }
                 ClassAtom::Set(set, negated) => {
-                    terminators |= terminators_in_set(set, negated);
+                    items.extend(set_ranges(set, negated));
                     push_set_items(out, set, negated);
                 }
             }
@@ -406,16 +436,14 @@ fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<bool>
         if low > high {
             return None;
         }
-        terminators |= terminators_in_range(u32::from(low), u32::from(high));
+        items.push((u32::from(low), u32::from(high)));
         push_char(out, low);
         out.push('-');
         push_char(out, high);
     }
     out.push(']');
-    if negated {
-        terminators = !terminators & 0xF;
-    }
-    Some(terminators != 0)
+    let items = normalized(items);
+    Some(if negated { complement(&items) } else { items })
 }
 
 fn class_atom(c: char, chars: &mut Peekable<Chars<'_>>) -> Option<ClassAtom> {
@@ -502,14 +530,36 @@ pub enum Branch {
     /// One `regex-lite` search (the pattern as [`linear_syntax`] writes it).
     Search(String),
     /// `^(?=A)(?!B)…R`: each lookahead body anchored at the start of the
-    /// text (`^(?:A)`, with whether it must match), then `^(?:R)`.
+    /// text, then `^(?:R)`.
     AtStart {
-        lookaheads: Vec<(String, bool)>,
+        lookaheads: Vec<Lookahead>,
         rest: String,
     },
     /// `(?=.*X)(?=.*Y)…` (and an optional rest `.*Z`) without `^`: some
     /// line holds a match start of each `X`, `Y`, `Z`.
-    SomeLine(Vec<String>),
+    SomeLine(Vec<Need>),
+}
+
+/// A lookahead `(?=A)` / `(?!A)` right after a leading `^`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lookahead {
+    /// `^(?:A)`.
+    pub syntax: String,
+    /// `(?=` rather than `(?!`.
+    pub positive: bool,
+    /// When `A` is `.*` and one atom: the atom's code points (`A` matches
+    /// at the start when one of them comes before or at the first line
+    /// terminator).
+    pub first_line: Option<Ranges>,
+}
+
+/// `X` of a lookahead `(?=.*X)` decided line by line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Need {
+    /// `X` translated.
+    pub syntax: String,
+    /// When `X` is one atom: its code points.
+    pub atom: Option<Ranges>,
 }
 
 const INVALID: &str = "it is not a valid ECMA-262 regular expression (u flag), or uses syntax \
@@ -576,7 +626,14 @@ fn lookahead_branch(alternative: &str) -> Option<Branch> {
         let at_start = |body: &str| Some(format!("^(?:{})", translate(body)?.syntax));
         let mut lookaheads = Vec::with_capacity(bodies.len());
         for (body, positive) in bodies {
-            lookaheads.push((at_start(body)?, positive));
+            lookaheads.push(Lookahead {
+                syntax: at_start(body)?,
+                positive,
+                first_line: dot_star(body)
+                    .and_then(translate)
+                    .filter(|t| t.terms == 1)
+                    .and_then(|t| t.last_atom),
+            });
         }
         // A quantifier right after a lookahead is a syntax error with the
         // `u` flag; the rest's translation refuses one at its start.
@@ -598,18 +655,24 @@ fn lookahead_branch(alternative: &str) -> Option<Branch> {
     Some(Branch::SomeLine(needs))
 }
 
-/// `X` of a body `.*X` (or `.*?X`) whose matches never reach past the line
-/// they start on except by their one character: `X` is a single atom, or
-/// none of its atoms matches a line terminator.
-fn line_need(body: &str) -> Option<String> {
+/// `X` of a body `.*X` (or `.*?X`), when `.*` is a term of its own.
+fn dot_star(body: &str) -> Option<&str> {
     let tail = body.strip_prefix(".*")?;
     let tail = tail.strip_prefix('?').unwrap_or(tail);
     // `.*a|b` is `(?:.*a)|b`, not `.*(?:a|b)`.
-    if split_alternatives(tail)?.len() != 1 {
-        return None;
-    }
-    let t = translate(tail)?;
-    (!t.crosses_lines || t.terms == 1).then_some(t.syntax)
+    (split_alternatives(tail)?.len() == 1).then_some(tail)
+}
+
+/// `X` of a body `.*X` whose matches never reach past the line they start
+/// on except by their one character: `X` is a single atom, or none of its
+/// atoms matches a line terminator.
+fn line_need(body: &str) -> Option<Need> {
+    let t = translate(dot_star(body)?)?;
+    let atom = t.last_atom.filter(|_| t.terms == 1);
+    (!t.crosses_lines || atom.is_some()).then_some(Need {
+        syntax: t.syntax,
+        atom,
+    })
 }
 
 /// Walks `pattern` outside escapes, calling `visit(byte offset, char,
@@ -739,20 +802,73 @@ pub fn linear_regex(pattern: &str) -> Option<regex_lite::Regex> {
     regex_lite::Regex::new(&linear_syntax(pattern)?).ok()
 }
 
+/// Code points as a lookup: ASCII by bit, the rest by binary search.
+#[cfg(feature = "std")]
+struct CharSet {
+    ascii: u128,
+    ranges: Ranges,
+}
+
+#[cfg(feature = "std")]
+impl CharSet {
+    fn new(ranges: &[(u32, u32)]) -> CharSet {
+        let mut ascii = 0u128;
+        for c in 0..128u32 {
+            if ranges.iter().any(|&(low, high)| low <= c && c <= high) {
+                ascii |= 1 << c;
+            }
+        }
+        CharSet {
+            ascii,
+            ranges: ranges.to_vec(),
+        }
+    }
+
+    fn contains(&self, c: char) -> bool {
+        let c = u32::from(c);
+        if c < 128 {
+            return self.ascii >> c & 1 == 1;
+        }
+        self.ranges
+            .binary_search_by(|&(low, high)| {
+                if high < c {
+                    core::cmp::Ordering::Less
+                } else if low > c {
+                    core::cmp::Ordering::Greater
+                } else {
+                    core::cmp::Ordering::Equal
+                }
+            })
+            .is_ok()
+    }
+}
+
+/// A lookahead body or line-wise need, compiled: one atom as a [`CharSet`]
+/// (a scan of the characters, no regex), else a regex.
+#[cfg(feature = "std")]
+enum Test {
+    Atom(CharSet),
+    Regex(regex_lite::Regex),
+}
+
 /// A [`Branch`] compiled.
 #[cfg(feature = "std")]
 enum Compiled {
     Search(regex_lite::Regex),
     AtStart {
-        lookaheads: Vec<(regex_lite::Regex, bool)>,
+        lookaheads: Vec<(Test, bool)>,
         rest: regex_lite::Regex,
     },
-    SomeLine(Vec<regex_lite::Regex>),
+    SomeLine(Vec<Test>),
 }
 
 #[cfg(feature = "std")]
 fn compile(pattern: &str) -> Result<Vec<Compiled>, String> {
     let regex = |syntax: &str| regex_lite::Regex::new(syntax).map_err(|_| String::from(TOO_BIG));
+    let test = |syntax: &str, atom: &Option<Ranges>| match atom {
+        Some(ranges) => Ok(Test::Atom(CharSet::new(ranges))),
+        None => regex(syntax).map(Test::Regex),
+    };
     let mut compiled = Vec::new();
     for branch in plan(pattern)? {
         compiled.push(match branch {
@@ -760,14 +876,14 @@ fn compile(pattern: &str) -> Result<Vec<Compiled>, String> {
             Branch::AtStart { lookaheads, rest } => Compiled::AtStart {
                 lookaheads: lookaheads
                     .iter()
-                    .map(|(syntax, positive)| Ok((regex(syntax)?, *positive)))
+                    .map(|l| Ok((test(&l.syntax, &l.first_line)?, l.positive)))
                     .collect::<Result<_, String>>()?,
                 rest: regex(&rest)?,
             },
             Branch::SomeLine(needs) => Compiled::SomeLine(
                 needs
                     .iter()
-                    .map(|syntax| regex(syntax))
+                    .map(|need| test(&need.syntax, &need.atom))
                     .collect::<Result<_, String>>()?,
             ),
         });
@@ -780,13 +896,31 @@ fn run(branches: &[Compiled], text: &str) -> bool {
     branches.iter().any(|branch| match branch {
         Compiled::Search(re) => re.is_match(text),
         Compiled::AtStart { lookaheads, rest } => {
-            lookaheads
-                .iter()
-                .all(|(re, positive)| re.is_match(text) == *positive)
-                && rest.is_match(text)
+            lookaheads.iter().all(|(test, positive)| {
+                let matched = match test {
+                    Test::Atom(set) => first_line_holds(set, text),
+                    Test::Regex(re) => re.is_match(text),
+                };
+                matched == *positive
+            }) && rest.is_match(text)
         }
         Compiled::SomeLine(needs) => some_line(needs, text),
     })
+}
+
+/// `^(?=.*A)` for one atom `A`: a character of `set` before or at the
+/// first line terminator.
+#[cfg(feature = "std")]
+fn first_line_holds(set: &CharSet, text: &str) -> bool {
+    for c in text.chars() {
+        if set.contains(c) {
+            return true;
+        }
+        if is_line_terminator(c) {
+            return false;
+        }
+    }
+    false
 }
 
 /// `(?=.*X)(?=.*Y)…` searched in `text`: it matches at a position `p` when
@@ -799,13 +933,29 @@ fn run(branches: &[Compiled], text: &str) -> bool {
 /// admits), so after one match the next line's search starts past it: each
 /// `X` costs one linear pass.
 #[cfg(feature = "std")]
-fn some_line(needs: &[regex_lite::Regex], text: &str) -> bool {
+fn some_line(needs: &[Test], text: &str) -> bool {
+    let atoms: Vec<&CharSet> = needs
+        .iter()
+        .filter_map(|need| match need {
+            Test::Atom(set) => Some(set),
+            Test::Regex(_) => None,
+        })
+        .collect();
+    if atoms.len() == needs.len() {
+        return some_line_of_atoms(&atoms, text);
+    }
     if !text.contains(is_line_terminator) {
-        return needs.iter().all(|re| re.is_match(text));
+        return needs.iter().all(|need| match need {
+            Test::Atom(set) => text.chars().any(|c| set.contains(c)),
+            Test::Regex(re) => re.is_match(text),
+        });
     }
     let mut candidates: Option<Vec<usize>> = None;
     for need in needs {
-        let lines = lines_with_match(need, text);
+        let lines = match need {
+            Test::Atom(set) => lines_with_atom(set, text),
+            Test::Regex(re) => lines_with_match(re, text),
+        };
         let kept = match candidates {
             None => lines,
             Some(previous) => intersection(&previous, &lines),
@@ -816,6 +966,47 @@ fn some_line(needs: &[regex_lite::Regex], text: &str) -> bool {
         candidates = Some(kept);
     }
     true
+}
+
+/// [`some_line`] when every need is one atom: one pass over the characters.
+#[cfg(feature = "std")]
+fn some_line_of_atoms(atoms: &[&CharSet], text: &str) -> bool {
+    let all = atoms.len();
+    let mut met = vec![false; all];
+    let mut count = 0;
+    for c in text.chars() {
+        for (seen, set) in met.iter_mut().zip(atoms) {
+            if !*seen && set.contains(c) {
+                *seen = true;
+                count += 1;
+            }
+        }
+        if count == all {
+            return true;
+        }
+        if is_line_terminator(c) {
+            met.iter_mut().for_each(|seen| *seen = false);
+            count = 0;
+        }
+    }
+    count == all
+}
+
+/// The indexes (ascending) of the lines holding a character of `set`; a
+/// terminator belongs to the line it ends.
+#[cfg(feature = "std")]
+fn lines_with_atom(set: &CharSet, text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    let mut line = 0;
+    for c in text.chars() {
+        if set.contains(c) && lines.last() != Some(&line) {
+            lines.push(line);
+        }
+        if is_line_terminator(c) {
+            line += 1;
+        }
+    }
+    lines
 }
 
 /// The indexes (ascending) of the lines holding a match start of `re`; a
@@ -1067,21 +1258,27 @@ mod tests {
             plan(pattern),
             Ok(vec![Branch::AtStart {
                 lookaheads: vec![
-                    ("^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]*[A-Z])".into(), true),
-                    (
-                        "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]*[\\x{30}-\\x{39}])".into(),
-                        true
-                    ),
-                    (
-                        format!(
+                    Lookahead {
+                        syntax: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]*[A-Z])".into(),
+                        positive: true,
+                        first_line: Some(vec![(0x41, 0x5A)]),
+                    },
+                    Lookahead {
+                        syntax: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]*[\\x{30}-\\x{39}])".into(),
+                        positive: true,
+                        first_line: Some(DIGIT.to_vec()),
+                    },
+                    Lookahead {
+                        syntax: format!(
                             "^(?:[^\\x{{A}}\\x{{D}}\\x{{2028}}-\\x{{2029}}]*[{}])",
                             SPACE.iter().fold(String::new(), |mut out, &(low, high)| {
                                 push_range(&mut out, low, high);
                                 out
                             })
                         ),
-                        false
-                    ),
+                        positive: false,
+                        first_line: Some(SPACE.to_vec()),
+                    },
                 ],
                 rest: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]{8,}$)".into(),
             }])
@@ -1165,8 +1362,17 @@ mod tests {
             let bodies: Vec<regex_lite::Regex> = needs
                 .iter()
                 .map(|x| {
+                    let x = &x.syntax;
                     regex_lite::Regex::new(&format!("[^\\n\\r\\x{{2028}}\\x{{2029}}]*(?:{x})"))
                         .unwrap_or_else(|e| panic!("{e}"))
+                })
+                .collect();
+            // The same needs with every atom run as a regex: the character
+            // scans must agree with the regex searches.
+            let as_regexes: Vec<Test> = needs
+                .iter()
+                .map(|x| {
+                    Test::Regex(regex_lite::Regex::new(&x.syntax).unwrap_or_else(|e| panic!("{e}")))
                 })
                 .collect();
             let definition = |text: &str| {
@@ -1185,6 +1391,7 @@ mod tests {
                     .collect();
                 let want = definition(&text);
                 assert_eq!(matches(pattern, &text), want, "{pattern} on {text:?}");
+                assert_eq!(some_line(&as_regexes, &text), want, "{pattern} on {text:?}");
                 agreed[usize::from(want)] += 1;
             }
             assert!(agreed[0] > 30 && agreed[1] > 30, "{pattern}: {agreed:?}");
@@ -1200,6 +1407,49 @@ mod tests {
         let lines = "a\n".repeat(100_000);
         assert!(!matches("(?=.*\\s)(?=.*[A-Z])", &lines));
         assert!(matches("(?=.*\\s)(?=.*[A-Z])", &format!("{lines}A ")));
+    }
+
+    /// `^(?=.*A)` for one atom: the character scan against the regex.
+    #[test]
+    fn a_first_line_scan_agrees_with_its_regex() {
+        let alphabet = ['a', 'Z', '1', ' ', '\n', '\r', '\u{2028}', 'é', '!', '\t'];
+        let mut state = 0x1234_5678_u32;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as usize % n
+        };
+        for body in [
+            ".*[A-Z]", ".*?\\d", ".*\\s", ".*[^a-z]", ".*\\W", ".*é", ".*\\n",
+        ] {
+            let Ok(branches) = plan(&format!("^(?={body})")) else {
+                panic!("{body}")
+            };
+            let [Branch::AtStart { lookaheads, .. }] = branches.as_slice() else {
+                panic!("{body}: {branches:?}")
+            };
+            let [Lookahead {
+                syntax,
+                first_line: Some(ranges),
+                ..
+            }] = lookaheads.as_slice()
+            else {
+                panic!("{body}: {lookaheads:?}")
+            };
+            let re = regex_lite::Regex::new(syntax).unwrap_or_else(|e| panic!("{e}"));
+            let set = CharSet::new(ranges);
+            for _ in 0..2000 {
+                let text: String = (0..next(8))
+                    .map(|_| alphabet[next(alphabet.len())])
+                    .collect();
+                assert_eq!(
+                    first_line_holds(&set, &text),
+                    re.is_match(&text),
+                    "{body} {text:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The checks the `pattern` fuzz target makes on one input, shared with
 //! `tests/fuzz_regressions.rs` so kept inputs replay exactly as fuzzed.
 
-use toolmark_bridge::schema::pattern::{linear_regex, linear_syntax, plan, Branch, LinearPatterns};
+use toolmark_bridge::schema::pattern::{
+    linear_regex, linear_syntax, plan, Branch, LinearPatterns, Need,
+};
 use toolmark_bridge::schema::PatternMatcher;
 
 /// The input is a pattern, a NUL byte and a text (lossy UTF-8). Nothing may
@@ -53,9 +55,10 @@ pub fn check_pattern(data: &[u8]) {
 
 /// Whether some position of `text` starts a match of every `.*X`: the
 /// leftmost match from there starts there.
-fn some_position(needs: &[String], text: &str) -> bool {
+fn some_position(needs: &[Need], text: &str) -> bool {
     let bodies: Vec<regex_lite::Regex> = needs
         .iter()
+        .map(|need| &need.syntax)
         .filter_map(|x| {
             regex_lite::Regex::new(&format!("[^\\n\\r\\x{{2028}}\\x{{2029}}]*(?:{x})")).ok()
         })
