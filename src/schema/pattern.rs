@@ -950,11 +950,15 @@ fn some_line(needs: &[Test], text: &str) -> bool {
             Test::Regex(re) => re.is_match(text),
         });
     }
+    // The character scans first: the regex searches then start only on
+    // the lines every atom holds on.
+    let mut ordered: Vec<&Test> = needs.iter().collect();
+    ordered.sort_by_key(|need| matches!(need, Test::Regex(_)));
     let mut candidates: Option<Vec<usize>> = None;
-    for need in needs {
+    for need in ordered {
         let lines = match need {
             Test::Atom(set) => lines_with_atom(set, text),
-            Test::Regex(re) => lines_with_match(re, text),
+            Test::Regex(re) => lines_with_match(re, text, candidates.as_deref()),
         };
         let kept = match candidates {
             None => lines,
@@ -971,25 +975,33 @@ fn some_line(needs: &[Test], text: &str) -> bool {
 /// [`some_line`] when every need is one atom: one pass over the characters.
 #[cfg(feature = "std")]
 fn some_line_of_atoms(atoms: &[&CharSet], text: &str) -> bool {
-    let all = atoms.len();
-    let mut met = vec![false; all];
-    let mut count = 0;
+    // One bit per atom; more than 64 lookaheads take the list path.
+    if atoms.is_empty() {
+        return true;
+    }
+    if atoms.len() > 64 {
+        return atoms
+            .iter()
+            .map(|set| lines_with_atom(set, text))
+            .reduce(|kept, lines| intersection(&kept, &lines))
+            .is_some_and(|kept| !kept.is_empty());
+    }
+    let all = u64::MAX >> (64 - atoms.len());
+    let mut met = 0u64;
     for c in text.chars() {
-        for (seen, set) in met.iter_mut().zip(atoms) {
-            if !*seen && set.contains(c) {
-                *seen = true;
-                count += 1;
+        for (bit, set) in atoms.iter().enumerate() {
+            if set.contains(c) {
+                met |= 1 << bit;
             }
         }
-        if count == all {
+        if met == all {
             return true;
         }
         if is_line_terminator(c) {
-            met.iter_mut().for_each(|seen| *seen = false);
-            count = 0;
+            met = 0;
         }
     }
-    count == all
+    false
 }
 
 /// The indexes (ascending) of the lines holding a character of `set`; a
@@ -1009,13 +1021,34 @@ fn lines_with_atom(set: &CharSet, text: &str) -> Vec<usize> {
     lines
 }
 
-/// The indexes (ascending) of the lines holding a match start of `re`; a
-/// terminator belongs to the line it ends.
+/// The indexes (ascending) of the lines holding a match start of `re`
+/// (among the lines `only` lists, when given); a terminator belongs to the
+/// line it ends.
 #[cfg(feature = "std")]
-fn lines_with_match(re: &regex_lite::Regex, text: &str) -> Vec<usize> {
+fn lines_with_match(re: &regex_lite::Regex, text: &str, only: Option<&[usize]>) -> Vec<usize> {
     let mut lines = Vec::new();
+    let mut wanted = only.map(|lines| lines.iter().copied().peekable());
     let (mut from, mut line) = (0, 0);
-    while let Some(found) = re.find_at(text, from) {
+    loop {
+        if let Some(wanted) = wanted.as_mut() {
+            while wanted.next_if(|&w| w < line).is_some() {}
+            let Some(&target) = wanted.peek() else {
+                break;
+            };
+            while line < target {
+                let Some((end, terminator)) = text
+                    .get(from..)
+                    .and_then(|rest| rest.char_indices().find(|&(_, c)| is_line_terminator(c)))
+                else {
+                    return lines;
+                };
+                from += end + terminator.len_utf8();
+                line += 1;
+            }
+        }
+        let Some(found) = re.find_at(text, from) else {
+            break;
+        };
         let at = found.start();
         line += text
             .get(from..at)
@@ -1340,6 +1373,8 @@ mod tests {
             "(?=.*(?:ab|c))(?=.*)",
             "(?=.*\\u2028)(?=.*a)",
             "(?=.*a*b)(?=.*c)",
+            "(?=.*b)(?=.*a.)",
+            "(?=.*1)(?=.*[ab]c)(?=.*\\s)",
         ];
         let alphabet = [
             'a', 'b', 'c', 'A', '1', ' ', '!', '\n', '\r', '\u{2028}', 'é', 'x',
