@@ -1120,7 +1120,7 @@ impl PatternMatcher for LinearPatterns {
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
-#[allow(clippy::panic)]
+#[allow(clippy::panic, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
