@@ -442,11 +442,16 @@ fn compile_spec(
                     return (Validator::Json(Box::new(compiled)), schema.clone());
                 };
                 let refusal = format!("pattern \"{pattern}\" is refused: {why}");
+                let consequence = if which == "input" {
+                    ", and every call is answered invalid"
+                } else {
+                    ""
+                };
                 warnings.push(RegistryError::new(
                     ErrorEventCode::SchemaConversionFailed,
                     format!(
-                        "tool '{name}': its {which} schema's {refusal}; registered with {{}}, \
-                         and every call is answered invalid"
+                        "tool '{name}': its {which} schema's {refusal}; registered with {{}}\
+                         {consequence}"
                     ),
                 ));
                 let issue =
