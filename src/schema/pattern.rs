@@ -80,7 +80,7 @@ struct Translation {
     /// Whether some atom can match a line terminator.
     crosses_lines: bool,
     /// The code points the last atom matches.
-    last_atom: Option<Ranges>,
+    last_atom: Option<Atom>,
 }
 
 /// The `regex-lite` pattern with the same meaning as the ECMA-262 `pattern`
@@ -152,7 +152,7 @@ fn translate(pattern: &str) -> Option<Translation> {
             }
             '.' => {
                 push_set(&mut out, LINE_TERMINATOR, true);
-                last_atom = Some(set_ranges(LINE_TERMINATOR, true));
+                last_atom = Some(Atom::of_set(LINE_TERMINATOR, true));
                 true
             }
             '[' => {
@@ -172,11 +172,11 @@ fn translate(pattern: &str) -> Option<Translation> {
                     last_atom = Some(match class_escape(e, &mut chars)? {
                         ClassAtom::Char(c) => {
                             push_char(&mut out, c);
-                            vec![(u32::from(c), u32::from(c))]
+                            Atom::of_char(c)
                         }
                         ClassAtom::Set(set, negated) => {
                             push_set(&mut out, set, negated);
-                            set_ranges(set, negated)
+                            Atom::of_set(set, negated)
                         }
                     });
                     true
@@ -186,12 +186,12 @@ fn translate(pattern: &str) -> Option<Translation> {
             ']' | '}' => return None,
             c => {
                 push_char(&mut out, c);
-                last_atom = Some(vec![(u32::from(c), u32::from(c))]);
+                last_atom = Some(Atom::of_char(c));
                 true
             }
         };
         if atom && c != ')' {
-            crosses_lines |= last_atom.as_deref().is_some_and(holds_terminator);
+            crosses_lines |= last_atom.as_ref().is_some_and(Atom::holds_terminator);
         }
         quantifiable = atom;
     }
@@ -218,31 +218,49 @@ fn group_name(chars: &mut Peekable<Chars<'_>>) -> Option<String> {
     }
 }
 
-/// Inclusive code point ranges, ascending and disjoint (what an atom
-/// matches).
-pub type Ranges = Vec<(u32, u32)>;
+/// The code points one atom matches: those in `ranges` (inclusive, in any
+/// order), or with `negated` those outside them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Atom {
+    pub ranges: Vec<(u32, u32)>,
+    pub negated: bool,
+}
+
+impl Atom {
+    fn of_char(c: char) -> Atom {
+        Atom {
+            ranges: vec![(u32::from(c), u32::from(c))],
+            negated: false,
+        }
+    }
+
+    fn of_set(set: Set, negated: bool) -> Atom {
+        Atom {
+            ranges: set.to_vec(),
+            negated,
+        }
+    }
+
+    pub fn contains(&self, code: u32) -> bool {
+        self.ranges
+            .iter()
+            .any(|&(low, high)| low <= code && code <= high)
+            != self.negated
+    }
+
+    fn holds_terminator(&self) -> bool {
+        ['\n', '\r', '\u{2028}', '\u{2029}']
+            .iter()
+            .any(|&t| self.contains(u32::from(t)))
+    }
+}
 
 fn is_line_terminator(c: char) -> bool {
     matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
 }
 
-fn holds_terminator(ranges: &[(u32, u32)]) -> bool {
-    LINE_TERMINATOR
-        .iter()
-        .any(|&(low, high)| ranges.iter().any(|&(l, h)| l <= high && low <= h))
-}
-
-/// A set's ranges, or its complement's.
-fn set_ranges(set: Set, negated: bool) -> Ranges {
-    if negated {
-        complement(set)
-    } else {
-        set.to_vec()
-    }
-}
-
 /// The code points (up to U+10FFFF) outside ascending, disjoint `ranges`.
-fn complement(ranges: &[(u32, u32)]) -> Ranges {
+fn complement(ranges: &[(u32, u32)]) -> Vec<(u32, u32)> {
     let mut out = Vec::with_capacity(ranges.len() + 1);
     let mut next = 0u32;
     for &(low, high) in ranges {
@@ -253,19 +271,6 @@ fn complement(ranges: &[(u32, u32)]) -> Ranges {
     }
     if next <= 0x10_FFFF {
         out.push((next, 0x10_FFFF));
-    }
-    out
-}
-
-/// `ranges` sorted, with overlapping and adjacent ones merged.
-fn normalized(mut ranges: Ranges) -> Ranges {
-    ranges.sort_unstable();
-    let mut out: Ranges = Vec::with_capacity(ranges.len());
-    for (low, high) in ranges {
-        match out.last_mut() {
-            Some(last) if low <= last.1.saturating_add(1) => last.1 = last.1.max(high),
-            _ => out.push((low, high)),
-        }
     }
     out
 }
@@ -392,7 +397,7 @@ fn hex4(chars: &mut Peekable<Chars<'_>>) -> Option<u32> {
 /// `[…]` / `[^…]` after the `[`: characters, ranges of two characters and
 /// class escapes; the code points the class matches. An empty class is not
 /// accepted.
-fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<Ranges> {
+fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<Atom> {
     out.push('[');
     let negated = chars.peek() == Some(&'^');
     if negated {
@@ -400,7 +405,7 @@ fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<Range
         out.push('^');
     }
     let mut empty = true;
-    let mut items: Ranges = Vec::new();
+    let mut items: Vec<(u32, u32)> = Vec::new();
     loop {
         let first = match chars.next()? {
             ']' if empty => return None,
@@ -419,7 +424,11 @@ fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<Range
                     push_char(out, c);
                 }
                 ClassAtom::Set(set, negated) => {
-                    items.extend(set_ranges(set, negated));
+                    if negated {
+                        items.extend(complement(set));
+                    } else {
+                        items.extend_from_slice(set);
+                    }
                     push_set_items(out, set, negated);
                 }
             }
@@ -442,8 +451,10 @@ fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<Range
         push_char(out, high);
     }
     out.push(']');
-    let items = normalized(items);
-    Some(if negated { complement(&items) } else { items })
+    Some(Atom {
+        ranges: items,
+        negated,
+    })
 }
 
 fn class_atom(c: char, chars: &mut Peekable<Chars<'_>>) -> Option<ClassAtom> {
@@ -550,7 +561,7 @@ pub struct Lookahead {
     /// When `A` is `.*` and one atom: the atom's code points (`A` matches
     /// at the start when one of them comes before or at the first line
     /// terminator).
-    pub first_line: Option<Ranges>,
+    pub first_line: Option<Atom>,
 }
 
 /// `X` of a lookahead `(?=.*X)` decided line by line.
@@ -559,7 +570,7 @@ pub struct Need {
     /// `X` translated.
     pub syntax: String,
     /// When `X` is one atom: its code points.
-    pub atom: Option<Ranges>,
+    pub atom: Option<Atom>,
 }
 
 const INVALID: &str = "it is not a valid ECMA-262 regular expression (u flag), or uses syntax \
@@ -802,25 +813,22 @@ pub fn linear_regex(pattern: &str) -> Option<regex_lite::Regex> {
     regex_lite::Regex::new(&linear_syntax(pattern)?).ok()
 }
 
-/// Code points as a lookup: ASCII by bit, the rest by binary search.
+/// An [`Atom`] as a lookup: ASCII by bit.
 #[cfg(feature = "std")]
 struct CharSet {
     ascii: u128,
-    ranges: Ranges,
+    atom: Atom,
 }
 
 #[cfg(feature = "std")]
 impl CharSet {
-    fn new(ranges: &[(u32, u32)]) -> CharSet {
-        let mut ascii = 0u128;
-        for c in 0..128u32 {
-            if ranges.iter().any(|&(low, high)| low <= c && c <= high) {
-                ascii |= 1 << c;
-            }
-        }
+    fn new(atom: &Atom) -> CharSet {
+        let ascii = (0..128u32)
+            .filter(|&c| atom.contains(c))
+            .fold(0u128, |bits, c| bits | 1 << c);
         CharSet {
             ascii,
-            ranges: ranges.to_vec(),
+            atom: atom.clone(),
         }
     }
 
@@ -829,17 +837,7 @@ impl CharSet {
         if c < 128 {
             return self.ascii >> c & 1 == 1;
         }
-        self.ranges
-            .binary_search_by(|&(low, high)| {
-                if high < c {
-                    core::cmp::Ordering::Less
-                } else if low > c {
-                    core::cmp::Ordering::Greater
-                } else {
-                    core::cmp::Ordering::Equal
-                }
-            })
-            .is_ok()
+        self.atom.contains(c)
     }
 }
 
@@ -865,8 +863,8 @@ enum Compiled {
 #[cfg(feature = "std")]
 fn compile(pattern: &str) -> Result<Vec<Compiled>, String> {
     let regex = |syntax: &str| regex_lite::Regex::new(syntax).map_err(|_| String::from(TOO_BIG));
-    let test = |syntax: &str, atom: &Option<Ranges>| match atom {
-        Some(ranges) => Ok(Test::Atom(CharSet::new(ranges))),
+    let test = |syntax: &str, atom: &Option<Atom>| match atom {
+        Some(atom) => Ok(Test::Atom(CharSet::new(atom))),
         None => regex(syntax).map(Test::Regex),
     };
     let mut compiled = Vec::new();
@@ -930,8 +928,8 @@ fn first_line_holds(set: &CharSet, text: &str) -> bool {
 /// some position matches exactly when some line start does, that is when
 /// one line holds a match start of every `X`. A match of `X` that starts on
 /// a line ends on it or takes just the terminator (what [`line_need`]
-/// admits), so after one match the next line's search starts past it: each
-/// `X` costs one linear pass.
+/// admits): a one-atom `X` is a scan of the characters, any other `X` a
+/// search of each line; each `X` costs one linear pass.
 #[cfg(feature = "std")]
 fn some_line(needs: &[Test], text: &str) -> bool {
     let atoms: Vec<&CharSet> = needs
@@ -952,8 +950,11 @@ fn some_line(needs: &[Test], text: &str) -> bool {
     }
     // The character scans first: the regex searches then start only on
     // the lines every atom holds on.
-    let mut ordered: Vec<&Test> = needs.iter().collect();
-    ordered.sort_by_key(|need| matches!(need, Test::Regex(_)));
+    let is_atom = |need: &&Test| matches!(need, Test::Atom(_));
+    let ordered = needs
+        .iter()
+        .filter(is_atom)
+        .chain(needs.iter().filter(|need| !is_atom(need)));
     let mut candidates: Option<Vec<usize>> = None;
     for need in ordered {
         let lines = match need {
@@ -1022,46 +1023,39 @@ fn lines_with_atom(set: &CharSet, text: &str) -> Vec<usize> {
 }
 
 /// The indexes (ascending) of the lines holding a match start of `re`
-/// (among the lines `only` lists, when given); a terminator belongs to the
-/// line it ends.
+/// (among the lines `only` lists, when given). `re` matches no line
+/// terminator, so a match lies on its line: each line is searched in the
+/// text cut after its terminator, which keeps the context before it (`^`
+/// and `\b` see the text as it is) and changes nothing `re` can reach.
 #[cfg(feature = "std")]
 fn lines_with_match(re: &regex_lite::Regex, text: &str, only: Option<&[usize]>) -> Vec<usize> {
     let mut lines = Vec::new();
     let mut wanted = only.map(|lines| lines.iter().copied().peekable());
-    let (mut from, mut line) = (0, 0);
-    loop {
-        if let Some(wanted) = wanted.as_mut() {
-            while wanted.next_if(|&w| w < line).is_some() {}
-            let Some(&target) = wanted.peek() else {
-                break;
-            };
-            while line < target {
-                let Some((end, terminator)) = text
-                    .get(from..)
-                    .and_then(|rest| rest.char_indices().find(|&(_, c)| is_line_terminator(c)))
-                else {
-                    return lines;
-                };
-                from += end + terminator.len_utf8();
-                line += 1;
+    let mut start = 0;
+    let ends = text
+        .char_indices()
+        .filter(|&(_, c)| is_line_terminator(c))
+        .map(|(at, c)| at + c.len_utf8())
+        .chain(core::iter::once(text.len()));
+    for (line, end) in ends.enumerate() {
+        let searched = match wanted.as_mut() {
+            None => true,
+            Some(wanted) => {
+                while wanted.next_if(|&w| w < line).is_some() {}
+                match wanted.peek() {
+                    None => break,
+                    Some(&w) => w == line,
+                }
             }
+        };
+        if searched
+            && text
+                .get(..end)
+                .is_some_and(|head| re.is_match_at(head, start))
+        {
+            lines.push(line);
         }
-        let Some(found) = re.find_at(text, from) else {
-            break;
-        };
-        let at = found.start();
-        line += text
-            .get(from..at)
-            .map_or(0, |skipped| skipped.matches(is_line_terminator).count());
-        lines.push(line);
-        let Some((end, terminator)) = text
-            .get(at..)
-            .and_then(|rest| rest.char_indices().find(|&(_, c)| is_line_terminator(c)))
-        else {
-            break;
-        };
-        from = at + end + terminator.len_utf8();
-        line += 1;
+        start = end;
     }
     lines
 }
@@ -1294,12 +1288,15 @@ mod tests {
                     Lookahead {
                         syntax: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]*[A-Z])".into(),
                         positive: true,
-                        first_line: Some(vec![(0x41, 0x5A)]),
+                        first_line: Some(Atom {
+                            ranges: vec![(0x41, 0x5A)],
+                            negated: false,
+                        }),
                     },
                     Lookahead {
                         syntax: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]*[\\x{30}-\\x{39}])".into(),
                         positive: true,
-                        first_line: Some(DIGIT.to_vec()),
+                        first_line: Some(Atom::of_set(DIGIT, false)),
                     },
                     Lookahead {
                         syntax: format!(
@@ -1310,7 +1307,7 @@ mod tests {
                             })
                         ),
                         positive: false,
-                        first_line: Some(SPACE.to_vec()),
+                        first_line: Some(Atom::of_set(SPACE, false)),
                     },
                 ],
                 rest: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]{8,}$)".into(),
@@ -1466,14 +1463,14 @@ mod tests {
             };
             let [Lookahead {
                 syntax,
-                first_line: Some(ranges),
+                first_line: Some(atom),
                 ..
             }] = lookaheads.as_slice()
             else {
                 panic!("{body}: {lookaheads:?}")
             };
             let re = regex_lite::Regex::new(syntax).unwrap_or_else(|e| panic!("{e}"));
-            let set = CharSet::new(ranges);
+            let set = CharSet::new(atom);
             for _ in 0..2000 {
                 let text: String = (0..next(8))
                     .map(|_| alphabet[next(alphabet.len())])
