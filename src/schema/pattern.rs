@@ -1025,19 +1025,24 @@ fn lines_with_atom(set: &CharSet, text: &str) -> Vec<usize> {
 /// The indexes (ascending) of the lines holding a match start of `re`
 /// (among the lines `only` lists, when given). `re` matches no line
 /// terminator, so a match lies on its line: each line is searched in the
-/// text cut after its terminator, which keeps the context before it (`^`
-/// and `\b` see the text as it is) and changes nothing `re` can reach.
+/// text cut after its terminator, which keeps the context on both sides
+/// (`^`, `$`, `\b` see the text as it is) for every match that starts on
+/// the line, that is before the cut (an empty match at the cut is the next
+/// line's).
 #[cfg(feature = "std")]
 fn lines_with_match(re: &regex_lite::Regex, text: &str, only: Option<&[usize]>) -> Vec<usize> {
     let mut lines = Vec::new();
     let mut wanted = only.map(|lines| lines.iter().copied().peekable());
     let mut start = 0;
+    let mut empty_line_matches = None;
+    // Where each line ends, after its terminator, and where its last match
+    // may start: on the terminator, or at the text's end for the last line.
     let ends = text
         .char_indices()
         .filter(|&(_, c)| is_line_terminator(c))
-        .map(|(at, c)| at + c.len_utf8())
-        .chain(core::iter::once(text.len()));
-    for (line, end) in ends.enumerate() {
+        .map(|(at, c)| (at + c.len_utf8(), at))
+        .chain(core::iter::once((text.len(), text.len())));
+    for (line, (end, last_start)) in ends.enumerate() {
         let searched = match wanted.as_mut() {
             None => true,
             Some(wanted) => {
@@ -1048,11 +1053,28 @@ fn lines_with_match(re: &regex_lite::Regex, text: &str, only: Option<&[usize]>) 
                 }
             }
         };
-        if searched
+        // Every empty line between two others has the same context (a
+        // terminator on either side), so the same answer: one search.
+        let empty_inside = start > 0
+            && end < text.len()
             && text
-                .get(..end)
-                .is_some_and(|head| re.is_match_at(head, start))
-        {
+                .get(start..end)
+                .is_some_and(|t| t.chars().nth(1).is_none());
+        let matched = searched
+            && match (empty_inside, empty_line_matches) {
+                (true, Some(known)) => known,
+                _ => {
+                    let found = text
+                        .get(..end)
+                        .and_then(|head| re.find_at(head, start))
+                        .is_some_and(|m| m.start() <= last_start);
+                    if empty_inside {
+                        empty_line_matches = Some(found);
+                    }
+                    found
+                }
+            };
+        if matched {
             lines.push(line);
         }
         start = end;
@@ -1372,6 +1394,10 @@ mod tests {
             "(?=.*a*b)(?=.*c)",
             "(?=.*b)(?=.*a.)",
             "(?=.*1)(?=.*[ab]c)(?=.*\\s)",
+            "(?=.*\\B)(?=.*(?:a|))",
+            "(?=.*$)(?=.*\\s)",
+            "(?=.*^)(?=.*1)",
+            "(?=.*\\b)(?=.*(?:)).*",
         ];
         let alphabet = [
             'a', 'b', 'c', 'A', '1', ' ', '!', '\n', '\r', '\u{2028}', 'é', 'x',
