@@ -351,14 +351,11 @@ impl Toolmark {
                 message: no_confirmation_path(&tool_name),
             });
         }
-        let (key, warnings) =
-            match self
-                .registry
-                .register(scope, def, self.config.dev, self.matcher.as_ref())
-            {
-                Ok(registered) => registered,
-                Err(error) => return self.misconfigured(error, Some(tool_name)),
-            };
+        let matcher = self.matcher.as_ref();
+        let (key, warnings) = match self.registry.register(scope, def, self.config.dev, matcher) {
+            Ok(registered) => registered,
+            Err(error) => return self.misconfigured(error, Some(tool_name)),
+        };
         let full_name = self
             .registry
             .by_key(key)
