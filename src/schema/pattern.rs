@@ -928,8 +928,8 @@ fn first_line_holds(set: &CharSet, text: &str) -> bool {
 /// some position matches exactly when some line start does, that is when
 /// one line holds a match start of every `X`. A match of `X` that starts on
 /// a line ends on it or takes just the terminator (what [`line_need`]
-/// admits): a one-atom `X` is a scan of the characters, any other `X` a
-/// search of each line; each `X` costs one linear pass.
+/// admits): a one-atom `X` is a scan of the characters, any other `X`
+/// searches that each start on a line; each `X` costs one linear pass.
 #[cfg(feature = "std")]
 fn some_line(needs: &[Test], text: &str) -> bool {
     let atoms: Vec<&CharSet> = needs
@@ -1023,61 +1023,48 @@ fn lines_with_atom(set: &CharSet, text: &str) -> Vec<usize> {
 }
 
 /// The indexes (ascending) of the lines holding a match start of `re`
-/// (among the lines `only` lists, when given). `re` matches no line
-/// terminator, so a match lies on its line: each line is searched in the
-/// text cut after its terminator, which keeps the context on both sides
-/// (`^`, `$`, `\b` see the text as it is) for every match that starts on
-/// the line, that is before the cut (an empty match at the cut is the next
-/// line's).
+/// (among the lines `only` lists, when given); a terminator belongs to the
+/// line it ends. `re` matches no line terminator, so a match ends on the
+/// line it starts on: the next search starts on the next wanted line, and
+/// one search passes over every line without a match.
 #[cfg(feature = "std")]
 fn lines_with_match(re: &regex_lite::Regex, text: &str, only: Option<&[usize]>) -> Vec<usize> {
     let mut lines = Vec::new();
     let mut wanted = only.map(|lines| lines.iter().copied().peekable());
-    let mut start = 0;
-    let mut empty_line_matches = None;
-    // Where each line ends, after its terminator, and where its last match
-    // may start: on the terminator, or at the text's end for the last line.
-    let ends = text
-        .char_indices()
-        .filter(|&(_, c)| is_line_terminator(c))
-        .map(|(at, c)| (at + c.len_utf8(), at))
-        .chain(core::iter::once((text.len(), text.len())));
-    for (line, (end, last_start)) in ends.enumerate() {
-        let searched = match wanted.as_mut() {
-            None => true,
-            Some(wanted) => {
-                while wanted.next_if(|&w| w < line).is_some() {}
-                match wanted.peek() {
-                    None => break,
-                    Some(&w) => w == line,
-                }
-            }
-        };
-        // Every empty line between two others has the same context (a
-        // terminator on either side), so the same answer: one search.
-        let empty_inside = start > 0
-            && end < text.len()
-            && text
-                .get(start..end)
-                .is_some_and(|t| t.chars().nth(1).is_none());
-        let matched = searched
-            && match (empty_inside, empty_line_matches) {
-                (true, Some(known)) => known,
-                _ => {
-                    let found = text
-                        .get(..end)
-                        .and_then(|head| re.find_at(head, start))
-                        .is_some_and(|m| m.start() <= last_start);
-                    if empty_inside {
-                        empty_line_matches = Some(found);
-                    }
-                    found
-                }
+    let (mut from, mut line) = (0, 0);
+    loop {
+        if let Some(wanted) = wanted.as_mut() {
+            while wanted.next_if(|&w| w < line).is_some() {}
+            let Some(&target) = wanted.peek() else {
+                break;
             };
-        if matched {
-            lines.push(line);
+            while line < target {
+                let Some((end, terminator)) = text
+                    .get(from..)
+                    .and_then(|rest| rest.char_indices().find(|&(_, c)| is_line_terminator(c)))
+                else {
+                    return lines;
+                };
+                from += end + terminator.len_utf8();
+                line += 1;
+            }
         }
-        start = end;
+        let Some(found) = re.find_at(text, from) else {
+            break;
+        };
+        let at = found.start();
+        line += text
+            .get(from..at)
+            .map_or(0, |skipped| skipped.matches(is_line_terminator).count());
+        lines.push(line);
+        let Some((end, terminator)) = text
+            .get(at..)
+            .and_then(|rest| rest.char_indices().find(|&(_, c)| is_line_terminator(c)))
+        else {
+            break;
+        };
+        from = at + end + terminator.len_utf8();
+        line += 1;
     }
     lines
 }
