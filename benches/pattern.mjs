@@ -1,17 +1,19 @@
 // node benches/pattern.mjs [pkgDir] [--before baseDir]: milliseconds for one
 // tm.call (the median of 3) whose input `s` is checked against a `pattern`
 // built to be slow, by input length (the call is answered `invalid`: a
-// hostile input, or a pattern refused at registration). With --before, the same calls on a
-// second package (the base) in the same process, and after/before ratios;
-// the base runs only the lengths its backtracking RegExp finishes ("—"
-// otherwise). Prints numbers only.
+// hostile input, or a pattern refused at registration). With --before, the
+// same calls on a second package (the base) in the same process, and
+// after/before ratios; the base runs only the lengths its backtracking
+// RegExp finishes ("—" otherwise). The last column is the call alone on the
+// same text (pattern `^$`). Prints numbers only.
 //
 // Cases: `^(a+)+$` (regex-lite: linear); `^(\p{L}+\s?)+$` (the issue's:
 // `\p{…}`, refused at registration now, RegExp before: doubling per
 // character); `(?=.*[A-Z])(?=.*\d)` unanchored (the issue's: one pass per
 // lookahead, line by line, now; quadratic in RegExp); the anchored password
-// form; and the line-wise form on 1 MiB of one-character lines (its most
-// searches).
+// form; the line-wise form on 1 MiB of short lines (one-atom needs: a scan
+// of the characters; longer needs: a search per line holding a match); and
+// a plain regex-lite pattern for scale.
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 
@@ -51,6 +53,11 @@ const CASES = [
   // A need of two atoms: a regex search per line the atoms hold on, here
   // every other line.
   ['(?=.*a\\d)(?=.*[A-Z])', (n) => 'A\na1\n'.repeat(n / 6), [1_048_576], 1_048_576],
+  // Two such needs, the first holding on every line: the line-wise form's
+  // most searches per byte.
+  ['(?=.*a\\d)(?=.*b\\d)', (n) => 'a1\n'.repeat(n / 3), [1_048_575], 1_048_575],
+  // A plain pattern regex-lite runs, for scale.
+  ['^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$', (n) => 'a'.repeat(n), [1_048_576], 1_048_576],
 ];
 
 const cell = (ms) => (ms === null ? '—' : ms.toFixed(1));
