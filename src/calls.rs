@@ -564,6 +564,13 @@ impl Toolmark {
                     self.finish(key, ToolResult::invalid(issues), now)
                 }
             }
+            Validator::Refused(message) => {
+                let issue = Issue {
+                    path: String::new(),
+                    message: message.clone(),
+                };
+                self.finish(key, ToolResult::invalid(vec![issue]), now)
+            }
             Validator::External => {
                 let input = Self::input_text(call);
                 let tool = call.tool;

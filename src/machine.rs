@@ -357,7 +357,8 @@ impl Toolmark {
                 message: no_confirmation_path(&tool_name),
             });
         }
-        let (key, warnings) = match self.registry.register(scope, def, self.config.dev) {
+        let matcher = self.matcher.as_ref();
+        let (key, warnings) = match self.registry.register(scope, def, self.config.dev, matcher) {
             Ok(registered) => registered,
             Err(error) => return self.misconfigured(error, Some(tool_name)),
         };

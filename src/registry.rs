@@ -8,7 +8,7 @@
 use crate::ids::{is_valid_tool_name, llm_name};
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
-use crate::schema::CompiledSchema;
+use crate::schema::{CompiledSchema, PatternMatcher};
 use serde_json::{Map, Value};
 
 /// A scope of this registry; `ScopeId::ROOT` is the registry itself.
@@ -81,6 +81,10 @@ pub(crate) enum Validator {
     Any,
     Json(Box<CompiledSchema>),
     External,
+    /// A schema with a pattern the matcher refused: every input is
+    /// invalid, with this issue message (its author meant some inputs to
+    /// be refused, and which ones cannot be decided).
+    Refused(String),
 }
 
 /// A registered tool.
@@ -234,11 +238,13 @@ impl Registry {
     /// Registers a tool. `Ok` carries the key and any warning
     /// (`schema_conversion_failed`: the tool is registered with `inputSchema: {}`);
     /// with `strict`, a warning is an `Err` and nothing is registered.
+    /// Every `pattern` of its JSON Schemas is tried on `matcher` first.
     pub fn register(
         &mut self,
         scope: ScopeId,
         def: ToolDef,
         strict: bool,
+        matcher: &dyn PatternMatcher,
     ) -> Result<(ToolKey, Vec<RegistryError>), RegistryError> {
         let name = Self::join(&self.live_scope(scope)?.prefix, &def.name);
         if def.name.is_empty() || !is_valid_tool_name(&name) {
@@ -270,12 +276,18 @@ impl Registry {
             ));
         }
         let mut warnings = Vec::new();
-        let (input, input_json) =
-            compile_spec(&name, "input", def.input_schema.as_ref(), &mut warnings);
+        let (input, input_json) = compile_spec(
+            &name,
+            "input",
+            def.input_schema.as_ref(),
+            matcher,
+            &mut warnings,
+        );
         let (output, output_json) = match def.output_schema.as_ref() {
             None => (None, None),
             Some(spec) => {
-                let (validator, json) = compile_spec(&name, "output", Some(spec), &mut warnings);
+                let (validator, json) =
+                    compile_spec(&name, "output", Some(spec), matcher, &mut warnings);
                 (Some(validator), Some(json))
             }
         };
@@ -398,11 +410,14 @@ fn not_ours(scope: ScopeId) -> RegistryError {
 
 /// Compiles a schema spec; a JSON Schema that does not compile is a warning
 /// and the tool gets `{}` (accept anything), as production does for a schema
-/// that cannot be converted.
+/// that cannot be converted. A schema with a pattern `matcher` refuses is a
+/// warning too, and shows `{}`, but accepts nothing: that pattern was meant
+/// to refuse some inputs.
 fn compile_spec(
     name: &str,
     which: &str,
     spec: Option<&SchemaSpec>,
+    matcher: &dyn PatternMatcher,
     warnings: &mut Vec<RegistryError>,
 ) -> (Validator, Value) {
     let empty = || Value::Object(Map::new());
@@ -419,7 +434,30 @@ fn compile_spec(
             (Validator::External, json)
         }
         Some(SchemaSpec::Json(schema)) => match CompiledSchema::compile(schema) {
-            Ok(compiled) => (Validator::Json(Box::new(compiled)), schema.clone()),
+            Ok(compiled) => {
+                let refused = compiled
+                    .patterns()
+                    .find_map(|pattern| Some((pattern, matcher.is_match(pattern, "").err()?)));
+                let Some((pattern, why)) = refused else {
+                    return (Validator::Json(Box::new(compiled)), schema.clone());
+                };
+                let refusal = format!("pattern \"{pattern}\" is refused: {why}");
+                let consequence = if which == "input" {
+                    ", and every call is answered invalid"
+                } else {
+                    ""
+                };
+                warnings.push(RegistryError::new(
+                    ErrorEventCode::SchemaConversionFailed,
+                    format!(
+                        "tool '{name}': its {which} schema's {refusal}; registered with {{}}\
+                         {consequence}"
+                    ),
+                ));
+                let issue =
+                    format!("the tool's {which} schema was refused at registration: {refusal}");
+                (Validator::Refused(issue), empty())
+            }
             Err(error) => {
                 warnings.push(RegistryError::new(
                     ErrorEventCode::SchemaConversionFailed,
@@ -440,6 +478,74 @@ fn compile_spec(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::pattern::LinearPatterns;
+
+    fn with_pattern(name: &str, pattern: &str) -> ToolDef {
+        let mut def = ToolDef::new(name, "Checks s");
+        def.input_schema = Some(SchemaSpec::Json(serde_json::json!({
+            "type": "object",
+            "properties": {"s": {"type": "string"}},
+            "patternProperties": {"^x": {"not": {"pattern": pattern}}},
+        })));
+        def
+    }
+
+    #[test]
+    fn a_pattern_without_a_linear_plan_is_refused_at_registration() {
+        let matcher = LinearPatterns::new();
+        let mut registry = Registry::new();
+        let lookbehind = "(?<=a)b";
+        // Strict (dev): an error, nothing registered.
+        let error = registry
+            .register(ScopeId::ROOT, with_pattern("t", lookbehind), true, &matcher)
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(error.code, ErrorEventCode::SchemaConversionFailed);
+        assert!(
+            error
+                .message
+                .contains("pattern \"(?<=a)b\" is refused: lookbehind"),
+            "{}",
+            error.message
+        );
+        assert!(registry.is_empty());
+        // Otherwise: registered with `{}`, a warning, and an input check
+        // that refuses everything (the pattern sat under a `not`: accepting
+        // on an error would let through what it was meant to refuse).
+        let (key, warnings) = registry
+            .register(
+                ScopeId::ROOT,
+                with_pattern("t", lookbehind),
+                false,
+                &matcher,
+            )
+            .unwrap();
+        assert_eq!(warnings, vec![error]);
+        let tool = registry.by_key(key).unwrap();
+        assert_eq!(tool.input_json, serde_json::json!({}));
+        let Validator::Refused(issue) = &tool.input else {
+            panic!("{:?}", tool.input)
+        };
+        assert_eq!(
+            issue,
+            "the tool's input schema was refused at registration: pattern \"(?<=a)b\" is \
+             refused: lookbehind (?<=…) / (?<!…) has no linear-time translation"
+        );
+        // A pattern with a linear plan compiles as usual.
+        let (key, warnings) = registry
+            .register(
+                ScopeId::ROOT,
+                with_pattern("u", "^(?=.*\\d)"),
+                true,
+                &matcher,
+            )
+            .unwrap();
+        assert!(warnings.is_empty());
+        assert!(matches!(
+            registry.by_key(key).map(|t| &t.input),
+            Some(Validator::Json(_))
+        ));
+    }
 
     #[test]
     fn scope_names_join_with_dots_and_must_make_a_valid_name_prefix() {
@@ -451,7 +557,12 @@ mod tests {
         assert_eq!(registry.scope_prefix(address), Some("signup.address"));
         assert_eq!(registry.scope_prefix(ScopeId(99)), None);
         registry
-            .register(address, ToolDef::new("fill", "Fills the address"), true)
+            .register(
+                address,
+                ToolDef::new("fill", "Fills the address"),
+                true,
+                &LinearPatterns::new(),
+            )
             .unwrap();
         assert!(registry.by_name("signup.address.fill").is_some());
         let too_long = "x".repeat(129);
@@ -477,10 +588,20 @@ mod tests {
         let empty = registry.create_scope(ScopeId::ROOT, "empty").unwrap();
         let cart = registry.create_scope(ScopeId::ROOT, "cart").unwrap();
         let (key, _) = registry
-            .register(cart, ToolDef::new("add", "Adds an item"), true)
+            .register(
+                cart,
+                ToolDef::new("add", "Adds an item"),
+                true,
+                &LinearPatterns::new(),
+            )
             .unwrap();
         registry
-            .register(cart, ToolDef::new("remove", "Removes an item"), true)
+            .register(
+                cart,
+                ToolDef::new("remove", "Removes an item"),
+                true,
+                &LinearPatterns::new(),
+            )
             .unwrap();
         assert_eq!(
             (registry.len(), registry.is_empty(), registry.rev()),

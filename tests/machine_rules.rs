@@ -1312,6 +1312,50 @@ fn dev_mode_turns_misconfiguration_into_errors() {
     );
 }
 
+/// A pattern the page's matcher cannot run: registration says so (dev:
+/// thrown), and no input gets past it, even one the pattern sits under a
+/// `not` for (an error there must not turn into "valid").
+#[test]
+fn a_refused_pattern_is_reported_at_registration_and_answers_every_call_invalid() {
+    let mut def = tool("guarded");
+    def.input_schema = Some(SchemaSpec::Json(json!({
+        "type": "object",
+        "properties": {"path": {"type": "string", "not": {"pattern": "(?<=a)b"}}},
+    })));
+    let mut dev = Page::with_config(Config {
+        dev: true,
+        ..Config::default()
+    });
+    let error = dev.tm.register(ScopeId::ROOT, def.clone(), 0).err();
+    assert_eq!(
+        error.as_ref().map(|e| e.code),
+        Some(ErrorEventCode::SchemaConversionFailed)
+    );
+    let message = error.map(|e| e.message).unwrap_or_default();
+    assert!(
+        message.starts_with("tool 'guarded': its input schema's pattern \"(?<=a)b\" is refused: "),
+        "{message}"
+    );
+    assert_eq!(dev.tm.rev(), 0, "nothing registered");
+    let mut prod = Page::new();
+    prod.register(def);
+    assert_eq!(prod.error_codes(), [ErrorEventCode::SchemaConversionFailed]);
+    prod.call("c1", "guarded", json!({"path": "xb"}));
+    assert!(prod.take_runs().is_empty(), "the tool never runs");
+    let result = prod.result("c1");
+    assert_eq!(result["status"], "invalid", "{result}");
+    assert_eq!(result["issues"][0]["path"], "");
+    let issue = result["issues"][0]["message"].as_str().unwrap_or_default();
+    assert!(
+        issue.starts_with(
+            "the tool's input schema was refused at registration: pattern \"(?<=a)b\" is refused: "
+        ),
+        "{issue}"
+    );
+    prod.describe("d", "guarded");
+    assert_eq!(prod.result("d")["data"]["inputSchema"], json!({}));
+}
+
 #[test]
 fn policy_deny_is_not_allowed_and_bad_policies_are_reported() {
     let mut page = Page::with_config(Config {

@@ -1,5 +1,7 @@
-//! Drives the ECMA-262 → regex-lite translation of `pattern` with arbitrary
-//! patterns and texts: nothing may panic, and what it accepts must compile.
+//! Drives the linear-time plans of `pattern` (the ECMA-262 → regex-lite
+//! translation and the lookahead forms) with arbitrary patterns and texts:
+//! nothing may panic, what it accepts must compile, and the line-wise
+//! lookahead form must agree with its definition.
 #![no_main]
 
 #[path = "../../tests/support/pattern_check.rs"]

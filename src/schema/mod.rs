@@ -16,10 +16,10 @@
 //! [`SchemaError::RemoteRef`] at compile time.
 //!
 //! Regular expressions (`pattern`, `patternProperties`) are evaluated by an
-//! injected [`PatternMatcher`]. [`pattern::LinearPatterns`] runs the
-//! patterns it can translate exactly with `regex-lite` (linear in the input)
-//! and the rest with a fallback: the browser's ECMA-262 `RegExp` in the
-//! shipped module.
+//! injected [`PatternMatcher`]. [`pattern::LinearPatterns`] (the shipped
+//! module's) decides the patterns it can translate exactly in time linear
+//! in the input and answers every other one with an error; the registry
+//! refuses those at registration ([`CompiledSchema::patterns`]).
 //!
 //! This code runs inside the page's WebAssembly bridge and must never panic:
 //! no `unwrap`, no indexing, bounded recursion: nested schema evaluations are
@@ -132,8 +132,7 @@ impl Work {
 }
 
 /// An ECMA-262 regex matcher (`u` flag), injected: in WebAssembly it is
-/// [`pattern::LinearPatterns`] over JS `RegExp`; natively tests use the
-/// `regex` crate as the fallback.
+/// [`pattern::LinearPatterns`]; natively tests also use the `regex` crate.
 pub trait PatternMatcher {
     /// Ok(true) when `text` matches `pattern` (unanchored search, like
     /// RegExp.prototype.test). Err(message) when the pattern is not a valid regex.
@@ -290,6 +289,28 @@ impl CompiledSchema {
     /// build messages.
     pub fn is_valid(&self, instance: &Value, matcher: &dyn PatternMatcher) -> bool {
         eval::is_valid(self, instance, matcher)
+    }
+
+    /// Every regex of its `pattern` and `patternProperties` keywords (the
+    /// registry checks each against the page's matcher up front).
+    pub fn patterns(&self) -> impl Iterator<Item = &str> {
+        self.nodes
+            .iter()
+            .filter_map(|node| match node {
+                Node::Obj(obj) => Some(obj.keywords.iter()),
+                Node::Bool(_) => None,
+            })
+            .flatten()
+            .flat_map(|keyword| {
+                let (single, keyed) = match keyword {
+                    Keyword::Pattern(pattern, _) => (Some(pattern.as_str()), &[][..]),
+                    Keyword::Properties { patterns, .. } => (None, patterns.as_slice()),
+                    _ => (None, &[][..]),
+                };
+                single
+                    .into_iter()
+                    .chain(keyed.iter().map(|(pattern, _)| pattern.as_str()))
+            })
     }
 }
 

@@ -1,27 +1,35 @@
-//! `pattern` / `patternProperties` in linear time where possible.
+//! `pattern` / `patternProperties` in time linear in the text, for every
+//! pattern the page can register.
 //!
 //! JS `RegExp` backtracks: `^(a+)+$` against 30 `a`s and a `!` takes
 //! seconds, doubling with each `a`. [`linear_syntax`] translates the
 //! ECMA-262 patterns (`u` flag, no other flags) whose meaning it knows
 //! exactly into `regex-lite` syntax, whose searches are `O(m * n)` (regex
-//! size times input length) whatever the pattern; [`LinearPatterns`] runs
-//! those with `regex-lite` and hands every other pattern to a fallback
-//! matcher (the browser's `RegExp` in the shipped module). The fallback
-//! keeps what `regex-lite` cannot express (lookaround, backreferences,
-//! `\p{…}`, named groups) and decides every pattern the translation does not
-//! accept, so an invalid ECMA-262 pattern stays invalid.
+//! size times input length) whatever the pattern; [`plan`] adds the
+//! lookahead forms it can decide exactly with a fixed number of such
+//! searches; [`LinearPatterns`] runs the plans and answers every other
+//! pattern with an error, which the registry turns into a refusal at
+//! registration (`schema_conversion_failed`). No pattern goes to a
+//! backtracking engine.
 //!
 //! Accepted, with their ECMA-262 (`u` flag) meaning:
 //! literals; `.` (anything but `\n`, `\r`, U+2028, U+2029); `^` and `$`
 //! (input start and end, no multiline); `\b` and `\B` (ASCII word
-//! boundaries); `|`; `(…)` and `(?:…)` (both run as non-capturing groups:
-//! nothing reads the captures); `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each
-//! greedy or lazy; `[…]` and `[^…]` of characters, ranges and the escapes
-//! below; `\d` `\D` `\w` `\W` (ASCII), `\s` `\S` (ECMA-262's WhiteSpace and
-//! LineTerminator set); `\f` `\n` `\r` `\t` `\v`, `\0`, `\cX`, `\xHH`,
-//! `\uHHHH` (a surrogate pair as one code point), `\u{H…}`; `\` before a
-//! syntax character or `/`; in a class also `\b` (backspace) and `\-`.
-//! Everything else, including every syntax error, goes to the fallback.
+//! boundaries); `|`; `(…)`, `(?:…)` and `(?<name>…)` (all run as
+//! non-capturing groups: nothing reads the captures; names are ASCII
+//! identifiers, each used once); `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`,
+//! each greedy or lazy; `[…]` and `[^…]` of characters, ranges and the
+//! escapes below; `\d` `\D` `\w` `\W` (ASCII), `\s` `\S` (ECMA-262's
+//! WhiteSpace and LineTerminator set); `\f` `\n` `\r` `\t` `\v`, `\0`,
+//! `\cX`, `\xHH`, `\uHHHH` (a surrogate pair as one code point), `\u{H…}`;
+//! `\` before a syntax character or `/`; in a class also `\b` (backspace)
+//! and `\-`. Lookahead in two forms, per top-level alternative:
+//! `^(?=A)(?!B)…R` (a run of lookaheads right after a leading `^`, bodies
+//! and rest of the syntax above), and `(?=.*X)(?=.*Y)…` (positive
+//! lookaheads whose bodies start with `.*`, optionally followed by `.*Z`,
+//! where each `X` is one atom or matches no line terminator).
+//! Refused: lookbehind, backreferences, `\p{…}`, modifiers, lookahead
+//! anywhere else, and every syntax error.
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -63,26 +71,39 @@ const SPACE: Set = &[
 /// What `.` does not match: ECMA-262's LineTerminator.
 const LINE_TERMINATOR: Set = &[(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)];
 
-/// Which engine runs a pattern.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Engine {
-    /// `regex-lite`: `O(m * n)` in the input length.
-    Linear,
-    /// The injected fallback matcher (JS `RegExp` in the shipped module).
-    Fallback,
+/// A translated pattern (`regex-lite` syntax) and what the line-wise
+/// lookahead form needs to know about it.
+struct Translation {
+    syntax: String,
+    /// Atoms, assertions, quantifiers, parentheses and `|`s: 1 for a lone atom.
+    terms: usize,
+    /// Whether some atom can match a line terminator.
+    crosses_lines: bool,
+    /// The code points the last atom matches.
+    last_atom: Option<Atom>,
 }
 
 /// The `regex-lite` pattern with the same meaning as the ECMA-262 `pattern`
 /// (`u` flag), or `None` when the translation does not accept it (see the
-/// module docs).
+/// module docs). Lookaround is never accepted here; [`plan`] takes the
+/// lookahead forms it can decide exactly.
 pub fn linear_syntax(pattern: &str) -> Option<String> {
+    translate(pattern).map(|t| t.syntax)
+}
+
+fn translate(pattern: &str) -> Option<Translation> {
     let mut out = String::with_capacity(pattern.len() + 8);
     let mut chars = pattern.chars().peekable();
     // Whether the previous term takes a quantifier (an atom, not an
     // assertion, `|`, `(` or a quantifier).
     let mut quantifiable = false;
     let mut open_groups = 0usize;
+    let mut terms = 0usize;
+    let mut crosses_lines = false;
+    let mut last_atom = None;
+    let mut names: Vec<String> = Vec::new();
     while let Some(c) = chars.next() {
+        terms += 1;
         let atom = match c {
             '^' | '$' | '|' => {
                 out.push(c);
@@ -91,8 +112,18 @@ pub fn linear_syntax(pattern: &str) -> Option<String> {
             '(' => {
                 if chars.peek() == Some(&'?') {
                     chars.next();
-                    if chars.next() != Some(':') {
-                        return None;
+                    match chars.next()? {
+                        ':' => {}
+                        // A named group is a group: nothing reads captures,
+                        // and a `\k` backreference is refused as an escape.
+                        '<' => {
+                            let name = group_name(&mut chars)?;
+                            if names.contains(&name) {
+                                return None;
+                            }
+                            names.push(name);
+                        }
+                        _ => return None,
                     }
                 }
                 open_groups += 1;
@@ -121,10 +152,11 @@ pub fn linear_syntax(pattern: &str) -> Option<String> {
             }
             '.' => {
                 push_set(&mut out, LINE_TERMINATOR, true);
+                last_atom = Some(Atom::of_set(LINE_TERMINATOR, true));
                 true
             }
             '[' => {
-                push_class(&mut chars, &mut out)?;
+                last_atom = Some(push_class(&mut chars, &mut out)?);
                 true
             }
             '\\' => match chars.next()? {
@@ -137,10 +169,16 @@ pub fn linear_syntax(pattern: &str) -> Option<String> {
                     false
                 }
                 e => {
-                    match class_escape(e, &mut chars)? {
-                        ClassAtom::Char(c) => push_char(&mut out, c),
-                        ClassAtom::Set(set, negated) => push_set(&mut out, set, negated),
-                    }
+                    last_atom = Some(match class_escape(e, &mut chars)? {
+                        ClassAtom::Char(c) => {
+                            push_char(&mut out, c);
+                            Atom::of_char(c)
+                        }
+                        ClassAtom::Set(set, negated) => {
+                            push_set(&mut out, set, negated);
+                            Atom::of_set(set, negated)
+                        }
+                    });
                     true
                 }
             },
@@ -148,12 +186,93 @@ pub fn linear_syntax(pattern: &str) -> Option<String> {
             ']' | '}' => return None,
             c => {
                 push_char(&mut out, c);
+                last_atom = Some(Atom::of_char(c));
                 true
             }
         };
+        if atom && c != ')' {
+            crosses_lines |= last_atom.as_ref().is_some_and(Atom::holds_terminator);
+        }
         quantifiable = atom;
     }
-    (open_groups == 0).then_some(out)
+    (open_groups == 0).then_some(Translation {
+        syntax: out,
+        terms,
+        crosses_lines,
+        last_atom,
+    })
+}
+
+/// A group name after `(?<`, through the `>`: ASCII identifiers only
+/// (`[A-Za-z_$][A-Za-z0-9_$]*`; other valid names are refused, not
+/// guessed). `None` for lookbehind (`(?<=`, `(?<!`) too.
+fn group_name(chars: &mut Peekable<Chars<'_>>) -> Option<String> {
+    let mut name = String::new();
+    loop {
+        match chars.next()? {
+            '>' if !name.is_empty() => return Some(name),
+            c if c == '_' || c == '$' || c.is_ascii_alphabetic() => name.push(c),
+            c if c.is_ascii_digit() && !name.is_empty() => name.push(c),
+            _ => return None,
+        }
+    }
+}
+
+/// The code points one atom matches: those in `ranges` (inclusive, in any
+/// order), or with `negated` those outside them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Atom {
+    pub ranges: Vec<(u32, u32)>,
+    pub negated: bool,
+}
+
+impl Atom {
+    fn of_char(c: char) -> Atom {
+        Atom {
+            ranges: vec![(u32::from(c), u32::from(c))],
+            negated: false,
+        }
+    }
+
+    fn of_set(set: Set, negated: bool) -> Atom {
+        Atom {
+            ranges: set.to_vec(),
+            negated,
+        }
+    }
+
+    pub fn contains(&self, code: u32) -> bool {
+        self.ranges
+            .iter()
+            .any(|&(low, high)| low <= code && code <= high)
+            != self.negated
+    }
+
+    fn holds_terminator(&self) -> bool {
+        ['\n', '\r', '\u{2028}', '\u{2029}']
+            .iter()
+            .any(|&t| self.contains(u32::from(t)))
+    }
+}
+
+fn is_line_terminator(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+}
+
+/// The code points (up to U+10FFFF) outside ascending, disjoint `ranges`.
+fn complement(ranges: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut out = Vec::with_capacity(ranges.len() + 1);
+    let mut next = 0u32;
+    for &(low, high) in ranges {
+        if low > next {
+            out.push((next, low - 1));
+        }
+        next = high.saturating_add(1);
+    }
+    if next <= 0x10_FFFF {
+        out.push((next, 0x10_FFFF));
+    }
+    out
 }
 
 /// `{n}`, `{n,}` or `{n,m}` after the `{`, copied with n ≤ m checked.
@@ -276,14 +395,17 @@ fn hex4(chars: &mut Peekable<Chars<'_>>) -> Option<u32> {
 }
 
 /// `[…]` / `[^…]` after the `[`: characters, ranges of two characters and
-/// class escapes. An empty class goes to the fallback.
-fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<()> {
+/// class escapes; the code points the class matches. An empty class is not
+/// accepted.
+fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<Atom> {
     out.push('[');
-    if chars.peek() == Some(&'^') {
+    let negated = chars.peek() == Some(&'^');
+    if negated {
         chars.next();
         out.push('^');
     }
     let mut empty = true;
+    let mut items: Vec<(u32, u32)> = Vec::new();
     loop {
         let first = match chars.next()? {
             ']' if empty => return None,
@@ -297,8 +419,18 @@ fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<()> {
         };
         if !range {
             match first {
-                ClassAtom::Char(c) => push_char(out, c),
-                ClassAtom::Set(set, negated) => push_set_items(out, set, negated),
+                ClassAtom::Char(c) => {
+                    items.push((u32::from(c), u32::from(c)));
+                    push_char(out, c);
+                }
+                ClassAtom::Set(set, negated) => {
+                    if negated {
+                        items.extend(complement(set));
+                    } else {
+                        items.extend_from_slice(set);
+                    }
+                    push_set_items(out, set, negated);
+                }
             }
             continue;
         }
@@ -313,12 +445,16 @@ fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<()> {
         if low > high {
             return None;
         }
+        items.push((u32::from(low), u32::from(high)));
         push_char(out, low);
         out.push('-');
         push_char(out, high);
     }
     out.push(']');
-    Some(())
+    Some(Atom {
+        ranges: items,
+        negated,
+    })
 }
 
 fn class_atom(c: char, chars: &mut Peekable<Chars<'_>>) -> Option<ClassAtom> {
@@ -397,6 +533,279 @@ fn push_code(out: &mut String, code: u32) {
     out.push('}');
 }
 
+/// How a pattern is decided in linear time: it matches a text when any
+/// of its branches does (one per top-level alternative that needs its own
+/// treatment, else one [`Branch::Search`] for the whole pattern).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Branch {
+    /// One `regex-lite` search (the pattern as [`linear_syntax`] writes it).
+    Search(String),
+    /// `^(?=A)(?!B)…R`: each lookahead body anchored at the start of the
+    /// text, then `^(?:R)`.
+    AtStart {
+        lookaheads: Vec<Lookahead>,
+        rest: String,
+    },
+    /// `(?=.*X)(?=.*Y)…` (and an optional rest `.*Z`) without `^`: some
+    /// line holds a match start of each `X`, `Y`, `Z`.
+    SomeLine(Vec<Need>),
+}
+
+/// A lookahead `(?=A)` / `(?!A)` right after a leading `^`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lookahead {
+    /// `^(?:A)`.
+    pub syntax: String,
+    /// `(?=` rather than `(?!`.
+    pub positive: bool,
+    /// When `A` is `.*` and one atom: the atom's code points (`A` matches
+    /// at the start when one of them comes before or at the first line
+    /// terminator).
+    pub first_line: Option<Atom>,
+}
+
+/// `X` of a lookahead `(?=.*X)` decided line by line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Need {
+    /// `X` translated.
+    pub syntax: String,
+    /// When `X` is one atom: its code points.
+    pub atom: Option<Atom>,
+}
+
+const INVALID: &str = "it is not a valid ECMA-262 regular expression (u flag), or uses syntax \
+                       without a linear-time translation";
+const LOOKAHEAD: &str = "lookahead (?=…) / (?!…) is supported only as a run right after a \
+                         leading ^, or, without ^, as a run of (?=.*…) at the start";
+const LOOKBEHIND: &str = "lookbehind (?<=…) / (?<!…) has no linear-time translation";
+const BACKREFERENCE: &str = "backreferences (\\1, \\k<name>) cannot be matched in linear time";
+const PROPERTY: &str = "Unicode property escapes (\\p{…}, \\P{…}) are not supported";
+const MODIFIERS: &str = "modifier groups (?i:…) are not supported";
+#[cfg(feature = "std")]
+const TOO_BIG: &str = "it is too large for the linear-time engine (regex-lite's size or \
+                       nesting limit)";
+
+/// The linear-time plan for `pattern`, or why there is none (the pattern
+/// is then refused).
+pub fn plan(pattern: &str) -> Result<Vec<Branch>, String> {
+    if let Some(whole) = translate(pattern) {
+        return Ok(vec![Branch::Search(whole.syntax)]);
+    }
+    let refused = || String::from(refusal(pattern));
+    let alternatives = split_alternatives(pattern).ok_or_else(refused)?;
+    if has_duplicate_names(pattern) {
+        return Err(refused());
+    }
+    let mut branches = Vec::with_capacity(alternatives.len());
+    for alternative in alternatives {
+        let branch = match translate(alternative) {
+            Some(plain) => Some(Branch::Search(plain.syntax)),
+            None => lookahead_branch(alternative),
+        };
+        branches.push(branch.ok_or_else(refused)?);
+    }
+    Ok(branches)
+}
+
+/// An alternative that starts with a run of lookaheads: exact when it is
+/// `^` and the run (the lookaheads are then decided at the text's start
+/// only, independently of each other and of the rest, since nothing reads
+/// captures), or, without `^`, a run of positive `(?=.*X)` and a rest that
+/// is empty or `.*Z` (see [`Branch::SomeLine`] and `some_line`).
+fn lookahead_branch(alternative: &str) -> Option<Branch> {
+    let (anchored, mut rest) = match alternative.strip_prefix('^') {
+        Some(rest) => (true, rest),
+        None => (false, alternative),
+    };
+    let mut bodies = Vec::new();
+    loop {
+        let positive = if rest.starts_with("(?=") {
+            true
+        } else if rest.starts_with("(?!") {
+            false
+        } else {
+            break;
+        };
+        let close = group_end(rest)?;
+        bodies.push((rest.get(3..close)?, positive));
+        rest = rest.get(close + 1..)?;
+    }
+    if bodies.is_empty() {
+        return None;
+    }
+    if anchored {
+        let at_start = |body: &str| Some(format!("^(?:{})", translate(body)?.syntax));
+        let mut lookaheads = Vec::with_capacity(bodies.len());
+        for (body, positive) in bodies {
+            lookaheads.push(Lookahead {
+                syntax: at_start(body)?,
+                positive,
+                first_line: dot_star(body)
+                    .and_then(translate)
+                    .filter(|t| t.terms == 1)
+                    .and_then(|t| t.last_atom),
+            });
+        }
+        // A quantifier right after a lookahead is a syntax error with the
+        // `u` flag; the rest's translation refuses one at its start.
+        return Some(Branch::AtStart {
+            lookaheads,
+            rest: at_start(rest)?,
+        });
+    }
+    let mut needs = Vec::with_capacity(bodies.len() + 1);
+    for (body, positive) in bodies {
+        if !positive {
+            return None;
+        }
+        needs.push(line_need(body)?);
+    }
+    if !rest.is_empty() {
+        needs.push(line_need(rest)?);
+    }
+    Some(Branch::SomeLine(needs))
+}
+
+/// `X` of a body `.*X` (or `.*?X`), when `.*` is a term of its own.
+fn dot_star(body: &str) -> Option<&str> {
+    let tail = body.strip_prefix(".*")?;
+    let tail = tail.strip_prefix('?').unwrap_or(tail);
+    // `.*a|b` is `(?:.*a)|b`, not `.*(?:a|b)`.
+    (split_alternatives(tail)?.len() == 1).then_some(tail)
+}
+
+/// `X` of a body `.*X` whose matches never reach past the line they start
+/// on except by their one character: `X` is a single atom, or none of its
+/// atoms matches a line terminator.
+fn line_need(body: &str) -> Option<Need> {
+    let t = translate(dot_star(body)?)?;
+    let atom = t.last_atom.filter(|_| t.terms == 1);
+    (!t.crosses_lines || atom.is_some()).then_some(Need {
+        syntax: t.syntax,
+        atom,
+    })
+}
+
+/// Walks `pattern` outside escapes, calling `visit(byte offset, char,
+/// group depth)` on every character outside classes; `None` when the
+/// parentheses or brackets do not balance.
+fn scan(pattern: &str, mut visit: impl FnMut(usize, char, usize) -> bool) -> Option<()> {
+    let mut depth = 0usize;
+    let mut in_class = false;
+    let mut chars = pattern.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next()?;
+            }
+            ']' if in_class => in_class = false,
+            _ if in_class => {}
+            '[' => in_class = true,
+            '(' => {
+                if !visit(at, c, depth) {
+                    return Some(());
+                }
+                depth += 1;
+            }
+            ')' => {
+                depth = depth.checked_sub(1)?;
+                if !visit(at, c, depth) {
+                    return Some(());
+                }
+            }
+            _ => {
+                if !visit(at, c, depth) {
+                    return Some(());
+                }
+            }
+        }
+    }
+    (depth == 0 && !in_class).then_some(())
+}
+
+/// The top-level alternatives of `pattern`.
+fn split_alternatives(pattern: &str) -> Option<Vec<&str>> {
+    let mut bars = Vec::new();
+    scan(pattern, |at, c, depth| {
+        if c == '|' && depth == 0 {
+            bars.push(at);
+        }
+        true
+    })?;
+    let mut parts = Vec::with_capacity(bars.len() + 1);
+    let mut from = 0;
+    for bar in bars {
+        parts.push(pattern.get(from..bar)?);
+        from = bar + 1;
+    }
+    parts.push(pattern.get(from..)?);
+    Some(parts)
+}
+
+/// The byte offset of the `)` closing the group `text` starts with.
+fn group_end(text: &str) -> Option<usize> {
+    let mut end = None;
+    // The scan stops at the close; the rest of `text` need not balance.
+    let _ = scan(text, |at, c, depth| {
+        if c == ')' && depth == 0 {
+            end = Some(at);
+            return false;
+        }
+        true
+    });
+    end
+}
+
+/// Whether two groups of `pattern` have one name (a syntax error).
+fn has_duplicate_names(pattern: &str) -> bool {
+    let mut names: Vec<&str> = Vec::new();
+    let mut duplicate = false;
+    let _ = scan(pattern, |at, c, _| {
+        let name = pattern
+            .get(at..)
+            .filter(|_| c == '(')
+            .and_then(|group| group.strip_prefix("(?<"))
+            .filter(|rest| !rest.starts_with(['=', '!']))
+            .and_then(|rest| rest.split_once('>'))
+            .map(|(name, _)| name);
+        if let Some(name) = name {
+            duplicate |= names.contains(&name);
+            names.push(name);
+        }
+        true
+    });
+    duplicate
+}
+
+/// Why `pattern` has no plan: the first construct without a linear-time
+/// translation, else [`INVALID`].
+fn refusal(pattern: &str) -> &'static str {
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('p' | 'P') => return PROPERTY,
+                Some('k' | '1'..='9') => return BACKREFERENCE,
+                _ => {}
+            },
+            ']' if in_class => in_class = false,
+            '[' => in_class = true,
+            '(' if !in_class && chars.peek() == Some(&'?') => {
+                chars.next();
+                match chars.next() {
+                    Some('=' | '!') => return LOOKAHEAD,
+                    Some('<') if matches!(chars.peek(), Some('=' | '!')) => return LOOKBEHIND,
+                    Some(c) if c.is_ascii_alphabetic() || c == '-' => return MODIFIERS,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    INVALID
+}
+
 /// The `regex-lite` regex for `pattern`, when [`linear_syntax`] accepts it
 /// and `regex-lite` compiles it within its size limits.
 #[cfg(feature = "std")]
@@ -404,81 +813,335 @@ pub fn linear_regex(pattern: &str) -> Option<regex_lite::Regex> {
     regex_lite::Regex::new(&linear_syntax(pattern)?).ok()
 }
 
+/// An [`Atom`] as a lookup: ASCII by bit.
+#[cfg(feature = "std")]
+struct CharSet {
+    ascii: u128,
+    atom: Atom,
+}
+
+#[cfg(feature = "std")]
+impl CharSet {
+    fn new(atom: &Atom) -> CharSet {
+        let ascii = (0..128u32)
+            .filter(|&c| atom.contains(c))
+            .fold(0u128, |bits, c| bits | 1 << c);
+        CharSet {
+            ascii,
+            atom: atom.clone(),
+        }
+    }
+
+    fn contains(&self, c: char) -> bool {
+        let c = u32::from(c);
+        if c < 128 {
+            return self.ascii >> c & 1 == 1;
+        }
+        self.atom.contains(c)
+    }
+}
+
+/// A lookahead body or line-wise need, compiled: one atom as a [`CharSet`]
+/// (a scan of the characters, no regex), else a regex.
+#[cfg(feature = "std")]
+enum Test {
+    Atom(CharSet),
+    Regex(regex_lite::Regex),
+}
+
+/// A [`Branch`] compiled.
+#[cfg(feature = "std")]
+enum Compiled {
+    Search(regex_lite::Regex),
+    AtStart {
+        lookaheads: Vec<(Test, bool)>,
+        rest: regex_lite::Regex,
+    },
+    SomeLine(Vec<Test>),
+}
+
+#[cfg(feature = "std")]
+fn compile(pattern: &str) -> Result<Vec<Compiled>, String> {
+    let regex = |syntax: &str| regex_lite::Regex::new(syntax).map_err(|_| String::from(TOO_BIG));
+    let test = |syntax: &str, atom: &Option<Atom>| match atom {
+        Some(atom) => Ok(Test::Atom(CharSet::new(atom))),
+        None => regex(syntax).map(Test::Regex),
+    };
+    let mut compiled = Vec::new();
+    for branch in plan(pattern)? {
+        compiled.push(match branch {
+            Branch::Search(syntax) => Compiled::Search(regex(&syntax)?),
+            Branch::AtStart { lookaheads, rest } => Compiled::AtStart {
+                lookaheads: lookaheads
+                    .iter()
+                    .map(|l| Ok((test(&l.syntax, &l.first_line)?, l.positive)))
+                    .collect::<Result<_, String>>()?,
+                rest: regex(&rest)?,
+            },
+            Branch::SomeLine(needs) => Compiled::SomeLine(
+                needs
+                    .iter()
+                    .map(|need| test(&need.syntax, &need.atom))
+                    .collect::<Result<_, String>>()?,
+            ),
+        });
+    }
+    Ok(compiled)
+}
+
+#[cfg(feature = "std")]
+fn run(branches: &[Compiled], text: &str) -> bool {
+    branches.iter().any(|branch| match branch {
+        Compiled::Search(re) => re.is_match(text),
+        Compiled::AtStart { lookaheads, rest } => {
+            lookaheads.iter().all(|(test, positive)| {
+                let matched = match test {
+                    Test::Atom(set) => first_line_holds(set, text),
+                    Test::Regex(re) => re.is_match(text),
+                };
+                matched == *positive
+            }) && rest.is_match(text)
+        }
+        Compiled::SomeLine(needs) => some_line(needs, text),
+    })
+}
+
+/// `^(?=.*A)` for one atom `A`: a character of `set` before or at the
+/// first line terminator.
+#[cfg(feature = "std")]
+fn first_line_holds(set: &CharSet, text: &str) -> bool {
+    for c in text.chars() {
+        if set.contains(c) {
+            return true;
+        }
+        if is_line_terminator(c) {
+            return false;
+        }
+    }
+    false
+}
+
+/// `(?=.*X)(?=.*Y)…` searched in `text`: it matches at a position `p` when
+/// each `X` has a match starting between `p` and the end of `p`'s line
+/// (`.` stops at a line terminator; a match may start on the terminator
+/// itself). Moving `p` back to its line's start only widens that range, so
+/// some position matches exactly when some line start does, that is when
+/// one line holds a match start of every `X`. A match of `X` that starts on
+/// a line ends on it or takes just the terminator (what [`line_need`]
+/// admits): a one-atom `X` is a scan of the characters, any other `X`
+/// searches that each start on a line; each `X` costs one linear pass.
+#[cfg(feature = "std")]
+fn some_line(needs: &[Test], text: &str) -> bool {
+    let atoms: Vec<&CharSet> = needs
+        .iter()
+        .filter_map(|need| match need {
+            Test::Atom(set) => Some(set),
+            Test::Regex(_) => None,
+        })
+        .collect();
+    if atoms.len() == needs.len() {
+        return some_line_of_atoms(&atoms, text);
+    }
+    if !text.contains(is_line_terminator) {
+        return needs.iter().all(|need| match need {
+            Test::Atom(set) => text.chars().any(|c| set.contains(c)),
+            Test::Regex(re) => re.is_match(text),
+        });
+    }
+    // The character scans first: the regex searches then start only on
+    // the lines every atom holds on.
+    let is_atom = |need: &&Test| matches!(need, Test::Atom(_));
+    let ordered = needs
+        .iter()
+        .filter(is_atom)
+        .chain(needs.iter().filter(|need| !is_atom(need)));
+    let mut candidates: Option<Vec<usize>> = None;
+    for need in ordered {
+        let lines = match need {
+            Test::Atom(set) => lines_with_atom(set, text),
+            Test::Regex(re) => lines_with_match(re, text, candidates.as_deref()),
+        };
+        let kept = match candidates {
+            None => lines,
+            Some(previous) => intersection(&previous, &lines),
+        };
+        if kept.is_empty() {
+            return false;
+        }
+        candidates = Some(kept);
+    }
+    true
+}
+
+/// [`some_line`] when every need is one atom: one pass over the characters.
+#[cfg(feature = "std")]
+fn some_line_of_atoms(atoms: &[&CharSet], text: &str) -> bool {
+    // One bit per atom; more than 64 lookaheads take the list path.
+    if atoms.is_empty() {
+        return true;
+    }
+    if atoms.len() > 64 {
+        return atoms
+            .iter()
+            .map(|set| lines_with_atom(set, text))
+            .reduce(|kept, lines| intersection(&kept, &lines))
+            .is_some_and(|kept| !kept.is_empty());
+    }
+    let all = u64::MAX >> (64 - atoms.len());
+    let mut met = 0u64;
+    for c in text.chars() {
+        for (bit, set) in atoms.iter().enumerate() {
+            if set.contains(c) {
+                met |= 1 << bit;
+            }
+        }
+        if met == all {
+            return true;
+        }
+        if is_line_terminator(c) {
+            met = 0;
+        }
+    }
+    false
+}
+
+/// The indexes (ascending) of the lines holding a character of `set`; a
+/// terminator belongs to the line it ends.
+#[cfg(feature = "std")]
+fn lines_with_atom(set: &CharSet, text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    let mut line = 0;
+    for c in text.chars() {
+        if set.contains(c) && lines.last() != Some(&line) {
+            lines.push(line);
+        }
+        if is_line_terminator(c) {
+            line += 1;
+        }
+    }
+    lines
+}
+
+/// The indexes (ascending) of the lines holding a match start of `re`
+/// (among the lines `only` lists, when given); a terminator belongs to the
+/// line it ends. `re` matches no line terminator, so a match ends on the
+/// line it starts on: the next search starts on the next wanted line, and
+/// one search passes over every line without a match.
+#[cfg(feature = "std")]
+fn lines_with_match(re: &regex_lite::Regex, text: &str, only: Option<&[usize]>) -> Vec<usize> {
+    let mut lines = Vec::new();
+    let mut wanted = only.map(|lines| lines.iter().copied().peekable());
+    let (mut from, mut line) = (0, 0);
+    loop {
+        if let Some(wanted) = wanted.as_mut() {
+            while wanted.next_if(|&w| w < line).is_some() {}
+            let Some(&target) = wanted.peek() else {
+                break;
+            };
+            while line < target {
+                let Some((end, terminator)) = text
+                    .get(from..)
+                    .and_then(|rest| rest.char_indices().find(|&(_, c)| is_line_terminator(c)))
+                else {
+                    return lines;
+                };
+                from += end + terminator.len_utf8();
+                line += 1;
+            }
+        }
+        let Some(found) = re.find_at(text, from) else {
+            break;
+        };
+        let at = found.start();
+        line += text
+            .get(from..at)
+            .map_or(0, |skipped| skipped.matches(is_line_terminator).count());
+        lines.push(line);
+        let Some((end, terminator)) = text
+            .get(at..)
+            .and_then(|rest| rest.char_indices().find(|&(_, c)| is_line_terminator(c)))
+        else {
+            break;
+        };
+        from = at + end + terminator.len_utf8();
+        line += 1;
+    }
+    lines
+}
+
+#[cfg(feature = "std")]
+fn intersection(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let mut kept = Vec::new();
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
+        if x <= y {
+            a.next();
+        }
+        if y <= x {
+            b.next();
+        }
+        if x == y {
+            kept.push(x);
+        }
+    }
+    kept
+}
+
 /// Most distinct patterns kept compiled (tool schemas use a handful).
 #[cfg(feature = "std")]
 const CACHE_LIMIT: usize = 256;
 
-/// A [`PatternMatcher`] that runs each pattern with `regex-lite` when
-/// [`linear_regex`] takes it, and with `fallback` otherwise. Compiled
-/// patterns (and the fallback decision) are cached.
+/// A [`PatternMatcher`] that decides every pattern [`plan`] takes in time
+/// linear in the text (`regex-lite` searches, a fixed number per pattern)
+/// and answers every other one `Err(why)`: the registry refuses such a
+/// pattern at registration. Compiled patterns are cached.
 #[cfg(feature = "std")]
+#[derive(Default)]
 pub struct LinearPatterns {
-    fallback: Box<dyn PatternMatcher>,
-    cache: RefCell<VecMap<String, Option<regex_lite::Regex>>>,
+    cache: RefCell<VecMap<String, Result<Vec<Compiled>, String>>>,
 }
 
 #[cfg(feature = "std")]
 impl LinearPatterns {
-    pub fn new(fallback: Box<dyn PatternMatcher>) -> LinearPatterns {
-        LinearPatterns {
-            fallback,
-            cache: RefCell::default(),
-        }
-    }
-
-    /// Which engine runs `pattern`.
-    pub fn engine(&self, pattern: &str) -> Engine {
-        match self.linear_match(pattern, "") {
-            Some(_) => Engine::Linear,
-            None => Engine::Fallback,
-        }
-    }
-
-    /// `Some(matched)` when `regex-lite` runs `pattern`.
-    fn linear_match(&self, pattern: &str, text: &str) -> Option<bool> {
-        let Ok(mut cache) = self.cache.try_borrow_mut() else {
-            return linear_regex(pattern).map(|re| re.is_match(text));
-        };
-        cache
-            .cached(pattern, CACHE_LIMIT, || linear_regex(pattern))?
-            .as_ref()
-            .map(|re| re.is_match(text))
+    pub fn new() -> LinearPatterns {
+        LinearPatterns::default()
     }
 }
 
 #[cfg(feature = "std")]
 impl PatternMatcher for LinearPatterns {
     fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
-        match self.linear_match(pattern, text) {
-            Some(matched) => Ok(matched),
-            None => self.fallback.is_match(pattern, text),
+        let Ok(mut cache) = self.cache.try_borrow_mut() else {
+            return compile(pattern).map(|branches| run(&branches, text));
+        };
+        match cache.cached(pattern, CACHE_LIMIT, || compile(pattern)) {
+            Some(Ok(branches)) => Ok(run(branches, text)),
+            Some(Err(why)) => Err(why.clone()),
+            None => compile(pattern).map(|branches| run(&branches, text)),
         }
     }
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
-#[allow(clippy::panic)]
+#[allow(clippy::panic, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
-    /// A fallback that says which text it was asked about, so a test sees
-    /// which engine answered.
-    struct Fallback;
-
-    impl PatternMatcher for Fallback {
-        fn is_match(&self, pattern: &str, _text: &str) -> Result<bool, String> {
-            Err(format!("fallback: {pattern}"))
-        }
-    }
-
     fn linear() -> LinearPatterns {
-        LinearPatterns::new(Box::new(Fallback))
+        LinearPatterns::new()
     }
 
     fn matches(pattern: &str, text: &str) -> bool {
         match linear().is_match(pattern, text) {
             Ok(matched) => matched,
-            Err(e) => panic!("{pattern:?} went to the fallback: {e}"),
+            Err(e) => panic!("{pattern:?} was refused: {e}"),
+        }
+    }
+
+    fn refused(pattern: &str) -> String {
+        match linear().is_match(pattern, "") {
+            Err(why) => why,
+            Ok(_) => panic!("{pattern:?} was accepted"),
         }
     }
 
@@ -492,7 +1155,7 @@ mod tests {
             "^([a-z]+\\s?)+$",
             "(\\w+\\d*)+x",
         ] {
-            assert_eq!(m.engine(pattern), Engine::Linear, "{pattern}");
+            assert!(linear_regex(pattern).is_some(), "{pattern}");
         }
         let hostile = format!("{}!", "a".repeat(40));
         assert_eq!(m.is_match("^(a+)+$", &hostile), Ok(false));
@@ -501,22 +1164,34 @@ mod tests {
     }
 
     #[test]
-    fn what_regex_lite_cannot_express_goes_to_the_fallback() {
+    fn what_has_no_linear_plan_is_refused() {
         let m = linear();
         for pattern in [
-            // Lookaround, backreferences, named groups, property escapes.
+            // Lookaround outside the two forms, backreferences, property
+            // escapes, modifiers.
             "(?=a)",
             "(?!a)",
+            "a(?=b)",
+            "^a(?=b)",
+            "(?=.*a)b",
+            "(?!.*a)",
+            "^(?=a)*",
+            "^(?=(?=a))",
             "(?<=a)b",
             "(?<!a)b",
             "(a)\\1",
             "(?<n>a)\\k<n>",
-            "(?<n>a)",
+            "(?<n>a)(?<n>b)",
+            "(?<n>a)|(?<n>b)",
+            "(?<n>a)|^(?=b)(?<n>c)",
+            "(?<é>a)",
+            "(?<1a>a)",
+            "(?<>a)",
             "\\p{L}",
             "\\P{L}",
             "[\\p{L}]",
             "(?i:a)",
-            // Syntax errors with the `u` flag: the fallback (RegExp) reports them.
+            // Syntax errors with the `u` flag.
             "(",
             ")",
             "(?:",
@@ -563,15 +1238,278 @@ mod tests {
             "[^]",
             "\\8",
             "a{99999999999}",
+            "^(?=a",
+            "^(?=a))",
+            "(?=.*a)|(",
         ] {
-            assert_eq!(m.engine(pattern), Engine::Fallback, "{pattern}");
             assert!(m.is_match(pattern, "").is_err(), "{pattern}");
         }
         // The highest code point is one regex-lite can match, a range of
         // one character one it can hold.
-        assert_eq!(m.engine("^[a-a]$"), Engine::Linear);
-        assert_eq!(m.engine("^\\u{10FFFF}$"), Engine::Linear);
+        assert_eq!(m.is_match("^[a-a]$", "a"), Ok(true));
         assert_eq!(m.is_match("^\\u{10FFFF}$", "\u{10FFFF}"), Ok(true));
+    }
+
+    #[test]
+    fn a_refusal_says_why() {
+        for (pattern, why) in [
+            ("^(\\p{L}+\\s?)+$", PROPERTY),
+            ("(?<=\\$)\\d+", LOOKBEHIND),
+            ("(?<!a)b", LOOKBEHIND),
+            ("(a)\\1", BACKREFERENCE),
+            ("(?<n>a)\\k<n>", BACKREFERENCE),
+            ("a(?=b)", LOOKAHEAD),
+            ("(?!.*x)", LOOKAHEAD),
+            ("(?i:a)", MODIFIERS),
+            ("a**", INVALID),
+            ("[\\p{L}", PROPERTY),
+        ] {
+            assert_eq!(refused(pattern), why, "{pattern}");
+        }
+        assert_eq!(refused("(a{1000}){1000}"), TOO_BIG);
+        assert_eq!(
+            linear().is_match("(a{1000}){1000}", "a"),
+            Err(TOO_BIG.into()),
+            "a cached refusal stays a refusal"
+        );
+    }
+
+    #[test]
+    fn named_groups_are_groups() {
+        assert_eq!(
+            linear_syntax("^(?<year>\\d{4})-(?<m_1$>a|b)$").as_deref(),
+            Some("^(?:[\\x{30}-\\x{39}]{4})\\-(?:a|b)$")
+        );
+        assert!(matches("^(?<year>\\d{4})-(?<month>\\d{2})$", "2026-12"));
+        assert!(!matches("^(?<year>\\d{4})-(?<month>\\d{2})$", "2026-1"));
+        assert!(matches("^(?<a>x)(?:(?<b>y)|z)+$", "xyzy"));
+        assert!(matches("^(?<a>x)|(?<b>y)$", "y"));
+    }
+
+    /// The password form: each lookahead decided at the start, then the rest.
+    #[test]
+    fn lookaheads_after_a_leading_caret() {
+        let pattern = "^(?=.*[A-Z])(?=.*\\d)(?!.*\\s).{8,}$";
+        assert_eq!(
+            plan(pattern),
+            Ok(vec![Branch::AtStart {
+                lookaheads: vec![
+                    Lookahead {
+                        syntax: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]*[A-Z])".into(),
+                        positive: true,
+                        first_line: Some(Atom {
+                            ranges: vec![(0x41, 0x5A)],
+                            negated: false,
+                        }),
+                    },
+                    Lookahead {
+                        syntax: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]*[\\x{30}-\\x{39}])".into(),
+                        positive: true,
+                        first_line: Some(Atom::of_set(DIGIT, false)),
+                    },
+                    Lookahead {
+                        syntax: format!(
+                            "^(?:[^\\x{{A}}\\x{{D}}\\x{{2028}}-\\x{{2029}}]*[{}])",
+                            SPACE.iter().fold(String::new(), |mut out, &(low, high)| {
+                                push_range(&mut out, low, high);
+                                out
+                            })
+                        ),
+                        positive: false,
+                        first_line: Some(Atom::of_set(SPACE, false)),
+                    },
+                ],
+                rest: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]{8,}$)".into(),
+            }])
+        );
+        let reference = |text: &str| {
+            let line: Vec<char> = text.chars().collect();
+            !line.iter().any(|&c| is_line_terminator(c))
+                && line.len() >= 8
+                && !line.iter().any(|&c| ecma_space(c))
+                && line.iter().any(char::is_ascii_uppercase)
+                && line.iter().any(char::is_ascii_digit)
+        };
+        for text in [
+            "",
+            "Abcdefg1",
+            "abcdefg1",
+            "ABCDEFGH",
+            "Abcdefg",
+            "Abcdef 1",
+            "Abcdefg\n1",
+            "1234567A",
+            "A1éééééé",
+            "A1\u{2028}345678",
+            "Aaaaaaa1\n",
+            "🐲🐲🐲🐲🐲🐲A1",
+        ] {
+            assert_eq!(matches(pattern, text), reference(text), "{text:?}");
+        }
+        // Each body is anchored at the start, not searched.
+        assert!(matches("^(?=a)", "ab"));
+        assert!(!matches("^(?=b)", "ab"));
+        assert!(matches("^(?!b)a", "ab"));
+        assert!(!matches("^(?!a)", "ab"));
+        // `$` in a body is the end of the text; the rest is anchored too.
+        assert!(matches("^(?=.*c$)ab", "abc"));
+        assert!(!matches("^(?=.*c$)b", "abc"));
+        // An empty rest, and alternatives around the form.
+        assert!(matches("^(?=.*\\d)", "x1"));
+        assert!(matches("^(?=x)y|z", "az"));
+        assert!(!matches("^(?=x)y|z", "ay"));
+        assert!(matches("q|^(?!x)(?<n>y)", "yq"));
+        assert!(!matches("^(?!.*\\.\\.)[a-z.]+$", "a..b"));
+        assert!(matches("^(?!.*\\.\\.)[a-z.]+$", "a.b.c"));
+    }
+
+    /// `(?=.*X)…` without `^`, decided line by line, against its
+    /// definition: some position where every `.*X` matches.
+    #[test]
+    fn unanchored_lookaheads_hold_on_some_line() {
+        let patterns = [
+            "(?=.*[A-Z])(?=.*\\d)",
+            "(?=.*[A-Z])(?=.*?\\d).*x",
+            "(?=.*[^A-Za-z0-9])(?=.*a)",
+            "(?=.*\\s)(?=.*b)",
+            "(?=.*\\W)(?=.*\\d)",
+            "(?=.*a.)(?=.*\\bc)",
+            "(?=.*a$)(?=.*b)",
+            "(?=.*^b)(?=.*a)",
+            "(?=.*(?:ab|c))(?=.*)",
+            "(?=.*\\u2028)(?=.*a)",
+            "(?=.*a*b)(?=.*c)",
+            "(?=.*b)(?=.*a.)",
+            "(?=.*1)(?=.*[ab]c)(?=.*\\s)",
+            "(?=.*\\B)(?=.*(?:a|))",
+            "(?=.*$)(?=.*\\s)",
+            "(?=.*^)(?=.*1)",
+            "(?=.*\\b)(?=.*(?:)).*",
+        ];
+        let alphabet = [
+            'a', 'b', 'c', 'A', '1', ' ', '!', '\n', '\r', '\u{2028}', 'é', 'x',
+        ];
+        let mut state = 0x2545_F491_u32;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as usize % n
+        };
+        for pattern in patterns {
+            let Ok(branches) = plan(pattern) else {
+                panic!("{pattern} refused")
+            };
+            let [Branch::SomeLine(needs)] = branches.as_slice() else {
+                panic!("{pattern}: {branches:?}")
+            };
+            // `.*X` matches at `p` when the leftmost match from `p` starts there.
+            let bodies: Vec<regex_lite::Regex> = needs
+                .iter()
+                .map(|x| {
+                    let x = &x.syntax;
+                    regex_lite::Regex::new(&format!("[^\\n\\r\\x{{2028}}\\x{{2029}}]*(?:{x})"))
+                        .unwrap_or_else(|e| panic!("{e}"))
+                })
+                .collect();
+            // The same needs with every atom run as a regex: the character
+            // scans must agree with the regex searches.
+            let as_regexes: Vec<Test> = needs
+                .iter()
+                .map(|x| {
+                    Test::Regex(regex_lite::Regex::new(&x.syntax).unwrap_or_else(|e| panic!("{e}")))
+                })
+                .collect();
+            let definition = |text: &str| {
+                (0..=text.len())
+                    .filter(|&p| text.is_char_boundary(p))
+                    .any(|p| {
+                        bodies
+                            .iter()
+                            .all(|b| b.find_at(text, p).map(|m| m.start()) == Some(p))
+                    })
+            };
+            let mut agreed = [0; 2];
+            for _ in 0..3000 {
+                let text: String = (0..next(13))
+                    .map(|_| alphabet[next(alphabet.len())])
+                    .collect();
+                let want = definition(&text);
+                assert_eq!(matches(pattern, &text), want, "{pattern} on {text:?}");
+                assert_eq!(some_line(&as_regexes, &text), want, "{pattern} on {text:?}");
+                agreed[usize::from(want)] += 1;
+            }
+            assert!(agreed[0] > 30 && agreed[1] > 30, "{pattern}: {agreed:?}");
+        }
+        // The issue's hostile case: linear, one pass per lookahead.
+        let long = "a".repeat(200_000);
+        assert!(!matches("(?=.*[A-Z])(?=.*\\d)", &long));
+        assert!(matches("(?=.*[A-Z])(?=.*\\d)", &format!("{long}A1")));
+        assert!(!matches(
+            "(?=.*[A-Z])(?=.*\\d)",
+            &format!("{}\n1", "A".repeat(100_000))
+        ));
+        let lines = "a\n".repeat(100_000);
+        assert!(!matches("(?=.*\\s)(?=.*[A-Z])", &lines));
+        assert!(matches("(?=.*\\s)(?=.*[A-Z])", &format!("{lines}A ")));
+    }
+
+    /// `^(?=.*A)` for one atom: the character scan against the regex.
+    #[test]
+    fn a_first_line_scan_agrees_with_its_regex() {
+        let alphabet = ['a', 'Z', '1', ' ', '\n', '\r', '\u{2028}', 'é', '!', '\t'];
+        let mut state = 0x1234_5678_u32;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as usize % n
+        };
+        for body in [
+            ".*[A-Z]", ".*?\\d", ".*\\s", ".*[^a-z]", ".*\\W", ".*é", ".*\\n",
+        ] {
+            let Ok(branches) = plan(&format!("^(?={body})")) else {
+                panic!("{body}")
+            };
+            let [Branch::AtStart { lookaheads, .. }] = branches.as_slice() else {
+                panic!("{body}: {branches:?}")
+            };
+            let [Lookahead {
+                syntax,
+                first_line: Some(atom),
+                ..
+            }] = lookaheads.as_slice()
+            else {
+                panic!("{body}: {lookaheads:?}")
+            };
+            let re = regex_lite::Regex::new(syntax).unwrap_or_else(|e| panic!("{e}"));
+            let set = CharSet::new(atom);
+            for _ in 0..2000 {
+                let text: String = (0..next(8))
+                    .map(|_| alphabet[next(alphabet.len())])
+                    .collect();
+                assert_eq!(
+                    first_line_holds(&set, &text),
+                    re.is_match(&text),
+                    "{body} {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn unanchored_lookaheads_whose_matches_cross_lines_are_refused() {
+        for pattern in [
+            "(?=.*a\\sb)",
+            "(?=.*[^a]b)",
+            "(?=.*\\s+)",
+            "(?=.*a|b)",
+            "(?=[^A-Z]*[A-Z])",
+            "(?=.*a)b",
+            "(?=.*a)(?!.*b)",
+        ] {
+            assert_eq!(refused(pattern), LOOKAHEAD, "{pattern}");
+        }
     }
 
     #[test]

@@ -66,7 +66,6 @@ mod in_page;
 mod paths;
 mod post_message;
 mod protocol;
-mod regexp;
 mod registry;
 mod values;
 mod webmcp;
@@ -76,7 +75,6 @@ pub use self::bridge::{bridge, Bridge};
 pub use self::forms::form_tools;
 pub use self::paths::{flatten, get_path, set_path};
 pub use self::protocol::*;
-pub use self::regexp::JsRegExp;
 pub use self::registry::{create_toolmark, Events, Scope, Toolmark};
 pub use self::webmcp::{webmcp, WebMcp};
 // The transports from Rust, for tests/wasm_transports.rs only: reachable

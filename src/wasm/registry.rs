@@ -16,7 +16,6 @@ use super::driver::{Shared, ToolFns};
 use super::error::Failure;
 use super::host::{self, get, get_symbol, js_function, present};
 use super::protocol::CryptoRandom;
-use super::regexp::JsRegExp;
 use super::values;
 use super::webmcp::WebMcp;
 use crate::machine::{Handle, Toolmark as Machine};
@@ -36,8 +35,8 @@ pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
     }
     let config = values::config(&options)?;
     let dev = config.dev;
-    // regex-lite where it expresses the pattern (linear time), RegExp for the rest.
-    let patterns = LinearPatterns::new(Box::<JsRegExp>::default());
+    // Linear time for every pattern; registration refuses the rest.
+    let patterns = LinearPatterns::new();
     let core =
         Machine::new(config, Box::new(CryptoRandom), Box::new(patterns)).map_err(Failure::from)?;
     let shared = Shared::new(

@@ -1,53 +1,92 @@
-// `pattern` in real headless Chromium through the built package: a
-// catastrophic-backtracking pattern (`^(a+)+$`) against a hostile input is
-// answered `invalid` (regex-lite runs it; the page's RegExp would backtrack
-// 2^40 times), and the patterns regex-lite cannot express still run through
-// RegExp.
+// `pattern` in real headless Chromium through the built package: no pattern
+// runs in the page's backtracking RegExp. A catastrophic-backtracking
+// pattern regex-lite takes (`^(a+)+$`) and the issue's unanchored lookahead
+// run are answered at once on hostile inputs; a pattern without a
+// linear-time plan (`^(\p{L}+\s?)+$`) is refused at registration: thrown in
+// dev mode, else a `schema_conversion_failed` event and every call
+// answered invalid, naming the pattern. The test timeouts are
+// hang guards only (the page's RegExp took minutes on these inputs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromiumWithServer } from './support/browser.mjs';
 
 const chromium = chromiumWithServer();
 
-/** Calls a tool whose input `s` has `pattern`, once per text, in a fresh page. */
-async function callWith(pattern, texts) {
+/**
+ * In a fresh page: registers a tool whose input `s` has `pattern` (with
+ * `dev`), then calls it once per text. Returns what registration threw
+ * (`{ code }`) or the error events, and the results.
+ */
+async function callWith(pattern, texts, { dev = false } = {}) {
   const page = await chromium.open();
-  const results = await page.evaluate(
-    async ({ pattern, texts }) => {
+  const outcome = await page.evaluate(
+    async ({ pattern, texts, dev }) => {
       const { createToolmark } = await import('/pkg/index.js');
-      const tm = createToolmark();
-      tm.register({
-        name: 'echo',
-        description: 'Echo.',
-        inputSchema: { type: 'object', properties: { s: { type: 'string', pattern } }, required: ['s'] },
-        run: (input) => input.s.length,
-      });
+      const events = [];
+      const tm = createToolmark({ dev, onError: (e) => events.push({ code: e.code, message: e.message }) });
+      try {
+        tm.register({
+          name: 'echo',
+          description: 'Echo.',
+          inputSchema: { type: 'object', properties: { s: { type: 'string', pattern } }, required: ['s'] },
+          run: (input) => input.s.length,
+        });
+      } catch (e) {
+        return { thrown: { name: e.name, code: e.code, message: e.message } };
+      }
       const results = [];
       for (const s of texts) results.push(await tm.call('echo', { s }, { caller: 'human' }));
-      return results;
+      return { events, results };
     },
-    { pattern, texts },
+    { pattern, texts, dev },
   );
   assert.deepEqual(page.errors, []);
   await page.close();
-  return results;
+  return outcome;
 }
 
 // Without the linear engine this call blocks the page's main thread for
 // hours (2^40 backtracking steps); the timeout turns that into a failure.
 test('^(a+)+$ against 40 a and a "!" is answered invalid', { timeout: 60_000 }, async () => {
   const hostile = `${'a'.repeat(40)}!`;
-  const [invalid, valid] = await callWith('^(a+)+$', [hostile, 'a'.repeat(40)]);
-  assert.deepEqual(invalid, {
-    status: 'invalid',
-    issues: [{ path: 's', message: 'must match pattern "^(a+)+$"' }],
-  });
-  assert.deepEqual(valid, { status: 'ok', data: 40 });
+  const { results } = await callWith('^(a+)+$', [hostile, 'a'.repeat(40)]);
+  assert.deepEqual(results, [
+    { status: 'invalid', issues: [{ path: 's', message: 'must match pattern "^(a+)+$"' }] },
+    { status: 'ok', data: 40 },
+  ]);
 });
 
-test('patterns regex-lite cannot express still run through RegExp', { timeout: 60_000 }, async () => {
-  // Lookahead, a backreference and a Unicode property escape.
-  const [ok, bad] = await callWith('^(?=.*\\d)(\\p{L})\\1\\w*$', ['ÉÉ1', 'ÉÉx']);
-  assert.deepEqual(ok, { status: 'ok', data: 3 });
-  assert.equal(bad.status, 'invalid');
+const LETTERS = '^(\\p{L}+\\s?)+$';
+const REFUSAL = `pattern "${LETTERS}" is refused: Unicode property escapes (\\p{…}, \\P{…}) are not supported`;
+
+test('a pattern without a linear-time plan is refused at registration in dev mode', { timeout: 20_000 }, async () => {
+  const { thrown } = await callWith(LETTERS, [], { dev: true });
+  assert.equal(thrown.name, 'ToolmarkError');
+  assert.equal(thrown.code, 'schema_conversion_failed');
+  assert.ok(thrown.message.includes(REFUSAL), thrown.message);
+});
+
+// The page's RegExp ran this input 212 s in Node, doubling per character.
+test('a refused pattern answers every call invalid at once, the hostile one too', { timeout: 20_000 }, async () => {
+  const hostile = `${'Éa'.repeat(20)}!`;
+  const { events, results } = await callWith(LETTERS, [hostile, 'Élan Vital']);
+  assert.deepEqual(events.map((e) => e.code), ['schema_conversion_failed']);
+  assert.ok(events[0].message.includes(REFUSAL), events[0].message);
+  const refused = {
+    status: 'invalid',
+    issues: [{ path: '', message: `the tool's input schema was refused at registration: ${REFUSAL}` }],
+  };
+  assert.deepEqual(results, [refused, refused]);
+});
+
+// The page's RegExp ran this input 40.7 s in Node (quadratic).
+test('an unanchored lookahead run on 200,000 characters is answered at once', { timeout: 20_000 }, async () => {
+  const pattern = '(?=.*[A-Z])(?=.*\\d)';
+  const hostile = 'a'.repeat(200_000);
+  const { events, results } = await callWith(pattern, [hostile, `${hostile}A1`, 'A\n1'], { dev: true });
+  assert.deepEqual(events, []);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['invalid', 'ok', 'invalid'],
+  );
 });

@@ -1,16 +1,18 @@
-// Differential test: `pattern` through the built package (regex-lite where its
-// translation accepts the pattern, RegExp otherwise) against `new RegExp(p,
-// 'u').test(s)`, on seeded random patterns made of ECMA-262 pieces (escapes,
-// classes, groups, quantifiers, anchors, some invalid) and short texts. A
-// pattern RegExp rejects must make the input invalid (the validator reports
-// the bad pattern); any other disagreement fails.
+// Differential test: `pattern` through the built package (its linear-time
+// plans: the regex-lite translation, named groups, the lookahead forms)
+// against `new RegExp(p, 'u').test(s)`, on seeded random patterns made of
+// ECMA-262 pieces (escapes, classes, groups, quantifiers, anchors,
+// lookaheads, some invalid) and short texts. A pattern the package refuses
+// is reported at registration (`schema_conversion_failed`) and every call
+// is then answered invalid; a pattern RegExp rejects must be refused; for
+// every other pattern, any disagreement with RegExp fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 const { createToolmark } = await import(new URL('../../pkg/index.js', import.meta.url));
 
 const SEED = Number(process.env.TOOLMARK_PATTERN_SEED || 0x5eed1e55);
-const PATTERNS = 2000;
+const PATTERNS = 3000;
 const TEXTS = 12;
 
 /** xorshift32: the same cases on every run for one seed. */
@@ -31,6 +33,9 @@ const PIECES = [
   '\\uD83D\\uDC32', '\\uD83D', '\\-', '\\.', '\\/', '\\\\', '\\a', '\\1', '\\p{L}', '(?=a)',
   '\\u2028', '\\u00a0', '\\ufeff', '\\u3000', '[a-c]', '[\\s\\d]', '[^\\W]', '[\\b]', '[.-]',
   '[z-a]', '[\\d-z]', '[]', '&&', '~',
+  // Named groups, and the lookahead forms (some only valid at the start).
+  '(?<n>', '(?<m>a)', '\\k<n>', '(?=.*\\d)', '(?=.*[A-Z])', '(?!.*\\s)', '(?=.*[^a-z])', '(?=.*\\W)',
+  '^(?=.*a)', '^(?!b)', '(?=.*a.)', '.*',
 ];
 const CHARS = ['a', 'b', 'c', 'A', '1', '_', '-', ' ', '\t', '\n', '\r', '\u000b', '\u00a0',
   '\u2028', '\ufeff', '\u3000', 'é', '🐲', '\u0008', '.', '/', '&', '~', '!', '\u0000'];
@@ -76,27 +81,90 @@ function expected(pattern, text) {
 test(`pattern: the package agrees with RegExp (seed ${SEED}, ${PATTERNS} patterns × ${TEXTS} texts)`, async () => {
   const tm = createToolmark();
   const disagreements = [];
-  const counts = { valid: 0, ok: 0, invalid: 0 };
+  const counts = { valid: 0, refused: 0, ok: 0, invalid: 0 };
   let index = 0;
+  const refusals = [];
+  tm.events.on('error', (e) => refusals.push(e));
+  const lookaheads = { accepted: 0, refused: 0 };
   for (const { pattern, texts } of cases(SEED)) {
     const name = `p${index++}`;
+    refusals.length = 0;
     const unregister = tm.register({
       name,
       description: 'd',
       inputSchema: { type: 'object', properties: { s: { type: 'string', pattern } } },
       run: () => 1,
     });
-    if (isValid(pattern)) counts.valid++;
+    const refused = refusals.some((e) => e.code === 'schema_conversion_failed');
+    const valid = isValid(pattern);
+    if (valid) counts.valid++;
+    if (!valid && !refused) disagreements.push({ pattern, error: 'RegExp rejects it, the package took it' });
+    if (/\(\?[=!]/.test(pattern) && valid) lookaheads[refused ? 'refused' : 'accepted']++;
+    if (refused) counts.refused++;
     for (const text of texts) {
-      if (isValid(pattern)) counts[expected(pattern, text)]++;
       const result = await tm.call(name, { s: text }, { caller: 'human' });
-      const want = expected(pattern, text);
+      // A refused pattern lets nothing through.
+      const want = refused ? 'invalid' : expected(pattern, text);
+      if (valid && !refused) counts[want]++;
       if (result.status !== want) disagreements.push({ pattern, text, got: result.status, want });
     }
     unregister();
   }
   assert.deepEqual(disagreements.slice(0, 10), []);
-  // The corpus exercises both answers of valid patterns, not only errors.
-  console.log(`valid patterns ${counts.valid} of ${PATTERNS}; texts ok ${counts.ok}, invalid ${counts.invalid}`);
+  // The corpus exercises both answers of the patterns decided, not only
+  // refusals, and lookahead patterns both taken and refused.
+  console.log(
+    `valid patterns ${counts.valid} of ${PATTERNS} (${counts.refused} refused in all); ` +
+      `texts ok ${counts.ok}, invalid ${counts.invalid}; valid with lookahead ${JSON.stringify(lookaheads)}`,
+  );
   assert.ok(counts.valid > PATTERNS / 3 && counts.ok > 1500 && counts.invalid > 1500, JSON.stringify(counts));
+  assert.ok(lookaheads.accepted > 50 && lookaheads.refused > 50, JSON.stringify(lookaheads));
+});
+
+// The lookahead forms and named groups the package decides itself, each
+// accepted at registration, on longer texts with line terminators.
+const TAKEN = [
+  '^(?=.*[A-Z])(?=.*\\d)(?!.*\\s).{8,}$',
+  '^(?=.*?[a-z])(?=.*?[#?!@$%^&*-]).{4,12}$',
+  '^(?!.*\\.\\.)[a-z.\\n]+$',
+  '^(?=a)(?!ab)|b$',
+  '(?=.*[A-Z])(?=.*\\d)',
+  '(?=.*[^A-Za-z0-9])(?=.*a)',
+  '(?=.*\\s)(?=.*b).*c',
+  '(?=.*\\W)(?=.*\\d)',
+  '(?=.*a$)(?=.*\\bb)',
+  '(?=.*^a)(?=.*1)',
+  '(?=.*\\u2028)(?=.*A)|^b',
+  '^(?<year>\\d{2})-(?<rest>.+)$',
+  '(?=.*a\\B)(?=.*(?:b|))',
+  '(?=.*$)(?=.*\\s)',
+  '(?=.*\\b)(?=.*a.)',
+  '(?=.*^)(?=.*1)',
+];
+const LONG_CHARS = ['a', 'b', 'c', 'A', 'B', '1', '2', ' ', '!', '.', '\n', '\r', '\u2028', '\u2029', 'é', '🐲', '\t', '-'];
+
+test(`pattern: the lookahead forms agree with RegExp (seed ${SEED})`, async () => {
+  const next = random(SEED ^ 0x1f);
+  const tm = createToolmark({ dev: true });
+  const disagreements = [];
+  const answers = { ok: 0, invalid: 0 };
+  for (const [index, pattern] of TAKEN.entries()) {
+    tm.register({
+      name: `t${index}`,
+      description: 'd',
+      inputSchema: { type: 'object', properties: { s: { type: 'string', pattern } } },
+      run: () => 1,
+    });
+    for (let k = 0; k < 400; k++) {
+      let text = '';
+      const size = next(16);
+      for (let j = 0; j < size; j++) text += LONG_CHARS[next(LONG_CHARS.length)];
+      const want = expected(pattern, text);
+      answers[want]++;
+      const result = await tm.call(`t${index}`, { s: text }, { caller: 'human' });
+      if (result.status !== want) disagreements.push({ pattern, text, got: result.status, want });
+    }
+  }
+  assert.deepEqual(disagreements.slice(0, 10), []);
+  assert.ok(answers.ok > 500 && answers.invalid > 500, JSON.stringify(answers));
 });

@@ -172,37 +172,10 @@ impl RandomSource for SeededRandom {
     }
 }
 
-/// A never-panicking stand-in for `RegExp`, the fallback of the shipped
-/// module's [`LinearPatterns`]: `^`/`$` anchors around a literal; a pattern
-/// containing `[` or `(` is "invalid".
-struct LiteralPatterns;
-
-/// The shipped module's matcher with [`LiteralPatterns`] for `RegExp`, so
-/// the fuzzer drives the ECMA-262 → regex-lite translation.
+/// The shipped module's matcher, so the fuzzer drives the linear-time
+/// pattern plans and their refusal at registration.
 fn patterns() -> Box<dyn PatternMatcher> {
-    Box::new(LinearPatterns::new(Box::new(LiteralPatterns)))
-}
-
-impl PatternMatcher for LiteralPatterns {
-    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
-        if pattern.contains(['[', '(']) {
-            return Err(format!("unsupported pattern {pattern:?}"));
-        }
-        let (start, rest) = match pattern.strip_prefix('^') {
-            Some(rest) => (true, rest),
-            None => (false, pattern),
-        };
-        let (end, literal) = match rest.strip_suffix('$') {
-            Some(literal) => (true, literal),
-            None => (false, rest),
-        };
-        Ok(match (start, end) {
-            (true, true) => text == literal,
-            (true, false) => text.starts_with(literal),
-            (false, true) => text.ends_with(literal),
-            (false, false) => text.contains(literal),
-        })
-    }
+    Box::new(LinearPatterns::new())
 }
 
 // ----- value pools -----------------------------------------------------------
