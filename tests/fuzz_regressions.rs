@@ -11,6 +11,7 @@ mod support {
     pub mod machine_drive;
     pub mod pattern_check;
     pub mod transport_check;
+    pub mod validate_check;
 }
 
 use std::path::Path;
@@ -65,5 +66,18 @@ fn kept_pattern_fuzz_inputs_replay_cleanly() {
     assert!(
         count >= 4,
         "expected the pattern seed corpus, found {count} files"
+    );
+}
+
+/// Without the time oracle: a debug build's times say nothing of the
+/// shipped module's (the fuzz target runs with it, `docs/fuzzing.md`).
+#[test]
+fn kept_validate_fuzz_inputs_replay_cleanly() {
+    let count = replay("validate", |data| {
+        support::validate_check::check_validate(data, None)
+    });
+    assert!(
+        count >= 10,
+        "expected the validate seed corpus, found {count} files"
     );
 }
