@@ -565,7 +565,7 @@ impl Toolmark {
             .map(Tool::manifest);
         let result = match entry {
             Some(entry) => ToolResult::Ok {
-                data: Some(entry.to_value()),
+                data: Some(entry.to_value().into()),
             },
             None => self.refused(RefusedCode::UnknownTool, "No such tool"),
         };

@@ -26,7 +26,6 @@ use super::error::Failure;
 use super::host::{self, Callback};
 use super::values;
 use crate::machine::{Action, BridgeId, Event, Handle, Toolmark as Machine, Transmit};
-use crate::protocol::{to_json, UntrustedResult};
 use crate::registry::{ScopeId, ToolKey};
 use crate::vecmap::VecMap;
 
@@ -505,7 +504,7 @@ impl Shared {
                     self.host_mut(|h| h.completions.remove(&handle.0))
                 {
                     let value = if untrusted {
-                        values::parse_text(&to_json(&UntrustedResult::of(&result)))
+                        values::untrusted_result(&result)
                     } else {
                         values::result(&result)
                     };
