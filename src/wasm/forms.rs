@@ -35,8 +35,8 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{
-    Event, EventInit, HtmlFormElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement,
-    MutationObserver, MutationObserverInit, MutationRecord,
+    Element, Event, EventInit, HtmlFormElement, HtmlInputElement, HtmlOptionElement,
+    HtmlSelectElement, MutationObserver, MutationObserverInit, MutationRecord,
 };
 
 use super::error::Failure;
@@ -354,6 +354,39 @@ fn js(value: &Value) -> JsValue {
     values::parse_text(&serde_json::to_string(value).unwrap_or_default())
 }
 
+/// The sensitive controls at or under `node` (added to or removed from the
+/// form), as fields seen sensitive.
+fn sensitive_under(node: &JsValue, seen: &mut Vec<Field>) {
+    let Some(element) = node.dyn_ref::<Element>() else {
+        return;
+    };
+    let mut controls = vec![element.clone()];
+    let under = host::method(element, "querySelectorAll")
+        .and_then(|all| all.call1(element, &"input, select, textarea".into()).ok());
+    if let Some(under) = under {
+        for control in host::array_from(&under).unwrap_or_default().iter() {
+            if let Ok(control) = control.dyn_into::<Element>() {
+                controls.push(control);
+            }
+        }
+    }
+    for control in controls {
+        let name = text(&control, "name");
+        let sensitive = Control::new(
+            &text(&control, "type"),
+            &control.get_attribute("autocomplete").unwrap_or_default(),
+        );
+        if !name.is_empty() && sensitive.is_sensitive() {
+            seen.push(Field {
+                name,
+                controls: vec![sensitive],
+                value: None,
+                default: None,
+            });
+        }
+    }
+}
+
 /// What a tool function of the form does.
 enum Op {
     Fill,
@@ -402,12 +435,23 @@ impl Form {
         fields
     }
 
-    /// Mutation records of `type` / `autocomplete`: a control whose old
-    /// value made it sensitive makes its field sensitive.
+    /// Mutation records: of `type` / `autocomplete`, a control whose old
+    /// value made it sensitive makes its field sensitive; of the form's
+    /// children, so does a sensitive control added or removed (a password
+    /// input replaced by a text input of the same name is not re-typed).
     fn changed(&self, records: &JsValue) {
         let mut seen = Vec::new();
-        for record in Array::from(records).iter() {
+        let records = host::array_from(records).unwrap_or_default();
+        for record in records.iter() {
             let record: MutationRecord = record.unchecked_into();
+            if record.type_() == "childList" {
+                for nodes in [get(&record, "addedNodes"), get(&record, "removedNodes")] {
+                    for node in host::array_from(&nodes).unwrap_or_default().iter() {
+                        sensitive_under(&node, &mut seen);
+                    }
+                }
+                continue;
+            }
             let old = record.old_value().unwrap_or_default();
             let control = match record.attribute_name().as_deref() {
                 Some("type") => Control::new(&old, ""),
@@ -441,6 +485,7 @@ impl Form {
         };
         let options = MutationObserverInit::new();
         options.set_subtree(true);
+        options.set_child_list(true);
         options.set_attribute_old_value(true);
         let filter: Array = ["type", "autocomplete"]
             .iter()
