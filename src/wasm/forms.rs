@@ -281,12 +281,13 @@ fn write(group: &Group, value: &JsValue) {
         }
         Kind::SelectMultiple => {
             let mut wanted = Vec::new();
-            if Array::is_array(value) {
-                for item in Array::from(value).iter() {
-                    wanted.push(host::string(&item));
+            match host::array_copy(value) {
+                Some(items) => {
+                    for item in items.iter() {
+                        wanted.push(host::string(&item));
+                    }
                 }
-            } else {
-                wanted.push(host::string(value));
+                None => wanted.push(host::string(value)),
             }
             for option in first.options() {
                 option.set_selected(wanted.contains(&option.value()));
@@ -523,7 +524,7 @@ impl Form {
             Op::Fill => {
                 let filled = Array::new();
                 if input.is_object() {
-                    for entry in Object::entries(input.unchecked_ref()).iter() {
+                    for entry in host::entries(&input)?.iter() {
                         let entry = Array::from(&entry);
                         let name = host::string(&entry.get(0));
                         if let Some(group) = groups.iter().find(|g| g.name == name) {
@@ -650,12 +651,12 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
     })?;
     let mut declared = Vec::new();
     if let Some(paths) = host::present(get(&options, "sensitive")) {
-        if !Array::is_array(&paths) {
+        let Some(paths) = host::array_copy(&paths) else {
             return Err(
                 Failure::misuse("formTools: options.sensitive must be an array of paths").into(),
             );
-        }
-        for path in Array::from(&paths).iter() {
+        };
+        for path in paths.iter() {
             declared.push(host::string(&path));
         }
     }

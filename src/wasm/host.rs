@@ -62,6 +62,10 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
     pub fn keys(value: &JsValue) -> Result<js_sys::Array, JsValue>;
 
+    /// `Object.entries(value)`.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = entries)]
+    pub fn entries(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+
     /// `Object.getPrototypeOf(value)`.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getPrototypeOf)]
     pub fn prototype_of(value: &JsValue) -> Result<JsValue, JsValue>;
