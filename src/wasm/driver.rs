@@ -354,7 +354,11 @@ impl Shared {
 
     /// `next` in the microtask after the thenable `value` settles.
     fn follow(self: &Rc<Self>, value: &JsValue, next: Box<dyn FnOnce(Settled)>) {
-        let promise: JsValue = js_sys::Promise::resolve(value).into();
+        let promise: JsValue = match host::promise_resolve(value) {
+            Ok(promise) => promise.into(),
+            // As `await` has it: the throw rejects.
+            Err(error) => return self.later(move || next(Err(error))),
+        };
         let shared = self.clone();
         let next = Cell::new(Some(next));
         // One callback for both outcomes (bound to `true` and `false`);

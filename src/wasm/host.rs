@@ -62,6 +62,10 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
     pub fn keys(value: &JsValue) -> Result<js_sys::Array, JsValue>;
 
+    /// `Promise.resolve(value)` (it reads a promise's `constructor`).
+    #[wasm_bindgen(catch, js_namespace = Promise, js_name = resolve)]
+    pub fn promise_resolve(value: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
     /// `Object.entries(value)`.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = entries)]
     pub fn entries(value: &JsValue) -> Result<js_sys::Array, JsValue>;

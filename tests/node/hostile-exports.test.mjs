@@ -197,6 +197,57 @@ async function driveHostile(m) {
       agent.call('ret', h).catch(() => {});
     });
   }
+  // Tool functions that are hostile in what they return: each call is answered.
+  const badPromise = () => {
+    const p = Promise.resolve(1);
+    Object.defineProperty(p, 'constructor', { get: boom });
+    return p;
+  };
+  const fns = {
+    'promise with a throwing constructor': badPromise,
+    'thenable whose then getter throws': () => Object.defineProperty({}, 'then', { get: boom, enumerable: true }),
+    'thenable whose then throws': () => ({ then: boom }),
+    'throwing proxy': () => throwingProxy(),
+    'revoked proxy': () => revoked(),
+    'array proxy whose get throws': () => new Proxy([1], { get: boom }),
+    'deep array 100k': () => deepArray(100_000),
+    'cyclic object': cyclicObject,
+  };
+  const standard = (validate) => ({ '~standard': { version: 1, vendor: 'hostile', validate } });
+  let n = 0;
+  for (const [name, f] of Object.entries(fns)) {
+    const tools = [
+      { run: f },
+      { run: async () => f() },
+      { hints: { consequential: true }, summary: f, run: () => 1 },
+      { hints: { consequential: true }, changes: f, run: () => 1 },
+      { hints: { consequential: true }, sensitive: ['a'], changes: () => [{ path: 'a', after: f() }], run: () => 1 },
+      { snapshot: f, run: () => 1 },
+      { snapshot: () => f, run: () => 1 },
+      { inputSchema: standard(f), run: () => 1 },
+      { inputSchema: standard(() => ({ issues: f() })), run: () => 1 },
+      { inputSchema: standard(() => ({ issues: [{ path: f(), message: f() }] })), run: () => 1 },
+      { inputSchema: standard(() => ({ value: f() })), run: () => 1 },
+      { outputSchema: standard(f), run: () => 1 },
+    ];
+    for (const def of tools) {
+      const tool = `fn${n++}`;
+      await attempt(`register ${tool} ← ${name}`, () => tm.register({ name: tool, description: 'd', ...def }));
+      await attempt(`call ${tool} ← ${name}`, () => tm.call(tool, {}));
+      await attempt(`undo ${tool} ← ${name}`, () => tm.undo('x'));
+      await attempt(`confirmPending ${tool} ← ${name}`, async () => {
+        for (const pending of tm.pendingConfirmations()) await tm.confirmPending(pending.confirmId, true);
+      });
+    }
+  }
+  for (let i = 0; i < 50 && agent.tools.length < n; i++) await new Promise((r) => setTimeout(r, 0));
+  for (let i = 0; i < n; i++) {
+    await attempt(`agent.call fn${i}`, () => agent.call(`fn${i}`, {}));
+  }
+  for (const pending of tm.pendingConfirmations()) {
+    await attempt(`confirmPending ${pending.tool}`, () => tm.confirmPending(pending.confirmId, true));
+  }
+
   // A result of every hostile value: each call is answered.
   const answers = {};
   for (const name of names) {
