@@ -32,7 +32,7 @@ pub const MAX_PATH_LENGTH: usize = 1 << 20;
 /// Most values (containers and leaves) one `flatten` visits: a value that
 /// shares its parts (`a = {x: b, y: b}`, `b = {x: c, y: c}`, …) has
 /// exponentially many paths.
-pub const MAX_FLATTEN_VALUES: usize = 1_000_000;
+pub const MAX_FLATTEN_VALUES: usize = 100_000;
 
 fn invalid(message: String) -> Failure {
     Failure::toolmark("invalid_path", message)

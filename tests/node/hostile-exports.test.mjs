@@ -335,6 +335,44 @@ function checkResults({ out, errors }) {
   assert.deepEqual(errors, [['transport_failed', 'give'], ['transport_failed', 'give']]);
 }
 
+test('Node: the path helpers bound depth, length, cycles and work; past a bound invalid_path, never a trap', async () => {
+  const { flatten, getPath, setPath, newId, ToolmarkError } = await nodeExports();
+  const invalidPath = (pattern) => (error) => error instanceof ToolmarkError && error.code === 'invalid_path' && pattern.test(error.message);
+  const path = (n) => Array(n).fill('a').join('.');
+  // The route from the issue: an agent's 8,000-segment path, then flatten.
+  assert.throws(() => setPath({}, path(8000), 1), invalidPath(/more than 1000 segments/));
+  const draft = setPath({}, path(1000), 1);
+  assert.equal(getPath(draft, path(1000)), 1);
+  assert.throws(() => getPath(draft, path(1001)), invalidPath(/more than 1000 segments/));
+  assert.deepEqual(flatten(draft), { [path(1000)]: 1 });
+  let deeper = draft;
+  for (let i = 0; i < 7000; i++) deeper = { a: deeper };
+  assert.throws(() => flatten(deeper), invalidPath(/nested deeper than 1000 levels/));
+  // Cycles: refused at once; a value shared by siblings is no cycle.
+  const cyclic = { a: { b: [1] } };
+  cyclic.a.b.push(cyclic.a);
+  assert.throws(() => flatten(cyclic), invalidPath(/value at "a.b.1" contains itself/));
+  const shared = { n: 1 };
+  assert.deepEqual(flatten({ x: shared, y: [shared] }), { 'x.n': 1, 'y.0.n': 1 });
+  // Shared parts with 2^40 paths: stopped by the work bound, not left to run.
+  let dag = { leaf: 1 };
+  for (let i = 0; i < 40; i++) dag = { x: dag, y: dag };
+  const started = Date.now();
+  assert.throws(() => flatten(dag), invalidPath(/more than 100000 parts/));
+  assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
+  assert.throws(() => getPath({}, 'a'.repeat((1 << 20) + 1)), invalidPath(/longer than/));
+  // A proxy's throwing trap, thousands of times: the page's error each time,
+  // and the module's stack is not leaked (a throw through its frames trapped after ~1,300).
+  const proxy = new Proxy({}, { ownKeys: () => { throw new Error('boom'); }, getOwnPropertyDescriptor: () => { throw new Error('boom'); }, get: () => { throw new Error('boom'); } });
+  for (let i = 0; i < 20_000; i++) {
+    assert.throws(() => flatten({ a: { b: { c: proxy } } }), /boom/);
+    assert.throws(() => getPath({ a: { b: proxy } }, 'a.b.c'), /boom/);
+    assert.throws(() => setPath({ a: { b: proxy } }, 'a.b.c', 1), /boom/);
+  }
+  assert.equal(typeof newId(), 'string');
+  assert.deepEqual(flatten({ a: { b: 1 } }), { 'a.b': 1 });
+});
+
 test('Node: results nested 1000 deep and strings with lone surrogates come back as JSON.stringify writes them', async () => {
   checkResults(await resultsAsJsonWrites(await nodeExports()));
 });
