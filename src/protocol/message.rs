@@ -406,7 +406,7 @@ mod tests {
             ToolResult::Ok { data: None },
             ToolResult::Ok { data: data("null") },
             ToolResult::Ok {
-                data: data(r#"{"a": [1, "\ud83d"], "b": {}}"#),
+                data: data(r#"{"a": [1, "\u00e9"], "b": {}}"#),
             },
             ToolResult::Ok {
                 data: data("[[[]]]"),
@@ -432,10 +432,22 @@ mod tests {
             ];
             for message in messages {
                 let text = message.to_json();
-                assert_eq!(text, serde_json::to_string(&message).expect("JSON"));
-                if text.contains(r#""data":"#) {
-                    // One buffer of the exact size: the data copied once.
+                let parsed: Value = serde_json::from_str(&text).expect("JSON");
+                assert_eq!(parsed, serde_json::to_value(&message).expect("JSON"));
+                let (PageToAgent::Result(ResultMessage { result, .. })
+                | PageToAgent::Confirmed(Confirmed { result, .. })) = &message
+                else {
+                    unreachable!()
+                };
+                if let ToolResult::Ok { data: Some(data) } = result {
+                    // The data's text as it is, in one buffer of the exact size.
+                    assert!(
+                        text.ends_with(&format!(r#""data":{}}}}}"#, data.text())),
+                        "{text}"
+                    );
                     assert_eq!(text.capacity(), text.len(), "{text}");
+                } else {
+                    assert_eq!(text, serde_json::to_string(&message).expect("JSON"));
                 }
             }
         }

@@ -1,8 +1,8 @@
 //! Tool results (`result.result`, `confirmed.result`) and their parts.
 
 use crate::prelude::*;
+use serde::de::IgnoredAny;
 use serde::{Serialize, Serializer};
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::codes::{CancelledBy, RefusedCode};
@@ -16,34 +16,40 @@ use crate::schema::SchemaIssue;
 pub const MAX_RESULT_DEPTH: usize = 1000;
 
 /// `ok.data`: a JSON value as the text it was written as (a tool's value as
-/// `JSON.stringify` wrote it), written into the message as it is. Never
-/// parsed into a [`Value`], which would cost several times the text in
-/// memory, stop at serde_json's 128 levels, and refuse the lone surrogates
-/// `JSON.stringify` escapes (`"\ud83d"`, text cut through an emoji).
+/// `JSON.stringify` wrote it), written into messages as it is
+/// ([`PageToAgent::to_json`](super::PageToAgent::to_json) copies the text
+/// in) and handed to JS as it is. Never parsed into a [`Value`] on the way
+/// out, which would cost several times the text in memory, stop at
+/// serde_json's 128 levels, and refuse the lone surrogates `JSON.stringify`
+/// escapes (`"\ud83d"`, text cut through an emoji). Through serde it
+/// serializes as its parsed value (so a derived `Serialize` of a result
+/// still works where those limits do not matter): serde_json's `raw_value`
+/// feature, which would write it as it is, made the module 25 KB larger
+/// (it changes how every `Value` is deserialized).
 #[derive(Debug, Clone)]
-pub struct Data(Box<RawValue>);
+pub struct Data(String);
 
 impl Data {
     /// `text` when it is one JSON value nested at most [`MAX_RESULT_DEPTH`]
-    /// deep (checked by flat scans: no recursion, no copy when `text` has
-    /// no surrounding whitespace); else why not.
+    /// deep (checked by flat scans: no recursion, no copy); else why not.
     pub fn from_json(text: String) -> Result<Data, String> {
         if super::inbound::nesting_exceeds(text.as_bytes(), MAX_RESULT_DEPTH) {
             return Err(format!("nested deeper than {MAX_RESULT_DEPTH}"));
         }
-        RawValue::from_string(text)
-            .map(Data)
-            .map_err(|error| format!("malformed JSON: {error}"))
+        // serde_json's own check of one JSON value, building nothing.
+        serde_json::from_str::<IgnoredAny>(&text)
+            .map_err(|error| format!("malformed JSON: {error}"))?;
+        Ok(Data(text))
     }
 
     /// `null`.
     pub fn null() -> Data {
-        Data(RawValue::NULL.to_owned())
+        Data(String::from("null"))
     }
 
     /// The JSON text.
     pub fn text(&self) -> &str {
-        self.0.get()
+        &self.0
     }
 
     /// The value, parsed (serde_json's limits apply: 128 levels, no lone
@@ -55,7 +61,7 @@ impl Data {
 
 impl From<Value> for Data {
     fn from(value: Value) -> Data {
-        RawValue::from_string(super::message::to_json(&value)).map_or_else(|_| Data::null(), Data)
+        Data(super::message::to_json(&value))
     }
 }
 
@@ -69,7 +75,9 @@ impl PartialEq for Data {
 
 impl Serialize for Data {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        self.to_value()
+            .map_err(serde::ser::Error::custom)?
+            .serialize(serializer)
     }
 }
 

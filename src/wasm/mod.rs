@@ -32,8 +32,8 @@
 //! 5. the tool's value: `JSON.stringify` with the strict replacer (W3), the
 //!    spec's semantics for results, whose JS half passes what JSON writes
 //!    unchanged (`js/src/strict-json.js`); its text copied into wasm memory;
-//! 6. the core checks it (P3: serde_json's `RawValue`, a scan that builds
-//!    nothing) and keeps the text as the result's `data`: a `Value` would
+//! 6. the core checks it (P3: serde_json's `IgnoredAny`, a scan that
+//!    builds nothing) and keeps the text as the result's `data`: a `Value` would
 //!    cost several times the text in memory, stop at 128 levels and refuse
 //!    the lone surrogates `JSON.stringify` escapes (the dev-mode output
 //!    check parses it);
