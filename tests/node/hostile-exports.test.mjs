@@ -373,6 +373,61 @@ test('Node: the path helpers bound depth, length, cycles and work; past a bound 
   assert.deepEqual(flatten({ a: { b: 1 } }), { 'a.b': 1 });
 });
 
+test('Node: formTools on FormElementLike objects, plain and with throwing getters, thousands of times: no trap', async () => {
+  const { createToolmark, formTools, newId } = await nodeExports();
+  const { createInPageChannel } = await import(new URL('../../pkg/bridge/in-page.js', import.meta.url));
+  const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
+  const boom = () => {
+    throw new Error('boom');
+  };
+  // A form without a DOM: plain objects with the properties formTools reads.
+  const plain = () => {
+    const email = { tagName: 'INPUT', name: 'email', type: 'email', value: '', defaultValue: '' };
+    const pin = { tagName: 'INPUT', name: 'pin', type: 'password', value: '1234', defaultValue: '' };
+    return { form: { elements: [email, pin], requestSubmit() {} }, email };
+  };
+  const tm = createToolmark({ onError: () => {} });
+  const { transport, agent } = createInPageChannel();
+  tm.use(bridge({ transport }));
+  const { form, email } = plain();
+  formTools(form, { scope: tm.scope('plain') });
+  for (let i = 0; i < 50 && agent.tools.length < 3; i++) await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(await agent.call('plain.fill', { email: 'ann@example.com' }), { status: 'ok', data: { filled: ['email'] } });
+  assert.equal(email.value, 'ann@example.com');
+  assert.deepEqual(await agent.call('plain.read', {}), { status: 'ok', data: { email: 'ann@example.com', pin: '[redacted]' } });
+  // Every property the form code reads throws, on the form and its elements.
+  const hostileElement = () => new Proxy({ tagName: 'INPUT', name: 'x', type: 'text' }, {
+    get: (target, key) => (key === 'tagName' || key === 'name' || key === 'type' ? target[key] : boom()),
+    set: boom,
+  });
+  const forms = [
+    () => ({ elements: [hostileElement()], requestSubmit() {}, getAttribute: boom }),
+    () => ({ elements: new Proxy([], { get: boom }), requestSubmit() {} }),
+    () => ({ get elements() { return [hostileElement(), { tagName: 'SELECT', name: 's', type: 'select-one', get options() { return boom(); } }]; }, requestSubmit: boom }),
+  ];
+  for (let i = 0; i < 3000; i++) {
+    const make = forms[i % forms.length];
+    const scope = tm.scope(`h${i}`);
+    try {
+      const off = formTools(make(), { scope });
+      off();
+    } catch (error) {
+      assert.ok(!(error instanceof WebAssembly.RuntimeError), `trap at ${i}: ${error.message}`);
+    }
+  }
+  const sometimes = tm.scope('tools');
+  formTools(forms[0](), { scope: sometimes });
+  formTools(forms[2](), { scope: tm.scope('tools2') });
+  for (let i = 0; i < 50 && !agent.tools.some((t) => t.name === 'tools2.submit'); i++) await new Promise((r) => setTimeout(r, 0));
+  for (let i = 0; i < 500; i++) {
+    for (const tool of ['tools.fill', 'tools.read', 'tools2.fill', 'tools2.read', 'tools2.submit']) {
+      const result = await agent.call(tool, tool.endsWith('fill') ? { x: 'y' } : {});
+      assert.ok(result.status, JSON.stringify(result));
+    }
+  }
+  assert.equal(typeof newId(), 'string');
+});
+
 test('Node: results nested 1000 deep and strings with lone surrogates come back as JSON.stringify writes them', async () => {
   checkResults(await resultsAsJsonWrites(await nodeExports()));
 });
