@@ -1,22 +1,24 @@
-//! `formTools(form, { scope, sensitive?, title? })`: the web-sys driver of
-//! [`crate::forms`]. It reads the form's controls (`HtmlInputElement`,
-//! `HtmlSelectElement` and its options; a textarea through the input's
-//! bindings) into [`Field`]s every time a tool runs, writes values back with `input` and `change` events, and
-//! registers the three tools with the scope; every decision (which
-//! elements are fields, which fields are sensitive, redaction, the form
-//! state of the stale rule) is the [`FormPolicy`]'s and [`form_state`]'s.
+//! `formTools(form, { scope, sensitive?, title? })`: the driver of
+//! [`crate::forms`]. It reads the form's controls (`<input>`, `<select>`
+//! and its options, `<textarea>`) into [`Field`]s every time a tool runs,
+//! writes values back with `input` and `change` events, and registers the
+//! three tools with the scope; every decision (which elements are fields,
+//! which fields are sensitive, redaction, the form state of the stale rule)
+//! is the [`FormPolicy`]'s and [`form_state`]'s.
 //!
 //! - **Fields**: the `<input>`, `<select>` and `<textarea>` elements of
 //!   `form.elements` that [`forms::is_field_control`] takes (other elements
-//!   carry no submitted value). `tagName`, `name`, `type` and `disabled`
-//!   are read as plain properties, so the `FormElementLike` objects of a
-//!   page without a DOM work too; the rest goes through web-sys.
+//!   carry no submitted value). Every property (`tagName`, `name`, `type`,
+//!   `value`, `checked`, `options`…) is read and written as a plain,
+//!   guarded property access, so the `FormElementLike` objects of a page
+//!   without a DOM work too, and a getter that throws reads as absent.
 //! - **Sensitivity** is observed at every read of the form (a tool's run,
 //!   the confirmation's changes, the form state), so a field seen as a
 //!   password once stays redacted after a show-password button; and,
 //!   where the host has `MutationObserver`, at every change of a control's
-//!   `type` or `autocomplete` in the form, so one rendered later and shown
-//!   as text before any tool ran is too.
+//!   `type` or `autocomplete` in the form and every control added to or
+//!   removed from it, so one rendered later and shown as text (re-typed, or
+//!   replaced by a text input of the same name) before any tool ran is too.
 //! - **The form state** is [`form_state`] under a 32-byte key from
 //!   `crypto.getRandomValues`, minted per `formTools()` call: a digest of
 //!   every value, so no password waits in memory for the confirmation.
