@@ -470,7 +470,7 @@ impl Toolmark {
 
     pub(crate) fn send(&mut self, bridge: BridgeId, message: PageToAgent) {
         if self.bridges.contains(bridge) {
-            self.out.transmit(bridge, message.to_json());
+            self.out.transmit(bridge, message.into_json());
         }
     }
 

@@ -13,7 +13,9 @@ use serde_json::json;
 use support::harness::*;
 use toolmark_bridge::calls::Outcome;
 use toolmark_bridge::machine::Event;
-use toolmark_bridge::protocol::{Data, ErrorEventCode, MAX_RESULT_DEPTH};
+use toolmark_bridge::protocol::{
+    Data, ErrorEventCode, PageToAgent, ProtocolV1, ResultMessage, ToolResult, MAX_RESULT_DEPTH,
+};
 
 /// Calls tool `t` once, settles its run with `text`, and returns the
 /// `result` message's text as sent (not parsed: serde_json could not parse
@@ -101,4 +103,31 @@ fn data_keeps_its_text_without_a_copy_and_compares_as_json() {
     assert_eq!(data, Data::from(json!({"a": [1, 2]})));
     assert_ne!(data, Data::from(json!({"a": [2, 1]})));
     assert!(Data::from_json(String::from("1 2")).is_err());
+}
+
+#[test]
+fn a_result_brought_in_with_room_becomes_its_message_in_place() {
+    // As the driver brings a large result in: its text, then spaces.
+    let data = format!(r#"{{"big":"{}"}}"#, "x".repeat(100_000));
+    let text = format!("{data}{}", " ".repeat(256));
+    let address = text.as_ptr();
+    let data_value = Data::from_json(text).expect("valid");
+    assert_eq!(data_value.text(), data);
+    let message = PageToAgent::Result(ResultMessage {
+        protocol: ProtocolV1,
+        client_id: "c1".into(),
+        id: "id-1".into(),
+        result: ToolResult::Ok {
+            data: Some(data_value),
+        },
+    });
+    let expected = message.to_json();
+    let written = message.into_json();
+    assert_eq!(written, expected);
+    assert_eq!(
+        written.as_ptr(),
+        address,
+        "the data's own buffer, not a copy"
+    );
+    assert!(written.ends_with(&format!(r#""data":{data}}}}}"#)));
 }

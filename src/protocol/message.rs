@@ -180,6 +180,54 @@ impl PageToAgent {
 /// A result without data, for the messages that carry none.
 const NO_DATA: ToolResult = ToolResult::Ok { data: None };
 
+impl PageToAgent {
+    /// The message as JSON text, as [`PageToAgent::to_json`] writes it,
+    /// taking an `ok` result's data text as the buffer: when it has room
+    /// for the rest of the message (the driver brings large results in with
+    /// some), the message is written around it in place, and a large result
+    /// is held once, never twice.
+    pub fn into_json(mut self) -> String {
+        let taken = self
+            .data_slot()
+            .and_then(Option::as_mut)
+            .map(|data| core::mem::replace(data, Data::null()));
+        let Some(data) = taken else {
+            return to_json(&self);
+        };
+        let around = to_json(&self);
+        let Some(before) = around.strip_suffix("null}}") else {
+            if let Some(slot) = self.data_slot() {
+                *slot = Some(data);
+            }
+            return to_json(&self);
+        };
+        let mut text = data.into_text();
+        if text.capacity() - text.len() >= before.len() + 2 {
+            text.insert_str(0, before);
+            text.push_str("}}");
+            return text;
+        }
+        let mut whole = String::with_capacity(before.len() + text.len() + 2);
+        whole.push_str(before);
+        whole.push_str(&text);
+        whole.push_str("}}");
+        whole
+    }
+
+    /// The `data` of a `result` or `confirmed` message's `ok` result.
+    fn data_slot(&mut self) -> Option<&mut Option<Data>> {
+        let result = match self {
+            PageToAgent::Result(m) => &mut m.result,
+            PageToAgent::Confirmed(m) => &mut m.result,
+            PageToAgent::Manifest(_) | PageToAgent::Changed(_) => return None,
+        };
+        match result {
+            ToolResult::Ok { data } => Some(data),
+            _ => None,
+        }
+    }
+}
+
 impl AgentToPage {
     pub fn client_id(&self) -> &str {
         match self {
@@ -432,6 +480,7 @@ mod tests {
             ];
             for message in messages {
                 let text = message.to_json();
+                assert_eq!(message.clone().into_json(), text);
                 let parsed: Value = serde_json::from_str(&text).expect("JSON");
                 assert_eq!(parsed, serde_json::to_value(&message).expect("JSON"));
                 let (PageToAgent::Result(ResultMessage { result, .. })

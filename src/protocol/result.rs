@@ -32,14 +32,23 @@ pub struct Data(String);
 impl Data {
     /// `text` when it is one JSON value nested at most [`MAX_RESULT_DEPTH`]
     /// deep (checked by flat scans: no recursion, no copy); else why not.
-    pub fn from_json(text: String) -> Result<Data, String> {
+    /// Trailing whitespace is cut off, its room kept (see
+    /// [`PageToAgent::into_json`](super::PageToAgent::into_json)).
+    pub fn from_json(mut text: String) -> Result<Data, String> {
         if super::inbound::nesting_exceeds(text.as_bytes(), MAX_RESULT_DEPTH) {
             return Err(format!("nested deeper than {MAX_RESULT_DEPTH}"));
         }
         // serde_json's own check of one JSON value, building nothing.
         serde_json::from_str::<IgnoredAny>(&text)
             .map_err(|error| format!("malformed JSON: {error}"))?;
+        let end = text.trim_end_matches([' ', '\t', '\n', '\r']).len();
+        text.truncate(end);
         Ok(Data(text))
+    }
+
+    /// The JSON text, as a buffer.
+    pub fn into_text(self) -> String {
+        self.0
     }
 
     /// `null`.

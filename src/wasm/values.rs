@@ -57,8 +57,10 @@ pub fn to_value(value: &JsValue) -> Option<Value> {
 extern "C" {
     /// `JSON.stringify(value)` with a JS replacer that passes the values
     /// JSON writes unchanged and hands every other one to `refuse`.
+    /// With `room`, a large text comes with trailing spaces: room for the
+    /// message written around it (the core cuts them off, keeping the room).
     #[wasm_bindgen(catch, js_name = strictStringify)]
-    fn strict_stringify(value: &JsValue, refuse: &JsValue) -> Result<JsValue, JsValue>;
+    fn strict_stringify(value: &JsValue, refuse: &JsValue, room: bool) -> Result<JsValue, JsValue>;
 }
 
 /// A value that must be JSON-safe (a tool's result, a validated input).
@@ -116,15 +118,16 @@ impl Strict {
         Strict { replacer, refusal }
     }
 
-    /// `value` as JSON text, strictly.
-    pub fn text(&self, value: &JsValue) -> Safe {
+    /// `value` as JSON text, strictly; with `room` (a tool result), a large
+    /// one with trailing spaces the core writes its message into.
+    pub fn text(&self, value: &JsValue, room: bool) -> Safe {
         if value.is_undefined() {
             return Safe::Absent;
         }
         if let Ok(mut slot) = self.refusal.try_borrow_mut() {
             *slot = None;
         }
-        match strict_stringify(value, self.replacer.as_ref()) {
+        match strict_stringify(value, self.replacer.as_ref(), room) {
             Ok(text) => match text.as_string() {
                 Some(text) => Safe::Text(text),
                 None => Safe::Absent,
