@@ -19,7 +19,9 @@ use crate::outputs::Action;
 use crate::policy::{Caller, ConfirmMode, Decision};
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
-use crate::protocol::{parse_value, CancelledBy, ErrorEventCode, Issue, RefusedCode, ToolResult};
+use crate::protocol::{
+    parse_value, CancelledBy, Data, ErrorEventCode, Issue, RefusedCode, ToolResult,
+};
 use crate::registry::{ScopeId, ToolKey, Validator};
 use hashbrown::HashSet;
 
@@ -684,17 +686,23 @@ impl Toolmark {
         let tool = self.registry.by_key(call.tool);
         let snapshot = call.snapshot;
         let result = match outcome {
-            Outcome::Ok(text) => match text.as_deref().map(parse_value) {
+            // The text is kept as it is (`Data`): one copy of a large result.
+            Outcome::Ok(text) => match text.map(Data::from_json) {
                 None => ToolResult::Ok { data: None },
                 Some(Ok(data)) => {
                     if self.config.dev {
                         if let Some(Validator::Json(schema)) = tool.and_then(|t| t.output.as_ref())
                         {
-                            let issues = schema.validate(&data, self.matcher.as_ref());
-                            if let Some(first) = issues.first() {
+                            let problem = match data.to_value() {
+                                Ok(value) => schema
+                                    .validate(&value, self.matcher.as_ref())
+                                    .first()
+                                    .map(|first| format!("at '{}': {}", first.path, first.message)),
+                                Err(reason) => Some(format!("unchecked: {reason}")),
+                            };
+                            if let Some(problem) = problem {
                                 let message = format!(
-                                    "output of '{}' fails its output schema at '{}': {}",
-                                    tool_name, first.path, first.message
+                                    "output of '{tool_name}' fails its output schema {problem}"
                                 );
                                 self.out.error(
                                     ErrorEventCode::OutputInvalid,
@@ -706,10 +714,10 @@ impl Toolmark {
                     }
                     ToolResult::Ok { data: Some(data) }
                 }
-                Some(Err(rejection)) => {
+                Some(Err(reason)) => {
                     self.out.error(
                         ErrorEventCode::TransportFailed,
-                        rejection.message(),
+                        format!("result of '{tool_name}' is not serializable: {reason}"),
                         Some(tool_name.clone()),
                     );
                     error_result(error_message::NOT_SERIALIZABLE)

@@ -365,7 +365,7 @@ impl Toolmark {
         if self.bridges.contains(requester) {
             return self.send(requester, message);
         }
-        let text = message.to_json();
+        let text = message.into_json();
         for (bridge, _) in self.bridges.attached() {
             self.out.transmit(bridge, text.clone());
         }

@@ -479,7 +479,7 @@ impl Toolmark {
 
     pub(crate) fn send(&mut self, bridge: BridgeId, message: PageToAgent) {
         if self.bridges.contains(bridge) {
-            self.out.transmit(bridge, message.to_json());
+            self.out.transmit(bridge, message.into_json());
         }
     }
 
@@ -574,7 +574,7 @@ impl Toolmark {
             .map(Tool::manifest);
         let result = match entry {
             Some(entry) => ToolResult::Ok {
-                data: Some(entry.to_value()),
+                data: Some(entry.to_value().into()),
             },
             None => self.refused(RefusedCode::UnknownTool, "No such tool"),
         };

@@ -41,7 +41,7 @@ fn an_approved_confirmation_completes_the_held_call_with_the_run_result() {
     assert_eq!(runs[0].3, "human");
     page.ok(runs[0].0, json!({"paid": true}));
     let ok = Some(ToolResult::Ok {
-        data: Some(json!({"paid": true})),
+        data: Some(json!({"paid": true}).into()),
     });
     assert_eq!(page.completed(handle), ok);
     assert_eq!(page.completed(approval), ok);
@@ -147,7 +147,7 @@ fn a_tool_that_needs_no_human_answers_as_a_page_call_does() {
     assert_eq!(
         page.completed(handle),
         Some(ToolResult::Ok {
-            data: Some(json!(1))
+            data: Some(json!(1).into())
         })
     );
 }

@@ -961,7 +961,7 @@ fn approval_runs_the_tool_as_human_and_sends_confirmed_after_the_result() {
     assert_eq!(
         page.completed(handle),
         Some(ToolResult::Ok {
-            data: Some(json!({"account": 42}))
+            data: Some(json!({"account": 42}).into())
         })
     );
     let result_at = page.sent.iter().position(|m| m["id"] == "c1");
@@ -1385,7 +1385,7 @@ fn policy_deny_is_not_allowed_and_bad_policies_are_reported() {
     assert_eq!(
         page.completed(human),
         Some(ToolResult::Ok {
-            data: Some(json!("text"))
+            data: Some(json!("text").into())
         }),
         "policy binds the agent, not the human"
     );

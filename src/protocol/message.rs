@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::codes::Direction;
 use super::manifest::ToolManifestSummary;
-use super::result::ToolResult;
+use super::result::{Data, ToolResult};
 use super::values::list;
 
 /// The `protocol` field: always the number 1.
@@ -123,9 +123,108 @@ impl PageToAgent {
         }
     }
 
-    /// The message as JSON text.
+    /// The message as JSON text. An `ok` result's data, most of the text
+    /// of a large result, is copied once into a buffer of the exact size:
+    /// serde_json writes the message around a `null` (the data is the last
+    /// member of the result, the result the last of the message), and the
+    /// data's text takes that `null`'s place. Written whole, the text would
+    /// grow by doublings, each holding two buffers at once beside the data.
     pub fn to_json(&self) -> String {
-        to_json(self)
+        let hollow = |result: &ToolResult| match result {
+            ToolResult::Ok { data: Some(_) } => Some(ToolResult::Ok {
+                data: Some(Data::null()),
+            }),
+            _ => None,
+        };
+        let (hollow, data) = match self {
+            PageToAgent::Result(m) => (
+                hollow(&m.result).map(|result| {
+                    PageToAgent::Result(ResultMessage {
+                        protocol: ProtocolV1,
+                        client_id: m.client_id.clone(),
+                        id: m.id.clone(),
+                        result,
+                    })
+                }),
+                &m.result,
+            ),
+            PageToAgent::Confirmed(m) => (
+                hollow(&m.result).map(|result| {
+                    PageToAgent::Confirmed(Confirmed {
+                        protocol: ProtocolV1,
+                        client_id: m.client_id.clone(),
+                        confirm_id: m.confirm_id.clone(),
+                        result,
+                    })
+                }),
+                &m.result,
+            ),
+            PageToAgent::Manifest(_) | PageToAgent::Changed(_) => (None, &NO_DATA),
+        };
+        let (Some(hollow), ToolResult::Ok { data: Some(data) }) = (hollow, data) else {
+            return to_json(self);
+        };
+        let around = to_json(&hollow);
+        let Some(before) = around.strip_suffix("null}}") else {
+            return to_json(self);
+        };
+        let data = data.text();
+        let mut text = String::with_capacity(before.len() + data.len() + 2);
+        text.push_str(before);
+        text.push_str(data);
+        text.push_str("}}");
+        text
+    }
+}
+
+/// A result without data, for the messages that carry none.
+const NO_DATA: ToolResult = ToolResult::Ok { data: None };
+
+impl PageToAgent {
+    /// The message as JSON text, as [`PageToAgent::to_json`] writes it,
+    /// taking an `ok` result's data text as the buffer: when it has room
+    /// for the rest of the message (the driver brings large results in with
+    /// some), the message is written around it in place, and a large result
+    /// is held once, never twice.
+    pub fn into_json(mut self) -> String {
+        let taken = self
+            .data_slot()
+            .and_then(Option::as_mut)
+            .map(|data| core::mem::replace(data, Data::null()));
+        let Some(data) = taken else {
+            return to_json(&self);
+        };
+        let around = to_json(&self);
+        let Some(before) = around.strip_suffix("null}}") else {
+            if let Some(slot) = self.data_slot() {
+                *slot = Some(data);
+            }
+            return to_json(&self);
+        };
+        let mut text = data.into_text();
+        if text.capacity() - text.len() >= before.len() + 2 {
+            text.insert_str(0, before);
+            text.push_str("}}");
+            return text;
+        }
+        let mut whole = String::with_capacity(before.len() + text.len() + 2);
+        whole.push_str(before);
+        whole.push_str(&text);
+        whole.push_str("}}");
+        whole
+    }
+
+    /// The `data` of a `result` or `confirmed` message's `ok` result.
+    fn data_slot(&mut self) -> Option<&mut Option<Data>> {
+        let result = match self {
+            PageToAgent::Result(m) => &mut m.result,
+            PageToAgent::Confirmed(m) => &mut m.result,
+            PageToAgent::Manifest(_) | PageToAgent::Changed(_) => return None,
+        };
+        match result {
+            ToolResult::Ok { data } => Some(data),
+            _ => None,
+        }
     }
 }
 
@@ -347,6 +446,61 @@ pub(crate) fn agent_to_page_in_shape(map: &Map<String, Value>, message_type: &st
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_result_with_data_is_written_as_serde_json_writes_it() {
+        let data = |text: &str| Some(Data::from_json(text.into()).expect("JSON"));
+        let results = [
+            ToolResult::Ok { data: None },
+            ToolResult::Ok { data: data("null") },
+            ToolResult::Ok {
+                data: data(r#"{"a": [1, "\u00e9"], "b": {}}"#),
+            },
+            ToolResult::Ok {
+                data: data("[[[]]]"),
+            },
+            ToolResult::Error {
+                message: "Tool failed".into(),
+            },
+        ];
+        for result in results {
+            let messages = [
+                PageToAgent::Result(ResultMessage {
+                    protocol: ProtocolV1,
+                    client_id: "c\"1".into(),
+                    id: "id\u{1}\u{e9}".into(),
+                    result: result.clone(),
+                }),
+                PageToAgent::Confirmed(Confirmed {
+                    protocol: ProtocolV1,
+                    client_id: "c1".into(),
+                    confirm_id: "k\n".into(),
+                    result,
+                }),
+            ];
+            for message in messages {
+                let text = message.to_json();
+                assert_eq!(message.clone().into_json(), text);
+                let parsed: Value = serde_json::from_str(&text).expect("JSON");
+                assert_eq!(parsed, serde_json::to_value(&message).expect("JSON"));
+                let (PageToAgent::Result(ResultMessage { result, .. })
+                | PageToAgent::Confirmed(Confirmed { result, .. })) = &message
+                else {
+                    unreachable!()
+                };
+                if let ToolResult::Ok { data: Some(data) } = result {
+                    // The data's text as it is, in one buffer of the exact size.
+                    assert!(
+                        text.ends_with(&format!(r#""data":{}}}}}"#, data.text())),
+                        "{text}"
+                    );
+                    assert_eq!(text.capacity(), text.len(), "{text}");
+                } else {
+                    assert_eq!(text, serde_json::to_string(&message).expect("JSON"));
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_rev_is_a_whole_number_of_at_least_0() {

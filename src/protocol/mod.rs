@@ -26,6 +26,7 @@ pub use message::{
     ResultMessage,
 };
 pub use result::{
-    FieldChange, Issue, ToolResult, UntrustedResult, MAX_REPORTED_ISSUES, UNTRUSTED_CONTENT_NOTE,
+    Data, FieldChange, Issue, ToolResult, UntrustedResult, MAX_REPORTED_ISSUES, MAX_RESULT_DEPTH,
+    UNTRUSTED_CONTENT_NOTE,
 };
 pub use values::{field_changes_from_value, hints_from_value, issues_from_value};

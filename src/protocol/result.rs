@@ -1,13 +1,94 @@
 //! Tool results (`result.result`, `confirmed.result`) and their parts.
 
 use crate::prelude::*;
-use serde::Serialize;
+use serde::de::IgnoredAny;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::codes::{CancelledBy, RefusedCode};
 use super::message::{opt_rev, string};
 use super::values::list;
 use crate::schema::SchemaIssue;
+
+/// Deepest nesting of a tool result's `data`: what `JSON.stringify`
+/// writes is sent as it is up to this depth (far past the 64 levels an
+/// inbound message may have), deeper is "Result not serializable".
+pub const MAX_RESULT_DEPTH: usize = 1000;
+
+/// `ok.data`: a JSON value as the text it was written as (a tool's value as
+/// `JSON.stringify` wrote it), written into messages as it is
+/// ([`PageToAgent::to_json`](super::PageToAgent::to_json) copies the text
+/// in) and handed to JS as it is. Never parsed into a [`Value`] on the way
+/// out, which would cost several times the text in memory, stop at
+/// serde_json's 128 levels, and refuse the lone surrogates `JSON.stringify`
+/// escapes (`"\ud83d"`, text cut through an emoji). Through serde it
+/// serializes as its parsed value (so a derived `Serialize` of a result
+/// still works where those limits do not matter): serde_json's `raw_value`
+/// feature, which would write it as it is, made the module 25 KB larger
+/// (it changes how every `Value` is deserialized).
+#[derive(Debug, Clone)]
+pub struct Data(String);
+
+impl Data {
+    /// `text` when it is one JSON value nested at most [`MAX_RESULT_DEPTH`]
+    /// deep (checked by flat scans: no recursion, no copy); else why not.
+    /// Trailing whitespace is cut off, its room kept (see
+    /// [`PageToAgent::into_json`](super::PageToAgent::into_json)).
+    pub fn from_json(mut text: String) -> Result<Data, String> {
+        if super::inbound::nesting_exceeds(text.as_bytes(), MAX_RESULT_DEPTH) {
+            return Err(format!("nested deeper than {MAX_RESULT_DEPTH}"));
+        }
+        // serde_json's own check of one JSON value, building nothing.
+        serde_json::from_str::<IgnoredAny>(&text)
+            .map_err(|error| format!("malformed JSON: {error}"))?;
+        let end = text.trim_end_matches([' ', '\t', '\n', '\r']).len();
+        text.truncate(end);
+        Ok(Data(text))
+    }
+
+    /// The JSON text, as a buffer.
+    pub fn into_text(self) -> String {
+        self.0
+    }
+
+    /// `null`.
+    pub fn null() -> Data {
+        Data(String::from("null"))
+    }
+
+    /// The JSON text.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+
+    /// The value, parsed (serde_json's limits apply: 128 levels, no lone
+    /// surrogates).
+    pub fn to_value(&self) -> Result<Value, String> {
+        serde_json::from_str(self.text()).map_err(|error| error.to_string())
+    }
+}
+
+impl From<Value> for Data {
+    fn from(value: Value) -> Data {
+        Data(super::message::to_json(&value))
+    }
+}
+
+/// Equal when they are the same JSON value (as parsed), or the same text.
+impl PartialEq for Data {
+    fn eq(&self, other: &Data) -> bool {
+        self.text() == other.text()
+            || matches!((self.to_value(), other.to_value()), (Ok(a), Ok(b)) if a == b)
+    }
+}
+
+impl Serialize for Data {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_value()
+            .map_err(serde::ser::Error::custom)?
+            .serialize(serializer)
+    }
+}
 
 /// One problem found in a value: a dotted path (`""` for the root,
 /// `items.0.name`) and a short message.
@@ -39,9 +120,9 @@ pub struct FieldChange {
 )]
 pub enum ToolResult {
     Ok {
-        /// Absent means "no value"; `Some(Value::Null)` is an explicit `null`.
+        /// Absent means "no value"; `Some` of `null` is an explicit `null`.
         #[serde(skip_serializing_if = "Option::is_none")]
-        data: Option<Value>,
+        data: Option<Data>,
     },
     Invalid {
         issues: Vec<Issue>,
@@ -96,7 +177,7 @@ impl ToolResult {
         let string = |key: &str| string(map, key);
         Some(match map.get("status")?.as_str()? {
             "ok" => ToolResult::Ok {
-                data: map.get("data").cloned(),
+                data: map.get("data").cloned().map(Data::from),
             },
             "invalid" => ToolResult::Invalid {
                 issues: list(map.get("issues")?, Issue::from_value)?,
@@ -194,7 +275,7 @@ mod tests {
             (ToolResult::Ok { data: None }, json!({"status": "ok"})),
             (
                 ToolResult::Ok {
-                    data: Some(Value::Null),
+                    data: Some(Value::Null.into()),
                 },
                 json!({"status": "ok", "data": null}),
             ),
@@ -274,7 +355,7 @@ mod tests {
             ),
             (
                 ToolResult::Ok {
-                    data: Some(json!({"a": {"b": []}, "c": "d"})),
+                    data: Some(json!({"a": {"b": []}, "c": "d"}).into()),
                 },
                 json!({"status": "ok", "data": {"a": {"b": []}, "c": "d"}}),
             ),

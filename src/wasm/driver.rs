@@ -26,7 +26,6 @@ use super::error::Failure;
 use super::host::{self, Callback};
 use super::values;
 use crate::machine::{Action, BridgeId, Event, Handle, Toolmark as Machine, Transmit};
-use crate::protocol::{to_json, UntrustedResult};
 use crate::registry::{ScopeId, ToolKey};
 use crate::vecmap::VecMap;
 
@@ -355,7 +354,11 @@ impl Shared {
 
     /// `next` in the microtask after the thenable `value` settles.
     fn follow(self: &Rc<Self>, value: &JsValue, next: Box<dyn FnOnce(Settled)>) {
-        let promise: JsValue = js_sys::Promise::resolve(value).into();
+        let promise: JsValue = match host::promise_resolve(value) {
+            Ok(promise) => promise.into(),
+            // As `await` has it: the throw rejects.
+            Err(error) => return self.later(move || next(Err(error))),
+        };
         let shared = self.clone();
         let next = Cell::new(Some(next));
         // One callback for both outcomes (bound to `true` and `false`);
@@ -505,7 +508,7 @@ impl Shared {
                     self.host_mut(|h| h.completions.remove(&handle.0))
                 {
                     let value = if untrusted {
-                        values::parse_text(&to_json(&UntrustedResult::of(&result)))
+                        values::untrusted_result(&result)
                     } else {
                         values::result(&result)
                     };

@@ -193,8 +193,8 @@ impl Driver {
         let mut app_headers: Vec<(String, String)> = Vec::new();
         if let Some(headers) = &self.headers {
             let record = headers.call0(&JsValue::UNDEFINED)?;
-            if let Some(record) = record.dyn_ref::<Object>() {
-                for entry in Object::entries(record).iter() {
+            if record.is_object() {
+                for entry in host::entries(&record)?.iter() {
                     let entry: &Array = entry.unchecked_ref();
                     app_headers.push((host::string(&entry.get(0)), host::string(&entry.get(1))));
                 }

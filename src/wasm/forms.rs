@@ -1,22 +1,24 @@
-//! `formTools(form, { scope, sensitive?, title? })`: the web-sys driver of
-//! [`crate::forms`]. It reads the form's controls (`HtmlInputElement`,
-//! `HtmlSelectElement` and its options; a textarea through the input's
-//! bindings) into [`Field`]s every time a tool runs, writes values back with `input` and `change` events, and
-//! registers the three tools with the scope; every decision (which
-//! elements are fields, which fields are sensitive, redaction, the form
-//! state of the stale rule) is the [`FormPolicy`]'s and [`form_state`]'s.
+//! `formTools(form, { scope, sensitive?, title? })`: the driver of
+//! [`crate::forms`]. It reads the form's controls (`<input>`, `<select>`
+//! and its options, `<textarea>`) into [`Field`]s every time a tool runs,
+//! writes values back with `input` and `change` events, and registers the
+//! three tools with the scope; every decision (which elements are fields,
+//! which fields are sensitive, redaction, the form state of the stale rule)
+//! is the [`FormPolicy`]'s and [`form_state`]'s.
 //!
 //! - **Fields**: the `<input>`, `<select>` and `<textarea>` elements of
 //!   `form.elements` that [`forms::is_field_control`] takes (other elements
-//!   carry no submitted value). `tagName`, `name`, `type` and `disabled`
-//!   are read as plain properties, so the `FormElementLike` objects of a
-//!   page without a DOM work too; the rest goes through web-sys.
+//!   carry no submitted value). Every property (`tagName`, `name`, `type`,
+//!   `value`, `checked`, `options`…) is read and written as a plain,
+//!   guarded property access, so the `FormElementLike` objects of a page
+//!   without a DOM work too, and a getter that throws reads as absent.
 //! - **Sensitivity** is observed at every read of the form (a tool's run,
 //!   the confirmation's changes, the form state), so a field seen as a
 //!   password once stays redacted after a show-password button; and,
 //!   where the host has `MutationObserver`, at every change of a control's
-//!   `type` or `autocomplete` in the form, so one rendered later and shown
-//!   as text before any tool ran is too.
+//!   `type` or `autocomplete` in the form and every control added to or
+//!   removed from it, so one rendered later and shown as text (re-typed, or
+//!   replaced by a text input of the same name) before any tool ran is too.
 //! - **The form state** is [`form_state`] under a 32-byte key from
 //!   `crypto.getRandomValues`, minted per `formTools()` call: a digest of
 //!   every value, so no password waits in memory for the confirmation.
@@ -34,39 +36,55 @@ use js_sys::{Array, Function, Object};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{
-    Event, EventInit, HtmlFormElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement,
-    MutationObserver, MutationObserverInit, MutationRecord,
-};
+use web_sys::{Element, Event, EventInit, MutationObserver, MutationObserverInit, MutationRecord};
 
 use super::error::Failure;
 use super::host::{self, get};
 use super::values;
 use crate::forms::{self, form_state, Control, Field, FormPolicy};
 
+/// `target[key]` (`undefined` when reading it throws).
+fn prop(target: &JsValue, key: &str) -> JsValue {
+    get(target, key)
+}
+
+/// `target[key] = value`; a setter that throws is ignored.
+fn set_prop(target: &JsValue, key: &str, value: &JsValue) {
+    if target.is_object() {
+        let _ = js_sys::Reflect::set(target, &JsValue::from_str(key), value);
+    }
+}
+
+/// `target.name(argument)` when `target` has that method; what it returned,
+/// `undefined` when it has none or throws.
+fn call(target: &JsValue, name: &str, argument: &JsValue) -> JsValue {
+    host::method(target, name)
+        .and_then(|f| f.call1(target, argument).ok())
+        .unwrap_or(JsValue::UNDEFINED)
+}
+
+/// `target.getAttribute(name)` as a string, `""` when absent.
+fn attribute(target: &JsValue, name: &str) -> String {
+    call(target, "getAttribute", &JsValue::from_str(name))
+        .as_string()
+        .unwrap_or_default()
+}
+
 /// One control of a field: an `<input>`, a `<select>` or a `<textarea>`.
+/// Read and written through its properties (`value`, `checked`, …), each a
+/// guarded property access: a `FormElementLike` object of a page without a
+/// DOM works too, and a getter or setter that throws never throws through
+/// the module.
 struct Ctl {
-    /// The element. A textarea's `value` and `defaultValue` are the same
-    /// attributes as an input's, and web-sys's bindings are structural
-    /// (`element.value`), so the input's bindings serve both (one set of
-    /// imports, not two).
-    element: HtmlInputElement,
+    element: JsValue,
     select: bool,
     /// `type`, lowercased.
     input_type: String,
 }
 
 impl Ctl {
-    fn as_select(&self) -> &HtmlSelectElement {
-        self.element.unchecked_ref()
-    }
-
     fn value(&self) -> String {
-        if self.select {
-            self.as_select().value()
-        } else {
-            self.element.value()
-        }
+        text(&self.element, "value")
     }
 
     /// The value the page loaded with (a select's is its options').
@@ -74,38 +92,35 @@ impl Ctl {
         if self.select {
             String::new()
         } else {
-            self.element.default_value()
+            text(&self.element, "defaultValue")
         }
     }
 
     fn set_value(&self, value: &str) {
-        if self.select {
-            self.as_select().set_value(value);
-        } else {
-            self.element.set_value(value);
-        }
+        set_prop(&self.element, "value", &JsValue::from_str(value));
     }
 
     fn checked(&self, initial: bool) -> bool {
-        if initial {
-            self.element.default_checked()
-        } else {
-            self.element.checked()
-        }
+        let key = if initial { "defaultChecked" } else { "checked" };
+        prop(&self.element, key).is_truthy()
+    }
+
+    fn set_checked(&self, checked: bool) {
+        set_prop(&self.element, "checked", &JsValue::from_bool(checked));
+    }
+
+    fn multiple(&self) -> bool {
+        prop(&self.element, "multiple").is_truthy()
     }
 
     /// The select's options (none for other controls).
-    fn options(&self) -> Vec<HtmlOptionElement> {
-        let mut out = Vec::new();
-        if self.select {
-            let options = self.as_select().options();
-            for i in 0..options.length() {
-                if let Some(option) = options.get_with_index(i) {
-                    out.push(option.unchecked_into());
-                }
-            }
+    fn options(&self) -> Vec<JsValue> {
+        if !self.select {
+            return Vec::new();
         }
-        out
+        host::array_from(&prop(&self.element, "options"))
+            .map(|options| options.iter().collect())
+            .unwrap_or_default()
     }
 
     /// `input`, then `change`, both bubbling, as a user's edit fires them.
@@ -114,10 +129,25 @@ impl Ctl {
         init.set_bubbles(true);
         for kind in ["input", "change"] {
             if let Ok(event) = Event::new_with_event_init_dict(kind, &init) {
-                let _ = self.element.dispatch_event(&event);
+                call(&self.element, "dispatchEvent", &event);
             }
         }
     }
+}
+
+/// An option's `selected` (`defaultSelected` for the initial value).
+fn selected(option: &JsValue, initial: bool) -> bool {
+    let key = if initial {
+        "defaultSelected"
+    } else {
+        "selected"
+    };
+    prop(option, key).is_truthy()
+}
+
+/// An option's `value`.
+fn option_value(option: &JsValue) -> String {
+    text(option, "value")
 }
 
 /// How a field's value is read and written.
@@ -154,7 +184,7 @@ fn kind_of(controls: &[Ctl]) -> Kind {
         return Kind::Text;
     };
     if first.select {
-        return if first.as_select().multiple() {
+        return if first.multiple() {
             Kind::SelectMultiple
         } else {
             Kind::Select
@@ -169,13 +199,10 @@ fn kind_of(controls: &[Ctl]) -> Kind {
 }
 
 /// The form's fields now, in document order of their first control.
-fn groups(form: &HtmlFormElement) -> Vec<Group> {
-    let elements = form.elements();
+fn groups(form: &JsValue) -> Vec<Group> {
+    let elements = host::array_from(&prop(form, "elements")).unwrap_or_default();
     let mut groups: Vec<Group> = Vec::new();
-    for i in 0..elements.length() {
-        let Some(element) = elements.get_with_index(i) else {
-            continue;
-        };
+    for element in elements.iter() {
         let tag = text(&element, "tagName");
         let select = tag.eq_ignore_ascii_case("select");
         if !select && !tag.eq_ignore_ascii_case("input") && !tag.eq_ignore_ascii_case("textarea") {
@@ -187,7 +214,7 @@ fn groups(form: &HtmlFormElement) -> Vec<Group> {
             continue;
         }
         let control = Ctl {
-            element: element.unchecked_into(),
+            element,
             select,
             input_type,
         };
@@ -232,13 +259,8 @@ fn read(group: &Group, initial: bool) -> Option<Value> {
         Kind::Select | Kind::SelectMultiple if initial || group.kind == Kind::SelectMultiple => {
             let mut chosen = Vec::new();
             for option in first.options() {
-                let on = if initial {
-                    option.default_selected()
-                } else {
-                    option.selected()
-                };
-                if on {
-                    chosen.push(Value::String(option.value()));
+                if selected(&option, initial) {
+                    chosen.push(Value::String(option_value(&option)));
                 }
             }
             if group.kind == Kind::SelectMultiple {
@@ -268,11 +290,11 @@ fn write(group: &Group, value: &JsValue) {
         return;
     };
     match group.kind {
-        Kind::Checkbox => first.element.set_checked(value.is_truthy()),
+        Kind::Checkbox => first.set_checked(value.is_truthy()),
         Kind::Radio => {
             let wanted = host::string(value);
             for control in &group.controls {
-                control.element.set_checked(control.value() == wanted);
+                control.set_checked(control.value() == wanted);
             }
             for control in &group.controls {
                 control.fire();
@@ -281,15 +303,17 @@ fn write(group: &Group, value: &JsValue) {
         }
         Kind::SelectMultiple => {
             let mut wanted = Vec::new();
-            if Array::is_array(value) {
-                for item in Array::from(value).iter() {
-                    wanted.push(host::string(&item));
+            match host::array_copy(value) {
+                Some(items) => {
+                    for item in items.iter() {
+                        wanted.push(host::string(&item));
+                    }
                 }
-            } else {
-                wanted.push(host::string(value));
+                None => wanted.push(host::string(value)),
             }
             for option in first.options() {
-                option.set_selected(wanted.contains(&option.value()));
+                let on = wanted.contains(&option_value(&option));
+                set_prop(&option, "selected", &JsValue::from_bool(on));
             }
         }
         _ if value.is_undefined() || value.is_null() => first.set_value(""),
@@ -305,10 +329,7 @@ fn fields(groups: &[Group]) -> Vec<Field> {
         for control in &group.controls {
             controls.push(Control {
                 input_type: control.input_type.clone(),
-                autocomplete: control
-                    .element
-                    .get_attribute("autocomplete")
-                    .unwrap_or_default(),
+                autocomplete: attribute(&control.element, "autocomplete"),
             });
         }
         fields.push(Field {
@@ -336,7 +357,7 @@ fn schema_of(group: &Group) -> Object {
         }
         Kind::Select | Kind::SelectMultiple => {
             for option in group.first().map(Ctl::options).unwrap_or_default() {
-                listed.push(&option.value().into());
+                listed.push(&option_value(&option).into());
             }
         }
     }
@@ -352,6 +373,39 @@ fn schema_of(group: &Group) -> Object {
 /// A JSON value as a JS value (its text and one `JSON.parse`).
 fn js(value: &Value) -> JsValue {
     values::parse_text(&serde_json::to_string(value).unwrap_or_default())
+}
+
+/// The sensitive controls at or under `node` (added to or removed from the
+/// form), as fields seen sensitive.
+fn sensitive_under(node: &JsValue, seen: &mut Vec<Field>) {
+    let Some(element) = node.dyn_ref::<Element>() else {
+        return;
+    };
+    let mut controls = vec![element.clone()];
+    let under = host::method(element, "querySelectorAll")
+        .and_then(|all| all.call1(element, &"input, select, textarea".into()).ok());
+    if let Some(under) = under {
+        for control in host::array_from(&under).unwrap_or_default().iter() {
+            if let Ok(control) = control.dyn_into::<Element>() {
+                controls.push(control);
+            }
+        }
+    }
+    for control in controls {
+        let name = text(&control, "name");
+        let sensitive = Control::new(
+            &text(&control, "type"),
+            &control.get_attribute("autocomplete").unwrap_or_default(),
+        );
+        if !name.is_empty() && sensitive.is_sensitive() {
+            seen.push(Field {
+                name,
+                controls: vec![sensitive],
+                value: None,
+                default: None,
+            });
+        }
+    }
 }
 
 /// What a tool function of the form does.
@@ -370,7 +424,7 @@ enum Op {
 
 /// One `formTools()` call's form and sensitivity memory.
 struct Form {
-    element: HtmlFormElement,
+    element: JsValue,
     policy: RefCell<FormPolicy>,
     /// The form state's key.
     key: [u8; 32],
@@ -402,12 +456,23 @@ impl Form {
         fields
     }
 
-    /// Mutation records of `type` / `autocomplete`: a control whose old
-    /// value made it sensitive makes its field sensitive.
+    /// Mutation records: of `type` / `autocomplete`, a control whose old
+    /// value made it sensitive makes its field sensitive; of the form's
+    /// children, so does a sensitive control added or removed (a password
+    /// input replaced by a text input of the same name is not re-typed).
     fn changed(&self, records: &JsValue) {
         let mut seen = Vec::new();
-        for record in Array::from(records).iter() {
+        let records = host::array_from(records).unwrap_or_default();
+        for record in records.iter() {
             let record: MutationRecord = record.unchecked_into();
+            if record.type_() == "childList" {
+                for nodes in [get(&record, "addedNodes"), get(&record, "removedNodes")] {
+                    for node in host::array_from(&nodes).unwrap_or_default().iter() {
+                        sensitive_under(&node, &mut seen);
+                    }
+                }
+                continue;
+            }
             let old = record.old_value().unwrap_or_default();
             let control = match record.attribute_name().as_deref() {
                 Some("type") => Control::new(&old, ""),
@@ -441,6 +506,7 @@ impl Form {
         };
         let options = MutationObserverInit::new();
         options.set_subtree(true);
+        options.set_child_list(true);
         options.set_attribute_old_value(true);
         let filter: Array = ["type", "autocomplete"]
             .iter()
@@ -448,7 +514,7 @@ impl Form {
             .collect();
         options.set_attribute_filter(&filter);
         if observer
-            .observe_with_options(&self.element, &options)
+            .observe_with_options(self.element.unchecked_ref(), &options)
             .is_ok()
         {
             if let Ok(mut watch) = self.watch.try_borrow_mut() {
@@ -478,7 +544,7 @@ impl Form {
             Op::Fill => {
                 let filled = Array::new();
                 if input.is_object() {
-                    for entry in Object::entries(input.unchecked_ref()).iter() {
+                    for entry in host::entries(&input)?.iter() {
                         let entry = Array::from(&entry);
                         let name = host::string(&entry.get(0));
                         if let Some(group) = groups.iter().find(|g| g.name == name) {
@@ -521,7 +587,9 @@ impl Form {
             }
             Op::State => form_state(&fields, &self.key).into(),
             Op::Submit => {
-                self.element.request_submit()?;
+                let submit = host::method(&self.element, "requestSubmit")
+                    .ok_or_else(|| Failure::misuse("formTools: form.requestSubmit is gone"))?;
+                submit.call0(&self.element)?;
                 host::object(&[("submitted", &JsValue::TRUE)]).into()
             }
         })
@@ -537,14 +605,14 @@ fn tool_fn(form: &Rc<Form>, op: Op) -> JsValue {
 }
 
 /// `options.title || form's aria-label || form.name || form.id || (scope.name ?? 'the')`.
-fn label_of(form: &HtmlFormElement, options: &JsValue, scope: &JsValue) -> String {
+fn label_of(form: &JsValue, options: &JsValue, scope: &JsValue) -> String {
     let title = get(options, "title");
     if title.is_truthy() {
         return host::string(&title);
     }
     // `name` and `id` as strings only: a control named `name` shadows
     // `form.name`, and the attribute is read then.
-    let attribute = |key: &str| form.get_attribute(key).unwrap_or_default();
+    let attribute = |key: &str| attribute(form, key);
     let property = |key: &str| get(form, key).as_string().unwrap_or_else(|| attribute(key));
     for label in [attribute("aria-label"), property("name"), property("id")] {
         if !label.is_empty() {
@@ -605,12 +673,12 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
     })?;
     let mut declared = Vec::new();
     if let Some(paths) = host::present(get(&options, "sensitive")) {
-        if !Array::is_array(&paths) {
+        let Some(paths) = host::array_copy(&paths) else {
             return Err(
                 Failure::misuse("formTools: options.sensitive must be an array of paths").into(),
             );
-        }
-        for path in Array::from(&paths).iter() {
+        };
+        for path in paths.iter() {
             declared.push(host::string(&path));
         }
     }
@@ -621,7 +689,7 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
             "formTools: Web Crypto API is unavailable",
         )
     })?;
-    let element: HtmlFormElement = form.unchecked_into();
+    let element = form;
     let label = label_of(&element, &options, &scope);
     let form = Rc::new(Form {
         element,

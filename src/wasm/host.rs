@@ -52,6 +52,52 @@ pub fn global() -> JsValue {
     GLOBAL_THIS.with(JsValue::clone)
 }
 
+// The object operations the boundary applies to app and agent values, as
+// `catch` imports: js-sys's own are not, and a proxy's trap or a revoked
+// proxy would throw through the module's frames (each such throw leaks
+// the module's stack, which then traps for good).
+#[wasm_bindgen]
+extern "C" {
+    /// `Object.keys(value)`.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    pub fn keys(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+
+    /// `Promise.resolve(value)` (it reads a promise's `constructor`).
+    #[wasm_bindgen(catch, js_namespace = Promise, js_name = resolve)]
+    pub fn promise_resolve(value: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
+    /// `Object.entries(value)`.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = entries)]
+    pub fn entries(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+
+    /// `Object.getPrototypeOf(value)`.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = getPrototypeOf)]
+    pub fn prototype_of(value: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `Object.hasOwn(value, key)`.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = hasOwn)]
+    pub fn has_own(value: &JsValue, key: &JsValue) -> Result<bool, JsValue>;
+
+    /// `Array.isArray(value)` (it throws for a revoked proxy).
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    pub fn is_array(value: &JsValue) -> Result<bool, JsValue>;
+
+    /// `Array.from(value)`: a plain array, whose length and elements are
+    /// then read without running the page's code.
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = from)]
+    pub fn array_from(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+}
+
+/// `Array.from(value)` when `value` is an array, `None` otherwise (or when
+/// reading it throws).
+pub fn array_copy(value: &JsValue) -> Option<js_sys::Array> {
+    if is_array(value).ok()? {
+        array_from(value).ok()
+    } else {
+        None
+    }
+}
+
 // Property names read on every call, and the callers a run's `ctx` names,
 // made once as JS strings (no UTF-8 decode per use, as a `&str` costs).
 // rustfmt would drop the values, which Rust has no syntax for in an extern

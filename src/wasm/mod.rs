@@ -31,11 +31,17 @@
 //!    Schema validated the input: its own value is passed on);
 //! 5. the tool's value: `JSON.stringify` with the strict replacer (W3), the
 //!    spec's semantics for results, whose JS half passes what JSON writes
-//!    unchanged (`js/src/strict-json.js`); its text copied into wasm memory;
-//! 6. the core parses it (P3: the result's `data`, the dev-mode output
-//!    check; kept as text instead, serde_json's `raw_value` made the module
-//!    25 KB larger for no gain measured on a small result);
-//! 7. the core writes the `result` message (W4);
+//!    unchanged (`js/src/strict-json.js`); its text copied into wasm memory,
+//!    a large one with room for the message around it;
+//! 6. the core checks it (P3: serde_json's `IgnoredAny`, a scan that
+//!    builds nothing) and keeps the text as the result's `data`: a `Value` would
+//!    cost several times the text in memory, stop at 128 levels and refuse
+//!    the lone surrogates `JSON.stringify` escapes (the dev-mode output
+//!    check parses it);
+//! 7. the core writes the `result` message (W4) around the data's text,
+//!    in its own buffer when it has the room (a large result is held once);
+//!    a page call's result is `JSON.parse`d from the data's text instead
+//!    (no W4);
 //! 8. for a JS transport, `JSON.parse` makes the object `transport.send`
 //!    gets (P4). A `websocketTransport` sends W4's text as the frame (no
 //!    P4, and no `JSON.stringify` in it); the in-page channel's one

@@ -2,27 +2,63 @@
 //! plain objects and arrays. Unsafe or malformed paths are a
 //! `ToolmarkError('invalid_path')`; `__proto__`, `prototype` and
 //! `constructor` are never walked or written.
+//!
+//! Bounds, whatever the value (an agent can build a deep draft with one
+//! long path): a path has at most [`MAX_PATH_SEGMENTS`] segments and
+//! [`MAX_PATH_LENGTH`] characters; `flatten` walks without recursion, at
+//! most [`MAX_PATH_SEGMENTS`] levels and [`MAX_FLATTEN_VALUES`] values, and
+//! refuses a value that contains itself. Past a bound: `invalid_path`. A
+//! page's proxy trap or getter that throws makes the helper throw that
+//! error (every object operation here is a `catch` import).
 
 use crate::prelude::*;
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, JsString, Object, Reflect, Set};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::error::Failure;
 use super::host;
 
 const FORBIDDEN: [&str; 3] = ["__proto__", "prototype", "constructor"];
 
+/// Most segments in a path, and deepest nesting `flatten` walks.
+pub const MAX_PATH_SEGMENTS: usize = 1000;
+
+/// Longest path: UTF-16 code units of a path argument, UTF-8 bytes of a
+/// path `flatten` writes (the protocol's message limit; no real path is
+/// near it).
+pub const MAX_PATH_LENGTH: usize = 1 << 20;
+
+/// Most values (containers and leaves) one `flatten` visits: a value that
+/// shares its parts (`a = {x: b, y: b}`, `b = {x: c, y: c}`, …) has
+/// exponentially many paths.
+pub const MAX_FLATTEN_VALUES: usize = 100_000;
+
 fn invalid(message: String) -> Failure {
     Failure::toolmark("invalid_path", message)
 }
 
 fn segments(path: &JsValue) -> Result<Vec<String>, Failure> {
-    let Some(path) = path.as_string() else {
+    if !path.is_string() {
         let kind = host::string(&path.js_typeof());
         return Err(invalid(format!("path must be a string, not {}", &kind)));
-    };
+    }
+    let length = path.unchecked_ref::<JsString>().length() as usize;
+    if length > MAX_PATH_LENGTH {
+        return Err(invalid(format!(
+            "path is longer than {} characters",
+            MAX_PATH_LENGTH
+        )));
+    }
+    let path = path.as_string().unwrap_or_default();
     if path.is_empty() {
         return Ok(Vec::new());
+    }
+    if path.split('.').count() > MAX_PATH_SEGMENTS {
+        return Err(invalid(format!(
+            "path has more than {} segments",
+            MAX_PATH_SEGMENTS
+        )));
     }
     let parts: Vec<String> = path.split('.').map(str::to_owned).collect();
     for part in &parts {
@@ -39,8 +75,15 @@ fn segments(path: &JsValue) -> Result<Vec<String>, Failure> {
     Ok(parts)
 }
 
-fn own(object: &JsValue, key: &str) -> bool {
-    object.is_object() && Object::has_own(&Object::from(object.clone()), &JsValue::from_str(key))
+fn own(object: &JsValue, key: &str) -> Result<bool, JsValue> {
+    if !object.is_object() {
+        return Ok(false);
+    }
+    host::has_own(object, &JsValue::from_str(key))
+}
+
+fn read(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+    Reflect::get(object, &JsValue::from_str(key))
 }
 
 /// The value at `path`, or undefined.
@@ -48,10 +91,10 @@ fn own(object: &JsValue, key: &str) -> bool {
 pub fn get_path(value: JsValue, path: JsValue) -> Result<JsValue, JsValue> {
     let mut current = value;
     for part in segments(&path)? {
-        if !own(&current, &part) {
+        if !own(&current, &part)? {
             return Ok(JsValue::UNDEFINED);
         }
-        current = host::get(&current, &part);
+        current = read(&current, &part)?;
     }
     Ok(current)
 }
@@ -84,7 +127,7 @@ pub fn set_path(target: JsValue, path: JsValue, value: JsValue) -> Result<JsValu
     let mut current = target.clone();
     for (i, part) in walk.iter().enumerate() {
         let next = parts.get(i + 1).map_or("", String::as_str);
-        if !own(&current, part) || !host::get(&current, part).is_object() {
+        if !own(&current, part)? || !read(&current, part)?.is_object() {
             let fresh: JsValue = if is_index(next) {
                 Array::new().into()
             } else {
@@ -92,7 +135,7 @@ pub fn set_path(target: JsValue, path: JsValue, value: JsValue) -> Result<JsValu
             };
             put(&current, part, &fresh)?;
         }
-        current = host::get(&current, part);
+        current = read(&current, part)?;
     }
     put(&current, last, &value)?;
     Ok(target)
@@ -100,39 +143,99 @@ pub fn set_path(target: JsValue, path: JsValue, value: JsValue) -> Result<JsValu
 
 /// Arrays and plain objects (prototype `Object.prototype` or `null`) are
 /// walked into; everything else is a leaf.
-fn is_container(node: &JsValue) -> bool {
+fn is_container(node: &JsValue) -> Result<bool, JsValue> {
     if !node.is_object() {
-        return false;
+        return Ok(false);
     }
-    if Array::is_array(node) {
-        return true;
+    if host::is_array(node)? {
+        return Ok(true);
     }
-    let proto: JsValue = Object::get_prototype_of(node).into();
-    proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new().into()))
+    let proto = host::prototype_of(node)?;
+    Ok(proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new().into())))
 }
 
-fn walk(out: &Object, node: &JsValue, path: &str) -> Result<(), JsValue> {
-    if is_container(node) {
-        let keys = Object::keys(&Object::from(node.clone()));
-        if keys.length() == 0 && !path.is_empty() {
-            put(out, path, node)?;
+/// One step of `flatten`'s walk.
+enum Step {
+    /// A value at its path, `depth` segments below the root.
+    Visit {
+        node: JsValue,
+        path: String,
+        depth: usize,
+    },
+    /// A container's members are done: it is no longer an ancestor.
+    Leave(JsValue),
+}
+
+/// Writes the leaves of `value` into `out`, depth first in key order, as a
+/// recursive walk would, with an explicit stack.
+fn walk(out: &Object, value: JsValue, prefix: String) -> Result<(), JsValue> {
+    let ancestors = Set::new(&JsValue::UNDEFINED);
+    let mut stack = vec![Step::Visit {
+        node: value,
+        path: prefix,
+        depth: 0,
+    }];
+    let mut visited = 0usize;
+    while let Some(step) = stack.pop() {
+        let (node, path, depth) = match step {
+            Step::Leave(node) => {
+                ancestors.delete(&node);
+                continue;
+            }
+            Step::Visit { node, path, depth } => (node, path, depth),
+        };
+        visited += 1;
+        if visited > MAX_FLATTEN_VALUES {
+            let message = format!("value has more than {} parts", MAX_FLATTEN_VALUES);
+            return Err(invalid(message).into());
         }
+        if !is_container(&node)? {
+            if !path.is_empty() {
+                put(out, &path, &node)?;
+            }
+            continue;
+        }
+        if ancestors.has(&node) {
+            let message = format!("value at \"{}\" contains itself", &path);
+            return Err(invalid(message).into());
+        }
+        let keys = host::keys(&node)?;
+        if keys.length() == 0 {
+            if !path.is_empty() {
+                put(out, &path, &node)?;
+            }
+            continue;
+        }
+        if depth >= MAX_PATH_SEGMENTS {
+            let message = format!("value is nested deeper than {} levels", MAX_PATH_SEGMENTS);
+            return Err(invalid(message).into());
+        }
+        let mut children = Vec::with_capacity(keys.length() as usize);
         for key in keys.iter() {
             let key = host::string(&key);
             if key.is_empty() || key.contains('.') || FORBIDDEN.contains(&key.as_str()) {
                 let message = format!("key \"{}\" cannot be part of a dotted path", &key);
                 return Err(invalid(message).into());
             }
-            let child = host::get(node, &key);
+            let child = read(&node, &key)?;
             let child_path = if path.is_empty() {
                 key
             } else {
-                format!("{}.{}", path, &key)
+                format!("{}.{}", &path, &key)
             };
-            walk(out, &child, &child_path)?;
+            if child_path.len() > MAX_PATH_LENGTH {
+                let message = format!("a path is longer than {} bytes", MAX_PATH_LENGTH);
+                return Err(invalid(message).into());
+            }
+            children.push(Step::Visit {
+                node: child,
+                path: child_path,
+                depth: depth + 1,
+            });
         }
-    } else if !path.is_empty() {
-        put(out, path, node)?;
+        ancestors.add(&node);
+        stack.push(Step::Leave(node));
+        stack.extend(children.into_iter().rev());
     }
     Ok(())
 }
@@ -151,6 +254,6 @@ pub fn flatten(value: JsValue, prefix: JsValue) -> Result<JsValue, JsValue> {
         prefix.as_string().unwrap_or_default()
     };
     let out = Object::new();
-    walk(&out, &value, &prefix)?;
+    walk(&out, value, prefix)?;
     Ok(out.into())
 }

@@ -107,9 +107,9 @@ pub fn post_message_transport(options: JsValue) -> Result<PostMessageTransport, 
     let target_origin = origin_text(&get(&options, "targetOrigin"));
     let allowed = get(&options, "allowedOrigins");
     // Not an array: checked as an empty list, after `targetOrigin`.
-    let allowed: Vec<String> = match allowed.dyn_ref::<Array>() {
-        Some(list) if Array::is_array(&allowed) => list.iter().map(|o| origin_text(&o)).collect(),
-        _ => Vec::new(),
+    let allowed: Vec<String> = match host::array_copy(&allowed) {
+        Some(list) => list.iter().map(|o| origin_text(&o)).collect(),
+        None => Vec::new(),
     };
     let policy = PostMessagePolicy::new(&target_origin, &allowed).map_err(|e| type_error(&e))?;
     let mut source = get(&options, "source");

@@ -12,7 +12,7 @@
 use crate::prelude::*;
 use alloc::rc::Rc;
 use core::cell::RefCell;
-use js_sys::{Array, Symbol};
+use js_sys::Symbol;
 use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
@@ -20,7 +20,7 @@ use super::host::{self, get, get_symbol, present, Callback};
 use crate::machine::{Config, PendingView, Prepared};
 use crate::protocol::{
     field_changes_from_value, hints_from_value, parse_value, to_json, Issue, ToolManifestSummary,
-    ToolMode, ToolResult,
+    ToolMode, ToolResult, UNTRUSTED_CONTENT_NOTE,
 };
 use crate::registry::{SchemaSpec, ToolDef};
 use serde::Serialize;
@@ -57,8 +57,10 @@ pub fn to_value(value: &JsValue) -> Option<Value> {
 extern "C" {
     /// `JSON.stringify(value)` with a JS replacer that passes the values
     /// JSON writes unchanged and hands every other one to `refuse`.
+    /// With `room`, a large text comes with trailing spaces: room for the
+    /// message written around it (the core cuts them off, keeping the room).
     #[wasm_bindgen(catch, js_name = strictStringify)]
-    fn strict_stringify(value: &JsValue, refuse: &JsValue) -> Result<JsValue, JsValue>;
+    fn strict_stringify(value: &JsValue, refuse: &JsValue, room: bool) -> Result<JsValue, JsValue>;
 }
 
 /// A value that must be JSON-safe (a tool's result, a validated input).
@@ -116,15 +118,16 @@ impl Strict {
         Strict { replacer, refusal }
     }
 
-    /// `value` as JSON text, strictly.
-    pub fn text(&self, value: &JsValue) -> Safe {
+    /// `value` as JSON text, strictly; with `room` (a tool result), a large
+    /// one with trailing spaces the core writes its message into.
+    pub fn text(&self, value: &JsValue, room: bool) -> Safe {
         if value.is_undefined() {
             return Safe::Absent;
         }
         if let Ok(mut slot) = self.refusal.try_borrow_mut() {
             *slot = None;
         }
-        match strict_stringify(value, self.replacer.as_ref()) {
+        match strict_stringify(value, self.replacer.as_ref(), room) {
             Ok(text) => match text.as_string() {
                 Some(text) => Safe::Text(text),
                 None => Safe::Absent,
@@ -312,11 +315,11 @@ pub fn prepared(summary: JsValue, changes: JsValue, state: JsValue) -> Result<Pr
 
 /// A Standard Schema issue path as the protocol writes it: keys joined by `.`.
 fn issue_path(path: &JsValue) -> String {
-    if !Array::is_array(path) {
+    let Some(path) = host::array_copy(path) else {
         return String::new();
-    }
+    };
     let mut out = String::new();
-    for (i, segment) in Array::from(path).iter().enumerate() {
+    for (i, segment) in path.iter().enumerate() {
         if i > 0 {
             out.push('.');
         }
@@ -332,12 +335,9 @@ fn issue_path(path: &JsValue) -> String {
 
 /// A Standard Schema result's `issues`, when it has an array of them.
 pub fn standard_issues(result: &JsValue) -> Option<Vec<Issue>> {
-    let issues = get(result, "issues");
-    if !Array::is_array(&issues) {
-        return None;
-    }
+    let issues = host::array_copy(&get(result, "issues"))?;
     Some(
-        Array::from(&issues)
+        issues
             .iter()
             .map(|issue| Issue {
                 path: issue_path(&get(&issue, "path")),
@@ -361,8 +361,28 @@ fn js<T: Serialize>(value: &T) -> JsValue {
 /// `ToolResult::Ok` of growing data (node 22, a std build of the crate):
 /// 138 B 0.0115 vs 0.0175 ms, 1.3 KB 0.031 vs 0.033, 14 KB 0.25 vs 0.30,
 /// 476 KB 8.5 vs 10.5 ms. Text is faster at every size, so results take it.
+/// An `ok` result's data is parsed from the text it already is (no second
+/// copy of it in wasm memory) and put in `{ status, data }`.
 pub fn result(result: &ToolResult) -> JsValue {
-    parse_text(&to_json(result))
+    match result {
+        ToolResult::Ok { data: Some(data) } => host::object(&[
+            ("status", &JsValue::from_str(result.status())),
+            ("data", &parse_text(data.text())),
+        ])
+        .into(),
+        _ => parse_text(&to_json(result)),
+    }
+}
+
+/// A result of a tool marked `untrustedContent`, wrapped as
+/// [`UntrustedResult`] has it: `{ untrustedContent, note, result }`.
+pub fn untrusted_result(result: &ToolResult) -> JsValue {
+    host::object(&[
+        ("untrustedContent", &JsValue::TRUE),
+        ("note", &JsValue::from_str(UNTRUSTED_CONTENT_NOTE)),
+        ("result", &self::result(result)),
+    ])
+    .into()
 }
 
 /// A manifest's summary entries for JS.

@@ -311,6 +311,39 @@ test('sensitive: a password rendered after formTools() and shown as text before 
   assert.ok(!out.sent.includes('hunter2'), 'the password is never sent');
 });
 
+test('sensitive: a password rendered after formTools() and replaced by a text input of the same name before any tool ran stays redacted', async () => {
+  await openLab('<form aria-label="signup"><input name="user"><div id="step"></div></form>');
+  const out = await page.evaluate(async () => {
+    const step = document.getElementById('step');
+    // The app renders a password, then re-renders the step with a plain
+    // text input of the same name (replaced, not re-typed), inside a wrapper.
+    step.innerHTML = '<input name="secret" type="password"><label><input name="pin" autocomplete="cc-csc"></label>';
+    const wrapped = document.createElement('span');
+    wrapped.innerHTML = '<input name="secret"><input name="pin">';
+    step.replaceChildren(wrapped);
+    form.secret.value = 'hunter2';
+    form.pin.value = '987';
+    // In the same task (the records are taken at the read), and again after the observer's microtask.
+    const now = await agent.call('f.read', {});
+    await new Promise((r) => setTimeout(r, 0));
+    const later = await agent.call('f.read', {});
+    const request = await agent.call('f.submit', {});
+    return { now, later, request, pending: tm.pendingConfirmations(), types: [...form.querySelectorAll('input')].map((i) => i.type), sent: JSON.stringify(sent) };
+  });
+  assert.deepEqual(out.types, ['text', 'text', 'text']);
+  assert.deepEqual(out.now.data, { secret: '[redacted]', pin: '[redacted]' });
+  assert.deepEqual(out.later.data, { secret: '[redacted]', pin: '[redacted]' });
+  assert.deepEqual(out.request.changes, [
+    { path: 'secret', after: '[redacted]' },
+    { path: 'pin', after: '[redacted]' },
+  ]);
+  assert.deepEqual(out.pending[0].changes, out.request.changes);
+  for (const secret of ['hunter2', '987']) {
+    assert.ok(!out.sent.includes(secret), `${secret} never sent`);
+    assert.ok(!JSON.stringify(out.pending).includes(secret), `${secret} not pending in clear`);
+  }
+});
+
 test('sensitive: a declared path is redacted inside a parent value (card.number in a change at card)', async () => {
   await openLab(`<form aria-label="pay">
     <select name="codes" multiple><option value="1234">a</option><option value="9876">b</option><option value="open">c</option></select>

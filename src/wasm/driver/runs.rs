@@ -127,7 +127,7 @@ impl Shared {
                 let this = shared.clone();
                 let checked = value.clone();
                 shared.check_output(&tool, &checked, move || {
-                    let outcome = match this.strict.text(&value) {
+                    let outcome = match this.strict.text(&value, true) {
                         Safe::Absent => Outcome::Ok(None),
                         Safe::Text(text) => Outcome::Ok(Some(text)),
                         Safe::Unsafe(reason) => Outcome::NotSerializable(reason),
@@ -241,7 +241,7 @@ impl Shared {
                         // One that is not JSON-safe must not fall back to the raw input.
                         None => {
                             let value = get(&result, "value");
-                            match this.strict.text(&value) {
+                            match this.strict.text(&value, false) {
                                 Safe::Absent => Validated::Valid(None),
                                 Safe::Text(text) => {
                                     // Kept for the run (the core has its JSON copy); the
