@@ -81,3 +81,17 @@ fn kept_validate_fuzz_inputs_replay_cleanly() {
         "expected the validate seed corpus, found {count} files"
     );
 }
+
+/// The kept `validate` inputs under the time oracle, in an optimized build
+/// without the fuzzer's instrumentation (which more than doubles the time
+/// of comparisons): `cargo test --release --test fuzz_regressions --
+/// --ignored`. Ignored by default: a time is no test on a shared machine.
+#[test]
+#[ignore]
+fn kept_validate_fuzz_inputs_within_the_time_oracle() {
+    let count = replay("validate", |data| {
+        let limit = std::time::Duration::from_millis(100);
+        support::validate_check::check_validate(data, Some(limit))
+    });
+    assert!(count >= 10, "found {count} files");
+}

@@ -249,14 +249,20 @@ impl Atom {
     }
 
     fn holds_terminator(&self) -> bool {
-        ['\n', '\r', '\u{2028}', '\u{2029}']
+        LINE_TERMINATORS
             .iter()
             .any(|&t| self.contains(u32::from(t)))
     }
 }
 
+/// ECMA-262's LineTerminator: what `.` does not match and `^`/`$` see in
+/// multiline mode.
+const LINE_TERMINATORS: [char; 4] = ['\n', '\r', '\u{2028}', '\u{2029}'];
+
+/// The line-wise lookahead form runs only with regex-lite (`std`).
+#[cfg(feature = "std")]
 fn is_line_terminator(c: char) -> bool {
-    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+    LINE_TERMINATORS.contains(&c)
 }
 
 /// The code points (up to U+10FFFF) outside ascending, disjoint `ranges`.
