@@ -736,16 +736,17 @@ fn limit_messages_name_the_limits() {
     );
 }
 
-/// The step budget allows exactly `MAX_EVAL_STEPS` evaluations: `items:
-/// true` over `n` items takes `n + 1` (the array, then each item).
+/// The step budget allows exactly `MAX_EVAL_STEPS` steps: `items: true`
+/// over `n` items takes `n + 2` (the array and its one keyword, then each
+/// item, a `true` schema with no keywords).
 #[test]
 fn the_step_budget_holds_at_its_boundary() {
     let schema = json!({ "items": true });
-    let at_limit = Value::Array(vec![Value::Null; MAX_EVAL_STEPS - 1]);
+    let at_limit = Value::Array(vec![Value::Null; MAX_EVAL_STEPS - 2]);
     assert!(issues(schema.clone(), at_limit).is_empty());
-    let over = Value::Array(vec![Value::Null; MAX_EVAL_STEPS]);
+    let over = Value::Array(vec![Value::Null; MAX_EVAL_STEPS - 1]);
     // The last item is the step past the budget, and the abort says where.
-    let last = (MAX_EVAL_STEPS - 1).to_string();
+    let last = (MAX_EVAL_STEPS - 2).to_string();
     assert_eq!(issues(schema, over), one(&last, eval::STEPS_MESSAGE));
 }
 

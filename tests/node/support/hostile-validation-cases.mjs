@@ -139,6 +139,19 @@ export const CASES = [
     schema: { allOf: Array.from({ length: 200 }, (_, i) => ({ properties: { [`p${i}`]: true } })), unevaluatedProperties: true },
     input: () => Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i])),
   },
+  // Found by the `validate` fuzz target's time oracle (fuzz/regressions/validate).
+  {
+    name: 'fuzz: patternProperties ^k and [1-9]$, 1 MiB of keys',
+    kind: 'call',
+    schema: { patternProperties: { '^k': { type: 'string' }, '[1-9]$': { minLength: 2 } } },
+    input: () => Object.fromEntries(Array.from({ length: 95_000 }, (_, i) => [`k${i}`, 'x'])),
+  },
+  {
+    name: 'fuzz: items anyOf string / $ref / const, 1 MiB of {a:[1,2,3]}',
+    kind: 'call',
+    schema: { items: { anyOf: [{ type: 'string' }, { type: 'object', properties: { a: { $ref: '#' } } }, { const: { a: [1, 2, 3] } }] } },
+    input: () => arrayOf(MiB, () => ({ a: [1, 2, 3] })),
+  },
 ];
 
 /** What an answer says, in brief: status, issue count, first and last issue. */
