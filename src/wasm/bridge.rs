@@ -8,7 +8,7 @@
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
 use core::cell::Cell;
-use js_sys::Function;
+use js_sys::{Function, JsString};
 use wasm_bindgen::prelude::*;
 
 use super::driver::{BridgeEntry, Shared};
@@ -93,10 +93,14 @@ pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
 
 /// An agent's message from the transport: its JSON text to the core.
 fn inbound(weak: &Weak<Shared>, bridge: BridgeId, limit: u32, message: &JsValue) {
-    let text = match js_sys::JSON::stringify(message) {
-        Ok(text) if JsValue::from(&text).is_string() => text,
-        _ => return inbound_not_json(weak, bridge),
-    };
+    match js_sys::JSON::stringify(message) {
+        Ok(text) if JsValue::from(&text).is_string() => inbound_json(weak, bridge, limit, text),
+        _ => inbound_not_json(weak, bridge),
+    }
+}
+
+/// An agent's message as JSON text in a JS string, to the core.
+fn inbound_json(weak: &Weak<Shared>, bridge: BridgeId, limit: u32, text: JsString) {
     // Longer than the limit in UTF-16 units means longer in UTF-8 bytes
     // too: only a prefix crosses into wasm memory (which never shrinks),
     // and the core still rejects it as too large.
@@ -146,7 +150,12 @@ impl Bridge {
             let raw = weak.clone();
             super::in_page::subscribe_raw(
                 &self.transport,
-                Rc::new(move |message: &JsValue| inbound(&raw, id, limit, message)),
+                Rc::new(
+                    move |message: &JsValue, text: Option<&JsString>| match text {
+                        Some(text) => inbound_json(&raw, id, limit, text.clone()),
+                        None => inbound(&raw, id, limit, message),
+                    },
+                ),
             )
         });
         let callback = host::callback(move |message, _| {

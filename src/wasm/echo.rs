@@ -96,14 +96,25 @@ impl Driver {
         let Some(callback) = callback else {
             return Ok(JsValue::UNDEFINED);
         };
+        // The payload's shape is read by guarded calls (the app's Echo may
+        // hand over anything, a proxy too); one whose reading throws is
+        // dropped.
         let message_key = JsValue::from_str("message");
-        let wrapped = payload.is_object() && !Array::is_array(payload) && {
-            let object: &Object = payload.unchecked_ref();
-            is_wrapped(
-                true,
-                Object::has_own(object, &message_key),
-                Object::has_own(object, &JsValue::from_str("protocol")),
-            )
+        let wrapped = if payload.is_object() {
+            let shape = host::is_array(payload).and_then(|array| {
+                Ok(!array
+                    && is_wrapped(
+                        true,
+                        host::has_own(payload, &message_key)?,
+                        host::has_own(payload, &JsValue::from_str("protocol"))?,
+                    ))
+            });
+            match shape {
+                Ok(wrapped) => wrapped,
+                Err(_) => return Ok(JsValue::UNDEFINED),
+            }
+        } else {
+            false
         };
         let message = if wrapped {
             Reflect::get(payload, &message_key)?

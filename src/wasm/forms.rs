@@ -395,7 +395,7 @@ fn sensitive_under(node: &JsValue, seen: &mut Vec<Field>) {
         let name = text(&control, "name");
         let sensitive = Control::new(
             &text(&control, "type"),
-            &control.get_attribute("autocomplete").unwrap_or_default(),
+            &attribute(&control, "autocomplete"),
         );
         if !name.is_empty() && sensitive.is_sensitive() {
             seen.push(Field {

@@ -123,6 +123,8 @@ extern "C" {
     pub static CHANGED: JsString = "changed";
     #[wasm_bindgen(thread_local_v2, static_string)]
     pub static CONFIRMED: JsString = "confirmed";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static TO_JSON: JsString = "toJSON";
 }
 
 /// The one closure type the boundary hands to JS (one invoke shim, one glue
@@ -211,17 +213,20 @@ pub fn string(value: &JsValue) -> String {
 }
 
 /// What an error report says about a thrown value: `Name: message` for an
-/// `Error`, else `String(value)`.
+/// `Error`, else `String(value)`. `name` and `message` are read as guarded
+/// properties: a proxy of an `Error` passes `instanceof` and may still
+/// throw from its `get` trap.
 pub fn detail(error: &JsValue) -> String {
-    match error.dyn_ref::<js_sys::Error>() {
-        Some(error) => {
-            let mut out = string(&error.name().into());
+    if error.is_instance_of::<js_sys::Error>() {
+        let read = |key: &str| Reflect::get(error, &JsValue::from_str(key));
+        if let (Ok(name), Ok(message)) = (read("name"), read("message")) {
+            let mut out = string(&name);
             out.push_str(": ");
-            out.push_str(&string(&error.message().into()));
-            out
+            out.push_str(&string(&message));
+            return out;
         }
-        None => string(error),
     }
+    string(error)
 }
 
 /// A plain object with these properties.

@@ -5,8 +5,16 @@
 //! - **Delivery** is asynchronous, one microtask per message, like any real
 //!   channel; the listeners are those subscribed when it runs. What the
 //!   page sends is copied (`JSON.parse(JSON.stringify(message))`); what the
-//!   agent sends is delivered as it is, unvalidated. A throwing listener
-//!   stops that delivery and its error is thrown from the next microtask.
+//!   agent sends with `send` is delivered as it is, unvalidated. A throwing
+//!   listener stops that delivery and its error is thrown from the next
+//!   microtask.
+//! - **The agent end's requests** (`call`, `describe`) are written as JSON
+//!   when they are made: one that cannot be (an input with a cycle, a
+//!   BigInt, a throwing getter or proxy, an input that is a function or a
+//!   symbol) rejects at once with a `TypeError` and is neither sent nor
+//!   kept waiting, where the page would drop it and never answer. The text
+//!   goes to the bridges on the page end as it is (no second
+//!   `JSON.stringify` there), so what they read is what was checked.
 //! - **Listeners** are JS `Set`s, so subscribing one function twice keeps
 //!   it once; an unsubscribe is `Set.prototype.delete` bound to it. A
 //!   bridge attached to the page end subscribes in Rust instead
@@ -31,7 +39,7 @@
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
 use core::cell::{Cell, RefCell};
-use js_sys::{Array, Function, Map, Object, Promise, Set};
+use js_sys::{Array, Function, JsString, Map, Object, Promise, Set};
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -68,8 +76,9 @@ struct Latest {
     tools: JsValue,
 }
 
-/// A bridge's receiver of what the agent sends (see [`subscribe_raw`]).
-pub(super) type RawReceiver = Rc<dyn Fn(&JsValue)>;
+/// A bridge's receiver of what the agent sends (see [`subscribe_raw`]):
+/// the message, and its JSON text when the agent end wrote it (a request).
+pub(super) type RawReceiver = Rc<dyn Fn(&JsValue, Option<&JsString>)>;
 
 struct Channel {
     /// `transport.onMessage` callbacks: what the agent sends.
@@ -92,12 +101,14 @@ struct Channel {
     /// The entries in `timers`: while there are none (no request with
     /// `timeoutMs` is waiting), a request makes no lookup there.
     timer_count: Cell<u32>,
-    /// The delivery tasks to each end, `(message)`: one function each per
-    /// channel, bound to each message (no closure per message).
+    /// The delivery tasks to each end, `(message, text?)`: one function
+    /// each per channel, bound to each message (no closure per message).
     to_page_task: Function,
     to_agent_task: Function,
     latest: RefCell<Latest>,
-    /// Requests made before the first manifest, `(id, message)`, in order.
+    /// Requests made before the first manifest, `(id, message)`, in order;
+    /// each message a plain copy of the one checked (`JSON.parse` of its
+    /// text), so writing it again with the `clientId` cannot fail.
     before_manifest: RefCell<Vec<(JsValue, Object)>>,
     closed: Cell<bool>,
 }
@@ -211,6 +222,16 @@ impl Channel {
         host::queue_microtask(bound.unchecked_ref());
     }
 
+    /// Queues the delivery of a request of the agent end to `to_page`, with
+    /// its JSON `text` for the bridges.
+    fn deliver_request(&self, message: &JsValue, text: &JsString) {
+        let bound: JsValue = self
+            .to_page_task
+            .bind2(&JsValue::NULL, message, text)
+            .into();
+        host::queue_microtask(bound.unchecked_ref());
+    }
+
     /// Whether the page's `clientId` is known (a manifest or `changed` came).
     fn knows_page(&self) -> bool {
         !self.latest(|l| l.client_id.clone()).is_undefined()
@@ -244,11 +265,12 @@ impl Channel {
         waiting.len() != before
     }
 
-    /// Sends request `message` to the page, or keeps it until the first
-    /// manifest; `Err` when [`MAX_WAITING_FOR_MANIFEST`] already wait.
-    fn send_request(&self, id: &JsValue, message: Object) -> Result<(), JsValue> {
+    /// Sends request `message` (whose JSON is `text`) to the page, or keeps
+    /// a copy until the first manifest; `Err` when
+    /// [`MAX_WAITING_FOR_MANIFEST`] already wait.
+    fn send_request(&self, id: &JsValue, message: Object, text: &JsString) -> Result<(), JsValue> {
         if self.knows_page() {
-            self.deliver(false, message.into());
+            self.deliver_request(&message, text);
             return Ok(());
         }
         let mut waiting = self
@@ -261,13 +283,13 @@ impl Channel {
             )
             .into());
         }
-        waiting.push((id.clone(), message));
+        waiting.push((id.clone(), parse_json(text)?.unchecked_into()));
         Ok(())
     }
 
     /// One delivery: to the listeners subscribed now (the page end's
     /// bridges first).
-    fn run(&self, to_agent: bool, value: &JsValue) -> Result<(), JsValue> {
+    fn run(&self, to_agent: bool, value: &JsValue, text: &JsValue) -> Result<(), JsValue> {
         let listeners = if to_agent {
             &self.to_agent
         } else {
@@ -283,8 +305,9 @@ impl Channel {
         if to_agent {
             self.watch(value)?;
         }
+        let text = text.dyn_ref::<JsString>();
         for (_, receiver) in raw.iter().flat_map(|raw| raw.iter()) {
-            receiver(value);
+            receiver(value, text);
         }
         now.map_or(Ok(()), |now| call_each(&now, value))
     }
@@ -294,16 +317,18 @@ impl Channel {
         agent_message(kind, &self.latest(|l| l.client_id.clone()), id)
     }
 
-    /// Sends `message` and resolves with its result; with `timeout_ms`, rejects
-    /// with a `TimeoutError` and sends `cancel` when none comes in time.
+    /// Sends `message` (whose JSON is `text`) and resolves with its result;
+    /// with `timeout_ms`, rejects with a `TimeoutError` and sends `cancel`
+    /// when none comes in time.
     fn request(
         self: &Rc<Self>,
         kind: &'static str,
         id: JsValue,
         message: Object,
+        text: &JsString,
         timeout_ms: JsValue,
     ) -> Promise {
-        if let Err(error) = self.send_request(&id, message) {
+        if let Err(error) = self.send_request(&id, message, text) {
             return Promise::reject(&error);
         }
         Promise::new(&mut |resolve, reject| {
@@ -363,9 +388,9 @@ impl Channel {
 /// The channel's delivery task to one end, `(message)`. Weak: the channel
 /// holds it.
 fn delivery_task(channel: Weak<Channel>, to_agent: bool) -> Function {
-    host::callback(move |value, _| {
+    host::callback(move |value, text| {
         if let Some(channel) = channel.upgrade() {
-            if let Err(error) = channel.run(to_agent, &value) {
+            if let Err(error) = channel.run(to_agent, &value, &text) {
                 host::throw_in_microtask(error);
             }
         }
@@ -462,6 +487,52 @@ pub(super) fn raw_sender(transport: &JsValue) -> Option<super::driver::RawSend> 
     }))
 }
 
+/// `JSON.stringify(value)`, or why it wrote nothing: its error, or
+/// `undefined` for a value JSON leaves out (a function, a symbol).
+fn json_text(value: &JsValue) -> Result<JsString, JsValue> {
+    js_sys::JSON::stringify(value)?
+        .dyn_into::<JsString>()
+        .map_err(|_| JsValue::UNDEFINED)
+}
+
+/// The `TypeError` for a request that cannot be written as JSON.
+fn not_copyable(what: &str, why: &JsValue) -> JsValue {
+    let mut message = String::from("createInPageChannel: ");
+    message.push_str(what);
+    if !why.is_undefined() {
+        message.push_str(" (");
+        message.push_str(&host::detail(why));
+        message.push(')');
+    }
+    js_sys::TypeError::new(&message).into()
+}
+
+/// A `call` message's JSON text, or the `TypeError` that says what in it
+/// JSON cannot copy. JSON leaves an input that is a function or a symbol
+/// (or whose `toJSON` returns one) out of the message without an error,
+/// and the page drops a call without one: refused here too.
+fn call_text(message: &Object, input: &JsValue) -> Result<JsString, JsValue> {
+    const INPUT: &str = "agent.call: the input is not JSON-copyable";
+    if input.is_function() || input.is_symbol() {
+        let what = if input.is_function() {
+            "a function"
+        } else {
+            "a symbol"
+        };
+        return Err(not_copyable(INPUT, &JsValue::from_str(what)));
+    }
+    if input.is_object() && host::field(input, &host::TO_JSON).is_function() {
+        json_text(input).map_err(|why| not_copyable(INPUT, &why))?;
+    }
+    json_text(message).map_err(|why| match json_text(input) {
+        Err(why) => not_copyable(INPUT, &why),
+        Ok(_) => not_copyable(
+            "agent.call: the tool name, options.id or options.rev is not JSON-copyable",
+            &why,
+        ),
+    })
+}
+
 /// The agent end: what a client-side agent loop and tests drive.
 #[wasm_bindgen]
 pub struct InPageAgent {
@@ -530,7 +601,11 @@ impl InPageAgent {
         if !rev.is_undefined() {
             host::set(&message, "rev", &rev);
         }
-        Ok(self.channel.request("call", id, message, timeout_ms))
+        let text = match call_text(&message, &input) {
+            Ok(text) => text,
+            Err(error) => return Ok(Promise::reject(&error)),
+        };
+        Ok(self.channel.request("call", id, message, &text, timeout_ms))
     }
 
     /// Sends a `describe` with a fresh id and resolves with its result.
@@ -539,7 +614,18 @@ impl InPageAgent {
         let message = self.channel.message("describe", &id);
         host::set(&message, "tool", tool);
         let timeout_ms = get(options, "timeoutMs");
-        Ok(self.channel.request("describe", id, message, timeout_ms))
+        let text = match json_text(&message) {
+            Ok(text) => text,
+            Err(why) => {
+                return Ok(Promise::reject(&not_copyable(
+                    "agent.describe: the tool name is not JSON-copyable",
+                    &why,
+                )))
+            }
+        };
+        Ok(self
+            .channel
+            .request("describe", id, message, &text, timeout_ms))
     }
 
     /// Sends a `cancel` for that call id (never answered). A call still

@@ -17,9 +17,7 @@
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
 use core::cell::{Cell, RefCell};
-use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::host::{self, get, Callback};
 use super::values;
@@ -72,13 +70,15 @@ impl Driver {
         if !accepted {
             return None;
         }
+        // A page script can dispatch a `MessageEvent` whose data is
+        // anything, a proxy too: its shape is read by guarded calls, and
+        // data whose reading throws is dropped.
         let data = get(event, "data");
-        if !data.is_object() || Array::is_array(&data) {
+        if !data.is_object() || host::is_array(&data).unwrap_or(true) {
             return None;
         }
-        let data: &Object = data.unchecked_ref();
-        let own = |key: &str| Object::has_own(data, &JsValue::from_str(key));
-        let version = get(data, EnvelopeShape::VERSION_KEY).as_f64();
+        let own = |key: &str| host::has_own(&data, &JsValue::from_str(key)).unwrap_or(false);
+        let version = get(&data, EnvelopeShape::VERSION_KEY).as_f64();
         #[allow(clippy::cast_precision_loss)]
         let one = ENVELOPE_VERSION as f64;
         if !own(EnvelopeShape::VERSION_KEY)
@@ -87,7 +87,7 @@ impl Driver {
         {
             return None;
         }
-        Some(get(data, EnvelopeShape::MESSAGE_KEY))
+        Some(get(&data, EnvelopeShape::MESSAGE_KEY))
     }
 }
 

@@ -534,10 +534,11 @@ pub fn websocket_transport(options: JsValue) -> Result<WebSocketTransport, JsVal
         (false, None) => return Err(type_error(ConfigError::MaxDelay)),
     };
     let codes = get(&options, "terminalCloseCodes");
+    // Copied by guarded calls (a revoked proxy, a throwing trap: refused as
+    // not an array), then read from the plain copy.
     let codes: Option<Vec<f64>> = if codes.is_undefined() {
         None
-    } else if Array::is_array(&codes) {
-        let codes: &Array = codes.unchecked_ref();
+    } else if let Some(codes) = host::array_copy(&codes) {
         Some(
             codes
                 .iter()

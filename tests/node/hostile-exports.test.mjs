@@ -191,8 +191,10 @@ async function driveHostile(m) {
   for (const name of names) {
     const h = makers[name]();
     await attempt(`agent.send ← ${name}`, () => agent.send(h));
-    // Not awaited: the agent end drops a message it cannot copy, and its
-    // call is then left to the agent's own timeout (the agent end's rules).
+    // Not awaited: JSON copies an input nested deeper than the page's
+    // bound where the engine's stack allows (Chromium: 100k levels), and the
+    // page drops such a message unanswered; the agent's timeout covers it.
+    // An input JSON cannot copy is refused at once (uncopyableRequests).
     await attempt(`agent.call(input) ← ${name}`, () => {
       agent.call('ret', h).catch(() => {});
     });
@@ -266,6 +268,195 @@ async function driveHostile(m) {
     id: typeof m.newId(),
   };
   return { report, answers, finalCall, helpers };
+}
+
+// The values the transports read from the page's own objects (options,
+// a `source`'s events, an Echo channel's broadcasts) and the errors the
+// bridge reports, as revoked proxies and proxies whose traps throw,
+// thousands of times each: every call throws a clear error or drops the
+// value, and none traps the module (an exception passing through its
+// frames leaks its stack, which then traps after about 1,600).
+async function repeatHostile(m) {
+  const boom = () => {
+    throw new Error('boom');
+  };
+  const revoked = (target) => {
+    const r = Proxy.revocable(target, {});
+    r.revoke();
+    return r.proxy;
+  };
+  const throwing = (target) => new Proxy(target, { get: boom, getOwnPropertyDescriptor: boom, ownKeys: boom, has: boom });
+  const ROUNDS = 3000;
+  const out = { traps: [], errors: {} };
+  const record = (label, f) => {
+    for (let i = 0; i < ROUNDS; i++) {
+      try {
+        f();
+        out.errors[label] ??= 'none';
+      } catch (error) {
+        if (error instanceof WebAssembly.RuntimeError) {
+          out.traps.push(`${label}, round ${i}: ${error.message}`);
+          return;
+        }
+        out.errors[label] ??= `${error?.constructor?.name}: ${error?.message}`;
+      }
+    }
+  };
+  class FakeSocket {
+    addEventListener() {}
+    removeEventListener() {}
+    close() {}
+  }
+  for (const [name, codes] of [['revoked', () => revoked([1000])], ['get throws', () => throwing([1000])]]) {
+    record(`websocketTransport terminalCloseCodes ${name}`, () => m.websocketTransport({ url: 'ws://localhost:1', WebSocket: FakeSocket, terminalCloseCodes: codes() }).close());
+  }
+  // postMessage events as a page script can dispatch them (a MessageEvent's
+  // data is anything), through a `source` that hands them over.
+  let listener;
+  const target = { postMessage() {} };
+  const transport = m.postMessageTransport({
+    target,
+    targetOrigin: 'https://a.example',
+    allowedOrigins: ['https://a.example'],
+    source: { addEventListener: (type, l) => { listener = l; }, removeEventListener() {} },
+  });
+  const received = [];
+  transport.onMessage((message) => received.push(message));
+  for (const [name, data] of [['revoked', () => revoked({})], ['revoked array', () => revoked([])], ['traps throw', () => throwing({})]]) {
+    record(`postMessage event data ${name}`, () => listener({ source: target, origin: 'https://a.example', data: data() }));
+  }
+  listener({ source: target, origin: 'https://a.example', data: { toolmark: 1, message: { hello: 1 } } });
+  out.postMessageReceived = received;
+  // Echo broadcasts: a payload the channel hands to the listener.
+  let broadcast;
+  const echo = { private: () => ({ listen: (event, l) => { broadcast = l; }, stopListening() {} }), leave() {} };
+  const echoed = [];
+  const echoTransport = m.echoTransport({ echo, channel: 'toolmark.1', postUrl: typeof location === 'undefined' ? 'https://app.example/toolmark' : '/toolmark' });
+  echoTransport.onMessage((message) => echoed.push(message));
+  for (const [name, payload] of [['revoked', () => revoked({})], ['revoked array', () => revoked([])], ['traps throw', () => throwing({})]]) {
+    record(`echo payload ${name}`, () => broadcast(payload()));
+  }
+  broadcast({ message: { hello: 2 } });
+  out.echoed = echoed;
+  // A transport whose onMessage throws an Error behind a proxy: the
+  // bridge's report reads its name and message.
+  const tm = m.createToolmark({ onError: () => {} });
+  const errorProxy = new Proxy(new Error('x'), { get: boom });
+  record('bridge transport.onMessage throws a proxy of an Error', () => tm.use(m.bridge({ transport: { send() {}, onMessage() { throw errorProxy; } } })));
+  out.id = typeof m.newId();
+  return out;
+}
+
+function checkRepeated(out) {
+  assert.deepEqual(out.traps, [], 'no trap');
+  assert.deepEqual(out.errors, {
+    'websocketTransport terminalCloseCodes revoked': 'TypeError: websocketTransport: terminalCloseCodes must be an array of integer close codes',
+    'websocketTransport terminalCloseCodes get throws': 'TypeError: websocketTransport: terminalCloseCodes must be an array of integer close codes',
+    'postMessage event data revoked': 'none',
+    'postMessage event data revoked array': 'none',
+    'postMessage event data traps throw': 'none',
+    'echo payload revoked': 'none',
+    'echo payload revoked array': 'none',
+    'echo payload traps throw': 'none',
+    'bridge transport.onMessage throws a proxy of an Error': 'TypeError: bridge: transport.onMessage failed: [object]',
+  });
+  assert.deepEqual(out.postMessageReceived, [{ hello: 1 }]);
+  assert.deepEqual(out.echoed, [{ hello: 2 }]);
+  assert.equal(out.id, 'string');
+}
+
+// The in-page agent's requests whose input (or tool name) JSON cannot
+// copy, before and after the first manifest: each rejects before the next
+// task with a TypeError, and nothing reaches the page.
+async function uncopyableRequests(m) {
+  const boom = () => {
+    throw new Error('boom');
+  };
+  const cyclic = () => {
+    const v = { a: [] };
+    v.a.push(v);
+    return v;
+  };
+  const revoked = () => {
+    const r = Proxy.revocable({}, {});
+    r.revoke();
+    return r.proxy;
+  };
+  const inputs = {
+    cycle: cyclic,
+    BigInt: () => 10n,
+    'object holding a BigInt': () => ({ n: 1n }),
+    function: () => boom,
+    symbol: () => Symbol('s'),
+    'throwing getter': () => ({ get a() { return boom(); } }),
+    'throwing proxy': () => new Proxy({}, { get: boom, ownKeys: boom, getOwnPropertyDescriptor: boom }),
+    'revoked proxy': revoked,
+    'toJSON that returns undefined': () => ({ toJSON: () => undefined }),
+  };
+  // How a promise stands once the current task's microtasks have run.
+  const state = (promise) => Promise.race([
+    promise.then(
+      (value) => ({ resolved: value }),
+      (error) => ({ rejected: `${error?.name}: ${error?.message}` }),
+    ),
+    new Promise((resolve) => setTimeout(() => resolve('pending'), 0)),
+  ]);
+  const errors = [];
+  const runs = [];
+  const tm = m.createToolmark({ onError: (e) => errors.push(e.code) });
+  tm.register({ name: 'echo', description: 'Echoes', inputSchema: { type: 'object' }, run: (input) => { runs.push(input); return input; } });
+  const { transport, agent } = m.createInPageChannel();
+  const reached = [];
+  transport.onMessage((message) => reached.push(message.type));
+  const out = { before: {}, after: {} };
+  const requests = (into) => Promise.all([
+    ...Object.entries(inputs).map(async ([name, make]) => {
+      into[name] = await state(agent.call('echo', make()));
+    }),
+    (async () => { into['tool name BigInt'] = await state(agent.call(10n, {})); })(),
+    (async () => { into['options.id BigInt'] = await state(agent.call('echo', {}, { id: 1n })); })(),
+    (async () => { into['describe BigInt'] = await state(agent.describe(10n)); })(),
+  ]);
+  await requests(out.before);
+  tm.use(m.bridge({ transport }));
+  for (let i = 0; i < 50 && agent.tools.length === 0; i++) await new Promise((r) => setTimeout(r, 0));
+  await requests(out.after);
+  // Thousands more: no trap, nothing waiting.
+  for (let i = 0; i < 3000; i++) {
+    const got = await state(agent.call('echo', cyclic()));
+    if (!/^TypeError: /.test(got.rejected)) {
+      out.other = `call ${i}: ${JSON.stringify(got)}`;
+      break;
+    }
+  }
+  out.ok = await agent.call('echo', { hello: 'world' });
+  out.reached = reached;
+  out.runs = runs.length;
+  out.errors = errors;
+  return out;
+}
+
+function checkUncopyable(out) {
+  const input = (detail) => ({ rejected: `TypeError: createInPageChannel: agent.call: the input is not JSON-copyable${detail}` });
+  for (const when of ['before', 'after']) {
+    const got = out[when];
+    for (const name of ['cycle', 'BigInt', 'object holding a BigInt', 'throwing getter', 'throwing proxy', 'revoked proxy']) {
+      assert.match(got[name]?.rejected ?? JSON.stringify(got[name]), /^TypeError: createInPageChannel: agent\.call: the input is not JSON-copyable \(\w*Error: .+\)$/s, `${when}: ${name}`);
+    }
+    assert.deepEqual(got.function, input(' (a function)'), `${when}: function`);
+    assert.deepEqual(got.symbol, input(' (a symbol)'), `${when}: symbol`);
+    assert.deepEqual(got['toJSON that returns undefined'], input(''), `${when}: toJSON`);
+    for (const name of ['tool name BigInt', 'options.id BigInt']) {
+      assert.match(got[name]?.rejected ?? JSON.stringify(got[name]), /^TypeError: createInPageChannel: agent\.call: the tool name, options\.id or options\.rev is not JSON-copyable \(TypeError: .+BigInt.*\)$/s, `${when}: ${name}`);
+    }
+    assert.match(got['describe BigInt']?.rejected ?? JSON.stringify(got['describe BigInt']), /^TypeError: createInPageChannel: agent\.describe: the tool name is not JSON-copyable \(TypeError: .+BigInt.*\)$/s, `${when}: describe`);
+  }
+  assert.equal(out.other, undefined);
+  // Only the last call reached the page, and it ran once.
+  assert.deepEqual(out.reached, ['call']);
+  assert.equal(out.runs, 1);
+  assert.deepEqual(out.errors, []);
+  assert.deepEqual(out.ok, { status: 'ok', data: { hello: 'world' } });
 }
 
 function check({ report, answers, finalCall, helpers }) {
@@ -458,6 +649,14 @@ test('Node: every export driven with hostile values; no trap, and the bridge sti
   check(await driveHostile(m));
 });
 
+test('Node: values read from the page\'s objects, hostile thousands of times: a clear error or a dropped value, never a trap', async () => {
+  checkRepeated(await repeatHostile(await nodeExports()));
+});
+
+test('Node: the in-page agent\'s requests JSON cannot copy reject at once with a TypeError, and nothing is sent', async () => {
+  checkUncopyable(await uncopyableRequests(await nodeExports()));
+});
+
 const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <title>hostile exports</title>
@@ -499,4 +698,18 @@ test('Chromium: every export driven with hostile values; no trap, and the bridge
   const out = await page.evaluate(`(${driveHostile.toString()})(window.m)`);
   check(out);
   assert.deepEqual(page.errors.map(String), []);
+});
+
+test('Chromium: values read from the page\'s objects, hostile thousands of times: a clear error or a dropped value, never a trap', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/hostile.html`);
+  await page.waitForFunction(() => window.ready === true);
+  checkRepeated(await page.evaluate(`(${repeatHostile.toString()})(window.m)`));
+});
+
+test('Chromium: the in-page agent\'s requests JSON cannot copy reject at once with a TypeError, and nothing is sent', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/hostile.html`);
+  await page.waitForFunction(() => window.ready === true);
+  checkUncopyable(await page.evaluate(`(${uncopyableRequests.toString()})(window.m)`));
 });
