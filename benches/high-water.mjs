@@ -7,7 +7,7 @@
 // show the high-water mark: flat after a few steps means bounded, steps
 // that keep coming mean growth. Asserts nothing.
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { loadPackage, memoryProbe } from './support/package.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -17,25 +17,10 @@ const option = (name, fallback) => {
 const rounds = option('--rounds', 1500);
 const bigBytes = option('--big', 1_100_000);
 const dir = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--')) || 'pkg';
-const base = pathToFileURL(resolve(dir) + '/').href;
-const { createToolmark } = await import(`${base}index.js`);
-const { bridge } = await import(`${base}bridge/index.js`);
-const { createInPageChannel } = await import(`${base}bridge/in-page.js`);
-const { websocketTransport } = await import(`${base}bridge/websocket.js`);
-
-// The module's memory size, through the WebSocket transport's test hook
-// (as benches/soak.mjs reads it); the socket is never opened.
-class Unopened {
-  constructor() {
-    this.readyState = 0;
-  }
-  addEventListener() {}
-  removeEventListener() {}
-  close() {}
-}
-const probe = websocketTransport({ url: 'ws://127.0.0.1:9', WebSocket: Unopened });
-probe.close();
-const mib = () => (probe.constructor.__stats().memoryBytes / 1048576).toFixed(2);
+const pkg = await loadPackage(dir);
+const { createToolmark, bridge, createInPageChannel } = pkg;
+const memoryBytes = memoryProbe(pkg);
+const mib = () => (memoryBytes() / 1048576).toFixed(2);
 
 const tm = createToolmark({ onError: () => {} });
 tm.register({

@@ -9,7 +9,7 @@
 // result costs the module). `--path` runs one of the two paths alone (in a
 // fresh process, its own high-water). Asserts nothing.
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { loadPackage, memoryProbe } from './support/package.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -21,25 +21,9 @@ const rounds = Number(option('--rounds', 5));
 const shape = option('--shape', 'string');
 const only = option('--path', 'both');
 const dir = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--')) || 'pkg';
-const base = pathToFileURL(resolve(dir) + '/').href;
-const { createToolmark } = await import(`${base}index.js`);
-const { bridge } = await import(`${base}bridge/index.js`);
-const { createInPageChannel } = await import(`${base}bridge/in-page.js`);
-const { websocketTransport } = await import(`${base}bridge/websocket.js`);
-
-// The module's memory size, through the WebSocket transport's test hook
-// (as benches/soak.mjs reads it); the socket is never opened.
-class Unopened {
-  constructor() {
-    this.readyState = 0;
-  }
-  addEventListener() {}
-  removeEventListener() {}
-  close() {}
-}
-const probe = websocketTransport({ url: 'ws://127.0.0.1:9', WebSocket: Unopened });
-probe.close();
-const bytes = () => probe.constructor.__stats().memoryBytes;
+const pkg = await loadPackage(dir);
+const { createToolmark, bridge, createInPageChannel } = pkg;
+const bytes = memoryProbe(pkg);
 const mib = (n) => (n / 1048576).toFixed(1);
 
 // The result, made once: what the tool returns every time.
