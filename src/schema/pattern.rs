@@ -1133,6 +1133,17 @@ impl PatternMatcher for LinearPatterns {
 mod tests {
     use super::*;
 
+    /// A seeded xorshift: `next(n)` picks a number below `n`.
+    fn picker(seed: u32) -> impl FnMut(usize) -> usize {
+        let mut state = seed;
+        move |n| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as usize % n
+        }
+    }
+
     fn linear() -> LinearPatterns {
         LinearPatterns::new()
     }
@@ -1395,13 +1406,7 @@ mod tests {
         let alphabet = [
             'a', 'b', 'c', 'A', '1', ' ', '!', '\n', '\r', '\u{2028}', 'é', 'x',
         ];
-        let mut state = 0x2545_F491_u32;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state as usize % n
-        };
+        let mut next = picker(0x2545_F491_u32);
         for pattern in patterns {
             let Ok(branches) = plan(pattern) else {
                 panic!("{pattern} refused")
@@ -1464,13 +1469,7 @@ mod tests {
     #[test]
     fn a_first_line_scan_agrees_with_its_regex() {
         let alphabet = ['a', 'Z', '1', ' ', '\n', '\r', '\u{2028}', 'é', '!', '\t'];
-        let mut state = 0x1234_5678_u32;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state as usize % n
-        };
+        let mut next = picker(0x1234_5678_u32);
         for body in [
             ".*[A-Z]", ".*?\\d", ".*\\s", ".*[^a-z]", ".*\\W", ".*é", ".*\\n",
         ] {
