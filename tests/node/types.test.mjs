@@ -1,11 +1,14 @@
 // The TypeScript declarations of the built package: every `types` entry of the
 // exports map exists, and the strict consumer in examples/consumer-ts type-checks
 // (tsc --noEmit) under moduleResolution bundler, under NodeNext, and without the
-// DOM lib. Any type error, including an unused @ts-expect-error, fails the test.
+// DOM lib; and every declaration file the package ships compiles on its own with
+// lib es2022 and no DOM lib (a server or worker project). Any type error,
+// including an unused @ts-expect-error, fails the test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,12 +34,12 @@ function linkPackage() {
   symlinkSync(target, link, 'dir');
 }
 
-function runTsc(project) {
+function runTsc(project, cwd = example) {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [tsc, '-p', project, '--pretty', 'false'],
-      { cwd: example, maxBuffer: 16 * 1024 * 1024 },
+      { cwd, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => resolve({ code: error ? error.code ?? 1 : 0, output: `${stdout}${stderr}`.trim() }),
     );
   });
@@ -86,3 +89,55 @@ test('the type check really fails on a type error (the test can go red)', async 
   assert.match(output, /error TS2322/);
   assert.match(output, /error TS2578/, 'an unused @ts-expect-error must be reported');
 });
+
+/** Every `.d.ts` under `dir`, relative to it. */
+function declarations(dir, prefix = '') {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
+    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) return declarations(dir, path);
+    return entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+for (const resolution of ['nodenext', 'bundler']) {
+  test(`every shipped declaration compiles with lib es2022 and no DOM lib (${resolution}, skipLibCheck false)`, async () => {
+    assert.ok(existsSync(tsc), 'typescript is not installed (npm ci)');
+    assert.ok(existsSync(join(pkg, 'index.d.ts')), 'pkg/ is not built: npm run build');
+    const files = declarations(pkg);
+    assert.ok(files.includes('webmcp/index.d.ts') && files.length >= 9, files.join(', '));
+    const dir = mkdtempSync(join(tmpdir(), 'toolmark-no-dom-'));
+    try {
+      // The package as installed (a link to pkg/), every export imported by
+      // its public name, and every shipped .d.ts listed so none is skipped.
+      mkdirSync(join(dir, 'node_modules', '@toolmark'), { recursive: true });
+      symlinkSync(pkg, join(dir, 'node_modules', '@toolmark', 'bridge-wasm'), 'dir');
+      writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+      const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+      const subpaths = Object.entries(manifest.exports).filter(([, target]) => typeof target === 'object').map(([subpath]) => subpath);
+      const lines = subpaths.map((subpath, i) => `import type * as entry${i} from '@toolmark/bridge-wasm${subpath.slice(1)}';`);
+      lines.push(`export type Entries = [${subpaths.map((_, i) => `typeof entry${i}`).join(', ')}];`);
+      writeFileSync(join(dir, 'main.ts'), `${lines.join('\n')}\n`);
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            target: 'es2022',
+            lib: ['es2022'],
+            types: [],
+            module: resolution === 'nodenext' ? 'nodenext' : 'esnext',
+            moduleResolution: resolution,
+          },
+          files: ['main.ts', ...files.map((file) => `node_modules/@toolmark/bridge-wasm/${file}`)],
+        }),
+      );
+      const { code, output } = await runTsc('tsconfig.json', dir);
+      assert.equal(code, 0, `tsc without the DOM lib failed:\n${output}`);
+      assert.equal(output, '');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}

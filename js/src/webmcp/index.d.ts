@@ -1,5 +1,5 @@
 // Type declarations of `@toolmark/bridge-wasm/webmcp`.
-import type { ToolmarkPlugin } from '../index.js';
+import type { AbortSignalLike, ToolmarkPlugin } from '../index.js';
 
 export type { ToolmarkPlugin } from '../index.js';
 
@@ -17,12 +17,12 @@ export interface ModelContext {
       annotations: {
         readOnlyHint: boolean;
         untrustedContentHint: boolean;
-        consequential: boolean;
-        destructive: boolean;
+        /** True for a consequential or destructive tool: it waits for a human (WebMCP draft). */
+        consequentialHint: boolean;
       };
-      execute(input: unknown, options?: { signal?: AbortSignal }): Promise<unknown>;
+      execute(input: unknown, options?: { signal?: AbortSignalLike }): Promise<unknown>;
     },
-    options: { signal: AbortSignal },
+    options: { signal: AbortSignalLike },
   ): unknown;
 }
 

@@ -8,6 +8,7 @@ import { postMessageTransport } from '@toolmark/bridge-wasm/bridge/post-message'
 import { websocketTransport, type WebSocketLike } from '@toolmark/bridge-wasm/bridge/websocket';
 import { validateMessage, type PageToAgentMessage } from '@toolmark/bridge-wasm/protocol';
 import { usePendingConfirmations } from '@toolmark/bridge-wasm/react';
+import { webmcp, type ModelContext } from '@toolmark/bridge-wasm/webmcp';
 
 const tm = createToolmark({ dev: true });
 tm.register({
@@ -66,3 +67,7 @@ postMessageTransport({
 });
 
 export const hook: typeof usePendingConfirmations = usePendingConfirmations;
+
+// A model context from a polyfill or a test double, with its own AbortSignal type.
+declare const modelContext: ModelContext;
+export const detachWebmcp: () => void = tm.use(webmcp({ modelContext }));
