@@ -164,8 +164,12 @@ impl Registrations {
         let annotations = host::object(&[
             ("readOnlyHint", &flag(hints.read_only)),
             ("untrustedContentHint", &flag(hints.untrusted_content)),
-            ("consequential", &flag(hints.consequential)),
-            ("destructive", &flag(hints.destructive)),
+            (
+                "consequentialHint",
+                &JsValue::from_bool(
+                    hints.consequential == Some(true) || hints.destructive == Some(true),
+                ),
+            ),
         ]);
         let untrusted = hints.untrusted_content == Some(true);
         let execute = execute_fn(Rc::downgrade(shared), name.clone(), untrusted);

@@ -19,7 +19,19 @@ async function openPage(options = {}) {
   const page = await chromium.open();
   await page.evaluate(async (options) => {
     const { initializeWebMCPPolyfill } = await import('/node_modules/@mcp-b/webmcp-polyfill/dist/index.js');
-    if (!options.noContext) initializeWebMCPPolyfill();
+    if (!options.noContext) {
+      initializeWebMCPPolyfill();
+      // The tool dictionaries as the plugin passes them: the polyfill (5.1.0)
+      // keeps only the annotation keys it knows, so getTools() cannot show
+      // the draft's consequentialHint.
+      window.registeredAnnotations = {};
+      const context = document.modelContext;
+      const registerTool = context.registerTool.bind(context);
+      context.registerTool = (tool, ...rest) => {
+        window.registeredAnnotations[tool.name] = tool.annotations;
+        return registerTool(tool, ...rest);
+      };
+    }
     const { createToolmark } = await import('/pkg/index.js');
     const { webmcp } = await import('/pkg/webmcp/index.js');
     window.errors = [];
@@ -107,6 +119,11 @@ test('the tools visible to inapp appear with their schema and hints, and follow 
       annotations: { readOnlyHint: true, untrustedContentHint: false },
     });
     assert.deepEqual((await agent.tool(page, 'shop.notes')).annotations, { readOnlyHint: true, untrustedContentHint: true });
+    // The draft's consequentialHint (webmcp PR #217) marks the tool that waits for a human;
+    // no non-standard `consequential`/`destructive` keys.
+    const registered = await page.evaluate(() => window.registeredAnnotations);
+    assert.deepEqual(registered['shop.pay'], { readOnlyHint: false, untrustedContentHint: false, consequentialHint: true });
+    assert.deepEqual(registered['shop.greet'], { readOnlyHint: true, untrustedContentHint: false, consequentialHint: false });
     // A new tool appears; an unregistered one goes; a changed one is registered again.
     await page.evaluate(() => {
       window.offExtra = window.tm.register({ name: 'extra', description: 'One more', run: () => 1 });
@@ -292,7 +309,7 @@ test('the draft passes execute(input, { signal }): aborting it cancels the call 
       cancelledWait: { status: 'cancelled', by: 'signal' },
       pendingAfter: 0,
       seen: ['started', 'aborted'],
-      annotations: { readOnlyHint: false, untrustedContentHint: false, consequential: false, destructive: true },
+      annotations: { readOnlyHint: false, untrustedContentHint: false, consequentialHint: true }, // destructive: consequential
       left: 0,
     });
     assert.deepEqual(page.errors, []);
