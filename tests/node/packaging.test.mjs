@@ -5,6 +5,10 @@
 //
 // Needs the npm registry (one `npm install` per project, all in parallel while
 // the tarball is checked). TOOLMARK_KEEP_PACKAGING=1 keeps the temp dir.
+// First, offline: the README's install steps word for word (npm pack ./pkg,
+// npm install <tarball> into a fresh project), then require() and import of
+// the installed package, under this Node and under the oldest Node its
+// `engines` allows (installed by .ci/setup into target/node-<version>).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -168,6 +172,113 @@ function checkSummary(s, env) {
 }
 
 // ---------------------------------------------------------------------------
+
+/** The shell lines of the README's "Install and use" section, comments dropped. */
+function readmeInstallCommands() {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const start = readme.indexOf('\n## Install and use\n');
+  assert.ok(start >= 0, 'README has no "## Install and use" section');
+  const section = readme.slice(start, readme.indexOf('\n```js', start));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .flatMap(([, block]) => block.split('\n'))
+    .map((line) => line.replace(/#.*$/, '').trim())
+    .filter(Boolean);
+}
+
+/** What a CommonJS and an ES module user of the installed package see, as JSON. */
+const REQUIRE_CHECK = `
+const { createToolmark, newId } = require('@toolmark/bridge-wasm');
+const { bridge } = require('@toolmark/bridge-wasm/bridge');
+const { createInPageChannel } = require('@toolmark/bridge-wasm/bridge/in-page');
+const { PROTOCOL_VERSION } = require('@toolmark/bridge-wasm/protocol');
+const tm = createToolmark();
+tm.register({ name: 'greet', description: 'Greets', run: ({ name }) => ({ text: 'hello ' + name }) });
+const { transport, agent } = createInPageChannel();
+tm.use(bridge({ transport }));
+agent.call('greet', { name: 'Ann' }).then((result) => {
+  console.log(JSON.stringify({ id: newId().length, version: PROTOCOL_VERSION, result }));
+});
+`;
+const IMPORT_CHECK = `
+import { createToolmark, newId } from '@toolmark/bridge-wasm';
+import { bridge } from '@toolmark/bridge-wasm/bridge';
+import { createInPageChannel } from '@toolmark/bridge-wasm/bridge/in-page';
+import { PROTOCOL_VERSION } from '@toolmark/bridge-wasm/protocol';
+const tm = createToolmark();
+tm.register({ name: 'greet', description: 'Greets', run: ({ name }) => ({ text: 'hello ' + name }) });
+const { transport, agent } = createInPageChannel();
+tm.use(bridge({ transport }));
+const result = await agent.call('greet', { name: 'Ann' });
+console.log(JSON.stringify({ id: newId().length, version: PROTOCOL_VERSION, result }));
+`;
+
+async function checkRequireAndImport(node, dir) {
+  for (const file of ['require-check.cjs', 'import-check.mjs']) {
+    const { stdout, stderr } = await run(node, [file], { cwd: dir, timeout: 30_000 });
+    assert.deepEqual(JSON.parse(stdout.trim()), { id: 36, version: 1, result: { status: 'ok', data: { text: 'hello Ann' } } }, `${file}: ${stdout}`);
+    assert.doesNotMatch(stderr, /Warning|Error/, `${file} printed: ${stderr}`);
+  }
+}
+
+/** The lowest version `engines.node` allows (`^20.19.0 || >=22.12.0` → 20.19.0). */
+function lowestNode(range) {
+  const versions = [...range.matchAll(/(\d+)\.(\d+)\.(\d+)/g)].map((m) => m.slice(1).map(Number));
+  assert.ok(versions.length > 0, `engines.node ${range} names no version`);
+  versions.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+  return versions[0].join('.');
+}
+
+describe("packaging: the README's install steps, offline, under this Node and the oldest supported", { timeout: TIMEOUT }, () => {
+  let work;
+  let project;
+  let manifest;
+
+  before(async () => {
+    assert.ok(existsSync(join(pkgDir, 'package.json')), 'pkg/ is not built: run `npm run build` first');
+    work = mkdtempSync(join(tmpdir(), 'toolmark-readme-install-'));
+    manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  });
+
+  after(() => {
+    if (work && !process.env.TOOLMARK_KEEP_PACKAGING) rmSync(work, { recursive: true, force: true });
+  });
+
+  test('npm pack ./pkg, then npm install <tarball> in a fresh project (the README, word for word)', async () => {
+    const commands = readmeInstallCommands();
+    const tarballName = `toolmark-bridge-wasm-${manifest.version}.tgz`;
+    assert.deepEqual(commands, ['npm run build', 'npm pack ./pkg', `npm install /path/to/${tarballName}`]);
+    // `npm run build` made pkg/ already (the test runs against it); the rest as written.
+    const { stdout } = await run('npm', ['pack', './pkg', '--pack-destination', work, '--json'], { cwd: root });
+    const [packed] = JSON.parse(stdout);
+    assert.equal(packed.filename, tarballName, 'the file name the README gives');
+    project = join(work, 'app');
+    mkdirSync(project);
+    // A fresh project as `npm init -y` makes it: CommonJS by default.
+    writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'app', version: '1.0.0', private: true }, null, 2)}\n`);
+    await run('npm', ['install', join(work, packed.filename), '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project });
+    const installed = JSON.parse(readFileSync(join(project, 'node_modules', '@toolmark', 'bridge-wasm', 'package.json'), 'utf8'));
+    assert.equal(installed.name, '@toolmark/bridge-wasm', 'installed under its published name');
+    const dependencies = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies;
+    assert.match(dependencies['@toolmark/bridge-wasm'], /^file:/);
+    writeFileSync(join(project, 'require-check.cjs'), REQUIRE_CHECK);
+    writeFileSync(join(project, 'import-check.mjs'), IMPORT_CHECK);
+    await checkRequireAndImport(process.execPath, project);
+  });
+
+  test('require() and import under the oldest Node that engines allows', async (t) => {
+    assert.ok(project, 'the install test ran first');
+    const version = lowestNode(manifest.engines.node);
+    const binaryPackage = `node-${process.platform}-${process.arch}`;
+    const node = join(root, 'target', `node-${version}`, 'node_modules', binaryPackage, 'bin', 'node');
+    if (!existsSync(node)) {
+      t.skip(`Node ${version} is not installed at ${relative(root, node)}: bash .ci/setup installs it (npm's ${binaryPackage}@${version})`);
+      return;
+    }
+    const { stdout } = await run(node, ['--version'], { cwd: project });
+    assert.equal(stdout.trim(), `v${version}`);
+    await checkRequireAndImport(node, project);
+  });
+});
 
 describe('packaging: the npm tarball under Node, Vite, webpack, esbuild and MV3', { timeout: TIMEOUT }, () => {
   let work;
