@@ -6,8 +6,10 @@
 //       [--reject]                              #   the person rejects instead of approving
 //       [--screenshot FILE]                     #   save the page while the confirmation waits
 //
-// --headless exits 0 when the flow went through: the agent filled the form,
-// asked to submit, the person decided in the page and the agent acknowledged.
+// --headless exits 0 when the flow went through: the person started a
+// conversation and typed a name and a password, the agent filled the email,
+// asked to submit, the person decided in the page and the agent
+// acknowledged, with no error in the browser console.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +38,8 @@ const staticDir = assembleApp();
 if (!headless) {
   const server = await startServer({ binary, staticDir, port });
   for (const line of server.lines) console.log(line);
-  console.log(`\nOpen ${server.url} in a browser and say "sign me up as ada@example.com" in the chat.`);
+  console.log(`\nOpen ${server.url} in a browser, click "Start a conversation", type a name and a password in the form,`);
+  console.log('then say "sign me up as ada@example.com" in the chat and approve the submission in the page.');
   console.log('Ctrl-C stops the server.');
   const stop = () => server.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
@@ -63,10 +66,18 @@ try {
   const page = await context.newPage();
   const pageErrors = [];
   page.on('pageerror', (error) => pageErrors.push(error));
+  // What the browser console shows as errors (a failed request, a 401…).
+  const consoleErrors = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`);
+  });
   console.log(`demo: ${server.url} in headless Chromium`);
 
   await page.goto(server.url);
   await page.getByRole('button', { name: 'Start a conversation' }).click();
+  // The person types what the agent is not told: a name and a password.
+  await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace');
+  await page.getByLabel('Password', { exact: true }).fill('correct horse battery staple');
   // The person speaks once the server has the page's manifest, as they
   // would after reading which tools the agent can use.
   await page.locator('#page-tools', { hasText: 'signup.fill' }).waitFor({ timeout: 20000 });
@@ -112,8 +123,9 @@ try {
   const decided = confirmation?.outcome.status === (reject ? 'cancelled' : 'ok');
   const acknowledged = entries.at(-1)?.kind === 'agent' && entries.at(-2) === confirmation;
   const checks = { filled, 'confirmation asked': asked, [reject ? 'rejected' : 'approved']: decided, acknowledged };
-  if (pageErrors.length) checks['no page errors'] = false;
+  checks['no errors in the console'] = pageErrors.length === 0 && consoleErrors.length === 0;
   for (const error of pageErrors) console.error(`page error: ${error.message}`);
+  for (const error of consoleErrors) console.error(`console error: ${error}`);
   console.log(Object.entries(checks).map(([what, ok]) => `${ok ? '✓' : '✗'} ${what}`).join('  '));
   failed = !Object.values(checks).every(Boolean);
 } catch (error) {

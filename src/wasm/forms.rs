@@ -349,7 +349,19 @@ fn schema_of(group: &Group) -> Object {
     match group.kind {
         Kind::Checkbox => return typed("boolean"),
         Kind::Number => return typed("number"),
-        Kind::Text => return typed("string"),
+        Kind::Text => {
+            let schema = typed("string");
+            // A `required` control cannot be filled empty (the page's own
+            // constraint, said in the schema the agent reads).
+            if group
+                .controls
+                .iter()
+                .any(|c| prop(&c.element, "required").is_truthy())
+            {
+                host::set(&schema, "minLength", &JsValue::from_f64(1.0));
+            }
+            return schema;
+        }
         Kind::Radio => {
             for control in &group.controls {
                 listed.push(&control.value().into());
@@ -368,6 +380,27 @@ fn schema_of(group: &Group) -> Object {
         return array;
     }
     listed
+}
+
+/// The fields whose controls fail their constraints (`checkValidity()`
+/// false), each as `{ path: name, message: the browser's validationMessage }`.
+fn invalid_fields(groups: &[Group]) -> Array {
+    let invalid = Array::new();
+    for group in groups {
+        let failing = group.controls.iter().find(|c| {
+            host::method(&c.element, "checkValidity")
+                .and_then(|check| check.call0(&c.element).ok())
+                .is_some_and(|valid| valid.is_falsy())
+        });
+        if let Some(control) = failing {
+            let message = text(&control.element, "validationMessage");
+            invalid.push(&host::object(&[
+                ("path", &JsValue::from_str(&group.name)),
+                ("message", &JsValue::from_str(&message)),
+            ]));
+        }
+    }
+    invalid
 }
 
 /// A JSON value as a JS value (its text and one `JSON.parse`).
@@ -587,6 +620,20 @@ impl Form {
             }
             Op::State => form_state(&fields, &self.key).into(),
             Op::Submit => {
+                // requestSubmit() on a form failing its constraints (a
+                // `required` field left empty…) submits nothing: say so,
+                // with the fields at fault as issues (a thrown error would
+                // reach the agent as a bare "Tool failed"), and show the
+                // person what is missing.
+                let invalid = invalid_fields(&groups);
+                if invalid.length() > 0 {
+                    call(&self.element, "reportValidity", &JsValue::UNDEFINED);
+                    return Ok(host::object(&[
+                        ("submitted", &JsValue::FALSE),
+                        ("invalid", &invalid),
+                    ])
+                    .into());
+                }
                 let submit = host::method(&self.element, "requestSubmit")
                     .ok_or_else(|| Failure::misuse("formTools: form.requestSubmit is gone"))?;
                 submit.call0(&self.element)?;

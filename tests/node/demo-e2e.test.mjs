@@ -61,13 +61,30 @@ async function serverHasManifest(page, sent, { count = 1, timeoutMs = 15000 } = 
   await page.locator(`#page-tools[data-client-id="${clientId}"]`).waitFor({ timeout: Math.max(end - Date.now(), 1) });
 }
 
-async function openApp(query = '') {
+/** What the browser console of `page` shows as errors (a failed request such as a 401, an uncaught error). */
+function consoleErrors(page) {
+  const errors = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`${message.text()} (${message.location().url})`);
+  });
+  return errors;
+}
+
+/** The person types what the agent is not told: the required name and password. */
+async function typeNameAndPassword(page) {
+  await page.getByLabel('Name', { exact: true }).fill('Ada Lovelace');
+  await page.getByLabel('Password', { exact: true }).fill('correct horse battery staple');
+}
+
+async function openApp(query = '', { typed = true } = {}) {
   const page = await browser.newPage();
   const frames = bridgeFrames(page);
+  const consoleSays = consoleErrors(page);
   await page.goto(`${server.url}${query}`);
   await page.getByRole('textbox', { name: 'Message' }).and(page.locator(':enabled')).waitFor();
   await serverHasManifest(page, frames);
-  return { page, frames };
+  if (typed) await typeNameAndPassword(page);
+  return { page, frames, consoleSays };
 }
 
 async function say(page, text) {
@@ -105,10 +122,15 @@ async function approvePending(page) {
 test('the whole flow: sign-up form filled by the agent, confirmation approved in the page, agent acknowledges', async () => {
   const page = await browser.newPage();
   const frames = bridgeFrames(page);
+  const consoleSays = consoleErrors(page);
   await page.goto(server.url);
+  // The page says the steps: start a conversation, type a name and a password, speak.
+  const steps = await page.locator('header .steps').textContent();
+  assert.match(steps, /Start a conversation[\s\S]*name and a password[\s\S]*sign me up as ada@example\.com/);
   await page.getByLabel('User name').fill('ada');
   await page.getByRole('button', { name: 'Start a conversation' }).click();
   await serverHasManifest(page, frames);
+  await typeNameAndPassword(page);
   await say(page, 'sign me up as ada@example.com');
 
   const pending = page.locator('#pending li').first();
@@ -121,7 +143,10 @@ test('the whole flow: sign-up form filled by the agent, confirmation approved in
   const entries = await waitForTranscript(page, acknowledged);
   assert.deepEqual(entries.map((e) => e.kind), ['user', 'tool', 'tool', 'tool', 'agent', 'confirmation', 'agent']);
   assert.deepEqual(entries[1], { kind: 'tool', name: 'page_describe', input: { tool: 'signup.fill' }, outcome: entries[1].outcome });
-  assert.deepEqual(Object.keys(entries[1].outcome.data.inputSchema.properties), ['email', 'name', 'password', 'plan']);
+  const { properties } = entries[1].outcome.data.inputSchema;
+  assert.deepEqual(Object.keys(properties), ['email', 'name', 'password', 'plan']);
+  // The required fields cannot be filled empty: the page's constraint, in the schema.
+  for (const name of ['email', 'name', 'password']) assert.deepEqual(properties[name], { type: 'string', minLength: 1 });
   assert.deepEqual(pageCall(entries, 'signup.fill')[0].outcome, { status: 'ok', data: { filled: ['email'] } });
   const asked = pageCall(entries, 'signup.submit')[0].outcome;
   assert.equal(asked.status, 'needs_confirmation');
@@ -140,6 +165,32 @@ test('the whole flow: sign-up form filled by the agent, confirmation approved in
   const confirmed = frames.find((f) => f.message.type === 'confirmed').message;
   assert.equal(confirmed.confirmId, asked.confirmId);
   assert.deepEqual(page.errors, []);
+  assert.deepEqual(consoleSays, [], 'nothing in the console: no 401 on load, no failed request');
+  await page.close();
+});
+
+test('name and password are required: an approved submission of a form without them creates no account and says why', async () => {
+  const { page, consoleSays } = await openApp('?user=ada', { typed: false });
+  await say(page, 'sign me up as ada@example.com');
+  await approvePending(page);
+  const entries = await waitForTranscript(page, acknowledged);
+  const { outcome } = entries.at(-2);
+  assert.equal(outcome.status, 'ok', JSON.stringify(outcome));
+  assert.equal(outcome.data.submitted, false);
+  assert.deepEqual(outcome.data.invalid.map((issue) => issue.path), ['name', 'password']);
+  assert.ok(outcome.data.invalid.every((issue) => issue.message.length > 0), JSON.stringify(outcome));
+  assert.match(entries.at(-1).text, /^You approved it, but the form was not submitted \(name: .+; password: .+\)\. Fill those in, then ask me again\.$/);
+  assert.equal(await page.locator('#account').textContent(), '', 'no account without a name and a password');
+  // The page refuses a short password too, when the person submits it themselves.
+  await typeNameAndPassword(page);
+  await page.getByLabel('Password', { exact: true }).fill('short');
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  assert.equal(await page.locator('#account').textContent(), '');
+  await page.getByLabel('Password', { exact: true }).fill('long enough now');
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  assert.equal(await page.locator('#account').textContent(), 'Account created for ada@example.com on the free plan.');
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(consoleSays, []);
   await page.close();
 });
 
@@ -153,6 +204,7 @@ test('a reload mid-conversation: same conversation, new clientId, the conversati
   await page.reload();
   await page.getByRole('textbox', { name: 'Message' }).and(page.locator(':enabled')).waitFor();
   await serverHasManifest(page, frames, { count: 2 });
+  await typeNameAndPassword(page);
   // The server saw the old page go and a new clientId take the conversation:
   // the old page's pending confirmation expired, and the agent said so.
   const expired = await waitForTranscript(page, acknowledged);
@@ -213,6 +265,8 @@ test('a page load that takes the conversation re-binds it; the previous page’s
   // A second load of the app (same session cookie) re-opens the conversation
   // with a new clientId while the first page is still open.
   const { page: second, frames: secondFrames } = await openApp();
+  // The fill ran on the first page: the person types the email here too (the form requires it).
+  await second.getByLabel('Email').fill('ada@example.com');
   const [secondManifest] = manifests(secondFrames);
   assert.notEqual(secondManifest.clientId, firstManifest.clientId);
   assert.deepEqual((await transcriptOf(second)).map((e) => e.kind).slice(0, 2), ['user', 'tool']);
@@ -295,6 +349,7 @@ describe('the Echo mode, through soketi', () => {
     page.on('websocket', (socket) => sockets.push(new URL(socket.url()).pathname));
     await page.goto(`${echoServer.url}?user=ada&echo=${soketi.key}@${soketi.host}:${soketi.port}`);
     await page.getByRole('textbox', { name: 'Message' }).and(page.locator(':enabled')).waitFor();
+    await typeNameAndPassword(page);
     const { conversation } = await page.evaluate(async () => (await fetch('/api/session')).json());
     const channel = `private-toolmark.ada.${conversation}`;
     const deadline = Date.now() + 10000;

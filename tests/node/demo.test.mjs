@@ -34,6 +34,8 @@ test('the headless demo: filled, confirmation asked, approved, acknowledged', ()
   assert.match(lines[6], /^confirmation +signup\.submit → ok$/);
   assert.match(lines[7], /^agent +Done: you approved it and the form was submitted\.$/);
   assert.match(out, /The page says: Account created for ada@example\.com on the free plan\./);
+  assert.match(out, /✓ no errors in the console/);
+  assert.doesNotMatch(`${out}\n${stderr}`, /console error|page error|401/);
 });
 
 test('the headless demo can reject', () => {
@@ -42,4 +44,5 @@ test('the headless demo can reject', () => {
   assert.match(out, /^confirmation +signup\.submit → cancelled$/m);
   assert.match(out, /^agent +Understood: you rejected it, so nothing was submitted\.$/m);
   assert.match(out, /The page says: \(no account created\)/);
+  assert.match(out, /✓ no errors in the console/);
 });

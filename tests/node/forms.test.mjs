@@ -377,3 +377,45 @@ test('sensitive: a declared path is redacted inside a parent value (card.number 
   assert.deepEqual(out.read.data, { codes: ['[redacted]', 'open'] });
   for (const secret of ['4000000000000002', '4111111111111111', '1234']) assert.ok(!out.sent.includes(secret), `${secret} never sent`);
 });
+
+test('required fields: minLength 1 in the fill schema; a submit of the form failing its constraints submits nothing and names the fields', async () => {
+  await openForm();
+  const out = await page.evaluate(async () => {
+    const { formTools } = await import('/pkg/index.js');
+    const required = document.createElement('form');
+    required.setAttribute('aria-label', 'account');
+    required.innerHTML = '<input name="user" required><input name="secret" type="password" required pattern=".{8,}"><input name="note">';
+    const sent = [];
+    required.addEventListener('submit', (event) => {
+      event.preventDefault();
+      sent.push(Object.fromEntries(new FormData(required)));
+    });
+    document.body.append(required);
+    formTools(required, { scope: tm.scope('account') });
+    const described = await agent.describe('account.fill');
+    const empty = await tm.call('account.submit', {}, { caller: 'human' });
+    required.elements.user.value = 'ann';
+    required.elements.secret.value = 'short'; // (minlength would not apply: only to values a person typed)
+    const short = await tm.call('account.submit', {}, { caller: 'human' });
+    const emptyFill = await agent.call('account.fill', { user: '' });
+    required.elements.user.value = 'ann';
+    required.elements.secret.value = 'long enough';
+    const valid = await tm.call('account.submit', {}, { caller: 'human' });
+    return { properties: described.data.inputSchema.properties, empty, short, emptyFill, valid, sent };
+  });
+  assert.deepEqual(out.properties, {
+    user: { type: 'string', minLength: 1 },
+    secret: { type: 'string', minLength: 1 },
+    note: { type: 'string' },
+  });
+  assert.equal(out.empty.status, 'ok');
+  assert.equal(out.empty.data.submitted, false);
+  assert.deepEqual(out.empty.data.invalid.map((issue) => issue.path), ['user', 'secret']);
+  assert.ok(out.empty.data.invalid.every((issue) => typeof issue.message === 'string' && issue.message.length > 0));
+  assert.deepEqual(out.short.data.invalid.map((issue) => issue.path), ['secret']);
+  assert.equal(out.emptyFill.status, 'invalid', 'a required field cannot be filled empty');
+  assert.deepEqual(out.emptyFill.issues.map((issue) => issue.path), ['user']);
+  assert.deepEqual(out.valid, { status: 'ok', data: { submitted: true } });
+  assert.deepEqual(out.sent, [{ user: 'ann', secret: 'long enough', note: '' }], 'only the valid form was submitted');
+  assert.deepEqual(page.errors, []);
+});

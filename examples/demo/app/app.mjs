@@ -26,8 +26,12 @@ const tm = createToolmark({
 
 // ---- the form -----------------------------------------------------------
 const signup = $('signup');
+// Email, name and a password of 8 or more characters are required (the
+// inputs' constraints): an invalid form is never submitted, by the person or
+// by the agent's submit tool, which answers with the fields at fault.
 signup.addEventListener('submit', (event) => {
   event.preventDefault();
+  if (!signup.checkValidity()) return;
   const data = new FormData(signup);
   $('account').textContent = `Account created for ${data.get('email')} on the ${data.get('plan')} plan.`;
 });
@@ -199,7 +203,7 @@ function askForLogin() {
 // A reloaded page re-opens the newest conversation of its session cookie.
 async function session() {
   const response = await fetch('/api/session');
-  if (response.ok) return response.json();
+  if (response.status === 200) return response.json(); // 204: not signed in yet
   const user = params.get('user');
   return user ? login(user) : askForLogin();
 }

@@ -161,7 +161,16 @@ fn acknowledge(history: &[Message]) -> Reply {
     let Some(result) = outcome else {
         return text("There is nothing to confirm.");
     };
+    let data = result.get("data").cloned().unwrap_or(Value::Null);
     text(match (crate::protocol::status(&result), field(&result, "code")) {
+        // formTools' submit of a form failing its constraints: nothing sent.
+        ("ok", _) if data.get("submitted") == Some(&Value::Bool(false)) => {
+            let issues = json!({ "issues": data.get("invalid").cloned().unwrap_or(Value::Null) });
+            format!(
+                "You approved it, but the form was not submitted ({}). Fill those in, then ask me again.",
+                describe_issues(&issues)
+            )
+        }
         ("ok", _) => "Done: you approved it and the form was submitted.".to_owned(),
         ("cancelled", _) => "Understood: you rejected it, so nothing was submitted.".to_owned(),
         ("refused", "confirmation_expired") => {
@@ -373,6 +382,26 @@ mod tests {
         assert_eq!(
             ack.text.as_deref(),
             Some("Understood: you rejected it, so nothing was submitted.")
+        );
+    }
+
+    #[test]
+    fn an_approved_submission_that_failed_is_reported_with_its_reason() {
+        let history = vec![Message::ToolResult {
+            tool_use_id: "u".into(),
+            confirm_id: Some("k".into()),
+            content: crate::llm::wrap_untrusted(&json!({
+                "status": "ok",
+                "data": {
+                    "submitted": false,
+                    "invalid": [{ "path": "name", "message": "Please fill out this field." }]
+                }
+            }))
+            .to_string(),
+        }];
+        assert_eq!(
+            scripted_step(&history, &[]).text.as_deref(),
+            Some("You approved it, but the form was not submitted (name: Please fill out this field.). Fill those in, then ask me again.")
         );
     }
 

@@ -88,9 +88,11 @@ async fn login(State(state): State<Arc<AppState>>, Json(body): Json<LoginBody>) 
         .into_response()
 }
 
+/// The session of the cookie; 204 without one (a page's first visit asks
+/// this before signing in: not an error, so no 401 in its console).
 async fn session(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
     let Some(user) = state.accounts.user(&headers) else {
-        return StatusCode::UNAUTHORIZED.into_response();
+        return StatusCode::NO_CONTENT.into_response();
     };
     let conversation = state.accounts.latest_conversation(&user);
     Json(json!({ "user": user, "conversation": conversation })).into_response()

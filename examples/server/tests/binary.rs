@@ -55,5 +55,5 @@ fn prints_its_url_and_serves_the_static_directory() {
     assert!(url.starts_with("http://127.0.0.1:"), "{line}");
     assert!(page.starts_with("HTTP/1.1 200"), "{page}");
     assert!(page.ends_with("<h1>the demo page</h1>"), "{page}");
-    assert!(session.starts_with("HTTP/1.1 401"), "{session}");
+    assert!(session.starts_with("HTTP/1.1 204"), "{session}");
 }
