@@ -1,9 +1,9 @@
 // npm run build: compiles the crate to WebAssembly and assembles pkg/.
 //
-// 1. cargo build --release --target wasm32-unknown-unknown
+// 1. cargo build --release --target wasm32-unknown-unknown (stable Rust, the
+//    release profile of Cargo.toml)
 // 2. wasm-bindgen --target web (the CLI version must equal the pinned crate)
-// 3. wasm-opt -Oz (binaryen from npm; Debian's is too old), then short
-//    import and export names, the glue rewritten to match
+// 3. wasm-opt (binaryen from npm: js/build/wasm-opt.mjs)
 // 4. the module is inlined (hex: ASCII only) and instantiated synchronously, so
 //    `import` is enough: no init() call, no fetch, no bundler plugin
 // 5. js/src copied in; the shim's modules and the glue bundled into core.js
@@ -15,6 +15,7 @@ import { build, buildSync, transformSync } from 'esbuild';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { homedir } from 'node:os';
+import { WASM_OPT_FEATURES, WASM_OPT_PASSES, wasmOptBin } from './wasm-opt.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = join(root, 'pkg');
@@ -79,6 +80,9 @@ function exportNames(entry) {
   return Object.values(metafile.outputs)[0].exports;
 }
 
+// A wasm-bindgen snippet path: `./snippets/<crate>-<hash>/js/src/<name>.js`.
+const SNIPPET = /^\.\/snippets\/[^/]+\/js\/src\/([\w-]+)\.js$/;
+
 async function bundleCore() {
   const owner = new Map();
   const reexports = CORE_ENTRIES.map((entry) => {
@@ -106,6 +110,20 @@ async function bundleCore() {
       setup(build) {
         build.onResolve({ filter: /\/bytes\.js$/ }, () => ({ path: './wasm/bytes.js', external: true }));
       },
+    }, {
+      // The core imports ToolmarkError from js/src/errors.js (src/wasm/error.rs),
+      // and the run context, the in-page agent's messages and the strict
+      // `JSON.stringify` from their files; wasm-bindgen's glue imports each
+      // from its copy in snippets/. Bundled as the package's own files, so
+      // there is one ToolmarkError class and `instanceof` holds.
+      name: 'snippets-as-package-files',
+      setup(build) {
+        build.onResolve({ filter: SNIPPET }, ({ path }) => {
+          const file = join(pkg, `${path.match(SNIPPET)[1]}.js`);
+          if (!existsSync(file)) throw new Error(`wasm-bindgen glue imports the snippet ${path}, which js/src does not have`);
+          return { path: file };
+        });
+      },
     }],
   });
   for (const { entry, names } of reexports) {
@@ -117,49 +135,16 @@ async function bundleCore() {
 
 // Its own target directory: the shipped build's flags differ from the tests'.
 const shippedTarget = join(root, 'target', 'shipped');
+const cargoWasm = join(shippedTarget, 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`);
 const rawWasm = join(bindgenOut, `${crateName}_bg.wasm`);
-const optWasm = join(bindgenOut, `${crateName}_opt.wasm`);
 const shippedWasm = join(bindgenOut, `${crateName}_shipped.wasm`);
-const namesFile = join(bindgenOut, 'minified-names.json');
+const glueFile = join(bindgenOut, `${crateName}.js`);
 if (jsOnly) {
-  if (!existsSync(shippedWasm) || !existsSync(namesFile)) throw new Error('no compiled module yet: npm run build');
+  if (!existsSync(shippedWasm) || !existsSync(glueFile)) throw new Error('no compiled module yet: npm run build');
 } else {
-  // 1. compile
-  // The crates' source paths (kept in the module for panic locations) made
-  // relative to the registry, std's sources and the crate: shorter, and the
-  // same on every machine.
-  const cargoHome = process.env.CARGO_HOME || join(homedir(), '.cargo');
-  const registry = join(cargoHome, 'registry', 'src');
-  const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
-  const remaps = [
-    `${root}/=`,
-    // std's own sources, when std is compiled with the module (below).
-    `${join(sysroot, 'lib', 'rustlib', 'src', 'rust')}/=`,
-    ...(existsSync(registry) ? readdirSync(registry).map((index) => `${join(registry, index)}/=`) : []),
-  ];
-  const rustflags = remaps.map((remap) => `"--remap-path-prefix=${remap}"`).join(', ');
-  // The standard library is compiled with the module (rustup's `rust-src`,
-  // which .ci/setup adds): `optimize_for_size` picks std's small code paths
-  // and `-Cpanic=immediate-abort` drops the panic machinery and its messages
-  // (a panic traps either way). 6.0 KB less of the budget line
-  // (docs/benchmarks.md, "The standard library built for size").
-  // `-Zlocation-detail=none`: the panic locations (file, line, column) that
-  // calls still pass are left empty, so no source path is kept for a panic
-  // that only traps (0.8 KB of the budget line). These are
-  // unstable cargo and rustc flags, opened on a stable toolchain by
-  // RUSTC_BOOTSTRAP=1 for this one build; without rust-src the build says so
-  // and uses the prebuilt std.
-  const buildStd = existsSync(join(sysroot, 'lib', 'rustlib', 'src', 'rust', 'library', 'std'));
-  const flags = [rustflags];
-  const cargoArgs = ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown', '--target-dir', shippedTarget];
-  if (buildStd) {
-    flags.push('"-Zunstable-options"', '"-Cpanic=immediate-abort"', '"-Zlocation-detail=none"');
-    cargoArgs.push('-Zbuild-std=std,panic_abort', '-Zbuild-std-features=optimize_for_size');
-  } else {
-    console.error('build: no rust-src (rustup component add rust-src): std is not rebuilt for size, the module is about 12 KB larger');
-  }
-  run('cargo', [...cargoArgs, '--config', `target.wasm32-unknown-unknown.rustflags = [${flags.join(', ')}]`],
-    buildStd ? { env: { ...process.env, RUSTC_BOOTSTRAP: '1' } } : {});
+  // 1. compile (stable Rust; the release profile in Cargo.toml)
+  run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown', '--target-dir', shippedTarget,
+    '--config', `target.wasm32-unknown-unknown.rustflags = [${remapFlags().join(', ')}]`]);
 
   // 2. bindgen, with a version check: a mismatch fails at runtime otherwise
   const want = pinnedBindgenVersion();
@@ -169,88 +154,35 @@ if (jsOnly) {
   }
   rmSync(bindgenOut, { recursive: true, force: true });
   // --omit-default-module-path: no `new URL('…_bg.wasm', import.meta.url)`
-  // default for bundlers to follow (the module is inlined, no such file ships);
+  // default for bundlers to follow (the module is passed in by the loader);
   // --encode-into always: every supported host has TextEncoder#encodeInto.
   // The generated .d.ts stays in target/bindgen (tests/node/declarations.test.mjs
   // checks the package's declarations against it); it does not ship.
   run('wasm-bindgen', [
     '--target', 'web', '--omit-default-module-path', '--encode-into', 'always',
-    '--out-dir', bindgenOut, '--out-name', crateName,
-    join(shippedTarget, 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`),
+    '--out-dir', bindgenOut, '--out-name', crateName, cargoWasm,
   ]);
 
-  // 3. optimize for size (features: what rustc's wasm32 target enables by default).
-  //    --low-memory-unused: rustc lays the stack out first (data from 1 MiB up),
-  //    so nothing lives in the low 1 KiB and constant offsets may fold into
-  //    loads and stores; --flatten --rereloop rebuilds the control flow of
-  //    the once-optimized code, which the second -Oz then shrinks further
-  //    (1.1% smaller); --gufa (whole-module flow analysis) and a last -Oz
-  //    take another 0.4% of the gzipped module; --converge repeats it all
-  //    until it stops gaining. --strip-target-features: the custom section
-  //    that lists the features the module was built with (151 bytes; no
-  //    host reads it).
-  //    See docs/benchmarks.md, "Package size".
-  const wasmOpt = join(root, 'node_modules', '.bin', 'wasm-opt');
-  const features = [
-    '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
-    '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
-  ];
-  run(wasmOpt, [
-    '--low-memory-unused', '-Oz', '--flatten', '--rereloop', '-Oz', '--gufa', '-Oz', '--converge',
-    '--strip-debug', '--strip-producers', '--strip-target-features', ...features,
-    rawWasm, '-o', optWasm,
-  ]);
-
-  // 3b. short import, export and module names. wasm-bindgen names each
-  //     import `__wbg_<name>_<16 hex digits>` and some exports after their
-  //     full Rust paths (the closure shims' run to 300 characters); each
-  //     name is in the module and again in the glue, and the hashes do not
-  //     compress. binaryen renames them all (one module, `a`) and prints the
-  //     old and new names, by which the glue is rewritten below (module
-  //     −8.4 KB raw, budget −5.2 KB gzip: docs/benchmarks.md, "Package size").
-  const names = execFileSync(wasmOpt, ['--minify-imports-and-exports-and-modules', ...features, optWasm, '-o', shippedWasm], {
-    encoding: 'utf8',
-  });
-  writeFileSync(namesFile, names);
+  // 3. optimize for size: the passes measured smallest by gzip
+  //    (benches/wasm-opt-levels.mjs; docs/benchmarks.md, "Package size").
+  run(wasmOptBin, [...WASM_OPT_PASSES, ...WASM_OPT_FEATURES, rawWasm, '-o', shippedWasm]);
 }
 
 /**
- * The glue with the module's minified names (step 3b): `wasm.<export>`
- * read by its new name, and the import object one module, `a`, whose keys
- * are the new names (the snippets' imports taken from their namespaces).
- * Every name must be found exactly where the glue is expected to have it,
- * or the build fails: a glue of another shape is not patched by guess.
+ * The crates' source paths (kept in the module for panic locations) made
+ * relative to the registry, std's sources and the crate: shorter, and the
+ * same on every machine. A stable rustc flag, for `target.<wasm32>.rustflags`.
  */
-function renameInGlue(glue, { imports, exports }) {
-  const exported = new Map(exports);
-  let out = glue.replace(/\bwasm\.([A-Za-z_$][\w$]*)/g, (_, name) => {
-    if (!exported.has(name)) throw new Error(`wasm-bindgen glue reads wasm.${name}, which the module does not export`);
-    return `wasm.${exported.get(name)}`;
-  });
-  // Keyed by the path as wasm-bindgen wrote it, which is the module's import name.
-  const namespaces = new Map([...out.matchAll(/^import \* as (import\d+) from (['"])(.*?)\2/gm)].map((m) => [m[3], m[1]]));
-  const header = '    const import0 = {\n        __proto__: null,\n';
-  if (out.split(header).length !== 2) throw new Error('wasm-bindgen glue changed: no single `const import0 = {` found');
-  const fromSnippets = [];
-  for (const [module, name, short] of imports) {
-    if (module === `./${crateName}_bg.js`) {
-      const key = new RegExp(`^(\\s+)${name.replace(/\$/g, '\\$')}:`, 'gm');
-      let found = 0;
-      out = out.replace(key, (_, indent) => {
-        found += 1;
-        return `${indent}${short}:`;
-      });
-      if (found !== 1) throw new Error(`wasm-bindgen glue changed: import ${name} defined ${found} times`);
-    } else {
-      const namespace = namespaces.get(module);
-      if (!namespace) throw new Error(`wasm-bindgen glue changed: no namespace import of ${module}`);
-      fromSnippets.push(`        ${short}: ${namespace}.${name},\n`);
-    }
-  }
-  out = out.replace(header, () => header + fromSnippets.join(''));
-  const tables = /return \{\n        __proto__: null,\n(?:        "[^"]+": import\d+,\n)+    \};/;
-  if (!tables.test(out)) throw new Error('wasm-bindgen glue changed: no import object by module found');
-  return out.replace(tables, 'return { __proto__: null, a: import0 };');
+function remapFlags() {
+  const cargoHome = process.env.CARGO_HOME || join(homedir(), '.cargo');
+  const registry = join(cargoHome, 'registry', 'src');
+  const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
+  const remaps = [
+    `${root}/=`,
+    `${join(sysroot, 'lib', 'rustlib', 'src', 'rust')}/=`,
+    ...(existsSync(registry) ? readdirSync(registry).map((index) => `${join(registry, index)}/=`) : []),
+  ];
+  return remaps.map((remap) => `"--remap-path-prefix=${remap}"`);
 }
 
 // 4. assemble pkg/
@@ -258,19 +190,9 @@ rmSync(pkg, { recursive: true, force: true });
 mkdirSync(join(pkg, 'wasm'), { recursive: true });
 cpSync(join(root, 'js', 'src'), pkg, { recursive: true });
 
-// The core imports ToolmarkError from js/src/errors.js (src/wasm/error.rs),
-// and the run context, the in-page agent's messages and the strict
-// `JSON.stringify` from their files;
-// wasm-bindgen copies each into snippets/. The glue imports the package's
-// own files instead (bundled into core.js), so there is one ToolmarkError
-// class and `instanceof` holds.
-const snippetImport = /from (['"])\.\/snippets\/[^'"]*\/js\/src\/([\w-]+)\.js\1/g;
-const rawGlue = readFileSync(join(bindgenOut, `${crateName}.js`), 'utf8');
-const snippets = [...rawGlue.matchAll(snippetImport)].map((match) => match[2]);
-for (const name of ['errors', 'context', 'agent-messages', 'strict-json']) {
-  if (!snippets.includes(name)) throw new Error(`wasm-bindgen glue changed: no import of the ${name}.js snippet found`);
-}
-const glue = renameInGlue(rawGlue, JSON.parse(readFileSync(namesFile, 'utf8'))).replace(snippetImport, "from '../$2.js'");
+// The glue as wasm-bindgen wrote it (bundled into core.js; its snippet
+// imports resolved to the package's own files there: bundleCore).
+const glue = readFileSync(glueFile, 'utf8');
 if (glue.includes('import.meta.url')) throw new Error('wasm-bindgen glue resolves a .wasm URL: bundlers would follow it');
 writeFileSync(join(pkg, 'wasm', `${crateName}.js`), glue);
 

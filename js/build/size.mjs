@@ -9,14 +9,14 @@
 // --twiggy adds the module's 20 largest functions and its size by crate:
 // it rebuilds a copy of the module with names (wasm-opt with the build's
 // passes and -g, on target/bindgen's output of `npm run build`) and reads
-// it with twiggy (`cargo install twiggy`). The copy keeps wasm-bindgen's
-// long import and export names, which the shipped module has shortened.
+// it with twiggy (`cargo install twiggy`).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { WASM_OPT_FEATURES, WASM_OPT_LEVEL, wasmOptBin } from './wasm-opt.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = join(root, 'pkg');
@@ -83,11 +83,7 @@ function twiggy() {
   const dir = mkdtempSync(join(tmpdir(), 'toolmark-size-'));
   try {
     const named = join(dir, 'named.wasm');
-    execFileSync(join(root, 'node_modules', '.bin', 'wasm-opt'), [
-      '--low-memory-unused', '-Oz', '--flatten', '--rereloop', '-Oz', '--gufa', '-Oz', '--converge', '-g',
-      '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
-      '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue', input, '-o', named,
-    ]);
+    execFileSync(wasmOptBin, [...WASM_OPT_LEVEL, '-g', ...WASM_OPT_FEATURES, input, '-o', named]);
     const csv = execFileSync('twiggy', ['top', '-n', '100000', '-f', 'csv', named], { encoding: 'utf8', maxBuffer: 64 << 20 });
     const items = csv.trim().split('\n').slice(1).map((line) => {
       const at = line.lastIndexOf(',', line.lastIndexOf(',', line.lastIndexOf(',') - 1) - 1);
