@@ -14,8 +14,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFi
 import { build, buildSync, transformSync } from 'esbuild';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { homedir } from 'node:os';
-import { WASM_OPT_FEATURES, WASM_OPT_PASSES, wasmOptBin } from './wasm-opt.mjs';
+import { cargoBuildArgs, WASM_OPT_FEATURES, WASM_OPT_PASSES, wasmOptBin } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = join(root, 'pkg');
@@ -143,8 +142,7 @@ if (jsOnly) {
   if (!existsSync(shippedWasm) || !existsSync(glueFile)) throw new Error('no compiled module yet: npm run build');
 } else {
   // 1. compile (stable Rust; the release profile in Cargo.toml)
-  run('cargo', ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown', '--target-dir', shippedTarget,
-    '--config', `target.wasm32-unknown-unknown.rustflags = [${remapFlags().join(', ')}]`]);
+  run('cargo', cargoBuildArgs(shippedTarget));
 
   // 2. bindgen, with a version check: a mismatch fails at runtime otherwise
   const want = pinnedBindgenVersion();
@@ -166,23 +164,6 @@ if (jsOnly) {
   // 3. optimize for size: the passes measured smallest by gzip
   //    (benches/wasm-opt-levels.mjs; docs/benchmarks.md, "Package size").
   run(wasmOptBin, [...WASM_OPT_PASSES, ...WASM_OPT_FEATURES, rawWasm, '-o', shippedWasm]);
-}
-
-/**
- * The crates' source paths (kept in the module for panic locations) made
- * relative to the registry, std's sources and the crate: shorter, and the
- * same on every machine. A stable rustc flag, for `target.<wasm32>.rustflags`.
- */
-function remapFlags() {
-  const cargoHome = process.env.CARGO_HOME || join(homedir(), '.cargo');
-  const registry = join(cargoHome, 'registry', 'src');
-  const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
-  const remaps = [
-    `${root}/=`,
-    `${join(sysroot, 'lib', 'rustlib', 'src', 'rust')}/=`,
-    ...(existsSync(registry) ? readdirSync(registry).map((index) => `${join(registry, index)}/=`) : []),
-  ];
-  return remaps.map((remap) => `"--remap-path-prefix=${remap}"`);
 }
 
 // 4. assemble pkg/
