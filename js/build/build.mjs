@@ -197,9 +197,8 @@ const digit = (c) => (c & 15) + (c >> 6) * 9;
 function decode() {
   // Native (Chrome 140+, Firefox 133+, Safari 18.2+, Node 25+).
   if (typeof Uint8Array.fromHex === 'function') return Uint8Array.fromHex(hex);
-  // Node before 25.
-  if (typeof Buffer === 'function') return Buffer.from(hex, 'hex');
-  // Older browsers, workers and extension pages.
+  // Older hosts. Not Node's Buffer: naming it makes browser bundlers
+  // (Parcel) add a polyfill to the app.
   const out = new Uint8Array(hex.length >> 1);
   for (let i = 0, j = 0; i < out.length; i++, j += 2) out[i] = (digit(hex.charCodeAt(j)) << 4) | digit(hex.charCodeAt(j + 1));
   return out;
