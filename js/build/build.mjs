@@ -10,6 +10,7 @@
 //    (the entry files re-export it), schemas emitted from the Rust source of
 //    truth, package.json from pkg-template/
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { build, buildSync, transformSync } from 'esbuild';
 import { dirname, join, relative } from 'node:path';
@@ -144,6 +145,23 @@ if (jsOnly) {
   // 1. compile (stable Rust; the release profile in Cargo.toml)
   run('cargo', cargoBuildArgs(shippedTarget));
 
+  // wasm-bindgen and wasm-opt take most of a rebuild; skipped when cargo's
+  // output, the wasm-bindgen version and the passes are those of the last
+  // successful build (its stamp; cargo itself is incremental).
+  const stamp = join(bindgenOut, 'stamp');
+  const inputs = createHash('sha256')
+    .update(readFileSync(cargoWasm))
+    .update(JSON.stringify([pinnedBindgenVersion(), execFileSync(wasmOptBin, ['--version'], { encoding: 'utf8' }), WASM_OPT_PASSES, WASM_OPT_FEATURES]))
+    .digest('hex');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === inputs && existsSync(shippedWasm) && existsSync(glueFile)) {
+    console.error('build: the compiled module is unchanged: wasm-bindgen and wasm-opt skipped');
+  } else {
+    bindgenAndOptimize();
+    writeFileSync(stamp, inputs);
+  }
+}
+
+function bindgenAndOptimize() {
   // 2. bindgen, with a version check: a mismatch fails at runtime otherwise
   const want = pinnedBindgenVersion();
   const have = execFileSync('wasm-bindgen', ['--version'], { encoding: 'utf8' }).trim().split(' ')[1];

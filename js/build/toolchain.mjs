@@ -1,6 +1,7 @@
 // The cargo and wasm-opt invocations of `npm run build`, shared with
 // `npm run size -- --twiggy` and benches/wasm-opt-levels.mjs (which measures
 // the choices). binaryen comes from npm (Debian's is too old).
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -28,14 +29,20 @@ export const WASM_OPT_PASSES = [...WASM_OPT_LEVEL, ...WASM_OPT_STRIP];
 
 /**
  * The crates' source paths (kept in the module for panic locations) made
- * relative to the registry and the crate: shorter, and the
- * same on every machine. A stable rustc flag, for `target.<wasm32>.rustflags`.
+ * relative to the registry, std's sources and the crate: shorter, and the
+ * same on every machine. std's paths are `/rustc/<commit>/library/…`, or
+ * its sources in the sysroot when rustup's `rust-src` is installed. A
+ * stable rustc flag, for `target.<wasm32>.rustflags`.
  */
 function remapFlags() {
   const cargoHome = process.env.CARGO_HOME || join(homedir(), '.cargo');
   const registry = join(cargoHome, 'registry', 'src');
+  const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
+  const commit = execFileSync('rustc', ['-vV'], { encoding: 'utf8' }).match(/^commit-hash: (\w+)$/m)?.[1];
   const remaps = [
     `${root}/=`,
+    `${join(sysroot, 'lib', 'rustlib', 'src', 'rust')}/=`,
+    ...(commit ? [`/rustc/${commit}/=`] : []),
     ...(existsSync(registry) ? readdirSync(registry).map((index) => `${join(registry, index)}/=`) : []),
   ];
   return remaps.map((remap) => `"--remap-path-prefix=${remap}"`);
