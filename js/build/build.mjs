@@ -93,22 +93,35 @@ async function bundleCore() {
     }
     return { entry, names };
   });
+  const contents = reexports.map(({ entry, names }) => `export { ${names.join(', ')} } from './${entry}';`).join('\n');
+  await bundleEntries(contents, 'core.js', null);
+  // The slim entry's core: the same modules, its loader instantiating the
+  // module that `initialize` compiled (wasm/slim-module.js, shared by both).
+  await bundleEntries(contents, 'slim-core.js', join(pkg, 'wasm', 'slim-loader.js'));
+  await bundleSlimEntry(reexports);
+  for (const { entry, names } of reexports) {
+    const core = relative(dirname(join(pkg, entry)), join(pkg, 'core.js')).replace(/^(?!\.)/, './');
+    writeFileSync(join(pkg, entry), `export { ${names.join(', ')} } from '${core}';\n`);
+  }
+  for (const file of [...BUNDLED_AWAY, 'wasm/slim-loader.js']) rmSync(join(pkg, file));
+}
+
+/** Bundles `contents` (re-exports of the entries) into `outfile`; `loader`: the loader to bundle instead of wasm/loader.js. */
+async function bundleEntries(contents, outfile, loader) {
   await build({
-    stdin: {
-      contents: reexports.map(({ entry, names }) => `export { ${names.join(', ')} } from './${entry}';`).join('\n'),
-      resolveDir: pkg,
-      loader: 'js',
-    },
+    stdin: { contents, resolveDir: pkg, loader: 'js' },
     bundle: true,
     format: 'esm',
     minify: true,
     legalComments: 'none',
     target: 'es2020',
-    outfile: join(pkg, 'core.js'),
+    outfile: join(pkg, outfile),
     plugins: [{
-      name: 'module-bytes-apart',
+      name: 'module-apart',
       setup(build) {
         build.onResolve({ filter: /\/bytes\.js$/ }, () => ({ path: './wasm/bytes.js', external: true }));
+        build.onResolve({ filter: /\/slim-module\.js$/ }, () => ({ path: './wasm/slim-module.js', external: true }));
+        if (loader) build.onResolve({ filter: /\/wasm\/loader\.js$/ }, () => ({ path: loader }));
       },
     }, {
       // The core imports ToolmarkError from js/src/errors.js (src/wasm/error.rs),
@@ -126,11 +139,96 @@ async function bundleCore() {
       },
     }],
   });
-  for (const { entry, names } of reexports) {
-    const core = relative(dirname(join(pkg, entry)), join(pkg, 'core.js')).replace(/^(?!\.)/, './');
-    writeFileSync(join(pkg, entry), `export { ${names.join(', ')} } from '${core}';\n`);
+}
+
+/**
+ * `slim.js`: every core entry's exports, bound once `initialize(source)` has
+ * compiled the bare module and imported slim-core.js; before, each function
+ * export throws, saying so (values are undefined). Its declarations re-export
+ * the entries' declarations.
+ */
+async function bundleSlimEntry(reexports) {
+  const core = await import(pathToFileURL(join(pkg, 'core.js')).href);
+  const names = reexports.flatMap(({ names }) => names);
+  const functions = names.filter((name) => typeof core[name] === 'function');
+  const values = names.filter((name) => typeof core[name] !== 'function');
+  const source = `import { provide } from './wasm/slim-module.js';
+import { withCspHint } from './wasm-csp.js';
+
+const notReady = (name) => function () {
+  throw new Error('@toolmark/bridge-wasm/slim: ' + name + ' used before initialize() resolved: await initialize(source) first');
+};
+${functions.map((name) => `export let ${name} = notReady('${name}');`).join('\n')}
+${values.map((name) => `export let ${name};`).join('\n')}
+
+let started;
+
+export function initialize(source) {
+  started ??= load(source).catch((error) => {
+    started = undefined;
+    throw error;
+  });
+  return started;
+}
+
+async function load(source) {
+  provide(await compile(source));
+  const core = await import('./slim-core.js');
+  ${names.map((name) => `${name} = core.${name};`).join('\n  ')}
+}
+
+async function compile(source) {
+  try {
+    source = await source;
+    if (source instanceof WebAssembly.Module) return source;
+    if (typeof source === 'string' || source instanceof URL) source = await fetch(source);
+    if (typeof Response === 'function' && source instanceof Response) {
+      if (!source.ok) throw new Error('@toolmark/bridge-wasm/slim: fetching the module failed: HTTP ' + source.status + ' at ' + source.url);
+      // Streaming compiles while the bytes arrive; it needs the module's MIME type.
+      if (typeof WebAssembly.compileStreaming === 'function' && (source.headers.get('content-type') || '').startsWith('application/wasm')) {
+        return await WebAssembly.compileStreaming(source);
+      }
+      return await WebAssembly.compile(await source.arrayBuffer());
+    }
+    return await WebAssembly.compile(source);
+  } catch (error) {
+    throw withCspHint(error);
   }
-  for (const file of BUNDLED_AWAY) rmSync(join(pkg, file));
+}
+`;
+  await build({
+    stdin: { contents: source, resolveDir: pkg, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    minify: true,
+    legalComments: 'none',
+    target: 'es2020',
+    outfile: join(pkg, 'slim.js'),
+    plugins: [{
+      name: 'core-apart',
+      setup(build) {
+        build.onResolve({ filter: /^\.\/(slim-core|wasm\/slim-module)\.js$/ }, ({ path }) => ({ path, external: true }));
+      },
+    }],
+  });
+  writeFileSync(join(pkg, 'slim.d.ts'), `// @toolmark/bridge-wasm/slim: the same API as the other entries, with the
+// module loaded from its own file (wasm/toolmark_bridge.wasm, exported as
+// "@toolmark/bridge-wasm/toolmark_bridge.wasm") by \`initialize\`, for apps
+// that stream-compile and cache it. Every export is usable once the promise
+// \`initialize\` returns has resolved; a function called before throws, and
+// ${values.join(', ')} are undefined until then.
+${reexports.map(({ entry }) => `export * from './${entry}';`).join('\n')}
+
+/**
+ * Compiles and instantiates the module; once. \`source\`: a
+ * \`WebAssembly.Module\`, the module's URL (a string or \`URL\`, fetched), a
+ * fetch \`Response\` or a promise of one (compiled while it streams when served
+ * as \`application/wasm\`), or the module's bytes (\`ArrayBuffer\` or a typed
+ * array). A second call returns the first call's promise; after a failure,
+ * a call tries again.
+ */
+export function initialize(source: object | string | PromiseLike<object>): Promise<void>;
+`);
 }
 
 // Its own target directory: the shipped build's flags differ from the tests'.
@@ -197,6 +295,8 @@ writeFileSync(join(pkg, 'wasm', `${crateName}.js`), glue);
 
 const bytes = readFileSync(shippedWasm);
 writeFileSync(join(pkg, 'wasm', 'bytes.js'), inlineModule(bytes));
+// The bare module, for the slim entry.
+writeFileSync(join(pkg, 'wasm', `${crateName}.wasm`), bytes);
 // The module's exports as the glue names them (its class and functions; not
 // initSync or the async default loader, which the shim never uses).
 const exported = [...glue.matchAll(/^export (?:class|function) (\w+)/gm)].map((match) => match[1]);
@@ -233,6 +333,32 @@ try {
 // drop the module that initializes them; named one by one (not the glue's
 // namespace), so bundlers leave the glue's unused async loader out.
 export const wasm = { ${exported.join(', ')} };
+`,
+);
+writeFileSync(
+  join(pkg, 'wasm', 'slim-loader.js'),
+  `// Generated by js/build/build.mjs: instantiates the module the slim entry's initialize() compiled.
+import { module } from './slim-module.js';
+import { withCspHint } from '../wasm-csp.js';
+import { initSync, ${exported.join(', ')} } from './${crateName}.js';
+
+try {
+  initSync({ module });
+} catch (error) {
+  throw withCspHint(error);
+}
+
+export const wasm = { ${exported.join(', ')} };
+`,
+);
+writeFileSync(
+  join(pkg, 'wasm', 'slim-module.js'),
+  `// Generated by js/build/build.mjs: the compiled module, handed from slim.js's initialize() to slim-core.js.
+export let module;
+
+export function provide(compiled) {
+  module = compiled;
+}
 `,
 );
 

@@ -1,6 +1,6 @@
 // npm run size: raw, gzip (level 9) and brotli (quality 11) sizes of every
-// file shipped in pkg/, the total of what the size budget counts (all
-// shipped .js and .wasm except the React entry, without .d.ts), and beside
+// file shipped in pkg/, the total of what the size budget counts (every
+// shipped .js except the React and the slim entry's), and beside
 // it the peer a user would pick instead, @mcp-b/global's self-contained
 // script (a devDependency, measured the same way in the same run).
 //
@@ -8,7 +8,8 @@
 //
 // Then what an app ships, three ways: small apps bundled against pkg/ by
 // esbuild (minified, ESM, browser platform), the inlined module included:
-// in-page only, `bridge` + `websocketTransport`, and every entry's exports.
+// in-page only, `bridge` + `websocketTransport`, and every entry's exports;
+// and the slim entry's bundle with the bare .wasm it loads.
 // And the size of the boundary's source: lines in src/wasm/ (all .rs) and
 // the `#[wasm_bindgen_test]` tests in the repository.
 //
@@ -48,8 +49,10 @@ const sizesOf = (data, file) => {
 };
 const rows = walk(pkg).sort().map((path) => sizes(path, relative(pkg, path)));
 
+// The inline entries' files: the slim entry (slim*.js, wasm/slim-module.js and
+// the bare .wasm) is the alternative to them, not an addition.
 const counted = (row) =>
-  /\.(js|wasm)$/.test(row.file) && !row.file.endsWith('.d.ts') && !row.file.startsWith('react');
+  /\.js$/.test(row.file) && !row.file.startsWith('react') && !/(^|\/)slim/.test(row.file);
 const sum = (list, key) => list.reduce((total, row) => total + row[key], 0);
 const pad = (value, width) => String(value).padStart(width);
 const width = Math.max(...rows.map((row) => row.file.length), 28);
@@ -59,7 +62,7 @@ for (const row of rows) {
   console.log(`${row.file.padEnd(width)} ${pad(row.raw, 9)} ${pad(row.gzip, 9)} ${pad(row.brotli, 9)}`);
 }
 const budget = rows.filter(counted);
-for (const [label, list] of [['total (all files)', rows], ['budget (.js + .wasm, no react)', budget]]) {
+for (const [label, list] of [['total (all files)', rows], ['budget (.js, no react, no slim)', budget]]) {
   console.log(`${label.padEnd(width)} ${pad(sum(list, 'raw'), 9)} ${pad(sum(list, 'gzip'), 9)} ${pad(sum(list, 'brotli'), 9)}`);
 }
 const kb = (bytes) => (bytes / 1000).toFixed(1);
@@ -100,7 +103,10 @@ async function appSizes() {
       '@toolmark/bridge-wasm/bridge/websocket': ['websocketTransport'],
     }],
     ['everything (every entry\'s exports; react itself external)',
-      Object.fromEntries(entries.map(({ specifier, names }) => [specifier, names]))],
+      Object.fromEntries(entries.filter(({ specifier }) => !specifier.endsWith('/slim')).map(({ specifier, names }) => [specifier, names]))],
+    ['slim: initialize, createToolmark, bridge, websocketTransport (+ the .wasm below)', {
+      '@toolmark/bridge-wasm/slim': ['initialize', 'createToolmark', 'bridge', 'websocketTransport'],
+    }],
   ];
   const dir = mkdtempSync(join(tmpdir(), 'toolmark-apps-'));
   try {
@@ -119,6 +125,11 @@ async function appSizes() {
         write: false, outfile: join(dir, 'out.js'), external: ['react'], legalComments: 'none', logLevel: 'error',
       });
       const row = sizesOf(Buffer.from(outputFiles[0].contents), label);
+      console.log(`${row.file.padEnd(appWidth)} ${pad(row.raw, 9)} ${pad(row.gzip, 9)} ${pad(row.brotli, 9)}`);
+    }
+    const bare = join(pkg, 'wasm', 'toolmark_bridge.wasm');
+    if (existsSync(bare)) {
+      const row = sizes(bare, 'slim: the bare module, wasm/toolmark_bridge.wasm');
       console.log(`${row.file.padEnd(appWidth)} ${pad(row.raw, 9)} ${pad(row.gzip, 9)} ${pad(row.brotli, 9)}`);
     }
   } finally {
