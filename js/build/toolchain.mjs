@@ -21,9 +21,10 @@ export const WASM_OPT_FEATURES = [
 // features the module was built with.
 export const WASM_OPT_STRIP = ['--strip-debug', '--strip-producers', '--strip-target-features'];
 
-// The optimization passes (the smallest module by gzip: docs/benchmarks.md,
-// "Package size").
-export const WASM_OPT_LEVEL = ['-Oz'];
+// The optimization passes: -O1 gives the smallest module by gzip (2% under
+// -Oz, though 6% larger raw: -Oz's size passes make code that compresses
+// worse; benches/wasm-opt-levels.mjs, docs/benchmarks.md "Package size").
+export const WASM_OPT_LEVEL = ['-O1'];
 
 export const WASM_OPT_PASSES = [...WASM_OPT_LEVEL, ...WASM_OPT_STRIP];
 
