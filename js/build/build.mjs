@@ -1,20 +1,21 @@
 // npm run build: compiles the crate to WebAssembly and assembles pkg/.
 //
-// 1. cargo build --release --target wasm32-unknown-unknown
+// 1. cargo build --release --target wasm32-unknown-unknown (stable Rust, the
+//    release profile of Cargo.toml)
 // 2. wasm-bindgen --target web (the CLI version must equal the pinned crate)
-// 3. wasm-opt -Oz (binaryen from npm; Debian's is too old), then short
-//    import and export names, the glue rewritten to match
+// 3. wasm-opt (binaryen from npm: js/build/wasm-opt.mjs)
 // 4. the module is inlined (hex: ASCII only) and instantiated synchronously, so
 //    `import` is enough: no init() call, no fetch, no bundler plugin
 // 5. js/src copied in; the shim's modules and the glue bundled into core.js
 //    (the entry files re-export it), schemas emitted from the Rust source of
 //    truth, package.json from pkg-template/
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { build, buildSync, transformSync } from 'esbuild';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { homedir } from 'node:os';
+import { cargoBuildArgs, WASM_OPT_FEATURES, WASM_OPT_PASSES, wasmOptBin } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = join(root, 'pkg');
@@ -69,7 +70,7 @@ function minifyShippedJs(dir = pkg) {
  * the inlined module stays in `wasm/bytes.js`.
  */
 const CORE_ENTRIES = ['index.js', 'bridge/index.js', 'bridge/in-page.js', 'bridge/post-message.js', 'bridge/websocket.js', 'bridge/echo.js', 'protocol/index.js', 'webmcp/index.js'];
-const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'context.js', 'agent-messages.js', 'strict-json.js', 'forms.js', 'internal.js',
+const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'context.js', 'agent-messages.js', 'strict-json.js', 'forms.js', 'internal.js', 'wasm-csp.js',
   'wasm/loader.js', `wasm/${crateName}.js`];
 
 function exportNames(entry) {
@@ -78,6 +79,9 @@ function exportNames(entry) {
   });
   return Object.values(metafile.outputs)[0].exports;
 }
+
+// A wasm-bindgen snippet path: `./snippets/<crate>-<hash>/js/src/<name>.js`.
+const SNIPPET = /^\.\/snippets\/[^/]+\/js\/src\/([\w-]+)\.js$/;
 
 async function bundleCore() {
   const owner = new Map();
@@ -89,78 +93,173 @@ async function bundleCore() {
     }
     return { entry, names };
   });
+  const contents = reexports.map(({ entry, names }) => `export { ${names.join(', ')} } from './${entry}';`).join('\n');
+  await bundleEntries(contents, 'core.js', null);
+  // The slim entry's core: the same modules, its loader instantiating the
+  // module that `initialize` compiled (wasm/slim-module.js, shared by both).
+  await bundleEntries(contents, 'slim-core.js', join(pkg, 'wasm', 'slim-loader.js'));
+  await bundleSlimEntry(reexports);
+  for (const { entry, names } of reexports) {
+    const core = relative(dirname(join(pkg, entry)), join(pkg, 'core.js')).replace(/^(?!\.)/, './');
+    writeFileSync(join(pkg, entry), `export { ${names.join(', ')} } from '${core}';\n`);
+  }
+  for (const file of [...BUNDLED_AWAY, 'wasm/slim-loader.js']) rmSync(join(pkg, file));
+}
+
+/** Bundles `contents` (re-exports of the entries) into `outfile`; `loader`: the loader to bundle instead of wasm/loader.js. */
+async function bundleEntries(contents, outfile, loader) {
   await build({
-    stdin: {
-      contents: reexports.map(({ entry, names }) => `export { ${names.join(', ')} } from './${entry}';`).join('\n'),
-      resolveDir: pkg,
-      loader: 'js',
-    },
+    stdin: { contents, resolveDir: pkg, loader: 'js' },
     bundle: true,
     format: 'esm',
     minify: true,
     legalComments: 'none',
     target: 'es2020',
-    outfile: join(pkg, 'core.js'),
+    outfile: join(pkg, outfile),
     plugins: [{
-      name: 'module-bytes-apart',
+      name: 'module-apart',
       setup(build) {
         build.onResolve({ filter: /\/bytes\.js$/ }, () => ({ path: './wasm/bytes.js', external: true }));
+        build.onResolve({ filter: /\/slim-module\.js$/ }, () => ({ path: './wasm/slim-module.js', external: true }));
+        if (loader) build.onResolve({ filter: /\/wasm\/loader\.js$/ }, () => ({ path: loader }));
+      },
+    }, {
+      // The core imports ToolmarkError from js/src/errors.js (src/wasm/error.rs),
+      // and the run context, the in-page agent's messages and the strict
+      // `JSON.stringify` from their files; wasm-bindgen's glue imports each
+      // from its copy in snippets/. Bundled as the package's own files, so
+      // there is one ToolmarkError class and `instanceof` holds.
+      name: 'snippets-as-package-files',
+      setup(build) {
+        build.onResolve({ filter: SNIPPET }, ({ path }) => {
+          const file = join(pkg, `${path.match(SNIPPET)[1]}.js`);
+          if (!existsSync(file)) throw new Error(`wasm-bindgen glue imports the snippet ${path}, which js/src does not have`);
+          return { path: file };
+        });
       },
     }],
   });
-  for (const { entry, names } of reexports) {
-    const core = relative(dirname(join(pkg, entry)), join(pkg, 'core.js')).replace(/^(?!\.)/, './');
-    writeFileSync(join(pkg, entry), `export { ${names.join(', ')} } from '${core}';\n`);
+}
+
+/**
+ * `slim.js`: every core entry's exports, bound once `initialize(source)` has
+ * compiled the bare module and imported slim-core.js; before, each function
+ * export throws, saying so (values are undefined). Its declarations re-export
+ * the entries' declarations.
+ */
+async function bundleSlimEntry(reexports) {
+  const core = await import(pathToFileURL(join(pkg, 'core.js')).href);
+  const names = reexports.flatMap(({ names }) => names);
+  const functions = names.filter((name) => typeof core[name] === 'function');
+  const values = names.filter((name) => typeof core[name] !== 'function');
+  const source = `import { provide } from './wasm/slim-module.js';
+import { withCspHint } from './wasm-csp.js';
+
+const notReady = (name) => function () {
+  throw new Error('@toolmark/bridge-wasm/slim: ' + name + ' used before initialize() resolved: await initialize(source) first');
+};
+${functions.map((name) => `export let ${name} = notReady('${name}');`).join('\n')}
+${values.map((name) => `export let ${name};`).join('\n')}
+
+let started;
+
+export function initialize(source) {
+  started ??= load(source).catch((error) => {
+    started = undefined;
+    throw error;
+  });
+  return started;
+}
+
+async function load(source) {
+  provide(await compile(source));
+  const core = await import('./slim-core.js');
+  ${names.map((name) => `${name} = core.${name};`).join('\n  ')}
+}
+
+async function compile(source) {
+  try {
+    source = await source;
+    if (source instanceof WebAssembly.Module) return source;
+    if (typeof source === 'string' || source instanceof URL) source = await fetch(source);
+    if (typeof Response === 'function' && source instanceof Response) {
+      if (!source.ok) throw new Error('@toolmark/bridge-wasm/slim: fetching the module failed: HTTP ' + source.status + ' at ' + source.url);
+      // Streaming compiles while the bytes arrive; it needs the module's MIME type.
+      if (typeof WebAssembly.compileStreaming === 'function' && (source.headers.get('content-type') || '').startsWith('application/wasm')) {
+        return await WebAssembly.compileStreaming(source);
+      }
+      return await WebAssembly.compile(await source.arrayBuffer());
+    }
+    return await WebAssembly.compile(source);
+  } catch (error) {
+    throw withCspHint(error);
   }
-  for (const file of BUNDLED_AWAY) rmSync(join(pkg, file));
+}
+`;
+  await build({
+    stdin: { contents: source, resolveDir: pkg, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    minify: true,
+    legalComments: 'none',
+    target: 'es2020',
+    outfile: join(pkg, 'slim.js'),
+    plugins: [{
+      name: 'core-apart',
+      setup(build) {
+        build.onResolve({ filter: /^\.\/(slim-core|wasm\/slim-module)\.js$/ }, ({ path }) => ({ path, external: true }));
+      },
+    }],
+  });
+  writeFileSync(join(pkg, 'slim.d.ts'), `// @toolmark/bridge-wasm/slim: the same API as the other entries, with the
+// module loaded from its own file (wasm/toolmark_bridge.wasm, exported as
+// "@toolmark/bridge-wasm/toolmark_bridge.wasm") by \`initialize\`, for apps
+// that stream-compile and cache it. Every export is usable once the promise
+// \`initialize\` returns has resolved; a function called before throws, and
+// ${values.join(', ')} are undefined until then.
+${reexports.map(({ entry }) => `export * from './${entry}';`).join('\n')}
+
+/**
+ * Compiles and instantiates the module; once. \`source\`: a
+ * \`WebAssembly.Module\`, the module's URL (a string or \`URL\`, fetched), a
+ * fetch \`Response\` or a promise of one (compiled while it streams when served
+ * as \`application/wasm\`), or the module's bytes (\`ArrayBuffer\` or a typed
+ * array). A second call returns the first call's promise; after a failure,
+ * a call tries again.
+ */
+export function initialize(source: object | string | PromiseLike<object>): Promise<void>;
+`);
 }
 
 // Its own target directory: the shipped build's flags differ from the tests'.
 const shippedTarget = join(root, 'target', 'shipped');
+const cargoWasm = join(shippedTarget, 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`);
 const rawWasm = join(bindgenOut, `${crateName}_bg.wasm`);
-const optWasm = join(bindgenOut, `${crateName}_opt.wasm`);
 const shippedWasm = join(bindgenOut, `${crateName}_shipped.wasm`);
-const namesFile = join(bindgenOut, 'minified-names.json');
+const glueFile = join(bindgenOut, `${crateName}.js`);
 if (jsOnly) {
-  if (!existsSync(shippedWasm) || !existsSync(namesFile)) throw new Error('no compiled module yet: npm run build');
+  if (!existsSync(shippedWasm) || !existsSync(glueFile)) throw new Error('no compiled module yet: npm run build');
 } else {
-  // 1. compile
-  // The crates' source paths (kept in the module for panic locations) made
-  // relative to the registry, std's sources and the crate: shorter, and the
-  // same on every machine.
-  const cargoHome = process.env.CARGO_HOME || join(homedir(), '.cargo');
-  const registry = join(cargoHome, 'registry', 'src');
-  const sysroot = execFileSync('rustc', ['--print', 'sysroot'], { encoding: 'utf8' }).trim();
-  const remaps = [
-    `${root}/=`,
-    // std's own sources, when std is compiled with the module (below).
-    `${join(sysroot, 'lib', 'rustlib', 'src', 'rust')}/=`,
-    ...(existsSync(registry) ? readdirSync(registry).map((index) => `${join(registry, index)}/=`) : []),
-  ];
-  const rustflags = remaps.map((remap) => `"--remap-path-prefix=${remap}"`).join(', ');
-  // The standard library is compiled with the module (rustup's `rust-src`,
-  // which .ci/setup adds): `optimize_for_size` picks std's small code paths
-  // and `-Cpanic=immediate-abort` drops the panic machinery and its messages
-  // (a panic traps either way). 6.0 KB less of the budget line
-  // (docs/benchmarks.md, "The standard library built for size").
-  // `-Zlocation-detail=none`: the panic locations (file, line, column) that
-  // calls still pass are left empty, so no source path is kept for a panic
-  // that only traps (0.8 KB of the budget line). These are
-  // unstable cargo and rustc flags, opened on a stable toolchain by
-  // RUSTC_BOOTSTRAP=1 for this one build; without rust-src the build says so
-  // and uses the prebuilt std.
-  const buildStd = existsSync(join(sysroot, 'lib', 'rustlib', 'src', 'rust', 'library', 'std'));
-  const flags = [rustflags];
-  const cargoArgs = ['build', '--lib', '--release', '--target', 'wasm32-unknown-unknown', '--target-dir', shippedTarget];
-  if (buildStd) {
-    flags.push('"-Zunstable-options"', '"-Cpanic=immediate-abort"', '"-Zlocation-detail=none"');
-    cargoArgs.push('-Zbuild-std=std,panic_abort', '-Zbuild-std-features=optimize_for_size');
-  } else {
-    console.error('build: no rust-src (rustup component add rust-src): std is not rebuilt for size, the module is about 12 KB larger');
-  }
-  run('cargo', [...cargoArgs, '--config', `target.wasm32-unknown-unknown.rustflags = [${flags.join(', ')}]`],
-    buildStd ? { env: { ...process.env, RUSTC_BOOTSTRAP: '1' } } : {});
+  // 1. compile (stable Rust; the release profile in Cargo.toml)
+  run('cargo', cargoBuildArgs(shippedTarget));
 
+  // wasm-bindgen and wasm-opt take most of a rebuild; skipped when cargo's
+  // output, the wasm-bindgen version and the passes are those of the last
+  // successful build (its stamp; cargo itself is incremental).
+  const stamp = join(bindgenOut, 'stamp');
+  const inputs = createHash('sha256')
+    .update(readFileSync(cargoWasm))
+    .update(JSON.stringify([pinnedBindgenVersion(), execFileSync(wasmOptBin, ['--version'], { encoding: 'utf8' }), WASM_OPT_PASSES, WASM_OPT_FEATURES]))
+    .digest('hex');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === inputs && existsSync(shippedWasm) && existsSync(glueFile)) {
+    console.error('build: the compiled module is unchanged: wasm-bindgen and wasm-opt skipped');
+  } else {
+    bindgenAndOptimize();
+    writeFileSync(stamp, inputs);
+  }
+}
+
+function bindgenAndOptimize() {
   // 2. bindgen, with a version check: a mismatch fails at runtime otherwise
   const want = pinnedBindgenVersion();
   const have = execFileSync('wasm-bindgen', ['--version'], { encoding: 'utf8' }).trim().split(' ')[1];
@@ -169,88 +268,18 @@ if (jsOnly) {
   }
   rmSync(bindgenOut, { recursive: true, force: true });
   // --omit-default-module-path: no `new URL('…_bg.wasm', import.meta.url)`
-  // default for bundlers to follow (the module is inlined, no such file ships);
+  // default for bundlers to follow (the module is passed in by the loader);
   // --encode-into always: every supported host has TextEncoder#encodeInto.
   // The generated .d.ts stays in target/bindgen (tests/node/declarations.test.mjs
   // checks the package's declarations against it); it does not ship.
   run('wasm-bindgen', [
     '--target', 'web', '--omit-default-module-path', '--encode-into', 'always',
-    '--out-dir', bindgenOut, '--out-name', crateName,
-    join(shippedTarget, 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`),
+    '--out-dir', bindgenOut, '--out-name', crateName, cargoWasm,
   ]);
 
-  // 3. optimize for size (features: what rustc's wasm32 target enables by default).
-  //    --low-memory-unused: rustc lays the stack out first (data from 1 MiB up),
-  //    so nothing lives in the low 1 KiB and constant offsets may fold into
-  //    loads and stores; --flatten --rereloop rebuilds the control flow of
-  //    the once-optimized code, which the second -Oz then shrinks further
-  //    (1.1% smaller); --gufa (whole-module flow analysis) and a last -Oz
-  //    take another 0.4% of the gzipped module; --converge repeats it all
-  //    until it stops gaining. --strip-target-features: the custom section
-  //    that lists the features the module was built with (151 bytes; no
-  //    host reads it).
-  //    See docs/benchmarks.md, "Package size".
-  const wasmOpt = join(root, 'node_modules', '.bin', 'wasm-opt');
-  const features = [
-    '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
-    '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
-  ];
-  run(wasmOpt, [
-    '--low-memory-unused', '-Oz', '--flatten', '--rereloop', '-Oz', '--gufa', '-Oz', '--converge',
-    '--strip-debug', '--strip-producers', '--strip-target-features', ...features,
-    rawWasm, '-o', optWasm,
-  ]);
-
-  // 3b. short import, export and module names. wasm-bindgen names each
-  //     import `__wbg_<name>_<16 hex digits>` and some exports after their
-  //     full Rust paths (the closure shims' run to 300 characters); each
-  //     name is in the module and again in the glue, and the hashes do not
-  //     compress. binaryen renames them all (one module, `a`) and prints the
-  //     old and new names, by which the glue is rewritten below (module
-  //     −8.4 KB raw, budget −5.2 KB gzip: docs/benchmarks.md, "Package size").
-  const names = execFileSync(wasmOpt, ['--minify-imports-and-exports-and-modules', ...features, optWasm, '-o', shippedWasm], {
-    encoding: 'utf8',
-  });
-  writeFileSync(namesFile, names);
-}
-
-/**
- * The glue with the module's minified names (step 3b): `wasm.<export>`
- * read by its new name, and the import object one module, `a`, whose keys
- * are the new names (the snippets' imports taken from their namespaces).
- * Every name must be found exactly where the glue is expected to have it,
- * or the build fails: a glue of another shape is not patched by guess.
- */
-function renameInGlue(glue, { imports, exports }) {
-  const exported = new Map(exports);
-  let out = glue.replace(/\bwasm\.([A-Za-z_$][\w$]*)/g, (_, name) => {
-    if (!exported.has(name)) throw new Error(`wasm-bindgen glue reads wasm.${name}, which the module does not export`);
-    return `wasm.${exported.get(name)}`;
-  });
-  // Keyed by the path as wasm-bindgen wrote it, which is the module's import name.
-  const namespaces = new Map([...out.matchAll(/^import \* as (import\d+) from (['"])(.*?)\2/gm)].map((m) => [m[3], m[1]]));
-  const header = '    const import0 = {\n        __proto__: null,\n';
-  if (out.split(header).length !== 2) throw new Error('wasm-bindgen glue changed: no single `const import0 = {` found');
-  const fromSnippets = [];
-  for (const [module, name, short] of imports) {
-    if (module === `./${crateName}_bg.js`) {
-      const key = new RegExp(`^(\\s+)${name.replace(/\$/g, '\\$')}:`, 'gm');
-      let found = 0;
-      out = out.replace(key, (_, indent) => {
-        found += 1;
-        return `${indent}${short}:`;
-      });
-      if (found !== 1) throw new Error(`wasm-bindgen glue changed: import ${name} defined ${found} times`);
-    } else {
-      const namespace = namespaces.get(module);
-      if (!namespace) throw new Error(`wasm-bindgen glue changed: no namespace import of ${module}`);
-      fromSnippets.push(`        ${short}: ${namespace}.${name},\n`);
-    }
-  }
-  out = out.replace(header, () => header + fromSnippets.join(''));
-  const tables = /return \{\n        __proto__: null,\n(?:        "[^"]+": import\d+,\n)+    \};/;
-  if (!tables.test(out)) throw new Error('wasm-bindgen glue changed: no import object by module found');
-  return out.replace(tables, 'return { __proto__: null, a: import0 };');
+  // 3. optimize for size: the passes measured smallest by gzip
+  //    (benches/wasm-opt-levels.mjs; docs/benchmarks.md, "Package size").
+  run(wasmOptBin, [...WASM_OPT_PASSES, ...WASM_OPT_FEATURES, rawWasm, '-o', shippedWasm]);
 }
 
 // 4. assemble pkg/
@@ -258,24 +287,16 @@ rmSync(pkg, { recursive: true, force: true });
 mkdirSync(join(pkg, 'wasm'), { recursive: true });
 cpSync(join(root, 'js', 'src'), pkg, { recursive: true });
 
-// The core imports ToolmarkError from js/src/errors.js (src/wasm/error.rs),
-// and the run context, the in-page agent's messages and the strict
-// `JSON.stringify` from their files;
-// wasm-bindgen copies each into snippets/. The glue imports the package's
-// own files instead (bundled into core.js), so there is one ToolmarkError
-// class and `instanceof` holds.
-const snippetImport = /from (['"])\.\/snippets\/[^'"]*\/js\/src\/([\w-]+)\.js\1/g;
-const rawGlue = readFileSync(join(bindgenOut, `${crateName}.js`), 'utf8');
-const snippets = [...rawGlue.matchAll(snippetImport)].map((match) => match[2]);
-for (const name of ['errors', 'context', 'agent-messages', 'strict-json']) {
-  if (!snippets.includes(name)) throw new Error(`wasm-bindgen glue changed: no import of the ${name}.js snippet found`);
-}
-const glue = renameInGlue(rawGlue, JSON.parse(readFileSync(namesFile, 'utf8'))).replace(snippetImport, "from '../$2.js'");
+// The glue as wasm-bindgen wrote it (bundled into core.js; its snippet
+// imports resolved to the package's own files there: bundleCore).
+const glue = readFileSync(glueFile, 'utf8');
 if (glue.includes('import.meta.url')) throw new Error('wasm-bindgen glue resolves a .wasm URL: bundlers would follow it');
 writeFileSync(join(pkg, 'wasm', `${crateName}.js`), glue);
 
 const bytes = readFileSync(shippedWasm);
 writeFileSync(join(pkg, 'wasm', 'bytes.js'), inlineModule(bytes));
+// The bare module, for the slim entry.
+writeFileSync(join(pkg, 'wasm', `${crateName}.wasm`), bytes);
 // The module's exports as the glue names them (its class and functions; not
 // initSync or the async default loader, which the shim never uses).
 const exported = [...glue.matchAll(/^export (?:class|function) (\w+)/gm)].map((match) => match[1]);
@@ -286,6 +307,7 @@ writeFileSync(
   join(pkg, 'wasm', 'loader.js'),
   `// Generated by js/build/build.mjs: decodes the inlined module (hex) and instantiates it synchronously.
 import { hex } from './bytes.js';
+import { withCspHint } from '../wasm-csp.js';
 import { initSync, ${exported.join(', ')} } from './${crateName}.js';
 
 // A hex digit's value: '0'-'9' are 0x30-0x39, 'a'-'f' 0x61-0x66.
@@ -294,9 +316,8 @@ const digit = (c) => (c & 15) + (c >> 6) * 9;
 function decode() {
   // Native (Chrome 140+, Firefox 133+, Safari 18.2+, Node 25+).
   if (typeof Uint8Array.fromHex === 'function') return Uint8Array.fromHex(hex);
-  // Node before 25.
-  if (typeof Buffer === 'function') return Buffer.from(hex, 'hex');
-  // Older browsers, workers and extension pages.
+  // Older hosts. Not Node's Buffer: naming it makes browser bundlers
+  // (Parcel) add a polyfill to the app.
   const out = new Uint8Array(hex.length >> 1);
   for (let i = 0, j = 0; i < out.length; i++, j += 2) out[i] = (digit(hex.charCodeAt(j)) << 4) | digit(hex.charCodeAt(j + 1));
   return out;
@@ -305,15 +326,7 @@ function decode() {
 try {
   initSync({ module: decode() });
 } catch (error) {
-  if (/wasm-eval|unsafe-eval/.test(String(error && error.message))) {
-    throw new Error(
-      "@toolmark/bridge-wasm: this page's Content Security Policy blocks WebAssembly. Allow it with " +
-        "'wasm-unsafe-eval' in script-src (in an MV3 extension: \\"content_security_policy\\": " +
-        "{ \\"extension_pages\\": \\"script-src 'self' 'wasm-unsafe-eval'; object-src 'self';\\" }).",
-      { cause: error },
-    );
-  }
-  throw error;
+  throw withCspHint(error);
 }
 
 // Defined here (not re-exported), so no bundler can keep the functions and
@@ -322,13 +335,39 @@ try {
 export const wasm = { ${exported.join(', ')} };
 `,
 );
+writeFileSync(
+  join(pkg, 'wasm', 'slim-loader.js'),
+  `// Generated by js/build/build.mjs: instantiates the module the slim entry's initialize() compiled.
+import { module } from './slim-module.js';
+import { withCspHint } from '../wasm-csp.js';
+import { initSync, ${exported.join(', ')} } from './${crateName}.js';
+
+try {
+  initSync({ module });
+} catch (error) {
+  throw withCspHint(error);
+}
+
+export const wasm = { ${exported.join(', ')} };
+`,
+);
+writeFileSync(
+  join(pkg, 'wasm', 'slim-module.js'),
+  `// Generated by js/build/build.mjs: the compiled module, handed from slim.js's initialize() to slim-core.js.
+export let module;
+
+export function provide(compiled) {
+  module = compiled;
+}
+`,
+);
 
 /**
  * The module as a JS string in hex: ASCII only, so the file means the same
  * whatever charset a page decodes it in (a classic script on a page that
  * declares none is read as windows-1252). Hex keeps each byte in two whole
- * characters, so gzip still finds the module's repeats: 12% over the bare
- * module's gzip, where base64 costs 29% (docs/benchmarks.md, "Inlined module").
+ * characters, so gzip still finds the module's repeats (its cost over the
+ * bare module: benches/wasm-opt-levels.mjs, docs/benchmarks.md "Package size").
  */
 function inlineModule(wasm) {
   return `// Generated by js/build/build.mjs: the WebAssembly module in hex (see loader.js).\nexport const hex = "${wasm.toString('hex')}";\n`;

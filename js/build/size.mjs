@@ -1,22 +1,30 @@
 // npm run size: raw, gzip (level 9) and brotli (quality 11) sizes of every
-// file shipped in pkg/, the total of what the size budget counts (all
-// shipped .js and .wasm except the React entry, without .d.ts), and beside
+// file shipped in pkg/, the total of what the size budget counts (every
+// shipped .js except the React and the slim entry's), and beside
 // it the peer a user would pick instead, @mcp-b/global's self-contained
 // script (a devDependency, measured the same way in the same run).
 //
 //   node js/build/size.mjs [--twiggy]
 //
+// Then what an app ships, three ways: small apps bundled against pkg/ by
+// esbuild (minified, ESM, browser platform), the inlined module included:
+// in-page only, `bridge` + `websocketTransport`, and every entry's exports;
+// and the slim entry's bundle with the bare .wasm it loads.
+// And the size of the boundary's source: lines in src/wasm/ (all .rs) and
+// the `#[wasm_bindgen_test]` tests in the repository.
+//
 // --twiggy adds the module's 20 largest functions and its size by crate:
 // it rebuilds a copy of the module with names (wasm-opt with the build's
 // passes and -g, on target/bindgen's output of `npm run build`) and reads
-// it with twiggy (`cargo install twiggy`). The copy keeps wasm-bindgen's
-// long import and export names, which the shipped module has shortened.
+// it with twiggy (`cargo install twiggy`).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { build, buildSync } from 'esbuild';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { WASM_OPT_FEATURES, WASM_OPT_LEVEL, wasmOptBin } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = join(root, 'pkg');
@@ -28,8 +36,8 @@ function walk(dir) {
   });
 }
 
-const sizes = (path, file) => {
-  const data = readFileSync(path);
+const sizes = (path, file) => sizesOf(readFileSync(path), file);
+const sizesOf = (data, file) => {
   return {
     file,
     raw: data.length,
@@ -41,8 +49,10 @@ const sizes = (path, file) => {
 };
 const rows = walk(pkg).sort().map((path) => sizes(path, relative(pkg, path)));
 
+// The inline entries' files: the slim entry (slim*.js, wasm/slim-module.js and
+// the bare .wasm) is the alternative to them, not an addition.
 const counted = (row) =>
-  /\.(js|wasm)$/.test(row.file) && !row.file.endsWith('.d.ts') && !row.file.startsWith('react');
+  /\.js$/.test(row.file) && !row.file.startsWith('react') && !/(^|\/)slim/.test(row.file);
 const sum = (list, key) => list.reduce((total, row) => total + row[key], 0);
 const pad = (value, width) => String(value).padStart(width);
 const width = Math.max(...rows.map((row) => row.file.length), 28);
@@ -52,7 +62,7 @@ for (const row of rows) {
   console.log(`${row.file.padEnd(width)} ${pad(row.raw, 9)} ${pad(row.gzip, 9)} ${pad(row.brotli, 9)}`);
 }
 const budget = rows.filter(counted);
-for (const [label, list] of [['total (all files)', rows], ['budget (.js + .wasm, no react)', budget]]) {
+for (const [label, list] of [['total (all files)', rows], ['budget (.js, no react, no slim)', budget]]) {
   console.log(`${label.padEnd(width)} ${pad(sum(list, 'raw'), 9)} ${pad(sum(list, 'gzip'), 9)} ${pad(sum(list, 'brotli'), 9)}`);
 }
 const kb = (bytes) => (bytes / 1000).toFixed(1);
@@ -68,7 +78,83 @@ if (existsSync(peerFile)) {
   console.log('peer: @mcp-b/global is not installed (npm ci installs it)');
 }
 
+await appSizes();
+sourceCounts();
+
 if (process.argv.includes('--twiggy')) twiggy();
+
+/**
+ * The apps: each imports the names it uses through the package's `exports`
+ * (pkg/ linked as node_modules/@toolmark/bridge-wasm) and keeps them alive.
+ */
+async function appSizes() {
+  const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+  // Every entry with JavaScript, its export names read from the entry file.
+  const entries = Object.entries(manifest.exports)
+    .filter(([, target]) => typeof target === 'object' && target.default?.endsWith('.js'))
+    .map(([subpath, target]) => ({ specifier: `@toolmark/bridge-wasm${subpath.slice(1)}`, names: exportNames(join(pkg, target.default)) }));
+  const apps = [
+    ['in-page only (createToolmark, bridge, createInPageChannel)', {
+      '@toolmark/bridge-wasm': ['createToolmark'], '@toolmark/bridge-wasm/bridge': ['bridge'],
+      '@toolmark/bridge-wasm/bridge/in-page': ['createInPageChannel'],
+    }],
+    ['bridge + websocketTransport (and createToolmark)', {
+      '@toolmark/bridge-wasm': ['createToolmark'], '@toolmark/bridge-wasm/bridge': ['bridge'],
+      '@toolmark/bridge-wasm/bridge/websocket': ['websocketTransport'],
+    }],
+    ['everything (every entry\'s exports; react itself external)',
+      Object.fromEntries(entries.filter(({ specifier }) => !specifier.endsWith('/slim')).map(({ specifier, names }) => [specifier, names]))],
+    ['slim: initialize, createToolmark, bridge, websocketTransport (+ the .wasm below)', {
+      '@toolmark/bridge-wasm/slim': ['initialize', 'createToolmark', 'bridge', 'websocketTransport'],
+    }],
+  ];
+  const dir = mkdtempSync(join(tmpdir(), 'toolmark-apps-'));
+  try {
+    mkdirSync(join(dir, 'node_modules', '@toolmark'), { recursive: true });
+    symlinkSync(pkg, join(dir, 'node_modules', '@toolmark', 'bridge-wasm'), 'dir');
+    const appWidth = Math.max(...apps.map(([label]) => label.length));
+    console.log(`\n${'what an app ships (esbuild, minified, ESM, browser)'.padEnd(appWidth)} ${pad('raw', 9)} ${pad('gzip', 9)} ${pad('brotli', 9)}`);
+    for (const [label, imports] of apps) {
+      let n = 0;
+      const lines = Object.entries(imports).map(([specifier, names]) =>
+        `import { ${names.map((name) => `${name} as n${n++}`).join(', ')} } from '${specifier}';`);
+      lines.push(`globalThis.app = [${Array.from({ length: n }, (_, i) => `n${i}`).join(', ')}];`);
+      writeFileSync(join(dir, 'app.js'), lines.join('\n'));
+      const { outputFiles } = await build({
+        entryPoints: [join(dir, 'app.js')], bundle: true, minify: true, format: 'esm', platform: 'browser',
+        write: false, outfile: join(dir, 'out.js'), external: ['react'], legalComments: 'none', logLevel: 'error',
+      });
+      const row = sizesOf(Buffer.from(outputFiles[0].contents), label);
+      console.log(`${row.file.padEnd(appWidth)} ${pad(row.raw, 9)} ${pad(row.gzip, 9)} ${pad(row.brotli, 9)}`);
+    }
+    const bare = join(pkg, 'wasm', 'toolmark_bridge.wasm');
+    if (existsSync(bare)) {
+      const row = sizes(bare, 'slim: the bare module, wasm/toolmark_bridge.wasm');
+      console.log(`${row.file.padEnd(appWidth)} ${pad(row.raw, 9)} ${pad(row.gzip, 9)} ${pad(row.brotli, 9)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function exportNames(file) {
+  const { metafile } = buildSync({ entryPoints: [file], bundle: false, write: false, metafile: true, format: 'esm' });
+  return Object.values(metafile.outputs)[0].exports;
+}
+
+/** Lines of src/wasm/ (every .rs, recursive) and `#[wasm_bindgen_test]` tests in the repository. */
+function sourceCounts() {
+  const rust = (dir) => walk(dir).filter((path) => path.endsWith('.rs'));
+  const lines = rust(join(root, 'src', 'wasm')).reduce((total, path) => total + readFileSync(path, 'utf8').split('\n').length - 1, 0);
+  const skip = new Set(['node_modules', 'target', 'pkg', '.git']);
+  const everyRs = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (skip.has(entry.name)) return [];
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? everyRs(path) : entry.name.endsWith('.rs') ? [path] : [];
+  });
+  const tests = everyRs(root).reduce((total, path) => total + (readFileSync(path, 'utf8').match(/#\[wasm_bindgen_test(?:\(.*?\))?\]/g) ?? []).length, 0);
+  console.log(`\nsrc/wasm/: ${lines} lines of Rust; #[wasm_bindgen_test] tests in the repository: ${tests}`);
+}
 
 /**
  * The module's 20 largest items and its size by crate, from a copy built
@@ -83,11 +169,7 @@ function twiggy() {
   const dir = mkdtempSync(join(tmpdir(), 'toolmark-size-'));
   try {
     const named = join(dir, 'named.wasm');
-    execFileSync(join(root, 'node_modules', '.bin', 'wasm-opt'), [
-      '--low-memory-unused', '-Oz', '--flatten', '--rereloop', '-Oz', '--gufa', '-Oz', '--converge', '-g',
-      '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext',
-      '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue', input, '-o', named,
-    ]);
+    execFileSync(wasmOptBin, [...WASM_OPT_LEVEL, '-g', ...WASM_OPT_FEATURES, input, '-o', named]);
     const csv = execFileSync('twiggy', ['top', '-n', '100000', '-f', 'csv', named], { encoding: 'utf8', maxBuffer: 64 << 20 });
     const items = csv.trim().split('\n').slice(1).map((line) => {
       const at = line.lastIndexOf(',', line.lastIndexOf(',', line.lastIndexOf(',') - 1) - 1);

@@ -374,10 +374,11 @@ describe('packaging: the npm tarball under Node, Vite, webpack, esbuild and MV3'
       if (typeof entry === 'object') assert.ok(entry.types && entry.default, `${subpath}: types and default`);
     }
 
-    // Nothing stray: only runtime JS, declarations, the schemas, package.json, README/LICENSE.
+    // Nothing stray: only runtime JS, declarations, the schemas, the bare module (the slim
+    // entry's), package.json, README/LICENSE.
     for (const name of names) {
       assert.doesNotMatch(name, /\.rs$|\.map$|\.tgz$|(^|\/)(tests?|__tests__|src|target|node_modules|fuzz|examples)\/|\.(test|spec)\.|tsconfig|Cargo|^\./, `stray file ${name}`);
-      assert.match(name, /^(package\.json|README\.md|LICENSE|.+\.js|.+\.d\.ts|protocol\/v1\/[a-z-]+\.json)$/, `unexpected file ${name}`);
+      assert.match(name, /^(package\.json|README\.md|LICENSE|.+\.js|.+\.d\.ts|protocol\/v1\/[a-z-]+\.json|wasm\/toolmark_bridge\.wasm)$/, `unexpected file ${name}`);
     }
     // …and every .js / .d.ts is used: reachable from an entry point.
     const defaults = exportTargets(Object.values(manifest.exports).map((e) => (typeof e === 'object' ? e.default : e)))

@@ -1,0 +1,25 @@
+// The hint for a page whose Content Security Policy blocks WebAssembly. JS
+// because it wraps the error of compiling the module, before any module exists.
+
+// Chromium: "WebAssembly.Module(): Compiling or instantiating WebAssembly
+// module violates ... because 'unsafe-eval' is not an allowed source of
+// script ..." (older versions: "neither 'wasm-eval' nor 'unsafe-eval'");
+// WebKit names 'unsafe-eval' too. Firefox: "call to WebAssembly.Module()
+// blocked by CSP" (JSMSG_CSP_BLOCKED_WASM).
+const BLOCKED = /wasm-eval|unsafe-eval|\bblocked by CSP\b/;
+
+/** Whether `error` (thrown by compiling or instantiating a module) is a CSP refusal. */
+export function blockedByCsp(error) {
+  return BLOCKED.test(String(error && error.message));
+}
+
+/** `error`, or for a CSP refusal an error saying what to allow (the refusal as its cause). */
+export function withCspHint(error) {
+  if (!blockedByCsp(error)) return error;
+  return new Error(
+    "@toolmark/bridge-wasm: this page's Content Security Policy blocks WebAssembly. Allow it with " +
+      "'wasm-unsafe-eval' in script-src (in an MV3 extension: \"content_security_policy\": " +
+      "{ \"extension_pages\": \"script-src 'self' 'wasm-unsafe-eval'; object-src 'self';\" }).",
+    { cause: error },
+  );
+}

@@ -1,0 +1,40 @@
+// The 'wasm-unsafe-eval' hint recognizes a CSP refusal in each engine's
+// words (js/src/wasm-csp.js), and nothing else. The messages are the engines'
+// own: Chromium's as Debian's Chromium throws it (tests/node/packaging.test.mjs
+// sees it in an extension), Firefox's from SpiderMonkey (JSMSG_CSP_BLOCKED_WASM,
+// "call to {0}() blocked by CSP", {0} the API called).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { blockedByCsp, withCspHint } from '../../js/src/wasm-csp.js';
+
+const CHROMIUM = [
+  `WebAssembly.Module(): Compiling or instantiating WebAssembly module violates the following Content Security policy directive because 'unsafe-eval' is not an allowed source of script in the following Content Security Policy directive: "script-src 'self' 'unsafe-inline'".`,
+  `WebAssembly.compile(): Refused to compile or instantiate WebAssembly module because neither 'wasm-eval' nor 'unsafe-eval' is an allowed source of script in the following Content Security Policy directive: "script-src 'self'"`,
+];
+const FIREFOX = ['WebAssembly.Module', 'WebAssembly.compile', 'WebAssembly.instantiate', 'WebAssembly.compileStreaming']
+  .map((api) => `call to ${api}() blocked by CSP`);
+
+for (const [engine, messages] of [['Chromium', CHROMIUM], ['Firefox', FIREFOX]]) {
+  test(`${engine}'s CSP refusal gets the 'wasm-unsafe-eval' hint`, () => {
+    for (const message of messages) {
+      const refusal = new WebAssembly.CompileError(message);
+      assert.equal(blockedByCsp(refusal), true, message);
+      const hinted = withCspHint(refusal);
+      assert.match(hinted.message, /'wasm-unsafe-eval' in script-src/);
+      assert.match(hinted.message, /Content Security Policy blocks WebAssembly/);
+      assert.equal(hinted.cause, refusal);
+    }
+  });
+}
+
+test('other compile errors pass through unchanged', () => {
+  for (const error of [
+    new WebAssembly.CompileError('WebAssembly.Module(): expected magic word 00 61 73 6d, found 00 00 00 00 @+0'),
+    new TypeError('call to WebAssembly.Module() failed'),
+    new RangeError('WebAssembly.Memory(): could not allocate memory'),
+    undefined,
+    'blocked',
+  ]) {
+    assert.equal(withCspHint(error), error);
+  }
+});
