@@ -3,7 +3,7 @@
 // 1. cargo build --release --target wasm32-unknown-unknown (stable Rust, the
 //    release profile of Cargo.toml)
 // 2. wasm-bindgen --target web (the CLI version must equal the pinned crate)
-// 3. wasm-opt (binaryen from npm: js/build/wasm-opt.mjs)
+// 3. wasm-opt (binaryen from npm; the passes in js/build/toolchain.mjs)
 // 4. the module is inlined (hex: ASCII only) and instantiated synchronously, so
 //    `import` is enough: no init() call, no fetch, no bundler plugin
 // 5. js/src copied in; the shim's modules and the glue bundled into core.js
