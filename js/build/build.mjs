@@ -69,7 +69,7 @@ function minifyShippedJs(dir = pkg) {
  * the inlined module stays in `wasm/bytes.js`.
  */
 const CORE_ENTRIES = ['index.js', 'bridge/index.js', 'bridge/in-page.js', 'bridge/post-message.js', 'bridge/websocket.js', 'bridge/echo.js', 'protocol/index.js', 'webmcp/index.js'];
-const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'context.js', 'agent-messages.js', 'strict-json.js', 'forms.js', 'internal.js',
+const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'context.js', 'strict-json.js', 'forms.js', 'internal.js',
   'wasm/loader.js', `wasm/${crateName}.js`];
 
 function exportNames(entry) {
@@ -259,7 +259,7 @@ mkdirSync(join(pkg, 'wasm'), { recursive: true });
 cpSync(join(root, 'js', 'src'), pkg, { recursive: true });
 
 // The core imports ToolmarkError from js/src/errors.js (src/wasm/error.rs),
-// and the run context, the in-page agent's messages and the strict
+// and the run context and the strict
 // `JSON.stringify` from their files;
 // wasm-bindgen copies each into snippets/. The glue imports the package's
 // own files instead (bundled into core.js), so there is one ToolmarkError
@@ -267,7 +267,7 @@ cpSync(join(root, 'js', 'src'), pkg, { recursive: true });
 const snippetImport = /from (['"])\.\/snippets\/[^'"]*\/js\/src\/([\w-]+)\.js\1/g;
 const rawGlue = readFileSync(join(bindgenOut, `${crateName}.js`), 'utf8');
 const snippets = [...rawGlue.matchAll(snippetImport)].map((match) => match[2]);
-for (const name of ['errors', 'context', 'agent-messages', 'strict-json']) {
+for (const name of ['errors', 'context', 'strict-json']) {
   if (!snippets.includes(name)) throw new Error(`wasm-bindgen glue changed: no import of the ${name}.js snippet found`);
 }
 const glue = renameInGlue(rawGlue, JSON.parse(readFileSync(namesFile, 'utf8'))).replace(snippetImport, "from '../$2.js'");
