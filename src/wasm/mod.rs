@@ -11,7 +11,7 @@
 //!   over [`crate::transport`] (the in-page channel is JS:
 //!   `js/src/bridge/in-page.js`);
 //! - `forms`: `formTools`, the web-sys driver of [`crate::forms`];
-//! - `paths`: `getPath`, `setPath`, `flatten`;
+//! - `paths`: the decisions of `getPath`, `setPath`, `flatten` (JS);
 //! - `protocol`: `newId`, `llmName`, `protocolVersion`, `protocolSchemas`,
 //!   `validateMessage`;
 //! - `values`: JS values ↔ the core's types; `error`: the one error
@@ -75,7 +75,7 @@ mod websocket;
 
 pub use self::bridge::{bridge, Bridge};
 pub use self::forms::form_tools;
-pub use self::paths::{flatten, get_path, set_path};
+pub use self::paths::{path_rules, path_segments};
 pub use self::protocol::*;
 pub use self::registry::{create_toolmark, Events, Scope, Toolmark};
 pub use self::webmcp::{webmcp, WebMcp};
