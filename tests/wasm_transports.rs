@@ -459,6 +459,16 @@ export function recording_subscriber(transport) {
   return seen;
 }
 export function unsubscribe(seen) { seen.off(); }
+// A subscriber that throws, and the host's reports of it (reportError).
+export function throwing_subscriber(transport) { transport.onMessage(() => { throw new Error('subscriber bug'); }); }
+export function capture_reports() {
+  const reports = [];
+  const original = globalThis.reportError;
+  globalThis.reportError = (error) => reports.push(String(error?.message));
+  reports.restore = () => { globalThis.reportError = original; };
+  return reports;
+}
+export function restore_reports(reports) { reports.restore(); }
 export function call_with(target, name, json) { return target[name](JSON.parse(json)); }
 ")]
 extern "C" {
@@ -481,6 +491,9 @@ extern "C" {
     fn reentrant_subscriber(transport: &JsValue) -> JsValue;
     fn recording_subscriber(transport: &JsValue) -> JsValue;
     fn unsubscribe(seen: &JsValue);
+    fn throwing_subscriber(transport: &JsValue);
+    fn capture_reports() -> JsValue;
+    fn restore_reports(reports: &JsValue);
     #[wasm_bindgen(catch)]
     fn call_with(target: &JsValue, name: &str, json: &str) -> Result<JsValue, JsValue>;
 }
@@ -493,7 +506,8 @@ fn sent(transport: &JsValue, json: &str) {
 
 /// websocketTransport's driver: four listeners per socket, detached at its
 /// `close` event; a send while not ready buffered and flushed on open, over
-/// the socket the reconnect made; a subscriber that sends from inside its
+/// the socket the reconnect made; a subscriber's throw reported, not thrown
+/// into the socket's dispatch; a subscriber that sends from inside its
 /// callback, then closes: the close is heeded at once (the next subscriber
 /// does not get that frame), the socket is closed with 1000, `send` throws,
 /// and nothing reconnects.
@@ -518,13 +532,19 @@ async fn websocket_driver_detaches_reconnects_and_reenters() {
     emit(&second, "open", None);
     assert_eq!(sent_json(&second), r#"["{\"n\":2}"]"#);
 
+    // A subscriber that throws: reported as an uncaught error is, and the
+    // subscribers after it still get the frame.
+    throwing_subscriber(&transport);
     let seen = reentrant_subscriber(&transport);
     let other = recording_subscriber(&transport);
+    let reports = capture_reports();
     emit(
         &second,
         "message",
         Some(r#"{"data":"{\"reply\":1}"}"#.into()),
     );
+    restore_reports(&reports);
+    assert_eq!(to_json(&reports), r#"["subscriber bug"]"#);
     assert_eq!(sent_json(&second), r#"["{\"n\":2}","{\"reply\":1}"]"#);
     assert_eq!(to_json(&seen), r#"[{"reply":1}]"#);
     assert_eq!(to_json(&other), r#"[{"reply":1}]"#);

@@ -25,8 +25,8 @@
 //!   taken out first and dropped after), so a subscriber may `send` or
 //!   `close` from its callback: the actions that queues are carried out by
 //!   the loop already running ([`Driver::pump`]), in order. A subscriber
-//!   that throws does not stop the others; the first error is rethrown
-//!   from the event that delivered the frame.
+//!   that throws stops neither the others nor the transport: its error is
+//!   reported as the host reports an uncaught one ([`report`]).
 
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
@@ -91,6 +91,16 @@ fn text_frame(policy: &RefCell<WebSocketPolicy>, conn: ConnId, text: &JsString) 
     }
     // (Never invalid: the encoder writes UTF-8.)
     String::from_utf8(bytes.to_vec()).map_or(Frame::Binary, Frame::Text)
+}
+
+/// A subscriber's throw, or the socket's `send`'s: handed to the host's
+/// `reportError` (browsers, workers) as an uncaught error is, not thrown
+/// into the socket's event dispatch (in Node, a throw there is fatal).
+fn report(error: &JsValue) {
+    let global = host::global();
+    if let Some(report) = host::method(&global, "reportError") {
+        let _ = report.call1(&global, error);
+    }
 }
 
 fn type_error(error: ConfigError) -> JsValue {
@@ -197,17 +207,12 @@ impl Driver {
     /// Carries out the policy's actions until there are none, then arms the
     /// timer. Called while it runs (a subscriber that sends or closes), it
     /// returns at once and the running loop carries out the new actions.
-    /// The first error a subscriber threw comes back.
-    fn pump(self: &Rc<Self>) -> Result<(), JsValue> {
+    fn pump(self: &Rc<Self>) {
         if self.pumping.replace(true) {
-            return Ok(());
+            return;
         }
-        let mut thrown = Ok(());
         while let Some(action) = self.policy(WebSocketPolicy::poll_action) {
-            let done = self.perform(action);
-            if thrown.is_ok() {
-                thrown = done;
-            }
+            self.perform(action);
         }
         self.pumping.set(false);
         if self.policy(|p| p.is_stopped()) {
@@ -215,10 +220,9 @@ impl Driver {
             drop(on_open);
         }
         self.arm_timer();
-        thrown
     }
 
-    fn perform(self: &Rc<Self>, action: Action) -> Result<(), JsValue> {
+    fn perform(self: &Rc<Self>, action: Action) {
         match action {
             Action::Connect { conn } => {
                 if self.connect(conn).is_err() {
@@ -229,14 +233,16 @@ impl Driver {
             Action::Send { conn, text } => {
                 if let Some(ws) = self.socket_of(conn) {
                     if let Some(send) = host::method(&ws, "send") {
-                        send.call1(&ws, &JsValue::from_str(&text))?;
+                        if let Err(error) = send.call1(&ws, &JsValue::from_str(&text)) {
+                            report(&error);
+                        }
                     }
                 }
             }
-            Action::Deliver { text } => return self.deliver(&text),
+            Action::Deliver { text } => self.deliver(&text),
             Action::Close { conn, code } => {
                 let Some(ws) = self.socket_of(conn) else {
-                    return Ok(());
+                    return;
                 };
                 self.io(|io| {
                     if let Some(socket) = io.socket.take() {
@@ -265,7 +271,6 @@ impl Driver {
                 }
             }
         }
-        Ok(())
     }
 
     /// `new WebSocket(url, protocols?)` with its listeners attached.
@@ -282,10 +287,10 @@ impl Driver {
             &JsValue::from_str("binaryType"),
             &JsValue::from_str("arraybuffer"),
         );
-        let listener = |on: fn(&Rc<Driver>, ConnId, JsValue) -> Result<(), JsValue>| {
+        let listener = |on: fn(&Rc<Driver>, ConnId, JsValue)| {
             let driver = self.clone();
             host::callback(move |event, _| {
-                on(&driver, conn, event)?;
+                on(&driver, conn, event);
                 Ok(JsValue::UNDEFINED)
             })
         };
@@ -312,12 +317,12 @@ impl Driver {
         Ok(())
     }
 
-    fn on_open_event(self: &Rc<Self>, conn: ConnId, _event: JsValue) -> Result<(), JsValue> {
+    fn on_open_event(self: &Rc<Self>, conn: ConnId, _event: JsValue) {
         self.policy(|p| p.handle_open(conn, now()));
-        self.pump()
+        self.pump();
     }
 
-    fn on_message_event(self: &Rc<Self>, conn: ConnId, event: JsValue) -> Result<(), JsValue> {
+    fn on_message_event(self: &Rc<Self>, conn: ConnId, event: JsValue) {
         let frame = match get(&event, "data").dyn_ref::<JsString>() {
             Some(text) => text_frame(&self.policy, conn, text),
             None => Frame::Binary,
@@ -328,10 +333,10 @@ impl Driver {
             p.held_dropped().saturating_sub(before)
         });
         HELD_DROPPED.fetch_add(u32::try_from(lost).unwrap_or(u32::MAX), Ordering::Relaxed);
-        self.pump()
+        self.pump();
     }
 
-    fn on_close_event(self: &Rc<Self>, conn: ConnId, event: JsValue) -> Result<(), JsValue> {
+    fn on_close_event(self: &Rc<Self>, conn: ConnId, event: JsValue) {
         let code = get(&event, "code")
             .as_f64()
             .filter(|c| (0.0..=f64::from(u16::MAX)).contains(c))
@@ -351,7 +356,7 @@ impl Driver {
             (done, current)
         });
         drop(done);
-        self.pump()
+        self.pump();
     }
 
     /// `onOpen(socket)`, settled as `await` would; a throw or a rejection
@@ -379,7 +384,7 @@ impl Driver {
                 Err(())
             };
             driver.policy(|p| p.handle_on_open(conn, settled, now()));
-            driver.pump()?;
+            driver.pump();
             Ok(JsValue::UNDEFINED)
         })
         .into_js_value()
@@ -397,26 +402,24 @@ impl Driver {
     /// `JSON.parse(text)` to each subscriber still subscribed when its turn
     /// comes, while the transport runs (one that unsubscribes another, or
     /// closes, is heeded at once).
-    fn deliver(&self, text: &str) -> Result<(), JsValue> {
+    fn deliver(&self, text: &str) {
         let subscribers = self.io(|io| io.subscribers.clone());
         if subscribers.is_empty() {
-            return Ok(());
+            return;
         }
         // (Never fails: the policy delivers JSON text only.)
-        let message = js_sys::JSON::parse(text)?;
-        let mut thrown = Ok(());
+        let Ok(message) = js_sys::JSON::parse(text) else {
+            return;
+        };
         for (id, callback) in subscribers {
             let subscribed = self.io(|io| io.subscribers.iter().any(|(s, _)| *s == id));
             if !subscribed || self.policy(|p| p.is_stopped()) {
                 continue;
             }
             if let Err(error) = callback.call1(&JsValue::UNDEFINED, &message) {
-                if thrown.is_ok() {
-                    thrown = Err(error);
-                }
+                report(&error);
             }
         }
-        thrown
     }
 
     /// One timer at the policy's deadline, replacing an earlier one.
@@ -435,9 +438,9 @@ impl Driver {
             // again for the same deadline instead of being taken as armed.
             let fired = driver.io(|io| io.timer.take());
             driver.policy(|p| p.handle_timeout(now()));
-            let pumped = driver.pump();
+            driver.pump();
             drop(fired);
-            pumped.map(|()| JsValue::UNDEFINED)
+            Ok(JsValue::UNDEFINED)
         });
         #[allow(clippy::cast_precision_loss)]
         let delay = (at.saturating_sub(now()) as f64).min(2_147_483_647.0);
@@ -541,7 +544,7 @@ pub fn websocket_transport(options: JsValue) -> Result<WebSocketTransport, JsVal
     if let Some(Action::Connect { conn }) = driver.policy(WebSocketPolicy::poll_action) {
         driver.connect(conn)?;
     }
-    driver.pump()?;
+    driver.pump();
     Ok(WebSocketTransport { driver })
 }
 
@@ -563,7 +566,8 @@ impl WebSocketTransport {
         self.driver
             .policy(|p| p.send(text))
             .map_err(|error| JsValue::from(js_sys::Error::new(error.message())))?;
-        self.driver.pump()
+        self.driver.pump();
+        Ok(())
     }
 
     /// Calls `callback(message)` with each inbound message; returns its unsubscribe.
@@ -580,9 +584,9 @@ impl WebSocketTransport {
 
     /// Stops for good: closes the socket (code 1000), cancels a pending
     /// reconnect, drops the buffer and the subscribers.
-    pub fn close(&self) -> Result<(), JsValue> {
+    pub fn close(&self) {
         self.driver.policy(WebSocketPolicy::close);
-        self.driver.pump()
+        self.driver.pump();
     }
 
     /// For the tests: `{ transports, sockets, memoryBytes, heldDropped }`:
