@@ -1,7 +1,10 @@
 //! The transports inside WebAssembly, in real headless Chromium, against
 //! their real counterparts: a `ws` agent, frames on two more origins, soketi
-//! with laravel-echo and pusher-js and a Laravel-like backend, and the
-//! in-page channel. `node js/build/wasm-test.mjs` starts the counterparts
+//! with laravel-echo and pusher-js and a Laravel-like backend; and each
+//! driver against fakes of what it drives (a socket, a window, an Echo
+//! channel) that count the listeners, for what a real host does not show:
+//! close and unsubscribe detach every listener, and a subscriber may send
+//! or close from inside its callback. `node js/build/wasm-test.mjs` starts the counterparts
 //! (tests/node/support/wasm-counterparts.mjs) and hands this test its control
 //! server's URL at compile time.
 #![cfg(target_arch = "wasm32")]
@@ -48,7 +51,6 @@ export function page_kit() {
 export function release(kit) { kit.state.release(); }
 export function runs(kit) { return JSON.stringify(kit.state.runs); }
 export function errors(kit) { return JSON.stringify(kit.state.errors); }
-export function aborted(kit) { return kit.state.aborted; }
 export function with_transport(transport) { return { transport }; }
 export function ws_options(url) { return { url, maxDelayMs: 300 }; }
 export function call_method(target, name) { return target[name](); }
@@ -92,8 +94,6 @@ export function echo_options(echo, channel, postUrl) {
 }
 export function joined(options) { return options.joined.count; }
 export function error_text(error) { return `${error?.constructor?.name}: ${error?.message}`; }
-export function in_page_call(agent, tool, input_json, id) { return agent.call(tool, JSON.parse(input_json), id === undefined ? undefined : { id }); }
-export function in_page_cancel(agent, id) { agent.cancel(id); }
 ")]
 extern "C" {
     #[wasm_bindgen(catch)]
@@ -104,7 +104,6 @@ extern "C" {
     fn release(kit: &JsValue);
     fn runs(kit: &JsValue) -> String;
     fn errors(kit: &JsValue) -> String;
-    fn aborted(kit: &JsValue) -> bool;
     fn with_transport(transport: JsValue) -> JsValue;
     fn ws_options(url: &str) -> JsValue;
     fn call_method(target: &JsValue, name: &str) -> JsValue;
@@ -119,21 +118,10 @@ extern "C" {
     fn echo_options(echo: &JsValue, channel: &str, post_url: Option<String>) -> JsValue;
     fn joined(options: &JsValue) -> u32;
     fn error_text(error: &JsValue) -> String;
-    fn in_page_call(
-        agent: &JsValue,
-        tool: &str,
-        input_json: &str,
-        id: Option<String>,
-    ) -> js_sys::Promise;
-    fn in_page_cancel(agent: &JsValue, id: &str);
 }
 
 fn field(value: &JsValue, key: &str) -> JsValue {
     js_sys::Reflect::get(value, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
-
-fn value_of(value: &JsValue) -> Value {
-    serde_json::from_str(&to_json(value)).unwrap_or(Value::Null)
 }
 
 /// A POST to the counterparts' control server (GET for `/config`), as JSON.
@@ -389,36 +377,261 @@ async fn echo_transport_against_soketi() {
     call_method(&echo, "disconnect");
 }
 
-/// The in-page channel: a call round trip, and a cancel that aborts the run
-/// and answers `cancelled` by `signal`.
+#[wasm_bindgen(inline_js = "
+// An event target that counts its listeners and calls them on `emit`.
+class FakeTarget {
+  listeners = new Map();
+  addEventListener(type, listener) {
+    if (!this.listeners.has(type)) this.listeners.set(type, new Set());
+    this.listeners.get(type).add(listener);
+  }
+  removeEventListener(type, listener) { this.listeners.get(type)?.delete(listener); }
+  emit(type, event) { for (const listener of [...(this.listeners.get(type) ?? [])]) listener(event); }
+}
+class FakeSocket extends FakeTarget {
+  static all = [];
+  sent = [];
+  closedWith = undefined;
+  constructor(url) { super(); this.url = url; FakeSocket.all.push(this); }
+  send(text) { this.sent.push(text); }
+  close(code) { this.closedWith = code ?? 'none'; }
+}
+export function fake_socket_options(max_delay_ms) {
+  FakeSocket.all = [];
+  return { url: 'ws://fake.test/', maxDelayMs: max_delay_ms, WebSocket: FakeSocket };
+}
+export function sockets() { return FakeSocket.all.length; }
+export function socket_at(i) { return FakeSocket.all[i]; }
+export function listeners_of(target) {
+  let count = 0;
+  for (const set of target.listeners.values()) count += set.size;
+  return count;
+}
+export function emit(target, type, event_json) { target.emit(type, event_json === undefined ? {} : JSON.parse(event_json)); }
+export function sent_json(socket) { return JSON.stringify(socket.sent); }
+export function closed_with(socket) { return socket.closedWith; }
+export function fake_window() {
+  const window = new FakeTarget();
+  window.posted = [];
+  window.postMessage = (data, origin) => window.posted.push([data, origin]);
+  return window;
+}
+export function pm_fake_options(target, source) {
+  return { target, source, targetOrigin: 'https://agent.test', allowedOrigins: ['https://agent.test'] };
+}
+export function post_from(source, target, message_json) {
+  source.emit('message', { data: { toolmark: 1, message: JSON.parse(message_json) }, origin: 'https://agent.test', source: target });
+}
+export function posted_json(window) { return JSON.stringify(window.posted); }
+export function fake_echo() {
+  const channel = new FakeTarget();
+  const echo = { channel, left: [], posts: [] };
+  echo.private = () => channel;
+  echo.leaveChannel = (name) => echo.left.push(name);
+  channel.listen = (event, listener) => { channel.addEventListener(event, listener); return channel; };
+  channel.stopListening = (event, listener) => { channel.removeEventListener(event, listener); return channel; };
+  return echo;
+}
+export function echo_fake_options(echo) {
+  return {
+    echo, channel: 'toolmark.7.42',
+    fetch: (url, init) => { echo.posts.push(JSON.parse(init.body)); return Promise.resolve({ status: 200 }); },
+  };
+}
+export function broadcast(echo, payload_json) { echo.channel.emit('.toolmark.message', JSON.parse(payload_json)); }
+export function echo_listeners(echo) { return listeners_of(echo.channel); }
+export function echo_json(echo, key) { return JSON.stringify(echo[key]); }
+// A subscriber that records what it gets and, from inside its callback,
+// sends `{ reply }` for a message with `reply` and closes the transport for
+// one with `close`.
+export function reentrant_subscriber(transport) {
+  const seen = [];
+  transport.onMessage((message) => {
+    seen.push(message);
+    if (message.reply !== undefined) transport.send({ reply: message.reply });
+    if (message.close) transport.close();
+  });
+  return seen;
+}
+export function recording_subscriber(transport) {
+  const seen = [];
+  seen.off = transport.onMessage((message) => seen.push(message));
+  return seen;
+}
+export function unsubscribe(seen) { seen.off(); }
+// A subscriber that throws, and the host's reports of it (reportError).
+export function throwing_subscriber(transport) { transport.onMessage(() => { throw new Error('subscriber bug'); }); }
+export function capture_reports() {
+  const reports = [];
+  const original = globalThis.reportError;
+  globalThis.reportError = (error) => reports.push(String(error?.message));
+  reports.restore = () => { globalThis.reportError = original; };
+  return reports;
+}
+export function restore_reports(reports) { reports.restore(); }
+export function call_with(target, name, json) { return target[name](JSON.parse(json)); }
+")]
+extern "C" {
+    fn fake_socket_options(max_delay_ms: u32) -> JsValue;
+    fn sockets() -> u32;
+    fn socket_at(i: u32) -> JsValue;
+    fn listeners_of(target: &JsValue) -> u32;
+    fn emit(target: &JsValue, kind: &str, event_json: Option<String>);
+    fn sent_json(socket: &JsValue) -> String;
+    fn closed_with(socket: &JsValue) -> JsValue;
+    fn fake_window() -> JsValue;
+    fn pm_fake_options(target: &JsValue, source: &JsValue) -> JsValue;
+    fn post_from(source: &JsValue, target: &JsValue, message_json: &str);
+    fn posted_json(window: &JsValue) -> String;
+    fn fake_echo() -> JsValue;
+    fn echo_fake_options(echo: &JsValue) -> JsValue;
+    fn broadcast(echo: &JsValue, payload_json: &str);
+    fn echo_listeners(echo: &JsValue) -> u32;
+    fn echo_json(echo: &JsValue, key: &str) -> String;
+    fn reentrant_subscriber(transport: &JsValue) -> JsValue;
+    fn recording_subscriber(transport: &JsValue) -> JsValue;
+    fn unsubscribe(seen: &JsValue);
+    fn throwing_subscriber(transport: &JsValue);
+    fn capture_reports() -> JsValue;
+    fn restore_reports(reports: &JsValue);
+    #[wasm_bindgen(catch)]
+    fn call_with(target: &JsValue, name: &str, json: &str) -> Result<JsValue, JsValue>;
+}
+
+fn sent(transport: &JsValue, json: &str) {
+    if let Err(error) = call_with(transport, "send", json) {
+        panic!("send {json}: {}", error_text(&error));
+    }
+}
+
+/// websocketTransport's driver: four listeners per socket, detached at its
+/// `close` event; a send while not ready buffered and flushed on open, over
+/// the socket the reconnect made; a subscriber's throw reported, not thrown
+/// into the socket's dispatch; a subscriber that sends from inside its
+/// callback, then closes: the close is heeded at once (the next subscriber
+/// does not get that frame), the socket is closed with 1000, `send` throws,
+/// and nothing reconnects.
 #[wasm_bindgen_test]
-async fn in_page_channel_round_trip_and_cancel() {
-    let kit = page_kit();
-    let tm = registry(&kit);
-    let channel = wasm::create_in_page_channel();
-    let agent = field(&channel, "agent");
-    let detach = attach(&tm, field(&channel, "transport"));
-    wait_for("the manifest", || field(&agent, "clientId").is_string()).await;
-
-    let result = JsFuture::from(in_page_call(&agent, "greet", r#"{"name":"ada"}"#, None))
-        .await
+async fn websocket_driver_detaches_reconnects_and_reenters() {
+    let transport = wasm::websocket_transport(fake_socket_options(20))
         .unwrap_or_else(|e| panic!("{}", error_text(&e)));
-    assert_eq!(
-        value_of(&result),
-        json!({ "status": "ok", "data": { "text": "hello ada" } })
-    );
+    let transport = JsValue::from(transport);
+    let first = socket_at(0);
+    assert_eq!(listeners_of(&first), 4);
+    sent(&transport, r#"{"n":1}"#);
+    assert_eq!(sent_json(&first), "[]");
+    emit(&first, "open", None);
+    assert_eq!(sent_json(&first), r#"["{\"n\":1}"]"#);
 
-    let pending = in_page_call(&agent, "slow", "{}", Some("slow-1".into()));
-    wait_for("the slow run", || runs(&kit).contains("slow")).await;
-    in_page_cancel(&agent, "slow-1");
-    let result = JsFuture::from(pending)
-        .await
-        .unwrap_or_else(|e| panic!("{}", error_text(&e)));
-    assert_eq!(
-        value_of(&result),
-        json!({ "status": "cancelled", "by": "signal" })
+    emit(&first, "close", Some(r#"{"code":1006}"#.into()));
+    assert_eq!(listeners_of(&first), 0);
+    sent(&transport, r#"{"n":2}"#);
+    wait_for("the reconnect", || sockets() == 2).await;
+    let second = socket_at(1);
+    assert_eq!(listeners_of(&second), 4);
+    emit(&second, "open", None);
+    assert_eq!(sent_json(&second), r#"["{\"n\":2}"]"#);
+
+    // A subscriber that throws: reported as an uncaught error is, and the
+    // subscribers after it still get the frame.
+    throwing_subscriber(&transport);
+    let seen = reentrant_subscriber(&transport);
+    let other = recording_subscriber(&transport);
+    let reports = capture_reports();
+    emit(
+        &second,
+        "message",
+        Some(r#"{"data":"{\"reply\":1}"}"#.into()),
     );
-    assert!(aborted(&kit));
-    assert_eq!(errors(&kit), "[]");
-    let _ = detach.call0(&JsValue::NULL);
+    restore_reports(&reports);
+    assert_eq!(to_json(&reports), r#"["subscriber bug"]"#);
+    assert_eq!(sent_json(&second), r#"["{\"n\":2}","{\"reply\":1}"]"#);
+    assert_eq!(to_json(&seen), r#"[{"reply":1}]"#);
+    assert_eq!(to_json(&other), r#"[{"reply":1}]"#);
+
+    emit(
+        &second,
+        "message",
+        Some(r#"{"data":"{\"close\":true}"}"#.into()),
+    );
+    assert_eq!(to_json(&seen), r#"[{"reply":1},{"close":true}]"#);
+    assert_eq!(to_json(&other), r#"[{"reply":1}]"#);
+    assert_eq!(closed_with(&second), JsValue::from(1000));
+    let refused = call_with(&transport, "send", "{}").err();
+    assert_eq!(
+        refused.map(|e| error_text(&e)).as_deref(),
+        Some("Error: websocketTransport: closed, not reconnecting")
+    );
+    // Kept until its close event (the `ws` package emits an error after a
+    // close while connecting), then detached.
+    assert_eq!(listeners_of(&second), 4);
+    emit(&second, "close", Some(r#"{"code":1000}"#.into()));
+    assert_eq!(listeners_of(&second), 0);
+    pause(60).await;
+    assert_eq!(sockets(), 2);
+}
+
+/// postMessageTransport's driver: one `message` listener per subscriber,
+/// removed by its unsubscribe; a subscriber that replies from inside its
+/// callback posts the envelope at once, and one that closes removes every
+/// listener, after which `send` throws.
+#[wasm_bindgen_test]
+fn post_message_driver_detaches_and_reenters() {
+    let (source, target) = (fake_window(), fake_window());
+    let transport = wasm::post_message_transport(pm_fake_options(&target, &source))
+        .unwrap_or_else(|e| panic!("{}", error_text(&e)));
+    let transport = JsValue::from(transport);
+    let seen = reentrant_subscriber(&transport);
+    let other = recording_subscriber(&transport);
+    assert_eq!(listeners_of(&source), 2);
+
+    post_from(&source, &target, r#"{"reply":1}"#);
+    assert_eq!(
+        posted_json(&target),
+        r#"[[{"toolmark":1,"message":{"reply":1}},"https://agent.test"]]"#
+    );
+    assert_eq!(to_json(&other), r#"[{"reply":1}]"#);
+    unsubscribe(&other);
+    assert_eq!(listeners_of(&source), 1);
+
+    post_from(&source, &target, r#"{"close":true}"#);
+    assert_eq!(to_json(&seen), r#"[{"reply":1},{"close":true}]"#);
+    assert_eq!(listeners_of(&source), 0);
+    let refused = call_with(&transport, "send", "{}").err();
+    assert_eq!(
+        refused.map(|e| error_text(&e)).as_deref(),
+        Some("Error: postMessageTransport: closed")
+    );
+}
+
+/// echoTransport's driver: one channel listener per subscriber, stopped by
+/// its unsubscribe; a `{ message }` payload unwrapped; a reply sent from
+/// inside the callback POSTed; a close from inside it stops every listener,
+/// leaves the private channel, and later sends reject.
+#[wasm_bindgen_test]
+async fn echo_driver_detaches_and_reenters() {
+    let echo = fake_echo();
+    let transport = wasm::echo_transport(echo_fake_options(&echo))
+        .unwrap_or_else(|e| panic!("{}", error_text(&e)));
+    let transport = JsValue::from(transport);
+    let seen = reentrant_subscriber(&transport);
+    let other = recording_subscriber(&transport);
+    assert_eq!(echo_listeners(&echo), 2);
+
+    broadcast(&echo, r#"{"message":{"reply":1}}"#);
+    assert_eq!(echo_json(&echo, "posts"), r#"[{"reply":1}]"#);
+    assert_eq!(to_json(&other), r#"[{"reply":1}]"#);
+    unsubscribe(&other);
+    assert_eq!(echo_listeners(&echo), 1);
+
+    broadcast(&echo, r#"{"close":true}"#);
+    assert_eq!(to_json(&seen), r#"[{"reply":1},{"close":true}]"#);
+    assert_eq!(echo_listeners(&echo), 0);
+    assert_eq!(echo_json(&echo, "left"), r#"["private-toolmark.7.42"]"#);
+    let sending =
+        call_with(&transport, "send", "{}").unwrap_or_else(|e| panic!("{}", error_text(&e)));
+    let refused = JsFuture::from(js_sys::Promise::from(sending)).await.err();
+    assert!(refused
+        .map(|e| error_text(&e))
+        .is_some_and(|e| e.contains("closed")));
 }

@@ -70,7 +70,7 @@ function minifyShippedJs(dir = pkg) {
  * the inlined module stays in `wasm/bytes.js`.
  */
 const CORE_ENTRIES = ['index.js', 'bridge/index.js', 'bridge/in-page.js', 'bridge/post-message.js', 'bridge/websocket.js', 'bridge/echo.js', 'protocol/index.js', 'webmcp/index.js'];
-const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'context.js', 'agent-messages.js', 'strict-json.js', 'forms.js', 'internal.js', 'wasm-csp.js',
+const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'context.js', 'strict-json.js', 'forms.js', 'paths.js', 'internal.js', 'wasm-csp.js',
   'wasm/loader.js', `wasm/${crateName}.js`];
 
 function exportNames(entry) {

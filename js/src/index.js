@@ -12,11 +12,4 @@ export const newId = wasm.newId;
 /** The LLM-facing name of a tool name: `.` → `__`, long names truncated and hashed. */
 export const llmName = wasm.llmName;
 
-/** The value at a dotted path (`items.0.name`), or undefined. */
-export const getPath = wasm.getPath;
-
-/** Sets the value at a dotted path, creating objects (arrays for numeric segments); returns `target`. */
-export const setPath = wasm.setPath;
-
-/** `{ "a.b": 1, "c.0": 2 }` from `{ a: { b: 1 }, c: [2] }`: leaves only. */
-export const flatten = wasm.flatten;
+export { getPath, setPath, flatten } from './paths.js';

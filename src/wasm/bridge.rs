@@ -1,14 +1,14 @@
 //! `bridge({ transport, onChange?, caller?, maxMessageBytes? })`: the
 //! plugin `tm.use` attaches (API.md, "Bridge and transports"). Its options
 //! are checked here; attaching subscribes a Rust closure to the
-//! transport's `onMessage`, kept with the bridge and freed when it closes;
-//! a `websocketTransport` hands its frames' text to the core directly, and
-//! the in-page channel its messages without a call into JS.
+//! transport's `onMessage`, kept with the bridge and freed when it closes.
+//! Every transport, ours and an app's, is used only through that public
+//! interface (docs/benchmarks.md, "One transport interface").
 
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
 use core::cell::Cell;
-use js_sys::{Function, JsString};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use super::driver::{BridgeEntry, Shared};
@@ -94,22 +94,19 @@ pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
 /// An agent's message from the transport: its JSON text to the core.
 fn inbound(weak: &Weak<Shared>, bridge: BridgeId, limit: u32, message: &JsValue) {
     match js_sys::JSON::stringify(message) {
-        Ok(text) if JsValue::from(&text).is_string() => inbound_json(weak, bridge, limit, text),
+        Ok(text) if JsValue::from(&text).is_string() => {
+            // Longer than the limit in UTF-16 units means longer in UTF-8
+            // bytes too: only a prefix crosses into wasm memory (which never
+            // shrinks), and the core still rejects it as too large.
+            let text = if text.length() > limit {
+                text.slice(0, limit.saturating_add(1))
+            } else {
+                text
+            };
+            inbound_text(weak, bridge, &String::from(text));
+        }
         _ => inbound_not_json(weak, bridge),
     }
-}
-
-/// An agent's message as JSON text in a JS string, to the core.
-fn inbound_json(weak: &Weak<Shared>, bridge: BridgeId, limit: u32, text: JsString) {
-    // Longer than the limit in UTF-16 units means longer in UTF-8 bytes
-    // too: only a prefix crosses into wasm memory (which never shrinks),
-    // and the core still rejects it as too large.
-    let text = if text.length() > limit {
-        text.slice(0, limit.saturating_add(1))
-    } else {
-        text
-    };
-    inbound_text(weak, bridge, &String::from(text));
 }
 
 fn inbound_not_json(weak: &Weak<Shared>, bridge: BridgeId) {
@@ -121,8 +118,7 @@ fn inbound_not_json(weak: &Weak<Shared>, bridge: BridgeId) {
     shared.drain();
 }
 
-/// A message's text to the core: from `inbound`, or as it came from a
-/// `websocketTransport`'s frame (`websocket::subscribe_raw`).
+/// A message's text to the core.
 fn inbound_text(weak: &Weak<Shared>, bridge: BridgeId, text: &str) {
     let Some(shared) = weak.upgrade() else { return };
     if !shared.host_mut(|h| h.bridges.contains_key(&bridge.0)) {
@@ -141,33 +137,13 @@ impl Bridge {
         };
         let limit = u32::try_from(self.options.max_message_bytes).unwrap_or(u32::MAX);
         let weak = Rc::downgrade(shared);
-        let raw = weak.clone();
-        let raw = super::websocket::subscribe_raw(
-            &self.transport,
-            Rc::new(move |text: &str| inbound_text(&raw, id, text)),
-        )
-        .or_else(|| {
-            let raw = weak.clone();
-            super::in_page::subscribe_raw(
-                &self.transport,
-                Rc::new(
-                    move |message: &JsValue, text: Option<&JsString>| match text {
-                        Some(text) => inbound_json(&raw, id, limit, text.clone()),
-                        None => inbound(&raw, id, limit, message),
-                    },
-                ),
-            )
-        });
         let callback = host::callback(move |message, _| {
             inbound(&weak, id, limit, &message);
             Ok(JsValue::UNDEFINED)
         });
-        let subscribed = match (raw, host::method(&self.transport, "onMessage")) {
-            (Some(off), _) => Ok(off),
-            (None, Some(on_message)) => on_message.call1(&self.transport, callback.as_ref()),
-            (None, None) => {
-                Err(js_sys::TypeError::new("transport.onMessage is not a function").into())
-            }
+        let subscribed = match host::method(&self.transport, "onMessage") {
+            Some(on_message) => on_message.call1(&self.transport, callback.as_ref()),
+            None => Err(js_sys::TypeError::new("transport.onMessage is not a function").into()),
         };
         let off = match subscribed {
             Ok(off) => off,
@@ -186,8 +162,6 @@ impl Bridge {
             h.bridges.insert(
                 id.0,
                 BridgeEntry {
-                    raw_send: super::websocket::raw_sender(&self.transport)
-                        .or_else(|| super::in_page::raw_sender(&self.transport)),
                     transport: self.transport.clone(),
                     send: self.send.clone(),
                     callback,

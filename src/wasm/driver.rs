@@ -79,8 +79,6 @@ extern "C" {
 pub struct BridgeEntry {
     pub transport: JsValue,
     pub send: Function,
-    /// A Rust transport's own send, which takes the core's text as it is.
-    pub raw_send: Option<RawSend>,
     /// The `onMessage` callback, only kept: dropped (freed) with the entry
     /// when the bridge closes.
     #[allow(dead_code)]
@@ -88,10 +86,6 @@ pub struct BridgeEntry {
     /// What `onMessage` returned: the transport's unsubscribe.
     pub off: JsValue,
 }
-
-/// How the driver hands a Rust transport (`websocketTransport`, the
-/// in-page channel) the core's message text as it is.
-pub type RawSend = Rc<dyn Fn(String) -> Result<(), JsValue>>;
 
 /// Listeners with `Set` semantics: added once, removed by identity.
 #[derive(Default)]
@@ -470,19 +464,13 @@ impl Shared {
     }
 
     fn transmit(&self, transmit: Transmit) {
-        let Some((transport, send, raw_send)) = self.host_mut(|h| {
+        let Some((transport, send)) = self.host_mut(|h| {
             h.bridges
                 .get(&transmit.bridge.0)
-                .map(|b| (b.transport.clone(), b.send.clone(), b.raw_send.clone()))
+                .map(|b| (b.transport.clone(), b.send.clone()))
         }) else {
             return;
         };
-        if let Some(raw_send) = raw_send {
-            if let Err(error) = raw_send(transmit.text) {
-                self.send_failed(&error);
-            }
-            return;
-        }
         let message = values::parse_text(&transmit.text);
         match send.call1(&transport, &message) {
             Err(error) => self.send_failed(&error),

@@ -5,9 +5,9 @@
 //!
 //! - **In**: `echo.private(channel)` at construction, then per `onMessage`
 //!   one listener `Closure` given to `channel.listen(event, listener)`,
-//!   kept with the transport and removed with
+//!   owned by the transport and removed with
 //!   `channel.stopListening(event, listener)` on unsubscribe or close, then
-//!   freed; none is forgotten. While listening, a listener holds the
+//!   freed (gloo-net's model); none is forgotten. While listening, a listener holds the
 //!   transport (as a JS transport's closures would); close breaks that.
 //!   Close leaves `private-{channel}` with `echo.leaveChannel`, or the
 //!   channel with `echo.leave` where that is all there is.
@@ -19,7 +19,8 @@
 //!   promises. The returned promise rejects with an `Error` for a
 //!   network error (its `cause` is fetch's) or a non-2xx status, which the
 //!   bridge reports as `transport_failed`.
-//! - **Re-entrancy**: no `RefCell` borrow is held while JS runs.
+//! - **Re-entrancy**: a `RefCell` is borrowed only around Rust code, never
+//!   while JS runs, so a callback may `send`, unsubscribe or `close`.
 
 use crate::prelude::*;
 use alloc::rc::Rc;
@@ -73,7 +74,7 @@ struct Driver {
 
 impl Driver {
     fn is_closed(&self) -> bool {
-        self.policy.try_borrow().map_or(true, |p| p.is_closed())
+        self.policy.borrow().is_closed()
     }
 
     fn channel_call(&self, method: &str, listener: &JsValue) -> Result<JsValue, JsValue> {
@@ -90,9 +91,10 @@ impl Driver {
     fn deliver(&self, id: u32, payload: &JsValue) -> Result<JsValue, JsValue> {
         let callback = self
             .listeners
-            .try_borrow()
-            .ok()
-            .and_then(|l| l.iter().find(|l| l.id == id).map(|l| l.callback.clone()));
+            .borrow()
+            .iter()
+            .find(|l| l.id == id)
+            .map(|l| l.callback.clone());
         let Some(callback) = callback else {
             return Ok(JsValue::UNDEFINED);
         };
@@ -133,13 +135,11 @@ impl Driver {
         let driver = self.clone();
         let closure = host::callback(move |payload, _| driver.deliver(id, &payload));
         self.channel_call("listen", closure.as_ref())?;
-        if let Ok(mut listeners) = self.listeners.try_borrow_mut() {
-            listeners.push(Listener {
-                id,
-                callback,
-                closure,
-            });
-        }
+        self.listeners.borrow_mut().push(Listener {
+            id,
+            callback,
+            closure,
+        });
         let weak = Rc::downgrade(self);
         Ok(host::js_function(move || {
             if let Some(driver) = weak.upgrade() {
@@ -150,37 +150,31 @@ impl Driver {
     }
 
     fn unsubscribe(&self, id: u32) {
-        let listener = self.listeners.try_borrow_mut().ok().and_then(|mut l| {
-            let at = l.iter().position(|l| l.id == id)?;
-            Some(l.remove(at))
-        });
+        let listener = {
+            let mut listeners = self.listeners.borrow_mut();
+            let at = listeners.iter().position(|l| l.id == id);
+            at.map(|at| listeners.remove(at))
+        };
         if let Some(listener) = listener {
             let _ = self.channel_call("stopListening", listener.closure.as_ref());
         }
     }
 
     fn close(&self) {
-        let closed = self.policy.try_borrow_mut().is_ok_and(|mut p| p.close());
-        if !closed {
+        if !self.policy.borrow_mut().close() {
             return;
         }
-        let listeners = self
-            .listeners
-            .try_borrow_mut()
-            .map(|mut l| core::mem::take(&mut *l))
-            .unwrap_or_default();
+        let listeners = core::mem::take(&mut *self.listeners.borrow_mut());
         for listener in &listeners {
             let _ = self.channel_call("stopListening", listener.closure.as_ref());
         }
         drop(listeners);
-        let channel = self.policy.try_borrow().ok().map(|p| {
+        let (private_name, name) = {
+            let policy = self.policy.borrow();
             (
-                JsValue::from_str(&p.leave_channel_name()),
-                JsValue::from_str(p.channel()),
+                JsValue::from_str(&policy.leave_channel_name()),
+                JsValue::from_str(policy.channel()),
             )
-        });
-        let Some((private_name, name)) = channel else {
-            return;
         };
         if let Some(leave) = host::method(&self.echo, "leaveChannel") {
             let _ = leave.call1(&self.echo, &private_name);
@@ -212,10 +206,7 @@ impl Driver {
             }
         }
         let (url, init) = {
-            let policy = self
-                .policy
-                .try_borrow()
-                .map_err(|_| JsValue::from(send_error(&SendFailure::Closed)))?;
+            let policy = self.policy.borrow();
             let request = policy
                 .request(body, &app_headers)
                 .map_err(|f| JsValue::from(send_error(&f)))?;

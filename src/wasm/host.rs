@@ -303,15 +303,7 @@ std::thread_local! {
 /// callback about 120 ns against 650 in Chromium, 200 against 500 in Node:
 /// docs/benchmarks.md, "The in-page call path, fourth pass"). A throw in
 /// `callback` only rejects the promise `then` returns: a callback whose
-/// error must be reported hands it to [`throw_in_microtask`].
+/// error must be reported throws it from a microtask of its own.
 pub fn queue_microtask(callback: &Function) {
     RESOLVED.with(|resolved| drop(resolved.then_run(callback)));
-}
-
-/// Throws `error` from a microtask of its own (`queueMicrotask`), where the
-/// host reports it as any uncaught error.
-pub fn throw_in_microtask(error: JsValue) {
-    let error = core::cell::Cell::new(Some(error));
-    let thrower = callback(move |_, _| Err(error.take().unwrap_or(JsValue::UNDEFINED)));
-    let _ = queue_microtask_of(&thrower.into_js_value().unchecked_into());
 }

@@ -7,10 +7,11 @@
 //! - `bridge`: `bridge(...)`, the plugin `tm.use` attaches;
 //! - `webmcp`: `webmcp(...)`, the plugin for WebMCP browser agents;
 //! - `driver`: the shared state, the drain loop, tool runs, timers;
-//! - `websocket`, `post_message`, `echo`, `in_page`: the transports' web-sys
-//!   drivers over [`crate::transport`] (the in-page channel has no policy);
+//! - `websocket`, `post_message`, `echo`: the transports' web-sys drivers
+//!   over [`crate::transport`] (the in-page channel is JS:
+//!   `js/src/bridge/in-page.js`);
 //! - `forms`: `formTools`, the web-sys driver of [`crate::forms`];
-//! - `paths`: `getPath`, `setPath`, `flatten`;
+//! - `paths`: the decisions of `getPath`, `setPath`, `flatten` (JS);
 //! - `protocol`: `newId`, `llmName`, `protocolVersion`, `protocolSchemas`,
 //!   `validateMessage`;
 //! - `values`: JS values ↔ the core's types; `error`: the one error
@@ -19,11 +20,9 @@
 //! # A call's payload across the boundary
 //! An agent's `call` through a bridge, its input and the tool's result
 //! (P = a parse of the payload, W = a write of it):
-//! 1. a JS transport's `onMessage` hands the message to the bridge's
-//!    closure (`bridge`; the in-page channel's page end calls the bridge's
-//!    Rust receiver instead): `JSON.stringify` (W1; the spec's size limit
-//!    is on that text), copied into wasm memory. A `websocketTransport`
-//!    hands the frame's text instead: no W1;
+//! 1. the transport's `onMessage` hands the message to the bridge's
+//!    closure (`bridge`; every transport, ours too): `JSON.stringify` (W1;
+//!    the spec's size limit is on that text), copied into wasm memory;
 //! 2. the core scans its depth (no parse) and parses it with serde_json
 //!    (P1), property by property into the message, the input one `Value`;
 //! 3. the core writes the tool's input as JSON text for the `Run` action (W2);
@@ -42,14 +41,12 @@
 //!    in its own buffer when it has the room (a large result is held once);
 //!    a page call's result is `JSON.parse`d from the data's text instead
 //!    (no W4);
-//! 8. for a JS transport, `JSON.parse` makes the object `transport.send`
-//!    gets (P4). A `websocketTransport` sends W4's text as the frame (no
-//!    P4, and no `JSON.stringify` in it); the in-page channel's one
-//!    `JSON.parse` of it is the agent end's copy.
+//! 8. `JSON.parse` makes the object `transport.send` gets (P4); a
+//!    `websocketTransport` writes it as the frame's text again, the
+//!    in-page channel copies it for the agent end.
 //!
 //! So each payload is written twice and parsed twice: the input W1 (or the
-//! frame), P1, W2, P2; the result W3, P3, W4, P4 (none of P4 over a
-//! WebSocket). Fewer would need the core to hand the input out as a value
+//! frame), P1, W2, P2; the result W3, P3, W4, P4. Fewer would need the core to hand the input out as a value
 //! (a `Run` carrying it, serialized straight into JS: no W2 text, no P2)
 //! and its messages as values (no W4 text, no P4); what crosses at 1 and 5
 //! stays text for the spec's `JSON.stringify` semantics. But building JS
@@ -68,7 +65,6 @@ mod echo;
 mod error;
 mod forms;
 mod host;
-mod in_page;
 mod paths;
 mod post_message;
 mod protocol;
@@ -79,7 +75,7 @@ mod websocket;
 
 pub use self::bridge::{bridge, Bridge};
 pub use self::forms::form_tools;
-pub use self::paths::{flatten, get_path, set_path};
+pub use self::paths::{path_rules, path_segments};
 pub use self::protocol::*;
 pub use self::registry::{create_toolmark, Events, Scope, Toolmark};
 pub use self::webmcp::{webmcp, WebMcp};
@@ -88,7 +84,6 @@ pub use self::webmcp::{webmcp, WebMcp};
 #[cfg(feature = "transport-tests")]
 pub use self::{
     echo::{echo_transport, EchoTransport},
-    in_page::{create_in_page_channel, InPageAgent, InPageTransport},
     post_message::{post_message_transport, PostMessageTransport},
     websocket::{websocket_transport, WebSocketTransport},
 };

@@ -1,25 +1,27 @@
-//! `getPath`, `setPath`, `flatten`: dotted paths (`items.0.name`) into
-//! plain objects and arrays. Unsafe or malformed paths are a
-//! `ToolmarkError('invalid_path')`; `__proto__`, `prototype` and
-//! `constructor` are never walked or written.
+//! The decisions of `getPath`, `setPath` and `flatten` (dotted paths,
+//! `items.0.name`), whose walks are JS (`js/src/paths.js`: property reads
+//! and writes, which from here were a crossing each). Unsafe or malformed
+//! paths are a `ToolmarkError('invalid_path')`; `__proto__`, `prototype`
+//! and `constructor` are never walked or written.
 //!
 //! Bounds, whatever the value (an agent can build a deep draft with one
 //! long path): a path has at most [`MAX_PATH_SEGMENTS`] segments and
-//! [`MAX_PATH_LENGTH`] characters; `flatten` walks without recursion, at
-//! most [`MAX_PATH_SEGMENTS`] levels and [`MAX_FLATTEN_VALUES`] values, and
-//! refuses a value that contains itself. Past a bound: `invalid_path`. A
-//! page's proxy trap or getter that throws makes the helper throw that
-//! error (every object operation here is a `catch` import).
+//! [`MAX_PATH_LENGTH`] characters; `flatten` walks at most
+//! [`MAX_PATH_SEGMENTS`] levels and [`MAX_FLATTEN_VALUES`] values, writes
+//! paths of at most [`MAX_PATH_LENGTH`] UTF-8 bytes and refuses a value
+//! that contains itself and a key that is empty, has a dot or is one of
+//! [`FORBIDDEN`]. Past a bound: `invalid_path`.
 
 use crate::prelude::*;
-use js_sys::{Array, JsString, Object, Reflect, Set};
+use js_sys::{Array, JsString};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::error::Failure;
 use super::host;
 
-const FORBIDDEN: [&str; 3] = ["__proto__", "prototype", "constructor"];
+/// Segments never walked or written, keys `flatten` refuses.
+pub const FORBIDDEN: [&str; 3] = ["__proto__", "prototype", "constructor"];
 
 /// Most segments in a path, and deepest nesting `flatten` walks.
 pub const MAX_PATH_SEGMENTS: usize = 1000;
@@ -75,185 +77,28 @@ fn segments(path: &JsValue) -> Result<Vec<String>, Failure> {
     Ok(parts)
 }
 
-fn own(object: &JsValue, key: &str) -> Result<bool, JsValue> {
-    if !object.is_object() {
-        return Ok(false);
-    }
-    host::has_own(object, &JsValue::from_str(key))
+/// `pathSegments(path)`: the segments of a valid, safe path (none for
+/// `''`); a `ToolmarkError('invalid_path')` for any other.
+#[wasm_bindgen(js_name = pathSegments)]
+pub fn path_segments(path: JsValue) -> Result<Array, JsValue> {
+    Ok(segments(&path)?
+        .iter()
+        .map(|s| JsValue::from_str(s))
+        .collect())
 }
 
-fn read(object: &JsValue, key: &str) -> Result<JsValue, JsValue> {
-    Reflect::get(object, &JsValue::from_str(key))
-}
-
-/// The value at `path`, or undefined.
-#[wasm_bindgen(js_name = getPath)]
-pub fn get_path(value: JsValue, path: JsValue) -> Result<JsValue, JsValue> {
-    let mut current = value;
-    for part in segments(&path)? {
-        if !own(&current, &part)? {
-            return Ok(JsValue::UNDEFINED);
-        }
-        current = read(&current, &part)?;
-    }
-    Ok(current)
-}
-
-fn is_index(segment: &str) -> bool {
-    !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit())
-}
-
-fn put(target: &JsValue, key: &str, value: &JsValue) -> Result<(), JsValue> {
-    match Reflect::set(target, &JsValue::from_str(key), value) {
-        Ok(true) => Ok(()),
-        Ok(false) => {
-            Err(js_sys::TypeError::new(&format!("Cannot assign to property '{}'", key)).into())
-        }
-        Err(error) => Err(error),
-    }
-}
-
-/// Sets the value at `path`, creating plain objects (or arrays for numeric
-/// segments) on the way; returns `target`.
-#[wasm_bindgen(js_name = setPath)]
-pub fn set_path(target: JsValue, path: JsValue, value: JsValue) -> Result<JsValue, JsValue> {
-    let parts = segments(&path)?;
-    let Some((last, walk)) = parts.split_last() else {
-        return Err(invalid("setPath needs a non-empty path".into()).into());
-    };
-    if !target.is_object() {
-        return Err(invalid("setPath needs an object target".into()).into());
-    }
-    let mut current = target.clone();
-    for (i, part) in walk.iter().enumerate() {
-        let next = parts.get(i + 1).map_or("", String::as_str);
-        if !own(&current, part)? || !read(&current, part)?.is_object() {
-            let fresh: JsValue = if is_index(next) {
-                Array::new().into()
-            } else {
-                Object::new().into()
-            };
-            put(&current, part, &fresh)?;
-        }
-        current = read(&current, part)?;
-    }
-    put(&current, last, &value)?;
-    Ok(target)
-}
-
-/// Arrays and plain objects (prototype `Object.prototype` or `null`) are
-/// walked into; everything else is a leaf.
-fn is_container(node: &JsValue) -> Result<bool, JsValue> {
-    if !node.is_object() {
-        return Ok(false);
-    }
-    if host::is_array(node)? {
-        return Ok(true);
-    }
-    let proto = host::prototype_of(node)?;
-    Ok(proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new().into())))
-}
-
-/// One step of `flatten`'s walk.
-enum Step {
-    /// A value at its path, `depth` segments below the root.
-    Visit {
-        node: JsValue,
-        path: String,
-        depth: usize,
-    },
-    /// A container's members are done: it is no longer an ancestor.
-    Leave(JsValue),
-}
-
-/// Writes the leaves of `value` into `out`, depth first in key order, as a
-/// recursive walk would, with an explicit stack.
-fn walk(out: &Object, value: JsValue, prefix: String) -> Result<(), JsValue> {
-    let ancestors = Set::new(&JsValue::UNDEFINED);
-    let mut stack = vec![Step::Visit {
-        node: value,
-        path: prefix,
-        depth: 0,
-    }];
-    let mut visited = 0usize;
-    while let Some(step) = stack.pop() {
-        let (node, path, depth) = match step {
-            Step::Leave(node) => {
-                ancestors.delete(&node);
-                continue;
-            }
-            Step::Visit { node, path, depth } => (node, path, depth),
-        };
-        visited += 1;
-        if visited > MAX_FLATTEN_VALUES {
-            let message = format!("value has more than {} parts", MAX_FLATTEN_VALUES);
-            return Err(invalid(message).into());
-        }
-        if !is_container(&node)? {
-            if !path.is_empty() {
-                put(out, &path, &node)?;
-            }
-            continue;
-        }
-        if ancestors.has(&node) {
-            let message = format!("value at \"{}\" contains itself", &path);
-            return Err(invalid(message).into());
-        }
-        let keys = host::keys(&node)?;
-        if keys.length() == 0 {
-            if !path.is_empty() {
-                put(out, &path, &node)?;
-            }
-            continue;
-        }
-        if depth >= MAX_PATH_SEGMENTS {
-            let message = format!("value is nested deeper than {} levels", MAX_PATH_SEGMENTS);
-            return Err(invalid(message).into());
-        }
-        let mut children = Vec::with_capacity(keys.length() as usize);
-        for key in keys.iter() {
-            let key = host::string(&key);
-            if key.is_empty() || key.contains('.') || FORBIDDEN.contains(&key.as_str()) {
-                let message = format!("key \"{}\" cannot be part of a dotted path", &key);
-                return Err(invalid(message).into());
-            }
-            let child = read(&node, &key)?;
-            let child_path = if path.is_empty() {
-                key
-            } else {
-                format!("{}.{}", &path, &key)
-            };
-            if child_path.len() > MAX_PATH_LENGTH {
-                let message = format!("a path is longer than {} bytes", MAX_PATH_LENGTH);
-                return Err(invalid(message).into());
-            }
-            children.push(Step::Visit {
-                node: child,
-                path: child_path,
-                depth: depth + 1,
-            });
-        }
-        ancestors.add(&node);
-        stack.push(Step::Leave(node));
-        stack.extend(children.into_iter().rev());
-    }
-    Ok(())
-}
-
-/// `{ "a.b": 1, "c.0": 2 }` from `{ a: { b: 1 }, c: [2] }`: leaves only,
-/// keys prefixed with `prefix`.
-#[wasm_bindgen]
-pub fn flatten(value: JsValue, prefix: JsValue) -> Result<JsValue, JsValue> {
-    let prefix = if prefix.is_undefined() {
-        String::new()
-    } else if prefix.is_truthy() {
-        // Checked as a path; a valid one is a string, used as it is.
-        segments(&prefix)?;
-        prefix.as_string().unwrap_or_default()
-    } else {
-        prefix.as_string().unwrap_or_default()
-    };
-    let out = Object::new();
-    walk(&out, value, prefix)?;
-    Ok(out.into())
+/// `pathRules()`: `{ maxSegments, maxValues, maxPathBytes, forbidden }`,
+/// the limits and refused keys `flatten` applies.
+#[wasm_bindgen(js_name = pathRules)]
+pub fn path_rules() -> JsValue {
+    let forbidden: Array = FORBIDDEN.iter().map(|s| JsValue::from_str(s)).collect();
+    #[allow(clippy::cast_precision_loss)]
+    let number = |n: usize| JsValue::from_f64(n as f64);
+    host::object(&[
+        ("maxSegments", &number(MAX_PATH_SEGMENTS)),
+        ("maxValues", &number(MAX_FLATTEN_VALUES)),
+        ("maxPathBytes", &number(MAX_PATH_LENGTH)),
+        ("forbidden", &forbidden),
+    ])
+    .into()
 }

@@ -8,9 +8,12 @@
 //!   allowed, then its `data` must be the envelope (checked on the JS value,
 //!   [`EnvelopeShape`]) and the callback gets `data.message` as it came.
 //! - **Outbound**: `target.postMessage({ toolmark: 1, message }, targetOrigin)`.
-//! - **Listeners**: each is a closure kept by the transport; its unsubscribe
-//!   and `close()` remove it with `removeEventListener` and free it. None is
-//!   forgotten. No `RefCell` borrow is held while JS runs.
+//! - **Listeners** (gloo-net's model): each is a closure owned by the
+//!   transport; its unsubscribe and `close()` remove it with
+//!   `removeEventListener`, then free it. None is forgotten.
+//! - **Re-entrancy**: a `RefCell` is borrowed only around Rust code, never
+//!   while JS runs, so a callback may `send`, unsubscribe or `close`; a
+//!   listener removed or closed while an event is dispatched ignores it.
 //! - **Globals**: the default `source` is `globalThis` (a page, a worker,
 //!   an extension page); nothing else global is used.
 
@@ -63,11 +66,7 @@ impl Driver {
     fn accept(&self, event: &JsValue) -> Option<JsValue> {
         let from_target = get(event, "source") == self.target;
         let origin = get(event, "origin").as_string()?;
-        let accepted = self
-            .policy
-            .try_borrow()
-            .is_ok_and(|p| p.accepts_sender(from_target, &origin));
-        if !accepted {
+        if !self.policy.borrow().accepts_sender(from_target, &origin) {
             return None;
         }
         // A page script can dispatch a `MessageEvent` whose data is
@@ -136,14 +135,12 @@ impl PostMessageTransport {
     /// Posts `{ toolmark: 1, message }` to the target with the exact
     /// `targetOrigin`. Throws once closed.
     pub fn send(&self, message: JsValue) -> Result<(), JsValue> {
-        let origin = self
-            .driver
-            .policy
-            .try_borrow()
-            .ok()
-            .and_then(|p| (!p.is_closed()).then(|| JsValue::from_str(p.target_origin())));
-        let Some(origin) = origin else {
-            return Err(js_sys::Error::new(SendAfterClose.message()).into());
+        let origin = {
+            let policy = self.driver.policy.borrow();
+            if policy.is_closed() {
+                return Err(js_sys::Error::new(SendAfterClose.message()).into());
+            }
+            JsValue::from_str(policy.target_origin())
         };
         #[allow(clippy::cast_precision_loss)]
         let version = JsValue::from_f64(ENVELOPE_VERSION as f64);
@@ -163,8 +160,7 @@ impl PostMessageTransport {
     #[wasm_bindgen(js_name = onMessage, unchecked_return_type = "() => void")]
     pub fn on_message(&self, callback: JsValue) -> Result<JsValue, JsValue> {
         let driver = &self.driver;
-        let closed = driver.policy.try_borrow().map_or(true, |p| p.is_closed());
-        if closed {
+        if driver.policy.borrow().is_closed() {
             return Ok(host::js_function(|| {}).into());
         }
         let Some(callback) = host::function(callback) else {
@@ -176,7 +172,12 @@ impl PostMessageTransport {
         // Strong: while it is attached, the source's listener keeps the
         // transport alive, as a JS closure would (until close or unsubscribe).
         let owner = driver.clone();
+        let id = driver.next_listener.get().wrapping_add(1);
+        driver.next_listener.set(id);
         let listener = host::callback(move |event, _| {
+            if !owner.listeners.borrow().iter().any(|(l, _)| *l == id) {
+                return Ok(JsValue::UNDEFINED);
+            }
             if let Some(message) = owner.accept(&event) {
                 callback.call1(&JsValue::UNDEFINED, &message)?;
             }
@@ -189,22 +190,15 @@ impl PostMessageTransport {
                 listener.as_ref(),
             )?;
         }
-        let id = driver.next_listener.get().wrapping_add(1);
-        driver.next_listener.set(id);
-        if let Ok(mut listeners) = driver.listeners.try_borrow_mut() {
-            listeners.push((id, listener));
-        }
+        driver.listeners.borrow_mut().push((id, listener));
         let weak: Weak<Driver> = Rc::downgrade(driver);
         Ok(host::js_function(move || {
             let Some(driver) = weak.upgrade() else { return };
-            let removed = driver
-                .listeners
-                .try_borrow_mut()
-                .ok()
-                .and_then(|mut listeners| {
-                    let at = listeners.iter().position(|(l, _)| *l == id)?;
-                    Some(listeners.remove(at))
-                });
+            let removed = {
+                let mut listeners = driver.listeners.borrow_mut();
+                let at = listeners.iter().position(|(l, _)| *l == id);
+                at.map(|at| listeners.remove(at))
+            };
             if let Some(listener) = removed {
                 driver.remove(vec![listener]);
             }
@@ -214,15 +208,8 @@ impl PostMessageTransport {
 
     /// Stops sending and accepting; removes every listener.
     pub fn close(&self) {
-        if let Ok(mut policy) = self.driver.policy.try_borrow_mut() {
-            policy.close();
-        }
-        let listeners = self
-            .driver
-            .listeners
-            .try_borrow_mut()
-            .map(|mut l| core::mem::take(&mut *l))
-            .unwrap_or_default();
+        self.driver.policy.borrow_mut().close();
+        let listeners = core::mem::take(&mut *self.driver.listeners.borrow_mut());
         self.driver.remove(listeners);
     }
 }

@@ -1,41 +1,38 @@
-//! `websocketTransport(options)`: the web-sys-style driver of the policy in
+//! `websocketTransport(options)`: the web-sys driver of the policy in
 //! [`crate::transport::websocket`]. It owns the JS side and nothing else:
 //! the socket, its four listeners, the reconnect timer, the `onOpen` call
-//! and the transport's subscribers; every decision is the policy's.
+//! and the transport's subscribers; every decision is the policy's. The
+//! bridge uses it, as any transport, through `send`, `onMessage`, `close`.
 //!
-//! - **Listeners**: `open`, `message`, `close` and `error` are `Closure`s
-//!   kept with the socket ([`Socket`]) and removed with
-//!   `removeEventListener` at its `close` event (for a socket this side
-//!   closed, [`Action::Close`], too), then freed; none is forgotten. The
-//!   `error` one does nothing (a `close` follows) but is needed: the `ws`
-//!   package throws an `error` event nobody listens to.
+//! - **Listeners** (gloo-net's model): `open`, `message`, `close` and
+//!   `error` are `Closure`s owned by the [`Socket`] they are attached to;
+//!   dropping it removes them with `removeEventListener` before they are
+//!   freed, never forgotten. A socket this side closed ([`Action::Close`])
+//!   is kept until its `close` event: the `ws` package emits an `error`
+//!   after a close while connecting and throws when nobody listens.
 //! - **Frames**: `binaryType = 'arraybuffer'`; a text frame's `length` is
 //!   read on the JS string before it is copied into wasm memory, so a frame
 //!   the policy would drop unread (over the limit, a stale socket's) never
-//!   is ([`WebSocketPolicy::reads`]); the policy drops binary, oversized
-//!   and non-JSON frames. A frame's text crosses once, at its exact UTF-8
-//!   length ([`frame_text`]).
-//! - **Subscribers**: a bridge ([`subscribe_raw`]) gets each frame's text
-//!   as it came (the Rust parser reads it; no `JSON.parse`, no
-//!   `JSON.stringify`); a JS `onMessage` callback gets `JSON.parse(text)`,
-//!   parsed once per frame for all of them.
+//!   is ([`WebSocketPolicy::reads`]). Each delivered frame is
+//!   `JSON.parse`d once for all subscribers.
 //! - **Lifetime**: while the transport runs, its socket's listeners and its
 //!   timer hold it (as a JS transport's closures would); the stop (close(),
 //!   a terminal close code, a rejecting `onOpen`) drops the timer and the
-//!   subscribers, and a socket this side closed keeps its listeners only
-//!   until its `close` event. Then nothing holds the transport: it is
-//!   freed with its JS object. [`LIVE`] counts the running transports,
-//!   [`SOCKETS`] the sockets with listeners attached.
-//! - **Re-entrancy**: no `RefCell` borrow is held while JS runs; an action
-//!   queued while the actions are carried out (a subscriber that sends)
-//!   is carried out by the same loop, in order.
+//!   subscribers. [`LIVE`] counts the running transports, [`SOCKETS`] the
+//!   sockets with listeners attached.
+//! - **Re-entrancy**: a `RefCell` is borrowed only around Rust code, never
+//!   while JS runs (what holds JS objects with a `Drop` that calls JS is
+//!   taken out first and dropped after), so a subscriber may `send` or
+//!   `close` from its callback: the actions that queues are carried out by
+//!   the loop already running ([`Driver::pump`]), in order. A subscriber
+//!   that throws stops neither the others nor the transport: its error is
+//!   reported as the host reports an uncaught one ([`report`]).
 
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
 use core::cell::{Cell, RefCell};
 use core::sync::atomic::{AtomicU32, Ordering};
 use js_sys::{Array, Function, JsString};
-use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -52,10 +49,6 @@ static HELD_DROPPED: AtomicU32 = AtomicU32::new(0);
 /// Sockets whose listeners are attached (the current ones and those
 /// closing).
 static SOCKETS: AtomicU32 = AtomicU32::new(0);
-
-/// The method a bridge looks for ([`subscribe_raw`]): it returns another
-/// JS handle of the same transport, which the bridge takes over.
-const RAW_HANDLE: &str = "__toolmarkRawHandle";
 
 #[wasm_bindgen]
 extern "C" {
@@ -75,52 +68,54 @@ extern "C" {
     fn encode(this: &TextEncoder, text: &JsString) -> js_sys::Uint8Array;
 }
 
-/// A text frame's UTF-8 bytes, made outside wasm memory
-/// (`TextEncoder#encode`, which turns a lone surrogate into U+FFFD as the
-/// glue's `encodeInto` does); `None` if the host has no `TextEncoder`
-/// (then the glue's string passing is taken).
-///
-/// The glue's string passing allocates the UTF-16 length, grows to three
-/// bytes a unit at the first non-ASCII character and shrinks to fit, each
-/// step a fresh block with this module's allocator (up to 6 bytes a unit
-/// at once for a frame that is 2 bytes a unit); these bytes are measured
-/// first and copied into one block of their size ([`frame_text`]) only if
-/// the policy takes them.
-fn frame_bytes(text: &JsString) -> Option<js_sys::Uint8Array> {
-    Some(TextEncoder::new().ok()?.encode(text))
+/// A text frame as the policy reads it. Its UTF-8 bytes are made outside
+/// wasm memory (`TextEncoder#encode`, which turns a lone surrogate into
+/// U+FFFD as the glue's `encodeInto` does), measured, and copied in once,
+/// only if the policy takes them: the glue's string passing would grow
+/// and shrink blocks of up to 6 bytes a unit.
+fn text_frame(policy: &RefCell<WebSocketPolicy>, conn: ConnId, text: &JsString) -> Frame {
+    let units = usize::try_from(text.length()).unwrap_or(usize::MAX);
+    if !policy.borrow().reads(conn, units) {
+        return Frame::Unread { units, bytes: None };
+    }
+    let Ok(encoder) = TextEncoder::new() else {
+        return Frame::Text(String::from(text));
+    };
+    let bytes = encoder.encode(text);
+    let len = usize::try_from(bytes.length()).unwrap_or(usize::MAX);
+    if !policy.borrow().holds(len) {
+        return Frame::Unread {
+            units,
+            bytes: Some(len),
+        };
+    }
+    // (Never invalid: the encoder writes UTF-8.)
+    String::from_utf8(bytes.to_vec()).map_or(Frame::Binary, Frame::Text)
 }
 
-/// The frame's text in wasm memory, copied once.
-fn frame_text(bytes: &js_sys::Uint8Array) -> Option<String> {
-    String::from_utf8(bytes.to_vec()).ok()
+/// A subscriber's throw, or the socket's `send`'s: handed to the host's
+/// `reportError` (browsers, workers) as an uncaught error is, not thrown
+/// into the socket's event dispatch (in Node, a throw there is fatal).
+fn report(error: &JsValue) {
+    let global = host::global();
+    if let Some(report) = host::method(&global, "reportError") {
+        let _ = report.call1(&global, error);
+    }
 }
 
 fn type_error(error: ConfigError) -> JsValue {
     js_sys::TypeError::new(error.message()).into()
 }
 
-/// A subscriber to inbound frames.
-#[derive(Clone)]
-enum Subscriber {
-    /// A bridge: the frame's text.
-    Raw(Rc<dyn Fn(&str)>),
-    /// A JS `onMessage` callback: `JSON.parse(text)`.
-    Js(Function),
-}
-
-/// A socket event listener, by event type. The boundary's one closure type
-/// ([`Callback`]), so that the module has one invoke shim for all.
-type Listener = (&'static str, Callback);
-
-/// The current socket and the listeners it holds.
+/// A socket and the listeners it holds; dropping it detaches them.
 struct Socket {
     conn: ConnId,
     ws: JsValue,
-    listeners: Vec<Listener>,
+    listeners: Vec<(&'static str, Callback)>,
 }
 
 impl Socket {
-    fn new(conn: ConnId, ws: JsValue, listeners: Vec<Listener>) -> Socket {
+    fn new(conn: ConnId, ws: JsValue, listeners: Vec<(&'static str, Callback)>) -> Socket {
         SOCKETS.fetch_add(1, Ordering::Relaxed);
         Socket {
             conn,
@@ -141,11 +136,11 @@ impl Drop for Socket {
     }
 }
 
-/// The armed reconnect timer.
+/// The armed reconnect timer; dropping it clears it.
 struct Timer {
     at: u64,
     handle: Option<JsValue>,
-    /// Kept until the timer is replaced or the transport stops.
+    /// Owned here so that it lives exactly as long as the timer.
     #[allow(dead_code)]
     callback: Callback,
 }
@@ -158,15 +153,16 @@ impl Drop for Timer {
     }
 }
 
+/// The JS objects of a running transport. Whatever is taken out of it is
+/// dropped after the borrow ends (the `Drop`s above call JS).
 #[derive(Default)]
 struct Io {
     socket: Option<Socket>,
     /// Sockets this side closed, kept with their listeners until their
-    /// `close` event: the `ws` package emits an `error` event after a
-    /// close while connecting, and throws when nobody listens.
+    /// `close` event.
     closing: Vec<Socket>,
     timer: Option<Timer>,
-    subscribers: Vec<(u32, Subscriber)>,
+    subscribers: Vec<(u32, Function)>,
     next_subscriber: u32,
     /// Counted in [`LIVE`] (from the first socket to the stop).
     live: bool,
@@ -181,6 +177,7 @@ struct Driver {
     /// Dropped once the transport stops: an `onOpen` that refers to its
     /// own transport would otherwise keep both alive for good.
     on_open: RefCell<Option<Function>>,
+    /// A [`Driver::pump`] is running.
     pumping: Cell<bool>,
 }
 
@@ -189,31 +186,38 @@ fn now() -> u64 {
 }
 
 impl Driver {
-    fn with_policy<R>(&self, f: impl FnOnce(&mut WebSocketPolicy) -> R) -> Option<R> {
-        self.policy.try_borrow_mut().ok().map(|mut p| f(&mut p))
+    fn policy<R>(&self, f: impl FnOnce(&mut WebSocketPolicy) -> R) -> R {
+        f(&mut self.policy.borrow_mut())
     }
 
-    fn with_io<R: Default>(&self, f: impl FnOnce(&mut Io) -> R) -> R {
-        self.io
-            .try_borrow_mut()
-            .map(|mut io| f(&mut io))
-            .unwrap_or_default()
+    fn io<R>(&self, f: impl FnOnce(&mut Io) -> R) -> R {
+        f(&mut self.io.borrow_mut())
+    }
+
+    /// The socket of `conn` if it is the current one.
+    fn socket_of(&self, conn: ConnId) -> Option<JsValue> {
+        self.io(|io| {
+            io.socket
+                .as_ref()
+                .filter(|s| s.conn == conn)
+                .map(|s| s.ws.clone())
+        })
     }
 
     /// Carries out the policy's actions until there are none, then arms the
-    /// timer. A call made while that runs leaves its actions to it.
+    /// timer. Called while it runs (a subscriber that sends or closes), it
+    /// returns at once and the running loop carries out the new actions.
     fn pump(self: &Rc<Self>) {
         if self.pumping.replace(true) {
             return;
         }
-        while let Some(action) = self.with_policy(WebSocketPolicy::poll_action).flatten() {
+        while let Some(action) = self.policy(WebSocketPolicy::poll_action) {
             self.perform(action);
         }
         self.pumping.set(false);
-        if self.with_policy(|p| p.is_stopped()).unwrap_or(true) {
-            if let Ok(mut on_open) = self.on_open.try_borrow_mut() {
-                on_open.take();
-            }
+        if self.policy(|p| p.is_stopped()) {
+            let on_open = self.on_open.borrow_mut().take();
+            drop(on_open);
         }
         self.arm_timer();
     }
@@ -222,42 +226,38 @@ impl Driver {
         match action {
             Action::Connect { conn } => {
                 if self.connect(conn).is_err() {
-                    self.with_policy(|p| p.handle_connect_failed(conn, now()));
+                    self.policy(|p| p.handle_connect_failed(conn, now()));
                 }
             }
             Action::CallOnOpen { conn } => self.call_on_open(conn),
             Action::Send { conn, text } => {
-                let ws = self.with_io(|io| {
-                    io.socket
-                        .as_ref()
-                        .filter(|s| s.conn == conn)
-                        .map(|s| s.ws.clone())
-                });
-                if let Some(ws) = ws {
+                if let Some(ws) = self.socket_of(conn) {
                     if let Some(send) = host::method(&ws, "send") {
-                        let _ = send.call1(&ws, &JsValue::from_str(&text));
+                        if let Err(error) = send.call1(&ws, &JsValue::from_str(&text)) {
+                            report(&error);
+                        }
                     }
                 }
             }
             Action::Deliver { text } => self.deliver(&text),
             Action::Close { conn, code } => {
-                let socket = self.with_io(|io| match &io.socket {
-                    Some(s) if s.conn == conn => io.socket.take(),
-                    _ => None,
-                });
-                if let Some(socket) = socket {
-                    let ws = socket.ws.clone();
-                    self.with_io(|io| io.closing.push(socket));
-                    if let Some(close) = host::method(&ws, "close") {
-                        let _ = match code {
-                            Some(code) => close.call1(&ws, &JsValue::from(code)),
-                            None => close.call0(&ws),
-                        };
+                let Some(ws) = self.socket_of(conn) else {
+                    return;
+                };
+                self.io(|io| {
+                    if let Some(socket) = io.socket.take() {
+                        io.closing.push(socket);
                     }
+                });
+                if let Some(close) = host::method(&ws, "close") {
+                    let _ = match code {
+                        Some(code) => close.call1(&ws, &JsValue::from(code)),
+                        None => close.call0(&ws),
+                    };
                 }
             }
             Action::Stopped { .. } => {
-                let (socket, timer, subscribers, live) = self.with_io(|io| {
+                let (socket, timer, subscribers, live) = self.io(|io| {
                     (
                         io.socket.take(),
                         io.timer.take(),
@@ -287,89 +287,28 @@ impl Driver {
             &JsValue::from_str("binaryType"),
             &JsValue::from_str("arraybuffer"),
         );
-        let mut listeners: Vec<Listener> = Vec::new();
-        let driver = self.clone();
-        listeners.push((
-            "open",
-            host::callback(move |_event, _| {
-                driver.with_policy(|p| p.handle_open(conn, now()));
-                driver.pump();
-                Ok(JsValue::UNDEFINED)
-            }),
-        ));
-        let driver = self.clone();
-        listeners.push((
-            "message",
+        let listener = |on: fn(&Rc<Driver>, ConnId, JsValue)| {
+            let driver = self.clone();
             host::callback(move |event, _| {
-                let data = get(&event, "data");
-                let frame = match data.dyn_ref::<JsString>() {
-                    Some(text) => {
-                        let units = usize::try_from(text.length()).unwrap_or(usize::MAX);
-                        if driver.with_policy(|p| p.reads(conn, units)) != Some(true) {
-                            Frame::Unread { units, bytes: None }
-                        } else if let Some(bytes) = frame_bytes(text) {
-                            let len = usize::try_from(bytes.length()).unwrap_or(usize::MAX);
-                            if driver.with_policy(|p| p.holds(len)) == Some(true) {
-                                // (Never invalid: the encoder writes UTF-8.)
-                                frame_text(&bytes).map_or(Frame::Binary, Frame::Text)
-                            } else {
-                                Frame::Unread {
-                                    units,
-                                    bytes: Some(len),
-                                }
-                            }
-                        } else {
-                            Frame::Text(String::from(text))
-                        }
-                    }
-                    None => Frame::Binary,
-                };
-                let lost = driver.with_policy(|p| {
-                    let before = p.held_dropped();
-                    p.handle_message(conn, frame);
-                    p.held_dropped().saturating_sub(before)
-                });
-                let lost = u32::try_from(lost.unwrap_or(0)).unwrap_or(u32::MAX);
-                HELD_DROPPED.fetch_add(lost, Ordering::Relaxed);
-                driver.pump();
+                on(&driver, conn, event);
                 Ok(JsValue::UNDEFINED)
-            }),
-        ));
-        let driver = self.clone();
-        listeners.push((
-            "close",
-            host::callback(move |event, _| {
-                let code = get(&event, "code")
-                    .as_f64()
-                    .filter(|c| (0.0..=f64::from(u16::MAX)).contains(c))
-                    .map_or(1005, |c| c as u16);
-                driver.with_policy(|p| p.handle_close(conn, code, now()));
-                // This socket is done: its listeners go (freed once this call returns).
-                let socket = driver.with_io(|io| {
-                    let closing = core::mem::take(&mut io.closing);
-                    let (done, rest): (Vec<Socket>, Vec<Socket>) =
-                        closing.into_iter().partition(|s| s.conn == conn);
-                    io.closing = rest;
-                    let current = match &io.socket {
-                        Some(s) if s.conn == conn => io.socket.take(),
-                        _ => None,
-                    };
-                    (done, current)
-                });
-                drop(socket);
-                driver.pump();
-                Ok(JsValue::UNDEFINED)
-            }),
-        ));
-        listeners.push(("error", host::callback(|_, _| Ok(JsValue::UNDEFINED))));
+            })
+        };
+        let listeners = vec![
+            ("open", listener(Driver::on_open_event)),
+            ("message", listener(Driver::on_message_event)),
+            ("close", listener(Driver::on_close_event)),
+            // Nothing to do (a `close` follows), but the `ws` package
+            // throws an `error` event nobody listens to.
+            ("error", host::callback(|_, _| Ok(JsValue::UNDEFINED))),
+        ];
         if let Some(add) = host::method(&ws, "addEventListener") {
             for (kind, listener) in &listeners {
-                let _ = add.call2(&ws, &JsValue::from_str(kind), listener.as_ref());
+                add.call2(&ws, &JsValue::from_str(kind), listener.as_ref())?;
             }
         }
-        let old = self.with_io(|io| {
-            if !io.live {
-                io.live = true;
+        let old = self.io(|io| {
+            if !core::mem::replace(&mut io.live, true) {
                 LIVE.fetch_add(1, Ordering::Relaxed);
             }
             io.socket.replace(Socket::new(conn, ws, listeners))
@@ -378,88 +317,118 @@ impl Driver {
         Ok(())
     }
 
+    fn on_open_event(self: &Rc<Self>, conn: ConnId, _event: JsValue) {
+        self.policy(|p| p.handle_open(conn, now()));
+        self.pump();
+    }
+
+    fn on_message_event(self: &Rc<Self>, conn: ConnId, event: JsValue) {
+        let frame = match get(&event, "data").dyn_ref::<JsString>() {
+            Some(text) => text_frame(&self.policy, conn, text),
+            None => Frame::Binary,
+        };
+        let lost = self.policy(|p| {
+            let before = p.held_dropped();
+            p.handle_message(conn, frame);
+            p.held_dropped().saturating_sub(before)
+        });
+        HELD_DROPPED.fetch_add(u32::try_from(lost).unwrap_or(u32::MAX), Ordering::Relaxed);
+        self.pump();
+    }
+
+    fn on_close_event(self: &Rc<Self>, conn: ConnId, event: JsValue) {
+        let code = get(&event, "code")
+            .as_f64()
+            .filter(|c| (0.0..=f64::from(u16::MAX)).contains(c))
+            .map_or(1005, |c| c as u16);
+        self.policy(|p| p.handle_close(conn, code, now()));
+        // This socket is done: its listeners go (the one running is freed
+        // once it returns).
+        let done = self.io(|io| {
+            let (done, rest): (Vec<Socket>, Vec<Socket>) = core::mem::take(&mut io.closing)
+                .into_iter()
+                .partition(|s| s.conn == conn);
+            io.closing = rest;
+            let current = match &io.socket {
+                Some(s) if s.conn == conn => io.socket.take(),
+                _ => None,
+            };
+            (done, current)
+        });
+        drop(done);
+        self.pump();
+    }
+
     /// `onOpen(socket)`, settled as `await` would; a throw or a rejection
     /// stops the transport.
     fn call_on_open(self: &Rc<Self>, conn: ConnId) {
-        let ws = self.with_io(|io| {
-            io.socket
-                .as_ref()
-                .filter(|s| s.conn == conn)
-                .map(|s| s.ws.clone())
-        });
-        let on_open = self.on_open.try_borrow().ok().and_then(|f| f.clone());
-        let (Some(on_open), Some(ws)) = (on_open, ws) else {
-            self.with_policy(|p| p.handle_on_open(conn, Err(()), now()));
+        let on_open = self.on_open.borrow().clone();
+        let (Some(on_open), Some(ws)) = (on_open, self.socket_of(conn)) else {
+            self.policy(|p| p.handle_on_open(conn, Err(()), now()));
             return;
         };
-        let driver = self.clone();
-        let settle = move |settled: Result<(), ()>| {
-            driver.with_policy(|p| p.handle_on_open(conn, settled, now()));
-            driver.pump();
-        };
-        match on_open.call1(&JsValue::UNDEFINED, &ws) {
-            Err(_) => settle(Err(())),
-            Ok(returned) => {
-                // As `await` would: one callback for both outcomes (bound to
-                // `true` and `false`), freed with the two bound functions.
-                let settle = Cell::new(Some(settle));
-                let settled: Function = host::callback(move |fulfilled, _| {
-                    if let Some(settle) = settle.take() {
-                        settle(if fulfilled.is_truthy() {
-                            Ok(())
-                        } else {
-                            Err(())
-                        });
-                    }
-                    Ok(JsValue::UNDEFINED)
-                })
-                .into_js_value()
-                .unchecked_into();
-                let promise: JsValue = js_sys::Promise::resolve(&returned).into();
-                if let Some(then) = host::method(&promise, "then") {
-                    let _ = then.call2(
-                        &promise,
-                        &settled.bind1(&JsValue::NULL, &JsValue::TRUE),
-                        &settled.bind1(&JsValue::NULL, &JsValue::FALSE),
-                    );
-                }
+        let returned = match on_open.call1(&JsValue::UNDEFINED, &ws) {
+            Ok(returned) => returned,
+            Err(_) => {
+                self.policy(|p| p.handle_on_open(conn, Err(()), now()));
+                return;
             }
+        };
+        // One callback for both outcomes (bound to `true` and `false`),
+        // owned by the two bound functions the promise holds.
+        let driver = self.clone();
+        let settled: Function = host::callback(move |fulfilled, _| {
+            let settled = if fulfilled.is_truthy() {
+                Ok(())
+            } else {
+                Err(())
+            };
+            driver.policy(|p| p.handle_on_open(conn, settled, now()));
+            driver.pump();
+            Ok(JsValue::UNDEFINED)
+        })
+        .into_js_value()
+        .unchecked_into();
+        let promise: JsValue = js_sys::Promise::resolve(&returned).into();
+        if let Some(then) = host::method(&promise, "then") {
+            let _ = then.call2(
+                &promise,
+                &settled.bind1(&JsValue::NULL, &JsValue::TRUE),
+                &settled.bind1(&JsValue::NULL, &JsValue::FALSE),
+            );
         }
     }
 
+    /// `JSON.parse(text)` to each subscriber still subscribed when its turn
+    /// comes, while the transport runs (one that unsubscribes another, or
+    /// closes, is heeded at once).
     fn deliver(&self, text: &str) {
-        let subscribers: Vec<Subscriber> =
-            self.with_io(|io| io.subscribers.iter().map(|(_, s)| s.clone()).collect());
-        let mut parsed: Option<JsValue> = None;
-        for subscriber in subscribers {
-            match subscriber {
-                Subscriber::Raw(sink) => sink(text),
-                Subscriber::Js(callback) => {
-                    let message = match &parsed {
-                        Some(message) => message.clone(),
-                        None => {
-                            let Ok(message) = js_sys::JSON::parse(text) else {
-                                continue;
-                            };
-                            parsed = Some(message.clone());
-                            message
-                        }
-                    };
-                    let _ = callback.call1(&JsValue::UNDEFINED, &message);
-                }
+        let subscribers = self.io(|io| io.subscribers.clone());
+        if subscribers.is_empty() {
+            return;
+        }
+        // (Never fails: the policy delivers JSON text only.)
+        let Ok(message) = js_sys::JSON::parse(text) else {
+            return;
+        };
+        for (id, callback) in subscribers {
+            let subscribed = self.io(|io| io.subscribers.iter().any(|(s, _)| *s == id));
+            if !subscribed || self.policy(|p| p.is_stopped()) {
+                continue;
+            }
+            if let Err(error) = callback.call1(&JsValue::UNDEFINED, &message) {
+                report(&error);
             }
         }
     }
 
     /// One timer at the policy's deadline, replacing an earlier one.
     fn arm_timer(self: &Rc<Self>) {
-        let Some(at) = self.with_policy(|p| p.poll_timeout()) else {
-            return;
-        };
-        if self.with_io(|io| io.timer.as_ref().map(|t| t.at)) == at {
+        let at = self.policy(|p| p.poll_timeout());
+        if self.io(|io| io.timer.as_ref().map(|t| t.at)) == at {
             return;
         }
-        let old = self.with_io(|io| io.timer.take());
+        let old = self.io(|io| io.timer.take());
         drop(old);
         let Some(at) = at else { return };
         let driver = self.clone();
@@ -467,8 +436,8 @@ impl Driver {
             // Fired: forgotten first, so a timer that fires a little early
             // by `Date.now()` (Node's timers run on another clock) is armed
             // again for the same deadline instead of being taken as armed.
-            let fired = driver.with_io(|io| io.timer.take());
-            driver.with_policy(|p| p.handle_timeout(now()));
+            let fired = driver.io(|io| io.timer.take());
+            driver.policy(|p| p.handle_timeout(now()));
             driver.pump();
             drop(fired);
             Ok(JsValue::UNDEFINED)
@@ -479,31 +448,35 @@ impl Driver {
         // waiting to reconnect keeps the process alive, as its socket does.
         let handle =
             host::set_timeout_kept(callback.as_ref().unchecked_ref(), &JsValue::from_f64(delay));
-        self.with_io(|io| {
-            io.timer = Some(Timer {
+        let old = self.io(|io| {
+            io.timer.replace(Timer {
                 at,
                 handle,
                 callback,
             })
         });
+        drop(old);
     }
 
-    fn subscribe(self: &Rc<Self>, subscriber: Subscriber) -> JsValue {
-        let stopped = self.with_policy(|p| p.is_stopped()).unwrap_or(true);
-        let id = self.with_io(|io| {
+    fn subscribe(self: &Rc<Self>, callback: Function) -> Function {
+        let stopped = self.policy(|p| p.is_stopped());
+        let id = self.io(|io| {
             io.next_subscriber = io.next_subscriber.wrapping_add(1);
             if !stopped {
-                io.subscribers.push((io.next_subscriber, subscriber));
+                io.subscribers.push((io.next_subscriber, callback));
             }
             io.next_subscriber
         });
         let weak: Weak<Driver> = Rc::downgrade(self);
         host::js_function(move || {
             if let Some(driver) = weak.upgrade() {
-                driver.with_io(|io| io.subscribers.retain(|(s, _)| *s != id));
+                let gone = driver.io(|io| {
+                    let at = io.subscribers.iter().position(|(s, _)| *s == id)?;
+                    Some(io.subscribers.remove(at))
+                });
+                drop(gone);
             }
         })
-        .into()
     }
 }
 
@@ -568,26 +541,11 @@ pub fn websocket_transport(options: JsValue) -> Result<WebSocketTransport, JsVal
     });
     // The first socket: a constructor that throws now (a bad url or
     // protocol list) is a configuration error, thrown as it is.
-    if let Some(Action::Connect { conn }) = driver.with_policy(|p| p.poll_action()).flatten() {
+    if let Some(Action::Connect { conn }) = driver.policy(WebSocketPolicy::poll_action) {
         driver.connect(conn)?;
     }
     driver.pump();
     Ok(WebSocketTransport { driver })
-}
-
-impl Driver {
-    /// Sends `text` as a frame, or buffers it until the socket is ready.
-    fn send_text(self: &Rc<Self>, text: String) -> Result<(), JsValue> {
-        if self.with_policy(|p| p.is_stopped()).unwrap_or(true) {
-            return Err(js_sys::Error::new(SendAfterStop.message()).into());
-        }
-        let sent = self.with_policy(|p| p.send(text));
-        if let Some(Err(error)) = sent {
-            return Err(js_sys::Error::new(error.message()).into());
-        }
-        self.pump();
-        Ok(())
-    }
 }
 
 #[wasm_bindgen]
@@ -595,7 +553,7 @@ impl WebSocketTransport {
     /// Sends `message` as a JSON text frame, or buffers it until the socket
     /// is ready (at most 100, oldest evicted). Throws once stopped.
     pub fn send(&self, message: JsValue) -> Result<(), JsValue> {
-        if self.driver.with_policy(|p| p.is_stopped()).unwrap_or(true) {
+        if self.driver.policy(|p| p.is_stopped()) {
             return Err(js_sys::Error::new(SendAfterStop.message()).into());
         }
         let text = js_sys::JSON::stringify(&message)?;
@@ -605,34 +563,30 @@ impl WebSocketTransport {
             )
             .into());
         };
-        self.driver.send_text(text)
+        self.driver
+            .policy(|p| p.send(text))
+            .map_err(|error| JsValue::from(js_sys::Error::new(error.message())))?;
+        self.driver.pump();
+        Ok(())
     }
 
     /// Calls `callback(message)` with each inbound message; returns its unsubscribe.
     #[wasm_bindgen(js_name = onMessage, unchecked_return_type = "() => void")]
-    pub fn on_message(&self, callback: JsValue) -> Result<JsValue, JsValue> {
+    pub fn on_message(&self, callback: JsValue) -> Result<Function, JsValue> {
         let Some(callback) = host::function(callback) else {
             return Err(js_sys::TypeError::new(
                 "websocketTransport: onMessage(callback) needs a function",
             )
             .into());
         };
-        Ok(self.driver.subscribe(Subscriber::Js(callback)))
+        Ok(self.driver.subscribe(callback))
     }
 
     /// Stops for good: closes the socket (code 1000), cancels a pending
     /// reconnect, drops the buffer and the subscribers.
     pub fn close(&self) {
-        self.driver.with_policy(WebSocketPolicy::close);
+        self.driver.policy(WebSocketPolicy::close);
         self.driver.pump();
-    }
-
-    /// Another JS handle of this transport, for [`subscribe_raw`].
-    #[wasm_bindgen(js_name = __toolmarkRawHandle, skip_typescript)]
-    pub fn raw_handle(&self) -> WebSocketTransport {
-        WebSocketTransport {
-            driver: self.driver.clone(),
-        }
     }
 
     /// For the tests: `{ transports, sockets, memoryBytes, heldDropped }`:
@@ -653,25 +607,4 @@ impl WebSocketTransport {
         ])
         .into()
     }
-}
-
-/// Subscribes `sink` to the frames' text when `transport` is a
-/// `websocketTransport`; returns the unsubscribe (`None`: some other
-/// transport, to be subscribed with `onMessage`).
-pub(super) fn subscribe_raw(transport: &JsValue, sink: Rc<dyn Fn(&str)>) -> Option<JsValue> {
-    Some(raw_driver(transport)?.subscribe(Subscriber::Raw(sink)))
-}
-
-/// The core's message text straight to the frame when `transport` is a
-/// `websocketTransport` (no `JSON.parse` for `send` and `JSON.stringify`
-/// in it); `None` for any other transport.
-pub(super) fn raw_sender(transport: &JsValue) -> Option<super::driver::RawSend> {
-    let driver = raw_driver(transport)?;
-    Some(Rc::new(move |text: String| driver.send_text(text)))
-}
-
-fn raw_driver(transport: &JsValue) -> Option<Rc<Driver>> {
-    let handle = host::method(transport, RAW_HANDLE)?.call0(transport).ok()?;
-    let handle = WebSocketTransport::try_from_js_value(handle).ok()?;
-    Some(handle.driver.clone())
 }

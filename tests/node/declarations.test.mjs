@@ -53,7 +53,6 @@ import type * as Public from ${JSON.stringify(pkgIndex)};
 import type * as PublicWebSocket from ${JSON.stringify(pkgIndex.replace(/index\.js$/, 'bridge/websocket.js'))};
 import type * as PublicEcho from ${JSON.stringify(pkgIndex.replace(/index\.js$/, 'bridge/echo.js'))};
 import type * as PublicPostMessage from ${JSON.stringify(pkgIndex.replace(/index\.js$/, 'bridge/post-message.js'))};
-import type * as PublicInPage from ${JSON.stringify(pkgIndex.replace(/index\.js$/, 'bridge/in-page.js'))};
 
 declare const tm: Generated.Toolmark;
 declare const scope: Generated.Scope;
@@ -87,12 +86,6 @@ declare const pm: Generated.PostMessageTransport;
 export const postMessage: PostMessageReturn = pm;
 export const postMessageExtra: [Missing<Generated.PostMessageTransport, PostMessageReturn>] extends [never] ? true : Missing<Generated.PostMessageTransport, PostMessageReturn> = true;
 
-declare const inPageAgent: Generated.InPageAgent;
-export const agent: PublicInPage.InPageAgent = inPageAgent;
-export const agentExtra: [Missing<Generated.InPageAgent, PublicInPage.InPageAgent>] extends [never] ? true : Missing<Generated.InPageAgent, PublicInPage.InPageAgent> = true;
-declare const inPageTransport: Generated.InPageTransport;
-export const pageEnd: PublicInPage.InPageChannel['transport'] = inPageTransport;
-export const pageEndExtra: [Missing<Generated.InPageTransport, PublicInPage.InPageChannel['transport']>] extends [never] ? true : Missing<Generated.InPageTransport, PublicInPage.InPageChannel['transport']> = true;
 `;
 
 test('the public declarations match the classes wasm-bindgen generated', async () => {
@@ -101,7 +94,7 @@ test('the public declarations match the classes wasm-bindgen generated', async (
   const text = readFileSync(generated, 'utf8');
   for (const name of ['Toolmark', 'Scope', 'Events', 'Bridge', 'WebSocketTransport', 'EchoTransport']) assert.match(text, new RegExp(`export class ${name} `));
   for (const name of ['Toolmark', 'Scope', 'Events', 'Bridge', 'WebSocketTransport']) assert.match(text, new RegExp(`export class ${name} `));
-  for (const name of ['PostMessageTransport', 'InPageTransport', 'InPageAgent']) assert.match(text, new RegExp(`export class ${name} `));
+  assert.match(text, /export class PostMessageTransport /);
   const config = project('check', program('../bindgen/toolmark_bridge.js', '../../pkg/index.js'));
   const { code, output } = await runTsc(config);
   assert.equal(code, 0, `tsc failed:\n${output}`);

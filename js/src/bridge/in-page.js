@@ -1,5 +1,274 @@
-// createInPageChannel(): both ends of a bridge in one realm, in the core
-// (src/wasm/in_page.rs). JS because an entry point is a module.
+// createInPageChannel(): both ends of a bridge in one JS realm, for a
+// client-side agent loop and tests (API.md, "Bridge and transports"). JS
+// because it is a helper, not one of the card's transports: it only moves
+// JS values between JS callbacks (in wasm each step was a crossing), and the
+// bridge talks to its page end through the public transport interface like
+// any app's. Request ids are the core's newId. Not a security boundary.
+//
+// - Delivery is asynchronous, one microtask per message; the listeners are
+//   those subscribed when it runs. What the page sends is copied
+//   (JSON.parse(JSON.stringify(message))); what the agent sends with `send`
+//   is delivered as it is, unvalidated. A throwing listener stops that
+//   delivery and its error is thrown from the microtask.
+// - The agent end's requests (call, describe) are written as JSON when they
+//   are made: one that cannot be (a cycle, a BigInt, a throwing getter or
+//   proxy, an input that is a function or a symbol) rejects at once with a
+//   TypeError and is neither sent nor kept waiting, where the page would drop
+//   it and never answer. The page end gets the plain copy of that text, so
+//   what the bridges read is what was checked.
+// - The agent end watches what the page sends before its own listeners do:
+//   the latest manifest's (or changed's) clientId and rev, the manifest's
+//   tools, the result of each request it made, and `confirmed` messages. A
+//   request with timeoutMs rejects with a TimeoutError and sends `cancel`
+//   when no result comes in time (rule 3: a timeout is the agent side's).
+// - Before the first manifest the page's clientId is unknown and the page
+//   drops a message without it: a request made then waits, in order, and
+//   goes out with the first manifest's (or changed's) clientId. At most
+//   MAX_WAITING_FOR_MANIFEST wait; one more rejects at once. A waiting
+//   request that times out sends nothing; one cancelled resolves
+//   `cancelled signal`, the page's answer to a call cancelled before it ran.
 import { wasm } from '../internal.js';
 
-export const createInPageChannel = wasm.createInPageChannel;
+/** Requests kept until the first manifest tells the page's clientId. */
+const MAX_WAITING_FOR_MANIFEST = 100;
+
+/** `Name: message` for an Error, else String(value) (as the core's reports say it). */
+function detail(why) {
+  try {
+    return why instanceof Error ? `${why.name}: ${why.message}` : String(why);
+  } catch {
+    return '[object]';
+  }
+}
+
+function notCopyable(what, why) {
+  return new TypeError(`createInPageChannel: ${what}${why === undefined ? '' : ` (${detail(why)})`}`);
+}
+
+/** JSON.stringify(value), or throws why it wrote nothing (`undefined` for a value JSON leaves out). */
+function jsonText(value) {
+  const text = JSON.stringify(value);
+  if (typeof text !== 'string') throw undefined; // eslint-disable-line no-throw-literal
+  return text;
+}
+
+function tryJson(value) {
+  try {
+    return { text: jsonText(value) };
+  } catch (why) {
+    return { why };
+  }
+}
+
+const INPUT = 'agent.call: the input is not JSON-copyable';
+
+/**
+ * A call message's JSON text, or the TypeError that says what in it JSON
+ * cannot copy. JSON leaves an input that is a function or a symbol (or whose
+ * toJSON returns one) out without an error, and the page drops a call
+ * without one: refused here too.
+ */
+function callText(message, input) {
+  if (typeof input === 'function') throw notCopyable(INPUT, 'a function');
+  if (typeof input === 'symbol') throw notCopyable(INPUT, 'a symbol');
+  let toJSON;
+  try {
+    toJSON = input !== null && typeof input === 'object' ? input.toJSON : undefined;
+  } catch {
+    toJSON = undefined;
+  }
+  if (typeof toJSON === 'function') {
+    const own = tryJson(input);
+    if (own.text === undefined) throw notCopyable(INPUT, own.why);
+  }
+  const whole = tryJson(message);
+  if (whole.text !== undefined) return whole.text;
+  const own = tryJson(input);
+  if (own.text === undefined) throw notCopyable(INPUT, own.why);
+  throw notCopyable('agent.call: the tool name, options.id or options.rev is not JSON-copyable', whole.why);
+}
+
+/** Calls every listener in `listeners` (a copy taken by the caller) with `value`. */
+function callEach(listeners, value) {
+  for (const listener of listeners) listener(value);
+}
+
+const resolved = Promise.resolve();
+
+/**
+ * Runs `run` in a microtask through a kept resolved promise's `then`:
+ * queueMicrotask's queue and order at a fraction of its cost per call
+ * (docs/benchmarks.md, "The in-page call path, fourth pass"); a throw is
+ * rethrown from a queueMicrotask of its own, where the host reports it.
+ */
+function later(run) {
+  resolved.then(() => {
+    try {
+      run();
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  });
+}
+
+function subscribe(set, callback) {
+  set.add(callback);
+  return () => set.delete(callback);
+}
+
+export function createInPageChannel() {
+  const toPage = new Set(); // transport.onMessage callbacks: what the agent sends
+  const toAgent = new Set(); // agent.onMessage callbacks: what the page sends
+  const confirmed = new Set();
+  const waiting = new Map(); // request id → { resolve, timer }
+  let beforeManifest = []; // [id, message] of requests made before the first manifest
+  let latest = { clientId: undefined, rev: undefined, tools: [] };
+  let closed = false;
+
+  const toPageLater = (message) => later(() => callEach([...toPage], message));
+  const agentMessage = (type, id) => ({ protocol: 1, type, clientId: latest.clientId, id });
+
+  /** The agent end's view of a page → agent message, before its listeners. */
+  function watch(message) {
+    if (message === null || typeof message !== 'object') return;
+    if (message.type === 'result') {
+      const entry = waiting.get(message.id);
+      if (entry === undefined) return;
+      waiting.delete(message.id);
+      clearTimeout(entry.timer);
+      entry.resolve(message.result);
+    } else if (message.type === 'manifest' || message.type === 'changed') {
+      const { clientId, rev } = message;
+      latest = { clientId, rev, tools: message.type === 'manifest' ? message.tools : latest.tools };
+      if (clientId === undefined) return;
+      const ready = beforeManifest;
+      beforeManifest = [];
+      for (const [, request] of ready) {
+        request.clientId = clientId;
+        toPageLater(request);
+      }
+    } else if (message.type === 'confirmed') {
+      callEach([...confirmed], message);
+    }
+  }
+
+  /** Takes request `id` out of those waiting for the first manifest; false when it is not there. */
+  function unqueue(id) {
+    const before = beforeManifest.length;
+    beforeManifest = beforeManifest.filter(([waitingId]) => waitingId !== id);
+    return beforeManifest.length !== before;
+  }
+
+  /**
+   * Sends request `message` (whose JSON is `text`), or keeps it until the
+   * first manifest, and resolves with its result; with `timeoutMs`, rejects
+   * with a TimeoutError and sends `cancel` when none comes in time.
+   */
+  function request(kind, id, text, timeoutMs) {
+    const copy = JSON.parse(text);
+    if (latest.clientId !== undefined) {
+      toPageLater(copy);
+    } else if (beforeManifest.length >= MAX_WAITING_FOR_MANIFEST) {
+      return Promise.reject(new Error(
+        `createInPageChannel: no manifest from the page yet (is a bridge attached with tm.use(bridge({ transport }))?) and ${MAX_WAITING_FOR_MANIFEST} requests already wait for it`,
+      ));
+    } else {
+      beforeManifest.push([id, copy]);
+    }
+    return new Promise((resolve, reject) => {
+      const entry = { resolve, timer: undefined };
+      if (timeoutMs !== undefined) {
+        entry.timer = setTimeout(() => {
+          if (waiting.get(id) === entry) waiting.delete(id);
+          // Never sent: nothing to cancel.
+          if (!unqueue(id)) toPageLater(agentMessage('cancel', id));
+          const error = new Error(`no result for ${kind} ${String(id)} within ${String(timeoutMs)} ms`);
+          error.name = 'TimeoutError';
+          reject(error);
+        }, timeoutMs);
+      }
+      waiting.set(id, entry);
+    });
+  }
+
+  const transport = {
+    /** Delivers a copy of `message` to the agent end. Throws once closed. */
+    send(message) {
+      if (closed) throw new Error('in-page channel is closed');
+      const copy = JSON.parse(JSON.stringify(message));
+      later(() => {
+        const now = [...toAgent];
+        watch(copy);
+        callEach(now, copy);
+      });
+    },
+    /** Calls `callback(message)` with each agent → page value; returns its unsubscribe. */
+    onMessage: (callback) => subscribe(toPage, callback),
+    /** Stops the page end: `send` throws, its subscribers are dropped. */
+    close() {
+      closed = true;
+      toPage.clear();
+    },
+  };
+
+  const agent = {
+    /** Delivers the value to the page as is, unvalidated. */
+    send(message) {
+      toPageLater(message);
+    },
+    onMessage: (callback) => subscribe(toAgent, callback),
+    get clientId() {
+      return latest.clientId;
+    },
+    get rev() {
+      return latest.rev;
+    },
+    get tools() {
+      return latest.tools;
+    },
+    /** A `call` (with options.id, or a fresh id), resolved with its result. Only an absent input is sent as {}. */
+    call(tool, input, options) {
+      const { id = wasm.newId(), rev, timeoutMs } = options ?? {};
+      const message = { protocol: 1, type: 'call', clientId: latest.clientId, id, tool, input: input === undefined ? {} : input };
+      if (rev !== undefined) message.rev = rev;
+      let text;
+      try {
+        text = callText(message, message.input);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return request('call', id, text, timeoutMs);
+    },
+    /** A `describe` with a fresh id, resolved with its result. */
+    describe(tool, options) {
+      const id = wasm.newId();
+      const message = { ...agentMessage('describe', id), tool };
+      const { text, why } = tryJson(message);
+      if (text === undefined) {
+        return Promise.reject(notCopyable('agent.describe: the tool name is not JSON-copyable', why));
+      }
+      return request('describe', id, text, options?.timeoutMs);
+    },
+    /**
+     * Sends a `cancel` for that call id (never answered). A call still
+     * waiting for the first manifest is not sent at all and resolves
+     * `cancelled signal`, as the page answers a call cancelled before it ran.
+     */
+    cancel(id) {
+      if (!unqueue(id)) {
+        toPageLater(agentMessage('cancel', id));
+        return;
+      }
+      const entry = waiting.get(id);
+      if (entry === undefined) return;
+      waiting.delete(id);
+      clearTimeout(entry.timer);
+      entry.resolve({ status: 'cancelled', by: 'signal' });
+    },
+    onConfirmed: (callback) => subscribe(confirmed, callback),
+  };
+
+  return { transport, agent };
+}

@@ -1,0 +1,129 @@
+// getPath, setPath, flatten: dotted paths (`items.0.name`) into plain objects
+// and arrays. JS because their work is property reads and writes on the
+// page's objects: in wasm each one was a crossing (per segment, per key), and
+// here it is a plain property access (docs/benchmarks.md, "Path helpers").
+// The decisions stay in the core (src/wasm/paths.rs): which paths are valid
+// and safe (`pathSegments`, one call per path) and the limits and refused
+// keys `flatten` applies (`pathRules`, read once). A page's proxy trap or
+// getter that throws makes the helper throw that error.
+import { ToolmarkError } from './errors.js';
+import { wasm } from './internal.js';
+
+const { maxSegments, maxValues, maxPathBytes, forbidden } = wasm.pathRules();
+const refused = new Set(forbidden);
+const { hasOwn } = Object;
+
+const isObject = (value) => value !== null && typeof value === 'object';
+const invalid = (message) => new ToolmarkError('invalid_path', message);
+
+/** The value at `path`, or undefined. */
+export function getPath(value, path) {
+  let current = value;
+  for (const part of wasm.pathSegments(path)) {
+    if (!isObject(current) || !hasOwn(current, part)) return undefined;
+    current = current[part];
+  }
+  return current;
+}
+
+/** `target[key] = value`, a refusal thrown as the TypeError strict mode throws. */
+function put(target, key, value) {
+  if (!Reflect.set(target, key, value)) throw new TypeError(`Cannot assign to property '${key}'`);
+}
+
+/**
+ * Sets the value at `path`, creating plain objects (or arrays for numeric
+ * segments) on the way; returns `target`.
+ */
+export function setPath(target, path, value) {
+  const parts = wasm.pathSegments(path);
+  if (parts.length === 0) throw invalid('setPath needs a non-empty path');
+  if (!isObject(target)) throw invalid('setPath needs an object target');
+  let current = target;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const part = parts[i];
+    if (!hasOwn(current, part) || !isObject(current[part])) {
+      put(current, part, /^\d+$/.test(parts[i + 1]) ? [] : {});
+    }
+    current = current[part];
+  }
+  put(current, parts[parts.length - 1], value);
+  return target;
+}
+
+/** Arrays and plain objects (prototype Object.prototype or null) are walked into. */
+function isContainer(node) {
+  if (!isObject(node)) return false;
+  if (Array.isArray(node)) return true;
+  const proto = Object.getPrototypeOf(node);
+  return proto === null || proto === Object.prototype;
+}
+
+/** UTF-8 bytes of `text` as the core counts them (a lone surrogate as U+FFFD). */
+function utf8Length(text) {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) bytes += 1;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length
+      && text.charCodeAt(i + 1) >= 0xdc00 && text.charCodeAt(i + 1) <= 0xdfff) {
+      bytes += 2; // the pair: 4 bytes for 2 units
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+/**
+ * `{ "a.b": 1, "c.0": 2 }` from `{ a: { b: 1 }, c: [2] }`: leaves only, keys
+ * prefixed with `prefix`. Walks without recursion, depth first in key order,
+ * within the core's limits; a value that contains itself is refused.
+ */
+export function flatten(value, prefix) {
+  let root = '';
+  if (typeof prefix === 'string' && prefix !== '') {
+    wasm.pathSegments(prefix); // checked as a path
+    root = prefix;
+  } else if (prefix) {
+    wasm.pathSegments(prefix); // throws: not a string
+  }
+  const out = {};
+  const ancestors = new Set();
+  // [node, path, its UTF-8 length, depth], or [node] when its members are done.
+  const stack = [[value, root, utf8Length(root), 0]];
+  let visited = 0;
+  while (stack.length > 0) {
+    const step = stack.pop();
+    const [node, path, bytes, depth] = step;
+    if (step.length === 1) {
+      ancestors.delete(node);
+      continue;
+    }
+    if (++visited > maxValues) throw invalid(`value has more than ${maxValues} parts`);
+    if (!isContainer(node)) {
+      if (path !== '') out[path] = node;
+      continue;
+    }
+    if (ancestors.has(node)) throw invalid(`value at "${path}" contains itself`);
+    const keys = Object.keys(node);
+    if (keys.length === 0) {
+      if (path !== '') out[path] = node;
+      continue;
+    }
+    if (depth >= maxSegments) throw invalid(`value is nested deeper than ${maxSegments} levels`);
+    const children = [];
+    for (const key of keys) {
+      if (key === '' || key.includes('.') || refused.has(key)) {
+        throw invalid(`key "${key}" cannot be part of a dotted path`);
+      }
+      const childBytes = path === '' ? utf8Length(key) : bytes + 1 + utf8Length(key);
+      if (childBytes > maxPathBytes) throw invalid(`a path is longer than ${maxPathBytes} bytes`);
+      children.push([node[key], path === '' ? key : `${path}.${key}`, childBytes, depth + 1]);
+    }
+    ancestors.add(node);
+    stack.push([node]);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  return out;
+}
