@@ -16,13 +16,12 @@
 //! replaces it with one calling back in gets [`Busy`].
 //!
 //! The page functions the core asks for (runs, validations, summaries,
-//! restorers) are called by `runs`; a promise one returns is awaited in a
-//! future polled by `tasks`, the one executor.
+//! restorers) are called by `runs`; a promise one returns is awaited
+//! (`JsFuture`) in a future on `wasm-bindgen-futures`' microtask queue.
 
 mod runs;
-mod tasks;
 
-pub use tasks::spawn;
+pub use wasm_bindgen_futures::spawn_local as spawn;
 
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
@@ -189,7 +188,7 @@ pub async fn settled(returned: Settled) -> Settled {
         Ok(value) if host::thenable(&value) => {
             // `Promise.resolve` reads a promise's `constructor`; a throw rejects.
             let promise = host::promise_resolve(&value)?;
-            js_sys::futures::JsFuture::from(promise).await
+            wasm_bindgen_futures::JsFuture::from(promise).await
         }
         settled => settled,
     }

@@ -308,12 +308,6 @@ pub fn queue_microtask(callback: &Function) {
     RESOLVED.with(|resolved| drop(resolved.then_run(callback)));
 }
 
-/// `queueMicrotask(callback)` itself: the driver's executor queues one
-/// per busy stretch, not per task (src/wasm/driver/tasks.rs).
-pub fn queue_microtask_plain(callback: &Function) {
-    let _ = queue_microtask_of(callback);
-}
-
 /// Throws `error` from a microtask of its own (`queueMicrotask`), where the
 /// host reports it as any uncaught error.
 pub fn throw_in_microtask(error: JsValue) {
