@@ -295,6 +295,11 @@ impl Calls {
     }
 }
 
+/// Where an output fails its schema, as the `output_invalid` message says it.
+fn problem_at(path: &str, message: &str) -> String {
+    format!(" at '{path}': {message}")
+}
+
 impl Toolmark {
     /// Rule 6: an unknown tool is `stale` when the caller's rev is older than
     /// ours (the tool is gone), else `unknown_tool`.
@@ -697,18 +702,11 @@ impl Toolmark {
                                 Ok(value) => schema
                                     .validate(&value, self.matcher.as_ref())
                                     .first()
-                                    .map(|first| format!("at '{}': {}", first.path, first.message)),
-                                Err(reason) => Some(format!("unchecked: {reason}")),
+                                    .map(|first| problem_at(&first.path, &first.message)),
+                                Err(reason) => Some(format!(" unchecked: {reason}")),
                             };
                             if let Some(problem) = problem {
-                                let message = format!(
-                                    "output of '{tool_name}' fails its output schema {problem}"
-                                );
-                                self.out.error(
-                                    ErrorEventCode::OutputInvalid,
-                                    message,
-                                    Some(tool_name.clone()),
-                                );
+                                self.output_invalid(tool_name.clone(), &problem);
                             }
                         }
                     }
@@ -750,6 +748,33 @@ impl Toolmark {
             }
         }
         self.finish(key, result, now);
+    }
+
+    /// Dev mode: what the tool's Standard Schema `outputSchema` (which
+    /// only JS can run) said of the value the run returned, before its
+    /// outcome: an `output_invalid` event for the first issue, or for a
+    /// validator that threw (`Err`, its detail). The value still goes out.
+    /// (JSON Schema outputs are checked in [`Toolmark::handle_outcome`].)
+    pub fn handle_output_checked(&mut self, run: RunId, checked: Result<Vec<Issue>, String>) {
+        let Some((_, call)) = self.calls.waiting_for(run) else {
+            return;
+        };
+        let tool_name = call.tool_name.clone();
+        let problem = match checked {
+            Ok(issues) => match issues.first() {
+                Some(first) => problem_at(&first.path, &first.message),
+                None => return,
+            },
+            Err(detail) => format!(": its validator threw ({detail})"),
+        };
+        self.output_invalid(tool_name, &problem);
+    }
+
+    /// The one `output_invalid` event: `problem` follows "fails its output schema".
+    fn output_invalid(&mut self, tool_name: String, problem: &str) {
+        let message = format!("output of '{tool_name}' fails its output schema{problem}");
+        self.out
+            .error(ErrorEventCode::OutputInvalid, message, Some(tool_name));
     }
 
     /// An outcome for a run no call waits for: `late_result` when the run was

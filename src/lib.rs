@@ -6,8 +6,9 @@
 //! thin glue layer over it.
 //!
 //! The state machine is [`machine::Toolmark`]: `handle_*` (and registry and
-//! page-request methods) in, `poll_*` out, drained in one order after every
-//! input. The [`machine`] module docs state that contract and the drain
+//! page-request methods) in, one `poll_output` out, called after every input
+//! until it returns the next deadline; it hands the outputs out in one
+//! order. The [`machine`] module docs state that contract and the drain
 //! order, and name the module that owns each concern: [`bridges`],
 //! [`lanes`], [`calls`], [`confirmations`], [`registry`], [`policy`],
 //! [`outputs`].

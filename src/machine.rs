@@ -20,26 +20,31 @@
 //! with the inbound message text), page calls ([`Toolmark::call`],
 //! [`Toolmark::abort`], [`Toolmark::confirm`], [`Toolmark::undo`]), what JS
 //! reports back about the work it was asked to do
-//! ([`Toolmark::handle_outcome`], [`Toolmark::handle_validated`],
-//! [`Toolmark::handle_prepared`], [`Toolmark::handle_state`],
-//! [`Toolmark::handle_restored`]) and [`Toolmark::handle_timeout`].
+//! ([`Toolmark::handle_outcome`], [`Toolmark::handle_output_checked`],
+//! [`Toolmark::handle_validated`], [`Toolmark::handle_prepared`],
+//! [`Toolmark::handle_state`], [`Toolmark::handle_restored`],
+//! [`Toolmark::handle_failure`]) and [`Toolmark::handle_timeout`].
 //!
 //! # Outputs, and the drain order
-//! After any input, drain in this order, each until it returns `None`:
-//! 1. [`Toolmark::poll_transmit`]: outbound message text, per bridge, in
-//!    send order (a `result` carrying `needs_confirmation` always comes out
+//! After any input, call [`Toolmark::poll_output`] until it returns
+//! [`Output::Timeout`]. It enforces the drain order itself:
+//! 1. [`Output::Transmit`]: outbound message text, per bridge, in send
+//!    order (a `result` carrying `needs_confirmation` always comes out
 //!    before that confirmation's `confirmed`);
-//! 2. [`Toolmark::poll_event`]: error events, completions of page calls,
-//!    changes of the pending-confirmation list;
-//! 3. [`Toolmark::poll_action`]: work for JS: runs to start, validations,
+//! 2. [`Output::Event`]: error events, completions of page calls, changes
+//!    of the pending-confirmation list and of the revision;
+//! 3. [`Output::Action`]: work for JS: runs to start, validations,
 //!    summaries and form state to read, runs to abort, restorers to run or
 //!    drop, transports to close;
-//! 4. [`Toolmark::poll_timeout`]: the next deadline; call
-//!    [`Toolmark::handle_timeout`] when it is reached.
+//! 4. [`Output::Timeout`], last, when nothing else is queued: the next
+//!    deadline; call [`Toolmark::handle_timeout`] when it is reached.
 //!
 //! Messages go out first so that nothing a page callback does in reaction
-//! to an event can overtake them. The machine reads no clock, does no IO and
-//! takes its randomness from the injected [`RandomSource`].
+//! to an event can overtake them: an input made while the loop runs (a
+//! callback calling back in) queues its outputs, and the next
+//! `poll_output` hands out its messages before the events still queued.
+//! The machine reads no clock, does no IO and takes its randomness from the
+//! injected [`RandomSource`].
 
 use crate::prelude::*;
 use serde::Serialize;
@@ -54,7 +59,7 @@ pub use crate::confirmations::{PendingView, Prepared, DEFAULT_CONFIRM_EXPIRY_MS}
 use crate::ids::{new_id, RandomSource};
 use crate::lanes::Lanes;
 use crate::outputs::Outputs;
-pub use crate::outputs::{Action, Event, Transmit};
+pub use crate::outputs::{Action, Event, Output, Transmit};
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::protocol::codes::error_message;
 use crate::protocol::{
@@ -303,20 +308,17 @@ impl Toolmark {
 
     // ----- outputs -------------------------------------------------------
 
-    pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.out.poll_transmit()
+    /// The next output, in the drain order (module docs); when nothing is
+    /// queued, [`Output::Timeout`] with the next time
+    /// [`Toolmark::handle_timeout`] must be called.
+    pub fn poll_output(&mut self) -> Output {
+        self.out
+            .pop()
+            .unwrap_or_else(|| Output::Timeout(self.next_deadline()))
     }
 
-    pub fn poll_event(&mut self) -> Option<Event> {
-        self.out.poll_event()
-    }
-
-    pub fn poll_action(&mut self) -> Option<Action> {
-        self.out.poll_action()
-    }
-
-    /// The next time [`Toolmark::handle_timeout`] must be called.
-    pub fn poll_timeout(&self) -> Option<u64> {
+    /// The earliest confirmation expiry or end of an abort grace period.
+    fn next_deadline(&self) -> Option<u64> {
         match (self.confirmations.next_expiry(), self.calls.next_deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -591,6 +593,12 @@ impl Toolmark {
         let handle = Handle(self.next_handle);
         self.next_handle += 1;
         handle
+    }
+
+    /// A failure the page's JS reported (a transport's `send` or `close`,
+    /// a WebMCP registration): an error event, queued with the others.
+    pub fn handle_failure(&mut self, code: ErrorEventCode, message: String, tool: Option<String>) {
+        self.out.error(code, message, tool);
     }
 
     /// Deadlines: expired confirmations, and aborted runs out of grace.

@@ -1,6 +1,6 @@
 //! What the machine hands out, queued in the order it happened: messages
-//! to send, events for the page, work for JS. The machine drains them in
-//! its documented order (see [`crate::machine`]).
+//! to send, events for the page, work for JS. [`Outputs::pop`] hands them
+//! out in the documented drain order (see [`crate::machine`]).
 
 use crate::vecmap::Queue;
 use serde::Serialize;
@@ -104,6 +104,20 @@ pub struct Transmit {
     pub text: String,
 }
 
+/// One output of [`Toolmark::poll_output`](crate::machine::Toolmark::poll_output),
+/// in the drain order: every queued `Transmit`, then every `Event`, then
+/// every `Action`; `Timeout` (the next deadline, if any) when none is left.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    Transmit(Transmit),
+    Event(Event),
+    Action(Action),
+    /// Nothing else is queued; call
+    /// [`Toolmark::handle_timeout`](crate::machine::Toolmark::handle_timeout)
+    /// at this time (ms), if any.
+    Timeout(Option<u64>),
+}
+
 /// The three output queues.
 #[derive(Debug, Default)]
 pub struct Outputs {
@@ -145,22 +159,28 @@ impl Outputs {
         }
     }
 
-    pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.transmits.pop_front()
-    }
-
-    pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
-    }
-
-    pub fn poll_action(&mut self) -> Option<Action> {
-        self.actions.pop_front()
+    /// The next output in the drain order: a message before any event,
+    /// an event before any action. `None` when all three queues are empty.
+    pub fn pop(&mut self) -> Option<Output> {
+        if let Some(transmit) = self.transmits.pop_front() {
+            return Some(Output::Transmit(transmit));
+        }
+        if let Some(event) = self.events.pop_front() {
+            return Some(Output::Event(event));
+        }
+        self.actions.pop_front().map(Output::Action)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn close(bridge: u32) -> Action {
+        Action::Close {
+            bridge: BridgeId(bridge),
+        }
+    }
 
     #[test]
     fn each_queue_is_first_in_first_out() {
@@ -171,27 +191,55 @@ mod tests {
         out.complete(Handle(3), ToolResult::Ok { data: None });
         out.forget_validated(None);
         out.forget_validated(Some(RunId(4)));
-        out.action(Action::Close {
-            bridge: BridgeId(0),
-        });
-        let texts: Vec<String> = core::iter::from_fn(|| out.poll_transmit())
-            .map(|t| t.text)
-            .collect();
-        assert_eq!(texts, ["a", "b"]);
-        assert_eq!(out.poll_event(), Some(Event::PendingChanged));
-        assert!(matches!(out.poll_event(), Some(Event::Completed { .. })));
-        assert_eq!(out.poll_event(), None);
+        out.action(close(0));
+        for text in ["a", "b"] {
+            assert!(matches!(out.pop(), Some(Output::Transmit(t)) if t.text == text));
+        }
+        assert_eq!(out.pop(), Some(Output::Event(Event::PendingChanged)));
+        assert!(matches!(
+            out.pop(),
+            Some(Output::Event(Event::Completed { .. }))
+        ));
         assert_eq!(
-            out.poll_action(),
-            Some(Action::ForgetValidated { run: RunId(4) })
+            out.pop(),
+            Some(Output::Action(Action::ForgetValidated { run: RunId(4) }))
         );
-        assert_eq!(
-            out.poll_action(),
-            Some(Action::Close {
-                bridge: BridgeId(0)
+        assert_eq!(out.pop(), Some(Output::Action(close(0))));
+        assert_eq!(out.pop(), None);
+    }
+
+    #[test]
+    fn messages_come_before_events_and_events_before_actions() {
+        // Queued in the opposite order: the drain order is not arrival order.
+        let mut out = Outputs::default();
+        out.action(close(1));
+        out.event(Event::RevChanged { rev: 1 });
+        out.transmit(BridgeId(1), "m1".into());
+        out.action(close(2));
+        out.event(Event::PendingChanged);
+        out.transmit(BridgeId(2), "m2".into());
+        let kinds: Vec<String> = core::iter::from_fn(|| out.pop())
+            .map(|output| match output {
+                Output::Transmit(t) => t.text,
+                Output::Event(Event::RevChanged { .. }) => "rev".into(),
+                Output::Event(_) => "event".into(),
+                Output::Action(Action::Close { bridge }) => format!("close {}", bridge.0),
+                other => format!("{other:?}"),
             })
-        );
-        assert_eq!(out.poll_action(), None);
+            .collect();
+        assert_eq!(kinds, ["m1", "m2", "rev", "event", "close 1", "close 2"]);
+    }
+
+    #[test]
+    fn a_message_queued_between_polls_overtakes_queued_events() {
+        let mut out = Outputs::default();
+        out.event(Event::PendingChanged);
+        out.action(close(0));
+        assert_eq!(out.pop(), Some(Output::Event(Event::PendingChanged)));
+        // A page callback reacting to that event caused a message.
+        out.transmit(BridgeId(0), "late".into());
+        assert!(matches!(out.pop(), Some(Output::Transmit(t)) if t.text == "late"));
+        assert_eq!(out.pop(), Some(Output::Action(close(0))));
     }
 
     #[test]

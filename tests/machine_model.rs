@@ -934,7 +934,9 @@ impl Model {
             transmits: texts,
             events,
             actions,
+            deadline,
         } = drained;
+        self.page.deadline = deadline;
         step.transmits = texts.len();
         step.events = events.len();
         step.actions = actions.len();
@@ -1531,7 +1533,11 @@ impl Model {
                 deadline = Some(deadline.map_or(end, |d| d.min(end)));
             }
         }
-        prop_assert_eq!(tm.poll_timeout(), deadline, "poll_timeout");
+        prop_assert_eq!(
+            self.page.deadline,
+            deadline,
+            "the deadline poll_output ends with"
+        );
         // Revisions: every attached bridge hears about each one.
         for r in &step.rev_events {
             prop_assert_eq!(*r, rev);
@@ -2256,7 +2262,7 @@ impl Model {
 
     fn clock(&mut self, jump: Clock) -> R {
         let now = self.now();
-        let deadline = self.page.tm.poll_timeout();
+        let deadline = self.page.deadline;
         let target = match jump {
             Clock::Small(ms) => now + ms,
             Clock::Grace => now + GRACE,
@@ -2300,7 +2306,7 @@ impl Model {
             }
         })?;
         prop_assert!(
-            self.page.tm.poll_timeout().is_none_or(|t| t > target),
+            self.page.deadline.is_none_or(|t| t > target),
             "a deadline at or before now is left after handle_timeout"
         );
         prop_assert!(self
@@ -2736,7 +2742,7 @@ impl Model {
                 && self.prepares.is_empty()
                 && self.read_states.is_empty()
                 && self.restores.is_empty()
-                && self.page.tm.poll_timeout().is_none()
+                && self.page.deadline.is_none()
                 && self.page.tm.calls_in_flight() == 0;
             if idle {
                 break;
@@ -2758,7 +2764,7 @@ impl Model {
             for run in runs {
                 self.settle(run, Outcome::Ok(None))?;
             }
-            if self.page.tm.poll_timeout().is_some() {
+            if self.page.deadline.is_some() {
                 self.clock(Clock::Huge(CONFIRM_EXPIRY + GRACE))?;
             }
         }
@@ -2768,7 +2774,7 @@ impl Model {
         prop_assert_eq!(tm.calls_in_flight(), 0, "calls left in flight");
         prop_assert_eq!(tm.max_pending_per_scope(), 0);
         prop_assert_eq!(tm.pending_confirmation_count(), 0);
-        prop_assert_eq!(tm.poll_timeout(), None);
+        prop_assert_eq!(self.page.deadline, None);
         prop_assert!(
             self.validated_values.is_empty(),
             "validated values JS keeps for nothing: {:?}",

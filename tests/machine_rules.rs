@@ -11,7 +11,7 @@ mod support {
 use serde_json::{json, Value};
 use support::harness::*;
 use toolmark_bridge::machine::{
-    Action, BridgeOptions, Config, Event, OnChange, Outcome, Prepared, Validated,
+    Action, BridgeOptions, Config, Event, OnChange, Outcome, Output, Prepared, Validated,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{ErrorEventCode, FieldChange, Issue, ToolResult};
@@ -151,7 +151,7 @@ fn rule_2_the_answered_memory_is_bounded_in_bytes_with_long_ids() {
         );
         page.tm.handle_inbound(page.bridge, &text, page.now);
         let mut results = 0;
-        while page.tm.poll_transmit().is_some() {
+        while let Output::Transmit(_) = page.tm.poll_output() {
             results += 1;
         }
         assert_eq!(results, 1);
@@ -259,7 +259,7 @@ fn a_call_running_at_detach_is_abandoned_after_the_grace_period() {
     page.reattach();
     page.call("c2", "t", json!({}));
     assert!(page.take_runs().is_empty());
-    assert_eq!(page.tm.poll_timeout(), Some(page.now + 3_000));
+    assert_eq!(page.deadline(), Some(page.now + 3_000));
     page.advance(2_999);
     assert!(page.take_runs().is_empty(), "still within its grace period");
     page.advance(1);
@@ -555,7 +555,7 @@ fn a_repeated_cancel_neither_answers_early_nor_moves_the_grace_period() {
         page.results_for("a").is_empty(),
         "still in its grace period"
     );
-    assert_eq!(page.tm.poll_timeout(), Some(page.now + 200));
+    assert_eq!(page.deadline(), Some(page.now + 200));
     page.ok(run, json!("settled in time"));
     assert_eq!(
         page.result("a"),
@@ -575,7 +575,7 @@ fn a_tool_that_ignores_abort_is_answered_after_the_grace_period_and_reports_late
     page.call("b", "slow", json!({}));
     let run = only_run(&mut page);
     page.cancel("a");
-    assert_eq!(page.tm.poll_timeout(), Some(page.now + 500));
+    assert_eq!(page.deadline(), Some(page.now + 500));
     page.advance(499);
     assert!(page.results_for("a").is_empty());
     page.advance(1);
@@ -1040,7 +1040,7 @@ fn confirmations_expire_after_600000_ms_by_default() {
     page.register(consequential("pay"));
     page.call("c", "pay", json!({}));
     let id = confirm_id_of(&page.result("c"));
-    assert_eq!(page.tm.poll_timeout(), Some(page.now + 600_000));
+    assert_eq!(page.deadline(), Some(page.now + 600_000));
     page.advance(599_999);
     assert!(page.confirmed_for(&id).is_empty());
     page.advance(1);
@@ -1057,7 +1057,7 @@ fn confirmations_expire_after_600000_ms_by_default() {
         Some(ToolResult::Refused { .. })
     ));
     assert!(page.take_runs().is_empty());
-    assert_eq!(page.tm.poll_timeout(), None);
+    assert_eq!(page.deadline(), None);
 }
 
 #[test]
@@ -1743,4 +1743,58 @@ fn a_message_without_json_text_is_dropped_with_invalid_message() {
     page.drain();
     assert_eq!(page.error_codes(), [ErrorEventCode::InvalidMessage]);
     assert_eq!(page.sent_on(page.bridge).len(), sent, "never answered");
+}
+
+/// `poll_output` hands out what several inputs queued in the drain order
+/// (every message, then every event, then every action), not in the order
+/// they were queued, and ends with the next deadline, again and again.
+#[test]
+fn poll_output_enforces_the_drain_order_and_ends_with_the_deadline() {
+    let mut page = Page::new();
+    let cid = page.client_id();
+    // Not drained: a revision (a manifest and an event), then a call (a run).
+    let registered = page.tm.register(ScopeId::ROOT, tool("t"), page.now);
+    assert!(matches!(registered, Ok(Some(_))));
+    let call = json!({"protocol": 1, "type": "call", "clientId": cid, "id": "c1",
+                      "tool": "t", "input": {}});
+    page.tm
+        .handle_inbound(page.bridge, &call.to_string(), page.now);
+    let mut order = Vec::new();
+    let mut run = None;
+    let deadline = loop {
+        match page.tm.poll_output() {
+            Output::Transmit(t) => order.push(format!("transmit {}", &t.text[..17])),
+            Output::Event(Event::RevChanged { rev }) => order.push(format!("rev {rev}")),
+            Output::Event(e) => order.push(format!("{e:?}")),
+            Output::Action(Action::Run { run: r, .. }) => {
+                run = Some(r);
+                order.push("run".into());
+            }
+            Output::Action(a) => order.push(format!("{a:?}")),
+            Output::Timeout(deadline) => break deadline,
+        }
+    };
+    assert_eq!(
+        order,
+        ["transmit {\"type\":\"manifest", "rev 1", "run"],
+        "the message first, then the event, then the action"
+    );
+    assert_eq!(deadline, None, "nothing is waiting for a time");
+    assert!(run.is_some());
+    // A cancel aborts the run and starts its grace period: the abort, then
+    // the deadline, which stays the answer until time passes it.
+    page.cancel("c1");
+    assert!(page
+        .actions
+        .iter()
+        .any(|a| matches!(a, Action::Abort { .. })));
+    assert_eq!(page.deadline, Some(page.now + 3_000));
+    assert_eq!(
+        page.tm.poll_output(),
+        Output::Timeout(Some(page.now + 3_000))
+    );
+    assert_eq!(
+        page.tm.poll_output(),
+        Output::Timeout(Some(page.now + 3_000))
+    );
 }

@@ -12,7 +12,7 @@ mod support {
 use serde_json::json;
 use support::harness::*;
 use toolmark_bridge::calls::Outcome;
-use toolmark_bridge::machine::Event;
+use toolmark_bridge::machine::{Event, Output};
 use toolmark_bridge::protocol::{
     Data, ErrorEventCode, PageToAgent, ProtocolV1, ResultMessage, ToolResult, MAX_RESULT_DEPTH,
 };
@@ -29,13 +29,13 @@ fn settle_with(text: &str) -> (String, Vec<(ErrorEventCode, String)>) {
     page.tm
         .handle_outcome(run, Outcome::Ok(Some(text.to_owned())), page.now);
     let mut sent = Vec::new();
-    while let Some(t) = page.tm.poll_transmit() {
-        sent.push(t.text);
-    }
     let mut errors = Vec::new();
-    while let Some(event) = page.tm.poll_event() {
-        if let Event::Error { code, message, .. } = event {
-            errors.push((code, message));
+    loop {
+        match page.tm.poll_output() {
+            Output::Transmit(t) => sent.push(t.text),
+            Output::Event(Event::Error { code, message, .. }) => errors.push((code, message)),
+            Output::Timeout(_) => break,
+            _ => {}
         }
     }
     assert_eq!(sent.len(), 1, "one result: {sent:?}");

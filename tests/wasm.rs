@@ -291,7 +291,7 @@ fn optional_ecma_regex_cases_in_the_browser() {
 
 #[wasm_bindgen_test]
 fn the_core_runs_in_wasm_with_crypto_ids_and_linear_patterns() {
-    use toolmark_bridge::machine::{BridgeOptions, Config, Toolmark};
+    use toolmark_bridge::machine::{BridgeOptions, Config, Output, Toolmark};
     use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef};
     let mut tm = Toolmark::new(
         Config::default(),
@@ -313,7 +313,7 @@ fn the_core_runs_in_wasm_with_crypto_ids_and_linear_patterns() {
     );
     tm.handle_inbound(bridge, &call, 2);
     let mut sent = Vec::new();
-    while let Some(t) = tm.poll_transmit() {
+    while let Output::Transmit(t) = tm.poll_output() {
         sent.push(t.text);
     }
     assert_eq!(sent.len(), 2, "manifest, then the result: {sent:?}");
@@ -331,7 +331,7 @@ async fn the_registry_drives_page_tools_in_the_browser() {
     let tm = wasm::create_toolmark(JsValue::UNDEFINED).unwrap_or_else(|_| panic!("registry"));
     assert!(tm.register(doubling_tool()).is_ok());
     assert!(tm.register(throwing_tool()).is_ok());
-    assert_eq!(tm.rev(), 2.0);
+    assert_eq!(tm.rev().ok(), Some(2.0));
     let call = tm
         .call("double".into(), input(21), human())
         .unwrap_or_else(|_| panic!("call"));

@@ -1,6 +1,6 @@
 // npm run test:wasm: the Rust tests inside WebAssembly in real headless
 // Chromium (Debian's chromium and chromium-driver), through wasm-pack:
-// tests/wasm.rs, and tests/wasm_transports.rs against the counterparts
+// tests/wasm.rs, tests/wasm_loop.rs, and tests/wasm_transports.rs against the counterparts
 // started here (tests/node/support/wasm-counterparts.mjs), stopped after.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -18,7 +18,7 @@ try {
   code = await new Promise((resolve, reject) => {
     const child = spawn(
       'wasm-pack',
-      ['test', '--headless', '--chrome', '--chromedriver', chromedriver, '--', '--features', 'transport-tests', '--test', 'wasm', '--test', 'wasm_transports'],
+      ['test', '--headless', '--chrome', '--chromedriver', chromedriver, '--', '--features', 'transport-tests', '--test', 'wasm', '--test', 'wasm_loop', '--test', 'wasm_transports'],
       {
         cwd: root,
         stdio: 'inherit',

@@ -10,9 +10,10 @@ use alloc::rc::{Rc, Weak};
 use core::cell::Cell;
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::driver::{BridgeEntry, Shared};
-use super::error::Failure;
+use super::error::{report, Failure};
 use super::host::{self, get, present};
 use super::values;
 use crate::machine::{BridgeId, BridgeOptions, OnChange};
@@ -111,30 +112,41 @@ fn inbound(weak: &Weak<Shared>, bridge: BridgeId, limit: u32, message: &JsValue)
 
 fn inbound_not_json(weak: &Weak<Shared>, bridge: BridgeId) {
     let Some(shared) = weak.upgrade() else { return };
-    if !shared.host_mut(|h| h.bridges.contains_key(&bridge.0)) {
+    if !attached(&shared, bridge) {
         return;
     }
-    shared.with_core(|core| core.handle_inbound_not_json(bridge));
-    shared.drain();
+    if let Err(failure) = shared.input(|core| core.handle_inbound_not_json(bridge)) {
+        report(failure);
+    }
 }
 
 /// A message's text to the core.
 fn inbound_text(weak: &Weak<Shared>, bridge: BridgeId, text: &str) {
     let Some(shared) = weak.upgrade() else { return };
-    if !shared.host_mut(|h| h.bridges.contains_key(&bridge.0)) {
+    if !attached(&shared, bridge) {
         return;
     }
     let now = shared.now();
-    shared.with_core(|core| core.handle_inbound(bridge, text, now));
-    shared.drain();
+    if let Err(failure) = shared.input(|core| core.handle_inbound(bridge, text, now)) {
+        report(failure);
+    }
+}
+
+/// The bridge's transport is attached (a message its `onMessage` hands
+/// over while subscribing, before that returned, is not taken).
+fn attached(shared: &Shared, bridge: BridgeId) -> bool {
+    shared
+        .host(|h| h.bridges.contains_key(&bridge.0))
+        .unwrap_or_else(|failure| {
+            report(failure);
+            false
+        })
 }
 
 impl Bridge {
     /// Attaches to the registry: the core sends the manifest; returns `dispose()`.
     pub(super) fn attach(self, shared: &Rc<Shared>) -> Result<Function, Failure> {
-        let Some(id) = shared.with_core(|core| core.attach(self.options)) else {
-            return Err(Failure::misuse("use: the registry is busy"));
-        };
+        let id = shared.with_core(|core| core.attach(self.options))?;
         let limit = u32::try_from(self.options.max_message_bytes).unwrap_or(u32::MAX);
         let weak = Rc::downgrade(shared);
         let callback = host::callback(move |message, _| {
@@ -149,8 +161,7 @@ impl Bridge {
             Ok(off) => off,
             Err(error) => {
                 let now = shared.now();
-                shared.with_core(|core| core.detach(id, now));
-                shared.drain();
+                shared.input(|core| core.detach(id, now))?;
                 let message = format!(
                     "bridge: transport.onMessage failed: {}",
                     &host::detail(&error)
@@ -158,7 +169,7 @@ impl Bridge {
                 return Err(Failure::misuse(message));
             }
         };
-        shared.host_mut(|h| {
+        shared.host(|h| {
             h.bridges.insert(
                 id.0,
                 BridgeEntry {
@@ -168,17 +179,19 @@ impl Bridge {
                     off,
                 },
             )
-        });
-        shared.drain();
+        })?;
+        shared.flush();
         let shared = shared.clone();
         let disposed = Cell::new(false);
-        Ok(host::js_function(move || {
-            if disposed.replace(true) {
-                return;
+        Ok(host::callback(move |_, _| {
+            if !disposed.get() {
+                let now = shared.now();
+                shared.input(|core| core.detach(id, now))?;
+                disposed.set(true);
             }
-            let now = shared.now();
-            shared.with_core(|core| core.detach(id, now));
-            shared.drain();
-        }))
+            Ok(JsValue::UNDEFINED)
+        })
+        .into_js_value()
+        .unchecked_into())
     }
 }

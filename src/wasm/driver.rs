@@ -1,31 +1,39 @@
 //! The driver: the core ([`machine::Toolmark`]) and the JS it reaches, in
 //! one [`Shared`] state behind an `Rc`: the app's tool functions, the runs'
-//! `AbortController`s, restorers, attached transports, waiting promises,
-//! listeners and the timer for the core's next deadline.
+//! `ctx`s, restorers, attached transports, waiting promises, listeners and
+//! the timer for the core's next deadline.
 //!
-//! Re-entrancy: a tool, a listener or a transport's `send` may call back
-//! into the registry synchronously. No `RefCell` borrow is ever held while
-//! JS runs: [`Shared::drain`] takes everything the core produced in its
-//! documented order (transmits, events, actions, the next deadline),
-//! releases the core, then hands it out; an input that arrives meanwhile
-//! asks for another round (`again`) instead of draining inside the drain.
+//! # The loop, and re-entrancy
+//! Every input borrows the core, changes it and lets it go; then
+//! [`Shared::flush`] hands out what it queued, one [`Output`] at a time, in
+//! the order `poll_output` enforces, and arms the timer for the deadline
+//! it ends with. No borrow of the core or of the [`Host`] is ever held
+//! while JS runs (a borrow is taken for Rust work only), so a tool, a
+//! listener or a transport's `send` may call back into the registry at any
+//! point: the input is made at once and its outputs join the queue, which
+//! the flush already running hands out next (a flush never nests). The one
+//! JS the core itself calls is `crypto.getRandomValues`; a page that
+//! replaces it with one calling back in gets [`Busy`].
 //!
 //! The page functions the core asks for (runs, validations, summaries,
-//! restorers) are called by `runs`.
+//! restorers) are called by `runs`; a promise one returns is awaited
+//! (`JsFuture`) in a future on `wasm-bindgen-futures`' microtask queue.
 
 mod runs;
 
-use crate::prelude::*;
-use alloc::rc::Rc;
-use core::cell::{Cell, RefCell};
-use js_sys::{Function, JsString, Symbol};
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
+pub use wasm_bindgen_futures::spawn_local as spawn;
 
-use super::error::Failure;
+use crate::prelude::*;
+use alloc::rc::{Rc, Weak};
+use core::cell::{Cell, RefCell};
+use js_sys::{Function, JsString, Promise, Symbol};
+use wasm_bindgen::prelude::*;
+
+use super::error::{report, Busy, Failure};
 use super::host::{self, Callback};
 use super::values;
-use crate::machine::{Action, BridgeId, Event, Handle, Toolmark as Machine, Transmit};
+use crate::machine::{Action, BridgeId, Event, Handle, Output, Toolmark as Machine, Transmit};
+use crate::protocol::{ErrorEventCode, ThrownErrorCode};
 use crate::registry::{ScopeId, ToolKey};
 use crate::vecmap::VecMap;
 
@@ -100,11 +108,17 @@ impl Listeners {
     pub fn remove(&mut self, listener: &JsValue) {
         self.0.retain(|l| l != listener);
     }
-    fn snapshot(&self) -> Vec<Function> {
-        self.0
-            .iter()
-            .filter_map(|l| l.clone().dyn_into().ok())
-            .collect()
+    /// The listeners now (called outside the borrow: one may unsubscribe).
+    fn snapshot(&self) -> Vec<JsValue> {
+        self.0.clone()
+    }
+}
+
+/// Calls each listener with `argument`; one that throws (or is no
+/// function) does not keep the others from hearing.
+fn notify(listeners: Vec<JsValue>, argument: &JsValue) {
+    for listener in listeners.into_iter().filter_map(host::function) {
+        let _ = listener.call1(&JsValue::NULL, argument);
     }
 }
 
@@ -131,10 +145,8 @@ pub struct Host {
     pub pending_listeners: Listeners,
     /// Called after every registry revision (the WebMCP registrations).
     pub rev_listeners: Listeners,
-    timer: Option<JsValue>,
-    /// The steps of runs, validations and restorers waiting for the next
-    /// microtask (see [`Shared::later`]).
-    jobs: Vec<Job>,
+    /// The armed `setTimeout` and the deadline it is for.
+    timer: Option<(JsValue, u64)>,
 }
 
 impl Drop for Host {
@@ -144,7 +156,7 @@ impl Drop for Host {
     /// kept calling the freed `onMessage` callback would throw on the next
     /// agent message.
     fn drop(&mut self) {
-        if let Some(timer) = self.timer.take() {
+        if let Some((timer, _)) = self.timer.take() {
             host::clear_timeout(&timer);
         }
         let bridges = core::mem::take(&mut self.bridges);
@@ -160,38 +172,50 @@ impl Drop for Host {
     }
 }
 
-/// A step of the driver's work, run in a microtask.
-type Job = Box<dyn FnOnce()>;
-
 /// What a JS function returned or threw, once settled.
 pub type Settled = Result<JsValue, JsValue>;
 
-/// Callbacks made once per registry and handed to JS many times.
-struct Callbacks {
-    timer: Callback,
-    jobs: Callback,
-    confirm: Callback,
-    files_resolve: Callback,
-    send_failed: Callback,
+/// What a JS function returned (or threw), settled as `await` settles it:
+/// a thenable is followed; a plain value or a throw is the answer as it is.
+pub async fn settled(returned: Settled) -> Settled {
+    match returned {
+        Ok(value) if host::thenable(&value) => {
+            // `Promise.resolve` reads a promise's `constructor`; a throw rejects.
+            let promise = host::promise_resolve(&value)?;
+            wasm_bindgen_futures::JsFuture::from(promise).await
+        }
+        settled => settled,
+    }
 }
-
-/// Rounds of jobs one job microtask runs (see [`Shared::run_jobs`]).
-const JOB_ROUNDS: usize = 64;
 
 pub struct Shared {
     core: RefCell<Machine>,
-    pub host: RefCell<Host>,
+    host: RefCell<Host>,
     clock: Option<Function>,
     on_confirm: Option<Function>,
     dev: bool,
     pub state_symbol: Symbol,
-    draining: Cell<bool>,
-    again: Cell<bool>,
-    /// The job microtask is running: a job queued meanwhile runs in it too.
-    running_jobs: Cell<bool>,
-    callbacks: RefCell<Option<Callbacks>>,
+    /// A flush is handing out outputs (further up the stack).
+    flushing: Cell<bool>,
+    /// Callbacks made once per registry and handed to JS many times.
+    timer: Callback,
+    confirm: Callback,
+    files_resolve: Callback,
+    send_failed: Callback,
     /// The strict `JSON.stringify` of tool results and validated inputs.
     pub strict: values::Strict,
+}
+
+/// A callback of `shared`'s that does nothing once the registry is gone.
+fn bound(
+    weak: &Weak<Shared>,
+    f: impl Fn(&Rc<Shared>, JsValue, JsValue) -> Result<JsValue, JsValue> + 'static,
+) -> Callback {
+    let weak = weak.clone();
+    host::callback(move |a, b| match weak.upgrade() {
+        Some(shared) => f(&shared, a, b),
+        None => Ok(JsValue::UNDEFINED),
+    })
 }
 
 impl Shared {
@@ -202,269 +226,126 @@ impl Shared {
         dev: bool,
         on_error: Option<Function>,
     ) -> Rc<Shared> {
-        let shared = Rc::new(Shared {
+        let mut host = Host::default();
+        if let Some(on_error) = on_error {
+            host.error_listeners.add(on_error.into());
+        }
+        Rc::new_cyclic(|weak| Shared {
             core: RefCell::new(core),
-            host: RefCell::new(Host::default()),
+            host: RefCell::new(host),
             clock,
             on_confirm,
             dev,
             state_symbol: Symbol::for_(STATE_KEY),
-            draining: Cell::new(false),
-            again: Cell::new(false),
-            running_jobs: Cell::new(false),
-            callbacks: RefCell::new(None),
-            strict: values::Strict::new(),
-        });
-        if let Some(on_error) = on_error {
-            shared.host_mut(|h| h.error_listeners.add(on_error.into()));
-        }
-        let weak = Rc::downgrade(&shared);
-        let callbacks = Callbacks {
-            timer: host::callback({
-                let weak = weak.clone();
-                move |_, _| {
-                    if let Some(shared) = weak.upgrade() {
-                        shared.host_mut(|h| h.timer = None);
-                        let now = shared.now();
-                        shared.with_core(|core| core.handle_timeout(now));
-                        shared.drain();
-                    }
-                    Ok(JsValue::UNDEFINED)
-                }
+            flushing: Cell::new(false),
+            timer: bound(weak, |shared, _, _| {
+                shared.host(|h| h.timer = None)?;
+                let now = shared.now();
+                shared.input(|core| core.handle_timeout(now))?;
+                Ok(JsValue::UNDEFINED)
             }),
-            jobs: host::callback({
-                let weak = weak.clone();
-                move |_, _| {
-                    if let Some(shared) = weak.upgrade() {
-                        shared.run_jobs();
-                    }
-                    Ok(JsValue::UNDEFINED)
-                }
-            }),
-            confirm: host::callback({
-                let weak = weak.clone();
-                move |run, message| {
-                    Ok(match weak.upgrade() {
-                        Some(shared) => shared.ctx_confirm(&run, &message),
-                        None => js_sys::Promise::resolve(&JsValue::FALSE).into(),
-                    })
-                }
+            confirm: bound(weak, |shared, run, message| {
+                Ok(shared.ctx_confirm(&run, &message))
             }),
             files_resolve: host::callback(|_, _| {
                 Err(Failure::toolmark(
-                    "files_not_configured",
+                    ThrownErrorCode::FilesNotConfigured,
                     "ctx.files.resolve: file support lands in M2",
                 )
                 .into())
             }),
-            send_failed: host::callback(move |error, _| {
-                if let Some(shared) = weak.upgrade() {
-                    shared.send_failed(&error);
-                }
+            send_failed: bound(weak, |shared, error, _| {
+                shared.send_failed(&error);
                 Ok(JsValue::UNDEFINED)
             }),
-        };
-        if let Ok(mut slot) = shared.callbacks.try_borrow_mut() {
-            *slot = Some(callbacks);
-        }
-        shared
+            strict: values::Strict::new(),
+        })
     }
 
     pub fn now(&self) -> u64 {
         host::now_ms(self.clock.as_ref())
     }
 
-    /// Runs `f` on the core. The core is never borrowed while JS runs, so
-    /// it is always free here; `None` would mean a bug, not a panic.
-    pub fn with_core<R>(&self, f: impl FnOnce(&mut Machine) -> R) -> Option<R> {
-        self.core.try_borrow_mut().ok().map(|mut core| f(&mut core))
+    /// Runs `f` on the core; [`Busy`] when the core is in use further up
+    /// the stack (module docs).
+    pub fn with_core<R>(&self, f: impl FnOnce(&mut Machine) -> R) -> Result<R, Busy> {
+        let mut core = self.core.try_borrow_mut().map_err(|_| Busy)?;
+        Ok(f(&mut core))
     }
 
-    pub fn host_mut<R: Default>(&self, f: impl FnOnce(&mut Host) -> R) -> R {
-        self.host
-            .try_borrow_mut()
-            .map(|mut host| f(&mut host))
-            .unwrap_or_default()
+    /// An input: `f` on the core, then its outputs handed out.
+    pub fn input<R>(self: &Rc<Self>, f: impl FnOnce(&mut Machine) -> R) -> Result<R, Busy> {
+        let answer = self.with_core(f)?;
+        self.flush();
+        Ok(answer)
     }
 
-    fn callback<R>(&self, f: impl FnOnce(&Callbacks) -> R) -> Option<R> {
-        self.callbacks.try_borrow().ok()?.as_ref().map(f)
+    /// Runs `f` on the host state. `f` is Rust only (no JS runs in it), so
+    /// the state is free unless the core is busy in the same way.
+    pub fn host<R>(&self, f: impl FnOnce(&mut Host) -> R) -> Result<R, Busy> {
+        let mut host = self.host.try_borrow_mut().map_err(|_| Busy)?;
+        Ok(f(&mut host))
     }
 
-    /// Runs `job` in a microtask: the jobs queued until it runs run in that
-    /// one microtask, in order, and so do the jobs they queue (within
-    /// [`JOB_ROUNDS`]).
-    pub fn later(&self, job: impl FnOnce() + 'static) {
-        self.queue(Box::new(job));
-    }
-
-    fn queue(&self, job: Job) {
-        let first = self.host_mut(|h| {
-            h.jobs.push(job);
-            h.jobs.len() == 1
-        });
-        if first && !self.running_jobs.get() {
-            self.schedule_jobs();
-        }
-    }
-
-    fn schedule_jobs(&self) {
-        if let Some(run) = self.callback(|c| c.jobs.as_ref().unchecked_ref::<Function>().clone()) {
-            host::queue_microtask(&run);
-        }
-    }
-
-    /// The job microtask: the jobs queued so far, in order, then those they
-    /// queued, for up to [`JOB_ROUNDS`] rounds (the next run of a lane
-    /// starts in the microtask its predecessor finished in, as
-    /// `spawn_local`'s queue runs what is spawned meanwhile); what is left
-    /// after that waits for the next microtask, so other work gets a turn.
-    fn run_jobs(&self) {
-        self.running_jobs.set(true);
-        for _ in 0..JOB_ROUNDS {
-            let jobs = self.host_mut(|h| core::mem::take(&mut h.jobs));
-            if jobs.is_empty() {
-                break;
-            }
-            for job in jobs {
-                job();
-            }
-        }
-        self.running_jobs.set(false);
-        if self.host_mut(|h| !h.jobs.is_empty()) {
-            self.schedule_jobs();
-        }
-    }
-
-    /// Runs `next` with what a JS function returned (or threw), settled as
-    /// `await` would: a thenable is followed (`next` is queued as a job when
-    /// it settles); a plain value or a throw goes to `next` at once.
-    pub fn settle(self: &Rc<Self>, returned: Settled, next: impl FnOnce(Settled) + 'static) {
-        match returned {
-            Ok(value) if host::thenable(&value) => self.follow(&value, Box::new(next)),
-            settled => next(settled),
-        }
-    }
-
-    /// `next` in the microtask after the thenable `value` settles.
-    fn follow(self: &Rc<Self>, value: &JsValue, next: Box<dyn FnOnce(Settled)>) {
-        let promise: JsValue = match host::promise_resolve(value) {
-            Ok(promise) => promise.into(),
-            // As `await` has it: the throw rejects.
-            Err(error) => return self.later(move || next(Err(error))),
-        };
-        let shared = self.clone();
-        let next = Cell::new(Some(next));
-        // One callback for both outcomes (bound to `true` and `false`);
-        // freed by the JS garbage collector with the two bound functions.
-        let settled: Function = host::callback(move |fulfilled, value| {
-            if let Some(next) = next.take() {
-                let settled = if fulfilled.is_truthy() {
-                    Ok(value)
-                } else {
-                    Err(value)
-                };
-                shared.later(move || next(settled));
-            }
-            Ok(JsValue::UNDEFINED)
-        })
-        .into_js_value()
-        .unchecked_into();
-        if let Some(then) = host::method(&promise, "then") {
-            let _ = then.call2(
-                &promise,
-                &settled.bind1(&JsValue::NULL, &JsValue::TRUE),
-                &settled.bind1(&JsValue::NULL, &JsValue::FALSE),
-            );
-        }
-    }
-
-    /// Hands out everything the core produced, in the drain order
-    /// (`poll_transmit`, `poll_event`, `poll_action`, `poll_timeout`),
-    /// until an input made meanwhile has nothing more to add.
-    pub fn drain(self: &Rc<Self>) {
-        if self.draining.replace(true) {
-            self.again.set(true);
+    /// Hands out the core's outputs one at a time, as `poll_output` orders
+    /// them, until it returns the next deadline, for which the timer is
+    /// armed. An input made by the JS called meanwhile queues its outputs in
+    /// the core and this loop hands them out: a flush asked for during a
+    /// flush returns at once. (A flush that finds the core in use stops: its
+    /// user further up the stack flushes when it is done.)
+    pub fn flush(self: &Rc<Self>) {
+        if self.flushing.replace(true) {
             return;
         }
-        loop {
-            self.again.set(false);
-            let Some((transmits, events, actions, timeout)) = self.with_core(|core| {
-                let mut transmits = Vec::new();
-                while let Some(t) = core.poll_transmit() {
-                    transmits.push(t);
+        while let Ok(output) = self.with_core(Machine::poll_output) {
+            match output {
+                Output::Transmit(transmit) => self.transmit(transmit),
+                Output::Event(event) => self.event(event),
+                Output::Action(action) => self.perform(action),
+                Output::Timeout(deadline) => {
+                    self.schedule(deadline);
+                    break;
                 }
-                let mut events = Vec::new();
-                while let Some(e) = core.poll_event() {
-                    events.push(e);
-                }
-                let mut actions = Vec::new();
-                while let Some(a) = core.poll_action() {
-                    actions.push(a);
-                }
-                (transmits, events, actions, core.poll_timeout())
-            }) else {
-                break;
-            };
-            for transmit in transmits {
-                self.transmit(transmit);
-            }
-            for event in events {
-                self.event(event);
-            }
-            for action in actions {
-                self.perform(action);
-            }
-            self.schedule(timeout);
-            if !self.again.get() {
-                break;
             }
         }
-        self.draining.set(false);
+        self.flushing.set(false);
     }
 
+    /// Arms the timer for `deadline` (unless it already is).
     fn schedule(&self, deadline: Option<u64>) {
-        if let Some(timer) = self.host_mut(|h| h.timer.take()) {
+        let Ok(armed) = self.host(|h| h.timer.take()) else {
+            return;
+        };
+        if let Some((timer, at)) = armed {
+            if Some(at) == deadline {
+                let _ = self.host(|h| h.timer = Some((timer, at)));
+                return;
+            }
             host::clear_timeout(&timer);
         }
         let Some(deadline) = deadline else { return };
         #[allow(clippy::cast_precision_loss)]
         let delay = (deadline.saturating_sub(self.now()) as f64).min(2_147_483_647.0);
-        let Some(callback) =
-            self.callback(|c| c.timer.as_ref().unchecked_ref::<Function>().clone())
-        else {
-            return;
-        };
-        let handle = host::set_timeout(&callback, delay);
-        self.host_mut(|h| h.timer = handle);
-    }
-
-    /// An `error` event to every listener (`onError` first); a listener
-    /// that throws is skipped over.
-    pub fn emit_error(&self, code: &str, message: &str, tool: Option<&str>) {
-        let listeners = self.host_mut(|h| h.error_listeners.snapshot());
-        if listeners.is_empty() {
-            return;
-        }
-        let event = host::object(&[
-            ("code", &JsValue::from_str(code)),
-            ("message", &JsValue::from_str(message)),
-        ]);
-        if let Some(tool) = tool {
-            host::set(&event, "tool", &JsValue::from_str(tool));
-        }
-        for listener in listeners {
-            let _ = listener.call1(&JsValue::NULL, &event);
+        if let Some(handle) = host::set_timeout(self.timer.as_ref().unchecked_ref(), delay) {
+            let _ = self.host(|h| h.timer = Some((handle, deadline)));
         }
     }
 
-    fn send_failed(&self, error: &JsValue) {
+    /// A failure JS reported (a transport's `send` or `close`, a WebMCP
+    /// registration): an error event through the core's queue.
+    pub fn failed(self: &Rc<Self>, code: ErrorEventCode, message: String, tool: Option<String>) {
+        if let Err(failure) = self.input(|core| core.handle_failure(code, message, tool)) {
+            report(failure);
+        }
+    }
+
+    fn send_failed(self: &Rc<Self>, error: &JsValue) {
         let message = format!("transport.send failed: {}", &host::detail(error));
-        self.emit_error("transport_failed", &message, None);
+        self.failed(ErrorEventCode::TransportFailed, message, None);
     }
 
-    fn transmit(&self, transmit: Transmit) {
-        let Some((transport, send)) = self.host_mut(|h| {
+    fn transmit(self: &Rc<Self>, transmit: Transmit) {
+        let Ok(Some((transport, send))) = self.host(|h| {
             h.bridges
                 .get(&transmit.bridge.0)
                 .map(|b| (b.transport.clone(), b.send.clone()))
@@ -476,48 +357,79 @@ impl Shared {
             Err(error) => self.send_failed(&error),
             Ok(sent) => {
                 if let Some(then) = host::method(&sent, "then") {
-                    if let Some(on_failure) = self.callback(|c| c.send_failed.as_ref().clone()) {
-                        let _ = then.call2(&sent, &JsValue::UNDEFINED, &on_failure);
-                    }
+                    let _ = then.call2(&sent, &JsValue::UNDEFINED, self.send_failed.as_ref());
                 }
             }
         }
     }
 
     fn event(&self, event: Event) {
+        let listeners =
+            |pick: fn(&Host) -> &Listeners| self.host(|h| pick(h).snapshot()).unwrap_or_default();
         match event {
             Event::Error {
                 code,
                 message,
                 tool,
-            } => self.emit_error(code.as_str(), &message, tool.as_deref()),
-            Event::Completed { handle, result } => {
-                if let Some((resolve, untrusted)) =
-                    self.host_mut(|h| h.completions.remove(&handle.0))
-                {
-                    let value = if untrusted {
-                        values::untrusted_result(&result)
-                    } else {
-                        values::result(&result)
-                    };
-                    let _ = resolve.call1(&JsValue::NULL, &value);
+            } => {
+                let listeners = listeners(|h| &h.error_listeners);
+                if listeners.is_empty() {
+                    return;
                 }
+                let event = host::object(&[
+                    ("code", &JsValue::from_str(code.as_str())),
+                    ("message", &JsValue::from_str(&message)),
+                ]);
+                if let Some(tool) = tool {
+                    host::set(&event, "tool", &JsValue::from_str(&tool));
+                }
+                notify(listeners, &event);
+            }
+            Event::Completed { handle, result } => {
+                let Ok(Some((resolve, untrusted))) = self.host(|h| h.completions.remove(&handle.0))
+                else {
+                    return;
+                };
+                let value = if untrusted {
+                    values::untrusted_result(&result)
+                } else {
+                    values::result(&result)
+                };
+                let _ = resolve.call1(&JsValue::NULL, &value);
             }
             Event::PendingChanged => {
-                for listener in self.host_mut(|h| h.pending_listeners.snapshot()) {
-                    let _ = listener.call0(&JsValue::NULL);
-                }
+                notify(listeners(|h| &h.pending_listeners), &JsValue::UNDEFINED);
             }
             Event::RevChanged { .. } => {
-                for listener in self.host_mut(|h| h.rev_listeners.snapshot()) {
-                    let _ = listener.call0(&JsValue::NULL);
-                }
+                notify(listeners(|h| &h.rev_listeners), &JsValue::UNDEFINED);
             }
         }
     }
 
     fn tool(&self, key: ToolKey) -> Option<Rc<ToolFns>> {
-        self.host_mut(|h| h.tools.get(&key.0).cloned())
+        self.host(|h| h.tools.get(&key.0).cloned()).ok().flatten()
+    }
+
+    /// The value kept from a validation run (taken, or only looked at),
+    /// else the core's JSON copy of the input.
+    fn input_value(
+        &self,
+        validated: Option<crate::machine::RunId>,
+        take: bool,
+        json: &str,
+    ) -> JsValue {
+        let kept = validated.and_then(|v| {
+            self.host(|h| {
+                if take {
+                    h.validated.remove(&v.0)
+                } else {
+                    h.validated.get(&v.0).cloned()
+                }
+            })
+            .ok()
+            .flatten()
+        });
+        kept.unwrap_or_else(|| values::parse_text(json))
     }
 
     fn perform(self: &Rc<Self>, action: Action) {
@@ -532,10 +444,8 @@ impl Shared {
                 validated,
                 ..
             } => {
-                // The validated value itself when one was kept (used once), else the core's JSON.
-                let input = self
-                    .host_mut(|h| validated.and_then(|v| h.validated.remove(&v.0)))
-                    .unwrap_or_else(|| values::parse_text(&input));
+                // The validated value itself when one was kept (used once).
+                let input = self.input_value(validated, true, &input);
                 self.start_run(run, tool, input, caller, call_id, snapshot);
             }
             Action::Validate { run, tool, input } => self.validate(run, tool, input),
@@ -549,40 +459,40 @@ impl Shared {
                 validated,
             } => {
                 // As for a run, but the value stays kept for the run to come.
-                let input = self
-                    .host_mut(|h| validated.and_then(|v| h.validated.get(&v.0).cloned()))
-                    .unwrap_or_else(|| values::parse_text(&input));
+                let input = self.input_value(validated, false, &input);
                 self.prepare(run, tool, &input, summary, changes, state);
             }
             Action::ReadState { run, tool, input } => self.read_state(run, tool, &input),
             Action::Abort { run } => {
-                let context = self.host_mut(|h| {
+                let context = self.host(|h| {
                     h.runs.get_mut(&run.0).map(|r| {
                         r.aborted = true;
                         r.context.clone()
                     })
                 });
-                if let Some(context) = context {
+                if let Ok(Some(context)) = context {
                     abort_run(&context);
                 }
             }
             Action::Restore { run, restorer } => self.restore(run, restorer),
-            Action::DropRestorer { run } => self.host_mut(|h| {
-                h.restorers.remove(&run.0);
-                // Dropped before its snapshot resolved: it must not be kept afterwards.
-                h.snapshotting.retain(|r| *r != run.0);
-            }),
-            Action::ForgetValidated { run } => self.host_mut(|h| {
-                h.validated.remove(&run.0);
-            }),
+            Action::DropRestorer { run } => {
+                let _ = self.host(|h| {
+                    h.restorers.remove(&run.0);
+                    // Dropped before its snapshot resolved: it must not be kept afterwards.
+                    h.snapshotting.retain(|r| *r != run.0);
+                });
+            }
+            Action::ForgetValidated { run } => {
+                let _ = self.host(|h| h.validated.remove(&run.0));
+            }
             Action::Close { bridge } => self.close(bridge),
         }
     }
 
     /// A bridge closed: the transport's listener removed, `close()` called,
     /// the callback freed.
-    fn close(&self, bridge: BridgeId) {
-        let Some(entry) = self.host_mut(|h| h.bridges.remove(&bridge.0)) else {
+    fn close(self: &Rc<Self>, bridge: BridgeId) {
+        let Ok(Some(entry)) = self.host(|h| h.bridges.remove(&bridge.0)) else {
             return;
         };
         let mut failure = None;
@@ -596,35 +506,35 @@ impl Shared {
         }
         if let Some(error) = failure {
             let message = format!("transport.close failed: {}", &host::detail(&error));
-            self.emit_error("transport_failed", &message, None);
+            self.failed(ErrorEventCode::TransportFailed, message, None);
         }
         drop(entry);
     }
 
-    /// As [`Shared::request`], for a tool marked `untrustedContent`: the
-    /// result comes wrapped with the spec's note.
-    pub fn request_untrusted(self: &Rc<Self>, handle: Handle) -> js_sys::Promise {
-        self.completion(handle, true)
-    }
-
-    /// A promise for a page request (`call`, `confirmPending`, `undo`),
-    /// resolved when the core completes `handle`.
-    pub fn request(self: &Rc<Self>, handle: Handle) -> js_sys::Promise {
-        self.completion(handle, false)
-    }
-
-    fn completion(self: &Rc<Self>, handle: Handle, untrusted: bool) -> js_sys::Promise {
-        let promise = js_sys::Promise::new(&mut |resolve, _reject| {
-            self.host_mut(|h| h.completions.insert(handle.0, (resolve, untrusted)));
-        });
-        self.drain();
-        promise
+    /// A page request (`call`, `confirmPending`, `undo`) made by `f`: a
+    /// promise resolved with its result when the core completes it
+    /// (wrapped with the spec's note for an `untrustedContent` tool). The
+    /// promise's `resolve` is kept before the outputs are handed out, so a
+    /// request the core completes at once is not missed.
+    pub fn request(
+        self: &Rc<Self>,
+        untrusted: bool,
+        f: impl FnOnce(&mut Machine) -> Handle,
+    ) -> Result<(Handle, Promise), Busy> {
+        let handle = self.with_core(f)?;
+        let mut resolve = None;
+        let promise = Promise::new(&mut |r, _| resolve = Some(r));
+        if let Some(resolve) = resolve {
+            self.host(|h| h.completions.insert(handle.0, (resolve, untrusted)))?;
+        }
+        self.flush();
+        Ok((handle, promise))
     }
 
     /// The app's functions of every tool in `scope` and its nested scopes
     /// are let go (the core has disposed of them).
-    pub fn forget_scope(&self, scope: ScopeId) {
-        self.host_mut(|h| {
+    pub fn forget_scope(&self, scope: ScopeId) -> Result<(), Busy> {
+        self.host(|h| {
             let mut gone = vec![scope.0];
             loop {
                 let before = gone.len();
@@ -646,6 +556,6 @@ impl Shared {
             for key in keys {
                 h.tools.remove(&key);
             }
-        });
+        })
     }
 }

@@ -1,12 +1,15 @@
 //! The one error channel from Rust to JS: every failure the boundary throws
-//! or rejects with is made here, as a `ToolmarkError` (with its `code`) or,
-//! for misuse of the API (wrong argument types, unknown option values), a
-//! `TypeError`.
+//! or rejects with is made here, as a `ToolmarkError` (with its `code`, one
+//! of the core's typed codes), for misuse of the API (wrong argument types,
+//! unknown option values) a `TypeError`, else an `Error`. A failure with no
+//! caller to throw to (a timer's, a promise callback's) is [`report`]ed.
 
 use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
+use super::host;
 use crate::machine::ToolmarkError as CoreError;
+use crate::protocol::{ErrorEventCode, ThrownErrorCode};
 
 // The class stays JS so that `instanceof ToolmarkError` holds for what the
 // paths helpers, forms and this module throw: one class, imported here. The
@@ -21,13 +24,45 @@ extern "C" {
     fn new(code: &str, message: &str) -> JsToolmarkError;
 }
 
+/// A `ToolmarkError`'s code: an error event's (thrown in dev mode) or a
+/// thrown-only one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    Event(ErrorEventCode),
+    Thrown(ThrownErrorCode),
+}
+
+impl Code {
+    fn as_str(self) -> &'static str {
+        match self {
+            Code::Event(code) => code.as_str(),
+            Code::Thrown(code) => code.as_str(),
+        }
+    }
+}
+
+impl From<ErrorEventCode> for Code {
+    fn from(code: ErrorEventCode) -> Code {
+        Code::Event(code)
+    }
+}
+
+impl From<ThrownErrorCode> for Code {
+    fn from(code: ThrownErrorCode) -> Code {
+        Code::Thrown(code)
+    }
+}
+
 /// Why a call into the boundary failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
     /// A misconfiguration (dev mode) or a thrown-only code: `ToolmarkError`.
-    Toolmark { code: String, message: String },
+    Toolmark { code: Code, message: String },
     /// The API was called with something it does not take: `TypeError`.
     Misuse(String),
+    /// The host lacks what is needed, or the registry was called back from
+    /// JS it was itself running ([`Busy`]): `Error`.
+    Error(String),
 }
 
 impl Failure {
@@ -35,7 +70,7 @@ impl Failure {
         Failure::Misuse(message.into())
     }
 
-    pub fn toolmark(code: &str, message: impl Into<String>) -> Failure {
+    pub fn toolmark(code: impl Into<Code>, message: impl Into<String>) -> Failure {
         Failure::Toolmark {
             code: code.into(),
             message: message.into(),
@@ -43,17 +78,50 @@ impl Failure {
     }
 }
 
+/// The registry's state is in use further up the stack: the only JS the
+/// core itself calls is `crypto.getRandomValues`, so this is that function
+/// (replaced by the page) calling back into the registry. A unit, so the
+/// many generic users of the state stay small; it becomes a [`Failure`]
+/// where it is thrown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Busy;
+
+impl From<Busy> for Failure {
+    fn from(_: Busy) -> Failure {
+        Failure::Error(String::from(
+            "Toolmark: the registry was called back while it was updating itself \
+             (from crypto.getRandomValues); call it again after that returns",
+        ))
+    }
+}
+
+impl From<Busy> for JsValue {
+    fn from(busy: Busy) -> JsValue {
+        Failure::from(busy).into()
+    }
+}
+
 impl From<CoreError> for Failure {
     fn from(error: CoreError) -> Failure {
-        Failure::toolmark(error.code.as_str(), error.message)
+        Failure::toolmark(error.code, error.message)
     }
 }
 
 impl From<Failure> for JsValue {
     fn from(failure: Failure) -> JsValue {
         match failure {
-            Failure::Toolmark { code, message } => JsToolmarkError::new(&code, &message).into(),
+            Failure::Toolmark { code, message } => {
+                JsToolmarkError::new(code.as_str(), &message).into()
+            }
             Failure::Misuse(message) => js_sys::TypeError::new(&message).into(),
+            Failure::Error(message) => js_sys::Error::new(&message).into(),
         }
     }
+}
+
+/// A failure nobody called for (a timer's, a settled promise's): thrown
+/// from a microtask of its own, where the host reports it as any uncaught
+/// error.
+pub fn report(failure: impl Into<Failure>) {
+    host::throw_in_microtask(failure.into().into());
 }

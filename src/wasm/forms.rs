@@ -25,13 +25,13 @@
 //! - **Lifetime**: the tools' functions are closures freed by the JS
 //!   garbage collector with the definitions the registry keeps; the form
 //!   is held by them, never by a global.
-//! - **Re-entrancy**: the policy's `RefCell` is borrowed only between DOM
-//!   reads and writes, never while JS (an event listener, the scope's
+//! - **Re-entrancy**: the policy and the observer are `Cell`s, taken out
+//!   only for Rust work, never while JS (an event listener, the scope's
 //!   `register`) runs.
 
 use crate::prelude::*;
 use alloc::rc::Rc;
-use core::cell::RefCell;
+use core::cell::Cell;
 use js_sys::{Array, Function, Object};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -458,14 +458,14 @@ enum Op {
 /// One `formTools()` call's form and sensitivity memory.
 struct Form {
     element: JsValue,
-    policy: RefCell<FormPolicy>,
+    policy: Cell<FormPolicy>,
     /// The form state's key.
     key: [u8; 32],
     /// Where the host has `MutationObserver`: the `type` and
     /// `autocomplete` changes in the form between two uses, so a password
     /// rendered after `formTools()` and shown as text before any tool ran
     /// is known sensitive. Disconnected on dispose and on drop.
-    watch: RefCell<Option<(MutationObserver, host::Callback)>>,
+    watch: Cell<Option<(MutationObserver, host::Callback)>>,
 }
 
 impl Drop for Form {
@@ -477,12 +477,11 @@ impl Drop for Form {
 impl Form {
     /// The fields now, after the policy has seen which are sensitive.
     fn fields(&self, groups: &[Group]) -> Vec<Field> {
-        let records = match self.watch.try_borrow() {
-            Ok(watch) => watch.as_ref().map(|(observer, _)| observer.take_records()),
-            Err(_) => None,
-        };
-        if let Some(records) = records {
-            self.changed(&records);
+        let watch = self.watch.take();
+        let observer = watch.as_ref().map(|(observer, _)| observer.clone());
+        self.watch.set(watch);
+        if let Some(observer) = observer {
+            self.changed(&observer.take_records());
         }
         let fields = fields(groups);
         self.with_policy(|policy| policy.observe(&fields));
@@ -550,24 +549,22 @@ impl Form {
             .observe_with_options(self.element.unchecked_ref(), &options)
             .is_ok()
         {
-            if let Ok(mut watch) = self.watch.try_borrow_mut() {
-                *watch = Some((observer, callback));
-            }
+            self.watch.set(Some((observer, callback)));
         }
     }
 
     fn unwatch(&self) {
-        let watch = self.watch.try_borrow_mut().ok().and_then(|mut w| w.take());
-        if let Some((observer, _)) = watch {
+        if let Some((observer, _)) = self.watch.take() {
             observer.disconnect();
         }
     }
 
-    fn with_policy<R: Default>(&self, f: impl FnOnce(&mut FormPolicy) -> R) -> R {
-        self.policy
-            .try_borrow_mut()
-            .map(|mut policy| f(&mut policy))
-            .unwrap_or_default()
+    /// `f` on the sensitivity memory (Rust only: no JS runs in `f`).
+    fn with_policy<R>(&self, f: impl FnOnce(&mut FormPolicy) -> R) -> R {
+        let mut policy = self.policy.take();
+        let answer = f(&mut policy);
+        self.policy.set(policy);
+        answer
     }
 
     fn run(self: &Rc<Self>, op: &Op, input: JsValue) -> Result<JsValue, JsValue> {
@@ -730,19 +727,15 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
         }
     }
     let mut key = [0u8; 32];
-    getrandom::fill(&mut key).map_err(|_| {
-        Failure::toolmark(
-            "random_unavailable",
-            "formTools: Web Crypto API is unavailable",
-        )
-    })?;
+    getrandom::fill(&mut key)
+        .map_err(|_| Failure::Error("formTools: Web Crypto API is unavailable".into()))?;
     let element = form;
     let label = label_of(&element, &options, &scope);
     let form = Rc::new(Form {
         element,
-        policy: RefCell::new(FormPolicy::new(declared)),
+        policy: Cell::new(FormPolicy::new(declared)),
         key,
-        watch: RefCell::new(None),
+        watch: Cell::new(None),
     });
     form.watch();
     let groups = groups(&form.element);

@@ -5,7 +5,7 @@
 //! so a throwing callback comes back as an `Err`, never as a trap.
 
 use crate::prelude::*;
-use js_sys::{Function, JsString, Object, Promise, Reflect};
+use js_sys::{Function, JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -294,16 +294,10 @@ pub fn clear_timeout(handle: &JsValue) {
     let _ = clear_timeout_of(handle);
 }
 
-std::thread_local! {
-    static RESOLVED: Settled = Promise::resolve(&JsValue::UNDEFINED).unchecked_into();
-}
-
-/// Runs `callback` in a microtask through a kept resolved promise's `then`:
-/// the queue and order of `queueMicrotask`, at a fraction of its cost (per
-/// callback about 120 ns against 650 in Chromium, 200 against 500 in Node:
-/// docs/benchmarks.md, "The in-page call path, fourth pass"). A throw in
-/// `callback` only rejects the promise `then` returns: a callback whose
-/// error must be reported throws it from a microtask of its own.
-pub fn queue_microtask(callback: &Function) {
-    RESOLVED.with(|resolved| drop(resolved.then_run(callback)));
+/// Throws `error` from a microtask of its own (`queueMicrotask`), where the
+/// host reports it as any uncaught error.
+pub fn throw_in_microtask(error: JsValue) {
+    let error = core::cell::Cell::new(Some(error));
+    let thrower = callback(move |_, _| Err(error.take().unwrap_or(JsValue::UNDEFINED)));
+    let _ = queue_microtask_of(&thrower.into_js_value().unchecked_into());
 }

@@ -6,7 +6,7 @@
 //! - `registry`: `createToolmark` → `Toolmark`, `Scope`, `Events`;
 //! - `bridge`: `bridge(...)`, the plugin `tm.use` attaches;
 //! - `webmcp`: `webmcp(...)`, the plugin for WebMCP browser agents;
-//! - `driver`: the shared state, the drain loop, tool runs, timers;
+//! - `driver`: the shared state, the output loop, tool runs, timers;
 //! - `websocket`, `post_message`, `echo`: the transports' web-sys drivers
 //!   over [`crate::transport`] (the in-page channel is JS:
 //!   `js/src/bridge/in-page.js`);

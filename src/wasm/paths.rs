@@ -37,7 +37,7 @@ pub const MAX_PATH_LENGTH: usize = 1 << 20;
 pub const MAX_FLATTEN_VALUES: usize = 100_000;
 
 fn invalid(message: String) -> Failure {
-    Failure::toolmark("invalid_path", message)
+    Failure::toolmark(crate::protocol::ThrownErrorCode::InvalidPath, message)
 }
 
 fn segments(path: &JsValue) -> Result<Vec<String>, Failure> {

@@ -10,10 +10,11 @@ use core::cell::Cell;
 use js_sys::{Function, Promise};
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::bridge::Bridge;
 use super::driver::{Shared, ToolFns};
-use super::error::Failure;
+use super::error::{report, Busy, Failure};
 use super::host::{self, get, get_symbol, js_function, present};
 use super::protocol::CryptoRandom;
 use super::values;
@@ -47,7 +48,7 @@ pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
         host::method(&options, "onError"),
     );
     // Events from the constructor (a bad policy outside dev mode).
-    shared.drain();
+    shared.flush();
     Ok(Toolmark { shared })
 }
 
@@ -73,16 +74,15 @@ fn register_in(
     let input_standard = Some(get(def, "inputSchema")).filter(values::is_standard_schema);
     let output_standard = Some(get(def, "outputSchema")).filter(values::is_standard_schema);
     let now = shared.now();
-    let registered = shared
-        .with_core(|core| core.register(scope, spec, now))
-        .unwrap_or(Ok(None));
+    let registered = shared.with_core(|core| core.register(scope, spec, now))?;
     let key = match registered {
         Err(error) => {
-            shared.drain();
+            shared.flush();
             return Err(error.into());
         }
+        // Misconfigured outside dev mode: an error event says so.
         Ok(None) => {
-            shared.drain();
+            shared.flush();
             return Ok(js_function(|| {}));
         }
         Ok(Some(key)) => key,
@@ -98,23 +98,28 @@ fn register_in(
         full_name,
         scope,
     };
-    shared.host_mut(|h| h.tools.insert(key.0, Rc::new(tool)));
-    shared.drain();
+    // Kept before the outputs are handed out: a run of it may start then.
+    shared.host(|h| h.tools.insert(key.0, Rc::new(tool)))?;
+    shared.flush();
     let shared = shared.clone();
     let removed = Cell::new(false);
-    Ok(js_function(move || {
-        if removed.replace(true) {
-            return;
+    Ok(host::callback(move |_, _| {
+        if !removed.get() {
+            unregister(&shared, key)?;
+            removed.set(true);
         }
-        unregister(&shared, key);
-    }))
+        Ok(JsValue::UNDEFINED)
+    })
+    .into_js_value()
+    .unchecked_into())
 }
 
-fn unregister(shared: &Rc<Shared>, key: ToolKey) {
-    shared.host_mut(|h| h.tools.remove(&key.0));
+fn unregister(shared: &Rc<Shared>, key: ToolKey) -> Result<(), Failure> {
     let now = shared.now();
-    shared.with_core(|core| core.unregister(key, now));
-    shared.drain();
+    shared.with_core(|core| core.unregister(key, now))?;
+    shared.host(|h| h.tools.remove(&key.0))?;
+    shared.flush();
+    Ok(())
 }
 
 fn create_scope(
@@ -124,13 +129,10 @@ fn create_scope(
     name: &JsValue,
 ) -> Result<Scope, Failure> {
     let name = host::string(name);
-    let created = shared
-        .with_core(|core| core.create_scope(parent, &name))
-        .unwrap_or(Ok(None));
-    shared.drain();
+    let created = shared.input(|core| core.create_scope(parent, &name))?;
     let id = created?.unwrap_or(NO_SCOPE);
     if id != NO_SCOPE {
-        shared.host_mut(|h| h.scope_parents.insert(id.0, parent.0));
+        shared.host(|h| h.scope_parents.insert(id.0, parent.0))?;
     }
     let prefix = if prefix.is_empty() {
         name
@@ -171,10 +173,10 @@ pub struct Toolmark {
 impl Toolmark {
     /// Registry revision, an integer ≥ 0, +1 on every change.
     #[wasm_bindgen(getter)]
-    pub fn rev(&self) -> f64 {
+    pub fn rev(&self) -> Result<f64, JsValue> {
         #[allow(clippy::cast_precision_loss)]
-        let rev = self.shared.with_core(|core| core.rev()).unwrap_or(0) as f64;
-        rev
+        let rev = self.shared.with_core(|core| core.rev())? as f64;
+        Ok(rev)
     }
 
     /// Registers a tool under its own name; returns `unregister()`.
@@ -203,52 +205,35 @@ impl Toolmark {
         let input = values::call_input(&input);
         let shared = &self.shared;
         let now = shared.now();
-        let handle = shared
-            .with_core(|core| core.call(&name, &input, caller, rev, now))
-            .ok_or_else(|| Failure::misuse("call: the registry is busy"))?;
+        let (handle, promise) =
+            shared.request(false, |core| core.call(&name, &input, caller, rev, now))?;
         if let Some(signal) = signal {
             abort_on(shared, handle, &signal)
                 .map_err(|()| Failure::misuse("call: signal must be an AbortSignal"))?;
         }
-        Ok(shared.request(handle))
+        Ok(promise)
     }
 
     /// Summary entries visible to that caller (default `'inapp'`).
     pub fn manifest(&self, caller_name: JsValue) -> Result<JsValue, JsValue> {
         let caller = caller(caller_name, Caller::Inapp, "manifest")?;
-        let list = self
-            .shared
-            .with_core(|core| core.manifest(caller))
-            .unwrap_or_default();
+        let list = self.shared.with_core(|core| core.manifest(caller))?;
         Ok(values::manifest(&list))
     }
 
     /// The deferred confirmations waiting for a human.
     #[wasm_bindgen(js_name = pendingConfirmations)]
-    pub fn pending_confirmations(&self) -> JsValue {
-        let pending = self
-            .shared
-            .with_core(|core| core.pending_confirmations())
-            .unwrap_or_default();
-        values::pending(&pending)
+    pub fn pending_confirmations(&self) -> Result<JsValue, JsValue> {
+        let pending = self.shared.with_core(|core| core.pending_confirmations())?;
+        Ok(values::pending(&pending))
     }
 
     /// `listener()` on every change of `pendingConfirmations()`; returns unsubscribe.
     #[wasm_bindgen(js_name = subscribePending, unchecked_return_type = "() => void")]
-    pub fn subscribe_pending(&self, listener: JsValue) -> Function {
-        self.shared
-            .host_mut(|h| h.pending_listeners.add(listener.clone()));
-        let shared = self.shared.clone();
-        // Let go of on unsubscribe: a listener kept by the unsubscribe
-        // function stays alive with it, and if the listener can reach that
-        // function, neither is ever collected (the module's externref table
-        // is a GC root).
-        let listener = Cell::new(Some(listener));
-        js_function(move || {
-            if let Some(listener) = listener.take() {
-                shared.host_mut(|h| h.pending_listeners.remove(&listener));
-            }
-        })
+    pub fn subscribe_pending(&self, listener: JsValue) -> Result<Function, JsValue> {
+        Ok(subscribe(&self.shared, listener, |h| {
+            &mut h.pending_listeners
+        })?)
     }
 
     /// Approves or rejects a deferred confirmation; resolves with the final result.
@@ -256,24 +241,15 @@ impl Toolmark {
     pub fn confirm_pending(&self, confirm_id: JsValue, approve: JsValue) -> Promise {
         let confirm_id = host::string(&confirm_id);
         let now = self.shared.now();
-        match self
-            .shared
-            .with_core(|core| core.confirm(&confirm_id, approve.is_truthy(), now))
-        {
-            Some(handle) => self.shared.request(handle),
-            None => {
-                Promise::reject(&Failure::misuse("confirmPending: the registry is busy").into())
-            }
-        }
+        settle(self.shared.request(false, |core| {
+            core.confirm(&confirm_id, approve.is_truthy(), now)
+        }))
     }
 
     /// Runs the restorer of that call (`refused undo_unavailable` when there is none).
     pub fn undo(&self, call_id: JsValue) -> Promise {
         let call_id = host::string(&call_id);
-        match self.shared.with_core(|core| core.undo(&call_id)) {
-            Some(handle) => self.shared.request(handle),
-            None => Promise::reject(&Failure::misuse("undo: the registry is busy").into()),
-        }
+        settle(self.shared.request(false, |core| core.undo(&call_id)))
     }
 
     /// `tm.events.on('error', listener)`.
@@ -296,25 +272,67 @@ impl Toolmark {
                 "use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)",
             )
         })?;
-        Ok(webmcp.attach(&self.shared))
+        Ok(webmcp.attach(&self.shared)?)
     }
 }
 
-/// Aborts the page request `handle` when `signal` aborts (at once if it
-/// has); `Err` when `signal` is no `AbortSignal`.
+/// A request's promise, or one rejected with why it could not be made.
+fn settle(request: Result<(Handle, Promise), Busy>) -> Promise {
+    match request {
+        Ok((_, promise)) => promise,
+        Err(busy) => Promise::reject(&busy.into()),
+    }
+}
+
+/// Adds `listener` to the listeners `pick` names; returns its unsubscribe.
+fn subscribe(
+    shared: &Rc<Shared>,
+    listener: JsValue,
+    pick: fn(&mut super::driver::Host) -> &mut super::driver::Listeners,
+) -> Result<Function, Failure> {
+    shared.host(|h| pick(h).add(listener.clone()))?;
+    let shared = shared.clone();
+    // Let go of on unsubscribe: a listener kept by the unsubscribe function
+    // stays alive with it, and if the listener can reach that function,
+    // neither is ever collected (the module's externref table is a GC root).
+    let listener = Cell::new(Some(listener));
+    Ok(host::callback(move |_, _| {
+        if let Some(kept) = listener.take() {
+            if let Err(failure) = shared.host(|h| pick(h).remove(&kept)) {
+                listener.set(Some(kept));
+                return Err(failure.into());
+            }
+        }
+        Ok(JsValue::UNDEFINED)
+    })
+    .into_js_value()
+    .unchecked_into())
+}
+
+/// Aborts the page request `handle` when `signal` aborts (in a microtask
+/// if it has); `Err` when `signal` is no `AbortSignal`.
 pub(super) fn abort_on(shared: &Rc<Shared>, handle: Handle, signal: &JsValue) -> Result<(), ()> {
     let weak = Rc::downgrade(shared);
-    let on_abort = js_function(move || {
+    let abort = move || -> Result<(), Failure> {
         if let Some(shared) = weak.upgrade() {
             let now = shared.now();
-            shared.with_core(|core| core.abort(handle, now));
-            shared.drain();
+            shared.input(|core| core.abort(handle, now))?;
         }
-    });
+        Ok(())
+    };
     if get(signal, "aborted").is_truthy() {
-        host::queue_microtask(&on_abort);
+        super::driver::spawn(async move {
+            if let Err(failure) = abort() {
+                report(failure);
+            }
+        });
         return Ok(());
     }
+    let on_abort = host::callback(move |_, _| {
+        abort()?;
+        Ok(JsValue::UNDEFINED)
+    })
+    .into_js_value();
     let listen = host::method(signal, "addEventListener").ok_or(())?;
     let once = host::object(&[("once", &JsValue::TRUE)]);
     listen
@@ -349,10 +367,9 @@ impl Scope {
         let now = self.shared.now();
         let disposed = self
             .shared
-            .with_core(|core| core.dispose_scope(self.id, now))
-            .unwrap_or(Ok(()));
-        self.shared.forget_scope(self.id);
-        self.shared.drain();
+            .with_core(|core| core.dispose_scope(self.id, now))?;
+        self.shared.forget_scope(self.id)?;
+        self.shared.flush();
         disposed.map_err(|error| Failure::from(error).into())
     }
 
@@ -381,15 +398,8 @@ impl Events {
             ))
             .into());
         }
-        self.shared
-            .host_mut(|h| h.error_listeners.add(listener.clone()));
-        let shared = self.shared.clone();
-        // Let go of on unsubscribe, as in `subscribePending`.
-        let listener = Cell::new(Some(listener));
-        Ok(js_function(move || {
-            if let Some(listener) = listener.take() {
-                shared.host_mut(|h| h.error_listeners.remove(&listener));
-            }
-        }))
+        Ok(subscribe(&self.shared, listener, |h| {
+            &mut h.error_listeners
+        })?)
     }
 }

@@ -11,7 +11,7 @@
 
 use crate::prelude::*;
 use alloc::rc::Rc;
-use core::cell::RefCell;
+use core::cell::Cell;
 use js_sys::Symbol;
 use wasm_bindgen::prelude::*;
 
@@ -82,12 +82,12 @@ pub enum Safe {
 pub struct Strict {
     replacer: Callback,
     /// Why the replacer refused the last value it refused.
-    refusal: Rc<RefCell<Option<String>>>,
+    refusal: Rc<Cell<Option<String>>>,
 }
 
 impl Strict {
     pub fn new() -> Strict {
-        let refusal: Rc<RefCell<Option<String>>> = Rc::default();
+        let refusal: Rc<Cell<Option<String>>> = Rc::default();
         let slot = refusal.clone();
         let replacer = host::callback(move |key, value| {
             // Called after toJSON, so `value` is what would be written.
@@ -108,9 +108,7 @@ impl Strict {
                     let key = key.as_string().unwrap_or_default();
                     let reason = format!("{} at \"{}\"", &what, &key);
                     let error = js_sys::Error::new(&reason).into();
-                    if let Ok(mut slot) = slot.try_borrow_mut() {
-                        *slot = Some(reason);
-                    }
+                    slot.set(Some(reason));
                     Err(error)
                 }
             }
@@ -124,9 +122,7 @@ impl Strict {
         if value.is_undefined() {
             return Safe::Absent;
         }
-        if let Ok(mut slot) = self.refusal.try_borrow_mut() {
-            *slot = None;
-        }
+        self.refusal.set(None);
         match strict_stringify(value, self.replacer.as_ref(), room) {
             Ok(text) => match text.as_string() {
                 Some(text) => Safe::Text(text),
@@ -134,9 +130,7 @@ impl Strict {
             },
             Err(error) => Safe::Unsafe(
                 self.refusal
-                    .try_borrow_mut()
-                    .ok()
-                    .and_then(|mut slot| slot.take())
+                    .take()
                     .unwrap_or_else(|| host::string(&get(&error, "message"))),
             ),
         }

@@ -16,15 +16,16 @@ use alloc::rc::{Rc, Weak};
 use core::cell::RefCell;
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 use super::driver::Shared;
-use super::error::Failure;
+use super::error::{report, Failure};
 use super::host::{self, get, js_function, present};
 use super::registry::abort_on;
 use super::values;
 use crate::policy::Caller;
-use crate::protocol::{to_json, ToolManifest};
+use crate::protocol::{to_json, ErrorEventCode, ToolManifest};
 
 /// A WebMCP plugin, for one `tm.use`.
 #[wasm_bindgen]
@@ -79,12 +80,12 @@ struct Registrations {
 impl WebMcp {
     /// Registers the tools and follows the registry; returns `dispose()`.
     /// With no model context it attaches nothing.
-    pub(super) fn attach(self, shared: &Rc<Shared>) -> Function {
+    pub(super) fn attach(self, shared: &Rc<Shared>) -> Result<Function, Failure> {
         let Some(context) = self.model_context.or_else(found_model_context) else {
-            return js_function(|| {});
+            return Ok(js_function(|| {}));
         };
         let Some(register) = host::method(&context, "registerTool") else {
-            return js_function(|| {});
+            return Ok(js_function(|| {}));
         };
         let registrations = Rc::new(Registrations {
             shared: Rc::downgrade(shared),
@@ -94,18 +95,25 @@ impl WebMcp {
         });
         let follow = registrations.clone();
         let listener: JsValue = js_function(move || follow.sync()).into();
-        shared.host_mut(|h| h.rev_listeners.add(listener.clone()));
+        shared.host(|h| h.rev_listeners.add(listener.clone()))?;
         registrations.sync();
         let weak = Rc::downgrade(shared);
-        js_function(move || {
+        let detach = move || -> Result<(), Failure> {
             if let Some(shared) = weak.upgrade() {
-                shared.host_mut(|h| h.rev_listeners.remove(&listener));
+                shared.host(|h| h.rev_listeners.remove(&listener))?;
             }
             let gone = core::mem::take(&mut *registrations.live.borrow_mut());
             for registration in gone {
                 registration.controller.abort();
             }
+            Ok(())
+        };
+        Ok(host::callback(move |_, _| {
+            detach()?;
+            Ok(JsValue::UNDEFINED)
         })
+        .into_js_value()
+        .unchecked_into())
     }
 }
 
@@ -115,9 +123,10 @@ impl Registrations {
         let Some(shared) = self.shared.upgrade() else {
             return;
         };
-        let entries = shared
-            .with_core(|core| core.manifest_entries(Caller::Inapp))
-            .unwrap_or_default();
+        let entries = match shared.with_core(|core| core.manifest_entries(Caller::Inapp)) {
+            Ok(entries) => entries,
+            Err(failure) => return report(failure),
+        };
         let texts: Vec<String> = entries.iter().map(|e| to_json(&e.to_value())).collect();
         // Gone or changed: aborted (a changed one is registered again below).
         let stale: Vec<Registration> = {
@@ -217,7 +226,7 @@ impl Registrations {
 
 /// A registration the model context refused (duplicate name, permissions
 /// policy, insecure context): an `error` event, the page goes on.
-fn rejected(shared: &Shared, name: &str, error: &JsValue) {
+fn rejected(shared: &Rc<Shared>, name: &str, error: &JsValue) {
     // An abort of our own controller (the tool went meanwhile) is no failure.
     if get(error, "name").as_string().as_deref() == Some("AbortError") {
         return;
@@ -226,7 +235,7 @@ fn rejected(shared: &Shared, name: &str, error: &JsValue) {
         "webmcp: registerTool({name}) was rejected: {}",
         &host::detail(error)
     );
-    shared.emit_error("transport_failed", &message, Some(name));
+    shared.failed(ErrorEventCode::TransportFailed, message, Some(name.into()));
 }
 
 /// The tool's `execute(input, { signal })`: a held page call as caller
@@ -239,18 +248,13 @@ fn execute_fn(shared: Weak<Shared>, name: String, untrusted: bool) -> JsValue {
         };
         let input = values::call_input(&input);
         let now = shared.now();
-        let handle = shared
-            .with_core(|core| core.call_held(&name, &input, Caller::Inapp, now))
-            .ok_or_else(|| JsValue::from(js_sys::Error::new("webmcp: the registry is busy")))?;
+        let (handle, promise) = shared.request(untrusted, |core| {
+            core.call_held(&name, &input, Caller::Inapp, now)
+        })?;
         if let Some(signal) = present(get(&options, "signal")) {
             // Not an AbortSignal: the call runs uncancellable, as without one.
             let _ = abort_on(&shared, handle, &signal);
         }
-        let promise = if untrusted {
-            shared.request_untrusted(handle)
-        } else {
-            shared.request(handle)
-        };
         Ok(promise.into())
     })
     .into_js_value()

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 use toolmark_bridge::ids::{RandomError, RandomSource};
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Config, Event, Handle, Outcome, RunId, Toolmark,
+    Action, BridgeId, BridgeOptions, Config, Event, Handle, Outcome, Output, RunId, Toolmark,
 };
 use toolmark_bridge::protocol::{ErrorEventCode, ToolResult};
 use toolmark_bridge::registry::{ScopeId, ToolDef, ToolKey};
@@ -51,6 +51,8 @@ pub struct Page {
     pub sent_all: Vec<(BridgeId, Value)>,
     pub events: Vec<Event>,
     pub actions: Vec<Action>,
+    /// The deadline the last drain ended with.
+    pub deadline: Option<u64>,
 }
 
 impl Page {
@@ -74,6 +76,7 @@ impl Page {
             sent_all: Vec::new(),
             events: Vec::new(),
             actions: Vec::new(),
+            deadline: None,
         };
         page.drain();
         page
@@ -83,22 +86,33 @@ impl Page {
         self.tm.client_id().to_owned()
     }
 
-    /// Drains every output, in the documented order.
+    /// Drains every output, in the documented order, and keeps the
+    /// deadline it ends with.
     pub fn drain(&mut self) {
-        while let Some(t) = self.tm.poll_transmit() {
-            let message = serde_json::from_str::<Value>(&t.text)
-                .unwrap_or_else(|e| panic!("sent non-JSON {e}"));
-            if t.bridge == self.bridge {
-                self.sent.push(message.clone());
+        loop {
+            match self.tm.poll_output() {
+                Output::Transmit(t) => {
+                    let message = serde_json::from_str::<Value>(&t.text)
+                        .unwrap_or_else(|e| panic!("sent non-JSON {e}"));
+                    if t.bridge == self.bridge {
+                        self.sent.push(message.clone());
+                    }
+                    self.sent_all.push((t.bridge, message));
+                }
+                Output::Event(e) => self.events.push(e),
+                Output::Action(a) => self.actions.push(a),
+                Output::Timeout(deadline) => {
+                    self.deadline = deadline;
+                    return;
+                }
             }
-            self.sent_all.push((t.bridge, message));
         }
-        while let Some(e) = self.tm.poll_event() {
-            self.events.push(e);
-        }
-        while let Some(a) = self.tm.poll_action() {
-            self.actions.push(a);
-        }
+    }
+
+    /// The next deadline, after draining what is queued.
+    pub fn deadline(&mut self) -> Option<u64> {
+        self.drain();
+        self.deadline
     }
 
     pub fn register(&mut self, def: ToolDef) -> ToolKey {
@@ -106,7 +120,7 @@ impl Page {
             .tm
             .register(ScopeId::ROOT, def, self.now)
             .unwrap_or_else(|e| panic!("register: {e}"))
-            .unwrap_or_else(|| panic!("register rejected: {:?}", self.tm.poll_event()));
+            .unwrap_or_else(|| panic!("register rejected: {:?}", self.tm.poll_output()));
         self.drain();
         key
     }

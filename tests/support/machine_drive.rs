@@ -411,6 +411,8 @@ struct Driver {
     flooded: usize,
     /// Work handed to JS and not answered yet.
     outstanding: Vec<Work>,
+    /// The deadline the last drain ended with.
+    deadline: Option<u64>,
 }
 
 fn pick_policy(cur: &mut Cursor<'_>, items: &[&str]) -> Value {
@@ -451,6 +453,7 @@ impl Driver {
             next_fresh_id: 0,
             flooded: 0,
             outstanding: Vec::new(),
+            deadline: None,
         };
         driver.take_work(drained);
         // Most programs want a bridge; flag bit 3 starts without one.
@@ -472,6 +475,7 @@ impl Driver {
     }
 
     fn take_work(&mut self, drained: Drained) {
+        self.deadline = drained.deadline;
         for action in drained.actions {
             let work = match action {
                 Action::Run { run, .. } => Work::Run(run),
@@ -688,7 +692,7 @@ impl Driver {
                 self.apply(Input::CtxConfirm(run));
             }
             27 | 28 => {
-                let next = self.tm.poll_timeout();
+                let next = self.deadline;
                 let delta = match cur.below(10) {
                     0 => 0,
                     1 => 1,
@@ -977,7 +981,7 @@ impl Driver {
                 }
                 continue;
             }
-            let Some(deadline) = self.tm.poll_timeout() else {
+            let Some(deadline) = self.deadline else {
                 break;
             };
             self.now = self.now.max(deadline);

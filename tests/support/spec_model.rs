@@ -37,8 +37,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Event, Handle, Outcome, Prepared, RunId, Toolmark, Transmit,
-    Validated,
+    Action, BridgeId, BridgeOptions, Event, Handle, Outcome, Output, Prepared, RunId, Toolmark,
+    Transmit, Validated,
 };
 use toolmark_bridge::policy::{Caller, Decision, Policy};
 use toolmark_bridge::protocol::{
@@ -197,6 +197,8 @@ pub struct Drained {
     pub transmits: Vec<Transmit>,
     pub events: Vec<Event>,
     pub actions: Vec<Action>,
+    /// The deadline `poll_output` ended with.
+    pub deadline: Option<u64>,
 }
 
 /// What the model knows of a registered tool.
@@ -581,24 +583,22 @@ impl SpecModel {
             r#"{{"type":"result","protocol":1,"clientId":"{}","id":"{id}","#,
             self.client_id
         );
-        let mut drained = Drained::default();
-        while let Some(transmit) = tm.poll_transmit() {
-            if transmit.bridge == bridge && transmit.text.starts_with(&prefix) {
-                self.note_result(bridge, id, &transmit.text)?;
-            } else {
-                self.check_transmit(tm, transmit.bridge, &transmit.text)?;
-            }
-            drained.transmits.push(transmit);
-        }
-        let rest = self.drain(tm)?;
-        drained.events = rest.events;
-        drained.actions = rest.actions;
-        Ok(drained)
+        self.drain_expecting(tm, Some((bridge, id, &prefix)))
     }
 
     /// Drains every output in the documented order and checks each one,
     /// then the bounds.
     pub fn drain(&mut self, tm: &mut Toolmark) -> Result<Drained, String> {
+        self.drain_expecting(tm, None)
+    }
+
+    /// As [`SpecModel::drain`]; with `light`, the result on that bridge
+    /// starting with that prefix is only checked for its id.
+    fn drain_expecting(
+        &mut self,
+        tm: &mut Toolmark,
+        light: Option<(BridgeId, &str, &str)>,
+    ) -> Result<Drained, String> {
         let mut drained = Drained::default();
         // A detached bridge's call that settled: answered on no bridge,
         // remembered (settled before anything it let start was answered).
@@ -609,19 +609,33 @@ impl SpecModel {
         for id in settled {
             self.recent.remember(&id);
         }
-        while let Some(transmit) = tm.poll_transmit() {
-            self.check_transmit(tm, transmit.bridge, &transmit.text)?;
-            drained.transmits.push(transmit);
+        loop {
+            match tm.poll_output() {
+                Output::Transmit(transmit) => {
+                    match light {
+                        Some((bridge, id, prefix))
+                            if transmit.bridge == bridge && transmit.text.starts_with(prefix) =>
+                        {
+                            self.note_result(bridge, id, &transmit.text)?;
+                        }
+                        _ => self.check_transmit(tm, transmit.bridge, &transmit.text)?,
+                    }
+                    drained.transmits.push(transmit);
+                }
+                Output::Event(event) => {
+                    self.check_event(tm, &event)?;
+                    drained.events.push(event);
+                }
+                Output::Action(action) => {
+                    self.check_action(&action)?;
+                    drained.actions.push(action);
+                }
+                Output::Timeout(deadline) => {
+                    drained.deadline = deadline;
+                    break;
+                }
+            }
         }
-        while let Some(event) = tm.poll_event() {
-            self.check_event(tm, &event)?;
-            drained.events.push(event);
-        }
-        while let Some(action) = tm.poll_action() {
-            self.check_action(&action)?;
-            drained.actions.push(action);
-        }
-        let _ = tm.poll_timeout();
         ensure!(
             tm.max_pending_per_scope() <= MAX_PENDING_PER_SCOPE,
             "{} pending calls on one scope",
