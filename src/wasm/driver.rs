@@ -16,12 +16,13 @@
 //! replaces it with one calling back in gets [`Busy`].
 //!
 //! The page functions the core asks for (runs, validations, summaries,
-//! restorers) are called by `runs`; a promise one returns is awaited
-//! (`JsFuture`) in a future on `wasm-bindgen-futures`' microtask queue.
+//! restorers) are called by `runs`; a promise one returns is awaited in a
+//! future polled by `tasks`, the one executor.
 
 mod runs;
+mod tasks;
 
-pub use wasm_bindgen_futures::spawn_local as spawn;
+pub use tasks::spawn;
 
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
@@ -182,7 +183,7 @@ pub async fn settled(returned: Settled) -> Settled {
         Ok(value) if host::thenable(&value) => {
             // `Promise.resolve` reads a promise's `constructor`; a throw rejects.
             let promise = host::promise_resolve(&value)?;
-            wasm_bindgen_futures::JsFuture::from(promise).await
+            js_sys::futures::JsFuture::from(promise).await
         }
         settled => settled,
     }

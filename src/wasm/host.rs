@@ -294,6 +294,12 @@ pub fn clear_timeout(handle: &JsValue) {
     let _ = clear_timeout_of(handle);
 }
 
+/// `queueMicrotask(callback)` itself: the driver's executor queues one
+/// per busy stretch, not per task (src/wasm/driver/tasks.rs).
+pub fn queue_microtask_plain(callback: &Function) {
+    let _ = queue_microtask_of(callback);
+}
+
 /// Throws `error` from a microtask of its own (`queueMicrotask`), where the
 /// host reports it as any uncaught error.
 pub fn throw_in_microtask(error: JsValue) {

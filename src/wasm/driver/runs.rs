@@ -4,9 +4,8 @@
 //! `changes` / the form state, and restorers. Each answer goes back to the
 //! core as an input.
 //!
-//! Runs, validations and restorers are futures [`spawn`]ed on
-//! `wasm-bindgen-futures`' queue: each starts in a microtask after the
-//! flush that asked for it, and a promise one returns is awaited as
+//! Runs, validations and restorers are futures [`spawn`]ed: each starts in
+//! a microtask after the flush that asked for it, and a promise one returns is awaited as
 //! `await` would ([`settled`]). A function that throws or rejects is an
 //! answer too (`tool_threw`, "Tool failed"): every call into JS is checked,
 //! none unwrapped.
