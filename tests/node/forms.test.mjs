@@ -322,7 +322,8 @@ test('sensitive: a password rendered after formTools() and replaced by a text in
     wrapped.innerHTML = '<input name="secret"><input name="pin">';
     step.replaceChildren(wrapped);
     form.secret.value = 'hunter2';
-    form.pin.value = '987';
+    // Not digits or hex alone: a confirmId or an expiresAt could contain those.
+    form.pin.value = 'zq-987';
     // In the same task (the records are taken at the read), and again after the observer's microtask.
     const now = await agent.call('f.read', {});
     await new Promise((r) => setTimeout(r, 0));
@@ -338,7 +339,7 @@ test('sensitive: a password rendered after formTools() and replaced by a text in
     { path: 'pin', after: '[redacted]' },
   ]);
   assert.deepEqual(out.pending[0].changes, out.request.changes);
-  for (const secret of ['hunter2', '987']) {
+  for (const secret of ['hunter2', 'zq-987']) {
     assert.ok(!out.sent.includes(secret), `${secret} never sent`);
     assert.ok(!JSON.stringify(out.pending).includes(secret), `${secret} not pending in clear`);
   }
