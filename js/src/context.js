@@ -1,12 +1,11 @@
 // The `ctx` a tool's `run` receives: { signal, caller, callId, confirm, files }.
 // JS because an object is made in one crossing (built from wasm it took a
 // property write per key), and `signal`'s AbortController is made only when
-// the tool reads it (together about a fifth of an in-page call:
-// docs/benchmarks.md, "The in-page call path, second pass"). `signal` is an
+// the tool reads it (together about a fifth of an in-page call). `signal` is an
 // own accessor defined with one shared descriptor: a getter in an object
 // literal is a new accessor per object, which V8 builds about four times
 // slower, and private fields compile to WeakMaps for the package's es2020
-// target, slower still ("The in-page call path, fourth pass"). The state
+// target, slower still. The state
 // behind `signal` is a symbol-keyed property, so the ctx's own string keys
 // are its five properties. The driver (src/wasm/driver/runs.rs) decides
 // when a run is aborted.

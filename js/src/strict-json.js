@@ -2,8 +2,7 @@
 // (src/wasm/values.rs, `Strict`). JS because the replacer runs once per
 // value written: as a wasm function it was a call into the module and two
 // type tests back out per value, about a tenth of an in-page call for a
-// two-value result ("The in-page call path, fourth pass" in
-// docs/benchmarks.md). The values JSON writes unchanged (finite numbers,
+// two-value result. The values JSON writes unchanged (finite numbers,
 // strings, objects, booleans, null, undefined) pass here; every other one
 // goes to `refuse`, the module's replacer, which says why and throws.
 //

@@ -399,7 +399,7 @@ fn check_message(
     }
     // Agent → page messages are the bridge's every inbound message: most
     // are well formed, and the shape check costs a fraction of the
-    // validator's run (docs/benchmarks.md, "The in-page call path, second pass").
+    // validator's run.
     if direction == Direction::ToPage && message::agent_to_page_in_shape(map, message_type) {
         return Ok((map, message_type));
     }

@@ -32,14 +32,6 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = globalThis, js_name = queueMicrotask)]
     fn queue_microtask_of(callback: &Function) -> Result<JsValue, JsValue>;
 
-    /// A promise, as far as its `then` goes.
-    #[wasm_bindgen(js_name = Promise)]
-    type Settled;
-
-    /// `promise.then(callback)`.
-    #[wasm_bindgen(catch, method, js_name = then)]
-    fn then_run(this: &Settled, callback: &Function) -> Result<JsValue, JsValue>;
-
     /// `globalThis` itself (every host the package supports has it, so
     /// `js_sys::global()`'s fallbacks to `self`, `window` and `global` are
     /// not needed).
@@ -296,7 +288,7 @@ pub fn clear_timeout(handle: &JsValue) {
 
 /// `queueMicrotask(callback)` itself: the driver's executor queues one
 /// per busy stretch, not per task (src/wasm/driver/tasks.rs).
-pub fn queue_microtask_plain(callback: &Function) {
+pub fn queue_microtask(callback: &Function) {
     let _ = queue_microtask_of(callback);
 }
 

@@ -43,10 +43,9 @@
 //!    (no W4);
 //! 8. `JSON.parse` makes the object `transport.send` gets (P4); a
 //!    `websocketTransport` writes it as the frame's text again, the
-//!    in-page channel copies it for the agent end.
+//!    in-page channel hands it to the agent end as it is.
 //!
-//! So each payload is written twice and parsed twice: the input W1 (or the
-//! frame), P1, W2, P2; the result W3, P3, W4, P4. Fewer would need the core to hand the input out as a value
+//! So each payload is written twice and parsed twice: the input W1, P1, W2, P2; the result W3, P3, W4, P4. Fewer would need the core to hand the input out as a value
 //! (a `Run` carrying it, serialized straight into JS: no W2 text, no P2)
 //! and its messages as values (no W4 text, no P4); what crosses at 1 and 5
 //! stays text for the spec's `JSON.stringify` semantics. But building JS
@@ -56,8 +55,7 @@
 //! The crossings themselves: one JS→wasm call per input (`onMessage`, the
 //! run's settlement), and per drain one wasm→JS call per `send` and per run;
 //! counted over an in-page call of a trivial tool, 41 calls into JS in all,
-//! most of them type tests and property reads (docs/benchmarks.md, "The
-//! in-page call path, fourth pass").
+//! most of them type tests and property reads.
 
 mod bridge;
 mod driver;

@@ -100,7 +100,7 @@ const resolved = Promise.resolve();
 /**
  * Runs `run` in a microtask through a kept resolved promise's `then`:
  * queueMicrotask's queue and order at a fraction of its cost per call
- * (docs/benchmarks.md, "The in-page call path, fourth pass"); a throw is
+ * (docs/benchmarks.md, "One transport interface"); a throw is
  * rethrown from a queueMicrotask of its own, where the host reports it.
  */
 function later(run) {

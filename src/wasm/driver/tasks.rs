@@ -71,7 +71,7 @@ fn ready(id: u32) {
         !core::mem::replace(&mut q.scheduled, true)
     });
     if schedule == Some(true) {
-        RUN.with(host::queue_microtask_plain);
+        RUN.with(host::queue_microtask);
     }
 }
 
@@ -126,6 +126,6 @@ fn run() {
         q.scheduled
     });
     if again == Some(true) {
-        RUN.with(host::queue_microtask_plain);
+        RUN.with(host::queue_microtask);
     }
 }
