@@ -635,3 +635,33 @@ async fn echo_driver_detaches_and_reenters() {
         .map(|e| error_text(&e))
         .is_some_and(|e| e.contains("closed")));
 }
+
+/// postMessage and Echo drivers: a subscriber that throws, subscribed
+/// first, keeps the message from none after it (the fakes call their
+/// listeners in one loop, as Pusher does) and is reported through the
+/// host's `reportError`, not thrown into the dispatch.
+#[wasm_bindgen_test]
+fn post_message_and_echo_drivers_report_a_throwing_subscriber() {
+    let reports = capture_reports();
+    let (source, target) = (fake_window(), fake_window());
+    let post_message = wasm::post_message_transport(pm_fake_options(&target, &source))
+        .unwrap_or_else(|e| panic!("{}", error_text(&e)));
+    let post_message = JsValue::from(post_message);
+    throwing_subscriber(&post_message);
+    let after = recording_subscriber(&post_message);
+    post_from(&source, &target, r#"{"n":1}"#);
+    assert_eq!(to_json(&after), r#"[{"n":1}]"#);
+
+    let echo = fake_echo();
+    let echo_transport = wasm::echo_transport(echo_fake_options(&echo))
+        .unwrap_or_else(|e| panic!("{}", error_text(&e)));
+    let echo_transport = JsValue::from(echo_transport);
+    throwing_subscriber(&echo_transport);
+    let after_echo = recording_subscriber(&echo_transport);
+    broadcast(&echo, r#"{"message":{"n":2}}"#);
+    assert_eq!(to_json(&after_echo), r#"[{"n":2}]"#);
+    restore_reports(&reports);
+    assert_eq!(to_json(&reports), r#"["subscriber bug","subscriber bug"]"#);
+    call_method(&post_message, "close");
+    call_method(&echo_transport, "close");
+}

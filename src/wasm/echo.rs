@@ -20,7 +20,10 @@
 //!   network error (its `cause` is fetch's) or a non-2xx status, which the
 //!   bridge reports as `transport_failed`.
 //! - **Re-entrancy**: a `RefCell` is borrowed only around Rust code, never
-//!   while JS runs, so a callback may `send`, unsubscribe or `close`.
+//!   while JS runs, so a callback may `send`, unsubscribe or `close`. A
+//!   subscriber that throws stops neither the others (Pusher calls the
+//!   listeners in one loop) nor the connection: its error is reported as
+//!   the host reports an uncaught one ([`host::report_uncaught`]).
 
 use crate::prelude::*;
 use alloc::rc::Rc;
@@ -88,7 +91,7 @@ impl Driver {
     }
 
     /// A broadcast: its message to subscriber `id`.
-    fn deliver(&self, id: u32, payload: &JsValue) -> Result<JsValue, JsValue> {
+    fn deliver(&self, id: u32, payload: &JsValue) {
         let callback = self
             .listeners
             .borrow()
@@ -96,7 +99,7 @@ impl Driver {
             .find(|l| l.id == id)
             .map(|l| l.callback.clone());
         let Some(callback) = callback else {
-            return Ok(JsValue::UNDEFINED);
+            return;
         };
         // The payload's shape is read by guarded calls (the app's Echo may
         // hand over anything, a proxy too); one whose reading throws is
@@ -113,17 +116,22 @@ impl Driver {
             });
             match shape {
                 Ok(wrapped) => wrapped,
-                Err(_) => return Ok(JsValue::UNDEFINED),
+                Err(_) => return,
             }
         } else {
             false
         };
         let message = if wrapped {
-            Reflect::get(payload, &message_key)?
+            match Reflect::get(payload, &message_key) {
+                Ok(message) => message,
+                Err(_) => return,
+            }
         } else {
             payload.clone()
         };
-        callback.call1(&JsValue::UNDEFINED, &message)
+        if let Err(error) = callback.call1(&JsValue::UNDEFINED, &message) {
+            host::report_uncaught(&error);
+        }
     }
 
     fn subscribe(self: &Rc<Self>, callback: Function) -> Result<JsValue, JsValue> {
@@ -133,7 +141,10 @@ impl Driver {
         let id = self.next_listener.get().wrapping_add(1);
         self.next_listener.set(id);
         let driver = self.clone();
-        let closure = host::callback(move |payload, _| driver.deliver(id, &payload));
+        let closure = host::callback(move |payload, _| {
+            driver.deliver(id, &payload);
+            Ok(JsValue::UNDEFINED)
+        });
         self.channel_call("listen", closure.as_ref())?;
         self.listeners.borrow_mut().push(Listener {
             id,

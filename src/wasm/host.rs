@@ -292,6 +292,23 @@ pub fn queue_microtask(callback: &Function) {
     let _ = queue_microtask_of(callback);
 }
 
+/// An app callback's throw that must not stop the caller's work (a
+/// subscriber's, from a transport's dispatch): to the host's `reportError`
+/// (browsers, workers), as an uncaught error is; where there is none (Node),
+/// to `console.error` (an uncaught throw would end a Node process).
+pub fn report_uncaught(error: &JsValue) {
+    let global = global();
+    if let Some(report) = method(&global, "reportError") {
+        if report.call1(&global, error).is_ok() {
+            return;
+        }
+    }
+    let console = get(&global, "console");
+    if let Some(log) = method(&console, "error") {
+        let _ = log.call1(&console, error);
+    }
+}
+
 /// Throws `error` from a microtask of its own (`queueMicrotask`), where the
 /// host reports it as any uncaught error.
 pub fn throw_in_microtask(error: JsValue) {

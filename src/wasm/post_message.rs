@@ -13,7 +13,9 @@
 //!   `removeEventListener`, then free it. None is forgotten.
 //! - **Re-entrancy**: a `RefCell` is borrowed only around Rust code, never
 //!   while JS runs, so a callback may `send`, unsubscribe or `close`; a
-//!   listener removed or closed while an event is dispatched ignores it.
+//!   listener removed or closed while an event is dispatched ignores it. A
+//!   subscriber that throws is reported as the host reports an uncaught
+//!   error ([`host::report_uncaught`]), as the three Rust transports do.
 //! - **Globals**: the default `source` is `globalThis` (a page, a worker,
 //!   an extension page); nothing else global is used.
 
@@ -179,7 +181,9 @@ impl PostMessageTransport {
                 return Ok(JsValue::UNDEFINED);
             }
             if let Some(message) = owner.accept(&event) {
-                callback.call1(&JsValue::UNDEFINED, &message)?;
+                if let Err(error) = callback.call1(&JsValue::UNDEFINED, &message) {
+                    host::report_uncaught(&error);
+                }
             }
             Ok(JsValue::UNDEFINED)
         });

@@ -26,7 +26,8 @@
 //!   `close` from its callback: the actions that queues are carried out by
 //!   the loop already running ([`Driver::pump`]), in order. A subscriber
 //!   that throws stops neither the others nor the transport: its error is
-//!   reported as the host reports an uncaught one ([`report`]).
+//!   reported as the host reports an uncaught one
+//!   ([`host::report_uncaught`]).
 
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
@@ -91,16 +92,6 @@ fn text_frame(policy: &RefCell<WebSocketPolicy>, conn: ConnId, text: &JsString) 
     }
     // (Never invalid: the encoder writes UTF-8.)
     String::from_utf8(bytes.to_vec()).map_or(Frame::Binary, Frame::Text)
-}
-
-/// A subscriber's throw, or the socket's `send`'s: handed to the host's
-/// `reportError` (browsers, workers) as an uncaught error is, not thrown
-/// into the socket's event dispatch (in Node, a throw there is fatal).
-fn report(error: &JsValue) {
-    let global = host::global();
-    if let Some(report) = host::method(&global, "reportError") {
-        let _ = report.call1(&global, error);
-    }
 }
 
 fn type_error(error: ConfigError) -> JsValue {
@@ -234,7 +225,7 @@ impl Driver {
                 if let Some(ws) = self.socket_of(conn) {
                     if let Some(send) = host::method(&ws, "send") {
                         if let Err(error) = send.call1(&ws, &JsValue::from_str(&text)) {
-                            report(&error);
+                            host::report_uncaught(&error);
                         }
                     }
                 }
@@ -417,7 +408,7 @@ impl Driver {
                 continue;
             }
             if let Err(error) = callback.call1(&JsValue::UNDEFINED, &message) {
-                report(&error);
+                host::report_uncaught(&error);
             }
         }
     }

@@ -109,6 +109,49 @@ test('round trip over a private channel: manifest POSTed, { message } and bare p
   assert.deepEqual(errors, []);
 });
 
+// Pusher calls a channel's listeners in one loop: a subscriber that throws
+// must not keep the message from the bridge's listener after it, and its
+// error goes to the host's reporter (reportError; Node has none, so
+// console.error), never into Pusher's socket handler.
+test('a subscriber that throws is reported and the bridge still gets the message', async (t) => {
+  const reported = [];
+  const logged = [];
+  t.mock.method(console, 'error', (error) => logged.push(String(error?.message)));
+  const manifestsBefore = postsOf('manifest').length;
+  const echo = newEcho();
+  const { tm, errors } = greeterPage();
+  const transport = newTransport({ echo, channel: CHANNEL, headers: () => ({}) });
+  transport.onMessage(() => {
+    throw new Error('subscriber bug');
+  });
+  tm.use(bridge({ transport }));
+  const manifest = await waitFor(() => postsOf('manifest').at(manifestsBefore), { what: 'manifest POST' });
+  await waitFor(() => backend.subscribed(echo.socketId(), PRIVATE), { what: 'subscription' });
+  const clientId = manifest.json.clientId;
+  const results = () => postsOf('result').filter((p) => p.json.clientId === clientId);
+
+  const first = { protocol: 1, type: 'call', clientId, id: newId(), tool: 'greet', input: { name: 'ada' } };
+  backend.broadcast(PRIVATE, 'toolmark.message', { message: first });
+  await waitFor(() => results().length === 1, { what: 'a result despite the throwing subscriber' });
+  assert.deepEqual(logged, ['subscriber bug']);
+
+  globalThis.reportError = (error) => reported.push(String(error?.message));
+  try {
+    const second = { ...first, id: newId(), input: { name: 'grace' } };
+    backend.broadcast(PRIVATE, 'toolmark.message', second);
+    await waitFor(() => results().length === 2, { what: 'the second result' });
+  } finally {
+    delete globalThis.reportError;
+  }
+  assert.deepEqual(reported, ['subscriber bug']);
+  assert.deepEqual(logged, ['subscriber bug']);
+  assert.deepEqual(results().map((p) => p.json.result), [
+    { status: 'ok', data: 'hello ada' },
+    { status: 'ok', data: 'hello grace' },
+  ]);
+  assert.deepEqual(errors, []);
+});
+
 test('a channel the user may not join is never subscribed, so nothing arrives', async () => {
   const echo = newEcho();
   const seen = [];

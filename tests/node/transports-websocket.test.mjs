@@ -404,7 +404,10 @@ test('1,000 sockets opened and closed (half with an onOpen that holds its transp
   assert.ok(server.closes.every((c) => c.code === 1000 || c.code === 1006));
 });
 
-test('throwing callbacks never break the transport: a listener that throws, an onOpen that throws synchronously', async () => {
+test('throwing callbacks never break the transport: a listener that throws, an onOpen that throws synchronously', async (ctx) => {
+  // Node has no reportError: a subscriber's throw goes to console.error.
+  const logged = [];
+  ctx.mock.method(console, 'error', (error) => logged.push(String(error?.message)));
   const server = await agentServer();
   const { tm, errors } = page();
   const t = transport({ url: server.url });
@@ -416,6 +419,7 @@ test('throwing callbacks never break the transport: a listener that throws, an o
   server.latest().send(JSON.stringify(call(manifest.clientId)));
   await waitFor(() => server.messages('result').length === 1, { what: 'result despite the throwing listener' });
   assert.deepEqual(errors, []);
+  assert.ok(logged.length >= 1 && logged.every((m) => m === 'listener bug'), JSON.stringify(logged));
 
   const t2 = transport({
     url: server.url,
