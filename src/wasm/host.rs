@@ -117,6 +117,12 @@ extern "C" {
     pub static CONFIRMED: JsString = "confirmed";
     #[wasm_bindgen(thread_local_v2, static_string)]
     pub static TO_JSON: JsString = "toJSON";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static STATUS: JsString = "status";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static DATA: JsString = "data";
+    #[wasm_bindgen(thread_local_v2, static_string)]
+    pub static OK: JsString = "ok";
 }
 
 /// The one closure type the boundary hands to JS (one invoke shim, one glue
@@ -175,6 +181,16 @@ pub fn get_symbol(target: &JsValue, key: &js_sys::Symbol) -> JsValue {
 pub fn set(target: &Object, key: &str, value: &JsValue) {
     // Defining a property on a plain new object does not throw.
     let _ = Reflect::set(target, &JsValue::from_str(key), value);
+}
+
+/// `target[key] = value` on an object the boundary made, for one of the
+/// names above.
+pub fn set_by(
+    target: &Object,
+    key: &'static wasm_bindgen::JsThreadLocal<JsString>,
+    value: &JsValue,
+) {
+    let _ = key.with(|key| Reflect::set(target, key, value));
 }
 
 /// `target[key]` when it is a function.

@@ -359,11 +359,13 @@ fn js<T: Serialize>(value: &T) -> JsValue {
 /// copy of it in wasm memory) and put in `{ status, data }`.
 pub fn result(result: &ToolResult) -> JsValue {
     match result {
-        ToolResult::Ok { data: Some(data) } => host::object(&[
-            ("status", &JsValue::from_str(result.status())),
-            ("data", &parse_text(data.text())),
-        ])
-        .into(),
+        ToolResult::Ok { data: Some(data) } => {
+            // Names made once (host.rs): a `&str` costs a UTF-8 decode per use.
+            let out = js_sys::Object::new();
+            host::set_by(&out, &host::STATUS, &host::OK.with(|ok| JsValue::from(ok)));
+            host::set_by(&out, &host::DATA, &parse_text(data.text()));
+            out.into()
+        }
         _ => parse_text(&to_json(result)),
     }
 }
