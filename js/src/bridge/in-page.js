@@ -65,14 +65,24 @@ function tryJson(value) {
 const INPUT = 'agent.call: the input is not JSON-copyable';
 
 /**
- * A call message's JSON text, or the TypeError that says what in it JSON
- * cannot copy. JSON leaves an input that is a function or a symbol (or whose
- * toJSON returns one) out without an error, and the page drops a call
- * without one: refused here too.
+ * A plain copy of a call message (what JSON makes of it), or the TypeError
+ * that says what in it JSON cannot copy. JSON leaves an input that is a
+ * function or a symbol (or whose toJSON returns one) out without an error,
+ * and the page drops a call without one: refused here too. When the tool
+ * name, the id and the clientId are strings and rev is absent or a finite
+ * number, only the input goes through JSON (the rest copies as it is).
  */
-function callText(message, input) {
+function callCopy(message, input) {
   if (typeof input === 'function') throw notCopyable(INPUT, 'a function');
   if (typeof input === 'symbol') throw notCopyable(INPUT, 'a symbol');
+  const { tool, id, rev } = message;
+  const { clientId } = message;
+  if (typeof tool === 'string' && typeof id === 'string' && (clientId === undefined || typeof clientId === 'string')
+    && (rev === undefined || Number.isFinite(rev))) {
+    const own = tryJson(input);
+    if (own.text === undefined) throw notCopyable(INPUT, own.why);
+    return { ...message, input: JSON.parse(own.text) };
+  }
   let toJSON;
   try {
     toJSON = input !== null && typeof input === 'object' ? input.toJSON : undefined;
@@ -84,7 +94,7 @@ function callText(message, input) {
     if (own.text === undefined) throw notCopyable(INPUT, own.why);
   }
   const whole = tryJson(message);
-  if (whole.text !== undefined) return whole.text;
+  if (whole.text !== undefined) return JSON.parse(whole.text);
   const own = tryJson(input);
   if (own.text === undefined) throw notCopyable(INPUT, own.why);
   throw notCopyable('agent.call: the tool name, options.id or options.rev is not JSON-copyable', whole.why);
@@ -164,12 +174,11 @@ export function createInPageChannel() {
   }
 
   /**
-   * Sends request `message` (whose JSON is `text`), or keeps it until the
-   * first manifest, and resolves with its result; with `timeoutMs`, rejects
-   * with a TimeoutError and sends `cancel` when none comes in time.
+   * Sends request `copy` (a plain copy of the message), or keeps it until
+   * the first manifest, and resolves with its result; with `timeoutMs`,
+   * rejects with a TimeoutError and sends `cancel` when none comes in time.
    */
-  function request(kind, id, text, timeoutMs) {
-    const copy = JSON.parse(text);
+  function request(kind, id, copy, timeoutMs) {
     if (latest.clientId !== undefined) {
       toPageLater(copy);
     } else if (beforeManifest.length >= MAX_WAITING_FOR_MANIFEST) {
@@ -234,13 +243,13 @@ export function createInPageChannel() {
       const { id = wasm.newId(), rev, timeoutMs } = options ?? {};
       const message = { protocol: 1, type: 'call', clientId: latest.clientId, id, tool, input: input === undefined ? {} : input };
       if (rev !== undefined) message.rev = rev;
-      let text;
+      let copy;
       try {
-        text = callText(message, message.input);
+        copy = callCopy(message, message.input);
       } catch (error) {
         return Promise.reject(error);
       }
-      return request('call', id, text, timeoutMs);
+      return request('call', id, copy, timeoutMs);
     },
     /** A `describe` with a fresh id, resolved with its result. */
     describe(tool, options) {
@@ -250,7 +259,7 @@ export function createInPageChannel() {
       if (text === undefined) {
         return Promise.reject(notCopyable('agent.describe: the tool name is not JSON-copyable', why));
       }
-      return request('describe', id, text, options?.timeoutMs);
+      return request('describe', id, JSON.parse(text), options?.timeoutMs);
     },
     /**
      * Sends a `cancel` for that call id (never answered). A call still
