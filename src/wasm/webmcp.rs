@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
-use super::driver::Shared;
+use super::driver::{settled, spawn, Shared};
 use super::error::{report, Failure};
 use super::host::{self, get, js_function, present};
 use super::registry::abort_on;
@@ -165,8 +165,15 @@ impl Registrations {
 
     fn register_tool(self: &Rc<Self>, shared: &Rc<Shared>, entry: &ToolManifest, text: String) {
         let name = entry.summary.name.clone();
-        let Ok(controller) = AbortController::new() else {
-            return;
+        let controller = match AbortController::new() {
+            Ok(controller) => controller,
+            Err(error) => {
+                let message = format!(
+                    "webmcp: {name} not registered: new AbortController() failed: {}",
+                    &host::detail(&error)
+                );
+                return shared.failed(ErrorEventCode::TransportFailed, message, Some(name));
+            }
         };
         let hints = &entry.summary.hints;
         let flag = |hint: Option<bool>| JsValue::from_bool(hint == Some(true));
@@ -206,18 +213,17 @@ impl Registrations {
         });
         match self.register.call2(&self.context, &tool, &options) {
             Err(error) => rejected(shared, &name, &error),
+            // A later rejection, awaited by the boundary's executor as a
+            // tool's promise is (a throwing `then` rejects too).
             Ok(returned) if host::thenable(&returned) => {
                 let weak = Rc::downgrade(shared);
-                let on_rejected: JsValue = host::callback(move |error, _| {
-                    if let Some(shared) = weak.upgrade() {
-                        rejected(&shared, &name, &error);
+                spawn(async move {
+                    if let Err(error) = settled(Ok(returned)).await {
+                        if let Some(shared) = weak.upgrade() {
+                            rejected(&shared, &name, &error);
+                        }
                     }
-                    Ok(JsValue::UNDEFINED)
-                })
-                .into_js_value();
-                if let Some(then) = host::method(&returned, "then") {
-                    let _ = then.call2(&returned, &JsValue::UNDEFINED, &on_rejected);
-                }
+                });
             }
             Ok(_) => {}
         }

@@ -37,6 +37,7 @@ use js_sys::{Array, Function, JsString};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::driver::{settled, spawn};
 use super::host::{self, get, Callback};
 use crate::transport::websocket::{
     Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketConfig, WebSocketPolicy,
@@ -365,29 +366,14 @@ impl Driver {
                 return;
             }
         };
-        // One callback for both outcomes (bound to `true` and `false`),
-        // owned by the two bound functions the promise holds.
+        // Awaited by the boundary's one executor, as the bridge awaits a
+        // tool's promise (a throwing `then` or `constructor` rejects).
         let driver = self.clone();
-        let settled: Function = host::callback(move |fulfilled, _| {
-            let settled = if fulfilled.is_truthy() {
-                Ok(())
-            } else {
-                Err(())
-            };
-            driver.policy(|p| p.handle_on_open(conn, settled, now()));
+        spawn(async move {
+            let opened = settled(Ok(returned)).await.map(drop).map_err(drop);
+            driver.policy(|p| p.handle_on_open(conn, opened, now()));
             driver.pump();
-            Ok(JsValue::UNDEFINED)
-        })
-        .into_js_value()
-        .unchecked_into();
-        let promise: JsValue = js_sys::Promise::resolve(&returned).into();
-        if let Some(then) = host::method(&promise, "then") {
-            let _ = then.call2(
-                &promise,
-                &settled.bind1(&JsValue::NULL, &JsValue::TRUE),
-                &settled.bind1(&JsValue::NULL, &JsValue::FALSE),
-            );
-        }
+        });
     }
 
     /// `JSON.parse(text)` to each subscriber still subscribed when its turn

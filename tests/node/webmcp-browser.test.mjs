@@ -245,6 +245,53 @@ test('a rejected registration is an error event and the page goes on', async () 
   }
 });
 
+test('a registration refused later, or one that cannot get an AbortController, is an error event (a stand-in context)', async () => {
+  const page = await chromium.open();
+  try {
+    const state = await page.evaluate(async () => {
+      const { createToolmark } = await import('/pkg/index.js');
+      const { webmcp } = await import('/pkg/webmcp/index.js');
+      const registered = [];
+      const modelContext = {
+        registerTool(tool) {
+          registered.push(tool.name);
+          return tool.name === 'later' ? Promise.reject(new Error('refused later')) : undefined;
+        },
+      };
+      const errors = [];
+      const tm = createToolmark({ onError: (e) => errors.push([e.code, e.tool, e.message]) });
+      const settle = async (count) => {
+        for (let i = 0; i < 100 && errors.length < count; i++) await new Promise((r) => setTimeout(r, 10));
+      };
+      tm.register({ name: 'later', description: 'Refused after a while', run: () => 1 });
+      tm.register({ name: 'fine', description: 'Accepted', run: () => 2 });
+      tm.use(webmcp({ modelContext }));
+      await settle(1);
+      const original = globalThis.AbortController;
+      globalThis.AbortController = class {
+        constructor() {
+          throw new Error('no controllers here');
+        }
+      };
+      try {
+        tm.register({ name: 'uncontrolled', description: 'No controller for it', run: () => 3 });
+        await settle(2);
+      } finally {
+        globalThis.AbortController = original;
+      }
+      return { errors, registered };
+    });
+    assert.deepEqual(state.registered, ['fine', 'later']); // the manifest's order
+    assert.deepEqual(state.errors, [
+      ['transport_failed', 'later', 'webmcp: registerTool(later) was rejected: Error: refused later'],
+      ['transport_failed', 'uncontrolled', 'webmcp: uncontrolled not registered: new AbortController() failed: Error: no controllers here'],
+    ]);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test('with no model context it attaches nothing and raises nothing', async () => {
   const page = await openPage({ noContext: true });
   try {
