@@ -12,7 +12,8 @@
 //   node benches/round-trip.mjs /path/to/main/pkg pkg
 // Each package is measured in a fresh node process (JIT and heap state of
 // one must not favour the other), alternating, 3 rounds (--rounds N for
-// more on a noisy machine); best per column.
+// more on a noisy machine); best per column, and the median over the rounds
+// of each round's ratio.
 // With --cpu, calls per second of the process's CPU time (user + system)
 // instead of wall time: steadier on a machine shared with other work.
 import { execFileSync } from 'node:child_process';
@@ -85,14 +86,18 @@ const columns = ['bridge, 1 scope', 'bridge, 8 scopes', 'tm.call', 'direct'];
 
 if (!child) {
   const best = new Map(dirs.map((dir) => [dir, { pkg: dir }]));
+  const perRound = []; // each round's rows, in `dirs` order
   for (let round = 0; round < ROUNDS; round++) {
+    const rowsOfRound = [];
     for (const dir of dirs) {
       const flags = cpu ? ['--cpu'] : [];
       const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), ...flags, '--child', dir], { encoding: 'utf8' });
       const row = JSON.parse(out);
+      rowsOfRound.push(row);
       const kept = best.get(dir);
       for (const c of columns) kept[c] = Math.max(kept[c] ?? 0, row[c]);
     }
+    perRound.push(rowsOfRound);
   }
   const rows = [...best.values()];
   console.log(['pkg', ...columns].join('\t'));
@@ -101,6 +106,18 @@ if (!child) {
   for (const row of rest) {
     console.log([`${row.pkg} / ${first.pkg}`, ...columns.map((c) => (row[c] / first[c]).toFixed(2))].join('\t'));
   }
+  // The same ratios within each round (the packages measured back to back),
+  // their median over the rounds: steadier than the best figures when the
+  // machine's speed drifts over a run.
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  rest.forEach((row, k) => {
+    const ratios = columns.map((c) => median(perRound.map((r) => r[k + 1][c] / r[0][c])).toFixed(2));
+    console.log([`${row.pkg} / ${first.pkg}, median of ${ROUNDS} rounds`, ...ratios].join('\t'));
+  });
   for (const row of rows) {
     const overhead = (c) => (1e6 / row[c] - 1e6 / row.direct).toFixed(1);
     console.log(`${row.pkg}: overhead per call over direct, µs: bridge 1 scope ${overhead('bridge, 1 scope')}, 8 scopes ${overhead('bridge, 8 scopes')}, tm.call ${overhead('tm.call')}`);
