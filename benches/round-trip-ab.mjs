@@ -14,8 +14,8 @@
 // ratio (candidate / baseline, median over the rounds) and their mean.
 // Asserts only that every call answered ok.
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadPackage } from './support/package.mjs';
 
 const args = process.argv.slice(2);
 const roundsAt = args.indexOf('--rounds');
@@ -27,10 +27,7 @@ const SLICE_MS = 150;
 const BATCH = 32;
 
 async function load(dir) {
-  const base = pathToFileURL(resolve(dir) + '/').href;
-  const { createToolmark } = await import(`${base}index.js`);
-  const { bridge } = await import(`${base}bridge/index.js`);
-  const { createInPageChannel } = await import(`${base}bridge/in-page.js`);
+  const { createToolmark, bridge, createInPageChannel } = await loadPackage(dir);
   const tm = createToolmark();
   tm.register({ name: 'echo', description: 'Echoes a number', hints: { readOnly: true }, run: (input) => ({ n: input.n }) });
   const { transport, agent } = createInPageChannel();
