@@ -316,12 +316,8 @@ const digit = (c) => (c & 15) + (c >> 6) * 9;
 function decode() {
   // Native (Chrome 140+, Firefox 133+, Safari 18.2+, Node 25+).
   if (typeof Uint8Array.fromHex === 'function') return Uint8Array.fromHex(hex);
-  // Node 20-24: its Buffer decodes natively (the loop below takes about
-  // 6 ms more at start-up), read off globalThis: a bare \`Buffer\` makes
-  // browser bundlers (Parcel) add a polyfill to the app.
-  const NodeBuffer = globalThis.Buffer;
-  if (typeof NodeBuffer?.from === 'function') return NodeBuffer.from(hex, 'hex');
-  // Older browsers.
+  // Older hosts. Not Node's Buffer: naming it makes browser bundlers
+  // (Parcel) add a polyfill to the app.
   const out = new Uint8Array(hex.length >> 1);
   for (let i = 0, j = 0; i < out.length; i++, j += 2) out[i] = (digit(hex.charCodeAt(j)) << 4) | digit(hex.charCodeAt(j + 1));
   return out;
