@@ -75,8 +75,7 @@ const INPUT = 'agent.call: the input is not JSON-copyable';
 function callCopy(message, input) {
   if (typeof input === 'function') throw notCopyable(INPUT, 'a function');
   if (typeof input === 'symbol') throw notCopyable(INPUT, 'a symbol');
-  const { tool, id, rev } = message;
-  const { clientId } = message;
+  const { clientId, id, tool, rev } = message;
   if (typeof tool === 'string' && typeof id === 'string' && (clientId === undefined || typeof clientId === 'string')
     && (rev === undefined || Number.isFinite(rev))) {
     const own = tryJson(input);
