@@ -7,20 +7,19 @@
 //! Toolmark` below moves a call from stage to stage.
 
 use crate::vecmap::Queue;
-use serde_json::Value;
 
 use crate::bridges::{BridgeId, IdKey};
 use crate::confirmations::Prepared;
 use crate::confirmations::Requester;
 use crate::ids::new_id;
-use crate::lanes::CallKey;
+use crate::lanes::{over_input_budget, CallKey};
 use crate::machine::{error_result, Handle, RunId, Toolmark};
 use crate::outputs::Action;
 use crate::policy::{Caller, ConfirmMode, Decision};
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
-    parse_value, CancelledBy, Data, ErrorEventCode, Issue, RefusedCode, ToolResult,
+    CancelledBy, Data, ErrorEventCode, Issue, JsonText, RefusedCode, ToolResult,
 };
 use crate::registry::{ScopeId, ToolKey, Validator};
 use hashbrown::HashSet;
@@ -108,7 +107,8 @@ pub(crate) struct Call {
     pub(crate) scope: ScopeId,
     pub(crate) caller: Caller,
     pub(crate) call_id: String,
-    pub(crate) input: Value,
+    /// Its input's text; `None` once its run started (JS holds the input).
+    pub(crate) input: Option<JsonText>,
     pub(crate) rev: Option<u64>,
     pub(crate) stage: Stage,
     pub(crate) approval: Option<Approval>,
@@ -127,7 +127,7 @@ pub(crate) struct NewCall {
     pub(crate) scope: ScopeId,
     pub(crate) caller: Caller,
     pub(crate) call_id: String,
-    pub(crate) input: Value,
+    pub(crate) input: JsonText,
     pub(crate) rev: Option<u64>,
     pub(crate) approval: Option<Approval>,
 }
@@ -143,6 +143,8 @@ pub(crate) struct Calls {
     bridge_ids: HashSet<IdKey>,
     next_key: u64,
     next_run: u64,
+    /// Bytes of the input texts the calls in `list` hold.
+    input_bytes: usize,
     /// Runs abandoned after their grace period, with their tool's name,
     /// oldest first (at most [`ABANDONED_MEMORY`]).
     abandoned: Queue<(RunId, String)>,
@@ -156,6 +158,7 @@ impl Calls {
         if matches!(new.origin, Origin::Bridge(_)) {
             self.bridge_ids.insert(IdKey::of(&new.call_id));
         }
+        self.input_bytes += new.input.len();
         self.list.push(Call {
             key,
             origin: new.origin,
@@ -164,7 +167,7 @@ impl Calls {
             scope: new.scope,
             caller: new.caller,
             call_id: new.call_id,
-            input: new.input,
+            input: Some(new.input),
             rev: new.rev,
             stage: Stage::Queued,
             approval: new.approval,
@@ -205,7 +208,55 @@ impl Calls {
         if matches!(call.origin, Origin::Bridge(_)) {
             self.bridge_ids.remove(&IdKey::of(&call.call_id));
         }
+        self.input_bytes = self.input_bytes.saturating_sub(Self::held(&call));
         Some(call)
+    }
+
+    /// Bytes of the input texts held by the calls in flight.
+    pub(crate) fn input_bytes(&self) -> usize {
+        self.input_bytes
+    }
+
+    /// A Standard Schema's validated value replaces the input, and JS keeps
+    /// the live value under `kept` for the run.
+    pub(crate) fn replace_input(&mut self, key: CallKey, input: JsonText, kept: Option<RunId>) {
+        let Some(index) = self.index(key) else {
+            return;
+        };
+        if let Some(call) = self.list.get_mut(index) {
+            let old = Self::held(call);
+            self.input_bytes = (self.input_bytes + input.len()).saturating_sub(old);
+            call.input = Some(input);
+            call.validated = kept;
+        }
+    }
+
+    /// A call's run starts: the value JS kept for it (used up) and its
+    /// input's text, handed to JS (the call holds none from then on).
+    pub(crate) fn start_running(
+        &mut self,
+        key: CallKey,
+        snapshot: bool,
+    ) -> (Option<RunId>, String) {
+        let Some(index) = self.index(key) else {
+            return (None, String::from("null"));
+        };
+        let Some(call) = self.list.get_mut(index) else {
+            return (None, String::from("null"));
+        };
+        call.snapshot = snapshot;
+        let input = call.input.take().unwrap_or_else(JsonText::null);
+        self.input_bytes = self.input_bytes.saturating_sub(input.len());
+        (call.validated.take(), input.into_string())
+    }
+
+    fn held(call: &Call) -> usize {
+        call.input.as_ref().map_or(0, JsonText::len)
+    }
+
+    /// A call's input (`null` once its run started: nothing asks then).
+    pub(crate) fn input(call: &Call) -> JsonText {
+        call.input.clone().unwrap_or_else(JsonText::null)
     }
 
     pub(crate) fn set_stage(&mut self, key: CallKey, stage: Stage) {
@@ -336,6 +387,7 @@ impl Toolmark {
         name: &str,
         caller: Caller,
         rev: Option<u64>,
+        input: &JsonText,
     ) -> Result<(ToolKey, ScopeId), ToolResult> {
         let tool = self
             .registry
@@ -363,6 +415,12 @@ impl Toolmark {
                 "The tool's scope already has 32 pending calls",
             ));
         }
+        if over_input_budget(self.held_input_bytes(), input.len()) {
+            return Err(self.refused(
+                RefusedCode::Busy,
+                "The page already holds 32 MiB of input for pending calls",
+            ));
+        }
         Ok((tool.key, tool.scope))
     }
 
@@ -371,14 +429,14 @@ impl Toolmark {
         bridge: BridgeId,
         id: String,
         tool: String,
-        input: Value,
+        input: JsonText,
         rev: Option<u64>,
         now: u64,
     ) {
         if self.is_duplicate(&id) {
             return;
         }
-        match self.admit(&tool, Caller::Inapp, rev) {
+        match self.admit(&tool, Caller::Inapp, rev, &input) {
             Err(result) => self.answer_bridge(bridge, &id, result),
             Ok((key, scope)) => {
                 self.enqueue(NewCall {
@@ -443,9 +501,9 @@ impl Toolmark {
         let (Origin::Local(handle) | Origin::Held(handle)) = origin else {
             return;
         };
-        let input = match parse_value(input_json) {
-            Ok(input) => input,
-            Err(_) => {
+        let input = match JsonText::parse(input_json) {
+            Some(input) => input,
+            None => {
                 self.out.complete(
                     handle,
                     ToolResult::Invalid {
@@ -471,7 +529,7 @@ impl Toolmark {
                 return;
             }
         };
-        match self.admit(name, caller, rev) {
+        match self.admit(name, caller, rev, &input) {
             Err(result) => self.out.complete(handle, result),
             Ok((key, scope)) => {
                 self.enqueue(NewCall {
@@ -537,7 +595,10 @@ impl Toolmark {
     }
 
     fn input_text(call: &Call) -> String {
-        crate::protocol::to_json(&call.input)
+        call.input
+            .as_ref()
+            .map_or("null", JsonText::as_str)
+            .to_owned()
     }
 
     /// A call reaches the front of its lane.
@@ -563,7 +624,8 @@ impl Toolmark {
         match &tool.input {
             Validator::Any => self.validated(key, now),
             Validator::Json(schema) => {
-                let issues = schema.validate(&call.input, self.matcher.as_ref());
+                let input = call.input.as_ref().map(JsonText::value).unwrap_or_default();
+                let issues = schema.validate(&input, self.matcher.as_ref());
                 if issues.is_empty() {
                     self.validated(key, now)
                 } else {
@@ -628,21 +690,17 @@ impl Toolmark {
         let Some(snapshot) = self.registry.by_key(call.tool).map(|t| t.def.has_snapshot) else {
             return self.finish(key, self.tool_gone(call), now);
         };
-        let (tool, name, input, caller, call_id) = (
+        let (tool, name, caller, call_id) = (
             call.tool,
             call.tool_name.clone(),
-            Self::input_text(call),
             call.caller,
             call.call_id.clone(),
         );
         let run = self.calls.new_run();
         self.calls.set_stage(key, Stage::Running(run));
-        // The run uses up the kept value (JS forgets it as it starts).
-        let mut validated = None;
-        if let Some(call) = self.calls.get_mut(key) {
-            call.snapshot = snapshot;
-            validated = call.validated.take();
-        }
+        // The run uses up the kept value (JS forgets it as it starts), and
+        // the input's text goes to JS: nothing after this reads it.
+        let (validated, input) = self.calls.start_running(key, snapshot);
         self.out.action(Action::Run {
             run,
             tool,
@@ -831,16 +889,14 @@ impl Toolmark {
         match validated {
             Validated::Valid(text) => {
                 if let Some(text) = text {
-                    match parse_value(&text) {
-                        Ok(value) => {
-                            if let Some(call) = self.calls.get_mut(key) {
-                                call.input = value;
-                                call.validated = kept;
-                            }
-                        }
-                        Err(rejection) => {
+                    match JsonText::parse(&text) {
+                        Some(value) => self.calls.replace_input(key, value, kept),
+                        None => {
                             self.out.forget_validated(kept);
-                            return self.tool_failed(key, tool_name, rejection.message(), now);
+                            let detail = crate::protocol::parse_value(&text)
+                                .err()
+                                .map_or_else(String::new, |rejection| rejection.message());
+                            return self.tool_failed(key, tool_name, detail, now);
                         }
                     }
                 }
@@ -988,7 +1044,7 @@ mod tests {
             scope: ScopeId::ROOT,
             caller: Caller::Inapp,
             call_id: id.into(),
-            input: Value::Null,
+            input: JsonText::null(),
             rev: None,
             approval: None,
         })

@@ -5,10 +5,9 @@
 //! rejection, expires confirmations and runs restorers.
 
 use crate::vecmap::Queue;
-use serde_json::Value;
 
 use crate::bridges::{BridgeId, IdKey};
-use crate::calls::{Approval, NewCall, Origin};
+use crate::calls::{Approval, Calls, NewCall, Origin};
 use crate::ids::new_id;
 use crate::lanes::CallKey;
 use crate::machine::{error_result, Handle, RunId, Toolmark};
@@ -17,8 +16,8 @@ use crate::policy::Caller;
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
-    CancelledBy, Confirmed, ErrorEventCode, FieldChange, PageToAgent, ProtocolV1, RefusedCode,
-    ToolResult,
+    CancelledBy, Confirmed, ErrorEventCode, FieldChange, JsonText, PageToAgent, ProtocolV1,
+    RefusedCode, ToolResult,
 };
 use crate::registry::ToolKey;
 use serde::Serialize;
@@ -72,7 +71,7 @@ pub struct Confirmation {
     /// The call id of the requesting call (the restorer of the approved run
     /// is kept under it).
     pub call_id: String,
-    pub input: Value,
+    pub input: JsonText,
     pub summary: String,
     pub changes: Option<Vec<FieldChange>>,
     /// The form state read at request time, compared at approval.
@@ -138,6 +137,11 @@ impl Confirmations {
 
     pub fn len(&self) -> usize {
         self.pending.len()
+    }
+
+    /// Bytes of the input texts the pending confirmations hold.
+    pub fn input_bytes(&self) -> usize {
+        self.pending.iter().map(|c| c.input.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -253,7 +257,7 @@ impl Toolmark {
             call.tool,
             tool.name.clone(),
             call.call_id.clone(),
-            call.input.clone(),
+            Calls::input(call),
             call.validated,
         );
         let confirm_id = match new_id(self.rng.as_mut()) {
@@ -492,6 +496,7 @@ impl Toolmark {
 mod tests {
     use super::*;
     use crate::machine::REDACTED;
+    use serde_json::Value;
 
     fn confirmation(id: &str, expires_at: u64) -> Confirmation {
         Confirmation {
@@ -499,7 +504,7 @@ mod tests {
             tool: ToolKey(0),
             tool_name: "t".into(),
             call_id: format!("call-{id}"),
-            input: Value::Null,
+            input: JsonText::null(),
             summary: String::new(),
             changes: None,
             state: None,

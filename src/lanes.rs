@@ -1,7 +1,9 @@
 //! Per-scope lanes (rule 5): calls on one scope run one at a time in
 //! arrival order (FIFO); lanes run in parallel. A lane holds at most
 //! [`MAX_PENDING_PER_SCOPE`] pending calls, the active one included; one
-//! more is refused `busy`.
+//! more is refused `busy`. The page also bounds the input its calls hold
+//! across every scope ([`MAX_HELD_INPUT_BYTES`]): a call that would take
+//! the total past it is refused `busy` too.
 //!
 //! A lane's front call is its active one once started. The lanes decide
 //! which call starts next; the machine starts it.
@@ -13,6 +15,21 @@ use crate::registry::ScopeId;
 
 /// Rule 5: more than this many pending calls on one scope → `refused busy`.
 pub const MAX_PENDING_PER_SCOPE: usize = 32;
+
+/// Most bytes of input text the calls in flight may hold together, across
+/// scopes (waiting in a lane or for a human's confirmation): one scope's
+/// worth of calls at the default `maxMessageBytes` (32 × 1 MiB). The
+/// module's memory never shrinks, so a burst of large calls would cost the
+/// page that memory until it reloads.
+pub const MAX_HELD_INPUT_BYTES: usize = 32 * 1_048_576;
+
+/// Whether a call holding `incoming` bytes of input must be refused `busy`
+/// when the calls in flight hold `held`. A call is always taken when none
+/// holds anything, so a bridge whose `maxMessageBytes` is above the bound
+/// still runs its calls one at a time.
+pub fn over_input_budget(held: usize, incoming: usize) -> bool {
+    held > 0 && held.saturating_add(incoming) > MAX_HELD_INPUT_BYTES
+}
 
 /// A call being handled by the machine; keys only grow (arrival order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -146,6 +163,16 @@ mod tests {
         lanes.remove(B, CallKey(2));
         lanes.remove(A, CallKey(9));
         assert_eq!(lanes.pending(A), 1);
+    }
+
+    #[test]
+    fn input_past_the_page_budget_is_busy() {
+        assert!(!over_input_budget(0, MAX_HELD_INPUT_BYTES + 1));
+        assert!(!over_input_budget(1, MAX_HELD_INPUT_BYTES - 1));
+        assert!(over_input_budget(1, MAX_HELD_INPUT_BYTES));
+        assert!(!over_input_budget(MAX_HELD_INPUT_BYTES, 0));
+        assert!(over_input_budget(MAX_HELD_INPUT_BYTES, 1));
+        assert!(over_input_budget(usize::MAX, usize::MAX));
     }
 
     #[test]

@@ -274,6 +274,12 @@ impl Toolmark {
         self.calls.len()
     }
 
+    /// Bytes of input text held by the calls in flight and the pending
+    /// confirmations (bounded by [`crate::lanes::MAX_HELD_INPUT_BYTES`]).
+    pub fn held_input_bytes(&self) -> usize {
+        self.calls.input_bytes() + self.confirmations.input_bytes()
+    }
+
     /// The most pending calls on any one scope.
     pub fn max_pending_per_scope(&self) -> usize {
         self.lanes.max_pending()

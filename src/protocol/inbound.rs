@@ -29,6 +29,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use super::codes::Direction;
+use super::json_text::{member_text, Checked};
 use super::message::{self, AgentToPage, Call, Cancel, Describe, PageToAgent, ProtocolV1};
 use super::result::Issue;
 use super::validation::{issues, Slot};
@@ -154,8 +155,10 @@ pub fn parse_json(text: &str, max_message_bytes: usize) -> Result<Value, Rejecti
     parse_value(text)
 }
 
-/// The properties an agent → page message may have, in [`Wire`]'s order.
+/// The properties an agent → page message may have, in [`Wire`]'s order
+/// (`input` last: it is read as text, the others as `Value`s).
 const PROPERTIES: [&str; 7] = ["protocol", "type", "clientId", "id", "tool", "rev", "input"];
+const INPUT: usize = 6;
 
 /// An agent → page message's properties as read, each `None` when absent
 /// (all of them for a text that is not an object); `odd` when it repeats a
@@ -167,10 +170,13 @@ const PROPERTIES: [&str; 7] = ["protocol", "type", "clientId", "id", "tool", "re
 /// larger (381263 → 412622 bytes after wasm-opt). Here every value is
 /// read as a `Value`, whose reading is in the module already, and nothing
 /// is refused by an error (an error's text is parsed for its position:
-/// 2.5 KB more): an odd message is read to its end and marked.
+/// 2.5 KB more): an odd message is read to its end and marked. `input` is
+/// read and checked as `Value`'s reading would, but never built: the call
+/// keeps its text (see [`super::JsonText`]).
 #[derive(Default)]
 struct Wire {
-    values: [Option<Value>; 7],
+    values: [Option<Value>; INPUT],
+    input: bool,
     odd: bool,
 }
 
@@ -209,6 +215,11 @@ impl<'de> Visitor<'de> for WireVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Wire, A::Error> {
         let mut wire = Wire::default();
         while let Some(index) = map.next_key_seed(PropertyName)? {
+            if index == Some(INPUT) {
+                map.next_value::<Checked>()?;
+                wire.odd |= core::mem::replace(&mut wire.input, true);
+                continue;
+            }
             let value = map.next_value::<Value>()?;
             match index.and_then(|i| wire.values.get_mut(i)) {
                 Some(slot @ None) => *slot = Some(value),
@@ -257,7 +268,8 @@ impl<'de> Deserialize<'de> for Wire {
 /// build from it. `None` leaves the verdict to them.
 fn read_agent_to_page(text: &str) -> Option<AgentToPage> {
     let Wire {
-        values: [protocol, kind, client_id, id, tool, rev, input],
+        values: [protocol, kind, client_id, id, tool, rev],
+        input,
         odd: false,
     } = serde_json::from_str(text).ok()?
     else {
@@ -272,7 +284,7 @@ fn read_agent_to_page(text: &str) -> Option<AgentToPage> {
     };
     let (client_id, id) = (named(client_id)?, named(id)?);
     Some(match (kind?.as_str()?, rev, input) {
-        ("call", rev, Some(input)) => AgentToPage::Call(Call {
+        ("call", rev, true) => AgentToPage::Call(Call {
             protocol: ProtocolV1,
             client_id,
             id,
@@ -281,15 +293,16 @@ fn read_agent_to_page(text: &str) -> Option<AgentToPage> {
                 Some(rev) => Some(rev.as_u64()?),
             },
             tool: named(tool)?,
-            input,
+            // `None` for a key written with escapes: the steps on a `Value` take it.
+            input: member_text(text, "input")?,
         }),
-        ("describe", None, None) => AgentToPage::Describe(Describe {
+        ("describe", None, false) => AgentToPage::Describe(Describe {
             protocol: ProtocolV1,
             client_id,
             id,
             tool: named(tool)?,
         }),
-        ("cancel", None, None) if tool.is_none() => AgentToPage::Cancel(Cancel {
+        ("cancel", None, false) if tool.is_none() => AgentToPage::Cancel(Cancel {
             protocol: ProtocolV1,
             client_id,
             id,

@@ -5,6 +5,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::codes::Direction;
+use super::json_text::JsonText;
 use super::manifest::ToolManifestSummary;
 use super::result::{Data, ToolResult};
 use super::values::list;
@@ -69,7 +70,8 @@ pub struct Call {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rev: Option<u64>,
     pub tool: String,
-    pub input: Value,
+    /// Held as its text: see [`JsonText`].
+    pub input: JsonText,
 }
 
 /// Agent → page: fetch a tool's full manifest entry.
@@ -395,7 +397,7 @@ pub(crate) fn agent_to_page(
         "call" => {
             let tool = take_string(&mut map, "tool")?;
             let rev = opt_rev(&map, "rev").ok()?;
-            let input = take(&mut map, "input")?;
+            let input = JsonText::of(&take(&mut map, "input")?);
             AgentToPage::Call(Call {
                 protocol: ProtocolV1,
                 client_id,

@@ -3,6 +3,7 @@
 
 pub mod codes;
 pub mod inbound;
+pub mod json_text;
 pub mod manifest;
 pub mod message;
 pub mod result;
@@ -19,6 +20,7 @@ pub use inbound::{
     parse_page_to_agent, parse_value, peek_client_id, validate, Rejection,
     DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH,
 };
+pub use json_text::JsonText;
 pub use manifest::{Hints, ToolManifest, ToolManifestSummary, ToolMode};
 pub(crate) use message::to_json;
 pub use message::{
