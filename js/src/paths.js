@@ -9,7 +9,7 @@
 import { ToolmarkError } from './errors.js';
 import { wasm } from './internal.js';
 
-const { maxSegments, maxValues, maxPathBytes, forbidden } = wasm.pathRules();
+const { maxSegments, maxValues, maxPathBytes, maxOutputBytes, forbidden } = wasm.pathRules();
 const refused = new Set(forbidden);
 const { hasOwn } = Object;
 
@@ -75,10 +75,16 @@ function utf8Length(text) {
   return bytes;
 }
 
+/** What a leaf adds to the output's bytes besides its path (`maxOutputBytes`). */
+const leafBytes = (node) => (typeof node === 'string' ? utf8Length(node) : 8);
+
 /**
  * `{ "a.b": 1, "c.0": 2 }` from `{ a: { b: 1 }, c: [2] }`: leaves only, keys
  * prefixed with `prefix`. Walks without recursion, depth first in key order,
- * within the core's limits; a value that contains itself is refused.
+ * within the core's limits; a value that contains itself is refused. The
+ * limits on each path and on the whole output keep it linear in its output:
+ * keys short enough for V8 to hash by content (longer ones collide), and a
+ * bounded total.
  */
 export function flatten(value, prefix) {
   let root = '';
@@ -88,42 +94,60 @@ export function flatten(value, prefix) {
   } else if (prefix) {
     wasm.pathSegments(prefix); // throws: not a string
   }
+  const rootBytes = utf8Length(root);
+  if (rootBytes > maxPathBytes) throw invalid(`a path is longer than ${maxPathBytes} bytes`);
   const out = {};
   const ancestors = new Set();
-  // [node, path, its UTF-8 length, depth], or [node] when its members are done.
-  const stack = [[value, root, utf8Length(root), 0]];
   let visited = 0;
-  while (stack.length > 0) {
-    const step = stack.pop();
-    const [node, path, bytes, depth] = step;
-    if (step.length === 1) {
-      ancestors.delete(node);
-      continue;
-    }
+  let outputBytes = 0;
+  // The containers being walked, innermost last: each with its keys (all
+  // checked when it was entered), the next key's index, its path, the
+  // path's UTF-8 length and its depth.
+  const frames = [];
+
+  /** Writes a leaf, or enters a container (a new frame). */
+  const visit = (node, path, bytes, depth) => {
     if (++visited > maxValues) throw invalid(`value has more than ${maxValues} parts`);
-    if (!isContainer(node)) {
-      if (path !== '') out[path] = node;
-      continue;
-    }
-    if (ancestors.has(node)) throw invalid(`value at "${path}" contains itself`);
-    const keys = Object.keys(node);
-    if (keys.length === 0) {
-      if (path !== '') out[path] = node;
-      continue;
+    const container = isContainer(node);
+    if (container && ancestors.has(node)) throw invalid(`value at "${path}" contains itself`);
+    const keys = container ? Object.keys(node) : undefined;
+    if (!container || keys.length === 0) {
+      if (path === '') return;
+      outputBytes += bytes + leafBytes(node);
+      if (outputBytes > maxOutputBytes) {
+        throw invalid(`the flattened value is larger than ${maxOutputBytes} bytes (paths and values)`);
+      }
+      out[path] = node;
+      return;
     }
     if (depth >= maxSegments) throw invalid(`value is nested deeper than ${maxSegments} levels`);
-    const children = [];
-    for (const key of keys) {
+    const keyBytes = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
       if (key === '' || key.includes('.') || refused.has(key)) {
         throw invalid(`key "${key}" cannot be part of a dotted path`);
       }
-      const childBytes = path === '' ? utf8Length(key) : bytes + 1 + utf8Length(key);
-      if (childBytes > maxPathBytes) throw invalid(`a path is longer than ${maxPathBytes} bytes`);
-      children.push([node[key], path === '' ? key : `${path}.${key}`, childBytes, depth + 1]);
+      keyBytes[i] = utf8Length(key);
+      if ((path === '' ? 0 : bytes + 1) + keyBytes[i] > maxPathBytes) {
+        throw invalid(`a path is longer than ${maxPathBytes} bytes`);
+      }
     }
     ancestors.add(node);
-    stack.push([node]);
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+    frames.push({ node, keys, keyBytes, next: 0, path, bytes, depth });
+  };
+
+  visit(value, root, rootBytes, 0);
+  while (frames.length > 0) {
+    const frame = frames[frames.length - 1];
+    if (frame.next === frame.keys.length) {
+      frames.pop();
+      ancestors.delete(frame.node);
+      continue;
+    }
+    const i = frame.next++;
+    const key = frame.keys[i];
+    if (frame.path === '') visit(frame.node[key], key, frame.keyBytes[i], frame.depth + 1);
+    else visit(frame.node[key], `${frame.path}.${key}`, frame.bytes + 1 + frame.keyBytes[i], frame.depth + 1);
   }
   return out;
 }

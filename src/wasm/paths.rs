@@ -8,9 +8,11 @@
 //! long path): a path has at most [`MAX_PATH_SEGMENTS`] segments and
 //! [`MAX_PATH_LENGTH`] characters; `flatten` walks at most
 //! [`MAX_PATH_SEGMENTS`] levels and [`MAX_FLATTEN_VALUES`] values, writes
-//! paths of at most [`MAX_PATH_LENGTH`] UTF-8 bytes and refuses a value
-//! that contains itself and a key that is empty, has a dot or is one of
-//! [`FORBIDDEN`]. Past a bound: `invalid_path`.
+//! paths of at most [`MAX_FLATTEN_PATH_BYTES`] UTF-8 bytes and at most
+//! [`MAX_FLATTEN_OUTPUT_BYTES`] in all, and refuses a value that contains
+//! itself and a key that is empty, has a dot or is one of [`FORBIDDEN`].
+//! Past a bound: `invalid_path`. With these, `flatten`'s time is linear in
+//! its output, whatever the input.
 
 use crate::prelude::*;
 use js_sys::{Array, JsString};
@@ -31,10 +33,24 @@ pub const MAX_PATH_SEGMENTS: usize = 1000;
 /// near it).
 pub const MAX_PATH_LENGTH: usize = 1 << 20;
 
+/// Longest path `flatten` writes, in UTF-8 bytes (so at most as many
+/// UTF-16 units): V8 hashes a string of more than 16,383 units by its
+/// length alone, so an object whose keys are longer collides on every
+/// insertion of keys of one length, and building it is quadratic.
+pub const MAX_FLATTEN_PATH_BYTES: usize = 16_000;
+
+/// Most bytes one `flatten` output holds: every path's UTF-8 bytes plus
+/// each string leaf's (any other leaf counts 8). Four times the protocol's
+/// message limit: paths repeat their prefixes, so the output of a 1 MiB
+/// input is larger than the input.
+pub const MAX_FLATTEN_OUTPUT_BYTES: usize = 4 * 1_048_576;
+
 /// Most values (containers and leaves) one `flatten` visits: a value that
 /// shares its parts (`a = {x: b, y: b}`, `b = {x: c, y: c}`, …) has
-/// exponentially many paths.
-pub const MAX_FLATTEN_VALUES: usize = 100_000;
+/// exponentially many paths, and an object of many keys is slow for a JS
+/// engine to build (100,000 keys took Chromium 60–140 ms in a fresh page;
+/// 20,000 keep `flatten` well under 50 ms).
+pub const MAX_FLATTEN_VALUES: usize = 20_000;
 
 fn invalid(message: String) -> Failure {
     Failure::toolmark(crate::protocol::ThrownErrorCode::InvalidPath, message)
@@ -87,8 +103,9 @@ pub fn path_segments(path: JsValue) -> Result<Array, JsValue> {
         .collect())
 }
 
-/// `pathRules()`: `{ maxSegments, maxValues, maxPathBytes, forbidden }`,
-/// the limits and refused keys `flatten` applies.
+/// `pathRules()`: `{ maxSegments, maxValues, maxPathBytes,
+/// maxOutputBytes, forbidden }`, the limits and refused keys `flatten`
+/// applies.
 #[wasm_bindgen(js_name = pathRules)]
 pub fn path_rules() -> JsValue {
     let forbidden: Array = FORBIDDEN.iter().map(|s| JsValue::from_str(s)).collect();
@@ -97,7 +114,8 @@ pub fn path_rules() -> JsValue {
     host::object(&[
         ("maxSegments", &number(MAX_PATH_SEGMENTS)),
         ("maxValues", &number(MAX_FLATTEN_VALUES)),
-        ("maxPathBytes", &number(MAX_PATH_LENGTH)),
+        ("maxPathBytes", &number(MAX_FLATTEN_PATH_BYTES)),
+        ("maxOutputBytes", &number(MAX_FLATTEN_OUTPUT_BYTES)),
         ("forbidden", &forbidden),
     ])
     .into()
