@@ -142,6 +142,20 @@ async function bundleEntries(contents, outfile, loader) {
 }
 
 /**
+ * A fingerprint of a compiled module's exports and imports (kinds and names,
+ * sorted): FNV-1a over their text. Also written into slim.js as it is.
+ */
+function moduleShape(module) {
+  const names = [
+    ...WebAssembly.Module.exports(module).map((e) => `e ${e.kind} ${e.name}`),
+    ...WebAssembly.Module.imports(module).map((i) => `i ${i.kind} ${i.module} ${i.name}`),
+  ].sort().join('\n');
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < names.length; i++) hash = Math.imul(hash ^ names.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
+/**
  * `slim.js`: every core entry's exports, bound once `initialize(source)` has
  * compiled the bare module and imported slim-core.js; before, each function
  * export throws, saying so (values are undefined). Its declarations re-export
@@ -149,6 +163,7 @@ async function bundleEntries(contents, outfile, loader) {
  */
 async function bundleSlimEntry(reexports) {
   const core = await import(pathToFileURL(join(pkg, 'core.js')).href);
+  const shape = moduleShape(new WebAssembly.Module(readFileSync(join(pkg, 'wasm', `${crateName}.wasm`))));
   const names = reexports.flatMap(({ names }) => names);
   const functions = names.filter((name) => typeof core[name] === 'function');
   const values = names.filter((name) => typeof core[name] !== 'function');
@@ -171,8 +186,19 @@ export function initialize(source) {
   return started;
 }
 
+// The module this entry's glue was made for has exactly these exports and
+// imports (their fingerprint): any other (an empty module, another
+// version's) would fail only once instantiated, inside slim-core.js's
+// evaluation, and a module whose evaluation threw stays failed for good.
+const SHAPE = ${shape};
+${moduleShape.toString()}
+
 async function load(source) {
-  provide(await compile(source));
+  const module = await compile(source);
+  if (moduleShape(module) !== SHAPE) {
+    throw new Error('@toolmark/bridge-wasm/slim: the module given to initialize() is not the toolmark_bridge.wasm of this version of the package (its exports and imports differ): pass the module exported as "@toolmark/bridge-wasm/toolmark_bridge.wasm"');
+  }
+  provide(module);
   const core = await import('./slim-core.js');
   ${names.map((name) => `${name} = core.${name};`).join('\n  ')}
 }
@@ -224,8 +250,10 @@ ${reexports.map(({ entry }) => `export * from './${entry}';`).join('\n')}
  * \`WebAssembly.Module\`, the module's URL (a string or \`URL\`, fetched), a
  * fetch \`Response\` or a promise of one (compiled while it streams when served
  * as \`application/wasm\`), or the module's bytes (\`ArrayBuffer\` or a typed
- * array). A second call returns the first call's promise; after a failure,
- * a call tries again.
+ * array). A module that is not this version's \`toolmark_bridge.wasm\` (its
+ * exports and imports differ) is refused before it is used. A second call
+ * returns the first call's promise; after a failure the entry is as if never
+ * initialized, and a call tries again.
  */
 export function initialize(source: object | string | PromiseLike<object>): Promise<void>;
 `);

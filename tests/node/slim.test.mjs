@@ -81,7 +81,68 @@ test('a failed initialize rejects with the cause and may be tried again (Node)',
   assert.match(out.id, UUID_V4);
 });
 
-const chromium = chromiumWithServer();
+test('bad sources of every kind are refused, then the real module initializes (Node)', () => {
+  const script = `
+    import { readFileSync } from 'node:fs';
+    const slim = await import(${JSON.stringify(new URL('slim.js', pkgUrl).href)});
+    const real = () => readFileSync(new URL(${JSON.stringify(wasmUrl.href)}));
+    const attempt = (source) => slim.initialize(source).then(() => 'resolved', (error) => error.message);
+    const refusals = [];
+    // A valid, empty module; a module of another shape (one export); garbage; nothing.
+    refusals.push(await attempt(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])));
+    refusals.push(await attempt(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 4, 1, 2, 0, 11])));
+    refusals.push(await attempt(new Uint8Array([1, 2, 3])));
+    refusals.push(await attempt(new Uint8Array(0)));
+    // Concurrent calls share the first call's outcome: a bad one then a good one both fail…
+    const together = await Promise.all([attempt(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])), attempt(real())]);
+    // …and two good ones both succeed, once.
+    const first = slim.initialize(real());
+    const second = slim.initialize(real());
+    await Promise.all([first, second]);
+    console.log(JSON.stringify({ refusals, together, same: first === second, id: slim.newId() }));`;
+  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  const shape = /^@toolmark\/bridge-wasm\/slim: the module given to initialize\(\) is not the toolmark_bridge.wasm of this version of the package/;
+  assert.match(out.refusals[0], shape);
+  assert.match(out.refusals[1], shape);
+  assert.match(out.refusals[2], /^WebAssembly\.compile\(\)/);
+  assert.match(out.refusals[3], /^WebAssembly\.compile\(\)/);
+  assert.match(out.together[0], shape);
+  assert.equal(out.together[1], out.together[0]);
+  assert.equal(out.same, true);
+  assert.match(out.id, UUID_V4);
+});
+
+const EMPTY_MODULE = Buffer.from([0, 97, 115, 109, 1, 0, 0, 0]);
+const chromium = chromiumWithServer({
+  pages: {
+    '/blank.html': '<!doctype html><title>blank</title>',
+    '/html-as-wasm': { type: 'application/wasm', body: '<!doctype html><p>not a module</p>' },
+    '/empty.wasm': { type: 'application/wasm', body: EMPTY_MODULE },
+  },
+});
+
+test('a wrong module, HTML served as wasm and a 404 are refused; then the real module works (Chromium)', async () => {
+  const page = await chromium.open('/blank.html');
+  const out = await page.evaluate(async () => {
+    const slim = await import('/pkg/slim.js');
+    const attempt = (source) => slim.initialize(source).then(() => 'resolved', (error) => error.message);
+    const refusals = [
+      await attempt('/empty.wasm'),
+      await attempt('/html-as-wasm'),
+      await attempt('/no-such.wasm'),
+      await attempt(fetch('/empty.wasm')),
+    ];
+    await slim.initialize('/pkg/wasm/toolmark_bridge.wasm');
+    return { refusals, id: slim.newId() };
+  });
+  const shape = /is not the toolmark_bridge\.wasm of this version of the package/;
+  assert.match(out.refusals[0], shape);
+  assert.match(out.refusals[1], /WebAssembly/);
+  assert.match(out.refusals[2], /fetching the module failed: HTTP 404/);
+  assert.match(out.refusals[3], shape);
+  assert.match(out.id, UUID_V4);
+  await page.close();
+});
 
 test('initialize from the served .wasm URL streams it and the bridge works (Chromium)', async () => {
   const page = await chromium.open('/blank.html');
