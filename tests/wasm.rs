@@ -153,7 +153,7 @@ fn inbound_parsing_in_wasm() {
         panic!("call should parse")
     };
     assert_eq!(call.rev, Some(2));
-    assert_eq!(call.input.to_string(), r#"{"a":[1,2.5,"é"]}"#);
+    assert_eq!(call.input.as_str(), r#"{"a":[1,2.5,"é"]}"#);
     assert!(matches!(
         parse_agent_to_page(CALL, CALL.len() - 1),
         Err(Rejection::TooLarge { .. })

@@ -2,12 +2,17 @@
 //! plugin `tm.use` attaches (API.md, "Bridge and transports"). Its options
 //! are checked here; attaching subscribes a Rust closure to the
 //! transport's `onMessage`, kept with the bridge and freed when it closes.
-//! Every transport, ours and an app's, is used only through that public
-//! interface (docs/benchmarks.md, "One transport interface").
+//! Every transport, ours and an app's, is used through that public
+//! interface (docs/benchmarks.md, "One transport interface"), with one
+//! shortcut: the WebSocket transport of this module knows that callback
+//! ([`text_route`]) and hands it a frame's text, not the message object
+//! that the bridge would write back into text. For a large message that
+//! round trip (`JSON.parse`, then `JSON.stringify`) was most of what the
+//! frame cost the page (docs/benchmarks.md, "An agent's worst frames").
 
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
-use core::cell::Cell;
+use core::cell::{Cell, RefCell};
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -120,6 +125,45 @@ fn inbound_not_json(weak: &Weak<Shared>, bridge: BridgeId) {
     }
 }
 
+/// Where a bridge's `onMessage` callback delivers: the core behind it.
+#[derive(Clone)]
+pub(super) struct TextRoute {
+    shared: Weak<Shared>,
+    bridge: BridgeId,
+}
+
+impl TextRoute {
+    /// A message's text, as the callback would deliver the message.
+    pub(super) fn deliver(&self, text: &str) {
+        inbound_text(&self.shared, self.bridge, text);
+    }
+}
+
+std::thread_local! {
+    /// The attached bridges' callbacks, each with its route.
+    static ROUTES: RefCell<Vec<(Function, TextRoute)>> = RefCell::default();
+}
+
+/// The route of `callback` when it is an attached bridge's own.
+pub(super) fn text_route(callback: &Function) -> Option<TextRoute> {
+    ROUTES.with(|routes| {
+        let routes = routes.try_borrow().ok()?;
+        let (_, route) = routes
+            .iter()
+            .find(|(known, _)| js_sys::Object::is(known, callback))?;
+        Some(route.clone())
+    })
+}
+
+/// The bridge closed: its callback no longer routes.
+pub(super) fn forget_route(callback: &JsValue) {
+    ROUTES.with(|routes| {
+        if let Ok(mut routes) = routes.try_borrow_mut() {
+            routes.retain(|(known, _)| !js_sys::Object::is(known, callback));
+        }
+    });
+}
+
 /// A message's text to the core.
 fn inbound_text(weak: &Weak<Shared>, bridge: BridgeId, text: &str) {
     let Some(shared) = weak.upgrade() else { return };
@@ -149,9 +193,19 @@ impl Bridge {
         let id = shared.with_core(|core| core.attach(self.options))?;
         let limit = u32::try_from(self.options.max_message_bytes).unwrap_or(u32::MAX);
         let weak = Rc::downgrade(shared);
+        let route = TextRoute {
+            shared: weak.clone(),
+            bridge: id,
+        };
         let callback = host::callback(move |message, _| {
             inbound(&weak, id, limit, &message);
             Ok(JsValue::UNDEFINED)
+        });
+        let function: &Function = callback.as_ref().unchecked_ref();
+        ROUTES.with(|routes| {
+            if let Ok(mut routes) = routes.try_borrow_mut() {
+                routes.push((function.clone(), route));
+            }
         });
         let subscribed = match host::method(&self.transport, "onMessage") {
             Some(on_message) => on_message.call1(&self.transport, callback.as_ref()),
@@ -160,6 +214,7 @@ impl Bridge {
         let off = match subscribed {
             Ok(off) => off,
             Err(error) => {
+                forget_route(callback.as_ref());
                 let now = shared.now();
                 shared.input(|core| core.detach(id, now))?;
                 let message = format!(

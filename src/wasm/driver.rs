@@ -496,6 +496,7 @@ impl Shared {
         let Ok(Some(entry)) = self.host(|h| h.bridges.remove(&bridge.0)) else {
             return;
         };
+        super::bridge::forget_route(entry.callback.as_ref());
         let mut failure = None;
         if let Some(off) = host::function(entry.off.clone()) {
             failure = off.call0(&JsValue::NULL).err();

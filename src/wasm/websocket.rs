@@ -37,6 +37,7 @@ use js_sys::{Array, Function, JsString};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::bridge;
 use super::driver::{settled, spawn};
 use super::host::{self, get, Callback};
 use crate::transport::websocket::{
@@ -378,22 +379,30 @@ impl Driver {
 
     /// `JSON.parse(text)` to each subscriber still subscribed when its turn
     /// comes, while the transport runs (one that unsubscribes another, or
-    /// closes, is heeded at once).
+    /// closes, is heeded at once); a bridge of this module gets the text
+    /// itself (see `bridge::text_route`). The text is parsed once, when a
+    /// subscriber first needs the object.
     fn deliver(&self, text: &str) {
         let subscribers = self.io(|io| io.subscribers.clone());
-        if subscribers.is_empty() {
-            return;
-        }
-        // (Never fails: the policy delivers JSON text only.)
-        let Ok(message) = js_sys::JSON::parse(text) else {
-            return;
-        };
+        let mut message: Option<JsValue> = None;
         for (id, callback) in subscribers {
             let subscribed = self.io(|io| io.subscribers.iter().any(|(s, _)| *s == id));
             if !subscribed || self.policy(|p| p.is_stopped()) {
                 continue;
             }
-            if let Err(error) = callback.call1(&JsValue::UNDEFINED, &message) {
+            if let Some(route) = bridge::text_route(&callback) {
+                route.deliver(text);
+                continue;
+            }
+            // (Never fails: the policy delivers JSON text only.)
+            let parsed = match &message {
+                Some(parsed) => parsed.clone(),
+                None => match js_sys::JSON::parse(text) {
+                    Ok(parsed) => message.insert(parsed).clone(),
+                    Err(_) => return,
+                },
+            };
+            if let Err(error) = callback.call1(&JsValue::UNDEFINED, &parsed) {
                 host::report_uncaught(&error);
             }
         }

@@ -82,6 +82,28 @@ test('round trip: the manifest arrives, a call is answered, onOpen authenticates
   assert.equal(server.attempts.length, 1);
 });
 
+test("the bridge reads a frame's own text; another subscriber gets the parsed message, and what it does to it changes nothing for the bridge", async () => {
+  const server = await agentServer();
+  const { tm, errors } = page();
+  const t = transport({ url: server.url });
+  const seen = [];
+  // Subscribed before the bridge: its message object is handed first.
+  t.onMessage((message) => {
+    seen.push(structuredClone(message));
+    message.tool = 'nothing';
+    message.input.name = 'mallory';
+  });
+  tm.use(bridge({ transport: t }));
+  const [manifest] = await waitFor(() => server.messages('manifest').length && server.messages('manifest'), { what: 'manifest' });
+  // Whitespace and an escape: the page reads the agent's text as sent.
+  const id = newId();
+  server.latest().send(`{ "protocol": 1, "type": "call", "clientId": "${manifest.clientId}", "id": "${id}",\n  "tool": "greet", "input": { "name": "\\u0061da" } }`);
+  const [result] = await waitFor(() => server.messages('result').length && server.messages('result'), { what: 'result' });
+  assert.deepEqual(result.result, { status: 'ok', data: { text: 'hello ada' } });
+  assert.deepEqual(seen, [{ protocol: 1, type: 'call', clientId: manifest.clientId, id, tool: 'greet', input: { name: 'ada' } }]);
+  assert.deepEqual(errors, []);
+});
+
 test('reconnects with exponential backoff from 500 ms, capped by maxDelayMs, not reset by a connection that did not last', async () => {
   const server = await agentServer();
   const t = transport({ url: server.url, maxDelayMs: 1200 });
