@@ -455,6 +455,52 @@ describe('packaging: the npm tarball under Node, Vite, webpack, esbuild and MV3'
     checkSummary(summary, 'browser');
   });
 
+  // Issue 30: the protocol's constants are plain JS; an app that uses only
+  // them ships no WebAssembly, whichever bundler builds it.
+  const CONSTANTS_APP = `import { PROTOCOL_VERSION, protocolSchemas } from '@toolmark/bridge-wasm/protocol';
+window.result = { version: PROTOCOL_VERSION, ids: [protocolSchemas.pageToAgent.$id, protocolSchemas.agentToPage.$id], frozen: Object.isFrozen(protocolSchemas.pageToAgent) };
+document.title = 'done';
+`;
+  const CONSTANTS_MAX_GZIP = 2048;
+  const constantsBuilds = {
+    vite8: async (dir) => {
+      writeFileSync(join(dir, 'constants', 'index.html'), '<!doctype html><title>loading</title><script type="module" src="./app.js"></script>\n');
+      await runBin(dir, 'vite', ['build', 'constants', '--outDir', '../dist-constants', '--emptyOutDir', '--logLevel', 'warn']);
+      return { html: null };
+    },
+    webpack: async (dir) => {
+      await runBin(dir, 'webpack', ['--mode', 'production', '--entry', './constants/app.js', '--output-path', 'dist-constants', '--no-color']);
+      return { html: '<!doctype html><title>loading</title><script src="/main.js"></script>' };
+    },
+    esbuild: async (dir) => {
+      await runBin(dir, 'esbuild', ['constants/app.js', '--bundle', '--format=esm', '--minify', '--outfile=dist-constants/app.js', '--log-level=warning']);
+      return { html: '<!doctype html><title>loading</title><script type="module" src="/app.js"></script>' };
+    },
+  };
+  for (const [name, build] of Object.entries(constantsBuilds)) {
+    test(`${name}: an app of the protocol constants alone ships no WebAssembly, at most 2 KB gzip, and runs`, async (t) => {
+      const dir = await project(name);
+      mkdirSync(join(dir, 'constants'), { recursive: true });
+      writeFileSync(join(dir, 'constants', 'app.js'), CONSTANTS_APP);
+      const { html } = await build(dir);
+      const out = join(dir, 'dist-constants');
+      const files = walk(out).filter((path) => /\.(js|mjs|wasm)$/.test(path));
+      assert.ok(files.length > 0, 'no output');
+      assert.ok(!files.some((path) => path.endsWith('.wasm')), `a .wasm was emitted: ${files}`);
+      const code = files.map((path) => readFileSync(path, 'utf8')).join('\n');
+      assert.ok(!code.includes('0061736d'), 'the inlined module (hex) was bundled');
+      const gzip = gzipSync(Buffer.from(code), { level: 9 }).length;
+      t.diagnostic(`${name}: constants-only app ${Buffer.byteLength(code)} B raw, ${gzip} B gzip`);
+      assert.ok(gzip <= CONSTANTS_MAX_GZIP, `${gzip} B gzip`);
+      const result = await runInChromium(out, '/index.html', html ? { '/index.html': html } : {});
+      assert.deepEqual(result, {
+        version: 1,
+        ids: ['urn:toolmark:protocol:v1:page-to-agent', 'urn:toolmark:protocol:v1:agent-to-page'],
+        frozen: true,
+      });
+    });
+  }
+
   test(`esbuild ${VERSIONS.esbuild} (--bundle --format=esm, and --minify), in Chromium`, async (t) => {
     const dir = await project('esbuild');
     await runBin(dir, 'esbuild', ['src/main.js', '--bundle', '--format=esm', '--outfile=dist/app.js', '--log-level=warning']);

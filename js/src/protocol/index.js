@@ -1,14 +1,7 @@
-// @toolmark/bridge-wasm/protocol: the protocol constant, validation and schemas,
-// all the core's (src/wasm/protocol.rs). JS because an entry point is a module.
-import { wasm } from '../internal.js';
-
-export const PROTOCOL_VERSION = wasm.protocolVersion();
-
-/** The published JSON Schemas (draft 2020-12), the same objects as protocol/v1/*.json. */
-export const protocolSchemas = wasm.protocolSchemas();
-
-/**
- * Validates a protocol message. `'toPage'` checks agent → page messages,
- * `'toAgent'` page → agent ones.
- */
-export const validateMessage = wasm.validateMessage;
+// @toolmark/bridge-wasm/protocol: the protocol constant and the published
+// JSON Schemas as plain JS (./constants.js, written by the build from the
+// core's own), and validateMessage, the core's. The package has no side
+// effects a bundler must keep, so an app that uses only the constants ships
+// no WebAssembly. JS because an entry point is a module.
+export { PROTOCOL_VERSION, protocolSchemas } from './constants.js';
+export { validateMessage } from './validate.js';
