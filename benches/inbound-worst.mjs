@@ -6,7 +6,9 @@
 // dispatch to the tool's `run`:
 // - parse: the input goes to a tool without a schema (bounds, clientId,
 //   the message read and checked, the input's text handed to JS and parsed
-//   there for the tool);
+//   there for the tool); beside it, in the same page just before, the time
+//   of `JSON.parse` of the input's text alone (the floor: making the tool's
+//   input object), and the difference, the page's own work;
 // - validate: the same message to a tool with the case's schema, minus the
 //   parse figure (the input parsed in wasm and validated).
 // A case whose schema refuses the input is timed to its `result` instead.
@@ -62,12 +64,17 @@ function inPage({ entries, input, schema }) {
     while (!socket || socket.sent.length === 0) await new Promise((r) => setTimeout(r, 5));
     const { clientId } = JSON.parse(socket.sent[0]);
     const frame = JSON.stringify({ protocol: 1, type: 'call', clientId, id: 'worst-1', tool: 'worst', input });
+    // The floor: the tool's input made from its text, as the page must.
+    const inputText = JSON.stringify(input);
+    const floorStart = performance.now();
+    JSON.parse(inputText);
+    const floor = performance.now() - floorStart;
     const start = performance.now();
     for (const f of socket.listeners.message) f({ type: 'message', data: frame });
     const handed = performance.now();
     while (!socket.sent.some((t) => t.includes('"worst-1"'))) await new Promise((r) => setTimeout(r, 0));
     const answer = JSON.parse(socket.sent.find((t) => t.includes('"worst-1"'))).result;
-    return { bytes: frame.length, ran: ranAt ? ranAt - start : null, handed: handed - start, status: answer.status };
+    return { bytes: frame.length, ran: ranAt ? ranAt - start : null, handed: handed - start, status: answer.status, floor };
   })();
 }
 
@@ -92,7 +99,7 @@ try {
     console.log(`\n${dir}: parse (frame → run, no schema), minimum of ${runs}`);
     for (const [name, input] of Object.entries(PARSE)) {
       const r = await time(input, {});
-      console.log(`  ${name.padEnd(46)} ${(r.bytes / MiB).toFixed(2)} MiB  ${r.ms.toFixed(1).padStart(6)} ms  ${r.status}`);
+      console.log(`  ${name.padEnd(46)} ${(r.bytes / MiB).toFixed(2)} MiB  ${r.ms.toFixed(1).padStart(6)} ms, of which JSON.parse of the input ${r.floor.toFixed(1)} ms: the page's own ${(r.ms - r.floor).toFixed(1)} ms  ${r.status}`);
     }
     console.log(`${dir}: validate (frame → run or result, with the schema), and the same input without`);
     for (const kase of SCHEMAS) {
