@@ -1,7 +1,8 @@
 // Packaging: the `npm pack` tarball of pkg/, installed from the tarball into
 // throwaway projects like a user would, and one app (tests/packaging/app/main.js)
-// run in plain Node, bundled by Vite 8, Vite 7, webpack 5 and esbuild (no plugins,
-// no loaders) and loaded in Chromium, and inside a Manifest V3 extension page.
+// run in plain Node, bundled by Vite 8, Vite 7, webpack 5, esbuild, rspack and Parcel
+// (no plugins, no loaders) and by Rollup (its resolve and JSON plugins), or loaded
+// through a plain import map, in Chromium, and inside a Manifest V3 extension page.
 //
 // Needs the npm registry (one `npm install` per project, all in parallel while
 // the tarball is checked). TOOLMARK_KEEP_PACKAGING=1 keeps the temp dir.
@@ -34,6 +35,12 @@ const VERSIONS = {
   webpack: '5.113.0',
   webpackCli: '6.0.1', // 7.x pulls rechoir@1, which wants Node >= 22.15
   esbuild: '0.28.2',
+  rollup: '4.69.3',
+  rollupResolve: '16.0.3',
+  rollupJson: '6.1.0',
+  rspackCli: '2.2.8',
+  rspackCore: '2.3.4',
+  parcel: '2.16.4',
 };
 
 const TIMEOUT = 240_000;
@@ -280,7 +287,7 @@ describe("packaging: the README's install steps, offline, under this Node and th
   });
 });
 
-describe('packaging: the npm tarball under Node, Vite, webpack, esbuild and MV3', { timeout: TIMEOUT }, () => {
+describe('packaging: the npm tarball under Node, Vite, webpack, esbuild, Rollup, rspack, Parcel, an import map and MV3', { timeout: TIMEOUT }, () => {
   let work;
   let tarball;
   let browser;
@@ -293,6 +300,9 @@ describe('packaging: the npm tarball under Node, Vite, webpack, esbuild and MV3'
     vite7: [`vite@${VERSIONS.vite7}`],
     webpack: [`webpack@${VERSIONS.webpack}`, `webpack-cli@${VERSIONS.webpackCli}`],
     esbuild: [`esbuild@${VERSIONS.esbuild}`],
+    rollup: [`rollup@${VERSIONS.rollup}`, `@rollup/plugin-node-resolve@${VERSIONS.rollupResolve}`, `@rollup/plugin-json@${VERSIONS.rollupJson}`],
+    rspack: [`@rspack/cli@${VERSIONS.rspackCli}`, `@rspack/core@${VERSIONS.rspackCore}`],
+    parcel: [`parcel@${VERSIONS.parcel}`],
   };
 
   before(async () => {
@@ -453,6 +463,50 @@ describe('packaging: the npm tarball under Node, Vite, webpack, esbuild and MV3'
       '/index.html': '<!doctype html><title>loading</title><script src="/main.js"></script>',
     });
     checkSummary(summary, 'browser');
+  });
+
+  // The other bundlers of the matrix, each as a user would run it: Rollup with
+  // the usual resolve plugin (and its JSON plugin, for the app's JSON import),
+  // rspack and Parcel with no configuration.
+  test(`Rollup ${VERSIONS.rollup} (node-resolve and json plugins), in Chromium`, async (t) => {
+    const dir = await project('rollup');
+    await runBin(dir, 'rollup', ['src/main.js', '-p', '@rollup/plugin-node-resolve', '-p', '@rollup/plugin-json', '-f', 'es', '-o', 'dist/app.js', '--silent']);
+    sizes(t, 'rollup', join(dir, 'dist'));
+    checkSummary(await runInChromium(join(dir, 'dist'), '/index.html', {
+      '/index.html': '<!doctype html><title>loading</title><script type="module" src="/app.js"></script>',
+    }), 'browser');
+  });
+
+  test(`rspack ${VERSIONS.rspackCore} (production, no configuration), in Chromium`, async (t) => {
+    const dir = await project('rspack');
+    await runBin(dir, 'rspack', ['build', '--mode', 'production', '--entry', './src/main.js']);
+    sizes(t, 'rspack', join(dir, 'dist'));
+    checkSummary(await runInChromium(join(dir, 'dist'), '/index.html', {
+      '/index.html': '<!doctype html><title>loading</title><script src="/main.js"></script>',
+    }), 'browser');
+  });
+
+  test(`Parcel ${VERSIONS.parcel} (parcel build index.html, no configuration), in Chromium`, async (t) => {
+    const dir = await project('parcel');
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><title>loading</title></head><body><script type="module" src="./src/main.js"></script></body></html>\n');
+    await runBin(dir, 'parcel', ['build', 'index.html', '--no-source-maps', '--no-cache', '--dist-dir', 'dist', '--log-level', 'warn']);
+    sizes(t, 'parcel', join(dir, 'dist'));
+    checkSummary(await runInChromium(join(dir, 'dist'), '/index.html'), 'browser');
+  });
+
+  test('a plain import map (no bundler): the installed package served as it is, in Chromium', async () => {
+    const dir = await project('node');
+    const base = '/node_modules/@toolmark/bridge-wasm';
+    const imports = {
+      '@toolmark/bridge-wasm': `${base}/index.js`,
+      '@toolmark/bridge-wasm/bridge': `${base}/bridge/index.js`,
+      '@toolmark/bridge-wasm/bridge/in-page': `${base}/bridge/in-page.js`,
+      '@toolmark/bridge-wasm/protocol': `${base}/protocol/index.js`,
+      '@toolmark/bridge-wasm/protocol/v1/page-to-agent.json': `${base}/protocol/v1/page-to-agent.json`,
+    };
+    const html = '<!doctype html><title>loading</title>' +
+      `<script type="importmap">${JSON.stringify({ imports })}</script><script type="module" src="/src/main.js"></script>`;
+    checkSummary(await runInChromium(dir, '/index-importmap.html', { '/index-importmap.html': html }), 'browser');
   });
 
   // Issue 30: the protocol's constants are plain JS; an app that uses only
