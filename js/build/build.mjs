@@ -96,9 +96,9 @@ async function bundleCore() {
   });
   const contents = reexports.map(({ entry, names }) => `export { ${names.join(', ')} } from './${entry}';`).join('\n');
   await bundleEntries(contents, 'core.js', null);
-  // The slim entry's core: the same modules, its loader instantiating the
-  // module that `initialize` compiled (wasm/slim-module.js, shared by both).
-  await bundleEntries(contents, 'slim-core.js', join(pkg, 'wasm', 'slim-loader.js'));
+  // The slim entry's core: the same modules, and its loader's `instantiate`,
+  // which `initialize` calls with the module it compiled.
+  await bundleEntries(`${contents}\nexport { instantiate } from './wasm/slim-loader.js';`, 'slim-core.js', join(pkg, 'wasm', 'slim-loader.js'));
   await bundleSlimEntry(reexports);
   for (const { entry, names } of reexports) {
     const core = relative(dirname(join(pkg, entry)), join(pkg, 'core.js')).replace(/^(?!\.)/, './');
@@ -121,7 +121,6 @@ async function bundleEntries(contents, outfile, loader) {
       name: 'module-apart',
       setup(build) {
         build.onResolve({ filter: /\/bytes\.js$/ }, () => ({ path: './wasm/bytes.js', external: true }));
-        build.onResolve({ filter: /\/slim-module\.js$/ }, () => ({ path: './wasm/slim-module.js', external: true }));
         if (loader) build.onResolve({ filter: /\/wasm\/loader\.js$/ }, () => ({ path: loader }));
       },
     }, {
@@ -144,7 +143,7 @@ async function bundleEntries(contents, outfile, loader) {
 
 /**
  * A fingerprint of a compiled module's exports and imports (kinds and names,
- * sorted): FNV-1a over their text. Also written into slim.js as it is.
+ * sorted): FNV-1a over their text. Also written into the slim loader as it is.
  */
 function moduleShape(module) {
   const names = [
@@ -158,18 +157,16 @@ function moduleShape(module) {
 
 /**
  * `slim.js`: every core entry's exports, bound once `initialize(source)` has
- * compiled the bare module and imported slim-core.js; before, each function
- * export throws, saying so (values are undefined). Its declarations re-export
- * the entries' declarations.
+ * compiled the bare module and slim-core.js's `instantiate` has checked and
+ * instantiated it; before, each function export throws, saying so (values
+ * are undefined). Its declarations re-export the entries' declarations.
  */
 async function bundleSlimEntry(reexports) {
   const core = await import(pathToFileURL(join(pkg, 'core.js')).href);
-  const shape = moduleShape(new WebAssembly.Module(readFileSync(join(pkg, 'wasm', `${crateName}.wasm`))));
   const names = reexports.flatMap(({ names }) => names);
   const functions = names.filter((name) => typeof core[name] === 'function');
   const values = names.filter((name) => typeof core[name] !== 'function');
-  const source = `import { provide } from './wasm/slim-module.js';
-import { withCspHint } from './wasm-csp.js';
+  const source = `import { withCspHint } from './wasm-csp.js';
 export { PROTOCOL_VERSION, protocolSchemas } from './protocol/constants.js';
 
 const notReady = (name) => function () {
@@ -188,20 +185,13 @@ export function initialize(source) {
   return started;
 }
 
-// The module this entry's glue was made for has exactly these exports and
-// imports (their fingerprint): any other (an empty module, another
-// version's) would fail only once instantiated, inside slim-core.js's
-// evaluation, and a module whose evaluation threw stays failed for good.
-const SHAPE = ${shape};
-${moduleShape.toString()}
-
+// Importing slim-core.js instantiates nothing (an ES module whose evaluation
+// threw stays failed for good); its instantiate() checks the module and
+// leaves nothing behind when it throws, so a failure here is as if
+// initialize had never been called.
 async function load(source) {
-  const module = await compile(source);
-  if (moduleShape(module) !== SHAPE) {
-    throw new Error('@toolmark/bridge-wasm/slim: the module given to initialize() is not the toolmark_bridge.wasm of this version of the package (its exports and imports differ): pass the module exported as "@toolmark/bridge-wasm/toolmark_bridge.wasm"');
-  }
-  provide(module);
-  const core = await import('./slim-core.js');
+  const [module, core] = await Promise.all([compile(source), import('./slim-core.js')]);
+  core.instantiate(module);
   ${names.map((name) => `${name} = core.${name};`).join('\n  ')}
 }
 
@@ -235,7 +225,7 @@ async function compile(source) {
     plugins: [{
       name: 'core-apart',
       setup(build) {
-        build.onResolve({ filter: /^\.\/(slim-core|wasm\/slim-module|protocol\/constants)\.js$/ }, ({ path }) => ({ path, external: true }));
+        build.onResolve({ filter: /^\.\/(slim-core|protocol\/constants)\.js$/ }, ({ path }) => ({ path, external: true }));
       },
     }],
   });
@@ -252,10 +242,11 @@ ${reexports.map(({ entry }) => `export * from './${entry === 'protocol/validate.
  * \`WebAssembly.Module\`, the module's URL (a string or \`URL\`, fetched), a
  * fetch \`Response\` or a promise of one (compiled while it streams when served
  * as \`application/wasm\`), or the module's bytes (\`ArrayBuffer\` or a typed
- * array). A module that is not this version's \`toolmark_bridge.wasm\` (its
- * exports and imports differ) is refused before it is used. A second call
- * returns the first call's promise; after a failure the entry is as if never
- * initialized, and a call tries again.
+ * array). A module that is not this version's \`toolmark_bridge.wasm\` (without
+ * the exports the package calls, or with other exports and imports) is
+ * refused before it is instantiated. A second call returns the first call's
+ * promise; after any failure the entry is as if never initialized, and a
+ * call tries again.
  */
 export function initialize(source: object | string | PromiseLike<object>): Promise<void>;
 `);
@@ -321,7 +312,18 @@ cpSync(join(root, 'js', 'src'), pkg, { recursive: true });
 // imports resolved to the package's own files there: bundleCore).
 const glue = readFileSync(glueFile, 'utf8');
 if (glue.includes('import.meta.url')) throw new Error('wasm-bindgen glue resolves a .wasm URL: bundlers would follow it');
-writeFileSync(join(pkg, 'wasm', `${crateName}.js`), glue);
+// One addition: `forget()`, for the slim loader. The glue's initSync keeps the
+// instance's exports before running its start function and, once kept,
+// returns them without instantiating again; a start that threw would leave
+// them there, broken, for every later call.
+const glueState = 'let wasmModule, wasmInstance, wasm;';
+if (!glue.includes(`\n${glueState}\n`)) throw new Error(`wasm-bindgen glue changed: no \`${glueState}\` to reset after a failed instantiation`);
+writeFileSync(join(pkg, 'wasm', `${crateName}.js`), `${glue}
+// Added by js/build/build.mjs: back to not instantiated (the slim loader, after a failure).
+export function forget() {
+  wasmModule = wasmInstance = wasm = undefined;
+}
+`);
 
 const bytes = readFileSync(shippedWasm);
 writeFileSync(join(pkg, 'wasm', 'bytes.js'), inlineModule(bytes));
@@ -365,30 +367,53 @@ try {
 export const wasm = { ${exported.join(', ')} };
 `,
 );
+// The exports the glue calls (`wasm.name`), with their kinds: the slim loader
+// refuses a module without them before instantiating it.
+const shippedModule = new WebAssembly.Module(bytes);
+const kinds = new Map(WebAssembly.Module.exports(shippedModule).map(({ name, kind }) => [name, kind]));
+const needed = [...new Set([...glue.matchAll(/\bwasm\.(\w+)/g)].map((match) => match[1]))].sort();
+for (const name of needed) {
+  if (!kinds.has(name)) throw new Error(`wasm-bindgen glue calls wasm.${name}, which the module does not export`);
+}
 writeFileSync(
   join(pkg, 'wasm', 'slim-loader.js'),
-  `// Generated by js/build/build.mjs: instantiates the module the slim entry's initialize() compiled.
-import { module } from './slim-module.js';
+  `// Generated by js/build/build.mjs: instantiates the module the slim entry's
+// initialize() compiled, when initialize calls instantiate(), not on import:
+// an ES module whose evaluation threw stays failed for good, so nothing here
+// runs at evaluation that can fail.
 import { withCspHint } from '../wasm-csp.js';
-import { initSync, ${exported.join(', ')} } from './${crateName}.js';
+import { initSync, forget, ${exported.join(', ')} } from './${crateName}.js';
 
-try {
-  initSync({ module });
-} catch (error) {
-  throw withCspHint(error);
+// The exports the glue calls, with their kinds (read from its output): a
+// module without one would fail inside the glue, or work wrongly.
+const NEEDED = ${JSON.stringify(Object.fromEntries(needed.map((name) => [name, kinds.get(name)])))};
+
+// This version's module has exactly these exports and imports (their
+// fingerprint): another version's may have every export the glue calls and
+// still not be the module this glue was made for.
+const SHAPE = ${moduleShape(shippedModule)};
+${moduleShape.toString()}
+
+const refuse = (why) => new Error('@toolmark/bridge-wasm/slim: the module given to initialize() is not the toolmark_bridge.wasm of this version of the package (' + why + '): pass the module exported as "@toolmark/bridge-wasm/toolmark_bridge.wasm"');
+
+/** Checks \`module\` and instantiates it; when it throws, the glue is as before. */
+export function instantiate(module) {
+  const has = new Map(WebAssembly.Module.exports(module).map(({ name, kind }) => [name, kind]));
+  const missing = Object.keys(NEEDED).filter((name) => has.get(name) !== NEEDED[name]);
+  if (missing.length > 0) {
+    const some = missing.slice(0, 3).join(', ') + (missing.length > 3 ? ', ...' : '');
+    throw refuse('it lacks ' + missing.length + ' of the ' + Object.keys(NEEDED).length + ' exports the package calls, ' + some);
+  }
+  if (moduleShape(module) !== SHAPE) throw refuse('its exports and imports differ');
+  try {
+    initSync({ module });
+  } catch (error) {
+    forget();
+    throw withCspHint(error);
+  }
 }
 
 export const wasm = { ${exported.join(', ')} };
-`,
-);
-writeFileSync(
-  join(pkg, 'wasm', 'slim-module.js'),
-  `// Generated by js/build/build.mjs: the compiled module, handed from slim.js's initialize() to slim-core.js.
-export let module;
-
-export function provide(compiled) {
-  module = compiled;
-}
 `,
 );
 

@@ -9,9 +9,18 @@
 import { ToolmarkError } from './errors.js';
 import { wasm } from './internal.js';
 
-const { maxSegments, maxValues, maxPathBytes, maxOutputBytes, forbidden } = wasm.pathRules();
-const refused = new Set(forbidden);
 const { hasOwn } = Object;
+
+// Read on the first flatten, not on import: the slim entry imports this
+// before its module is instantiated.
+let rules;
+function pathRules() {
+  if (rules === undefined) {
+    const { forbidden, ...limits } = wasm.pathRules();
+    rules = { ...limits, refused: new Set(forbidden) };
+  }
+  return rules;
+}
 
 const isObject = (value) => value !== null && typeof value === 'object';
 const invalid = (message) => new ToolmarkError('invalid_path', message);
@@ -87,6 +96,7 @@ const leafBytes = (node) => (typeof node === 'string' ? utf8Length(node) : 8);
  * bounded total.
  */
 export function flatten(value, prefix) {
+  const { maxSegments, maxValues, maxPathBytes, maxOutputBytes, refused } = pathRules();
   let root = '';
   if (typeof prefix === 'string' && prefix !== '') {
     wasm.pathSegments(prefix); // checked as a path

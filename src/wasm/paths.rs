@@ -28,9 +28,9 @@ pub const FORBIDDEN: [&str; 3] = ["__proto__", "prototype", "constructor"];
 /// Most segments in a path, and deepest nesting `flatten` walks.
 pub const MAX_PATH_SEGMENTS: usize = 1000;
 
-/// Longest path: UTF-16 code units of a path argument, UTF-8 bytes of a
-/// path `flatten` writes (the protocol's message limit; no real path is
-/// near it).
+/// Longest path argument, in UTF-16 code units (the protocol's message
+/// limit; no real path is near it). The paths `flatten` writes are shorter
+/// still: [`MAX_FLATTEN_PATH_BYTES`].
 pub const MAX_PATH_LENGTH: usize = 1 << 20;
 
 /// Longest path `flatten` writes, in UTF-8 bytes (so at most as many

@@ -2,7 +2,10 @@
 // file, compiled by `initialize(source)` from each kind of source it takes, in
 // Node and in Chromium (served as application/wasm: compileStreaming). Before
 // `initialize` resolves, every function export throws, saying so; after, the
-// exports are the package's own (one ToolmarkError class) and work.
+// exports are the package's own (one ToolmarkError class) and work. A bad
+// source of any kind (not a module, the wrong module, one that fails once
+// instantiated, a failed fetch) is refused and leaves the entry as if
+// `initialize` had never been called.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -81,65 +84,204 @@ test('a failed initialize rejects with the cause and may be tried again (Node)',
   assert.match(out.id, UUID_V4);
 });
 
-test('bad sources of every kind are refused, then the real module initializes (Node)', () => {
+/**
+ * The bytes of a module of exactly `imports` (functions) and `exports` (as
+ * WebAssembly.Module lists them), every function empty but `trap`, whose
+ * body is `unreachable`: a module that passes every check on names and kinds
+ * and still fails once instantiated.
+ */
+function moduleOf({ imports, exports, trap }) {
+  const u32 = (n) => {
+    const out = [];
+    do {
+      let byte = n & 0x7f;
+      n >>>= 7;
+      if (n) byte |= 0x80;
+      out.push(byte);
+    } while (n);
+    return out;
+  };
+  const name = (text) => {
+    const utf8 = [...Buffer.from(text)];
+    return [...u32(utf8.length), ...utf8];
+  };
+  const vector = (items) => [...u32(items.length), ...items.flat()];
+  const section = (id, items) => {
+    const body = vector(items);
+    return [id, ...u32(body.length), ...body];
+  };
+  const of = (kind) => exports.filter((entry) => entry.kind === kind);
+  const KIND = { function: 0, table: 1, memory: 2, global: 3 };
+  const index = { function: imports.length, table: 0, memory: 0, global: 0 };
+  const body = (entry) => {
+    const code = [0x00, ...(entry.name === trap ? [0x00] : []), 0x0b]; // no locals, [unreachable], end
+    return [...u32(code.length), ...code];
+  };
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, [[0x60, 0x00, 0x00]]), // one type: () -> ()
+    ...section(2, imports.map((entry) => [...name(entry.module), ...name(entry.name), 0x00, 0x00])),
+    ...section(3, of('function').map(() => [0x00])),
+    ...section(4, of('table').map(() => [0x6f, 0x00, 0x00])), // externref, at least 0
+    ...section(5, of('memory').map(() => [0x00, 0x01])), // at least one page
+    ...section(6, of('global').map(() => [0x7f, 0x00, 0x41, 0x00, 0x0b])), // const i32 0
+    ...section(7, ['function', 'table', 'memory', 'global'].flatMap((kind) => of(kind).map((entry) => [...name(entry.name), KIND[kind], ...u32(index[kind]++)]))),
+    ...section(10, of('function').map(body)),
+  ]);
+}
+
+const real = new WebAssembly.Module(readFileSync(wasmUrl));
+const realImports = WebAssembly.Module.imports(real);
+const realExports = WebAssembly.Module.exports(real);
+/** Every kind of module initialize must refuse, as bytes, and the refusal each gets. */
+const WRONG_MODULES = {
+  'a valid, empty module': [new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]), /is not the toolmark_bridge\.wasm of this version of the package \(it lacks 6\d of the 6\d exports the package calls, /],
+  'a module of another shape (one export f)': [moduleOf({ imports: [], exports: [{ name: 'f', kind: 'function' }] }), /is not the toolmark_bridge\.wasm of this version of the package \(it lacks 6\d of the 6\d exports/],
+  'this version\'s exports with a memory that is a function': [
+    moduleOf({ imports: realImports, exports: realExports.map((entry) => (entry.name === 'memory' ? { name: 'memory', kind: 'function' } : entry)) }),
+    /is not the toolmark_bridge\.wasm of this version of the package \(it lacks 1 of the 6\d exports the package calls, memory\)/,
+  ],
+  'this version\'s exports with another version\'s imports': [
+    moduleOf({ imports: [...realImports, { module: './toolmark_bridge_bg.js', name: '__wbg_gone_0123456789abcdef', kind: 'function' }], exports: realExports }),
+    /is not the toolmark_bridge\.wasm of this version of the package \(its exports and imports differ\)/,
+  ],
+  'this version\'s exports and imports, with a start that traps': [
+    moduleOf({ imports: realImports, exports: realExports, trap: '__wbindgen_start' }),
+    /unreachable/,
+  ],
+  'garbage bytes': [new Uint8Array([1, 2, 3]), /^WebAssembly\.compile\(\)/],
+  'empty input': [new Uint8Array(0), /^WebAssembly\.compile\(\)/],
+};
+
+test('the trapping module is this version\'s in every name and kind (what makes it pass the checks)', () => {
+  const [bytes] = WRONG_MODULES['this version\'s exports and imports, with a start that traps'];
+  const module = new WebAssembly.Module(bytes);
+  const list = (entries) => entries.map((entry) => JSON.stringify(entry)).sort();
+  assert.deepEqual(list(WebAssembly.Module.exports(module)), list(realExports));
+  assert.deepEqual(list(WebAssembly.Module.imports(module)), list(realImports));
+});
+
+test('bad sources of every kind are refused, each leaving the entry as if never initialized; then the real module works (Node)', () => {
   const script = `
     import { readFileSync } from 'node:fs';
     const slim = await import(${JSON.stringify(new URL('slim.js', pkgUrl).href)});
     const real = () => readFileSync(new URL(${JSON.stringify(wasmUrl.href)}));
     const attempt = (source) => slim.initialize(source).then(() => 'resolved', (error) => error.message);
-    const refusals = [];
-    // A valid, empty module; a module of another shape (one export); garbage; nothing.
-    refusals.push(await attempt(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])));
-    refusals.push(await attempt(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 4, 1, 2, 0, 11])));
-    refusals.push(await attempt(new Uint8Array([1, 2, 3])));
-    refusals.push(await attempt(new Uint8Array(0)));
-    // Concurrent calls share the first call's outcome: a bad one then a good one both fail…
-    const together = await Promise.all([attempt(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])), attempt(real())]);
-    // …and two good ones both succeed, once.
+    const unready = () => { try { slim.newId(); return 'ready'; } catch (error) { return error.message; } };
+    const refusals = {};
+    for (const [kind, base64] of ${JSON.stringify(Object.entries(WRONG_MODULES).map(([kind, [bytes]]) => [kind, Buffer.from(bytes).toString('base64')]))}) {
+      refusals[kind] = [await attempt(new Uint8Array(Buffer.from(base64, 'base64'))), unready()];
+    }
+    refusals['a WebAssembly.Module of the wrong shape'] = [await attempt(new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]))), unready()];
+    await slim.initialize(real());
+    const tm = slim.createToolmark();
+    tm.register({ name: 'greet', description: 'Greets.', run: ({ name }) => ({ text: 'hi ' + name }) });
+    console.log(JSON.stringify({
+      refusals,
+      id: slim.newId(),
+      flat: slim.flatten({ a: [1, { b: 'two' }] }),
+      call: await tm.call('greet', { name: 'slim' }),
+    }));`;
+  const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  const unready = /^@toolmark\/bridge-wasm\/slim: newId used before initialize\(\) resolved/;
+  for (const [kind, [, refusal]] of Object.entries(WRONG_MODULES)) {
+    assert.match(out.refusals[kind][0], refusal, kind);
+    assert.match(out.refusals[kind][1], unready, kind);
+  }
+  assert.match(out.refusals['a WebAssembly.Module of the wrong shape'][0], WRONG_MODULES['a valid, empty module'][1]);
+  assert.match(out.id, UUID_V4);
+  assert.deepEqual(out.flat, { 'a.0': 1, 'a.1.b': 'two' });
+  assert.deepEqual(out.call, { status: 'ok', data: { text: 'hi slim' } });
+});
+
+test('concurrent calls share the first call\'s outcome: two good ones one result, a bad one then a good one both refused, and a later call tries again (Node)', () => {
+  const script = `
+    import { readFileSync } from 'node:fs';
+    const slim = await import(${JSON.stringify(new URL('slim.js', pkgUrl).href)});
+    const real = () => readFileSync(new URL(${JSON.stringify(wasmUrl.href)}));
+    const attempt = (promise) => promise.then(() => 'resolved', (error) => error.message);
+    const bad = new Uint8Array(Buffer.from(${JSON.stringify(Buffer.from(WRONG_MODULES['this version\'s exports and imports, with a start that traps'][0]).toString('base64'))}, 'base64'));
+    const badFirst = [slim.initialize(bad), slim.initialize(real())];
+    const together = await Promise.all(badFirst.map(attempt));
     const first = slim.initialize(real());
     const second = slim.initialize(real());
-    await Promise.all([first, second]);
-    console.log(JSON.stringify({ refusals, together, same: first === second, id: slim.newId() }));`;
+    const results = await Promise.all([first, second]);
+    console.log(JSON.stringify({ together, sharedBad: badFirst[0] === badFirst[1], same: first === second, results: results.map((value) => typeof value), id: slim.newId() }));`;
   const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
-  const shape = /^@toolmark\/bridge-wasm\/slim: the module given to initialize\(\) is not the toolmark_bridge.wasm of this version of the package/;
-  assert.match(out.refusals[0], shape);
-  assert.match(out.refusals[1], shape);
-  assert.match(out.refusals[2], /^WebAssembly\.compile\(\)/);
-  assert.match(out.refusals[3], /^WebAssembly\.compile\(\)/);
-  assert.match(out.together[0], shape);
+  assert.equal(out.sharedBad, true);
+  assert.match(out.together[0], /unreachable/);
   assert.equal(out.together[1], out.together[0]);
   assert.equal(out.same, true);
+  assert.deepEqual(out.results, ['undefined', 'undefined']);
   assert.match(out.id, UUID_V4);
 });
 
-const EMPTY_MODULE = Buffer.from([0, 97, 115, 109, 1, 0, 0, 0]);
 const chromium = chromiumWithServer({
   pages: {
     '/blank.html': '<!doctype html><title>blank</title>',
     '/html-as-wasm': { type: 'application/wasm', body: '<!doctype html><p>not a module</p>' },
-    '/empty.wasm': { type: 'application/wasm', body: EMPTY_MODULE },
+    '/empty.wasm': { type: 'application/wasm', body: Buffer.from(WRONG_MODULES['a valid, empty module'][0]) },
+    '/trap.wasm': { type: 'application/wasm', body: Buffer.from(WRONG_MODULES['this version\'s exports and imports, with a start that traps'][0]) },
   },
 });
 
-test('a wrong module, HTML served as wasm and a 404 are refused; then the real module works (Chromium)', async () => {
+test('bad sources of every kind are refused, each leaving the entry as if never initialized; then the real module works (Chromium)', async () => {
+  const page = await chromium.open('/blank.html');
+  const out = await page.evaluate(async (wrong) => {
+    const slim = await import('/pkg/slim.js');
+    const attempt = (source) => slim.initialize(source).then(() => 'resolved', (error) => error.message);
+    const unready = () => { try { slim.newId(); return 'ready'; } catch (error) { return error.message; } };
+    const refusals = {};
+    for (const [kind, bytes] of wrong) refusals[kind] = [await attempt(new Uint8Array(bytes)), unready()];
+    for (const [kind, source] of [
+      ['an empty module served as wasm', '/empty.wasm'],
+      ['a trapping module served as wasm, as a fetch promise', fetch('/trap.wasm')],
+      ['HTML served as wasm', '/html-as-wasm'],
+      ['a 404', '/no-such.wasm'],
+    ]) refusals[kind] = [await attempt(source), unready()];
+    await slim.initialize('/pkg/wasm/toolmark_bridge.wasm');
+    const tm = slim.createToolmark();
+    const { transport, agent } = slim.createInPageChannel();
+    tm.use(slim.bridge({ transport }));
+    tm.register({ name: 'greet', description: 'Greets.', run: ({ name }) => ({ text: `hi ${name}` }) });
+    return { refusals, id: slim.newId(), result: await agent.call('greet', { name: 'slim' }) };
+  }, Object.entries(WRONG_MODULES).map(([kind, [bytes]]) => [kind, [...bytes]]));
+  const unready = /^@toolmark\/bridge-wasm\/slim: newId used before initialize\(\) resolved/;
+  const expected = {
+    ...Object.fromEntries(Object.entries(WRONG_MODULES).map(([kind, [, refusal]]) => [kind, refusal])),
+    'an empty module served as wasm': WRONG_MODULES['a valid, empty module'][1],
+    'a trapping module served as wasm, as a fetch promise': /unreachable/,
+    'HTML served as wasm': /^WebAssembly\.compileStreaming\(\)/,
+    'a 404': /fetching the module failed: HTTP 404/,
+  };
+  assert.deepEqual(Object.keys(out.refusals), Object.keys(expected));
+  for (const [kind, refusal] of Object.entries(expected)) {
+    assert.match(out.refusals[kind][0], refusal, kind);
+    assert.match(out.refusals[kind][1], unready, kind);
+  }
+  assert.match(out.id, UUID_V4);
+  assert.deepEqual(out.result, { status: 'ok', data: { text: 'hi slim' } });
+  assert.deepEqual(page.errors.map(String), []);
+  await page.close();
+});
+
+test('concurrent calls share the first call\'s outcome, then a later call tries again (Chromium)', async () => {
   const page = await chromium.open('/blank.html');
   const out = await page.evaluate(async () => {
     const slim = await import('/pkg/slim.js');
-    const attempt = (source) => slim.initialize(source).then(() => 'resolved', (error) => error.message);
-    const refusals = [
-      await attempt('/empty.wasm'),
-      await attempt('/html-as-wasm'),
-      await attempt('/no-such.wasm'),
-      await attempt(fetch('/empty.wasm')),
-    ];
-    await slim.initialize('/pkg/wasm/toolmark_bridge.wasm');
-    return { refusals, id: slim.newId() };
+    const attempt = (promise) => promise.then(() => 'resolved', (error) => error.message);
+    const badFirst = [slim.initialize('/trap.wasm'), slim.initialize('/pkg/wasm/toolmark_bridge.wasm')];
+    const together = await Promise.all(badFirst.map(attempt));
+    const first = slim.initialize('/pkg/wasm/toolmark_bridge.wasm');
+    const second = slim.initialize('/pkg/wasm/toolmark_bridge.wasm');
+    const results = await Promise.all([first, second]);
+    return { together, sharedBad: badFirst[0] === badFirst[1], same: first === second, results: results.map((value) => typeof value), id: slim.newId() };
   });
-  const shape = /is not the toolmark_bridge\.wasm of this version of the package/;
-  assert.match(out.refusals[0], shape);
-  assert.match(out.refusals[1], /WebAssembly/);
-  assert.match(out.refusals[2], /fetching the module failed: HTTP 404/);
-  assert.match(out.refusals[3], shape);
+  assert.equal(out.sharedBad, true);
+  assert.match(out.together[0], /unreachable/);
+  assert.equal(out.together[1], out.together[0]);
+  assert.equal(out.same, true);
+  assert.deepEqual(out.results, ['undefined', 'undefined']);
   assert.match(out.id, UUID_V4);
   await page.close();
 });
