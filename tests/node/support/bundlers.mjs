@@ -124,7 +124,6 @@ export const BUNDLERS = {
 export const UNSUPPORTED = {
   importmap: {
     everything: 'React ships CommonJS only: a page without a bundler cannot import it',
-    peer: "@mcp-b/global's dependencies include CommonJS: a page without a bundler cannot import them",
   },
 };
 
@@ -179,6 +178,12 @@ async function bundlerModules(log) {
         renameSync(staging, cache);
       } catch (error) {
         if (!existsSync(join(cache, 'node_modules', '.package-lock.json'))) throw error;
+      }
+      // One set of versions kept (about 270 MB each): the others are stale.
+      for (const name of readdirSync(join(REPO_ROOT, 'target'))) {
+        if (/^bundlers-[0-9a-f]{12}$/.test(name) && name !== `bundlers-${key}`) {
+          rmSync(join(REPO_ROOT, 'target', name), { recursive: true, force: true });
+        }
       }
     } finally {
       rmSync(staging, { recursive: true, force: true });
@@ -258,6 +263,20 @@ function walk(dir) {
   });
 }
 
+/** The packages a page without a bundler loads for `file`: those it imports, and their dependencies. */
+function packagesOf(project, file) {
+  const source = readFileSync(file, 'utf8');
+  const queue = [...source.matchAll(/(?:\bfrom|\bimport)\s*['"]((?:@[^/'"]+\/)?[^./'"][^/'"]*)/g)].map((m) => m[1]);
+  const names = new Set();
+  while (queue.length) {
+    const name = queue.pop();
+    if (names.has(name) || !existsSync(join(project.nodeModules, name, 'package.json'))) continue;
+    names.add(name);
+    queue.push(...Object.keys(JSON.parse(readFileSync(join(project.nodeModules, name, 'package.json'), 'utf8')).dependencies ?? {}));
+  }
+  return [...names];
+}
+
 /** The page of an app whose bundler does not write one: apps/<app>/index.html with `script` in place of its module script. */
 function pageWith(dir, app, script) {
   const html = readFileSync(join(dir, 'apps', app, 'index.html'), 'utf8');
@@ -282,7 +301,12 @@ export async function buildApp(project, bundler, app) {
     const { importMap } = await import(join(dir, spec.config));
     mkdirSync(out, { recursive: true });
     cpSync(join(dir, 'apps', app), out, { recursive: true });
-    const map = importMap(project.package, '/node_modules/@toolmark/bridge-wasm/');
+    const map = importMap(
+      packagesOf(project, join(out, 'main.js')).map((name) => ({
+        pkg: JSON.parse(readFileSync(join(project.nodeModules, name, 'package.json'), 'utf8')),
+        base: `/node_modules/${name}/`,
+      })),
+    );
     const tag = `<script type="importmap">${JSON.stringify(map)}</script>\n${SCRIPT.module}`;
     writeFileSync(join(out, 'index.html'), pageWith(dir, app, tag));
   } else {
