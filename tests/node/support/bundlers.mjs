@@ -53,8 +53,8 @@ export const VERSIONS = Object.freeze({
   '@mcp-b/global': '5.1.0',
   react: '19.3.1',
   'react-dom': '19.3.1',
-  // The peer's dependencies import Node's `buffer`: Parcel would install this polyfill
-  // itself, mid-build (it runs with --no-autoinstall here).
+  // The peer's dependencies use Node's `Buffer` global, for which Parcel adds this
+  // polyfill, installing it itself mid-build (it runs with --no-autoinstall here).
   buffer: '6.0.3',
 });
 
@@ -207,11 +207,15 @@ export async function prepareProject({ pkgDir, bundlers = Object.keys(BUNDLERS),
     const { deps, flags, cache } = await bundlerModules(log);
     if (cache) {
       for (const file of ['package.json', 'package-lock.json']) cpSync(join(cache, file), join(work, file));
-      // Hard links: a copy of 270 MB in a fraction of a second. A bundler writing into
-      // node_modules replaces files (new inodes), so the cache stays as installed.
+      // Hard links: a copy of 270 MB in a fraction of a second. Installing the tarball adds
+      // new files, except npm's record of the tree, which it rewrites in place: that one is
+      // copied, so the cache's stays as installed.
       await run('cp', ['-al', join(cache, 'node_modules'), join(work, 'node_modules')]).catch(() =>
         run('cp', ['-R', join(cache, 'node_modules'), join(work, 'node_modules')]),
       );
+      const record = join(work, 'node_modules', '.package-lock.json');
+      rmSync(record);
+      cpSync(join(cache, 'node_modules', '.package-lock.json'), record);
       await run('npm', ['install', tarball, ...flags], { cwd: work });
     } else {
       writeFileSync(join(work, 'package.json'), `${JSON.stringify({ name: 'toolmark-bundlers', private: true }, null, 2)}\n`);
