@@ -93,6 +93,14 @@ async function main() {
   createRoot(host).render(createElement(Pending));
   result.react = await until(() => host.textContent === 'pending 1');
 
+  // A run that went wrong never says done.
+  const expected = {
+    version: 1, id: 36, llmName: 'cart__add', path: 2, error: 'schema_conversion_failed', schemas: true,
+    valid: true, echo: true, webmcp: true, needs: 'needs_confirmation', react: true,
+  };
+  for (const [key, value] of Object.entries(expected)) {
+    if (result[key] !== value) throw new Error(`${key}: ${JSON.stringify(result[key])}, expected ${JSON.stringify(value)}`);
+  }
   window.result = result;
   document.querySelector('#result').textContent = JSON.stringify(result);
   document.title = 'done';
