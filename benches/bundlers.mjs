@@ -87,7 +87,7 @@ console.log(
     `issue 30's figures: constants ≤ ${kb(SIZE_LIMITS.constantsGzip)} KB gzip, README app ≤ ${kb(SIZE_LIMITS.readmeGzip)} KB gzip\n`,
 );
 console.log(
-  'Everything shipped (KB; each file compressed on its own; "fetched": what the page loaded of it; ' +
+  'Everything shipped (KB = 1000 bytes; each file compressed on its own; "fetched": what the page loaded of it; ' +
     `"everything" includes React and react-dom ${VERSIONS.react}, which the React hook needs):\n`,
 );
 console.log('| app | bundler | files | raw | gzip -9 | brotli 11 | fetched gzip | gzip × the peer |');
