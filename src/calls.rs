@@ -502,8 +502,8 @@ impl Toolmark {
             return;
         };
         let input = match JsonText::parse(input_json) {
-            Some(input) => input,
-            None => {
+            Ok(input) => input,
+            Err(_) => {
                 self.out.complete(
                     handle,
                     ToolResult::Invalid {
@@ -595,10 +595,7 @@ impl Toolmark {
     }
 
     fn input_text(call: &Call) -> String {
-        call.input
-            .as_ref()
-            .map_or("null", JsonText::as_str)
-            .to_owned()
+        Calls::input(call).into_string()
     }
 
     /// A call reaches the front of its lane.
@@ -890,13 +887,10 @@ impl Toolmark {
             Validated::Valid(text) => {
                 if let Some(text) = text {
                     match JsonText::parse(&text) {
-                        Some(value) => self.calls.replace_input(key, value, kept),
-                        None => {
+                        Ok(value) => self.calls.replace_input(key, value, kept),
+                        Err(rejection) => {
                             self.out.forget_validated(kept);
-                            let detail = crate::protocol::parse_value(&text)
-                                .err()
-                                .map_or_else(String::new, |rejection| rejection.message());
-                            return self.tool_failed(key, tool_name, detail, now);
+                            return self.tool_failed(key, tool_name, rejection.message(), now);
                         }
                     }
                 }

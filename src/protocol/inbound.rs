@@ -29,7 +29,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use super::codes::Direction;
-use super::json_text::{member_text, Checked};
+use super::json_text::{member_text, string_end, Checked};
 use super::message::{self, AgentToPage, Call, Cancel, Describe, PageToAgent, ProtocolV1};
 use super::result::Issue;
 use super::validation::{issues, Slot};
@@ -325,20 +325,14 @@ pub fn parse_value(text: &str) -> Result<Value, Rejection> {
 /// A flat scan: hostile input cannot grow the stack.
 pub fn nesting_exceeds(bytes: &[u8], max: usize) -> bool {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &byte in bytes {
-        if in_string {
-            match (escaped, byte) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
         match byte {
-            b'"' => in_string = true,
+            // A string that runs to the end holds the rest: nothing nests.
+            b'"' => match string_end(bytes, at) {
+                Some(end) => at = end,
+                None => return false,
+            },
             b'{' | b'[' => {
                 depth += 1;
                 if depth > max {
@@ -348,6 +342,7 @@ pub fn nesting_exceeds(bytes: &[u8], max: usize) -> bool {
             b'}' | b']' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        at += 1;
     }
     false
 }

@@ -18,6 +18,8 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use super::inbound::Rejection;
+
 /// JSON text that parses into a `Value`: serde_json's own reading accepts
 /// it (so no lone surrogate escape, no number out of `f64`'s range), and
 /// its meaning is the `Value` it parses to. Two texts are equal when
@@ -27,10 +29,13 @@ pub struct JsonText(Box<str>);
 
 impl JsonText {
     /// `text` when it is one JSON value (whitespace around it allowed),
-    /// read as [`Value`]'s reading would, without building one.
-    pub fn parse(text: &str) -> Option<JsonText> {
-        serde_json::from_str::<Checked>(text).ok()?;
-        Some(JsonText(text.into()))
+    /// read as [`Value`]'s reading would, without building one; else why
+    /// not, as that reading says it ([`Rejection::Malformed`]).
+    pub fn parse(text: &str) -> Result<JsonText, Rejection> {
+        serde_json::from_str::<Checked>(text).map_err(|error| Rejection::Malformed {
+            reason: error.to_string(),
+        })?;
+        Ok(JsonText(text.into()))
     }
 
     /// The text of `value`.
@@ -111,8 +116,9 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// The index of the quote that closes the string opening at `at`.
-fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+/// The index of the quote that closes the string opening at `at`, `None`
+/// when it runs to the end.
+pub(super) fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
     let mut escaped = false;
     for (index, &byte) in bytes.iter().enumerate().skip(at + 1) {
         match (escaped, byte) {
@@ -253,7 +259,7 @@ mod tests {
             "1e308",
             r#"{"a":1,"a":2}"#,
         ] {
-            let parsed = JsonText::parse(text).expect(text);
+            let parsed = JsonText::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(parsed.as_str(), text);
             assert_eq!(parsed.value(), serde_json::from_str::<Value>(text).unwrap());
         }
@@ -272,7 +278,11 @@ mod tests {
             r#"{"a" 1}"#,
         ] {
             assert!(serde_json::from_str::<Value>(text).is_err(), "{text}");
-            assert!(JsonText::parse(text).is_none(), "{text}");
+            let refused = JsonText::parse(text).map(|_| ()).map_err(|e| e.to_string());
+            let by_value = serde_json::from_str::<Value>(text)
+                .map(|_| ())
+                .map_err(|e| format!("malformed JSON: {e}"));
+            assert_eq!(refused, by_value, "{text}");
         }
     }
 
