@@ -5,32 +5,19 @@
 // Prints the memory before, with the calls in flight, and after, and how
 // the calls were answered. WebAssembly memory never shrinks: the figure
 // with the calls in flight is the burst's high-water. Asserts nothing.
-import { loadPackage, memoryProbe } from './support/package.mjs';
+import { loadPackage, memoryProbe, waitingScopes } from './support/package.mjs';
 
 const dir = process.argv[2] || 'pkg';
 const pkg = await loadPackage(dir);
-const { createToolmark, bridge, createInPageChannel } = pkg;
 const memory = memoryProbe(pkg);
 const mib = () => `${(memory() / 1048576).toFixed(1)} MiB`;
-const tm = createToolmark({ onError: () => {} });
-const waiting = [];
-for (let s = 0; s < 4; s++) {
-  tm.scope(`s${s}`).register({
-    name: 't',
-    description: 'Waits until released',
-    hints: { readOnly: true },
-    run: () => new Promise((resolve) => waiting.push(resolve)),
-  });
-}
-const { transport, agent } = createInPageChannel();
-tm.use(bridge({ transport }));
-while (agent.tools.length < 4) await new Promise((r) => setImmediate(r));
+const { agent, waiting } = await waitingScopes(pkg, 4, () => 1);
 const before = mib();
 const input = { v: Array(80_000).fill('abcdefgh') };
 const calls = Array.from({ length: 120 }, (_, i) => agent.call(`s${i % 4}.t`, input));
 while (waiting.length < 4) await new Promise((r) => setImmediate(r));
 const inFlight = mib();
-const releaser = setInterval(() => waiting.splice(0).forEach((release) => release(1)), 1);
+const releaser = setInterval(() => waiting.splice(0).forEach((release) => release()), 1);
 const answers = {};
 for (const result of await Promise.all(calls)) {
   const key = result.code ? `${result.status} ${result.code}` : result.status;

@@ -30,3 +30,26 @@ export function memoryProbe({ websocketTransport }) {
   probe.close();
   return () => probe.constructor.__stats().memoryBytes;
 }
+
+/**
+ * A registry of `scopes` scopes, each with a tool `s<i>.t` whose runs wait
+ * until released, attached by a bridge to an in-page agent that has their
+ * manifest (a burst of calls then piles up). `waiting` holds one release
+ * per waiting run; a released run returns `settle(input)`.
+ */
+export async function waitingScopes({ createToolmark, bridge, createInPageChannel }, scopes, settle = () => null) {
+  const tm = createToolmark({ onError: () => {} });
+  const waiting = [];
+  for (let s = 0; s < scopes; s++) {
+    tm.scope(`s${s}`).register({
+      name: 't',
+      description: 'Waits until released',
+      hints: { readOnly: true },
+      run: (input) => new Promise((resolve) => waiting.push(() => resolve(settle(input)))),
+    });
+  }
+  const { transport, agent } = createInPageChannel();
+  tm.use(bridge({ transport }));
+  while (agent.tools.length < scopes) await new Promise((r) => setImmediate(r));
+  return { tm, agent, waiting };
+}

@@ -23,7 +23,7 @@ import { build, buildSync } from 'esbuild';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { compressedSizes } from './compressed.mjs';
 import { WASM_OPT_FEATURES, WASM_OPT_LEVEL, wasmOptBin } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -37,16 +37,7 @@ function walk(dir) {
 }
 
 const sizes = (path, file) => sizesOf(readFileSync(path), file);
-const sizesOf = (data, file) => {
-  return {
-    file,
-    raw: data.length,
-    gzip: gzipSync(data, { level: 9 }).length,
-    brotli: brotliCompressSync(data, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
-    }).length,
-  };
-};
+const sizesOf = (data, file) => ({ file, ...compressedSizes(data) });
 const rows = walk(pkg).sort().map((path) => sizes(path, relative(pkg, path)));
 
 // The inline entries' files: the slim entry (slim*.js, wasm/slim-module.js and

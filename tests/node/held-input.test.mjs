@@ -5,27 +5,14 @@
 // shrinks) stays near what it holds, not several times each message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPackage, memoryProbe } from '../../benches/support/package.mjs';
+import { loadPackage, memoryProbe, waitingScopes } from '../../benches/support/package.mjs';
 
 const MiB = 1 << 20;
 
 test('a burst of 0.8 MB calls over 4 scopes: busy past 32 MiB held, memory bounded', async () => {
   const pkg = await loadPackage(new URL('../../pkg/', import.meta.url).pathname);
   const memory = memoryProbe(pkg);
-  const { createToolmark, bridge, createInPageChannel } = pkg;
-  const tm = createToolmark({ onError: () => {} });
-  const pending = [];
-  for (let s = 0; s < 4; s++) {
-    tm.scope(`s${s}`).register({
-      name: 't',
-      description: 'Waits until released',
-      hints: { readOnly: true },
-      run: (input) => new Promise((resolve) => pending.push(() => resolve(input.v.length))),
-    });
-  }
-  const { transport, agent } = createInPageChannel();
-  tm.use(bridge({ transport }));
-  while (agent.tools.length < 4) await new Promise((r) => setImmediate(r));
+  const { agent, waiting: pending } = await waitingScopes(pkg, 4, (input) => input.v.length);
 
   const input = { v: Array(80_000).fill('abcdefgh') }; // 0.8 MB of JSON
   const before = memory();

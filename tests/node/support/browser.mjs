@@ -12,12 +12,14 @@ import { chromium } from 'playwright-core';
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BLANK_PAGE = '<!doctype html><title>blank</title>';
 
-const TYPES = {
+/** The content type of each kind of file the test servers send. */
+export const CONTENT_TYPES = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
   '.json': 'application/json',
   '.wasm': 'application/wasm',
+  '.css': 'text/css',
 };
 
 /**
@@ -28,7 +30,7 @@ export async function serve(root, pages = {}) {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (pages[path] !== undefined) {
-      const { type, body } = typeof pages[path] === 'string' ? { type: TYPES['.html'], body: pages[path] } : pages[path];
+      const { type, body } = typeof pages[path] === 'string' ? { type: CONTENT_TYPES['.html'], body: pages[path] } : pages[path];
       res.writeHead(200, { 'content-type': type });
       res.end(body);
       return;
@@ -40,7 +42,7 @@ export async function serve(root, pages = {}) {
     }
     try {
       if (!statSync(file).isFile()) throw new Error('not a file');
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
+      res.writeHead(200, { 'content-type': CONTENT_TYPES[extname(file)] || 'application/octet-stream' });
       res.end(readFileSync(file));
     } catch {
       res.writeHead(404).end();

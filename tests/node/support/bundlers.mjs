@@ -15,8 +15,9 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { WebSocketServer } from 'ws';
+import { compressedSizes } from '../../../js/build/compressed.mjs';
+import { CONTENT_TYPES } from './browser.mjs';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const FIXTURES = join(REPO_ROOT, 'tests', 'packaging', 'bundlers');
@@ -340,14 +341,6 @@ export async function buildApp(project, bundler, app) {
   };
 }
 
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.json': 'application/json',
-  '.wasm': 'application/wasm',
-  '.css': 'text/css',
-};
 
 /**
  * Serves `out` on 127.0.0.1 (and /node_modules/ from the project's, for the
@@ -372,7 +365,7 @@ export async function serveOutput(project, out) {
       if (!statSync(file).isFile()) throw new Error('not a file');
       const body = readFileSync(file);
       fetched.add(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' });
+      res.writeHead(200, { 'content-type': CONTENT_TYPES[extname(file)] || 'application/octet-stream' });
       res.end(body);
     } catch {
       res.writeHead(404).end();
@@ -467,17 +460,7 @@ export async function openPage(browser, server, path) {
 
 /** Raw, gzip -9 and brotli 11 size of each file, and their sums. */
 export function measure(files) {
-  const rows = [...new Set(files)].sort().map((file) => {
-    const data = readFileSync(file);
-    return {
-      file,
-      raw: data.length,
-      gzip: gzipSync(data, { level: 9 }).length,
-      brotli: brotliCompressSync(data, {
-        params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: data.length },
-      }).length,
-    };
-  });
+  const rows = [...new Set(files)].sort().map((file) => ({ file, ...compressedSizes(readFileSync(file)) }));
   const sum = (key) => rows.reduce((total, row) => total + row[key], 0);
   return { files: rows, raw: sum('raw'), gzip: sum('gzip'), brotli: sum('brotli') };
 }
