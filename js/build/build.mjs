@@ -55,7 +55,8 @@ function minifyShippedJs(dir = pkg) {
         format: 'esm',
         minify: true,
         legalComments: 'none',
-        target: 'es2020',
+        // The default entries' module bundles await their module on import.
+        target: /^wasm\/[\w-]+\.js$/.test(relative(pkg, path)) && !name.includes('glue') ? 'es2022' : 'es2020',
       });
       writeFileSync(path, code);
     }
@@ -63,16 +64,25 @@ function minifyShippedJs(dir = pkg) {
 }
 
 /**
- * The entry points that need the core: their modules, the shim's internal
- * modules and the wasm-bindgen glue become one bundle, `core.js`, and each
- * entry file a one-line re-export of it. One file compresses as one text
- * (the budget counts gzip per file): 1.7 KB less than a file per module.
- * The other transports and the React hook import nothing of ours and stay apart;
- * the inlined module stays in `wasm/bytes.js`.
+ * The package's modules (Cargo.toml's features): each is built on its own,
+ * and bundled with the shim files that call it into `wasm/<name>.js`
+ * (browsers: streams `wasm/<name>.wasm`) and `wasm/<name>.node.js` (Node:
+ * reads it). An app loads the modules of what it imports: the README's app
+ * only `toolmark`. `full` has every feature, for the `/inline` and `/slim`
+ * entries (one module each, the whole API).
  */
-const CORE_ENTRIES = ['index.js', 'bridge/index.js', 'bridge/in-page.js', 'bridge/post-message.js', 'bridge/websocket.js', 'bridge/echo.js', 'protocol/validate.js', 'webmcp/index.js'];
-const BUNDLED_AWAY = ['toolmark.js', 'errors.js', 'context.js', 'strict-json.js', 'forms.js', 'paths.js', 'internal.js', 'wasm-csp.js',
-  'wasm/loader.js', `wasm/${crateName}.js`];
+const PARTS = {
+  toolmark: ['toolmark.js', 'ids.js', 'paths.js', 'bridge/index.js', 'bridge/in-page.js', 'bridge/websocket.js', 'protocol/validate.js', 'webmcp/index.js'],
+  echo: ['bridge/echo.js'],
+  'post-message': ['bridge/post-message.js'],
+  forms: ['forms.js'],
+};
+const FULL = 'toolmark_bridge';
+// Files shared by every bundle as they are: one ToolmarkError class for all
+// modules (`instanceof` holds), and the protocol constants.
+const SHARED = { ToolmarkError: 'errors.js', PROTOCOL_VERSION: 'protocol/constants.js', protocolSchemas: 'protocol/constants.js' };
+const SHIMS = Object.values(PARTS).flat();
+const BUNDLED_AWAY = [...SHIMS, 'internal.js', 'context.js', 'strict-json.js', 'wasm-csp.js'];
 
 function exportNames(entry) {
   const { metafile } = buildSync({
@@ -84,56 +94,119 @@ function exportNames(entry) {
 // A wasm-bindgen snippet path: `./snippets/<crate>-<hash>/js/src/<name>.js`.
 const SNIPPET = /^\.\/snippets\/[^/]+\/js\/src\/([\w-]+)\.js$/;
 
-async function bundleCore() {
-  const owner = new Map();
-  const reexports = CORE_ENTRIES.map((entry) => {
-    const names = exportNames(entry);
-    for (const name of names) {
-      if (owner.has(name)) throw new Error(`${name} is exported by both ${owner.get(name)} and ${entry}`);
-      owner.set(name, entry);
-    }
-    return { entry, names };
-  });
-  const contents = reexports.map(({ entry, names }) => `export { ${names.join(', ')} } from './${entry}';`).join('\n');
-  await bundleEntries(contents, 'core.js', null);
-  // The slim entry's core: the same modules, and its loader's `instantiate`,
-  // which `initialize` calls with the module it compiled.
-  await bundleEntries(`${contents}\nexport { instantiate } from './wasm/slim-loader.js';`, 'slim-core.js', join(pkg, 'wasm', 'slim-loader.js'));
-  await bundleSlimEntry(reexports);
-  for (const { entry, names } of reexports) {
-    const core = relative(dirname(join(pkg, entry)), join(pkg, 'core.js')).replace(/^(?!\.)/, './');
-    writeFileSync(join(pkg, entry), `export { ${names.join(', ')} } from '${core}';\n`);
-  }
-  for (const file of [...BUNDLED_AWAY, 'wasm/slim-loader.js']) rmSync(join(pkg, file));
+/** The public entries: the `.js` files package.json's exports name. */
+function entryFiles(manifest) {
+  return Object.values(manifest.exports)
+    .map((target) => (typeof target === 'object' ? target.default : target))
+    .filter((file) => file.endsWith('.js') && !file.startsWith('./slim') && !file.startsWith('./inline') && !file.startsWith('./react/'))
+    .map((file) => file.slice(2));
 }
 
-/** Bundles `contents` (re-exports of the entries) into `outfile`; `loader`: the loader to bundle instead of wasm/loader.js. */
-async function bundleEntries(contents, outfile, loader) {
+async function bundleCore(manifest) {
+  // Which module each name of the shim files comes from.
+  const owner = new Map();
+  const shimNames = new Map();
+  for (const [part, shims] of Object.entries(PARTS)) {
+    for (const shim of shims) {
+      const names = exportNames(shim);
+      shimNames.set(shim, names);
+      for (const name of names) {
+        if (owner.has(name)) throw new Error(`${name} is exported by two shim files`);
+        owner.set(name, part);
+      }
+    }
+  }
+  const reexports = (shims) => shims.map((shim) => `export { ${shimNames.get(shim).join(', ')} } from './${shim}';`).join('\n');
+  for (const [part, shims] of Object.entries(PARTS)) {
+    for (const platform of ['browser', 'node']) {
+      await bundleEntries(reexports(shims), `wasm/${part}${platform === 'node' ? '.node' : ''}.js`, join(pkg, 'wasm', `loader-${part}.${platform}.js`), platform === 'browser' ? 'es2022' : 'es2020');
+    }
+  }
+  // The whole API on the full module: `/inline` (the module in hex,
+  // instantiated on import) and the slim entry's core (its loader's
+  // `instantiate`, which `initialize` calls with the module it compiled).
+  const everything = reexports(SHIMS);
+  await bundleEntries(everything, 'inline-core.js', join(pkg, 'wasm', 'loader-inline.js'));
+  await bundleEntries(`${everything}\nexport { instantiate } from './wasm/slim-loader.js';`, 'slim-core.js', join(pkg, 'wasm', 'slim-loader.js'));
+
+  // Each entry re-exports its names from the modules' bundles (and the
+  // shared files), once for browsers and once for Node (`.node.js`).
+  const entries = entryFiles(manifest).map((entry) => ({ entry, names: exportNames(entry) }));
+  for (const { entry, names } of entries) {
+    for (const node of [false, true]) {
+      const from = new Map();
+      for (const name of names) {
+        const file = owner.has(name) ? `wasm/${owner.get(name)}${node ? '.node' : ''}.js` : SHARED[name];
+        if (!file) throw new Error(`${entry} exports ${name}, which no shim file or shared file has`);
+        from.set(file, [...(from.get(file) ?? []), name]);
+      }
+      const lines = [...from].map(([file, list]) => {
+        const path = relative(dirname(join(pkg, entry)), join(pkg, file)).replace(/^(?!\.)/, './');
+        return `export { ${list.join(', ')} } from '${path}';`;
+      });
+      writeFileSync(join(pkg, node ? entry.replace(/\.js$/, '.node.js') : entry), `${lines.join('\n')}\n`);
+    }
+  }
+  const inlineNames = [...new Set(entries.flatMap(({ names }) => names))];
+  writeFileSync(join(pkg, 'inline.js'), `export { ${inlineNames.filter((name) => owner.has(name)).join(', ')} } from './inline-core.js';
+${[...new Set(inlineNames.filter((name) => !owner.has(name)).map((name) => SHARED[name]))].map((file) => `export { ${inlineNames.filter((name) => SHARED[name] === file).join(', ')} } from './${file}';`).join('\n')}
+`);
+  await bundleSlimEntry(entries, owner);
+  writeFileSync(join(pkg, 'inline.d.ts'), `// @toolmark/bridge-wasm/inline: the whole API, with the module (every part)
+// inlined in the JS and instantiated synchronously on import: for hosts that
+// cannot fetch a file of the package or await on import (a service worker, a
+// content script whose page forbids fetching it). It ships the module as hex
+// (12% more gzip than the file the other entries stream).
+${entries.map(({ entry }) => `export * from './${entry.replace(/\.js$/, '')}';`).join('\n')}
+`);
+  for (const file of [...BUNDLED_AWAY, 'wasm/slim-loader.js', 'wasm/loader-inline.js', `wasm/${FULL}.js`, ...Object.keys(PARTS).flatMap((part) => [`wasm/loader-${part}.browser.js`, `wasm/loader-${part}.node.js`])]) {
+    if (!entries.some(({ entry }) => entry === file)) rmSync(join(pkg, file), { force: true });
+  }
+  for (const name of readdirSync(join(pkg, 'wasm'))) {
+    if (name.startsWith('glue-')) rmSync(join(pkg, 'wasm', name));
+  }
+}
+
+/** Bundles `contents` (re-exports of shim files) into `outfile`, with `loader` in place of wasm/loader.js. */
+async function bundleEntries(contents, outfile, loader, target = 'es2020') {
   await build({
     stdin: { contents, resolveDir: pkg, loader: 'js' },
     bundle: true,
     format: 'esm',
     minify: true,
     legalComments: 'none',
-    target: 'es2020',
+    target,
     outfile: join(pkg, outfile),
     plugins: [{
       name: 'module-apart',
       setup(build) {
         build.onResolve({ filter: /\/bytes\.js$/ }, () => ({ path: './wasm/bytes.js', external: true }));
-        if (loader) build.onResolve({ filter: /\/wasm\/loader\.js$/ }, () => ({ path: loader }));
+        build.onResolve({ filter: /^node:/ }, ({ path }) => ({ path, external: true }));
+        build.onResolve({ filter: /\/wasm\/loader\.js$/ }, () => ({ path: loader }));
+      },
+    }, {
+      // The shared files stay files of their own (SHARED), imported by every bundle.
+      name: 'shared-files',
+      setup(build) {
+        build.onResolve({ filter: /(^|\/)(errors|protocol\/constants|constants)\.js$/ }, ({ path, resolveDir }) => {
+          const file = path.match(SNIPPET) ? join(pkg, 'errors.js') : join(resolveDir, path);
+          const out = relative(dirname(join(pkg, outfile)), file).replace(/^(?!\.)/, './');
+          return { path: out, external: true };
+        });
       },
     }, {
       // The core imports ToolmarkError from js/src/errors.js (src/wasm/error.rs),
       // and the run context, the in-page agent's messages and the strict
       // `JSON.stringify` from their files; wasm-bindgen's glue imports each
-      // from its copy in snippets/. Bundled as the package's own files, so
-      // there is one ToolmarkError class and `instanceof` holds.
+      // from its copy in snippets/: the package's own files, so there is one
+      // ToolmarkError class and `instanceof` holds.
       name: 'snippets-as-package-files',
       setup(build) {
         build.onResolve({ filter: SNIPPET }, ({ path }) => {
-          const file = join(pkg, `${path.match(SNIPPET)[1]}.js`);
+          const name = path.match(SNIPPET)[1];
+          const file = join(pkg, `${name}.js`);
           if (!existsSync(file)) throw new Error(`wasm-bindgen glue imports the snippet ${path}, which js/src does not have`);
+          if (name === 'errors') return { path: relative(dirname(join(pkg, outfile)), file).replace(/^(?!\.)/, './'), external: true };
           return { path: file };
         });
       },
@@ -161,13 +234,15 @@ function moduleShape(module) {
  * instantiated it; before, each function export throws, saying so (values
  * are undefined). Its declarations re-export the entries' declarations.
  */
-async function bundleSlimEntry(reexports) {
-  const core = await import(pathToFileURL(join(pkg, 'core.js')).href);
-  const names = reexports.flatMap(({ names }) => names);
+async function bundleSlimEntry(entries, owner) {
+  const core = await import(pathToFileURL(join(pkg, 'inline-core.js')).href);
+  const names = [...new Set(entries.flatMap(({ names }) => names))].filter((name) => owner.has(name));
   const functions = names.filter((name) => typeof core[name] === 'function');
   const values = names.filter((name) => typeof core[name] !== 'function');
+  const shared = [...new Set(Object.values(SHARED))].map((file) =>
+    `export { ${Object.keys(SHARED).filter((name) => SHARED[name] === file).join(', ')} } from './${file}';`).join('\n');
   const source = `import { withCspHint } from './wasm-csp.js';
-export { PROTOCOL_VERSION, protocolSchemas } from './protocol/constants.js';
+${shared}
 
 const notReady = (name) => function () {
   throw new Error('@toolmark/bridge-wasm/slim: ' + name + ' used before initialize() resolved: await initialize(source) first');
@@ -225,17 +300,17 @@ async function compile(source) {
     plugins: [{
       name: 'core-apart',
       setup(build) {
-        build.onResolve({ filter: /^\.\/(slim-core|protocol\/constants)\.js$/ }, ({ path }) => ({ path, external: true }));
+        build.onResolve({ filter: /^\.\/(slim-core|errors|protocol\/constants)\.js$/ }, ({ path }) => ({ path, external: true }));
       },
     }],
   });
   writeFileSync(join(pkg, 'slim.d.ts'), `// @toolmark/bridge-wasm/slim: the same API as the other entries, with the
-// module loaded from its own file (wasm/toolmark_bridge.wasm, exported as
+// module (every part) loaded from its own file (slim/toolmark_bridge.wasm, exported as
 // "@toolmark/bridge-wasm/toolmark_bridge.wasm") by \`initialize\`, for apps
 // that stream-compile and cache it. Every function is usable once the
 // promise \`initialize\` returns has resolved (one called before throws);
-// PROTOCOL_VERSION and protocolSchemas are plain values, there from the start.
-${reexports.map(({ entry }) => `export * from './${entry === 'protocol/validate.js' ? 'protocol/index.js' : entry}';`).join('\n')}
+// ToolmarkError, PROTOCOL_VERSION and protocolSchemas are there from the start.
+${entries.map(({ entry }) => `export * from './${entry.replace(/\.js$/, '')}';`).join('\n')}
 
 /**
  * Compiles and instantiates the module; once. \`source\`: a
@@ -253,41 +328,49 @@ export function initialize(source: object | string | PromiseLike<object>): Promi
 }
 
 // Its own target directory: the shipped build's flags differ from the tests'.
+// Its own target directory: the shipped build's flags differ from the tests'.
 const shippedTarget = join(root, 'target', 'shipped');
 const cargoWasm = join(shippedTarget, 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`);
-const rawWasm = join(bindgenOut, `${crateName}_bg.wasm`);
-const shippedWasm = join(bindgenOut, `${crateName}_shipped.wasm`);
-const glueFile = join(bindgenOut, `${crateName}.js`);
-if (jsOnly) {
-  if (!existsSync(shippedWasm) || !existsSync(glueFile)) throw new Error('no compiled module yet: npm run build');
-} else {
-  // 1. compile (stable Rust; the release profile in Cargo.toml)
-  run('cargo', cargoBuildArgs(shippedTarget));
 
+/**
+ * One module: cargo with `features` (none: the default, every feature),
+ * wasm-bindgen and wasm-opt into `outDir`; returns its glue and its module.
+ */
+function compileModule(features, outDir, name) {
+  const out = { glue: join(outDir, `${name}.js`), wasm: join(outDir, `${name}_shipped.wasm`) };
+  if (jsOnly) {
+    if (!existsSync(out.wasm) || !existsSync(out.glue)) throw new Error('no compiled module yet: npm run build');
+    return out;
+  }
+  // 1. compile (stable Rust; the release profile in Cargo.toml)
+  run('cargo', cargoBuildArgs(shippedTarget, features ? ['--no-default-features', '--features', features] : []));
   // wasm-bindgen and wasm-opt take most of a rebuild; skipped when cargo's
   // output, the wasm-bindgen version and the passes are those of the last
   // successful build (its stamp; cargo itself is incremental).
-  const stamp = join(bindgenOut, 'stamp');
+  const stamp = join(outDir, 'stamp');
   const inputs = createHash('sha256')
     .update(readFileSync(cargoWasm))
     .update(JSON.stringify([pinnedBindgenVersion(), execFileSync(wasmOptBin, ['--version'], { encoding: 'utf8' }), WASM_OPT_PASSES, WASM_OPT_FEATURES]))
     .digest('hex');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === inputs && existsSync(shippedWasm) && existsSync(glueFile)) {
-    console.error('build: the compiled module is unchanged: wasm-bindgen and wasm-opt skipped');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === inputs && existsSync(out.wasm) && existsSync(out.glue)) {
+    console.error(`build: ${name}: the compiled module is unchanged: wasm-bindgen and wasm-opt skipped`);
   } else {
-    bindgenAndOptimize();
+    bindgenAndOptimize(outDir, name, out.wasm);
     writeFileSync(stamp, inputs);
   }
+  return out;
 }
 
-function bindgenAndOptimize() {
+function bindgenAndOptimize(outDir, name, shipped) {
   // 2. bindgen, with a version check: a mismatch fails at runtime otherwise
   const want = pinnedBindgenVersion();
   const have = execFileSync('wasm-bindgen', ['--version'], { encoding: 'utf8' }).trim().split(' ')[1];
   if (have !== want) {
     throw new Error(`wasm-bindgen CLI ${have} does not match the pinned crate ${want}: cargo install --locked wasm-bindgen-cli --version ${want}`);
   }
-  rmSync(bindgenOut, { recursive: true, force: true });
+  for (const file of existsSync(outDir) ? readdirSync(outDir) : []) {
+    if (statSync(join(outDir, file)).isFile() || file === 'snippets') rmSync(join(outDir, file), { recursive: true });
+  }
   // --omit-default-module-path: no `new URL('…_bg.wasm', import.meta.url)`
   // default for bundlers to follow (the module is passed in by the loader);
   // --encode-into always: every supported host has TextEncoder#encodeInto.
@@ -295,13 +378,19 @@ function bindgenAndOptimize() {
   // checks the package's declarations against it); it does not ship.
   run('wasm-bindgen', [
     '--target', 'web', '--omit-default-module-path', '--encode-into', 'always',
-    '--out-dir', bindgenOut, '--out-name', crateName, cargoWasm,
+    '--out-dir', outDir, '--out-name', name, cargoWasm,
   ]);
 
   // 3. optimize for size: the passes measured smallest by gzip
   //    (benches/wasm-opt-levels.mjs; docs/benchmarks.md, "Package size").
-  run(wasmOptBin, [...WASM_OPT_PASSES, ...WASM_OPT_FEATURES, rawWasm, '-o', shippedWasm]);
+  run(wasmOptBin, [...WASM_OPT_PASSES, ...WASM_OPT_FEATURES, join(outDir, `${name}_bg.wasm`), '-o', shipped]);
 }
+
+const full = compileModule(null, bindgenOut, crateName);
+const parts = Object.fromEntries(Object.keys(PARTS).map((part) =>
+  [part, compileModule(part, join(bindgenOut, 'parts', part), part.replace('-', '_'))]));
+const glueFile = full.glue;
+const shippedWasm = full.wasm;
 
 // 4. assemble pkg/
 rmSync(pkg, { recursive: true, force: true });
@@ -328,7 +417,71 @@ export function forget() {
 const bytes = readFileSync(shippedWasm);
 writeFileSync(join(pkg, 'wasm', 'bytes.js'), inlineModule(bytes));
 // The bare module, for the slim entry.
-writeFileSync(join(pkg, 'wasm', `${crateName}.wasm`), bytes);
+mkdirSync(join(pkg, 'slim'));
+writeFileSync(join(pkg, 'slim', `${crateName}.wasm`), bytes);
+for (const [part, { glue: partGlue, wasm: partWasm }] of Object.entries(parts)) writePartLoaders(part, partGlue, partWasm);
+
+/**
+ * A module of the default entries: the file itself, and its two loaders.
+ * Browsers: fetched from beside the bundle (`new URL(…, import.meta.url)`,
+ * which bundlers follow and emit as an asset), compiled while it streams,
+ * instantiated before the importing module runs (top-level await). Node
+ * (and Deno, Bun): read from the package, synchronously, so `require()`
+ * works.
+ */
+function writePartLoaders(part, partGlue, partWasm) {
+  const glueText = readFileSync(partGlue, 'utf8');
+  if (glueText.includes('import.meta.url')) throw new Error('wasm-bindgen glue resolves a .wasm URL: bundlers would follow it');
+  writeFileSync(join(pkg, 'wasm', `glue-${part}.js`), glueText);
+  writeFileSync(join(pkg, 'wasm', `${part}.wasm`), readFileSync(partWasm));
+  const names = [...glueText.matchAll(/^export (?:class|function) (\w+)/gm)].map((match) => match[1]);
+  const imports = `import { initSync, ${names.join(', ')} } from './glue-${part}.js';`;
+  const exported = `export const wasm = { ${names.join(', ')} };`;
+  writeFileSync(join(pkg, 'wasm', `loader-${part}.browser.js`), `import { withCspHint } from '../wasm-csp.js';
+${imports}
+
+// Relative to the bundle this loader is in (wasm/${part}.js), which the
+// module file sits beside.
+const url = new URL('./${part}.wasm', import.meta.url);
+
+async function compile() {
+  // A file: URL outside a browser (this file imported by path in Node, Deno,
+  // Electron): read from disk. Named through globalThis, so that no bundler
+  // takes it for Node's \`process\` and adds a polyfill.
+  const fs = url.protocol === 'file:' ? globalThis.process?.getBuiltinModule?.('node:fs') : undefined;
+  if (fs) return WebAssembly.compile(fs.readFileSync(url));
+  const response = await fetch(url);
+  if (!response.ok) {
+    throw new Error('@toolmark/bridge-wasm: fetching its module ' + url + ' failed (HTTP ' + response.status + '): serve wasm/${part}.wasm of the package at that URL (a bundler that does not emit it needs it copied beside its output), or import @toolmark/bridge-wasm/inline');
+  }
+  // Streaming compiles while the bytes arrive; it needs the module's MIME type.
+  if (typeof WebAssembly.compileStreaming === 'function' && (response.headers.get('content-type') || '').startsWith('application/wasm')) {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
+try {
+  initSync({ module: await compile() });
+} catch (error) {
+  throw withCspHint(error);
+}
+
+${exported}
+`);
+  writeFileSync(join(pkg, 'wasm', `loader-${part}.node.js`), `import { readFileSync } from 'node:fs';
+import { withCspHint } from '../wasm-csp.js';
+${imports}
+
+try {
+  initSync({ module: readFileSync(new URL('./${part}.wasm', import.meta.url)) });
+} catch (error) {
+  throw withCspHint(error);
+}
+
+${exported}
+`);
+}
 // The module's exports as the glue names them (its class and functions; not
 // initSync or the async default loader, which the shim never uses).
 const exported = [...glue.matchAll(/^export (?:class|function) (\w+)/gm)].map((match) => match[1]);
@@ -336,7 +489,7 @@ for (const name of ['Toolmark', 'Scope', 'Events', 'Bridge', 'createToolmark', '
   if (!exported.includes(name)) throw new Error(`wasm-bindgen glue changed: no \`export ${name}\` found`);
 }
 writeFileSync(
-  join(pkg, 'wasm', 'loader.js'),
+  join(pkg, 'wasm', 'loader-inline.js'),
   `// Generated by js/build/build.mjs: decodes the inlined module (hex) and instantiates it synchronously.
 import { hex } from './bytes.js';
 import { withCspHint } from '../wasm-csp.js';
@@ -437,7 +590,7 @@ for (const file of ['README.md', 'LICENSE']) {
 }
 
 await writeProtocolConstants();
-await bundleCore();
+await bundleCore(manifest);
 minifyShippedJs();
 assertAsciiJs();
 
@@ -488,10 +641,10 @@ function assertAsciiJs(dir = pkg) {
   }
 }
 
-const { PROTOCOL_VERSION, protocolSchemas } = await import(pathToFileURL(join(pkg, 'protocol', 'index.js')).href);
+const { PROTOCOL_VERSION, protocolSchemas } = await import(pathToFileURL(join(pkg, 'protocol', 'index.node.js')).href);
 if (PROTOCOL_VERSION !== 1) throw new Error(`protocol/constants.js says PROTOCOL_VERSION ${PROTOCOL_VERSION}`);
 mkdirSync(join(pkg, 'protocol', 'v1'), { recursive: true });
 writeFileSync(join(pkg, 'protocol', 'v1', 'page-to-agent.json'), `${JSON.stringify(protocolSchemas.pageToAgent, null, 2)}\n`);
 writeFileSync(join(pkg, 'protocol', 'v1', 'agent-to-page.json'), `${JSON.stringify(protocolSchemas.agentToPage, null, 2)}\n`);
 
-console.error(`built pkg/ (${bytes.length} bytes of wasm, ${existsSync(rawWasm) ? readFileSync(rawWasm).length : 0} before wasm-opt)`);
+console.error(`built pkg/ (${Object.keys(parts).map((part) => `${part}.wasm ${statSync(join(pkg, 'wasm', `${part}.wasm`)).size}`).join(', ')}, every part ${bytes.length} bytes)`);

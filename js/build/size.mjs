@@ -120,7 +120,7 @@ async function appSizes() {
     }
     const bare = join(pkg, 'wasm', 'toolmark_bridge.wasm');
     if (existsSync(bare)) {
-      const row = sizes(bare, 'slim: the bare module, wasm/toolmark_bridge.wasm');
+      const row = sizes(bare, 'slim: the bare module, slim/toolmark_bridge.wasm');
       console.log(`${row.file.padEnd(appWidth)} ${pad(row.raw, 9)} ${pad(row.gzip, 9)} ${pad(row.brotli, 9)}`);
     }
   } finally {

@@ -38,9 +38,6 @@ use crate::protocol::{ErrorEventCode, ThrownErrorCode};
 use crate::registry::{ScopeId, ToolKey};
 use crate::vecmap::VecMap;
 
-/// The definition hook `formTools` gives its submit tool: the form state
-/// the core compares at approval (`stale`).
-pub const STATE_KEY: &str = "toolmark.bridge-wasm.state";
 
 /// The app's functions of one registered tool.
 pub struct ToolFns {
@@ -237,7 +234,7 @@ impl Shared {
             clock,
             on_confirm,
             dev,
-            state_symbol: Symbol::for_(STATE_KEY),
+            state_symbol: Symbol::for_(host::STATE_KEY),
             flushing: Cell::new(false),
             timer: bound(weak, |shared, _, _| {
                 shared.host(|h| h.timer = None)?;

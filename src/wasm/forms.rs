@@ -798,7 +798,7 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
     host::set(&submit, "changes", &tool_fn(&form, Op::Changes));
     let _ = js_sys::Reflect::set(
         &submit,
-        &js_sys::Symbol::for_(super::driver::STATE_KEY),
+        &js_sys::Symbol::for_(host::STATE_KEY),
         &tool_fn(&form, Op::State),
     );
     host::set(&submit, "run", &tool_fn(&form, Op::Submit));

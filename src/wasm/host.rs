@@ -9,6 +9,11 @@ use js_sys::{Function, JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+/// The definition hook `formTools` gives its submit tool: the form state
+/// the core compares at approval (`stale`). A global symbol, because
+/// `formTools` is a module of its own (Cargo.toml, `forms`).
+pub const STATE_KEY: &str = "toolmark.bridge-wasm.state";
+
 #[wasm_bindgen]
 extern "C" {
     /// `String(value)`: the JS conversion (it may throw, for a symbol's

@@ -57,25 +57,45 @@
 //! counted over an in-page call of a trivial tool, 41 calls into JS in all,
 //! most of them type tests and property reads.
 
+// A module built without `toolmark` (a transport's or `formTools`' own) uses
+// only part of the shared helpers.
+#![cfg_attr(not(feature = "toolmark"), allow(dead_code, unused_imports))]
+
+#[cfg(feature = "toolmark")]
 mod bridge;
+#[cfg(feature = "toolmark")]
 mod driver;
+#[cfg(feature = "echo")]
 mod echo;
 mod error;
+#[cfg(feature = "forms")]
 mod forms;
 mod host;
+#[cfg(feature = "toolmark")]
 mod paths;
+#[cfg(feature = "post-message")]
 mod post_message;
+#[cfg(feature = "toolmark")]
 mod protocol;
+#[cfg(feature = "toolmark")]
 mod registry;
 mod values;
+#[cfg(feature = "toolmark")]
 mod webmcp;
+#[cfg(feature = "toolmark")]
 mod websocket;
 
+#[cfg(feature = "toolmark")]
 pub use self::bridge::{bridge, Bridge};
+#[cfg(feature = "forms")]
 pub use self::forms::form_tools;
+#[cfg(feature = "toolmark")]
 pub use self::paths::{path_rules, path_segments};
+#[cfg(feature = "toolmark")]
 pub use self::protocol::*;
+#[cfg(feature = "toolmark")]
 pub use self::registry::{create_toolmark, Events, Scope, Toolmark};
+#[cfg(feature = "toolmark")]
 pub use self::webmcp::{webmcp, WebMcp};
 // The transports from Rust, for tests/wasm_transports.rs only: reachable
 // from the crate's API they cost the shipped module 55 bytes gzip.

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { chromiumWithServer } from './support/browser.mjs';
 
 const pkgUrl = new URL('../../pkg/', import.meta.url);
-const wasmUrl = new URL('wasm/toolmark_bridge.wasm', pkgUrl);
+const wasmUrl = new URL('slim/toolmark_bridge.wasm', pkgUrl);
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 test('the slim entry exports every name of the other entries, and initialize', async () => {
@@ -25,7 +25,7 @@ test('the slim entry exports every name of the other entries, and initialize', a
     for (const name of Object.keys(await import(new URL(target.default, pkgUrl).href))) expected.add(name);
   }
   assert.deepEqual(Object.keys(slim).sort(), [...expected].sort());
-  assert.equal(manifest.exports['./toolmark_bridge.wasm'], './wasm/toolmark_bridge.wasm');
+  assert.equal(manifest.exports['./toolmark_bridge.wasm'], './slim/toolmark_bridge.wasm');
 });
 
 // Each in a fresh Node: the entry initializes once per process.
@@ -248,7 +248,7 @@ test('bad sources of every kind are refused, each leaving the entry as if never 
       ['HTML served as wasm', '/html-as-wasm'],
       ['a 404', '/no-such.wasm'],
     ]) refusals[kind] = [await attempt(source), unready()];
-    await slim.initialize('/pkg/wasm/toolmark_bridge.wasm');
+    await slim.initialize('/pkg/slim/toolmark_bridge.wasm');
     const tm = slim.createToolmark();
     const { transport, agent } = slim.createInPageChannel();
     tm.use(slim.bridge({ transport }));
@@ -279,10 +279,10 @@ test('concurrent calls share the first call\'s outcome, then a later call tries 
   const out = await page.evaluate(async () => {
     const slim = await import('/pkg/slim.js');
     const attempt = (promise) => promise.then(() => 'resolved', (error) => error.message);
-    const badFirst = [slim.initialize('/trap.wasm'), slim.initialize('/pkg/wasm/toolmark_bridge.wasm')];
+    const badFirst = [slim.initialize('/trap.wasm'), slim.initialize('/pkg/slim/toolmark_bridge.wasm')];
     const together = await Promise.all(badFirst.map(attempt));
-    const first = slim.initialize('/pkg/wasm/toolmark_bridge.wasm');
-    const second = slim.initialize('/pkg/wasm/toolmark_bridge.wasm');
+    const first = slim.initialize('/pkg/slim/toolmark_bridge.wasm');
+    const second = slim.initialize('/pkg/slim/toolmark_bridge.wasm');
     const results = await Promise.all([first, second]);
     return { together, sharedBad: badFirst[0] === badFirst[1], same: first === second, results: results.map((value) => typeof value), id: slim.newId() };
   });
@@ -299,7 +299,7 @@ test('initialize from the served .wasm URL streams it and the bridge works (Chro
     const streamed = [];
     const compileStreaming = WebAssembly.compileStreaming;
     WebAssembly.compileStreaming = (source) => { streamed.push(true); return compileStreaming.call(WebAssembly, source); };
-    await slim.initialize('/pkg/wasm/toolmark_bridge.wasm');
+    await slim.initialize('/pkg/slim/toolmark_bridge.wasm');
     const tm = slim.createToolmark();
     const { transport, agent } = slim.createInPageChannel();
     tm.use(slim.bridge({ transport }));

@@ -4,7 +4,7 @@
 // output ships. Used by tests/node/bundlers.test.mjs and benches/bundlers.mjs.
 //
 // It makes no assumption about how the package loads its module: it counts
-// every emitted .js/.mjs/.wasm file and every other file the page fetched,
+// every emitted .js/.mjs file and every other file the page fetched,
 // so an inlined module and one fetched as its own file are measured alike.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -465,9 +465,17 @@ export function measure(files) {
   return { files: rows, raw: sum('raw'), gzip: sum('gzip'), brotli: sum('brotli') };
 }
 
-/** What an app ships: every emitted .js/.mjs/.wasm file and every other non-HTML file its page fetched. */
-export function shipped(build, fetched = new Set()) {
-  return [...build.files, ...[...fetched].filter((file) => !file.endsWith('.html'))];
+/**
+ * What an app ships: every emitted .js/.mjs file, every emitted .wasm file
+ * its page fetched (a page loads the package's modules of what it imports;
+ * a module copied beside the output and never fetched adds nothing to the
+ * page), and every other non-HTML file its page fetched.
+ */
+export function shipped(build, fetched) {
+  return [
+    ...build.files.filter((file) => !file.endsWith('.wasm') || fetched.has(file)),
+    ...[...fetched].filter((file) => !file.endsWith('.html')),
+  ];
 }
 
 /**

@@ -13,8 +13,8 @@ const options = {
 };
 // What @toolmark/bridge-wasm needs of esbuild, as its README documents it: at most one line
 // (an option set on `options`, or a step such as copying a file into dist/<app>).
-// esbuild leaves `new URL('./x.wasm', import.meta.url)` alone; a module loaded that way needs:
-// (await import('node:fs')).cpSync(new URL(import.meta.resolve('@toolmark/bridge-wasm/toolmark_bridge.wasm')), `${options.outdir}/toolmark_bridge.wasm`);
+// esbuild leaves `new URL('./x.wasm', import.meta.url)` alone: the package's modules are copied beside the bundle.
 // toolmark:extra-begin
+(await import('node:fs')).cpSync(new URL('.', import.meta.resolve('@toolmark/bridge-wasm/wasm/toolmark.wasm')), options.outdir, { recursive: true, filter: (file) => !file.endsWith('.js') });
 // toolmark:extra-end
 await esbuild.build(options);

@@ -19,9 +19,9 @@ export default {
     replace({ preventAssignment: true, values: { 'process.env.NODE_ENV': JSON.stringify('production') } }),
     terser(),
     // What @toolmark/bridge-wasm needs of Rollup, as its README documents it: at most one line.
-    // Rollup leaves `new URL('./x.wasm', import.meta.url)` alone; a module loaded that way
-    // needs: (await import('@web/rollup-plugin-import-meta-assets')).importMetaAssets(),
+    // Rollup leaves `new URL('./x.wasm', import.meta.url)` alone: this plugin emits the file.
     // toolmark:extra-begin
+    (await import('@web/rollup-plugin-import-meta-assets')).importMetaAssets(),
     // toolmark:extra-end
   ],
 };
