@@ -42,8 +42,6 @@ const rows = walk(pkg).sort().map((path) => sizes(path, relative(pkg, path)));
 
 // The inline entries' files: the slim entry (slim*.js, wasm/slim-module.js and
 // the bare .wasm) is the alternative to them, not an addition.
-const counted = (row) =>
-  /\.js$/.test(row.file) && !row.file.startsWith('react') && !/(^|\/)slim/.test(row.file);
 const sum = (list, key) => list.reduce((total, row) => total + row[key], 0);
 const pad = (value, width) => String(value).padStart(width);
 const width = Math.max(...rows.map((row) => row.file.length), 28);
@@ -52,24 +50,20 @@ console.log(`${'file'.padEnd(width)} ${pad('raw', 9)} ${pad('gzip', 9)} ${pad('b
 for (const row of rows) {
   console.log(`${row.file.padEnd(width)} ${pad(row.raw, 9)} ${pad(row.gzip, 9)} ${pad(row.brotli, 9)}`);
 }
-const budget = rows.filter(counted);
-for (const [label, list] of [['total (all files)', rows], ['budget (.js, no react, no slim)', budget]]) {
-  console.log(`${label.padEnd(width)} ${pad(sum(list, 'raw'), 9)} ${pad(sum(list, 'gzip'), 9)} ${pad(sum(list, 'brotli'), 9)}`);
-}
+console.log(`${'total (all files)'.padEnd(width)} ${pad(sum(rows, 'raw'), 9)} ${pad(sum(rows, 'gzip'), 9)} ${pad(sum(rows, 'brotli'), 9)}`);
 const kb = (bytes) => (bytes / 1000).toFixed(1);
-console.log(`budget gzip: ${kb(sum(budget, 'gzip'))} KB of 100 KB`);
 
+const readme = await appSizes();
+console.log(`\nbudget: the README app ships ${kb(readme.gzip)} KB gzip of 100 KB`);
 const peerFile = join(root, 'node_modules', '@mcp-b', 'global', 'dist', 'index.iife.js');
 if (existsSync(peerFile)) {
   const { version } = JSON.parse(readFileSync(join(root, 'node_modules', '@mcp-b', 'global', 'package.json'), 'utf8'));
   const peer = sizes(peerFile, `peer: @mcp-b/global ${version} dist/index.iife.js`);
   console.log(`${peer.file} ${pad(peer.raw, 9)} ${pad(peer.gzip, 9)} ${pad(peer.brotli, 9)}`);
-  console.log(`budget gzip against the peer: ${kb(sum(budget, 'gzip'))} KB / ${kb(peer.gzip)} KB = ${(sum(budget, 'gzip') / peer.gzip).toFixed(2)}×`);
+  console.log(`the README app against the peer: ${kb(readme.gzip)} KB / ${kb(peer.gzip)} KB = ${(readme.gzip / peer.gzip).toFixed(2)}×`);
 } else {
   console.log('peer: @mcp-b/global is not installed (npm ci installs it)');
 }
-
-await appSizes();
 sourceCounts();
 
 if (process.argv.includes('--twiggy')) twiggy();
@@ -93,8 +87,16 @@ async function appSizes() {
       '@toolmark/bridge-wasm': ['createToolmark'], '@toolmark/bridge-wasm/bridge': ['bridge'],
       '@toolmark/bridge-wasm/bridge/websocket': ['websocketTransport'],
     }],
+    ['the demo\'s imports (bridge, websocketTransport, formTools)', {
+      '@toolmark/bridge-wasm': ['createToolmark', 'formTools'], '@toolmark/bridge-wasm/bridge': ['bridge'],
+      '@toolmark/bridge-wasm/bridge/websocket': ['websocketTransport'],
+    }],
+    ['constants only (PROTOCOL_VERSION, protocolSchemas)', { '@toolmark/bridge-wasm/protocol': ['PROTOCOL_VERSION', 'protocolSchemas'] }],
     ['everything (every entry\'s exports; react itself external)',
-      Object.fromEntries(entries.filter(({ specifier }) => !specifier.endsWith('/slim')).map(({ specifier, names }) => [specifier, names]))],
+      Object.fromEntries(entries.filter(({ specifier }) => !/\/(slim|inline)$/.test(specifier)).map(({ specifier, names }) => [specifier, names]))],
+    ['inline: createToolmark, bridge, websocketTransport (every part, in hex)', {
+      '@toolmark/bridge-wasm/inline': ['createToolmark', 'bridge', 'websocketTransport'],
+    }],
     ['slim: initialize, createToolmark, bridge, websocketTransport (+ the .wasm below)', {
       '@toolmark/bridge-wasm/slim': ['initialize', 'createToolmark', 'bridge', 'websocketTransport'],
     }],
@@ -104,7 +106,8 @@ async function appSizes() {
     mkdirSync(join(dir, 'node_modules', '@toolmark'), { recursive: true });
     symlinkSync(pkg, join(dir, 'node_modules', '@toolmark', 'bridge-wasm'), 'dir');
     const appWidth = Math.max(...apps.map(([label]) => label.length));
-    console.log(`\n${'what an app ships (esbuild, minified, ESM, browser)'.padEnd(appWidth)} ${pad('raw', 9)} ${pad('gzip', 9)} ${pad('brotli', 9)}`);
+    console.log(`\n${'what an app ships (esbuild, minified, ESM, browser; + the parts it fetches)'.padEnd(appWidth)} ${pad('raw', 9)} ${pad('gzip', 9)} ${pad('brotli', 9)}  parts`);
+    let readme;
     for (const [label, imports] of apps) {
       let n = 0;
       const lines = Object.entries(imports).map(([specifier, names]) =>
@@ -115,14 +118,19 @@ async function appSizes() {
         entryPoints: [join(dir, 'app.js')], bundle: true, minify: true, format: 'esm', platform: 'browser',
         write: false, outfile: join(dir, 'out.js'), external: ['react'], legalComments: 'none', logLevel: 'error',
       });
-      const row = sizesOf(Buffer.from(outputFiles[0].contents), label);
-      console.log(`${row.file.padEnd(appWidth)} ${pad(row.raw, 9)} ${pad(row.gzip, 9)} ${pad(row.brotli, 9)}`);
+      // The parts the bundle fetches (each gzip on its own, as a server sends them).
+      const parts = [...new Set([...outputFiles[0].text.matchAll(/new URL\("\.\/([\w-]+\.wasm)"/g)].map((match) => match[1]))].sort();
+      const files = [sizesOf(Buffer.from(outputFiles[0].contents), label), ...parts.map((part) => sizes(join(pkg, 'wasm', part), part))];
+      const row = { file: label, raw: sum(files, 'raw'), gzip: sum(files, 'gzip'), brotli: sum(files, 'brotli') };
+      console.log(`${row.file.padEnd(appWidth)} ${pad(row.raw, 9)} ${pad(row.gzip, 9)} ${pad(row.brotli, 9)}  ${parts.join(' ')}`);
+      readme ??= label.startsWith('bridge + websocketTransport') ? row : undefined;
     }
-    const bare = join(pkg, 'wasm', 'toolmark_bridge.wasm');
+    const bare = join(pkg, 'slim', 'toolmark_bridge.wasm');
     if (existsSync(bare)) {
       const row = sizes(bare, 'slim: the bare module, slim/toolmark_bridge.wasm');
       console.log(`${row.file.padEnd(appWidth)} ${pad(row.raw, 9)} ${pad(row.gzip, 9)} ${pad(row.brotli, 9)}`);
     }
+    return readme;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -155,8 +163,9 @@ function sourceCounts() {
  * names section itself is not shipped and is left out.
  */
 function twiggy() {
-  const input = join(root, 'target', 'bindgen', 'toolmark_bridge_bg.wasm');
-  if (!existsSync(input)) throw new Error('no target/bindgen/toolmark_bridge_bg.wasm: npm run build first');
+  // The README app's part.
+  const input = join(root, 'target', 'bindgen', 'parts', 'toolmark', 'toolmark_bg.wasm');
+  if (!existsSync(input)) throw new Error('no target/bindgen/parts/toolmark/toolmark_bg.wasm: npm run build first');
   const dir = mkdtempSync(join(tmpdir(), 'toolmark-size-'));
   try {
     const named = join(dir, 'named.wasm');

@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -134,6 +134,11 @@ test("bundler: the doc's tsconfig paths type-check, esbuild's alias bundles, the
     logLevel: 'silent',
     absWorkingDir: dir,
   });
+  const copy = doc.match(/`cp (node_modules\/@toolmark\/bridge-wasm\/wasm)\/\*\.wasm dist\/`/);
+  assert.ok(copy, 'the doc says to copy the modules beside the bundle');
+  for (const file of readdirSync(join(dir, copy[1]))) {
+    if (file.endsWith('.wasm')) copyFileSync(join(dir, copy[1], file), join(dir, 'dist', file));
+  }
   const ran = await run(process.execPath, ['dist/app.mjs'], dir);
   assert.equal(ran.code, 0, ran.out);
   assert.deepEqual(JSON.parse(ran.stdout), EXPECTED);

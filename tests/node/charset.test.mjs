@@ -3,7 +3,8 @@
 // as windows-1252 (the locale default), and any non-ASCII byte in it changes
 // meaning. Bundled to an IIFE the way Rollup, webpack and Vite emit it, with
 // UTF-8 kept as is (esbuild's `charset: 'utf8'`; esbuild's own default would
-// escape it). The inlined module must still instantiate and the bridge work.
+// escape it). The inlined module (the inline entry: an IIFE cannot await the
+// default entries' modules) must still instantiate and the bridge work.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build } from 'esbuild';
@@ -17,9 +18,7 @@ async function pages() {
   const bundle = await build({
     stdin: {
       contents: `
-        import { createToolmark, newId } from './index.js';
-        import { bridge } from './bridge/index.js';
-        import { createInPageChannel } from './bridge/in-page.js';
+        import { createToolmark, newId, bridge, createInPageChannel } from './inline.js';
         window.toolmark = { createToolmark, newId, bridge, createInPageChannel };
       `,
       resolveDir: pkg,

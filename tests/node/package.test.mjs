@@ -111,7 +111,7 @@ test('validateMessage: unpaired surrogates are malformed JSON (serde_json reject
   assert.equal(protocol.validateMessage(paired, 'toPage').ok, true);
 });
 
-// The loader decodes the inlined hex with Uint8Array.fromHex where the host
+// The inline entry's loader decodes the inlined hex with Uint8Array.fromHex where the host
 // has it, else with its digit loop (never Node's Buffer: tests/node/
 // browser-globals.test.mjs). Each path in a fresh Node; Node before 25 has no
 // fromHex, so a stand-in shows that it is preferred. Every path must give the same module: its
@@ -124,8 +124,8 @@ const DECODE_PATHS = {
 for (const [path, prelude] of Object.entries(DECODE_PATHS)) {
   test(`the inlined module decodes through ${path}`, () => {
     const script = `const used = []; ${prelude}
-      const root = await import(${JSON.stringify(new URL('index.js', pkgUrl).href)});
-      const protocol = await import(${JSON.stringify(new URL('protocol/index.js', pkgUrl).href)});
+      const root = await import(${JSON.stringify(new URL('inline.js', pkgUrl).href)});
+      const protocol = root;
       console.log(JSON.stringify({ used, id: root.newId(), llm: root.llmName('y'.repeat(65)), schemas: protocol.protocolSchemas }));`;
     const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
     assert.deepEqual(out.used, [path]);

@@ -483,7 +483,7 @@ export function shipped(build, fetched) {
  * map's JS entries, alternate forms left out), read by importing the
  * installed package in this Node.
  */
-export async function exportedNames(project, alternate = ['./slim']) {
+export async function exportedNames(project, alternate = ['./slim', './inline']) {
   const pkg = project.package;
   const root = join(project.nodeModules, '@toolmark', 'bridge-wasm');
   const names = {};
