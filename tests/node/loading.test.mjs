@@ -1,0 +1,112 @@
+// How the default entries load their WebAssembly (docs/api.md, "Package and
+// entry points"): in Chromium each part is fetched from beside the JS that
+// imports it, compiled while it streams when served as application/wasm,
+// and only the parts of what the page imports are fetched; a part that
+// cannot be fetched rejects the import with an error naming its URL. In
+// Node the `node` condition reads the parts synchronously, so require()
+// works.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chromiumWithServer } from './support/browser.mjs';
+
+const chromium = chromiumWithServer();
+const pkgDir = new URL('../../pkg/', import.meta.url);
+
+/** A fresh page that records the .wasm files it requests and each compile path used. */
+async function recordingPage() {
+  const page = await chromium.open();
+  const wasm = [];
+  page.on('request', (request) => {
+    const { pathname } = new URL(request.url());
+    if (pathname.endsWith('.wasm')) wasm.push(pathname);
+  });
+  await page.evaluate(() => {
+    window.compiled = [];
+    for (const name of ['compileStreaming', 'compile']) {
+      const real = WebAssembly[name].bind(WebAssembly);
+      WebAssembly[name] = (...args) => {
+        window.compiled.push(name);
+        return real(...args);
+      };
+    }
+  });
+  return { page, wasm };
+}
+
+test('Chromium: the README app\'s imports fetch only toolmark.wasm, compiled while it streams', async () => {
+  const { page, wasm } = await recordingPage();
+  const out = await page.evaluate(async () => {
+    const { createToolmark } = await import('/pkg/index.js');
+    const { bridge } = await import('/pkg/bridge/index.js');
+    const { websocketTransport } = await import('/pkg/bridge/websocket.js');
+    const tm = createToolmark();
+    tm.register({ name: 'noop', description: 'Does nothing.', run: () => null });
+    return { tools: tm.manifest('inapp').map((tool) => tool.name), kinds: [typeof bridge, typeof websocketTransport], compiled: window.compiled };
+  });
+  assert.deepEqual(out.tools, ['noop']);
+  assert.deepEqual(out.kinds, ['function', 'function']);
+  // index.js also names formTools: its part is fetched too when the page
+  // imports index.js itself (a bundler leaves it out of an app that does not use it).
+  assert.deepEqual([...new Set(wasm)].sort(), ['/pkg/wasm/forms.wasm', '/pkg/wasm/toolmark.wasm']);
+  assert.deepEqual(out.compiled, ['compileStreaming', 'compileStreaming']);
+});
+
+test('Chromium: each transport entry fetches its own part, and works with the toolmark part\'s bridge', async () => {
+  const { page, wasm } = await recordingPage();
+  const out = await page.evaluate(async () => {
+    const { bridge } = await import('/pkg/bridge/index.js');
+    const { createToolmark } = await import('/pkg/index.js');
+    const { postMessageTransport } = await import('/pkg/bridge/post-message.js');
+    const { echoTransport } = await import('/pkg/bridge/echo.js');
+    const { ToolmarkError } = await import('/pkg/errors.js');
+    const tm = createToolmark();
+    const transport = postMessageTransport({ target: window, targetOrigin: location.origin, allowedOrigins: [location.origin] });
+    const sent = [];
+    const detach = tm.use(bridge({ transport: { send: (m) => { sent.push(m); return transport.send(m); }, onMessage: (cb) => transport.onMessage(cb) } }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    detach();
+    let thrown;
+    try {
+      echoTransport({});
+    } catch (error) {
+      thrown = { name: error.name, isToolmarkError: error instanceof ToolmarkError };
+    }
+    return { firstSent: sent[0]?.type, thrown };
+  });
+  assert.equal(out.firstSent, 'manifest');
+  assert.equal(out.thrown.name, 'TypeError');
+  assert.deepEqual([...new Set(wasm)].sort(), ['/pkg/wasm/echo.wasm', '/pkg/wasm/forms.wasm', '/pkg/wasm/post-message.wasm', '/pkg/wasm/toolmark.wasm']);
+});
+
+test('Chromium: a part served without application/wasm still loads (compiled from its bytes)', async () => {
+  const { page } = await recordingPage();
+  await page.route('**/pkg/wasm/toolmark.wasm', async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, headers: { ...response.headers(), 'content-type': 'application/octet-stream' } });
+  });
+  const out = await page.evaluate(async () => {
+    const { bridge } = await import('/pkg/bridge/index.js');
+    return { kind: typeof bridge, compiled: window.compiled };
+  });
+  assert.equal(out.kind, 'function');
+  assert.deepEqual(out.compiled, ['compile']);
+});
+
+test('Chromium: a part that cannot be fetched rejects the import, naming its URL and the inline entry', async () => {
+  const { page } = await recordingPage();
+  await page.route('**/pkg/wasm/toolmark.wasm', (route) => route.fulfill({ status: 404, body: 'not here' }));
+  const message = await page.evaluate(() => import('/pkg/bridge/websocket.js').then(() => 'loaded', (error) => error.message));
+  assert.match(message, /fetching its module http:\/\/[^ ]+\/pkg\/wasm\/toolmark\.wasm failed \(HTTP 404\)/);
+  assert.match(message, /@toolmark\/bridge-wasm\/inline/);
+});
+
+test('Node: the node condition reads the parts synchronously, so require() works', () => {
+  const script = `const { createToolmark, formTools } = require(${JSON.stringify(new URL('index.node.js', pkgDir).pathname)});
+    const { echoTransport } = require(${JSON.stringify(new URL('bridge/echo.node.js', pkgDir).pathname)});
+    const tm = createToolmark();
+    tm.register({ name: 'noop', description: 'Does nothing.', run: () => null });
+    console.log(JSON.stringify([tm.manifest('inapp').length, typeof formTools, typeof echoTransport]));`;
+  const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out), [1, 'function', 'function']);
+});
