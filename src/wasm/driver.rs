@@ -38,7 +38,6 @@ use crate::protocol::{ErrorEventCode, ThrownErrorCode};
 use crate::registry::{ScopeId, ToolKey};
 use crate::vecmap::VecMap;
 
-
 /// The app's functions of one registered tool.
 pub struct ToolFns {
     pub run: Function,
