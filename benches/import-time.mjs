@@ -1,11 +1,12 @@
 // node benches/import-time.mjs [pkgDir ...] [--runs N] [--node-only]:
 // start-up, each run in a fresh Node process (a fresh page in Chromium), the
 // packages' runs interleaved so machine load falls on each alike:
-// - "newId": ms from `import()` of index.js to its first newId() (module
-//   decoded, compiled and instantiated);
+// - "newId": ms from `import()` of index.js (Node: index.node.js, as the
+//   `node` condition resolves it) to its first newId() (the parts read,
+//   compiled and instantiated);
 // - "manifest": ms from `import()` of index.js and bridge/ to the first
 //   manifest an in-page agent receives (one tool registered);
-// - "decode" and "compile": the inlined module's hex → bytes and
+// - "decode" and "compile": the inline entry's module, hex → bytes and
 //   `new WebAssembly.Module(bytes)` alone, in a process that has not
 //   compiled it yet (V8 shares compiled modules within a process).
 // In headless Chromium the same, plus the peer @mcp-b/webmcp-polyfill:
@@ -26,13 +27,13 @@ const url = (dir, file) => JSON.stringify(pathToFileURL(resolve(dir, file)).href
 const scripts = {
   newId: (dir) => `
     const start = performance.now();
-    const { newId } = await import(${url(dir, 'index.js')});
+    const { newId } = await import(${url(dir, 'index.node.js')});
     newId();
     console.log(performance.now() - start);`,
   manifest: (dir) => `
     const start = performance.now();
     const [{ createToolmark }, { bridge }, { createInPageChannel }] = await Promise.all([
-      import(${url(dir, 'index.js')}), import(${url(dir, 'bridge/index.js')}), import(${url(dir, 'bridge/in-page.js')})]);
+      import(${url(dir, 'index.node.js')}), import(${url(dir, 'bridge/index.node.js')}), import(${url(dir, 'bridge/in-page.node.js')})]);
     const tm = createToolmark();
     tm.register({ name: 'echo', description: 'Echoes', hints: { readOnly: true }, run: (input) => input });
     const { transport, agent } = createInPageChannel();

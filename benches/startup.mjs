@@ -1,6 +1,7 @@
 // node benches/startup.mjs [--runs N] [pkgDir]: how fast a page is ready, in
 // headless Chromium, for the same small app on this package and on its two
-// peers, each bundled by esbuild (minified, ESM) into a page of its own:
+// peers, each bundled by esbuild (minified, ESM) into a page of its own (ours
+// fetches its module, toolmark.wasm, and compiles it while it streams):
 // - ours: createToolmark, one tool, bridge over the in-page channel; ready
 //   when the agent end has the first manifest;
 // - @mcp-b/global: initializeWebModelContext, one registerTool; ready when
@@ -12,7 +13,7 @@
 // profile each run (no HTTP or code cache), "warm" the same page loaded
 // again in that browser. The apps' runs are interleaved. Prints medians and
 // the ratios to each peer; asserts nothing.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,13 @@ const APPS = {
     import { createToolmark } from '${pkg}/index.js';
     import { bridge } from '${pkg}/bridge/index.js';
     import { createInPageChannel } from '${pkg}/bridge/in-page.js';
+    const tm = createToolmark();
+    tm.register({ name: 'echo', description: 'Echoes', hints: { readOnly: true }, run: (input) => input });
+    const { transport, agent } = createInPageChannel();
+    agent.onMessage((m) => { if (m.type === 'manifest' && m.tools.length) { ${READY} } });
+    tm.use(bridge({ transport }));`,
+  inline: `
+    import { createToolmark, bridge, createInPageChannel } from '${pkg}/inline.js';
     const tm = createToolmark();
     tm.register({ name: 'echo', description: 'Echoes', hints: { readOnly: true }, run: (input) => input });
     const { transport, agent } = createInPageChannel();
@@ -59,6 +67,9 @@ for (const [name, source] of Object.entries(APPS)) {
   writeFileSync(join(out, `${name}.js`), bundled.outputFiles[0].contents);
   pages[`/${name}.html`] = `<!doctype html><title>loading</title><script type="module" src="/${name}.js"></script>`;
 }
+// esbuild's one line for the package: its modules beside the bundle (each
+// page fetches the ones it imports).
+for (const file of readdirSync(join(pkg, 'wasm'))) if (file.endsWith('.wasm')) copyFileSync(join(pkg, 'wasm', file), join(out, file));
 const server = await serve(out, pages);
 
 /** ms from navigation start to the app's `ready` mark. */
