@@ -1,4 +1,4 @@
-// node benches/startup.mjs [--runs N] [pkgDir]: how fast a page is ready, in
+// node benches/startup.mjs [--runs N] [--plain] [pkgDir]: how fast a page is ready, in
 // headless Chromium, for the same small app on this package and on its two
 // peers, each bundled by esbuild (minified, ESM) into a page of its own (ours
 // fetches its module, toolmark.wasm, and compiles it while it streams):
@@ -21,6 +21,11 @@ import { build } from 'esbuild';
 import { launchChromium, serve } from '../tests/node/support/browser.mjs';
 
 const args = process.argv.slice(2);
+// --plain: every file sent as it is, uncacheable; by default as a production
+// static host sends it (gzip, cacheable for an hour: "warm" then loads from
+// the HTTP cache, and V8 may reuse the compiled code).
+const production = !args.includes('--plain');
+if (!production) args.splice(args.indexOf('--plain'), 1);
 const at = args.indexOf('--runs');
 const runs = at === -1 ? 7 : Number(args.splice(at, 2)[1]);
 const pkg = resolve(args[0] || 'pkg');
@@ -70,7 +75,7 @@ for (const [name, source] of Object.entries(APPS)) {
 // esbuild's one line for the package: its modules beside the bundle (each
 // page fetches the ones it imports).
 for (const file of readdirSync(join(pkg, 'wasm'))) if (file.endsWith('.wasm')) copyFileSync(join(pkg, 'wasm', file), join(out, file));
-const server = await serve(out, pages);
+const server = await serve(out, pages, { production });
 
 /** ms from navigation start to the app's `ready` mark. */
 async function load(page, name) {
@@ -80,6 +85,17 @@ async function load(page, name) {
 }
 
 const times = Object.fromEntries(Object.keys(APPS).map((name) => [name, { cold: [], warm: [] }]));
+// One load of each page first, unmeasured: the server compresses each file
+// when first asked for it, which no measured run should pay.
+{
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    for (const name of Object.keys(APPS)) await load(page, name);
+  } finally {
+    await browser.close();
+  }
+}
 try {
   for (let run = 0; run < runs; run++) {
     for (const name of Object.keys(APPS)) {
@@ -99,7 +115,7 @@ try {
 }
 
 const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
-console.log(`Chromium (headless), navigation start → ready, median of ${runs} (a fresh profile per run)`);
+console.log(`Chromium (headless), navigation start → ready, median of ${runs} (a fresh profile per run), files served ${production ? 'gzip, cacheable' : 'plain, uncacheable'}`);
 for (const cache of ['cold', 'warm']) {
   const line = Object.entries(times)
     .map(([name, t]) => `${name} ${median(t[cache]).toFixed(1)} ms`)

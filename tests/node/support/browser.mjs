@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { extname, join, normalize } from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -25,14 +26,30 @@ export const CONTENT_TYPES = {
 /**
  * Serves `root` on 127.0.0.1; `pages` maps extra paths to HTML strings (sent
  * as UTF-8) or to `{ type, body }` (sent with exactly that content-type).
+ * `production: true` serves files as a static host in production does:
+ * gzip (compressed once, when first asked for) to a client that accepts it,
+ * and cacheable for an hour.
  */
-export async function serve(root, pages = {}) {
+export async function serve(root, pages = {}, { production = false } = {}) {
+  const gzipped = new Map();
+  const send = (req, res, type, body, path) => {
+    const headers = { 'content-type': type };
+    if (production) {
+      headers['cache-control'] = 'public, max-age=3600';
+      if (/\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+        if (!gzipped.has(path)) gzipped.set(path, gzipSync(body, { level: 9 }));
+        body = gzipped.get(path);
+        headers['content-encoding'] = 'gzip';
+      }
+    }
+    res.writeHead(200, headers);
+    res.end(body);
+  };
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (pages[path] !== undefined) {
       const { type, body } = typeof pages[path] === 'string' ? { type: CONTENT_TYPES['.html'], body: pages[path] } : pages[path];
-      res.writeHead(200, { 'content-type': type });
-      res.end(body);
+      send(req, res, type, body, path);
       return;
     }
     const file = normalize(join(root, path));
@@ -42,8 +59,7 @@ export async function serve(root, pages = {}) {
     }
     try {
       if (!statSync(file).isFile()) throw new Error('not a file');
-      res.writeHead(200, { 'content-type': CONTENT_TYPES[extname(file)] || 'application/octet-stream' });
-      res.end(readFileSync(file));
+      send(req, res, CONTENT_TYPES[extname(file)] || 'application/octet-stream', readFileSync(file), path);
     } catch {
       res.writeHead(404).end();
     }
