@@ -4,7 +4,6 @@
 //!
 //! No IO: the machine asks, this module answers and remembers.
 
-use alloc::collections::VecDeque;
 use hashbrown::HashSet;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -153,11 +152,13 @@ impl IdKey {
 
 /// Rule 2's answered-id memory: the last `capacity` ids, each an [`IdKey`]
 /// (fixed size, whatever the ids' length), found in O(1) by a hash set and
-/// forgotten oldest first from a queue in insertion order.
+/// forgotten oldest first from a ring in insertion order (a `Vec` and the
+/// index of its oldest key once full: smaller code than `VecDeque`'s).
 #[derive(Debug)]
 pub struct AnsweredIds {
     known: HashSet<IdKey>,
-    order: VecDeque<IdKey>,
+    order: Vec<IdKey>,
+    oldest: usize,
     capacity: usize,
 }
 
@@ -165,7 +166,8 @@ impl AnsweredIds {
     pub fn new(capacity: usize) -> AnsweredIds {
         AnsweredIds {
             known: HashSet::new(),
-            order: VecDeque::new(),
+            order: Vec::new(),
+            oldest: 0,
             capacity,
         }
     }
@@ -181,17 +183,19 @@ impl AnsweredIds {
         if self.capacity == 0 || self.known.contains(&key) {
             return;
         }
-        if self.order.len() >= self.capacity {
-            if let Some(oldest) = self.order.pop_front() {
-                self.known.remove(&oldest);
-            }
-        } else if self.order.is_empty() {
+        if self.order.is_empty() {
             // Full size at once: the memory never rehashes or grows.
             self.known.reserve(self.capacity);
             self.order.reserve_exact(self.capacity);
         }
         self.known.insert(key);
-        self.order.push_back(key);
+        if self.order.len() < self.capacity {
+            self.order.push(key);
+        } else if let Some(slot) = self.order.get_mut(self.oldest) {
+            let forgotten = core::mem::replace(slot, key);
+            self.known.remove(&forgotten);
+            self.oldest = (self.oldest + 1) % self.capacity;
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -215,6 +219,7 @@ impl AnsweredIds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::collections::VecDeque;
 
     #[test]
     fn bridges_attach_in_id_order_and_filter_by_client_id() {

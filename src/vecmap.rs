@@ -129,9 +129,10 @@ impl<K: Eq, V> VecMap<K, V> {
 /// A FIFO queue as a `Vec` (taking from the front moves the rest), in
 /// place of `VecDeque`, whose ring-buffer code costs about a kilobyte of
 /// wasm per element type (the core's seven queues on `VecDeque`: 5.5 KB
-/// more module). The queues here are short: outputs drained after every
-/// input, lanes of at most 32 calls, at most a few hundred memory entries.
-#[derive(Debug, Clone)]
+/// more module). The queues here are short: outputs and a socket's
+/// actions drained after every input, lanes of at most 32 calls, at most a
+/// few hundred memory entries, a socket's 100 buffered or held texts.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Queue<T> {
     items: Vec<T>,
 }
@@ -198,6 +199,10 @@ impl<T> Queue<T> {
 
     pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) {
         self.items.retain(keep);
+    }
+
+    pub fn clear(&mut self) {
+        self.items.clear();
     }
 
     /// Takes every item out, front first.

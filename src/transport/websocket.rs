@@ -58,7 +58,7 @@
 //! needs no call: a `close` event follows it.
 
 use crate::prelude::*;
-use alloc::collections::VecDeque;
+use crate::vecmap::Queue;
 
 /// The first reconnect delay.
 pub const FIRST_DELAY_MS: u64 = 500;
@@ -340,7 +340,7 @@ enum State {
 /// Inbound texts held while `onOpen` is pending, and their bytes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Held {
-    texts: VecDeque<String>,
+    texts: Queue<String>,
     bytes: usize,
 }
 
@@ -372,8 +372,8 @@ pub struct WebSocketPolicy {
     /// The next reconnect delay (before the cap).
     delay: u64,
     reconnect_at: Option<u64>,
-    buffer: VecDeque<String>,
-    actions: VecDeque<Action>,
+    buffer: Queue<String>,
+    actions: Queue<Action>,
     /// Inbound frames evicted or dropped by the bounds on held frames.
     held_dropped: u64,
 }
@@ -387,8 +387,8 @@ impl WebSocketPolicy {
             last_conn: 0,
             delay: FIRST_DELAY_MS,
             reconnect_at: None,
-            buffer: VecDeque::new(),
-            actions: VecDeque::new(),
+            buffer: Queue::new(),
+            actions: Queue::new(),
             held_dropped: 0,
         };
         policy.connect();
@@ -489,12 +489,12 @@ impl WebSocketPolicy {
         self.actions.push_back(Action::Stopped { reason });
     }
 
-    fn become_ready(&mut self, conn: ConnId, held: Held, now: u64) {
+    fn become_ready(&mut self, conn: ConnId, mut held: Held, now: u64) {
         self.state = State::Ready(conn, now);
         for text in self.buffer.drain(..) {
             self.actions.push_back(Action::Send { conn, text });
         }
-        for text in held.texts {
+        for text in held.texts.drain(..) {
             self.actions.push_back(Action::Deliver { text });
         }
     }
