@@ -226,3 +226,46 @@ fn the_limits_fall_where_the_oracles_do() {
         }
     }
 }
+
+/// Not a check: the engine's time per match against the oracle's compiled
+/// regex, on long texts and on 100k short keys (`cargo test --release
+/// --test pattern_engine -- --ignored --nocapture`; docs/benchmarks.md).
+#[test]
+#[ignore]
+fn time_per_match_against_the_oracle() {
+    use std::time::Instant;
+    let a = "a".repeat(100_000);
+    let words = "lorem ipsum dolor sit amet 12345 ".repeat(3000);
+    let keys: Vec<String> = (0..100_000).map(|i| format!("key_{i}")).collect();
+    let long = |text: &str| vec![text.to_owned(); 20];
+    for (pattern, texts) in [
+        ("^(a+)+$", long(&format!("{a}!"))),
+        ("^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$", long(&a)),
+        ("\\d{4}-\\d{2}-\\d{2}", long(&words)),
+        ("(?:\\w+\\s?)+z", long(&words)),
+        ("\\bsit\\b.*x", long(&words)),
+        ("^k", keys.clone()),
+        ("[1-9]$", keys.clone()),
+        ("^[a-z_]+\\d*$", keys.clone()),
+    ] {
+        let engine = LinearPatterns::new();
+        let Some(regex) = pattern_oracle::linear_regex(pattern) else {
+            panic!("{pattern}")
+        };
+        let _ = engine.is_match(pattern, "");
+        let time = |run: &dyn Fn(&str) -> bool| {
+            let start = Instant::now();
+            let matched = texts.iter().filter(|text| run(text)).count();
+            (start.elapsed().as_nanos() / texts.len() as u128, matched)
+        };
+        let (new, a) = time(&|text| engine.is_match(pattern, text) == Ok(true));
+        let (old, b) = time(&|text| regex.is_match(text));
+        assert_eq!(a, b, "{pattern}");
+        println!(
+            "{pattern} | {} × {} bytes | {new} ns | {old} ns | {:.2}",
+            texts.len(),
+            texts.first().map_or(0, String::len),
+            new as f64 / old as f64
+        );
+    }
+}
