@@ -1,5 +1,5 @@
 // Differential test: `pattern` through the built package (its linear-time
-// plans: the regex-lite translation, named groups, the lookahead forms)
+// engine: its NFA search, named groups, the lookahead forms)
 // against `new RegExp(p, 'u').test(s)`, on seeded random patterns made of
 // ECMA-262 pieces (escapes, classes, groups, quantifiers, anchors,
 // lookaheads, some invalid) and short texts. A pattern the package refuses
