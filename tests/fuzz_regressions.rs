@@ -10,6 +10,7 @@ mod support {
     pub mod inbound_check;
     pub mod machine_drive;
     pub mod pattern_check;
+    pub mod pattern_oracle;
     pub mod transport_check;
     pub mod validate_check;
 }

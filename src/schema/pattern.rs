@@ -2,15 +2,14 @@
 //! pattern the page can register.
 //!
 //! JS `RegExp` backtracks: `^(a+)+$` against 30 `a`s and a `!` takes
-//! seconds, doubling with each `a`. [`linear_syntax`] translates the
-//! ECMA-262 patterns (`u` flag, no other flags) whose meaning it knows
-//! exactly into `regex-lite` syntax, whose searches are `O(m * n)` (regex
-//! size times input length) whatever the pattern; [`plan`] adds the
-//! lookahead forms it can decide exactly with a fixed number of such
-//! searches; [`LinearPatterns`] runs the plans and answers every other
-//! pattern with an error, which the registry turns into a refusal at
-//! registration (`schema_conversion_failed`). No pattern goes to a
-//! backtracking engine.
+//! seconds, doubling with each `a`. [`parse`] reads the ECMA-262 patterns
+//! (`u` flag, no other flags) whose meaning it knows exactly into a tree
+//! that [`nfa::Program`] searches in `O(m * n)` (program size times input
+//! length) whatever the pattern; [`plan`] adds the lookahead forms it can
+//! decide exactly with a fixed number of such searches; [`LinearPatterns`]
+//! runs the plans and answers every other pattern with an error, which the
+//! registry turns into a refusal at registration
+//! (`schema_conversion_failed`). No pattern goes to a backtracking engine.
 //!
 //! Accepted, with their ECMA-262 (`u` flag) meaning:
 //! literals; `.` (anything but `\n`, `\r`, U+2028, U+2029); `^` and `$`
@@ -29,7 +28,8 @@
 //! lookaheads whose bodies start with `.*`, optionally followed by `.*Z`,
 //! where each `X` is one atom or matches no line terminator).
 //! Refused: lookbehind, backreferences, `\p{…}`, modifiers, lookahead
-//! anywhere else, and every syntax error.
+//! anywhere else, every syntax error, and patterns past the engine's size
+//! or nesting limits (see [`nfa`]).
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -38,25 +38,24 @@
     clippy::string_slice
 )]
 
+pub mod nfa;
+
+use super::PatternMatcher;
 use crate::prelude::*;
+use crate::vecmap::VecMap;
+use core::cell::RefCell;
 use core::iter::Peekable;
 use core::str::Chars;
-
-#[cfg(feature = "std")]
-use super::PatternMatcher;
-#[cfg(feature = "std")]
-use crate::vecmap::VecMap;
-#[cfg(feature = "std")]
-use core::cell::RefCell;
+use nfa::{Look, Node, Parsed, Program, Set};
 
 /// Inclusive code point ranges, ascending and disjoint.
-type Set = &'static [(u32, u32)];
+type Ranges = &'static [(u32, u32)];
 
-const DIGIT: Set = &[(0x30, 0x39)];
-const WORD: Set = &[(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)];
+const DIGIT: Ranges = &[(0x30, 0x39)];
+const WORD: Ranges = &[(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)];
 /// ECMA-262 WhiteSpace (TAB, VT, FF, ZWNBSP, USP = Zs) and LineTerminator
 /// (LF, CR, LS, PS).
-const SPACE: Set = &[
+const SPACE: Ranges = &[
     (0x09, 0x0D),
     (0x20, 0x20),
     (0xA0, 0xA0),
@@ -69,45 +68,65 @@ const SPACE: Set = &[
     (0xFEFF, 0xFEFF),
 ];
 /// What `.` does not match: ECMA-262's LineTerminator.
-const LINE_TERMINATOR: Set = &[(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)];
+const LINE_TERMINATOR: Ranges = &[(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)];
 
-/// A translated pattern (`regex-lite` syntax) and what the line-wise
-/// lookahead form needs to know about it.
+/// A parsed pattern and what the line-wise lookahead form needs to know
+/// about it.
+#[derive(Debug)]
 struct Translation {
-    syntax: String,
+    parsed: Parsed,
     /// Atoms, assertions, quantifiers, parentheses and `|`s: 1 for a lone atom.
     terms: usize,
     /// Whether some atom can match a line terminator.
     crosses_lines: bool,
     /// The code points the last atom matches.
-    last_atom: Option<Atom>,
+    last_atom: Option<Set>,
 }
 
-/// The `regex-lite` pattern with the same meaning as the ECMA-262 `pattern`
-/// (`u` flag), or `None` when the translation does not accept it (see the
-/// module docs). Lookaround is never accepted here; [`plan`] takes the
-/// lookahead forms it can decide exactly.
-pub fn linear_syntax(pattern: &str) -> Option<String> {
-    translate(pattern).map(|t| t.syntax)
+/// A group being read: its finished alternatives and the current one.
+#[derive(Default)]
+struct Frame {
+    alternatives: Vec<Node>,
+    sequence: Vec<Node>,
+}
+
+impl Frame {
+    fn finish(mut self) -> Node {
+        self.alternatives.push(Node::concat(self.sequence));
+        Node::alternation(self.alternatives)
+    }
+}
+
+/// `pattern` parsed, or `None` when it is not accepted (see the module
+/// docs). Lookaround is never accepted here; [`plan`] takes the lookahead
+/// forms it can decide exactly.
+pub fn parse(pattern: &str) -> Option<Parsed> {
+    translate(pattern).map(|t| t.parsed)
 }
 
 fn translate(pattern: &str) -> Option<Translation> {
-    let mut out = String::with_capacity(pattern.len() + 8);
     let mut chars = pattern.chars().peekable();
+    let mut sets: Vec<Set> = Vec::new();
+    let mut open: Vec<Frame> = Vec::new();
+    let mut frame = Frame::default();
+    let mut groups = 0;
     // Whether the previous term takes a quantifier (an atom, not an
     // assertion, `|`, `(` or a quantifier).
     let mut quantifiable = false;
-    let mut open_groups = 0usize;
     let mut terms = 0usize;
     let mut crosses_lines = false;
     let mut last_atom = None;
     let mut names: Vec<String> = Vec::new();
     while let Some(c) = chars.next() {
         terms += 1;
-        let atom = match c {
-            '^' | '$' | '|' => {
-                out.push(c);
-                false
+        let mut atom = None;
+        let node = match c {
+            '^' => Some(Node::Look(Look::Start)),
+            '$' => Some(Node::Look(Look::End)),
+            '|' => {
+                let sequence = core::mem::take(&mut frame.sequence);
+                frame.alternatives.push(Node::concat(sequence));
+                None
             }
             '(' => {
                 if chars.peek() == Some(&'?') {
@@ -126,77 +145,91 @@ fn translate(pattern: &str) -> Option<Translation> {
                         _ => return None,
                     }
                 }
-                open_groups += 1;
-                out.push_str("(?:");
-                false
+                open.push(core::mem::take(&mut frame));
+                groups = groups.max(open.len());
+                None
             }
             ')' => {
-                open_groups = open_groups.checked_sub(1)?;
-                out.push(')');
-                true
+                let depth = open.len();
+                let inner = core::mem::replace(&mut frame, open.pop()?).finish();
+                // Past the nesting limit the pattern is refused anyway: the
+                // tree stays shallow (it is walked recursively).
+                Some(match depth > nfa::NEST_LIMIT {
+                    true => Node::Empty,
+                    false => inner,
+                })
             }
             '*' | '+' | '?' | '{' => {
                 if !quantifiable {
                     return None;
                 }
-                if c == '{' {
-                    push_bounds(&mut chars, &mut out)?;
-                } else {
-                    out.push(c);
-                }
+                let (min, max) = match c {
+                    '*' => (0, None),
+                    '+' => (1, None),
+                    '?' => (0, Some(1)),
+                    _ => bounds(&mut chars)?,
+                };
                 if chars.peek() == Some(&'?') {
                     chars.next();
-                    out.push('?');
                 }
-                false
+                let node = frame.sequence.pop()?;
+                Some(Node::repeat(node, min, max))
             }
             '.' => {
-                push_set(&mut out, LINE_TERMINATOR, true);
-                last_atom = Some(Atom::of_set(LINE_TERMINATOR, true));
-                true
+                atom = Some(negate(LINE_TERMINATOR));
+                None
             }
             '[' => {
-                last_atom = Some(push_class(&mut chars, &mut out)?);
-                true
+                atom = Some(class(&mut chars)?);
+                None
             }
             '\\' => match chars.next()? {
-                'b' => {
-                    out.push_str("\\b");
-                    false
-                }
-                'B' => {
-                    out.push_str("\\B");
-                    false
-                }
-                e => {
-                    last_atom = Some(match class_escape(e, &mut chars)? {
-                        ClassAtom::Char(c) => {
-                            push_char(&mut out, c);
-                            Atom::of_char(c)
-                        }
-                        ClassAtom::Set(set, negated) => {
-                            push_set(&mut out, set, negated);
-                            Atom::of_set(set, negated)
-                        }
-                    });
-                    true
-                }
+                'b' => Some(Node::Look(Look::Word)),
+                'B' => Some(Node::Look(Look::NotWord)),
+                e => match class_escape(e, &mut chars)? {
+                    ClassAtom::Char(c) => {
+                        atom = Some(vec![(u32::from(c), u32::from(c))]);
+                        Some(Node::Char(u32::from(c)))
+                    }
+                    ClassAtom::Set(set, negated) => {
+                        atom = Some(set_of(set, negated));
+                        None
+                    }
+                },
             },
             // Lone `]`, `{` and `}` are syntax errors with the `u` flag.
             ']' | '}' => return None,
             c => {
-                push_char(&mut out, c);
-                last_atom = Some(Atom::of_char(c));
-                true
+                atom = Some(vec![(u32::from(c), u32::from(c))]);
+                Some(Node::Char(u32::from(c)))
             }
         };
-        if atom && c != ')' {
-            crosses_lines |= last_atom.as_ref().is_some_and(Atom::holds_terminator);
+        let is_atom = atom.is_some() || c == ')';
+        if let Some(ranges) = atom {
+            let set = Set::new(ranges);
+            crosses_lines |= LINE_TERMINATOR
+                .iter()
+                .any(|&(low, high)| (low..=high).any(|t| set.contains(t)));
+            let node = node.unwrap_or(Node::Class(sets.len()));
+            if matches!(node, Node::Class(_)) {
+                sets.push(set.clone());
+            }
+            last_atom = Some(set);
+            frame.sequence.push(node);
+        } else if let Some(node) = node {
+            frame.sequence.push(node);
         }
-        quantifiable = atom;
+        quantifiable = is_atom;
     }
-    (open_groups == 0).then_some(Translation {
-        syntax: out,
+    if !open.is_empty() {
+        return None;
+    }
+    Some(Translation {
+        parsed: Parsed {
+            node: frame.finish(),
+            sets,
+            groups,
+        },
         terms,
         crosses_lines,
         last_atom,
@@ -218,71 +251,63 @@ fn group_name(chars: &mut Peekable<Chars<'_>>) -> Option<String> {
     }
 }
 
-/// The code points one atom matches: those in `ranges` (inclusive, in any
-/// order), or with `negated` those outside them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Atom {
-    pub ranges: Vec<(u32, u32)>,
-    pub negated: bool,
-}
-
-impl Atom {
-    fn of_char(c: char) -> Atom {
-        Atom {
-            ranges: vec![(u32::from(c), u32::from(c))],
-            negated: false,
-        }
-    }
-
-    fn of_set(set: Set, negated: bool) -> Atom {
-        Atom {
-            ranges: set.to_vec(),
-            negated,
-        }
-    }
-
-    pub fn contains(&self, code: u32) -> bool {
-        self.ranges
-            .iter()
-            .any(|&(low, high)| low <= code && code <= high)
-            != self.negated
-    }
-
-    fn holds_terminator(&self) -> bool {
-        LINE_TERMINATORS
-            .iter()
-            .any(|&t| self.contains(u32::from(t)))
-    }
-}
-
 /// ECMA-262's LineTerminator: what `.` does not match and `^`/`$` see in
 /// multiline mode.
 const LINE_TERMINATORS: [char; 4] = ['\n', '\r', '\u{2028}', '\u{2029}'];
 
-/// The line-wise lookahead form runs only with regex-lite (`std`).
-#[cfg(feature = "std")]
 fn is_line_terminator(c: char) -> bool {
     LINE_TERMINATORS.contains(&c)
 }
 
-/// The code points (up to U+10FFFF) outside ascending, disjoint `ranges`.
-fn complement(ranges: &[(u32, u32)]) -> Vec<(u32, u32)> {
-    let mut out = Vec::with_capacity(ranges.len() + 1);
-    let mut next = 0u32;
-    for &(low, high) in ranges {
-        if low > next {
-            out.push((next, low - 1));
+/// `ranges` sorted, overlapping and adjacent ones merged.
+fn canonical(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    ranges.sort_unstable();
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+    for (low, high) in ranges {
+        match out.last_mut() {
+            Some(last) if low <= last.1.saturating_add(1) => last.1 = last.1.max(high),
+            _ => out.push((low, high)),
         }
-        next = high.saturating_add(1);
-    }
-    if next <= 0x10_FFFF {
-        out.push((next, 0x10_FFFF));
     }
     out
 }
 
-/// `{n}`, `{n,}` or `{n,m}` after the `{`, copied with n ≤ m checked.
-fn push_bounds(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<()> {
+/// The code points (up to U+10FFFF) outside canonical `ranges`: the gaps
+/// before, between and after them, skipping the surrogates at their ends
+/// (the gap between ranges ending at U+D7FF and starting at U+E000 is then
+/// `(0xE000, 0xD7FF)`, empty; it is kept, so that the size limit counts
+/// the ranges `regex-lite` counts).
+fn negate(ranges: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let next = |c: u32| if c == 0xD7FF { 0xE000 } else { c + 1 };
+    let previous = |c: u32| if c == 0xE000 { 0xD7FF } else { c - 1 };
+    let (Some(&(first, _)), Some(&(_, last))) = (ranges.first(), ranges.last()) else {
+        return vec![(0, 0x10_FFFF)];
+    };
+    let mut out = Vec::with_capacity(ranges.len() + 1);
+    if first > 0 {
+        out.push((0, previous(first)));
+    }
+    for pair in ranges.windows(2) {
+        if let [(_, high), (low, _)] = *pair {
+            out.push((next(high), previous(low)));
+        }
+    }
+    if last < 0x10_FFFF {
+        out.push((next(last), 0x10_FFFF));
+    }
+    out
+}
+
+/// A named set, or its complement.
+fn set_of(set: Ranges, negated: bool) -> Vec<(u32, u32)> {
+    match negated {
+        true => negate(set),
+        false => set.to_vec(),
+    }
+}
+
+/// `{n}`, `{n,}` or `{n,m}` after the `{`, with n ≤ m checked.
+fn bounds(chars: &mut Peekable<Chars<'_>>) -> Option<(u32, Option<u32>)> {
     let min = number(chars)?;
     let max = match chars.next()? {
         '}' => Some(min),
@@ -297,18 +322,7 @@ fn push_bounds(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<()> 
         }
         _ => return None,
     };
-    out.push('{');
-    out.push_str(&min.to_string());
-    match max {
-        Some(max) if max == min => {}
-        Some(max) => {
-            out.push(',');
-            out.push_str(&max.to_string());
-        }
-        None => out.push(','),
-    }
-    out.push('}');
-    Some(())
+    Some((min, max))
 }
 
 /// Decimal digits (at least one) as a `u32`; `None` on overflow.
@@ -324,9 +338,8 @@ fn number(chars: &mut Peekable<Chars<'_>>) -> Option<u32> {
 enum ClassAtom {
     Char(char),
     /// A set, or its complement when `true`.
-    Set(Set, bool),
+    Set(Ranges, bool),
 }
-
 /// The escape `\e…` (after the backslash) as a character or set, valid
 /// both inside and outside a class; `None` for everything else.
 fn class_escape(e: char, chars: &mut Peekable<Chars<'_>>) -> Option<ClassAtom> {
@@ -403,40 +416,26 @@ fn hex4(chars: &mut Peekable<Chars<'_>>) -> Option<u32> {
 /// `[…]` / `[^…]` after the `[`: characters, ranges of two characters and
 /// class escapes; the code points the class matches. An empty class is not
 /// accepted.
-fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<Atom> {
-    out.push('[');
+fn class(chars: &mut Peekable<Chars<'_>>) -> Option<Vec<(u32, u32)>> {
     let negated = chars.peek() == Some(&'^');
     if negated {
         chars.next();
-        out.push('^');
     }
-    let mut empty = true;
     let mut items: Vec<(u32, u32)> = Vec::new();
     loop {
         let first = match chars.next()? {
-            ']' if empty => return None,
+            ']' if items.is_empty() => return None,
             ']' => break,
             c => class_atom(c, chars)?,
         };
-        empty = false;
         let range = {
             let mut ahead = chars.clone();
             ahead.next() == Some('-') && ahead.peek().is_some_and(|&c| c != ']')
         };
         if !range {
             match first {
-                ClassAtom::Char(c) => {
-                    items.push((u32::from(c), u32::from(c)));
-                    push_char(out, c);
-                }
-                ClassAtom::Set(set, negated) => {
-                    if negated {
-                        items.extend(complement(set));
-                    } else {
-                        items.extend_from_slice(set);
-                    }
-                    push_set_items(out, set, negated);
-                }
+                ClassAtom::Char(c) => items.push((u32::from(c), u32::from(c))),
+                ClassAtom::Set(set, negated) => items.extend(set_of(set, negated)),
             }
             continue;
         }
@@ -452,14 +451,11 @@ fn push_class(chars: &mut Peekable<Chars<'_>>, out: &mut String) -> Option<Atom>
             return None;
         }
         items.push((u32::from(low), u32::from(high)));
-        push_char(out, low);
-        out.push('-');
-        push_char(out, high);
     }
-    out.push(']');
-    Some(Atom {
-        ranges: items,
-        negated,
+    let items = canonical(items);
+    Some(match negated {
+        true => negate(&items),
+        false => items,
     })
 }
 
@@ -474,83 +470,18 @@ fn class_atom(c: char, chars: &mut Peekable<Chars<'_>>) -> Option<ClassAtom> {
     }
 }
 
-/// A character matching itself: ASCII punctuation escaped (`regex-lite`
-/// takes `\` before any ASCII punctuation but `<` and `>`, which are
-/// literal anyway), everything else as is.
-fn push_char(out: &mut String, c: char) {
-    if c.is_ascii_punctuation() && c != '<' && c != '>' {
-        out.push('\\');
-    }
-    out.push(c);
-}
-
-/// A set (or its complement) as a bracketed class.
-fn push_set(out: &mut String, set: Set, negated: bool) {
-    out.push('[');
-    if negated {
-        out.push('^');
-    }
-    push_set_items(out, set, false);
-    out.push(']');
-}
-
-/// A set's ranges, or its complement's, as class items.
-fn push_set_items(out: &mut String, set: Set, negated: bool) {
-    if !negated {
-        for &(low, high) in set {
-            push_range(out, low, high);
-        }
-        return;
-    }
-    let mut next = 0u32;
-    for &(low, high) in set {
-        if low > next {
-            push_range(out, next, low - 1);
-        }
-        next = high + 1;
-    }
-    if next <= 0x10_FFFF {
-        push_range(out, next, 0x10_FFFF);
-    }
-}
-
-fn push_range(out: &mut String, low: u32, high: u32) {
-    push_code(out, low);
-    if high != low {
-        out.push('-');
-        push_code(out, high);
-    }
-}
-
-/// `\x{H…}`: a code point by number (ranges may span the surrogates).
-fn push_code(out: &mut String, code: u32) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    out.push_str("\\x{");
-    let mut started = false;
-    for shift in (0..6).rev() {
-        let nibble = (code >> (shift * 4)) & 0xF;
-        if nibble != 0 || started || shift == 0 {
-            started = true;
-            out.push(char::from(
-                HEX.get(nibble as usize).copied().unwrap_or(b'0'),
-            ));
-        }
-    }
-    out.push('}');
-}
-
 /// How a pattern is decided in linear time: it matches a text when any
 /// of its branches does (one per top-level alternative that needs its own
 /// treatment, else one [`Branch::Search`] for the whole pattern).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Branch {
-    /// One `regex-lite` search (the pattern as [`linear_syntax`] writes it).
-    Search(String),
+    /// One search (the pattern as [`parse`] reads it).
+    Search(Parsed),
     /// `^(?=A)(?!B)…R`: each lookahead body anchored at the start of the
-    /// text, then `^(?:R)`.
+    /// text, then `R` anchored there too.
     AtStart {
         lookaheads: Vec<Lookahead>,
-        rest: String,
+        rest: Parsed,
     },
     /// `(?=.*X)(?=.*Y)…` (and an optional rest `.*Z`) without `^`: some
     /// line holds a match start of each `X`, `Y`, `Z`.
@@ -560,23 +491,22 @@ pub enum Branch {
 /// A lookahead `(?=A)` / `(?!A)` right after a leading `^`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lookahead {
-    /// `^(?:A)`.
-    pub syntax: String,
+    /// `A`, run anchored at the start.
+    pub body: Parsed,
     /// `(?=` rather than `(?!`.
     pub positive: bool,
     /// When `A` is `.*` and one atom: the atom's code points (`A` matches
     /// at the start when one of them comes before or at the first line
     /// terminator).
-    pub first_line: Option<Atom>,
+    pub first_line: Option<Set>,
 }
 
 /// `X` of a lookahead `(?=.*X)` decided line by line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Need {
-    /// `X` translated.
-    pub syntax: String,
+    pub body: Parsed,
     /// When `X` is one atom: its code points.
-    pub atom: Option<Atom>,
+    pub atom: Option<Set>,
 }
 
 const INVALID: &str = "it is not a valid ECMA-262 regular expression (u flag), or uses syntax \
@@ -587,15 +517,13 @@ const LOOKBEHIND: &str = "lookbehind (?<=…) / (?<!…) has no linear-time tran
 const BACKREFERENCE: &str = "backreferences (\\1, \\k<name>) cannot be matched in linear time";
 const PROPERTY: &str = "Unicode property escapes (\\p{…}, \\P{…}) are not supported";
 const MODIFIERS: &str = "modifier groups (?i:…) are not supported";
-#[cfg(feature = "std")]
-const TOO_BIG: &str = "it is too large for the linear-time engine (regex-lite's size or \
-                       nesting limit)";
+const TOO_BIG: &str = "it is too large for the linear-time engine (its size or nesting limit)";
 
 /// The linear-time plan for `pattern`, or why there is none (the pattern
 /// is then refused).
 pub fn plan(pattern: &str) -> Result<Vec<Branch>, String> {
-    if let Some(whole) = translate(pattern) {
-        return Ok(vec![Branch::Search(whole.syntax)]);
+    if let Some(whole) = parse(pattern) {
+        return Ok(vec![Branch::Search(whole)]);
     }
     let refused = || String::from(refusal(pattern));
     let alternatives = split_alternatives(pattern).ok_or_else(refused)?;
@@ -604,8 +532,8 @@ pub fn plan(pattern: &str) -> Result<Vec<Branch>, String> {
     }
     let mut branches = Vec::with_capacity(alternatives.len());
     for alternative in alternatives {
-        let branch = match translate(alternative) {
-            Some(plain) => Some(Branch::Search(plain.syntax)),
+        let branch = match parse(alternative) {
+            Some(plain) => Some(Branch::Search(plain)),
             None => lookahead_branch(alternative),
         };
         branches.push(branch.ok_or_else(refused)?);
@@ -640,11 +568,10 @@ fn lookahead_branch(alternative: &str) -> Option<Branch> {
         return None;
     }
     if anchored {
-        let at_start = |body: &str| Some(format!("^(?:{})", translate(body)?.syntax));
         let mut lookaheads = Vec::with_capacity(bodies.len());
         for (body, positive) in bodies {
             lookaheads.push(Lookahead {
-                syntax: at_start(body)?,
+                body: parse(body)?,
                 positive,
                 first_line: dot_star(body)
                     .and_then(translate)
@@ -653,10 +580,10 @@ fn lookahead_branch(alternative: &str) -> Option<Branch> {
             });
         }
         // A quantifier right after a lookahead is a syntax error with the
-        // `u` flag; the rest's translation refuses one at its start.
+        // `u` flag; the rest's parse refuses one at its start.
         return Some(Branch::AtStart {
             lookaheads,
-            rest: at_start(rest)?,
+            rest: parse(rest)?,
         });
     }
     let mut needs = Vec::with_capacity(bodies.len() + 1);
@@ -687,11 +614,10 @@ fn line_need(body: &str) -> Option<Need> {
     let t = translate(dot_star(body)?)?;
     let atom = t.last_atom.filter(|_| t.terms == 1);
     (!t.crosses_lines || atom.is_some()).then_some(Need {
-        syntax: t.syntax,
+        body: t.parsed,
         atom,
     })
 }
-
 /// Walks `pattern` outside escapes, calling `visit(byte offset, char,
 /// group depth)` on every character outside classes; `None` when the
 /// parentheses or brackets do not balance.
@@ -812,82 +738,47 @@ fn refusal(pattern: &str) -> &'static str {
     INVALID
 }
 
-/// The `regex-lite` regex for `pattern`, when [`linear_syntax`] accepts it
-/// and `regex-lite` compiles it within its size limits.
-#[cfg(feature = "std")]
-pub fn linear_regex(pattern: &str) -> Option<regex_lite::Regex> {
-    regex_lite::Regex::new(&linear_syntax(pattern)?).ok()
-}
-
-/// An [`Atom`] as a lookup: ASCII by bit.
-#[cfg(feature = "std")]
-struct CharSet {
-    ascii: u128,
-    atom: Atom,
-}
-
-#[cfg(feature = "std")]
-impl CharSet {
-    fn new(atom: &Atom) -> CharSet {
-        let ascii = (0..128u32)
-            .filter(|&c| atom.contains(c))
-            .fold(0u128, |bits, c| bits | 1 << c);
-        CharSet {
-            ascii,
-            atom: atom.clone(),
-        }
-    }
-
-    fn contains(&self, c: char) -> bool {
-        let c = u32::from(c);
-        if c < 128 {
-            return self.ascii >> c & 1 == 1;
-        }
-        self.atom.contains(c)
-    }
-}
-
-/// A lookahead body or line-wise need, compiled: one atom as a [`CharSet`]
-/// (a scan of the characters, no regex), else a regex.
-#[cfg(feature = "std")]
+/// A lookahead body or line-wise need, compiled: one atom as a [`Set`]
+/// (a scan of the characters), else a program.
+#[derive(Debug)]
 enum Test {
-    Atom(CharSet),
-    Regex(regex_lite::Regex),
+    Atom(Set),
+    Program(Program),
 }
 
 /// A [`Branch`] compiled.
-#[cfg(feature = "std")]
+#[derive(Debug)]
 enum Compiled {
-    Search(regex_lite::Regex),
+    Search(Program),
     AtStart {
         lookaheads: Vec<(Test, bool)>,
-        rest: regex_lite::Regex,
+        rest: Program,
     },
     SomeLine(Vec<Test>),
 }
 
-#[cfg(feature = "std")]
 fn compile(pattern: &str) -> Result<Vec<Compiled>, String> {
-    let regex = |syntax: &str| regex_lite::Regex::new(syntax).map_err(|_| String::from(TOO_BIG));
-    let test = |syntax: &str, atom: &Option<Atom>| match atom {
-        Some(atom) => Ok(Test::Atom(CharSet::new(atom))),
-        None => regex(syntax).map(Test::Regex),
+    let program =
+        |parsed: Parsed, at_start| Program::new(parsed, at_start).ok_or_else(|| TOO_BIG.into());
+    let test = |parsed: Parsed, atom: Option<Set>, at_start| match atom {
+        Some(atom) => Ok(Test::Atom(atom)),
+        None => program(parsed, at_start).map(Test::Program),
     };
     let mut compiled = Vec::new();
     for branch in plan(pattern)? {
         compiled.push(match branch {
-            Branch::Search(syntax) => Compiled::Search(regex(&syntax)?),
+            Branch::Search(parsed) => Compiled::Search(program(parsed, false)?),
             Branch::AtStart { lookaheads, rest } => Compiled::AtStart {
                 lookaheads: lookaheads
-                    .iter()
-                    .map(|l| Ok((test(&l.syntax, &l.first_line)?, l.positive)))
+                    .into_iter()
+                    .map(|l| Ok((test(l.body, l.first_line, true)?, l.positive)))
                     .collect::<Result<_, String>>()?,
-                rest: regex(&rest)?,
+                rest: program(rest, true)?,
             },
             Branch::SomeLine(needs) => Compiled::SomeLine(
                 needs
-                    .iter()
-                    .map(|need| test(&need.syntax, &need.atom))
+                    .into_iter()
+                    .map(|need| test(need.body, need.atom, false))
                     .collect::<Result<_, String>>()?,
             ),
         });
@@ -895,15 +786,14 @@ fn compile(pattern: &str) -> Result<Vec<Compiled>, String> {
     Ok(compiled)
 }
 
-#[cfg(feature = "std")]
 fn run(branches: &[Compiled], text: &str) -> bool {
     branches.iter().any(|branch| match branch {
-        Compiled::Search(re) => re.is_match(text),
+        Compiled::Search(program) => program.is_match(text),
         Compiled::AtStart { lookaheads, rest } => {
             lookaheads.iter().all(|(test, positive)| {
                 let matched = match test {
                     Test::Atom(set) => first_line_holds(set, text),
-                    Test::Regex(re) => re.is_match(text),
+                    Test::Program(program) => program.is_match(text),
                 };
                 matched == *positive
             }) && rest.is_match(text)
@@ -914,10 +804,9 @@ fn run(branches: &[Compiled], text: &str) -> bool {
 
 /// `^(?=.*A)` for one atom `A`: a character of `set` before or at the
 /// first line terminator.
-#[cfg(feature = "std")]
-fn first_line_holds(set: &CharSet, text: &str) -> bool {
+fn first_line_holds(set: &Set, text: &str) -> bool {
     for c in text.chars() {
-        if set.contains(c) {
+        if set.contains(u32::from(c)) {
             return true;
         }
         if is_line_terminator(c) {
@@ -934,38 +823,25 @@ fn first_line_holds(set: &CharSet, text: &str) -> bool {
 /// some position matches exactly when some line start does, that is when
 /// one line holds a match start of every `X`. A match of `X` that starts on
 /// a line ends on it or takes just the terminator (what [`line_need`]
-/// admits): a one-atom `X` is a scan of the characters, any other `X`
-/// searches that each start on a line; each `X` costs one linear pass.
-#[cfg(feature = "std")]
+/// admits): a one-atom `X` is a scan of the characters, any other `X` one
+/// search whose matches each start and end on one line; each `X` costs one
+/// linear pass.
 fn some_line(needs: &[Test], text: &str) -> bool {
-    let atoms: Vec<&CharSet> = needs
+    let atoms: Vec<&Set> = needs
         .iter()
         .filter_map(|need| match need {
             Test::Atom(set) => Some(set),
-            Test::Regex(_) => None,
+            Test::Program(_) => None,
         })
         .collect();
-    if atoms.len() == needs.len() {
+    if atoms.len() == needs.len() && atoms.len() <= 64 {
         return some_line_of_atoms(&atoms, text);
     }
-    if !text.contains(is_line_terminator) {
-        return needs.iter().all(|need| match need {
-            Test::Atom(set) => text.chars().any(|c| set.contains(c)),
-            Test::Regex(re) => re.is_match(text),
-        });
-    }
-    // The character scans first: the regex searches then start only on
-    // the lines every atom holds on.
-    let is_atom = |need: &&Test| matches!(need, Test::Atom(_));
-    let ordered = needs
-        .iter()
-        .filter(is_atom)
-        .chain(needs.iter().filter(|need| !is_atom(need)));
     let mut candidates: Option<Vec<usize>> = None;
-    for need in ordered {
+    for need in needs {
         let lines = match need {
             Test::Atom(set) => lines_with_atom(set, text),
-            Test::Regex(re) => lines_with_match(re, text, candidates.as_deref()),
+            Test::Program(program) => lines_with_match(program, text),
         };
         let kept = match candidates {
             None => lines,
@@ -979,25 +855,17 @@ fn some_line(needs: &[Test], text: &str) -> bool {
     true
 }
 
-/// [`some_line`] when every need is one atom: one pass over the characters.
-#[cfg(feature = "std")]
-fn some_line_of_atoms(atoms: &[&CharSet], text: &str) -> bool {
-    // One bit per atom; more than 64 lookaheads take the list path.
+/// [`some_line`] when every need is one atom (at most 64): one pass over
+/// the characters, one bit per atom.
+fn some_line_of_atoms(atoms: &[&Set], text: &str) -> bool {
     if atoms.is_empty() {
         return true;
-    }
-    if atoms.len() > 64 {
-        return atoms
-            .iter()
-            .map(|set| lines_with_atom(set, text))
-            .reduce(|kept, lines| intersection(&kept, &lines))
-            .is_some_and(|kept| !kept.is_empty());
     }
     let all = u64::MAX >> (64 - atoms.len());
     let mut met = 0u64;
     for c in text.chars() {
         for (bit, set) in atoms.iter().enumerate() {
-            if set.contains(c) {
+            if set.contains(u32::from(c)) {
                 met |= 1 << bit;
             }
         }
@@ -1013,12 +881,11 @@ fn some_line_of_atoms(atoms: &[&CharSet], text: &str) -> bool {
 
 /// The indexes (ascending) of the lines holding a character of `set`; a
 /// terminator belongs to the line it ends.
-#[cfg(feature = "std")]
-fn lines_with_atom(set: &CharSet, text: &str) -> Vec<usize> {
+fn lines_with_atom(set: &Set, text: &str) -> Vec<usize> {
     let mut lines = Vec::new();
     let mut line = 0;
     for c in text.chars() {
-        if set.contains(c) && lines.last() != Some(&line) {
+        if set.contains(u32::from(c)) && lines.last() != Some(&line) {
             lines.push(line);
         }
         if is_line_terminator(c) {
@@ -1028,54 +895,26 @@ fn lines_with_atom(set: &CharSet, text: &str) -> Vec<usize> {
     lines
 }
 
-/// The indexes (ascending) of the lines holding a match start of `re`
-/// (among the lines `only` lists, when given); a terminator belongs to the
-/// line it ends. `re` matches no line terminator, so a match ends on the
-/// line it starts on: the next search starts on the next wanted line, and
-/// one search passes over every line without a match.
-#[cfg(feature = "std")]
-fn lines_with_match(re: &regex_lite::Regex, text: &str, only: Option<&[usize]>) -> Vec<usize> {
+/// The indexes (ascending) of the lines holding a match start of
+/// `program`, which matches no line terminator: a match ends on the line
+/// it starts on, so the line where it ends is the one; a position before a
+/// terminator belongs to the line the terminator ends.
+fn lines_with_match(program: &Program, text: &str) -> Vec<usize> {
     let mut lines = Vec::new();
-    let mut wanted = only.map(|lines| lines.iter().copied().peekable());
-    let (mut from, mut line) = (0, 0);
-    loop {
-        if let Some(wanted) = wanted.as_mut() {
-            while wanted.next_if(|&w| w < line).is_some() {}
-            let Some(&target) = wanted.peek() else {
-                break;
-            };
-            while line < target {
-                let Some((end, terminator)) = text
-                    .get(from..)
-                    .and_then(|rest| rest.char_indices().find(|&(_, c)| is_line_terminator(c)))
-                else {
-                    return lines;
-                };
-                from += end + terminator.len_utf8();
-                line += 1;
-            }
-        }
-        let Some(found) = re.find_at(text, from) else {
-            break;
-        };
-        let at = found.start();
+    let (mut counted, mut line) = (0, 0);
+    program.search(text, |at| {
         line += text
-            .get(from..at)
+            .get(counted..at)
             .map_or(0, |skipped| skipped.matches(is_line_terminator).count());
-        lines.push(line);
-        let Some((end, terminator)) = text
-            .get(at..)
-            .and_then(|rest| rest.char_indices().find(|&(_, c)| is_line_terminator(c)))
-        else {
-            break;
-        };
-        from = at + end + terminator.len_utf8();
-        line += 1;
-    }
+        counted = at;
+        if lines.last() != Some(&line) {
+            lines.push(line);
+        }
+        false
+    });
     lines
 }
 
-#[cfg(feature = "std")]
 fn intersection(a: &[usize], b: &[usize]) -> Vec<usize> {
     let mut kept = Vec::new();
     let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
@@ -1094,27 +933,23 @@ fn intersection(a: &[usize], b: &[usize]) -> Vec<usize> {
 }
 
 /// Most distinct patterns kept compiled (tool schemas use a handful).
-#[cfg(feature = "std")]
 const CACHE_LIMIT: usize = 256;
 
 /// A [`PatternMatcher`] that decides every pattern [`plan`] takes in time
-/// linear in the text (`regex-lite` searches, a fixed number per pattern)
-/// and answers every other one `Err(why)`: the registry refuses such a
-/// pattern at registration. Compiled patterns are cached.
-#[cfg(feature = "std")]
+/// linear in the text (searches of [`Program`]s, a fixed number per
+/// pattern) and answers every other one `Err(why)`: the registry refuses
+/// such a pattern at registration. Compiled patterns are cached.
 #[derive(Default)]
 pub struct LinearPatterns {
     cache: RefCell<VecMap<String, Result<Vec<Compiled>, String>>>,
 }
 
-#[cfg(feature = "std")]
 impl LinearPatterns {
     pub fn new() -> LinearPatterns {
         LinearPatterns::default()
     }
 }
 
-#[cfg(feature = "std")]
 impl PatternMatcher for LinearPatterns {
     fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
         let Ok(mut cache) = self.cache.try_borrow_mut() else {
@@ -1162,8 +997,13 @@ mod tests {
         }
     }
 
+    /// The pattern as one program, when it has one within the limits.
+    fn program(pattern: &str) -> Option<Program> {
+        Program::new(parse(pattern)?, false)
+    }
+
     #[test]
-    fn catastrophic_backtracking_patterns_run_in_regex_lite() {
+    fn catastrophic_backtracking_patterns_run_in_linear_time() {
         let m = linear();
         for pattern in [
             "^(a+)+$",
@@ -1172,7 +1012,7 @@ mod tests {
             "^([a-z]+\\s?)+$",
             "(\\w+\\d*)+x",
         ] {
-            assert!(linear_regex(pattern).is_some(), "{pattern}");
+            assert!(program(pattern).is_some(), "{pattern}");
         }
         let hostile = format!("{}!", "a".repeat(40));
         assert_eq!(m.is_match("^(a+)+$", &hostile), Ok(false));
@@ -1261,8 +1101,7 @@ mod tests {
         ] {
             assert!(m.is_match(pattern, "").is_err(), "{pattern}");
         }
-        // The highest code point is one regex-lite can match, a range of
-        // one character one it can hold.
+        // The highest code point, and a range of one character.
         assert_eq!(m.is_match("^[a-a]$", "a"), Ok(true));
         assert_eq!(m.is_match("^\\u{10FFFF}$", "\u{10FFFF}"), Ok(true));
     }
@@ -1294,8 +1133,8 @@ mod tests {
     #[test]
     fn named_groups_are_groups() {
         assert_eq!(
-            linear_syntax("^(?<year>\\d{4})-(?<m_1$>a|b)$").as_deref(),
-            Some("^(?:[\\x{30}-\\x{39}]{4})\\-(?:a|b)$")
+            parse("^(?<year>\\d{4})-(?<m_1$>a|b)$"),
+            parse("^(?:\\d{4})-(?:a|b)$")
         );
         assert!(matches("^(?<year>\\d{4})-(?<month>\\d{2})$", "2026-12"));
         assert!(!matches("^(?<year>\\d{4})-(?<month>\\d{2})$", "2026-1"));
@@ -1307,36 +1146,28 @@ mod tests {
     #[test]
     fn lookaheads_after_a_leading_caret() {
         let pattern = "^(?=.*[A-Z])(?=.*\\d)(?!.*\\s).{8,}$";
+        let parsed = |body: &str| parse(body).unwrap_or_else(|| panic!("{body}"));
         assert_eq!(
             plan(pattern),
             Ok(vec![Branch::AtStart {
                 lookaheads: vec![
                     Lookahead {
-                        syntax: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]*[A-Z])".into(),
+                        body: parsed(".*[A-Z]"),
                         positive: true,
-                        first_line: Some(Atom {
-                            ranges: vec![(0x41, 0x5A)],
-                            negated: false,
-                        }),
+                        first_line: Some(Set::new(vec![(0x41, 0x5A)])),
                     },
                     Lookahead {
-                        syntax: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]*[\\x{30}-\\x{39}])".into(),
+                        body: parsed(".*\\d"),
                         positive: true,
-                        first_line: Some(Atom::of_set(DIGIT, false)),
+                        first_line: Some(Set::new(DIGIT.to_vec())),
                     },
                     Lookahead {
-                        syntax: format!(
-                            "^(?:[^\\x{{A}}\\x{{D}}\\x{{2028}}-\\x{{2029}}]*[{}])",
-                            SPACE.iter().fold(String::new(), |mut out, &(low, high)| {
-                                push_range(&mut out, low, high);
-                                out
-                            })
-                        ),
+                        body: parsed(".*\\s"),
                         positive: false,
-                        first_line: Some(Atom::of_set(SPACE, false)),
+                        first_line: Some(Set::new(SPACE.to_vec())),
                     },
                 ],
-                rest: "^(?:[^\\x{A}\\x{D}\\x{2028}-\\x{2029}]{8,}$)".into(),
+                rest: parsed(".{8,}$"),
             }])
         );
         let reference = |text: &str| {
@@ -1414,31 +1245,41 @@ mod tests {
             let [Branch::SomeLine(needs)] = branches.as_slice() else {
                 panic!("{pattern}: {branches:?}")
             };
-            // `.*X` matches at `p` when the leftmost match from `p` starts there.
-            let bodies: Vec<regex_lite::Regex> = needs
+            let programs: Vec<Program> = needs
                 .iter()
-                .map(|x| {
-                    let x = &x.syntax;
-                    regex_lite::Regex::new(&format!("[^\\n\\r\\x{{2028}}\\x{{2029}}]*(?:{x})"))
-                        .unwrap_or_else(|e| panic!("{e}"))
+                .map(|x| Program::new(x.body.clone(), false).unwrap_or_else(|| panic!("{x:?}")))
+                .collect();
+            // The same needs with every atom that matches no line
+            // terminator run as a program (what a search may be given): the
+            // character scans must agree with the searches.
+            let as_programs: Vec<Test> = needs
+                .iter()
+                .map(|x| match &x.atom {
+                    Some(set) if LINE_TERMINATORS.iter().any(|&t| set.contains(u32::from(t))) => {
+                        Test::Atom(set.clone())
+                    }
+                    _ => Test::Program(
+                        Program::new(x.body.clone(), false).unwrap_or_else(|| panic!("{x:?}")),
+                    ),
                 })
                 .collect();
-            // The same needs with every atom run as a regex: the character
-            // scans must agree with the regex searches.
-            let as_regexes: Vec<Test> = needs
-                .iter()
-                .map(|x| {
-                    Test::Regex(regex_lite::Regex::new(&x.syntax).unwrap_or_else(|e| panic!("{e}")))
-                })
-                .collect();
+            // `.*X` matches at `p` when `X` matches from some `q` at or
+            // after `p` with no line terminator between them.
             let definition = |text: &str| {
-                (0..=text.len())
+                let positions: Vec<usize> = (0..=text.len())
                     .filter(|&p| text.is_char_boundary(p))
-                    .any(|p| {
-                        bodies
-                            .iter()
-                            .all(|b| b.find_at(text, p).map(|m| m.start()) == Some(p))
+                    .collect();
+                positions.iter().any(|&p| {
+                    programs.iter().all(|x| {
+                        positions.iter().any(|&q| {
+                            q >= p
+                                && !text
+                                    .get(p..q)
+                                    .is_some_and(|s| s.contains(is_line_terminator))
+                                && x.matches_at(text, q)
+                        })
                     })
+                })
             };
             let mut agreed = [0; 2];
             for _ in 0..3000 {
@@ -1447,7 +1288,11 @@ mod tests {
                     .collect();
                 let want = definition(&text);
                 assert_eq!(matches(pattern, &text), want, "{pattern} on {text:?}");
-                assert_eq!(some_line(&as_regexes, &text), want, "{pattern} on {text:?}");
+                assert_eq!(
+                    some_line(&as_programs, &text),
+                    want,
+                    "{pattern} on {text:?}"
+                );
                 agreed[usize::from(want)] += 1;
             }
             assert!(agreed[0] > 30 && agreed[1] > 30, "{pattern}: {agreed:?}");
@@ -1467,7 +1312,7 @@ mod tests {
 
     /// `^(?=.*A)` for one atom: the character scan against the regex.
     #[test]
-    fn a_first_line_scan_agrees_with_its_regex() {
+    fn a_first_line_scan_agrees_with_its_program() {
         let alphabet = ['a', 'Z', '1', ' ', '\n', '\r', '\u{2028}', 'é', '!', '\t'];
         let mut next = picker(0x1234_5678_u32);
         for body in [
@@ -1480,21 +1325,20 @@ mod tests {
                 panic!("{body}: {branches:?}")
             };
             let [Lookahead {
-                syntax,
-                first_line: Some(atom),
+                body: parsed,
+                first_line: Some(set),
                 ..
             }] = lookaheads.as_slice()
             else {
                 panic!("{body}: {lookaheads:?}")
             };
-            let re = regex_lite::Regex::new(syntax).unwrap_or_else(|e| panic!("{e}"));
-            let set = CharSet::new(atom);
+            let re = Program::new(parsed.clone(), true).unwrap_or_else(|| panic!("{body}"));
             for _ in 0..2000 {
                 let text: String = (0..next(8))
                     .map(|_| alphabet[next(alphabet.len())])
                     .collect();
                 assert_eq!(
-                    first_line_holds(&set, &text),
+                    first_line_holds(set, &text),
                     re.is_match(&text),
                     "{body} {text:?}"
                 );
@@ -1634,7 +1478,7 @@ mod tests {
             .chain(0x10_FF00..=0x10_FFFF);
         let points: Vec<char> = points.filter_map(char::from_u32).collect();
         for (pattern, predicate, expected) in cases {
-            let re = linear_regex(pattern).unwrap_or_else(|| panic!("{pattern}"));
+            let re = program(pattern).unwrap_or_else(|| panic!("{pattern}"));
             for &c in &points {
                 let mut text = [0; 4];
                 let text = c.encode_utf8(&mut text);
@@ -1649,20 +1493,76 @@ mod tests {
 
     #[test]
     fn groups_become_non_capturing_and_sets_explicit() {
-        assert_eq!(linear_syntax("^(a+)+$").as_deref(), Some("^(?:a+)+$"));
+        let node = |pattern: &str| parse(pattern).map(|p| p.node);
+        assert_eq!(parse("^(a+)+$"), parse("^(?:a+)+$"));
+        assert_eq!(parse("(?:a|b){2,}?"), parse("(?:a|b){2,}"));
+        assert_eq!(parse("a{3,3}"), parse("a{3}"));
+        assert_eq!(node("(?:ab){1}"), node("ab"));
+        assert_eq!(parse("a{0}").map(|p| p.node), Some(Node::Empty));
+        let sets = |pattern: &str| parse(pattern).map(|p| p.sets);
         assert_eq!(
-            linear_syntax("(?:a|b){2,}?").as_deref(),
-            Some("(?:a|b){2,}?")
+            sets("\\d."),
+            Some(vec![
+                Set::new(DIGIT.to_vec()),
+                Set::new(vec![(0, 9), (0xB, 0xC), (0xE, 0x2027), (0x202A, 0x10_FFFF)]),
+            ])
         );
-        assert_eq!(linear_syntax("a{3,3}").as_deref(), Some("a{3}"));
+        assert_eq!(sets("[^\\W]"), Some(vec![Set::new(WORD.to_vec())]));
+        assert_eq!(sets("[.-]"), Some(vec![Set::new(vec![(0x2D, 0x2E)])]));
+        assert_eq!(sets("[\\s\\S]"), Some(vec![Set::new(vec![(0, 0x10_FFFF)])]));
+        assert_eq!(sets("[^\\s\\S]"), Some(vec![Set::new(vec![])]));
         assert_eq!(
-            linear_syntax("\\d.").as_deref(),
-            Some("[\\x{30}-\\x{39}][^\\x{A}\\x{D}\\x{2028}-\\x{2029}]")
+            sets("[^\\uD7FF\\uE000]"),
+            Some(vec![Set::new(vec![
+                (0, 0xD7FE),
+                (0xE000, 0xD7FF),
+                (0xE001, 0x10_FFFF)
+            ])])
         );
-        assert_eq!(
-            linear_syntax("[^\\W]").as_deref(),
-            Some("[^\\x{0}-\\x{2F}\\x{3A}-\\x{40}\\x{5B}-\\x{5E}\\x{60}\\x{7B}-\\x{10FFFF}]")
-        );
-        assert_eq!(linear_syntax("[.-]").as_deref(), Some("[\\.\\-]"));
+        assert!(!matches("[^\\s\\S]", "a"));
+        assert!(matches("^[^\\uD7FF\\uE000]$", "\u{D7FE}"));
+        assert!(!matches("^[^\\uD7FF\\uE000]$", "\u{E000}"));
+    }
+
+    /// Groups nest at most 50 deep (51 inside a lookahead at the start,
+    /// run as `^(?:…)`), the tree at most 50 levels, and the states take
+    /// at most 10 MiB as counted for the target.
+    #[test]
+    fn the_limits() {
+        let nested = |depth: usize| format!("{}a{}", "(".repeat(depth), ")".repeat(depth));
+        assert!(program(&nested(50)).is_some());
+        assert_eq!(refused(&nested(51)), TOO_BIG);
+        assert_eq!(refused(&nested(100_000)), TOO_BIG);
+        assert!(matches(&format!("^(?={})", nested(49)), "a"));
+        assert_eq!(refused(&format!("^(?={})", nested(50))), TOO_BIG);
+        // Each `(?:a|b)` is one alternation and one concatenation deeper.
+        let deep = |depth: usize| format!("{}c{}", "(?:a|b".repeat(depth), ")".repeat(depth));
+        assert!(program(&deep(25)).is_some());
+        assert!(program(&deep(26)).is_none());
+        assert!(program("a{100000}").is_some());
+        assert!(program("(a{1000}){1000}").is_none());
+        assert!(program("\\w{1000}").is_some());
+        assert!(matches("^a{3}b{2,}$", "aaabb"));
+        assert!(!matches("^a{3}b{2,}$", "aabbb"));
+        assert!(matches("^(?:a?){40}a{40}$", &"a".repeat(40)));
+    }
+
+    #[test]
+    fn match_starts_and_line_lists() {
+        let Some(p) = program("b|^a") else {
+            panic!("b|^a")
+        };
+        assert!(p.matches_at("ab", 0) && p.matches_at("ab", 1));
+        assert!(!p.matches_at("ba", 1));
+        let Some(word) = program("\\bx") else {
+            panic!("\\bx")
+        };
+        assert!(!word.matches_at("ax", 1));
+        assert!(word.matches_at("-x", 1));
+        let Some(b) = program("b|$") else {
+            panic!("b|$")
+        };
+        assert_eq!(lines_with_match(&b, "ab\nc\nb\n"), vec![0, 2, 3]);
+        assert_eq!(intersection(&[0, 2, 5], &[1, 2, 5, 6]), vec![2, 5]);
     }
 }

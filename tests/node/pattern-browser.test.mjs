@@ -1,6 +1,6 @@
 // `pattern` in real headless Chromium through the built package: no pattern
 // runs in the page's backtracking RegExp. A catastrophic-backtracking
-// pattern regex-lite takes (`^(a+)+$`) and the issue's unanchored lookahead
+// pattern the linear-time engine takes (`^(a+)+$`) and the issue's unanchored lookahead
 // run are answered at once on hostile inputs; a pattern without a
 // linear-time plan (`^(\p{L}+\s?)+$`) is refused at registration: thrown in
 // dev mode, else a `schema_conversion_failed` event and every call

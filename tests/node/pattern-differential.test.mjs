@@ -1,5 +1,5 @@
 // Differential test: `pattern` through the built package (its linear-time
-// plans: the regex-lite translation, named groups, the lookahead forms)
+// engine: its NFA search, named groups, the lookahead forms)
 // against `new RegExp(p, 'u').test(s)`, on seeded random patterns made of
 // ECMA-262 pieces (escapes, classes, groups, quantifiers, anchors,
 // lookaheads, some invalid) and short texts. A pattern the package refuses
@@ -167,4 +167,35 @@ test(`pattern: the lookahead forms agree with RegExp (seed ${SEED})`, async () =
   }
   assert.deepEqual(disagreements.slice(0, 10), []);
   assert.ok(answers.ok > 500 && answers.invalid > 500, JSON.stringify(answers));
+});
+
+// The engine's size limit in the shipped (32-bit) module, counted as
+// regex-lite counts its NFA there: the largest counts regex-lite 0.1.9
+// compiled in wasm32 are taken, one more is refused as too large.
+test('pattern: the size limit falls where regex-lite puts it in wasm32', () => {
+  const tm = createToolmark();
+  const refusals = [];
+  tm.events.on('error', (e) => refusals.push(e));
+  const cases = [
+    ['a{524284}', true],
+    ['a{524285}', false],
+    ['[a-z]{374489}', true],
+    ['[a-z]{374490}', false],
+    ['\\W{0,119155}', true],
+    ['\\W{0,119156}', false],
+  ];
+  const got = cases.map(([pattern], i) => {
+    refusals.length = 0;
+    const unregister = tm.register({
+      name: `limit${i}`,
+      description: 'd',
+      inputSchema: { type: 'object', properties: { s: { type: 'string', pattern } } },
+      run: () => 1,
+    });
+    unregister();
+    const refused = refusals.find((e) => e.code === 'schema_conversion_failed');
+    if (refused) assert.match(refused.message, /too large for the linear-time engine/);
+    return [pattern, !refused];
+  });
+  assert.deepEqual(got, cases);
 });

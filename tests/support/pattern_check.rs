@@ -1,17 +1,17 @@
 //! The checks the `pattern` fuzz target makes on one input, shared with
 //! `tests/fuzz_regressions.rs` so kept inputs replay exactly as fuzzed.
 
-use toolmark_bridge::schema::pattern::{
-    linear_regex, linear_syntax, plan, Branch, LinearPatterns, Need,
-};
+use super::pattern_oracle::{self, Branch, Need};
+use toolmark_bridge::schema::pattern::LinearPatterns;
 use toolmark_bridge::schema::PatternMatcher;
 
 /// The input is a pattern, a NUL byte and a text (lossy UTF-8). Nothing may
 /// panic; a short translated pattern without counted repetition (so within
-/// regex-lite's size and nesting limits) must compile; `LinearPatterns`
-/// answers exactly when [`plan`] has a plan, a plain translation as its
-/// regex does, and the line-wise lookahead form as its definition says
-/// (some position where every `.*X` matches).
+/// regex-lite's size and nesting limits) must compile in the oracle;
+/// `LinearPatterns` answers as the oracle (`regex-lite` over the same
+/// translation and plans) does, refusals with the same message, and the
+/// line-wise lookahead form as its definition says (some position where
+/// every `.*X` matches).
 pub fn check_pattern(data: &[u8]) {
     let (pattern, text) = match data.iter().position(|&b| b == 0) {
         Some(i) => (&data[..i], &data[i + 1..]),
@@ -19,36 +19,33 @@ pub fn check_pattern(data: &[u8]) {
     };
     let pattern = String::from_utf8_lossy(pattern);
     let text = String::from_utf8_lossy(text);
-    let translated = linear_syntax(&pattern);
-    let regex = linear_regex(&pattern);
     let small = pattern.len() <= 64 && !pattern.contains('{');
-    if let Some(translated) = &translated {
+    if let Some(translated) = pattern_oracle::linear_syntax(&pattern) {
         if small {
             assert!(
-                regex.is_some(),
+                pattern_oracle::linear_regex(&pattern).is_some(),
                 "{pattern:?} translates to {translated:?}, which regex-lite rejects"
             );
         }
     }
     let answer = LinearPatterns::new().is_match(&pattern, &text);
-    let planned = plan(&pattern);
-    match (&planned, &regex) {
-        (_, Some(regex)) => assert_eq!(answer, Ok(regex.is_match(&text)), "{pattern:?}"),
-        (Err(why), None) => assert_eq!(answer, Err(why.clone()), "{pattern:?}"),
-        (Ok(_), None) if translated.is_some() => assert!(answer.is_err(), "{pattern:?}"),
-        (Ok(branches), None) => {
-            if small {
-                assert!(answer.is_ok(), "{pattern:?}: {answer:?}");
-            }
-            if let ([Branch::SomeLine(needs)], Ok(matched)) = (branches.as_slice(), &answer) {
-                if text.len() <= 256 {
-                    assert_eq!(
-                        *matched,
-                        some_position(needs, &text),
-                        "{pattern:?} {text:?}"
-                    );
-                }
-            }
+    assert_eq!(
+        answer,
+        pattern_oracle::is_match(&pattern, &text),
+        "{pattern:?} {text:?}"
+    );
+    if small && pattern_oracle::plan(&pattern).is_ok() {
+        assert!(answer.is_ok(), "{pattern:?}: {answer:?}");
+    }
+    if let (Ok([Branch::SomeLine(needs)]), Ok(matched)) =
+        (pattern_oracle::plan(&pattern).as_deref(), &answer)
+    {
+        if text.len() <= 256 {
+            assert_eq!(
+                *matched,
+                some_position(needs, &text),
+                "{pattern:?} {text:?}"
+            );
         }
     }
 }
