@@ -269,3 +269,36 @@ fn time_per_match_against_the_oracle() {
         );
     }
 }
+
+/// A match is charged by the states its program visits per byte: a
+/// counted repetition's expansion ends in the budget's issue before the
+/// search, where charging the pattern's bytes let it run for seconds.
+#[test]
+fn counted_repetition_is_charged_by_its_program() {
+    use serde_json::json;
+    use toolmark_bridge::schema::CompiledSchema;
+    let m = LinearPatterns::new();
+    assert_eq!(m.work_per_byte("^(a+)+$"), 9);
+    // No state reads a character, and 300,000 are visited at each one.
+    assert!(m.work_per_byte("(?:(?:)?){100000}") > 300_000);
+    assert!(m.work_per_byte("a{40000}b") > 40_000);
+    assert!(m.work_per_byte("^(?=.*\\d)x{500}") > 500);
+    assert_eq!(m.work_per_byte("(?<=a)b"), 0);
+    let Ok(schema) = CompiledSchema::compile(&json!({ "type": "string", "pattern": "a{40000}b" }))
+    else {
+        panic!("schema")
+    };
+    let start = std::time::Instant::now();
+    let issues = schema.validate(&json!("a".repeat(40_000)), &m);
+    assert!(start.elapsed().as_secs() < 2, "{:?}", start.elapsed());
+    assert!(
+        issues.iter().any(|i| i.message.contains("exceeded")),
+        "{issues:?}"
+    );
+    let Ok(small) = CompiledSchema::compile(&json!({ "type": "string", "pattern": "^a{3,5}b$" }))
+    else {
+        panic!("schema")
+    };
+    assert!(small.is_valid(&json!("aaaab"), &m));
+    assert!(!small.is_valid(&json!("ab"), &m));
+}

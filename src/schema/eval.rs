@@ -64,14 +64,14 @@ impl Collected {
 const KEYWORD_UNITS: usize = 64;
 /// Looking up one name in an object or a schema's list, besides its bytes.
 const LOOKUP_UNITS: usize = 32;
-/// One pattern match, besides its input's bytes: regex-lite's set-up per
+/// One pattern match, besides its input's bytes: the engine's set-up per
 /// search (about 300 ns natively for a short key; the `validate` fuzz
 /// target's time oracle found 100k keys under two `patternProperties` at
 /// 256 units taking over 100 ms).
 const MATCH_UNITS: usize = 1024;
-/// Per byte of a pattern's input, and per byte of the pattern more
-/// (`regex-lite` visits each byte with every state of the pattern alive, so
-/// the pattern's size is a rough measure of the work per byte).
+/// Per byte of a pattern's input, and per state of the pattern's program
+/// more (the engine visits each byte with every state alive; the
+/// pattern's bytes when the matcher does not say, or when more).
 const MATCH_UNITS_PER_BYTE: usize = 128;
 const MATCH_UNITS_PER_BYTE_AND_PATTERN_BYTE: usize = 8;
 
@@ -809,6 +809,7 @@ impl<'s> Evaluator<'s> {
     fn spend_match(&mut self, pattern: &str, text: &str) -> bool {
         let per_byte = pattern
             .len()
+            .max(self.matcher.work_per_byte(pattern))
             .saturating_mul(MATCH_UNITS_PER_BYTE_AND_PATTERN_BYTE)
             .saturating_add(MATCH_UNITS_PER_BYTE);
         self.spend(MATCH_UNITS.saturating_add(text.len().saturating_mul(per_byte)))

@@ -137,6 +137,15 @@ pub trait PatternMatcher {
     /// Ok(true) when `text` matches `pattern` (unanchored search, like
     /// RegExp.prototype.test). Err(message) when the pattern is not a valid regex.
     fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String>;
+
+    /// The work one match of `pattern` may do per byte of text, in states
+    /// visited, when the matcher knows it: counted repetition makes it far
+    /// more than the pattern's bytes (`a{40000}` visits up to 40,000 states
+    /// per byte). The validator charges for the larger of the two; 0 when
+    /// unknown.
+    fn work_per_byte(&self, _pattern: &str) -> usize {
+        0
+    }
 }
 
 /// One validation failure.

@@ -950,7 +950,38 @@ impl LinearPatterns {
     }
 }
 
+/// The states a match of `branches` visits per text character at most
+/// (an atom's scan, one).
+fn work(branches: &[Compiled]) -> usize {
+    let test = |test: &Test| match test {
+        Test::Atom(_) => 1,
+        Test::Program(program) => program.work,
+    };
+    branches
+        .iter()
+        .map(|branch| match branch {
+            Compiled::Search(program) => program.work,
+            Compiled::AtStart { lookaheads, rest } => lookaheads
+                .iter()
+                .map(|(t, _)| test(t))
+                .fold(rest.work, usize::saturating_add),
+            Compiled::SomeLine(needs) => needs.iter().map(test).fold(0, usize::saturating_add),
+        })
+        .fold(0, usize::saturating_add)
+}
+
 impl PatternMatcher for LinearPatterns {
+    fn work_per_byte(&self, pattern: &str) -> usize {
+        let Ok(mut cache) = self.cache.try_borrow_mut() else {
+            return compile(pattern).map_or(0, |branches| work(&branches));
+        };
+        match cache.cached(pattern, CACHE_LIMIT, || compile(pattern)) {
+            Some(Ok(branches)) => work(branches),
+            Some(Err(_)) => 0,
+            None => compile(pattern).map_or(0, |branches| work(&branches)),
+        }
+    }
+
     fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
         let Ok(mut cache) = self.cache.try_borrow_mut() else {
             return compile(pattern).map(|branches| run(&branches, text));

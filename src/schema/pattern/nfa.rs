@@ -156,6 +156,9 @@ pub struct Program {
     sets: Vec<Set>,
     start: u32,
     anchored: bool,
+    /// States visited per text character at most: each state once, a
+    /// splits state once per target (the whole match's three not counted).
+    pub work: usize,
 }
 
 /// A state's entry and exit while compiling.
@@ -372,7 +375,15 @@ impl Program {
         let done = compiler.add(State::Match)?;
         compiler.patch(close, done)?;
         let states = compiler.states;
+        let targets: usize = states
+            .iter()
+            .map(|state| match state {
+                State::Splits(targets) => targets.len(),
+                _ => 0,
+            })
+            .sum();
         Some(Program {
+            work: (states.len() + targets).saturating_sub(3),
             states,
             sets: parsed.sets,
             start: open,
