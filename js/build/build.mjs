@@ -157,7 +157,7 @@ ${[...new Set(inlineNames.filter((name) => !owner.has(name)).map((name) => SHARE
 // cannot fetch a file of the package or await on import (a service worker, a
 // content script whose page forbids fetching it). It ships the module as hex
 // (12% more gzip than the file the other entries stream).
-${entries.map(({ entry }) => `export * from './${entry.replace(/\.js$/, '')}';`).join('\n')}
+${entries.map(({ entry }) => `export * from './${entry}';`).join('\n')}
 `);
   for (const file of [...BUNDLED_AWAY, 'wasm/slim-loader.js', 'wasm/loader-inline.js', `wasm/${FULL}.js`, ...Object.keys(PARTS).flatMap((part) => [`wasm/loader-${part}.browser.js`, `wasm/loader-${part}.node.js`])]) {
     if (!entries.some(({ entry }) => entry === file)) rmSync(join(pkg, file), { force: true });
@@ -310,7 +310,7 @@ async function compile(source) {
 // that stream-compile and cache it. Every function is usable once the
 // promise \`initialize\` returns has resolved (one called before throws);
 // ToolmarkError, PROTOCOL_VERSION and protocolSchemas are there from the start.
-${entries.map(({ entry }) => `export * from './${entry.replace(/\.js$/, '')}';`).join('\n')}
+${entries.map(({ entry }) => `export * from './${entry}';`).join('\n')}
 
 /**
  * Compiles and instantiates the module; once. \`source\`: a

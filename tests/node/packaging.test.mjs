@@ -17,7 +17,7 @@ import {
   cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
@@ -38,6 +38,8 @@ const VERSIONS = {
   rollup: '4.69.3',
   rollupResolve: '16.0.3',
   rollupJson: '6.1.0',
+  // Rollup's one documented line for the package's modules (new URL(…, import.meta.url)).
+  rollupAssets: '2.3.3',
   rspackCli: '2.2.8',
   rspackCore: '2.3.4',
   parcel: '2.16.4',
@@ -97,6 +99,12 @@ function readTarball(path) {
 }
 
 /** Every string target of an exports map (conditions and subpaths flattened). */
+/** esbuild's one documented line: the package's modules beside its output. */
+function copyParts(project, out) {
+  const parts = join(project, 'node_modules', '@toolmark', 'bridge-wasm', 'wasm');
+  for (const file of readdirSync(parts)) if (file.endsWith('.wasm')) cpSync(join(parts, file), join(out, file));
+}
+
 function exportTargets(exportsField) {
   if (typeof exportsField === 'string') return [exportsField];
   if (Array.isArray(exportsField)) return exportsField.flatMap(exportTargets);
@@ -300,7 +308,7 @@ describe('packaging: the npm tarball under Node, Vite, webpack, esbuild, Rollup,
     vite7: [`vite@${VERSIONS.vite7}`],
     webpack: [`webpack@${VERSIONS.webpack}`, `webpack-cli@${VERSIONS.webpackCli}`],
     esbuild: [`esbuild@${VERSIONS.esbuild}`],
-    rollup: [`rollup@${VERSIONS.rollup}`, `@rollup/plugin-node-resolve@${VERSIONS.rollupResolve}`, `@rollup/plugin-json@${VERSIONS.rollupJson}`],
+    rollup: [`rollup@${VERSIONS.rollup}`, `@rollup/plugin-node-resolve@${VERSIONS.rollupResolve}`, `@rollup/plugin-json@${VERSIONS.rollupJson}`, `@web/rollup-plugin-import-meta-assets@${VERSIONS.rollupAssets}`],
     rspack: [`@rspack/cli@${VERSIONS.rspackCli}`, `@rspack/core@${VERSIONS.rspackCore}`],
     parcel: [`parcel@${VERSIONS.parcel}`],
   };
@@ -373,7 +381,15 @@ describe('packaging: the npm tarball under Node, Vite, webpack, esbuild, Rollup,
     const targets = [...exportTargets(manifest.exports), manifest.main, manifest.types, ...(manifest.sideEffects || [])]
       .filter(Boolean)
       .map((target) => target.replace(/^\.\//, ''));
-    for (const target of targets) assert.ok(files.has(target), `exports/main/types name ${target}, not in the tarball`);
+    for (const target of targets) {
+      if (target.includes('*')) {
+        // A pattern export (the parts, `./wasm/*.wasm`): it matches packed files.
+        const [before, after] = target.split('*');
+        assert.ok(names.some((name) => name.startsWith(before) && name.endsWith(after)), `exports name ${target}, which matches nothing in the tarball`);
+      } else {
+        assert.ok(files.has(target), `exports/main/types name ${target}, not in the tarball`);
+      }
+    }
     for (const subpath of [
       '.', './bridge', './bridge/echo', './bridge/websocket', './bridge/post-message', './bridge/in-page',
       './protocol', './protocol/v1/page-to-agent.json', './protocol/v1/agent-to-page.json', './react',
@@ -384,14 +400,14 @@ describe('packaging: the npm tarball under Node, Vite, webpack, esbuild, Rollup,
       if (typeof entry === 'object') assert.ok(entry.types && entry.default, `${subpath}: types and default`);
     }
 
-    // Nothing stray: only runtime JS, declarations, the schemas, the bare module (the slim
-    // entry's), package.json, README/LICENSE.
+    // Nothing stray: only runtime JS, declarations, the schemas, the modules (the
+    // parts, and the whole module the slim entry loads), package.json, README/LICENSE.
     for (const name of names) {
       assert.doesNotMatch(name, /\.rs$|\.map$|\.tgz$|(^|\/)(tests?|__tests__|src|target|node_modules|fuzz|examples)\/|\.(test|spec)\.|tsconfig|Cargo|^\./, `stray file ${name}`);
-      assert.match(name, /^(package\.json|README\.md|LICENSE|.+\.js|.+\.d\.ts|protocol\/v1\/[a-z-]+\.json|wasm\/toolmark_bridge\.wasm)$/, `unexpected file ${name}`);
+      assert.match(name, /^(package\.json|README\.md|LICENSE|.+\.js|.+\.d\.ts|protocol\/v1\/[a-z-]+\.json|wasm\/[a-z-]+\.wasm|slim\/toolmark_bridge\.wasm)$/, `unexpected file ${name}`);
     }
     // …and every .js / .d.ts is used: reachable from an entry point.
-    const defaults = exportTargets(Object.values(manifest.exports).map((e) => (typeof e === 'object' ? e.default : e)))
+    const defaults = exportTargets(Object.values(manifest.exports).map((e) => (typeof e === 'object' ? [e.node, e.default].filter(Boolean) : e)))
       .map((target) => target.replace(/^\.\//, ''))
       .filter((target) => target.endsWith('.js'));
     const types = Object.values(manifest.exports)
@@ -468,12 +484,12 @@ describe('packaging: the npm tarball under Node, Vite, webpack, esbuild, Rollup,
   // The other bundlers of the matrix, each as a user would run it: Rollup with
   // the usual resolve plugin (and its JSON plugin, for the app's JSON import),
   // rspack and Parcel with no configuration.
-  test(`Rollup ${VERSIONS.rollup} (node-resolve and json plugins), in Chromium`, async (t) => {
+  test(`Rollup ${VERSIONS.rollup} (node-resolve, json and import-meta-assets plugins), in Chromium`, async (t) => {
     const dir = await project('rollup');
-    await runBin(dir, 'rollup', ['src/main.js', '-p', '@rollup/plugin-node-resolve', '-p', '@rollup/plugin-json', '-f', 'es', '-o', 'dist/app.js', '--silent']);
+    await runBin(dir, 'rollup', ['src/main.js', '-p', '@rollup/plugin-node-resolve', '-p', '@rollup/plugin-json', '-p', '@web/rollup-plugin-import-meta-assets', '-f', 'es', '-d', 'dist', '--silent']);
     sizes(t, 'rollup', join(dir, 'dist'));
     checkSummary(await runInChromium(join(dir, 'dist'), '/index.html', {
-      '/index.html': '<!doctype html><title>loading</title><script type="module" src="/app.js"></script>',
+      '/index.html': '<!doctype html><title>loading</title><script type="module" src="/main.js"></script>',
     }), 'browser');
   });
 
@@ -538,10 +554,17 @@ document.title = 'done';
       writeFileSync(join(dir, 'constants', 'app.js'), CONSTANTS_APP);
       const { html } = await build(dir);
       const out = join(dir, 'dist-constants');
-      const files = walk(out).filter((path) => /\.(js|mjs|wasm)$/.test(path));
+      const files = walk(out).filter((path) => /\.(js|mjs)$/.test(path));
       assert.ok(files.length > 0, 'no output');
-      assert.ok(!files.some((path) => path.endsWith('.wasm')), `a .wasm was emitted: ${files}`);
       const code = files.map((path) => readFileSync(path, 'utf8')).join('\n');
+      // Vite emits the asset of every `new URL(…, import.meta.url)` it reads, before it
+      // drops the module that names it: such a file may sit in the output, but nothing
+      // the page loads names it.
+      for (const wasm of walk(out).filter((path) => path.endsWith('.wasm'))) {
+        assert.ok(!code.includes(basename(wasm)), `the app's JS loads ${basename(wasm)}`);
+        t.diagnostic(`${name}: ${basename(wasm)} emitted, and named by no JS of the app`);
+      }
+      assert.ok(!/\.wasm\b/.test(code), 'the app\'s JS names a .wasm');
       assert.ok(!code.includes('0061736d'), 'the inlined module (hex) was bundled');
       const gzip = gzipSync(Buffer.from(code), { level: 9 }).length;
       t.diagnostic(`${name}: constants-only app ${Buffer.byteLength(code)} B raw, ${gzip} B gzip`);
@@ -559,6 +582,7 @@ document.title = 'done';
     const dir = await project('esbuild');
     await runBin(dir, 'esbuild', ['src/main.js', '--bundle', '--format=esm', '--outfile=dist/app.js', '--log-level=warning']);
     await runBin(dir, 'esbuild', ['src/main.js', '--bundle', '--format=esm', '--minify', '--outfile=dist/app.min.js', '--log-level=warning']);
+    copyParts(dir, join(dir, 'dist'));
     sizes(t, 'esbuild', join(dir, 'dist'));
     for (const file of ['app.js', 'app.min.js']) {
       const summary = await runInChromium(join(dir, 'dist'), '/index.html', {
@@ -578,6 +602,7 @@ document.title = 'done';
     const wasmExt = join(work, 'extension');
     cpSync(join(fixtures, 'extension'), wasmExt, { recursive: true });
     cpSync(bundle, join(wasmExt, 'app.js'));
+    copyParts(dir, wasmExt);
     // The same extension with Chrome's default MV3 CSP ("script-src 'self'; object-src 'self';").
     const defaultExt = join(work, 'extension-default-csp');
     cpSync(wasmExt, defaultExt, { recursive: true });

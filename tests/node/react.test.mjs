@@ -2,7 +2,7 @@
 // list follows the registry live, and its approve / reject settle confirmations.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -19,6 +19,9 @@ before(async () => {
     define: { 'process.env.NODE_ENV': '"production"' },
     logLevel: 'silent',
   });
+  // esbuild's one line for the package: its modules beside the bundle.
+  const parts = join(REPO_ROOT, 'pkg', 'wasm');
+  for (const file of readdirSync(parts)) if (file.endsWith('.wasm')) copyFileSync(join(parts, file), join(out, file));
 });
 const chromium = chromiumWithServer({
   root: out,
