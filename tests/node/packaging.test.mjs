@@ -592,7 +592,7 @@ document.title = 'done';
     }
   });
 
-  test('Manifest V3 extension page (esbuild bundle), headless Chromium', async (t) => {
+  test('Manifest V3 extension: its page (esbuild bundle of the default entries) and its service worker (/inline), headless Chromium', async (t) => {
     const dir = await project('esbuild');
     const bundle = join(dir, 'dist', 'app.js');
     if (!existsSync(bundle)) {
@@ -613,6 +613,17 @@ document.title = 'done';
     manifest.background.service_worker = 'sw-default-csp.js';
     cpSync(join(defaultExt, 'sw.js'), join(defaultExt, 'sw-default-csp.js'));
     writeFileSync(join(defaultExt, 'manifest.json'), JSON.stringify(manifest, null, 2));
+    // The background service worker of the extension that allows WebAssembly runs
+    // the package too: through /inline, since a service worker may not await on import.
+    writeFileSync(join(dir, 'src', 'sw.js'), `${readFileSync(join(wasmExt, 'sw.js'), 'utf8')}
+import { createToolmark, bridge, createInPageChannel } from '@toolmark/bridge-wasm/inline';
+const tm = createToolmark();
+tm.register({ name: 'ping', description: 'Answers pong', run: () => ({ pong: true }) });
+const { transport, agent } = createInPageChannel();
+tm.use(bridge({ transport }));
+self.result = agent.call('ping', {}).catch((error) => ({ error: String(error) }));
+`);
+    await runBin(dir, 'esbuild', ['src/sw.js', '--bundle', '--format=iife', `--outfile=${join(wasmExt, 'sw.js')}`, '--log-level=warning']);
 
     const profile = mkdtempSync(join(tmpdir(), 'toolmark-extension-'));
     const extensions = `${wasmExt},${defaultExt}`;
@@ -639,6 +650,8 @@ document.title = 'done';
         await context.waitForEvent('serviceworker', { timeout: 1000 }).catch(() => {});
       }
       t.diagnostic(`extension ids: ${JSON.stringify(ids)}`);
+      const worker = context.serviceWorkers().find((w) => new URL(w.url()).host === ids['sw.js']);
+      assert.deepEqual(await worker.evaluate(() => self.result), { status: 'ok', data: { pong: true } });
 
       const page = await context.newPage();
       const errors = [];
