@@ -435,34 +435,32 @@ function writePartLoaders(part, partGlue, partWasm) {
   writeFileSync(join(pkg, 'wasm', `glue-${part}.js`), glueText);
   writeFileSync(join(pkg, 'wasm', `${part}.wasm`), readFileSync(partWasm));
   const names = [...glueText.matchAll(/^export (?:class|function) (\w+)/gm)].map((match) => match[1]);
-  const imports = `import { initSync, ${names.join(', ')} } from './glue-${part}.js';`;
+  const imports = `import { initSync, ${names.join(', ')} } from './glue-${part}.js';`; // the node loader's
   const exported = `export const wasm = { ${names.join(', ')} };`;
   writeFileSync(join(pkg, 'wasm', `loader-${part}.browser.js`), `import { withCspHint } from '../wasm-csp.js';
-${imports}
+import init, { initSync, ${names.join(', ')} } from './glue-${part}.js';
 
 // Relative to the bundle this loader is in (wasm/${part}.js), which the
 // module file sits beside.
 const url = new URL('./${part}.wasm', import.meta.url);
 
-async function compile() {
+async function load() {
   // A file: URL outside a browser (this file imported by path in Node, Deno,
   // Electron): read from disk. Named through globalThis, so that no bundler
   // takes it for Node's \`process\` and adds a polyfill.
   const fs = url.protocol === 'file:' ? globalThis.process?.getBuiltinModule?.('node:fs') : undefined;
-  if (fs) return WebAssembly.compile(fs.readFileSync(url));
+  if (fs) return initSync({ module: fs.readFileSync(url) });
   const response = await fetch(url);
   if (!response.ok) {
     throw new Error('@toolmark/bridge-wasm: fetching its module ' + url + ' failed (HTTP ' + response.status + '): serve wasm/${part}.wasm of the package at that URL (a bundler that does not emit it needs it copied beside its output), or import @toolmark/bridge-wasm/inline');
   }
-  // Streaming compiles while the bytes arrive; it needs the module's MIME type.
-  if (typeof WebAssembly.compileStreaming === 'function' && (response.headers.get('content-type') || '').startsWith('application/wasm')) {
-    return WebAssembly.compileStreaming(response);
-  }
-  return WebAssembly.compile(await response.arrayBuffer());
+  // wasm-bindgen's loader: compiled and instantiated while it streams
+  // (served as application/wasm; otherwise from its bytes, with a warning).
+  return init({ module_or_path: response });
 }
 
 try {
-  initSync({ module: await compile() });
+  await load();
 } catch (error) {
   throw withCspHint(error);
 }
