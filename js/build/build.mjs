@@ -435,7 +435,7 @@ function writePartLoaders(part, partGlue, partWasm) {
   writeFileSync(join(pkg, 'wasm', `glue-${part}.js`), glueText);
   writeFileSync(join(pkg, 'wasm', `${part}.wasm`), readFileSync(partWasm));
   const names = [...glueText.matchAll(/^export (?:class|function) (\w+)/gm)].map((match) => match[1]);
-  const imports = `import { initSync, ${names.join(', ')} } from './glue-${part}.js';`; // the node loader's
+  const syncImports = `import { initSync, ${names.join(', ')} } from './glue-${part}.js';`;
   const exported = `export const wasm = { ${names.join(', ')} };`;
   writeFileSync(join(pkg, 'wasm', `loader-${part}.browser.js`), `import { withCspHint } from '../wasm-csp.js';
 import init, { initSync, ${names.join(', ')} } from './glue-${part}.js';
@@ -469,7 +469,7 @@ ${exported}
 `);
   writeFileSync(join(pkg, 'wasm', `loader-${part}.node.js`), `import { readFileSync } from 'node:fs';
 import { withCspHint } from '../wasm-csp.js';
-${imports}
+${syncImports}
 
 try {
   initSync({ module: readFileSync(new URL('./${part}.wasm', import.meta.url)) });
