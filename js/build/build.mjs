@@ -1,13 +1,17 @@
 // npm run build: compiles the crate to WebAssembly and assembles pkg/.
 //
+// For each part (PARTS below: a Cargo feature each) and for the whole module:
 // 1. cargo build --release --target wasm32-unknown-unknown (stable Rust, the
 //    release profile of Cargo.toml)
 // 2. wasm-bindgen --target web (the CLI version must equal the pinned crate)
 // 3. wasm-opt (binaryen from npm; the passes in js/build/toolchain.mjs)
-// 4. the module is inlined (hex: ASCII only) and instantiated synchronously, so
-//    `import` is enough: no init() call, no fetch, no bundler plugin
-// 5. js/src copied in; the shim's modules and the glue bundled into core.js
-//    (the entry files re-export it), schemas emitted from the Rust source of
+// Then:
+// 4. each part's glue and the shim files that call it bundled into
+//    wasm/<part>.js (browsers: streams wasm/<part>.wasm before the importer
+//    runs) and wasm/<part>.node.js (Node: reads it synchronously); the entry
+//    files re-export them (package.json's `node` and `default` conditions)
+// 5. the whole module inlined (hex) for /inline and bare for /slim
+// 6. schemas and the protocol constants emitted from the Rust source of
 //    truth, package.json from pkg-template/
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
