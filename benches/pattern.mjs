@@ -7,13 +7,13 @@
 // RegExp finishes ("—" otherwise). The last column is the call alone on the
 // same text (pattern `^$`). Prints numbers only.
 //
-// Cases: `^(a+)+$` (regex-lite: linear); `^(\p{L}+\s?)+$` (the issue's:
+// Cases: `^(a+)+$` (the module's own engine: linear); `^(\p{L}+\s?)+$` (the issue's:
 // `\p{…}`, refused at registration now, RegExp before: doubling per
 // character); `(?=.*[A-Z])(?=.*\d)` unanchored (the issue's: one pass per
 // lookahead, line by line, now; quadratic in RegExp); the anchored password
 // form; the line-wise form on 1 MiB of short lines (one-atom needs: a scan
 // of the characters; longer needs: a search per line holding a match); and
-// a plain regex-lite pattern for scale.
+// a plain pattern for scale.
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 
@@ -56,7 +56,7 @@ const CASES = [
   // Two such needs, the first holding on every line: the line-wise form's
   // most searches per byte.
   ['(?=.*a\\d)(?=.*b\\d)', (n) => 'a1\n'.repeat(n / 3), [1_048_575], 1_048_575],
-  // A plain pattern regex-lite runs, for scale.
+  // A plain pattern, for scale.
   ['^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$', (n) => 'a'.repeat(n), [1_048_576], 1_048_576],
 ];
 
