@@ -27,7 +27,13 @@
 //! and rest of the syntax above), and `(?=.*X)(?=.*Y)…` (positive
 //! lookaheads whose bodies start with `.*`, optionally followed by `.*Z`,
 //! where each `X` is one atom or matches no line terminator).
-//! Refused: lookbehind, backreferences, `\p{…}`, modifiers, lookahead
+//! Unicode property escapes `\p{…}` and `\P{…}`, inside and outside
+//! classes, when the matcher has a [`PropertyRanges`]: a property is a set
+//! of code-point ranges like any class, enumerated by the host (the page's
+//! own `RegExp` in the shipped module, so they mean what it means and the
+//! module carries no Unicode tables), once per property.
+//! Refused: lookbehind, backreferences, property escapes the host does not
+//! know (all of them without a [`PropertyRanges`]), modifiers, lookahead
 //! anywhere else, every syntax error, and patterns past the engine's size
 //! or nesting limits (see [`nfa`]).
 #![deny(
@@ -101,10 +107,15 @@ impl Frame {
 /// docs). Lookaround is never accepted here; [`plan`] takes the lookahead
 /// forms it can decide exactly.
 pub fn parse(pattern: &str) -> Option<Parsed> {
-    translate(pattern).map(|t| t.parsed)
+    parse_with(pattern, Properties::NONE)
 }
 
-fn translate(pattern: &str) -> Option<Translation> {
+/// [`parse`], with the property escapes `properties` knows.
+fn parse_with(pattern: &str, properties: Properties<'_>) -> Option<Parsed> {
+    translate(pattern, properties).map(|t| t.parsed)
+}
+
+fn translate(pattern: &str, properties: Properties<'_>) -> Option<Translation> {
     let mut chars = pattern.chars().peekable();
     let mut sets: Vec<Set> = Vec::new();
     let mut open: Vec<Frame> = Vec::new();
@@ -180,19 +191,19 @@ fn translate(pattern: &str) -> Option<Translation> {
                 None
             }
             '[' => {
-                atom = Some(class(&mut chars)?);
+                atom = Some(class(&mut chars, properties)?);
                 None
             }
             '\\' => match chars.next()? {
                 'b' => Some(Node::Look(Look::Word)),
                 'B' => Some(Node::Look(Look::NotWord)),
-                e => match class_escape(e, &mut chars)? {
+                e => match class_escape(e, &mut chars, properties)? {
                     ClassAtom::Char(c) => {
                         atom = Some(vec![(u32::from(c), u32::from(c))]);
                         Some(Node::Char(u32::from(c)))
                     }
-                    ClassAtom::Set(set, negated) => {
-                        atom = Some(set_of(set, negated));
+                    ClassAtom::Set(set) => {
+                        atom = Some(set);
                         None
                     }
                 },
@@ -259,8 +270,10 @@ fn is_line_terminator(c: char) -> bool {
     LINE_TERMINATORS.contains(&c)
 }
 
-/// `ranges` sorted, overlapping and adjacent ones merged.
+/// `ranges` sorted, overlapping and adjacent ones merged, empty ones
+/// dropped (so that the highs ascend, as [`Set::contains`] needs).
 fn canonical(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    ranges.retain(|&(low, high)| low <= high);
     ranges.sort_unstable();
     let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
     for (low, high) in ranges {
@@ -299,7 +312,7 @@ fn negate(ranges: &[(u32, u32)]) -> Vec<(u32, u32)> {
 }
 
 /// A named set, or its complement.
-fn set_of(set: Ranges, negated: bool) -> Vec<(u32, u32)> {
+fn set_of(set: &[(u32, u32)], negated: bool) -> Vec<(u32, u32)> {
     match negated {
         true => negate(set),
         false => set.to_vec(),
@@ -337,16 +350,24 @@ fn number(chars: &mut Peekable<Chars<'_>>) -> Option<u32> {
 
 enum ClassAtom {
     Char(char),
-    /// A set, or its complement when `true`.
-    Set(Ranges, bool),
+    /// The code points of a class escape (`\\d`, `\\P{L}`, …).
+    Set(Vec<(u32, u32)>),
 }
 /// The escape `\e…` (after the backslash) as a character or set, valid
 /// both inside and outside a class; `None` for everything else.
-fn class_escape(e: char, chars: &mut Peekable<Chars<'_>>) -> Option<ClassAtom> {
+fn class_escape(
+    e: char,
+    chars: &mut Peekable<Chars<'_>>,
+    properties: Properties<'_>,
+) -> Option<ClassAtom> {
     let c = match e {
-        'd' | 'D' => return Some(ClassAtom::Set(DIGIT, e == 'D')),
-        'w' | 'W' => return Some(ClassAtom::Set(WORD, e == 'W')),
-        's' | 'S' => return Some(ClassAtom::Set(SPACE, e == 'S')),
+        'd' | 'D' => return Some(ClassAtom::Set(set_of(DIGIT, e == 'D'))),
+        'w' | 'W' => return Some(ClassAtom::Set(set_of(WORD, e == 'W'))),
+        's' | 'S' => return Some(ClassAtom::Set(set_of(SPACE, e == 'S'))),
+        'p' | 'P' => {
+            let ranges = properties.ranges(&property_name(chars)?)?;
+            return Some(ClassAtom::Set(set_of(&ranges, e == 'P')));
+        }
         'f' => '\u{0C}',
         'n' => '\n',
         'r' => '\r',
@@ -416,7 +437,7 @@ fn hex4(chars: &mut Peekable<Chars<'_>>) -> Option<u32> {
 /// `[…]` / `[^…]` after the `[`: characters, ranges of two characters and
 /// class escapes; the code points the class matches. An empty class is not
 /// accepted.
-fn class(chars: &mut Peekable<Chars<'_>>) -> Option<Vec<(u32, u32)>> {
+fn class(chars: &mut Peekable<Chars<'_>>, properties: Properties<'_>) -> Option<Vec<(u32, u32)>> {
     let negated = chars.peek() == Some(&'^');
     if negated {
         chars.next();
@@ -426,7 +447,7 @@ fn class(chars: &mut Peekable<Chars<'_>>) -> Option<Vec<(u32, u32)>> {
         let first = match chars.next()? {
             ']' if items.is_empty() => return None,
             ']' => break,
-            c => class_atom(c, chars)?,
+            c => class_atom(c, chars, properties)?,
         };
         let range = {
             let mut ahead = chars.clone();
@@ -435,13 +456,14 @@ fn class(chars: &mut Peekable<Chars<'_>>) -> Option<Vec<(u32, u32)>> {
         if !range {
             match first {
                 ClassAtom::Char(c) => items.push((u32::from(c), u32::from(c))),
-                ClassAtom::Set(set, negated) => items.extend(set_of(set, negated)),
+                ClassAtom::Set(set) => items.extend(set),
             }
             continue;
         }
         chars.next();
         let last = chars.next()?;
-        let (ClassAtom::Char(low), ClassAtom::Char(high)) = (first, class_atom(last, chars)?)
+        let (ClassAtom::Char(low), ClassAtom::Char(high)) =
+            (first, class_atom(last, chars, properties)?)
         else {
             // A range with a class escape at either end is a syntax error
             // with the `u` flag.
@@ -459,14 +481,18 @@ fn class(chars: &mut Peekable<Chars<'_>>) -> Option<Vec<(u32, u32)>> {
     })
 }
 
-fn class_atom(c: char, chars: &mut Peekable<Chars<'_>>) -> Option<ClassAtom> {
+fn class_atom(
+    c: char,
+    chars: &mut Peekable<Chars<'_>>,
+    properties: Properties<'_>,
+) -> Option<ClassAtom> {
     if c != '\\' {
         return Some(ClassAtom::Char(c));
     }
     match chars.next()? {
         'b' => Some(ClassAtom::Char('\u{08}')),
         '-' => Some(ClassAtom::Char('-')),
-        e => class_escape(e, chars),
+        e => class_escape(e, chars, properties),
     }
 }
 
@@ -522,19 +548,24 @@ const TOO_BIG: &str = "it is too large for the linear-time engine (its size or n
 /// The linear-time plan for `pattern`, or why there is none (the pattern
 /// is then refused).
 pub fn plan(pattern: &str) -> Result<Vec<Branch>, String> {
-    if let Some(whole) = parse(pattern) {
+    plan_with(pattern, Properties::NONE)
+}
+
+/// [`plan`], with the property escapes `properties` knows.
+fn plan_with(pattern: &str, properties: Properties<'_>) -> Result<Vec<Branch>, String> {
+    if let Some(whole) = parse_with(pattern, properties) {
         return Ok(vec![Branch::Search(whole)]);
     }
-    let refused = || String::from(refusal(pattern));
+    let refused = || refusal(pattern, properties);
     let alternatives = split_alternatives(pattern).ok_or_else(refused)?;
     if has_duplicate_names(pattern) {
         return Err(refused());
     }
     let mut branches = Vec::with_capacity(alternatives.len());
     for alternative in alternatives {
-        let branch = match parse(alternative) {
+        let branch = match parse_with(alternative, properties) {
             Some(plain) => Some(Branch::Search(plain)),
-            None => lookahead_branch(alternative),
+            None => lookahead_branch(alternative, properties),
         };
         branches.push(branch.ok_or_else(refused)?);
     }
@@ -546,7 +577,7 @@ pub fn plan(pattern: &str) -> Result<Vec<Branch>, String> {
 /// only, independently of each other and of the rest, since nothing reads
 /// captures), or, without `^`, a run of positive `(?=.*X)` and a rest that
 /// is empty or `.*Z` (see [`Branch::SomeLine`] and `some_line`).
-fn lookahead_branch(alternative: &str) -> Option<Branch> {
+fn lookahead_branch(alternative: &str, properties: Properties<'_>) -> Option<Branch> {
     let (anchored, mut rest) = match alternative.strip_prefix('^') {
         Some(rest) => (true, rest),
         None => (false, alternative),
@@ -571,10 +602,10 @@ fn lookahead_branch(alternative: &str) -> Option<Branch> {
         let mut lookaheads = Vec::with_capacity(bodies.len());
         for (body, positive) in bodies {
             lookaheads.push(Lookahead {
-                body: parse(body)?,
+                body: parse_with(body, properties)?,
                 positive,
                 first_line: dot_star(body)
-                    .and_then(translate)
+                    .and_then(|x| translate(x, properties))
                     .filter(|t| t.terms == 1)
                     .and_then(|t| t.last_atom),
             });
@@ -583,7 +614,7 @@ fn lookahead_branch(alternative: &str) -> Option<Branch> {
         // `u` flag; the rest's parse refuses one at its start.
         return Some(Branch::AtStart {
             lookaheads,
-            rest: parse(rest)?,
+            rest: parse_with(rest, properties)?,
         });
     }
     let mut needs = Vec::with_capacity(bodies.len() + 1);
@@ -591,10 +622,10 @@ fn lookahead_branch(alternative: &str) -> Option<Branch> {
         if !positive {
             return None;
         }
-        needs.push(line_need(body)?);
+        needs.push(line_need(body, properties)?);
     }
     if !rest.is_empty() {
-        needs.push(line_need(rest)?);
+        needs.push(line_need(rest, properties)?);
     }
     Some(Branch::SomeLine(needs))
 }
@@ -610,8 +641,8 @@ fn dot_star(body: &str) -> Option<&str> {
 /// `X` of a body `.*X` whose matches never reach past the line they start
 /// on except by their one character: `X` is a single atom, or none of its
 /// atoms matches a line terminator.
-fn line_need(body: &str) -> Option<Need> {
-    let t = translate(dot_star(body)?)?;
+fn line_need(body: &str, properties: Properties<'_>) -> Option<Need> {
+    let t = translate(dot_star(body)?, properties)?;
     let atom = t.last_atom.filter(|_| t.terms == 1);
     (!t.crosses_lines || atom.is_some()).then_some(Need {
         body: t.parsed,
@@ -711,31 +742,48 @@ fn has_duplicate_names(pattern: &str) -> bool {
 
 /// Why `pattern` has no plan: the first construct without a linear-time
 /// translation, else [`INVALID`].
-fn refusal(pattern: &str) -> &'static str {
+fn refusal(pattern: &str, properties: Properties<'_>) -> String {
     let mut chars = pattern.chars().peekable();
     let mut in_class = false;
     while let Some(c) = chars.next() {
-        match c {
+        let why = match c {
             '\\' => match chars.next() {
-                Some('p' | 'P') => return PROPERTY,
-                Some('k' | '1'..='9') => return BACKREFERENCE,
-                _ => {}
+                Some('p' | 'P') if properties.source.is_none() => PROPERTY,
+                Some(p @ ('p' | 'P')) => match property_name(&mut chars) {
+                    Some(name) if properties.ranges(&name).is_none() => {
+                        return format!(
+                            "\\{p}{{{name}}} is not a Unicode property this host's RegExp \
+                             knows (u flag)"
+                        );
+                    }
+                    Some(_) => continue,
+                    None => INVALID,
+                },
+                Some('k' | '1'..='9') => BACKREFERENCE,
+                _ => continue,
             },
-            ']' if in_class => in_class = false,
-            '[' => in_class = true,
+            ']' if in_class => {
+                in_class = false;
+                continue;
+            }
+            '[' => {
+                in_class = true;
+                continue;
+            }
             '(' if !in_class && chars.peek() == Some(&'?') => {
                 chars.next();
                 match chars.next() {
-                    Some('=' | '!') => return LOOKAHEAD,
-                    Some('<') if matches!(chars.peek(), Some('=' | '!')) => return LOOKBEHIND,
-                    Some(c) if c.is_ascii_alphabetic() || c == '-' => return MODIFIERS,
-                    _ => {}
+                    Some('=' | '!') => LOOKAHEAD,
+                    Some('<') if matches!(chars.peek(), Some('=' | '!')) => LOOKBEHIND,
+                    Some(c) if c.is_ascii_alphabetic() || c == '-' => MODIFIERS,
+                    _ => continue,
                 }
             }
-            _ => {}
-        }
+            _ => continue,
+        };
+        return why.into();
     }
-    INVALID
+    INVALID.into()
 }
 
 /// A lookahead body or line-wise need, compiled: one atom as a [`Set`]
@@ -757,7 +805,7 @@ enum Compiled {
     SomeLine(Vec<Test>),
 }
 
-fn compile(pattern: &str) -> Result<Vec<Compiled>, String> {
+fn compile(pattern: &str, properties: Properties<'_>) -> Result<Vec<Compiled>, String> {
     let program =
         |parsed: Parsed, at_start| Program::new(parsed, at_start).ok_or_else(|| TOO_BIG.into());
     let test = |parsed: Parsed, atom: Option<Set>, at_start| match atom {
@@ -765,7 +813,7 @@ fn compile(pattern: &str) -> Result<Vec<Compiled>, String> {
         None => program(parsed, at_start).map(Test::Program),
     };
     let mut compiled = Vec::new();
-    for branch in plan(pattern)? {
+    for branch in plan_with(pattern, properties)? {
         compiled.push(match branch {
             Branch::Search(parsed) => Compiled::Search(program(parsed, false)?),
             Branch::AtStart { lookaheads, rest } => Compiled::AtStart {
@@ -942,11 +990,97 @@ const CACHE_LIMIT: usize = 256;
 #[derive(Default)]
 pub struct LinearPatterns {
     cache: RefCell<VecMap<String, Result<Vec<Compiled>, String>>>,
+    properties: Option<Box<dyn PropertyRanges>>,
+    known: PropertyCache,
 }
 
 impl LinearPatterns {
+    /// Refuses every property escape (`\p{…}`, `\P{…}`).
     pub fn new() -> LinearPatterns {
         LinearPatterns::default()
+    }
+
+    /// Takes the property escapes `properties` enumerates.
+    pub fn with_properties(properties: Box<dyn PropertyRanges>) -> LinearPatterns {
+        LinearPatterns {
+            properties: Some(properties),
+            ..LinearPatterns::default()
+        }
+    }
+
+    fn compile(&self, pattern: &str) -> Result<Vec<Compiled>, String> {
+        let properties = Properties {
+            source: self.properties.as_deref().map(|p| (p, &self.known)),
+        };
+        compile(pattern, properties)
+    }
+}
+
+/// The code points of Unicode properties, as the host's `RegExp` (`u`
+/// flag) has them. Injected, so that the module carries no Unicode tables
+/// and means what the page's own `RegExp` means: in the shipped module the
+/// page's `RegExp` enumerates each property once (js/src/unicode-property.js).
+pub trait PropertyRanges {
+    /// The code points `\p{property}` matches, as inclusive ranges in any
+    /// order; `property` is the text between the braces (`L`,
+    /// `Script=Greek`, `White_Space`: ASCII letters, digits, `_` and at most
+    /// one `=`). `None` when the host knows no such property.
+    fn ranges(&self, property: &str) -> Option<Vec<(u32, u32)>>;
+}
+
+/// Each property's ranges (canonical), or `None` when unknown.
+type PropertyCache = RefCell<VecMap<String, Option<Vec<(u32, u32)>>>>;
+
+/// Most distinct properties kept (an enumeration costs milliseconds).
+const PROPERTY_LIMIT: usize = 64;
+
+/// The property escapes a parse may read: none (each is refused), or what a
+/// [`PropertyRanges`] enumerates, cached per property.
+#[derive(Clone, Copy)]
+struct Properties<'a> {
+    source: Option<(&'a dyn PropertyRanges, &'a PropertyCache)>,
+}
+
+impl Properties<'_> {
+    const NONE: Properties<'static> = Properties { source: None };
+
+    fn ranges(self, property: &str) -> Option<Vec<(u32, u32)>> {
+        let (provider, cache) = self.source?;
+        let fetch = || {
+            provider.ranges(property).map(|ranges| {
+                canonical(
+                    ranges
+                        .into_iter()
+                        .filter(|&(low, high)| low <= high && high <= 0x10_FFFF)
+                        .collect(),
+                )
+            })
+        };
+        let Ok(mut cache) = cache.try_borrow_mut() else {
+            return fetch();
+        };
+        cache
+            .cached(property, PROPERTY_LIMIT, fetch)
+            .cloned()
+            .flatten()
+    }
+}
+
+/// After `\p` or `\P`: `{…}` through the `}`, its text (what ECMA-262
+/// allows there: ASCII letters, digits, `_`, at most one `=`; the host
+/// decides which names exist).
+fn property_name(chars: &mut Peekable<Chars<'_>>) -> Option<String> {
+    if chars.next()? != '{' {
+        return None;
+    }
+    let mut name = String::new();
+    loop {
+        match chars.next()? {
+            '}' if !name.is_empty() && !name.ends_with('=') => return Some(name),
+            '=' if !name.is_empty() && !name.contains('=') => name.push('='),
+            c if (c.is_ascii_alphanumeric() || c == '_') && name.len() < 100 => name.push(c),
+            _ => return None,
+        }
     }
 }
 
@@ -973,30 +1107,35 @@ fn work(branches: &[Compiled]) -> usize {
 impl PatternMatcher for LinearPatterns {
     fn work_per_byte(&self, pattern: &str) -> usize {
         let Ok(mut cache) = self.cache.try_borrow_mut() else {
-            return compile(pattern).map_or(0, |branches| work(&branches));
+            return self.compile(pattern).map_or(0, |branches| work(&branches));
         };
-        match cache.cached(pattern, CACHE_LIMIT, || compile(pattern)) {
+        match cache.cached(pattern, CACHE_LIMIT, || self.compile(pattern)) {
             Some(Ok(branches)) => work(branches),
             Some(Err(_)) => 0,
-            None => compile(pattern).map_or(0, |branches| work(&branches)),
+            None => self.compile(pattern).map_or(0, |branches| work(&branches)),
         }
     }
 
     fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
         let Ok(mut cache) = self.cache.try_borrow_mut() else {
-            return compile(pattern).map(|branches| run(&branches, text));
+            return self.compile(pattern).map(|branches| run(&branches, text));
         };
-        match cache.cached(pattern, CACHE_LIMIT, || compile(pattern)) {
+        match cache.cached(pattern, CACHE_LIMIT, || self.compile(pattern)) {
             Some(Ok(branches)) => Ok(run(branches, text)),
             Some(Err(why)) => Err(why.clone()),
-            None => compile(pattern).map(|branches| run(&branches, text)),
+            None => self.compile(pattern).map(|branches| run(&branches, text)),
         }
     }
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
+#[path = "../../tests/support/regex_properties.rs"]
+mod regex_properties;
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
 #[allow(clippy::panic, clippy::indexing_slicing)]
 mod tests {
+    use super::regex_properties;
     use super::*;
 
     /// A seeded xorshift: `next(n)` picks a number below `n`.
@@ -1595,5 +1734,162 @@ mod tests {
         };
         assert_eq!(lines_with_match(&b, "ab\nc\nb\n"), vec![0, 2, 3]);
         assert_eq!(intersection(&[0, 2, 5], &[1, 2, 5, 6]), vec![2, 5]);
+    }
+
+    /// The `regex` crate's tables as the host (natively, no `RegExp`),
+    /// counting its enumerations.
+    #[derive(Default)]
+    struct Host {
+        asked: core::cell::Cell<usize>,
+    }
+
+    impl PropertyRanges for Host {
+        fn ranges(&self, property: &str) -> Option<Vec<(u32, u32)>> {
+            self.asked.set(self.asked.get() + 1);
+            regex_properties::property_ranges(property)
+        }
+    }
+
+    impl PropertyRanges for alloc::rc::Rc<Host> {
+        fn ranges(&self, property: &str) -> Option<Vec<(u32, u32)>> {
+            Host::ranges(self, property)
+        }
+    }
+
+    fn with_host() -> LinearPatterns {
+        LinearPatterns::with_properties(Box::new(Host::default()))
+    }
+
+    /// The forms ECMA-262 has (General_Category values and aliases,
+    /// `gc=`, `Script=`, `sc=`, `Script_Extensions=`, `scx=`, binary
+    /// properties), as `\p`, `\P`, in classes and negated classes, on
+    /// the boundaries of every range and a spread of other code points.
+    #[test]
+    fn property_escapes_match_their_code_points() {
+        let m = with_host();
+        for property in [
+            "L",
+            "Letter",
+            "Lu",
+            "Nd",
+            "digit",
+            "gc=L",
+            "General_Category=Letter",
+            "Script=Greek",
+            "sc=Latin",
+            "Script_Extensions=Greek",
+            "scx=Deva",
+            "Alphabetic",
+            "White_Space",
+            "Emoji",
+            "ASCII",
+            "Any",
+            "Assigned",
+        ] {
+            let ranges =
+                regex_properties::property_ranges(property).unwrap_or_else(|| panic!("{property}"));
+            let inside = |c: u32| ranges.iter().any(|&(low, high)| low <= c && c <= high);
+            let mut points: Vec<u32> = (0..0x11_0000).step_by(97).collect();
+            for &(low, high) in &ranges {
+                points.extend([low.saturating_sub(1), low, high, high + 1]);
+            }
+            let points: Vec<char> = points.into_iter().filter_map(char::from_u32).collect();
+            let forms = [
+                (format!("^\\p{{{property}}}$"), true),
+                (format!("^\\P{{{property}}}$"), false),
+                (format!("^[\\p{{{property}}}]$"), true),
+                (format!("^[^\\p{{{property}}}]$"), false),
+                (format!("^[^\\P{{{property}}}]$"), true),
+                (format!("^[\\P{{{property}}}\\p{{{property}}}]$"), true),
+            ];
+            for (i, (pattern, want)) in forms.iter().enumerate() {
+                for &c in &points {
+                    let mut text = [0; 4];
+                    let expected = match i {
+                        5 => true,
+                        _ => inside(u32::from(c)) == *want,
+                    };
+                    assert_eq!(
+                        m.is_match(pattern, c.encode_utf8(&mut text)),
+                        Ok(expected),
+                        "{pattern} {c:?}"
+                    );
+                }
+            }
+        }
+        // With other class items, quantified, in both lookahead forms.
+        assert_eq!(m.is_match("^[\\p{L}\\d_]+$", "Élan_2"), Ok(true));
+        assert_eq!(m.is_match("^[\\p{L}\\d_]+$", "Élan-2"), Ok(false));
+        assert_eq!(m.is_match("^\\p{Lu}\\p{Ll}*$", "Ωmega"), Ok(true));
+        assert_eq!(m.is_match("^\\p{sc=Greek}{2,3}$", "αβγδ"), Ok(false));
+        let password = "^(?=.*\\p{Lu})(?=.*\\p{Nd})(?!.*\\p{White_Space}).{8,}$";
+        assert_eq!(m.is_match(password, "Éclair٣ok"), Ok(true));
+        assert_eq!(m.is_match(password, "éclair٣ok"), Ok(false));
+        assert_eq!(m.is_match(password, "Éclair٣ ok"), Ok(false));
+        assert_eq!(m.is_match("(?=.*\\p{Lu})(?=.*\\P{L})", "a\nB1"), Ok(true));
+        assert_eq!(m.is_match("(?=.*\\p{Lu})(?=.*\\P{L})", "a1\nB"), Ok(false));
+    }
+
+    #[test]
+    fn property_escapes_run_in_linear_time() {
+        let m = with_host();
+        let hostile = format!("{}!", "é".repeat(100_000));
+        assert_eq!(m.is_match("^(\\p{L}+\\s?)+$", &hostile), Ok(false));
+        assert!(m.work_per_byte("^(\\p{L}+\\s?)+$") < 20);
+    }
+
+    #[test]
+    fn each_property_is_enumerated_once() {
+        let host = alloc::rc::Rc::new(Host::default());
+        let m = LinearPatterns::with_properties(Box::new(host.clone()));
+        for pattern in [
+            "\\p{L}",
+            "^\\P{L}+$",
+            "[\\p{L}a]",
+            "\\p{Lu}",
+            "\\p{Nope}",
+            "\\p{Nope}a",
+        ] {
+            let _ = m.is_match(pattern, "x");
+        }
+        assert_eq!(host.asked.get(), 3, "L, Lu and Nope");
+    }
+
+    #[test]
+    fn unknown_or_malformed_property_escapes_are_refused() {
+        let m = with_host();
+        let refused = |pattern: &str| match m.is_match(pattern, "") {
+            Err(why) => why,
+            Ok(_) => panic!("{pattern:?} was accepted"),
+        };
+        assert_eq!(
+            refused("^\\p{Nope}+$"),
+            "\\p{Nope} is not a Unicode property this host's RegExp knows (u flag)"
+        );
+        assert_eq!(
+            refused("^[\\P{sc=Nope}](?=.*a)"),
+            "\\P{sc=Nope} is not a Unicode property this host's RegExp knows (u flag)"
+        );
+        for pattern in [
+            "\\p",
+            "\\pL",
+            "\\p{}",
+            "\\p{L",
+            "\\p{=L}",
+            "\\p{gc=}",
+            "\\p{gc=L=L}",
+            "\\p{ L}",
+            "\\p{L}{",
+            "[\\p{L}-z]",
+            "[a-\\p{L}]",
+            "\\p{L}**",
+        ] {
+            assert_eq!(refused(pattern), INVALID, "{pattern}");
+        }
+        // Known properties let the refusal name what else is wrong.
+        assert_eq!(refused("(?<=\\p{L})a"), LOOKBEHIND);
+        assert_eq!(refused("\\p{L}(?i:a)"), MODIFIERS);
+        // Without a host every property escape is refused, as before.
+        assert_eq!(linear().is_match("\\p{L}", ""), Err(PROPERTY.into()));
     }
 }

@@ -112,7 +112,8 @@ pub struct Parsed {
     pub groups: usize,
 }
 
-/// Code points: ranges, inclusive, ascending; ASCII also by bit.
+/// Code points: ranges, inclusive, ascending (their highs strictly: an
+/// empty range may only sit where no code point falls); ASCII also by bit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Set {
     pub ranges: Vec<(u32, u32)>,
@@ -134,7 +135,9 @@ impl Set {
         if c < 128 {
             return self.ascii >> c & 1 == 1;
         }
-        self.ranges.iter().any(|&(low, high)| low <= c && c <= high)
+        // A property has hundreds of ranges: a binary search, not a scan.
+        let at = self.ranges.partition_point(|&(_, high)| high < c);
+        self.ranges.get(at).is_some_and(|&(low, _)| low <= c)
     }
 }
 
