@@ -443,12 +443,15 @@ fn class(chars: &mut Peekable<Chars<'_>>, properties: Properties<'_>) -> Option<
         chars.next();
     }
     let mut items: Vec<(u32, u32)> = Vec::new();
+    // `[]` is refused; `[\P{Any}]` (no code point) is not.
+    let mut empty = true;
     loop {
         let first = match chars.next()? {
-            ']' if items.is_empty() => return None,
+            ']' if empty => return None,
             ']' => break,
             c => class_atom(c, chars, properties)?,
         };
+        empty = false;
         let range = {
             let mut ahead = chars.clone();
             ahead.next() == Some('-') && ahead.peek().is_some_and(|&c| c != ']')
@@ -1818,6 +1821,8 @@ mod tests {
             }
         }
         // With other class items, quantified, in both lookahead forms.
+        assert_eq!(m.is_match("^[^\\P{Any}]$", "🐲"), Ok(true));
+        assert_eq!(m.is_match("[\\P{Any}]", "a"), Ok(false));
         assert_eq!(m.is_match("^[\\p{L}\\d_]+$", "Élan_2"), Ok(true));
         assert_eq!(m.is_match("^[\\p{L}\\d_]+$", "Élan-2"), Ok(false));
         assert_eq!(m.is_match("^\\p{Lu}\\p{Ll}*$", "Ωmega"), Ok(true));
