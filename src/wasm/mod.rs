@@ -14,6 +14,7 @@
 //! - `paths`: the decisions of `getPath`, `setPath`, `flatten` (JS);
 //! - `protocol`: `newId`, `llmName`, `protocolVersion`, `protocolSchemas`,
 //!   `validateMessage`;
+//! - `properties`: the page's `RegExp` enumerating `\p{…}` for `pattern`;
 //! - `values`: JS values ↔ the core's types; `error`: the one error
 //!   channel; `host`: what is used of the JS host.
 //!
@@ -76,6 +77,8 @@ mod paths;
 #[cfg(feature = "post-message")]
 mod post_message;
 #[cfg(feature = "toolmark")]
+mod properties;
+#[cfg(feature = "toolmark")]
 mod protocol;
 #[cfg(feature = "toolmark")]
 mod registry;
@@ -91,6 +94,8 @@ pub use self::bridge::{bridge, Bridge};
 pub use self::forms::form_tools;
 #[cfg(feature = "toolmark")]
 pub use self::paths::{path_rules, path_segments};
+#[cfg(feature = "toolmark")]
+pub use self::properties::HostProperties;
 #[cfg(feature = "toolmark")]
 pub use self::protocol::*;
 #[cfg(feature = "toolmark")]

@@ -16,6 +16,7 @@ use super::bridge::Bridge;
 use super::driver::{Shared, ToolFns};
 use super::error::{report, Busy, Failure};
 use super::host::{self, get, get_symbol, js_function, present};
+use super::properties::HostProperties;
 use super::protocol::CryptoRandom;
 use super::values;
 use super::webmcp::WebMcp;
@@ -37,7 +38,8 @@ pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
     let config = values::config(&options)?;
     let dev = config.dev;
     // Linear time for every pattern; registration refuses the rest.
-    let patterns = LinearPatterns::new();
+    // `\p{…}` as the page's RegExp enumerates it.
+    let patterns = LinearPatterns::with_properties(Box::new(HostProperties));
     let core =
         Machine::new(config, Box::new(CryptoRandom), Box::new(patterns)).map_err(Failure::from)?;
     let shared = Shared::new(
