@@ -240,14 +240,33 @@ fn every_pattern_runs_in_linear_time_or_is_refused() {
     assert!(matcher.is_match("a**", "x").is_err());
 }
 
+/// `\p{…}` as the page's `RegExp` enumerates it, in linear time.
+#[wasm_bindgen_test]
+fn property_escapes_come_from_the_pages_regexp() {
+    use toolmark_bridge::schema::pattern::LinearPatterns;
+    use toolmark_bridge::schema::PatternMatcher;
+    let matcher = LinearPatterns::with_properties(Box::new(wasm::HostProperties));
+    let hostile = format!("{}!", "é".repeat(10_000));
+    assert_eq!(matcher.is_match("^(\\p{L}+\\s?)+$", &hostile), Ok(false));
+    assert_eq!(matcher.is_match("^(\\p{L}+\\s?)+$", "Élan vital"), Ok(true));
+    assert_eq!(matcher.is_match("^[\\p{sc=Greek}\\d]+$", "αβ12"), Ok(true));
+    assert_eq!(matcher.is_match("^\\P{Letter}+$", "٣ 🐲"), Ok(true));
+    assert_eq!(
+        matcher.is_match("^[^\\p{White_Space}]+$", "a\u{3000}b"),
+        Ok(false)
+    );
+    assert_eq!(matcher.is_match("^\\p{Emoji}$", "🐲"), Ok(true));
+    assert_eq!(
+        matcher.is_match("\\p{Nope}", ""),
+        Err("\\p{Nope} is not a Unicode property this host's RegExp knows (u flag)".into())
+    );
+    // Valid with the `v` flag only.
+    assert!(matcher.is_match("\\p{RGI_Emoji}", "").is_err());
+}
+
 /// The suite's optional groups whose schema has a pattern the shipped
-/// matcher refuses (registration refuses such a schema): `\\p{…}`.
-const REFUSED_OPTIONAL_REGEX_GROUPS: &[&str] = &[
-    "patterns always use unicode semantics with pattern",
-    "pattern with non-ASCII digits",
-    "patterns always use unicode semantics with patternProperties",
-    "patternProperties with non-ASCII digits",
-];
+/// matcher refuses (registration refuses such a schema).
+const REFUSED_OPTIONAL_REGEX_GROUPS: &[&str] = &[];
 
 /// The suite's optional ECMA-262 regex cases with the shipped module's
 /// matcher: every case of a schema it takes is decided as the suite says.
@@ -255,7 +274,7 @@ const REFUSED_OPTIONAL_REGEX_GROUPS: &[&str] = &[
 fn optional_ecma_regex_cases_in_the_browser() {
     use toolmark_bridge::schema::pattern::LinearPatterns;
     use toolmark_bridge::schema::{CompiledSchema, PatternMatcher};
-    let matcher = LinearPatterns::new();
+    let matcher = LinearPatterns::with_properties(Box::new(wasm::HostProperties));
     let files = [
         include_str!("data/json-schema-test-suite/draft2020-12/optional/ecmascript-regex.json"),
         include_str!("data/json-schema-test-suite/draft2020-12/optional/non-bmp-regex.json"),
@@ -286,7 +305,7 @@ fn optional_ecma_regex_cases_in_the_browser() {
     }
     assert_eq!(failed, Vec::<(String, String)>::new());
     assert_eq!(refused, REFUSED_OPTIONAL_REGEX_GROUPS);
-    assert_eq!(passed, 72);
+    assert_eq!(passed, 86);
 }
 
 #[wasm_bindgen_test]

@@ -21,13 +21,7 @@ const SKIPPED_FILES = {
 };
 
 /** Failures known today, as `file / group / test`: any other failure fails the test. */
-const KNOWN_FAILURES = new Set([
-  // Issue 32: `\p{…}` is refused at registration, so the tool answers every call invalid.
-  'pattern.json / pattern with Unicode property escape requires unicode mode / ASCII letters match',
-  'pattern.json / pattern with Unicode property escape requires unicode mode / Non-ASCII letters match',
-  'patternProperties.json / patternProperties with Unicode property escape / Unicode letter property name matches',
-  'patternProperties.json / patternProperties with Unicode property escape / Non-letter property name does not match pattern',
-]);
+const KNOWN_FAILURES = new Set([]);
 
 const remotes = new Map(
   readdirSync(new URL('remotes/draft2020-12/', SUITE)).map((file) => [
