@@ -270,13 +270,16 @@ fn is_line_terminator(c: char) -> bool {
     LINE_TERMINATORS.contains(&c)
 }
 
-/// `ranges` sorted, overlapping and adjacent ones merged, empty ones
-/// dropped (so that the highs ascend, as [`Set::contains`] needs).
+/// `ranges` sorted, overlapping and adjacent ones merged, empty ones and
+/// ones past U+10FFFF dropped (so that the highs ascend, as
+/// [`Set::contains`] needs).
 fn canonical(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
-    ranges.retain(|&(low, high)| low <= high);
     ranges.sort_unstable();
     let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
     for (low, high) in ranges {
+        if low > high || high > 0x10_FFFF {
+            continue;
+        }
         match out.last_mut() {
             Some(last) if low <= last.1.saturating_add(1) => last.1 = last.1.max(high),
             _ => out.push((low, high)),
@@ -754,8 +757,9 @@ fn refusal(pattern: &str, properties: Properties<'_>) -> String {
                 Some('p' | 'P') if properties.source.is_none() => PROPERTY,
                 Some(p @ ('p' | 'P')) => match property_name(&mut chars) {
                     Some(name) if properties.ranges(&name).is_none() => {
+                        let escape = if p == 'p' { "\\p" } else { "\\P" };
                         return format!(
-                            "\\{p}{{{name}}} is not a Unicode property this host's RegExp \
+                            "{escape}{{{name}}} is not a Unicode property this host's RegExp \
                              knows (u flag)"
                         );
                     }
@@ -1049,16 +1053,7 @@ impl Properties<'_> {
 
     fn ranges(self, property: &str) -> Option<Vec<(u32, u32)>> {
         let (provider, cache) = self.source?;
-        let fetch = || {
-            provider.ranges(property).map(|ranges| {
-                canonical(
-                    ranges
-                        .into_iter()
-                        .filter(|&(low, high)| low <= high && high <= 0x10_FFFF)
-                        .collect(),
-                )
-            })
-        };
+        let fetch = || provider.ranges(property).map(canonical);
         let Ok(mut cache) = cache.try_borrow_mut() else {
             return fetch();
         };
@@ -1077,10 +1072,15 @@ fn property_name(chars: &mut Peekable<Chars<'_>>) -> Option<String> {
         return None;
     }
     let mut name = String::new();
+    // Where the `=` is, when there is one.
+    let mut equals = None;
     loop {
         match chars.next()? {
-            '}' if !name.is_empty() && !name.ends_with('=') => return Some(name),
-            '=' if !name.is_empty() && !name.contains('=') => name.push('='),
+            '}' if !name.is_empty() && equals != Some(name.len() - 1) => return Some(name),
+            '=' if !name.is_empty() && equals.is_none() => {
+                equals = Some(name.len());
+                name.push('=');
+            }
             c if (c.is_ascii_alphanumeric() || c == '_') && name.len() < 100 => name.push(c),
             _ => return None,
         }

@@ -21,13 +21,12 @@ pub struct HostProperties;
 impl PropertyRanges for HostProperties {
     fn ranges(&self, property: &str) -> Option<Vec<(u32, u32)>> {
         let flat = property_ranges(property).ok()??;
-        Some(
-            flat.chunks_exact(2)
-                .filter_map(|pair| match *pair {
-                    [low, high] => Some((low, high)),
-                    _ => None,
-                })
-                .collect(),
-        )
+        let mut ranges = Vec::with_capacity(flat.len() / 2);
+        let mut rest = flat.as_slice();
+        while let [low, high, tail @ ..] = rest {
+            ranges.push((*low, *high));
+            rest = tail;
+        }
+        Some(ranges)
     }
 }
