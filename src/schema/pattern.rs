@@ -353,7 +353,7 @@ fn number(chars: &mut Peekable<Chars<'_>>) -> Option<u32> {
 
 enum ClassAtom {
     Char(char),
-    /// The code points of a class escape (`\\d`, `\\P{L}`, …).
+    /// The code points of a class escape (`\d`, `\P{L}`, …).
     Set(Vec<(u32, u32)>),
 }
 /// The escape `\e…` (after the backslash) as a character or set, valid
