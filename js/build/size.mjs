@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compressedSizes } from './compressed.mjs';
-import { WASM_OPT_FEATURES, WASM_OPT_LEVEL, wasmOptBin } from './toolchain.mjs';
+import { WASM_OPT_FEATURES, WASM_OPT_LEVEL, WASM_OPT_ORDER, wasmOptBin } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = join(root, 'pkg');
@@ -169,7 +169,7 @@ function twiggy() {
   const dir = mkdtempSync(join(tmpdir(), 'toolmark-size-'));
   try {
     const named = join(dir, 'named.wasm');
-    execFileSync(wasmOptBin, [...WASM_OPT_LEVEL, '-g', ...WASM_OPT_FEATURES, input, '-o', named]);
+    execFileSync(wasmOptBin, [...WASM_OPT_LEVEL, ...WASM_OPT_ORDER, '-g', ...WASM_OPT_FEATURES, input, '-o', named]);
     const csv = execFileSync('twiggy', ['top', '-n', '100000', '-f', 'csv', named], { encoding: 'utf8', maxBuffer: 64 << 20 });
     const items = csv.trim().split('\n').slice(1).map((line) => {
       const at = line.lastIndexOf(',', line.lastIndexOf(',', line.lastIndexOf(',') - 1) - 1);
