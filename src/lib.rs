@@ -49,6 +49,7 @@ pub mod calls;
 pub mod confirmations;
 pub mod forms;
 pub mod ids;
+pub mod json_value;
 pub mod lanes;
 pub mod machine;
 pub mod outputs;

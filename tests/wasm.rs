@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 use toolmark_bridge::ids::{is_valid_tool_name, llm_name};
+use toolmark_bridge::json_value;
 use toolmark_bridge::protocol::*;
 use toolmark_bridge::wasm;
 use wasm_bindgen::prelude::*;
@@ -106,13 +107,13 @@ fn llm_name_matches_native() {
 
 const CALL: &str = r#"{"protocol":1,"type":"call","clientId":"p","id":"i","rev":2,"tool":"t","input":{"a":[1,2.5,"é"]}}"#;
 
-/// serde_json inside WebAssembly: correctly rounded floats
-/// (`float_roundtrip`; expected values parsed by rustc), a lone surrogate is
-/// an error, the nesting limit.
+/// JSON text read inside WebAssembly (`json_value::parse`, serde_json
+/// without `float_roundtrip`): correctly rounded floats (expected values
+/// parsed by rustc), a lone surrogate is an error, the nesting limit.
 #[wasm_bindgen_test]
-fn serde_json_in_wasm() {
+fn json_reading_in_wasm() {
     let float = |text: &str| {
-        serde_json::from_str::<Value>(text)
+        json_value::parse(text)
             .ok()
             .and_then(|v| v.as_f64())
             .map(f64::to_bits)
@@ -135,16 +136,55 @@ fn serde_json_in_wasm() {
     ] {
         assert_eq!(float(text), Some(want.to_bits()), "{text}");
     }
-    assert!(serde_json::from_str::<Value>("1e400").is_err());
-    assert!(serde_json::from_str::<Value>(r#""\ud800\ud83d\ude00""#).is_err());
+    assert!(json_value::parse("1e400").is_err());
+    assert!(json_value::parse(r#""\ud800\ud83d\ude00""#).is_err());
     assert_eq!(
-        serde_json::from_str::<Value>(r#""\ud83d\ude00""#).ok(),
+        json_value::parse(r#""\ud83d\ude00""#).ok(),
         Some(Value::from("\u{1f600}"))
     );
     assert_eq!(
-        serde_json::from_str::<Value>(&"[".repeat(200)).map_err(|e| e.to_string()),
+        json_value::parse(&"[".repeat(200)).map_err(|e| e.to_string()),
         Err("recursion limit exceeded at line 1 column 128".to_string())
     );
+}
+
+/// Every number read equals the page's `JSON.parse` of the same text, bit
+/// for bit: the doubles of 100,000 random bit patterns, each written by
+/// JS (`String(x)`, shortest), with 17 and with 20 significant digits,
+/// and integers past 2^53.
+#[wasm_bindgen_test]
+fn numbers_read_as_json_parse_reads_them() {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut texts = Vec::new();
+    while texts.len() < 300_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let f = f64::from_bits(x);
+        if !f.is_finite() {
+            continue;
+        }
+        texts.push(String::from(
+            js_sys::Number::from(f).to_string(10).expect("radix 10"),
+        ));
+        texts.push(format!("{f:.16e}"));
+        texts.push(format!("{f:.19e}"));
+    }
+    texts.extend((0..1000u64).map(|i| (9_007_199_254_740_993 + i * 1_000_000_007).to_string()));
+    for chunk in texts.chunks(5000) {
+        let text = format!("[{}]", chunk.join(","));
+        let ours = json_value::parse(&text).expect("an array of numbers");
+        let theirs = js_sys::Array::from(&js_sys::JSON::parse(&text).expect("JSON.parse"));
+        for (i, number) in ours.as_array().expect("array").iter().enumerate() {
+            let want = theirs.get(i as u32).as_f64().expect("a number");
+            assert_eq!(
+                number.as_f64().map(f64::to_bits),
+                Some(want.to_bits()),
+                "{}",
+                chunk[i]
+            );
+        }
+    }
 }
 
 #[wasm_bindgen_test]

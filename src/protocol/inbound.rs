@@ -29,10 +29,11 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use super::codes::Direction;
-use super::json_text::{member_text, string_end, Checked};
+use super::json_text::{member_text, Checked};
 use super::message::{self, AgentToPage, Call, Cancel, Describe, PageToAgent, ProtocolV1};
 use super::result::Issue;
 use super::validation::{issues, Slot};
+use crate::json_value::string_end;
 
 /// Default `maxMessageBytes`: 1 MiB of UTF-8.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1_048_576;
@@ -316,7 +317,7 @@ fn read_agent_to_page(text: &str) -> Option<AgentToPage> {
 /// A lone surrogate escape (`\ud800`: JavaScript strings may hold one, and
 /// `JSON.stringify` writes it so) is malformed, as serde_json has it.
 pub fn parse_value(text: &str) -> Result<Value, Rejection> {
-    serde_json::from_str::<Value>(text).map_err(|error| Rejection::Malformed {
+    crate::json_value::parse(text).map_err(|error| Rejection::Malformed {
         reason: error.to_string(),
     })
 }

@@ -19,23 +19,28 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::inbound::Rejection;
+use crate::json_value::{self, string_end};
 
-/// JSON text that parses into a `Value`: serde_json's own reading accepts
-/// it (so no lone surrogate escape, no number out of `f64`'s range), and
-/// its meaning is the `Value` it parses to. Two texts are equal when
+/// JSON text that parses into a `Value`: [`json_value::parse`] reads it
+/// (so no lone surrogate escape, no number out of `f64`'s range), and its
+/// meaning is the `Value` it parses to. Two texts are equal when
 /// their values are (`"\u00e9"` and `"é"` are).
 #[derive(Clone)]
 pub struct JsonText(Box<str>);
 
 impl JsonText {
     /// `text` when it is one JSON value (whitespace around it allowed),
-    /// read as [`Value`]'s reading would, without building one; else why
-    /// not, as that reading says it ([`Rejection::Malformed`]).
+    /// read as [`json_value::parse`] would, without building a value; else
+    /// why not, as serde_json says it ([`Rejection::Malformed`]).
     pub fn parse(text: &str) -> Result<JsonText, Rejection> {
-        serde_json::from_str::<Checked>(text).map_err(|error| Rejection::Malformed {
-            reason: error.to_string(),
-        })?;
-        Ok(JsonText(text.into()))
+        match serde_json::from_str::<Checked>(text) {
+            Err(error) if !json_value::reads_near_the_largest_double(text) => {
+                Err(Rejection::Malformed {
+                    reason: error.to_string(),
+                })
+            }
+            _ => Ok(JsonText(text.into())),
+        }
     }
 
     /// The text of `value`.
@@ -51,7 +56,7 @@ impl JsonText {
     /// The value the text holds. The text was read as a `Value` reads, so
     /// the parse succeeds; `null` would stand in for a failure.
     pub fn value(&self) -> Value {
-        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+        json_value::parse(&self.0).unwrap_or(Value::Null)
     }
 
     pub fn as_str(&self) -> &str {
@@ -114,21 +119,6 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
-}
-
-/// The index of the quote that closes the string opening at `at`, `None`
-/// when it runs to the end.
-pub(super) fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
-    let mut escaped = false;
-    for (index, &byte) in bytes.iter().enumerate().skip(at + 1) {
-        match (escaped, byte) {
-            (true, _) => escaped = false,
-            (false, b'\\') => escaped = true,
-            (false, b'"') => return Some(index),
-            _ => {}
-        }
-    }
-    None
 }
 
 /// Where the value starting at `at` ends (exclusive).

@@ -64,7 +64,7 @@ impl Data {
     /// The value, parsed (serde_json's limits apply: 128 levels, no lone
     /// surrogates).
     pub fn to_value(&self) -> Result<Value, String> {
-        serde_json::from_str(self.text()).map_err(|error| error.to_string())
+        crate::json_value::parse(self.text()).map_err(|error| error.to_string())
     }
 }
 

@@ -76,10 +76,7 @@ fn build(slot: Slot) -> Option<CompiledSchema> {
         Slot::FieldChanges => r##"{"type":"array","items":{"$ref":"#/$defs/fieldChange"}}"##,
         Slot::Issues => r##"{"type":"array","items":{"$ref":"#/$defs/issue"}}"##,
     };
-    compile(
-        schemas::PAGE_TO_AGENT,
-        serde_json::from_str::<Value>(root).ok(),
-    )
+    compile(schemas::PAGE_TO_AGENT, crate::json_value::parse(root).ok())
 }
 
 /// The schema of `slot`, compiled on first use and kept for the process
@@ -133,7 +130,7 @@ pub(crate) fn issues(slot: Slot, value: &Value) -> Vec<Issue> {
 /// Compiles a published schema with its `oneOf`s split (module docs); with
 /// `root`, the root's `oneOf` is replaced by `root`'s keywords instead.
 fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
-    let mut doc = serde_json::from_str::<Value>(text).ok()?;
+    let mut doc = crate::json_value::parse(text).ok()?;
     let map = doc.as_object_mut()?;
     match root {
         Some(Value::Object(root)) => {

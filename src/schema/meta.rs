@@ -66,7 +66,7 @@ pub(super) fn load(loaded: &Loaded, k: usize) -> Option<&Value> {
     let cell = loaded.get(k)?;
     if cell.get().is_none() {
         let (_, text) = DOCUMENTS.get(k)?;
-        let value = serde_json::from_str::<Value>(text).ok()?;
+        let value = crate::json_value::parse(text).ok()?;
         // Empty: `set` cannot fail.
         let _ = cell.set(value);
     }
