@@ -165,7 +165,9 @@ fn numbers_read_as_json_parse_reads_them() {
             continue;
         }
         texts.push(String::from(
-            js_sys::Number::from(f).to_string(10).expect("radix 10"),
+            js_sys::Number::from(f)
+                .to_string_with_radix(10)
+                .expect("radix 10"),
         ));
         texts.push(format!("{f:.16e}"));
         texts.push(format!("{f:.19e}"));
