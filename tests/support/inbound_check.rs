@@ -1,6 +1,8 @@
 //! The checks the `inbound` fuzz target makes on one input, shared with
 //! `tests/fuzz_regressions.rs` so kept inputs replay exactly as fuzzed.
 
+use serde_json::Value;
+use toolmark_bridge::json_value;
 use toolmark_bridge::protocol::{
     check_agent_to_page, check_page_to_agent, parse_agent_to_page, parse_for_page, parse_json,
     peek_client_id, validate, Direction, DEFAULT_MAX_MESSAGE_BYTES,
@@ -24,6 +26,7 @@ pub fn check_inbound(data: &[u8]) {
         DEFAULT_MAX_MESSAGE_BYTES
     };
     let text = String::from_utf8_lossy(rest);
+    check_json_value(&text);
     let parsed = parse_json(&text, limit);
     let by_value = parsed.clone().and_then(check_agent_to_page);
     assert_eq!(parse_agent_to_page(&text, limit), by_value, "{text}");
@@ -53,5 +56,52 @@ pub fn check_inbound(data: &[u8]) {
                 "re-serialized message rejected: {json}"
             );
         }
+    }
+}
+
+/// `json_value::parse` reads what serde_json reads (and, beyond it, only
+/// numbers within a unit in the last place of the largest double), to the
+/// same value but for each number's last bits, and what it reads it writes
+/// back to a text it reads to the same value.
+fn check_json_value(text: &str) {
+    let ours = json_value::parse(text);
+    let serde = serde_json::from_str::<Value>(text);
+    assert_eq!(
+        ours.is_ok(),
+        serde.is_ok() || json_value::reads_near_the_largest_double(text),
+        "{text}"
+    );
+    assert_eq!(
+        toolmark_bridge::protocol::JsonText::parse(text).is_ok(),
+        ours.is_ok(),
+        "{text}"
+    );
+    let Ok(ours) = ours else {
+        return;
+    };
+    if let Ok(serde) = serde {
+        assert!(alike(&ours, &serde), "{text}: {ours} against {serde}");
+    }
+    let again = json_value::parse(&ours.to_string());
+    assert_eq!(again.as_ref().ok(), Some(&ours), "{text}");
+}
+
+/// Equal but for numbers, which may differ in their last bits.
+fn alike(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+            (Some(x), Some(y)) => x == y || (x - y).abs() <= x.abs().max(y.abs()) * 1e-15,
+            _ => false,
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| alike(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k, x), (l, y))| k == l && alike(x, y))
+        }
+        _ => a == b,
     }
 }

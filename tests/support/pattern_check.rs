@@ -2,7 +2,7 @@
 //! `tests/fuzz_regressions.rs` so kept inputs replay exactly as fuzzed.
 
 use super::pattern_oracle::{self, Branch, Need};
-use toolmark_bridge::schema::pattern::LinearPatterns;
+use toolmark_bridge::schema::pattern::{LinearPatterns, PropertyRanges};
 use toolmark_bridge::schema::PatternMatcher;
 
 /// The input is a pattern, a NUL byte and a text (lossy UTF-8). Nothing may
@@ -28,6 +28,7 @@ pub fn check_pattern(data: &[u8]) {
             );
         }
     }
+    check_properties(&pattern, &text);
     let answer = LinearPatterns::new().is_match(&pattern, &text);
     assert_eq!(
         answer,
@@ -68,4 +69,84 @@ fn some_position(needs: &[Need], text: &str) -> bool {
                 .iter()
                 .all(|b| b.find_at(text, p).map(|m| m.start()) == Some(p))
         })
+}
+
+/// A few properties of fixed ranges (any order, one overlapping), as a
+/// host's `RegExp` might list them.
+struct FixedProperties;
+
+impl PropertyRanges for FixedProperties {
+    fn ranges(&self, property: &str) -> Option<Vec<(u32, u32)>> {
+        Some(match property {
+            "L" => vec![(0x61, 0x7A), (0x41, 0x5A), (0xC0, 0x24F), (0x370, 0x3FF)],
+            "Nd" => vec![(0x30, 0x39), (0x660, 0x669), (0x1D7CE, 0x1D7FF)],
+            "Greek" => vec![(0x370, 0x3FF), (0x1F00, 0x1FFF), (0x3A0, 0x3B0)],
+            "Empty" => vec![],
+            _ => return None,
+        })
+    }
+}
+
+/// `\p{…}` means the class of its ranges: where the pattern is taken with
+/// the properties, the same pattern with each `\p{X}` written out as its
+/// ranges (`[\u{61}-\u{7a}…]`, or the ranges alone inside a class) is
+/// taken too, and answers alike. Nothing may panic either way.
+fn check_properties(pattern: &str, text: &str) {
+    let with = LinearPatterns::with_properties(Box::new(FixedProperties)).is_match(pattern, text);
+    if !pattern.contains("\\p{") {
+        return;
+    }
+    let (Ok(matched), Some(spelled)) = (with, spelled_out(pattern)) else {
+        return;
+    };
+    assert_eq!(
+        LinearPatterns::new().is_match(&spelled, text),
+        Ok(matched),
+        "{pattern:?} as {spelled:?} on {text:?}"
+    );
+}
+
+/// `pattern` with each `\p{X}` of [`FixedProperties`] written as its
+/// ranges; `None` when some `\p{…}` is not one of them (or is empty).
+fn spelled_out(pattern: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut in_class = false;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let e = chars.next()?;
+                if e != 'p' {
+                    out.push(c);
+                    out.push(e);
+                    continue;
+                }
+                let rest = chars.as_str();
+                let name = rest.strip_prefix('{')?.split('}').next()?;
+                chars = rest.get(name.len() + 2..)?.chars();
+                let ranges = FixedProperties.ranges(name).filter(|r| !r.is_empty())?;
+                let items: String = ranges
+                    .iter()
+                    .map(|(low, high)| format!("\\u{{{low:x}}}-\\u{{{high:x}}}"))
+                    .collect();
+                if in_class {
+                    out.push_str(&items);
+                } else {
+                    out.push('[');
+                    out.push_str(&items);
+                    out.push(']');
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    Some(out)
 }
