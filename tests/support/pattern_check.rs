@@ -93,7 +93,7 @@ impl PropertyRanges for FixedProperties {
 /// taken too, and answers alike. Nothing may panic either way.
 fn check_properties(pattern: &str, text: &str) {
     let with = LinearPatterns::with_properties(Box::new(FixedProperties)).is_match(pattern, text);
-    if !pattern.contains("\\p{") {
+    if !pattern.contains("\\p{") && !pattern.contains("\\P{") {
         return;
     }
     let (Ok(matched), Some(spelled)) = (with, spelled_out(pattern)) else {
@@ -116,7 +116,7 @@ fn spelled_out(pattern: &str) -> Option<String> {
         match c {
             '\\' => {
                 let e = chars.next()?;
-                if e != 'p' {
+                if e != 'p' && e != 'P' {
                     out.push(c);
                     out.push(e);
                     continue;
@@ -129,12 +129,12 @@ fn spelled_out(pattern: &str) -> Option<String> {
                     .iter()
                     .map(|(low, high)| format!("\\u{{{low:x}}}-\\u{{{high:x}}}"))
                     .collect();
-                if in_class {
-                    out.push_str(&items);
-                } else {
-                    out.push('[');
-                    out.push_str(&items);
-                    out.push(']');
+                match (e, in_class) {
+                    ('p', true) => out.push_str(&items),
+                    ('p', false) => out.push_str(&format!("[{items}]")),
+                    ('P', false) => out.push_str(&format!("[^{items}]")),
+                    // A complement inside a class has no spelling as ranges here.
+                    _ => return None,
                 }
             }
             '[' if !in_class => {
