@@ -3,35 +3,39 @@
 //! serde_json reads the text: its grammar, its limits, its errors. Its
 //! own conversion of a number is exact when the number has at most 15
 //! significant digits and a power of ten within ±22 (one correctly rounded
-//! product or quotient of two exact doubles); any other number (a double
-//! written in 17 digits, as `JSON.stringify` writes most of them) is
-//! converted again from its text by the platform's correctly rounded
-//! conversion: the page's `parseFloat` in the module, `str::parse`
+//! product or quotient of two exact doubles), or is an integer of at most
+//! 18 digits; any other number (a double written in 17 digits, as
+//! `JSON.stringify` writes most of them) is converted again from its text
+//! by the platform's correctly rounded conversion: the page's `JSON.parse`
+//! in the module, all such numbers of a text in one call, `str::parse`
 //! natively. serde_json's `float_roundtrip` does the same in Rust with
 //! tables and big-number code that cost the module 9.1 KB gzip
 //! (docs/benchmarks.md).
 //!
 //! The numbers are matched to their texts by order: serde_json visits
 //! every number once, in the order of the text, and [`NumberTexts`] walks
-//! the same text outside its strings. A value built here (rather than by
-//! `Value`'s own reading) sees the numbers of a repeated key too.
+//! the same text outside its strings, once, before serde_json reads it. A
+//! value built here (rather than by `Value`'s own reading) sees the
+//! numbers of a repeated key too.
 
 use crate::prelude::*;
-use core::cell::RefCell;
+use core::cell::Cell;
 use core::fmt;
+use core::ops::Range;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 /// The value `text` holds, each number as `JSON.parse` has it; serde_json's
 /// error when `text` is not one JSON value.
 pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
-    match read(text, text) {
-        Err(error) => match finite_past_range(text) {
+    let converted = Converted::of(text);
+    match read(text, &converted) {
+        Err(error) => match converted.readable_past_range(text) {
             // serde_json's own conversion overflows for a number within a
             // unit in the last place of the largest double; `JSON.parse`
             // rounds it to that double. Read again with such numbers
-            // written `0`, their values taken from their texts.
-            Some(readable) => read(&readable, text).map_err(|_| error),
+            // written `0`, their values the converted ones.
+            Some(readable) => read(&readable, &converted).map_err(|_| error),
             None => Err(error),
         },
         ok => ok,
@@ -41,48 +45,90 @@ pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
 /// Whether [`parse`] reads `text`, which serde_json alone refuses: some
 /// number within a unit in the last place of the largest double.
 pub fn reads_near_the_largest_double(text: &str) -> bool {
-    finite_past_range(text).is_some_and(|readable| read(&readable, text).is_ok())
+    let converted = Converted::of(text);
+    converted
+        .readable_past_range(text)
+        .is_some_and(|readable| read(&readable, &converted).is_ok())
 }
 
-/// `readable` read by serde_json, its numbers taken from `numbers`, the
-/// same text but for numbers written `0`.
-fn read(readable: &str, numbers: &str) -> Result<Value, serde_json::Error> {
-    let texts = RefCell::new(NumberTexts {
-        bytes: numbers.as_bytes(),
-        at: 0,
-    });
+/// `readable` read by serde_json, the numbers of `converted` in their
+/// places.
+fn read(readable: &str, converted: &Converted) -> Result<Value, serde_json::Error> {
+    let place = Place {
+        converted,
+        seen: Cell::new(0),
+        next: Cell::new(0),
+    };
     let mut deserializer = serde_json::Deserializer::from_str(readable);
-    let value = ExactValue(&texts).deserialize(&mut deserializer)?;
+    let value = ExactValue(&place).deserialize(&mut deserializer)?;
     deserializer.end()?;
     Ok(value)
 }
 
-/// `text` with every number that serde_json's conversion overflows but
-/// `JSON.parse` takes (a finite double of magnitude 10^308 or more)
-/// written `0`; `None` when there is none.
-fn finite_past_range(text: &str) -> Option<String> {
-    let mut texts = NumberTexts {
-        bytes: text.as_bytes(),
-        at: 0,
-    };
-    let mut readable = String::new();
-    let mut copied = 0;
-    while let Some(number) = texts.next() {
-        let end = texts.at;
-        let start = end - number.len();
-        let decimal = Decimal::of(number);
-        if decimal.digits > 0 && decimal.magnitude() >= 308 && platform_decimal(number).is_finite()
-        {
-            readable.push_str(text.get(copied..start)?);
-            readable.push('0');
-            copied = end;
+/// The numbers of a text that serde_json's own conversion may round wrong,
+/// converted by the platform: for each, its place among the text's
+/// numbers, its span, its double, and whether it is an integer of at most
+/// 20 digits (one serde_json may keep exactly as `u64` or `i64`).
+struct Converted {
+    numbers: Vec<(usize, Range<usize>, f64, bool)>,
+}
+
+impl Converted {
+    fn of(text: &str) -> Converted {
+        let mut texts = NumberTexts {
+            bytes: text.as_bytes(),
+            at: 0,
+        };
+        let mut spans = Vec::new();
+        let mut list = String::from("[");
+        let mut place = 0;
+        while let Some((span, decimal)) = texts.next() {
+            if !decimal.converted_exactly() {
+                if !spans.is_empty() {
+                    list.push(',');
+                }
+                list.push_str(text.get(span.clone()).unwrap_or("0"));
+                spans.push((place, span, decimal.integer && decimal.digits <= 20));
+            }
+            place += 1;
+        }
+        list.push(']');
+        let doubles = if spans.is_empty() {
+            Vec::new()
+        } else {
+            platform_decimals(&list)
+        };
+        Converted {
+            numbers: spans
+                .into_iter()
+                .enumerate()
+                .map(|(i, (place, span, integer))| {
+                    let double = doubles.get(i).copied().unwrap_or(f64::NAN);
+                    (place, span, double, integer)
+                })
+                .collect(),
         }
     }
-    if copied == 0 {
-        return None;
+
+    /// The text with every number that serde_json's conversion overflows
+    /// but `JSON.parse` takes (a finite double of magnitude 10^308 or
+    /// more) written `0`; `None` when there is none.
+    fn readable_past_range(&self, text: &str) -> Option<String> {
+        let mut readable = String::new();
+        let mut copied = 0;
+        for (_, span, double, _) in &self.numbers {
+            if double.is_finite() && double.abs() >= 1e308 {
+                readable.push_str(text.get(copied..span.start)?);
+                readable.push('0');
+                copied = span.end;
+            }
+        }
+        if copied == 0 {
+            return None;
+        }
+        readable.push_str(text.get(copied..)?);
+        Some(readable)
     }
-    readable.push_str(text.get(copied..)?);
-    Some(readable)
 }
 
 /// The index of the quote that closes the string opening at `at`, `None`
@@ -100,33 +146,66 @@ pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
     None
 }
 
-/// The texts of the numbers of a JSON text that serde_json has read (or
-/// is reading), in order: the runs of number characters outside strings.
+/// The spans of the numbers of a JSON text that serde_json reads, in
+/// order (the runs of number characters outside strings), each read for
+/// its size on the way.
 struct NumberTexts<'t> {
     bytes: &'t [u8],
     at: usize,
 }
 
-impl<'t> NumberTexts<'t> {
-    fn next(&mut self) -> Option<&'t str> {
+impl NumberTexts<'_> {
+    fn next(&mut self) -> Option<(Range<usize>, Decimal)> {
         while let Some(&byte) = self.bytes.get(self.at) {
             match byte {
                 b'"' => self.at = string_end(self.bytes, self.at)? + 1,
                 b'-' | b'0'..=b'9' => {
                     let start = self.at;
-                    while matches!(
-                        self.bytes.get(self.at),
-                        Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
-                    ) {
-                        self.at += 1;
-                    }
-                    // ASCII only, so the slice is on character boundaries.
-                    return core::str::from_utf8(self.bytes.get(start..self.at)?).ok();
+                    let decimal = self.number();
+                    return Some((start..self.at, decimal));
                 }
                 _ => self.at += 1,
             }
         }
         None
+    }
+
+    /// The number starting here, read to its end in one pass.
+    fn number(&mut self) -> Decimal {
+        let (mut digits, mut fraction, mut written) = (0usize, 0i64, 0i64);
+        let (mut in_fraction, mut in_exponent, mut negative_exponent) = (false, false, false);
+        loop {
+            match self.bytes.get(self.at) {
+                Some(&digit @ b'0'..=b'9') => {
+                    if in_exponent {
+                        written = written
+                            .saturating_mul(10)
+                            .saturating_add(i64::from(digit - b'0'));
+                    } else {
+                        if digits > 0 || digit != b'0' {
+                            digits += 1;
+                        }
+                        if in_fraction {
+                            fraction = fraction.saturating_add(1);
+                        }
+                    }
+                }
+                Some(b'.') => in_fraction = true,
+                Some(b'e' | b'E') => in_exponent = true,
+                Some(b'-') => negative_exponent = in_exponent,
+                Some(b'+') => {}
+                _ => break,
+            }
+            self.at += 1;
+        }
+        if negative_exponent {
+            written = -written;
+        }
+        Decimal {
+            digits,
+            exponent: written.saturating_sub(fraction),
+            integer: !in_fraction && !in_exponent,
+        }
     }
 }
 
@@ -137,87 +216,82 @@ struct Decimal {
     digits: usize,
     /// The power of ten of the last digit, saturated.
     exponent: i64,
+    /// Written without a fraction or an exponent.
+    integer: bool,
 }
 
 impl Decimal {
-    fn of(text: &str) -> Decimal {
-        let (mantissa, exponent) = match text.find(['e', 'E']) {
-            Some(at) => (
-                text.get(..at).unwrap_or(""),
-                text.get(at + 1..).unwrap_or(""),
-            ),
-            None => (text, ""),
-        };
-        let mut written: i64 = 0;
-        for byte in exponent.bytes().filter(u8::is_ascii_digit) {
-            written = written
-                .saturating_mul(10)
-                .saturating_add(i64::from(byte - b'0'));
-        }
-        if exponent.starts_with('-') {
-            written = -written;
-        }
-        let fraction = mantissa.find('.').map_or(0, |dot| mantissa.len() - dot - 1);
-        let digits = mantissa
-            .bytes()
-            .filter(u8::is_ascii_digit)
-            .skip_while(|&byte| byte == b'0')
-            .count();
-        Decimal {
-            digits,
-            exponent: written.saturating_sub(i64::try_from(fraction).unwrap_or(i64::MAX)),
-        }
-    }
-
-    /// The power of ten of the first significant digit.
-    fn magnitude(&self) -> i64 {
-        self.exponent
-            .saturating_add(i64::try_from(self.digits).unwrap_or(i64::MAX))
-            .saturating_sub(1)
-    }
-
-    /// Whether serde_json's own conversion is exact: the digits an exact
-    /// double (below 10^15 < 2^53) and the power of ten one too.
+    /// Whether serde_json's own conversion is exact: an integer it keeps
+    /// as one (at most 18 digits: within `i64` and `u64`), or the digits an
+    /// exact double (below 10^15 < 2^53) and the power of ten one too.
     fn converted_exactly(&self) -> bool {
-        self.digits <= 15 && (-22..=22).contains(&self.exponent)
+        (self.integer && self.digits <= 18)
+            || (self.digits <= 15 && (-22..=22).contains(&self.exponent))
     }
 }
 
-/// The correctly rounded double of a JSON number's text: the page's own
-/// conversion in the module (`JSON.parse`'s, without tables in the
-/// module), std's elsewhere.
+/// The correctly rounded doubles of `list`, `[n,n,…]` of JSON numbers: the
+/// page's own `JSON.parse` in the module (no tables in the module, one call
+/// for the whole list), std's elsewhere.
 #[cfg(target_arch = "wasm32")]
-fn platform_decimal(text: &str) -> f64 {
-    js_sys::parse_float(text)
+fn platform_decimals(list: &str) -> Vec<f64> {
+    js_sys::JSON::parse(list)
+        .map(|array| js_sys::Float64Array::new(&array).to_vec())
+        .unwrap_or_default()
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn platform_decimal(text: &str) -> f64 {
-    text.parse().unwrap_or(f64::NAN)
+fn platform_decimals(list: &str) -> Vec<f64> {
+    let inner = list
+        .strip_prefix('[')
+        .and_then(|l| l.strip_suffix(']'))
+        .unwrap_or("");
+    inner
+        .split(',')
+        .map(|number| number.parse().unwrap_or(f64::NAN))
+        .collect()
 }
 
-/// A [`Value`] built from serde_json's visits, each number checked
-/// against its text.
-#[derive(Clone, Copy)]
-struct ExactValue<'a, 't>(&'a RefCell<NumberTexts<'t>>);
+/// Where a reading is among the converted numbers.
+struct Place<'a> {
+    converted: &'a Converted,
+    /// Numbers visited so far.
+    seen: Cell<usize>,
+    /// The first converted number not yet visited.
+    next: Cell<usize>,
+}
 
-impl ExactValue<'_, '_> {
-    /// The number serde_json read as `read`, as `JSON.parse` has it.
-    fn number<E: de::Error>(self, read: Number) -> Result<Value, E> {
-        let text = self.0.borrow_mut().next().unwrap_or("");
-        let decimal = Decimal::of(text);
-        let plain_integer = !text.contains(['.', 'e', 'E']);
-        if (read.is_f64() && decimal.converted_exactly()) || (!read.is_f64() && plain_integer) {
-            return Ok(Value::Number(read));
-        }
-        match Number::from_f64(platform_decimal(text)) {
-            Some(number) => Ok(Value::Number(number)),
-            None => Err(E::custom("number out of range")),
-        }
+/// A [`Value`] built from serde_json's visits, each converted number in
+/// its place.
+#[derive(Clone, Copy)]
+struct ExactValue<'a>(&'a Place<'a>);
+
+impl ExactValue<'_> {
+    /// The number serde_json read as `read`, as `JSON.parse` has it; an
+    /// integer serde_json keeps as one (within `u64` or `i64`) stays exact,
+    /// as the validator compares integers.
+    fn number<E: de::Error>(self, read: Option<Number>) -> Result<Value, E> {
+        let place = self.0;
+        let seen = place.seen.get();
+        place.seen.set(seen + 1);
+        let next = place.next.get();
+        let number = match place.converted.numbers.get(next) {
+            Some((at, _, double, integer)) if *at == seen => {
+                place.next.set(next + 1);
+                match read {
+                    Some(read) if *integer && !read.is_f64() => Some(read),
+                    _ => Number::from_f64(*double),
+                }
+            }
+            _ => read,
+        };
+        number
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("number out of range"))
     }
 }
 
-impl<'de> DeserializeSeed<'de> for ExactValue<'_, '_> {
+impl<'de> DeserializeSeed<'de> for ExactValue<'_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
@@ -225,7 +299,7 @@ impl<'de> DeserializeSeed<'de> for ExactValue<'_, '_> {
     }
 }
 
-impl<'de> Visitor<'de> for ExactValue<'_, '_> {
+impl<'de> Visitor<'de> for ExactValue<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -236,16 +310,13 @@ impl<'de> Visitor<'de> for ExactValue<'_, '_> {
         Ok(Value::Bool(value))
     }
     fn visit_i64<E: de::Error>(self, value: i64) -> Result<Value, E> {
-        self.number(Number::from(value))
+        self.number(Some(Number::from(value)))
     }
     fn visit_u64<E: de::Error>(self, value: u64) -> Result<Value, E> {
-        self.number(Number::from(value))
+        self.number(Some(Number::from(value)))
     }
     fn visit_f64<E: de::Error>(self, value: f64) -> Result<Value, E> {
-        match Number::from_f64(value) {
-            Some(number) => self.number(number),
-            None => Err(E::custom("number out of range")),
-        }
+        self.number(Number::from_f64(value))
     }
     fn visit_str<E: de::Error>(self, value: &str) -> Result<Value, E> {
         Ok(Value::String(value.into()))
@@ -285,6 +356,16 @@ mod tests {
 
     fn parsed(text: &str) -> f64 {
         parse(text).unwrap().as_f64().unwrap()
+    }
+
+    impl Decimal {
+        fn of(text: &str) -> Decimal {
+            let mut texts = NumberTexts {
+                bytes: text.as_bytes(),
+                at: 0,
+            };
+            texts.next().unwrap().1
+        }
     }
 
     /// xorshift64: the doubles of random bit patterns.
@@ -335,11 +416,12 @@ mod tests {
             };
             assert_eq!(fast.to_bits(), exact(&text).to_bits(), "{text}");
         }
-        for text in ["1234567890123456", "1e23", "1e-23", "0.1234567890123456"] {
+        for text in ["1234567890123456789", "1e23", "1e-23", "0.1234567890123456"] {
             assert!(!Decimal::of(text).converted_exactly(), "{text}");
         }
         assert!(Decimal::of("0.000000000000000000001").converted_exactly());
         assert!(Decimal::of("-120.50e-3").converted_exactly());
+        assert!(Decimal::of("-123456789012345678").converted_exactly());
     }
 
     #[test]
@@ -389,6 +471,22 @@ mod tests {
             parse(text).unwrap(),
             serde_json::json!({"a": [f64::MAX, 0.1]})
         );
+    }
+
+    /// The second reading, which serde_json needs only without
+    /// `float_roundtrip` (the module), so driven here by hand.
+    #[test]
+    fn numbers_past_serde_jsons_range_are_read_again_as_zeros() {
+        let text = r#"[1.7976931348623158e308,-17976931348623158e292,12,0.1]"#;
+        let converted = Converted::of(text);
+        let readable = converted.readable_past_range(text).unwrap();
+        assert_eq!(readable, "[0,0,12,0.1]");
+        assert_eq!(
+            read(&readable, &converted).unwrap(),
+            serde_json::json!([f64::MAX, -f64::MAX, 12, 0.1])
+        );
+        let huge = format!("[{}]", "9".repeat(309));
+        assert!(Converted::of(&huge).readable_past_range(&huge).is_none());
     }
 
     #[test]
