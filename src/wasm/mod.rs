@@ -12,8 +12,8 @@
 //!   `js/src/bridge/in-page.js`);
 //! - `forms`: `formTools`, the web-sys driver of [`crate::forms`];
 //! - `paths`: the decisions of `getPath`, `setPath`, `flatten` (JS);
-//! - `protocol`: `newId`, `llmName`, `protocolVersion`, `protocolSchemas`,
-//!   `validateMessage`;
+//! - `protocol`: `newId`, `llmName`; `validate`: `validateMessage` and the
+//!   constants the build writes out (`protocolVersion`, `protocolSchemas`);
 //! - `properties`: the page's `RegExp` enumerating `\p{…}` for `pattern`;
 //! - `values`: JS values ↔ the core's types; `error`: the one error
 //!   channel; `host`: what is used of the JS host.
@@ -72,7 +72,7 @@ mod error;
 #[cfg(feature = "forms")]
 mod forms;
 mod host;
-#[cfg(feature = "toolmark")]
+#[cfg(feature = "paths")]
 mod paths;
 #[cfg(feature = "post-message")]
 mod post_message;
@@ -82,6 +82,8 @@ mod properties;
 mod protocol;
 #[cfg(feature = "toolmark")]
 mod registry;
+#[cfg(feature = "protocol")]
+mod validate;
 mod values;
 #[cfg(feature = "toolmark")]
 mod webmcp;
@@ -92,7 +94,7 @@ mod websocket;
 pub use self::bridge::{bridge, Bridge};
 #[cfg(feature = "forms")]
 pub use self::forms::form_tools;
-#[cfg(feature = "toolmark")]
+#[cfg(feature = "paths")]
 pub use self::paths::{path_rules, path_segments};
 #[cfg(feature = "toolmark")]
 pub use self::properties::HostProperties;
@@ -100,6 +102,8 @@ pub use self::properties::HostProperties;
 pub use self::protocol::*;
 #[cfg(feature = "toolmark")]
 pub use self::registry::{create_toolmark, Events, Scope, Toolmark};
+#[cfg(feature = "protocol")]
+pub use self::validate::*;
 #[cfg(feature = "toolmark")]
 pub use self::webmcp::{webmcp, WebMcp};
 // The transports from Rust, for tests/wasm_transports.rs only: reachable

@@ -391,7 +391,8 @@ pub fn pending(pending: &[PendingView]) -> JsValue {
     js(&pending)
 }
 
-/// `[{path, message}]` for JS.
+/// `[{path, message}]` for JS (`validateMessage`).
+#[cfg(feature = "protocol")]
 pub fn issues(issues: &[Issue]) -> JsValue {
     js(&issues)
 }

@@ -46,10 +46,11 @@ test('Chromium: the README app\'s imports fetch only toolmark.wasm, compiled whi
   });
   assert.deepEqual(out.tools, ['noop']);
   assert.deepEqual(out.kinds, ['function', 'function']);
-  // index.js also names formTools: its part is fetched too when the page
-  // imports index.js itself (a bundler leaves it out of an app that does not use it).
-  assert.deepEqual([...new Set(wasm)].sort(), ['/pkg/wasm/forms.wasm', '/pkg/wasm/toolmark.wasm']);
-  assert.deepEqual(out.compiled, ['instantiateStreaming', 'instantiateStreaming']);
+  // index.js also names formTools and the path helpers: their parts are
+  // fetched too when the page imports index.js itself (a bundler leaves
+  // them out of an app that does not use them: tests/node/bundlers.test.mjs).
+  assert.deepEqual([...new Set(wasm)].sort(), ['/pkg/wasm/forms.wasm', '/pkg/wasm/paths.wasm', '/pkg/wasm/toolmark.wasm']);
+  assert.deepEqual(out.compiled, ['instantiateStreaming', 'instantiateStreaming', 'instantiateStreaming']);
 });
 
 test('Chromium: each transport entry fetches its own part, and works with the toolmark part\'s bridge', async () => {
@@ -76,7 +77,31 @@ test('Chromium: each transport entry fetches its own part, and works with the to
   });
   assert.equal(out.firstSent, 'manifest');
   assert.equal(out.thrown.name, 'TypeError');
-  assert.deepEqual([...new Set(wasm)].sort(), ['/pkg/wasm/echo.wasm', '/pkg/wasm/forms.wasm', '/pkg/wasm/post-message.wasm', '/pkg/wasm/toolmark.wasm']);
+  assert.deepEqual([...new Set(wasm)].sort(), ['/pkg/wasm/echo.wasm', '/pkg/wasm/forms.wasm', '/pkg/wasm/paths.wasm', '/pkg/wasm/post-message.wasm', '/pkg/wasm/toolmark.wasm']);
+});
+
+test('Chromium: validateMessage fetches only its part, the constants none', async () => {
+  const { page, wasm } = await recordingPage();
+  const out = await page.evaluate(async () => {
+    const { PROTOCOL_VERSION, validateMessage } = await import('/pkg/protocol/index.js');
+    const verdict = validateMessage({ protocol: PROTOCOL_VERSION, type: 'cancel', clientId: 'p', id: 'c1' }, 'toPage');
+    return { ok: verdict.ok };
+  });
+  assert.equal(out.ok, true);
+  assert.deepEqual([...new Set(wasm)], ['/pkg/wasm/protocol.wasm']);
+});
+
+test('Chromium: the path helpers\' part fetches only its module', async () => {
+  const { page, wasm } = await recordingPage();
+  const out = await page.evaluate(async () => {
+    // The part's bundle, which the root entry re-exports them from.
+    const { getPath, setPath, flatten } = await import('/pkg/wasm/paths.js');
+    const target = setPath({}, 'a.0.b', 1);
+    return { got: getPath(target, 'a.0.b'), flat: flatten(target) };
+  });
+  assert.equal(out.got, 1);
+  assert.deepEqual(out.flat, { 'a.0.b': 1 });
+  assert.deepEqual([...new Set(wasm)], ['/pkg/wasm/paths.wasm']);
 });
 
 test('Chromium: a part served without application/wasm still loads (compiled from its bytes)', async () => {

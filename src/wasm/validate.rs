@@ -1,0 +1,116 @@
+//! `@toolmark/bridge-wasm/protocol`'s `validateMessage`, and the constants
+//! the build writes out as plain JS (`protocolVersion`, `protocolSchemas`:
+//! js/build/build.mjs). A part of its own (Cargo feature `protocol`): an
+//! app that validates messages loads it, the README's app does not.
+
+use crate::prelude::*;
+use js_sys::{Array, Object};
+use wasm_bindgen::prelude::*;
+
+use super::error::Failure;
+use super::host;
+use super::values;
+use crate::protocol::{self, to_json, Direction};
+
+/// `PROTOCOL_VERSION`.
+#[wasm_bindgen(js_name = protocolVersion)]
+pub fn protocol_version() -> u8 {
+    protocol::PROTOCOL_VERSION
+}
+
+/// Freezes `value` and everything in it.
+fn deep_freeze(value: &JsValue) {
+    if value.is_object() {
+        let object = Object::from(value.clone());
+        for key in Object::keys(&object).iter() {
+            if let Ok(child) = js_sys::Reflect::get(&object, &key) {
+                deep_freeze(&child);
+            }
+        }
+        Object::freeze(&object);
+    }
+}
+
+/// `protocolSchemas`: `{ pageToAgent, agentToPage }`, the published JSON
+/// Schemas, frozen.
+#[wasm_bindgen(js_name = protocolSchemas)]
+pub fn protocol_schemas() -> JsValue {
+    let schemas = values::parse_text(&protocol_schemas_text());
+    deep_freeze(&schemas);
+    schemas
+}
+
+/// The published schemas as one JSON text, `{"pageToAgent": …,
+/// "agentToPage": …}`.
+pub fn protocol_schemas_text() -> String {
+    let mut text = String::from("{\"pageToAgent\":");
+    text.push_str(protocol::schemas::PAGE_TO_AGENT);
+    text.push_str(",\"agentToPage\":");
+    text.push_str(protocol::schemas::AGENT_TO_PAGE);
+    text.push('}');
+    text
+}
+
+/// The problems `validateMessage` finds in the JSON text of a value
+/// (`None` when valid).
+fn validation_issues(
+    text: &str,
+    direction: &str,
+) -> Result<Option<Vec<protocol::Issue>>, &'static str> {
+    let direction = Direction::parse(direction).ok_or("direction must be 'toPage' or 'toAgent'")?;
+    Ok(match protocol::parse_value(text) {
+        Ok(value) => protocol::validate(&value, direction).err(),
+        Err(rejection) => Some(rejection.issues()),
+    })
+}
+
+/// `validateMessage` on the JSON text of a value: `None` when valid, else
+/// the JSON text of the `[{ path, message }]` errors.
+pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<String>, &'static str> {
+    Ok(validation_issues(text, direction)?.map(|issues| to_json(&issues)))
+}
+
+fn failed(path: &str, message: &str) -> JsValue {
+    let error = host::object(&[
+        ("path", &JsValue::from_str(path)),
+        ("message", &JsValue::from_str(message)),
+    ]);
+    let errors = Array::of1(&error);
+    host::object(&[("ok", &JsValue::FALSE), ("errors", &errors)]).into()
+}
+
+/// `validateMessage(value, 'toPage' | 'toAgent')`: `{ ok: true, message }`
+/// or `{ ok: false, errors }`. The value is judged as it travels: its JSON
+/// copy, so getters and prototypes do not count.
+#[wasm_bindgen(js_name = validateMessage)]
+pub fn validate_message(value: JsValue, direction: JsValue) -> Result<JsValue, JsValue> {
+    let direction = direction.as_string().unwrap_or_default();
+    if Direction::parse(&direction).is_none() {
+        return Err(
+            Failure::misuse("validateMessage: direction must be 'toPage' or 'toAgent'").into(),
+        );
+    }
+    let text = match js_sys::JSON::stringify(&value) {
+        Err(error) => {
+            let reason = host::string(&host::get(&error, "message"));
+            return Ok(failed("", &format!("must be JSON: {}", &reason)));
+        }
+        Ok(text) => match JsValue::from(text).as_string() {
+            Some(text) => text,
+            None => return Ok(failed("", "must be object")),
+        },
+    };
+    match validation_issues(&text, &direction) {
+        Ok(None) => Ok(host::object(&[
+            ("ok", &JsValue::TRUE),
+            ("message", &values::parse_text(&text)),
+        ])
+        .into()),
+        Ok(Some(issues)) => Ok(host::object(&[
+            ("ok", &JsValue::FALSE),
+            ("errors", &values::issues(&issues)),
+        ])
+        .into()),
+        Err(message) => Err(Failure::misuse(message).into()),
+    }
+}
