@@ -76,12 +76,13 @@ function minifyShippedJs(dir = pkg) {
  * entries (one module each, the whole API).
  */
 const PARTS = {
-  toolmark: ['toolmark.js', 'ids.js', 'bridge/index.js', 'bridge/in-page.js', 'bridge/websocket.js', 'webmcp/index.js'],
+  toolmark: ['toolmark.js', 'ids.js', 'bridge/index.js', 'bridge/in-page.js', 'bridge/websocket.js'],
   echo: ['bridge/echo.js'],
   'post-message': ['bridge/post-message.js'],
   forms: ['forms.js'],
   protocol: ['protocol/validate.js'],
   paths: ['paths.js'],
+  webmcp: ['webmcp/index.js'],
 };
 const FULL = 'toolmark_bridge';
 // Files shared by every bundle as they are: one ToolmarkError class for all

@@ -5,7 +5,8 @@
 //!
 //! - `registry`: `createToolmark` → `Toolmark`, `Scope`, `Events`;
 //! - `bridge`: `bridge(...)`, the plugin `tm.use` attaches;
-//! - `webmcp`: `webmcp(...)`, the plugin for WebMCP browser agents;
+//! - `webmcp`: `webmcp(...)`, the plugin for WebMCP browser agents (a part
+//!   of its own, attached through the registry's `PluginLink`);
 //! - `driver`: the shared state, the output loop, tool runs, timers;
 //! - `websocket`, `post_message`, `echo`: the transports' web-sys drivers
 //!   over [`crate::transport`] (the in-page channel is JS:
@@ -85,7 +86,7 @@ mod registry;
 #[cfg(feature = "protocol")]
 mod validate;
 mod values;
-#[cfg(feature = "toolmark")]
+#[cfg(feature = "webmcp")]
 mod webmcp;
 #[cfg(feature = "toolmark")]
 mod websocket;
@@ -101,10 +102,10 @@ pub use self::properties::HostProperties;
 #[cfg(feature = "toolmark")]
 pub use self::protocol::*;
 #[cfg(feature = "toolmark")]
-pub use self::registry::{create_toolmark, Events, Scope, Toolmark};
+pub use self::registry::{create_toolmark, Events, PluginLink, Scope, Toolmark};
 #[cfg(feature = "protocol")]
 pub use self::validate::*;
-#[cfg(feature = "toolmark")]
+#[cfg(feature = "webmcp")]
 pub use self::webmcp::{webmcp, WebMcp};
 // The transports from Rust, for tests/wasm_transports.rs only: reachable
 // from the crate's API they cost the shipped module 55 bytes gzip.

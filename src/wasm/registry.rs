@@ -5,7 +5,7 @@
 //! of it is running.
 
 use crate::prelude::*;
-use alloc::rc::Rc;
+use alloc::rc::{Rc, Weak};
 use core::cell::Cell;
 use js_sys::{Function, Promise};
 use wasm_bindgen::convert::TryFromJsValue;
@@ -19,9 +19,9 @@ use super::host::{self, get, get_symbol, js_function, present};
 use super::properties::HostProperties;
 use super::protocol::CryptoRandom;
 use super::values;
-use super::webmcp::WebMcp;
 use crate::machine::{Handle, Toolmark as Machine};
 use crate::policy::Caller;
+use crate::protocol::{to_json, ErrorEventCode};
 use crate::registry::{ScopeId, ToolKey};
 use crate::schema::pattern::LinearPatterns;
 
@@ -262,19 +262,96 @@ impl Toolmark {
         }
     }
 
-    /// Attaches a plugin (`bridge(...)`); returns its dispose function.
+    /// Attaches a plugin (`bridge(...)`, or one that attaches itself through
+    /// a [`PluginLink`]: `webmcp(...)`, a part of its own); returns its
+    /// dispose function.
     #[wasm_bindgen(js_name = "use", unchecked_return_type = "() => void")]
     pub fn use_plugin(&self, plugin: JsValue) -> Result<Function, JsValue> {
         let plugin = match Bridge::try_from_js_value(plugin) {
             Ok(bridge) => return Ok(bridge.attach(&self.shared)?),
             Err(plugin) => plugin,
         };
-        let webmcp = WebMcp::try_from_js_value(plugin).map_err(|_| {
-            Failure::misuse(
+        let Some(attach) = host::method(&plugin, "attachToRegistry") else {
+            return Err(Failure::misuse(
                 "use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)",
             )
+            .into());
+        };
+        let link = PluginLink {
+            shared: Rc::downgrade(&self.shared),
+        };
+        let dispose = attach.call1(&plugin, &link.into())?;
+        dispose.dyn_into().map_err(|_| {
+            Failure::misuse("use: the plugin's attachToRegistry did not return a function").into()
+        })
+    }
+}
+
+/// What a plugin of another part (`webmcp`) reaches of the registry, given
+/// to its `attachToRegistry` by `tm.use`; not part of the API. Holds the
+/// registry weakly: a plugin does not keep it alive.
+#[wasm_bindgen]
+pub struct PluginLink {
+    shared: Weak<Shared>,
+}
+
+#[wasm_bindgen]
+impl PluginLink {
+    /// The manifest entries visible to `inapp`, each as its JSON text;
+    /// `undefined` once the registry is gone.
+    #[wasm_bindgen(js_name = inappEntries)]
+    pub fn inapp_entries(&self) -> Result<JsValue, JsValue> {
+        let Some(shared) = self.shared.upgrade() else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        let entries = shared.with_core(|core| core.manifest_entries(Caller::Inapp))?;
+        Ok(entries
+            .iter()
+            .map(|entry| JsValue::from_str(&to_json(&entry.to_value())))
+            .collect::<js_sys::Array>()
+            .into())
+    }
+
+    /// Calls `listener` after every registry revision; returns its unsubscribe.
+    #[wasm_bindgen(js_name = onRevision)]
+    pub fn on_revision(&self, listener: JsValue) -> Result<Function, JsValue> {
+        let Some(shared) = self.shared.upgrade() else {
+            return Ok(js_function(|| {}));
+        };
+        Ok(subscribe(&shared, listener, |h| &mut h.rev_listeners)?)
+    }
+
+    /// A held page call as caller `inapp` (waiting in the pending list when
+    /// the tool needs a human), cancelled by `signal`; its promise resolves
+    /// with the `ToolResult`, wrapped with the spec's note when `untrusted`.
+    #[wasm_bindgen(js_name = callHeld)]
+    pub fn call_held(
+        &self,
+        name: String,
+        input: JsValue,
+        untrusted: bool,
+        signal: JsValue,
+    ) -> Result<Promise, JsValue> {
+        let Some(shared) = self.shared.upgrade() else {
+            return Err(Failure::Error("webmcp: the registry is gone".into()).into());
+        };
+        let input = values::call_input(&input);
+        let now = shared.now();
+        let (handle, promise) = shared.request(untrusted, |core| {
+            core.call_held(&name, &input, Caller::Inapp, now)
         })?;
-        Ok(webmcp.attach(&self.shared)?)
+        if let Some(signal) = present(signal) {
+            // Not an AbortSignal: the call runs uncancellable, as without one.
+            let _ = abort_on(&shared, handle, &signal);
+        }
+        Ok(promise)
+    }
+
+    /// An `error` event (`transport_failed`) for that tool.
+    pub fn failed(&self, message: String, tool: String) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared.failed(ErrorEventCode::TransportFailed, message, Some(tool));
+        }
     }
 }
 

@@ -1,37 +1,66 @@
 //! `webmcp({ modelContext? })`: the plugin that offers the registry to
-//! WebMCP browser agents (API.md, "WebMCP"). Attached, it registers every
-//! tool visible to caller `inapp` with the model context's `registerTool`,
-//! one `AbortController` per registration, and after every registry
-//! revision re-registers what changed and aborts what is gone. Each
-//! `execute` is a held page call of the core ([`Machine::call_held`]): the
-//! same lanes, busy limit, validation and `inapp` policy as a bridge call,
-//! and for a tool that needs a human it waits in the page's pending list
-//! and resolves with the outcome, since a browser agent has no protocol for
-//! `needs_confirmation`.
+//! WebMCP browser agents (API.md, "WebMCP"), a part of its own (`webmcp`,
+//! Cargo.toml): an app that never imports it does not ship it. Attached, it
+//! registers every tool visible to caller `inapp` with the model context's
+//! `registerTool`, one `AbortController` per registration, and after every
+//! registry revision re-registers what changed and aborts what is gone.
+//! Each `execute` is a held page call of the core ([`Machine::call_held`]):
+//! the same lanes, busy limit, validation and `inapp` policy as a bridge
+//! call, and for a tool that needs a human it waits in the page's pending
+//! list and resolves with the outcome, since a browser agent has no protocol
+//! for `needs_confirmation`. It reaches the registry only through the
+//! [`RegistryLink`] `tm.use` hands it (the registry may be another module).
 //!
 //! [`Machine::call_held`]: crate::machine::Toolmark::call_held
 
 use crate::prelude::*;
-use alloc::rc::{Rc, Weak};
-use core::cell::RefCell;
-use js_sys::Function;
+use alloc::rc::Rc;
+use core::cell::{Cell, RefCell};
+use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
-use super::driver::{settled, spawn, Shared};
-use super::error::{report, Failure};
+use super::error::Failure;
 use super::host::{self, get, js_function, present};
-use super::registry::abort_on;
 use super::values;
-use crate::policy::Caller;
-use crate::protocol::{to_json, ErrorEventCode, ToolManifest};
+
+#[wasm_bindgen]
+extern "C" {
+    /// The registry's side of an attached plugin: `PluginLink` of
+    /// src/wasm/registry.rs, reached through JS.
+    pub type RegistryLink;
+
+    /// The manifest entries visible to `inapp`, each as its JSON text;
+    /// `undefined` once the registry is gone.
+    #[wasm_bindgen(method, catch, js_name = inappEntries)]
+    fn inapp_entries(this: &RegistryLink) -> Result<JsValue, JsValue>;
+
+    /// Calls `listener` after every registry revision; returns its unsubscribe.
+    #[wasm_bindgen(method, catch, js_name = onRevision)]
+    fn on_revision(this: &RegistryLink, listener: &JsValue) -> Result<Function, JsValue>;
+
+    /// A held page call as caller `inapp`: its promise.
+    #[wasm_bindgen(method, catch, js_name = callHeld)]
+    fn call_held(
+        this: &RegistryLink,
+        name: &str,
+        input: &JsValue,
+        untrusted: bool,
+        signal: &JsValue,
+    ) -> Result<JsValue, JsValue>;
+
+    /// An `error` event (`transport_failed`) for that tool.
+    #[wasm_bindgen(method)]
+    fn failed(this: &RegistryLink, message: &str, tool: &str);
+}
 
 /// A WebMCP plugin, for one `tm.use`.
 #[wasm_bindgen]
 pub struct WebMcp {
     /// The model context given in the options; else looked up on attach.
     model_context: Option<JsValue>,
+    attached: Cell<bool>,
 }
 
 /// `webmcp(options?)`.
@@ -50,7 +79,10 @@ pub fn webmcp(options: JsValue) -> Result<WebMcp, JsValue> {
             .into());
         }
     }
-    Ok(WebMcp { model_context })
+    Ok(WebMcp {
+        model_context,
+        attached: Cell::new(false),
+    })
 }
 
 /// `document.modelContext`, else the earlier `navigator.modelContext`.
@@ -71,45 +103,47 @@ struct Registration {
 }
 
 struct Registrations {
-    shared: Weak<Shared>,
+    link: RegistryLink,
     context: JsValue,
     register: Function,
     live: RefCell<Vec<Registration>>,
 }
 
+#[wasm_bindgen]
 impl WebMcp {
-    /// Registers the tools and follows the registry; returns `dispose()`.
+    /// Called by `tm.use` with the registry's link (not part of the API):
+    /// registers the tools and follows the registry; returns `dispose()`.
     /// With no model context it attaches nothing.
-    pub(super) fn attach(self, shared: &Rc<Shared>) -> Result<Function, Failure> {
-        let Some(context) = self.model_context.or_else(found_model_context) else {
+    #[wasm_bindgen(js_name = attachToRegistry)]
+    pub fn attach_to_registry(&self, link: RegistryLink) -> Result<Function, JsValue> {
+        if self.attached.replace(true) {
+            return Err(Failure::misuse(
+                "use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)",
+            )
+            .into());
+        }
+        let Some(context) = self.model_context.clone().or_else(found_model_context) else {
             return Ok(js_function(|| {}));
         };
         let Some(register) = host::method(&context, "registerTool") else {
             return Ok(js_function(|| {}));
         };
         let registrations = Rc::new(Registrations {
-            shared: Rc::downgrade(shared),
+            link,
             context,
             register,
             live: RefCell::new(Vec::new()),
         });
         let follow = registrations.clone();
         let listener: JsValue = js_function(move || follow.sync()).into();
-        shared.host(|h| h.rev_listeners.add(listener.clone()))?;
+        let unsubscribe = registrations.link.on_revision(&listener)?;
         registrations.sync();
-        let weak = Rc::downgrade(shared);
-        let detach = move || -> Result<(), Failure> {
-            if let Some(shared) = weak.upgrade() {
-                shared.host(|h| h.rev_listeners.remove(&listener))?;
-            }
+        Ok(host::callback(move |_, _| {
+            unsubscribe.call0(&JsValue::UNDEFINED)?;
             let gone = core::mem::take(&mut *registrations.live.borrow_mut());
             for registration in gone {
                 registration.controller.abort();
             }
-            Ok(())
-        };
-        Ok(host::callback(move |_, _| {
-            detach()?;
             Ok(JsValue::UNDEFINED)
         })
         .into_js_value()
@@ -117,17 +151,42 @@ impl WebMcp {
     }
 }
 
+/// A visible tool: its name, its entry (parsed) and the entry's text.
+struct Entry {
+    name: String,
+    value: JsValue,
+    text: String,
+}
+
 impl Registrations {
+    /// The tools visible to `inapp` now; `None` once the registry is gone.
+    fn entries(&self) -> Option<Vec<Entry>> {
+        let texts = match self.link.inapp_entries() {
+            Ok(texts) => texts,
+            Err(error) => {
+                host::throw_in_microtask(error);
+                return None;
+            }
+        };
+        let texts: js_sys::Array = texts.dyn_into().ok()?;
+        Some(
+            texts
+                .iter()
+                .filter_map(|text| {
+                    let text = text.as_string()?;
+                    let value = values::parse_text(&text);
+                    let name = get(&value, "name").as_string()?;
+                    Some(Entry { name, value, text })
+                })
+                .collect(),
+        )
+    }
+
     /// Brings the registrations in line with the tools visible to `inapp`.
     fn sync(self: &Rc<Self>) {
-        let Some(shared) = self.shared.upgrade() else {
+        let Some(entries) = self.entries() else {
             return;
         };
-        let entries = match shared.with_core(|core| core.manifest_entries(Caller::Inapp)) {
-            Ok(entries) => entries,
-            Err(failure) => return report(failure),
-        };
-        let texts: Vec<String> = entries.iter().map(|e| to_json(&e.to_value())).collect();
         // Gone or changed: aborted (a changed one is registered again below).
         let stale: Vec<Registration> = {
             let mut live = self.live.borrow_mut();
@@ -137,8 +196,7 @@ impl Registrations {
                 let current = live.get(index).is_some_and(|r| {
                     entries
                         .iter()
-                        .zip(&texts)
-                        .any(|(e, t)| e.summary.name == r.name && *t == r.entry)
+                        .any(|e| e.name == r.name && e.text == r.entry)
                 });
                 if current {
                     index += 1;
@@ -151,20 +209,16 @@ impl Registrations {
         for registration in stale {
             registration.controller.abort();
         }
-        for (entry, text) in entries.iter().zip(texts) {
-            let registered = self
-                .live
-                .borrow()
-                .iter()
-                .any(|r| r.name == entry.summary.name);
+        for entry in entries {
+            let registered = self.live.borrow().iter().any(|r| r.name == entry.name);
             if !registered {
-                self.register_tool(&shared, entry, text);
+                self.register_tool(entry);
             }
         }
     }
 
-    fn register_tool(self: &Rc<Self>, shared: &Rc<Shared>, entry: &ToolManifest, text: String) {
-        let name = entry.summary.name.clone();
+    fn register_tool(self: &Rc<Self>, entry: Entry) {
+        let Entry { name, value, text } = entry;
         let controller = match AbortController::new() {
             Ok(controller) => controller,
             Err(error) => {
@@ -172,38 +226,32 @@ impl Registrations {
                     "webmcp: {name} not registered: new AbortController() failed: {}",
                     &host::detail(&error)
                 );
-                return shared.failed(ErrorEventCode::TransportFailed, message, Some(name));
+                return self.link.failed(&message, &name);
             }
         };
-        let hints = &entry.summary.hints;
-        let flag = |hint: Option<bool>| JsValue::from_bool(hint == Some(true));
+        let hints = get(&value, "hints");
+        let hint = |key: &str| get(&hints, key) == JsValue::TRUE;
         let annotations = host::object(&[
-            ("readOnlyHint", &flag(hints.read_only)),
-            ("untrustedContentHint", &flag(hints.untrusted_content)),
+            ("readOnlyHint", &JsValue::from_bool(hint("readOnly"))),
+            (
+                "untrustedContentHint",
+                &JsValue::from_bool(hint("untrustedContent")),
+            ),
             (
                 "consequentialHint",
-                &JsValue::from_bool(
-                    hints.consequential == Some(true) || hints.destructive == Some(true),
-                ),
+                &JsValue::from_bool(hint("consequential") || hint("destructive")),
             ),
         ]);
-        let untrusted = hints.untrusted_content == Some(true);
-        let execute = execute_fn(Rc::downgrade(shared), name.clone(), untrusted);
+        let execute = execute_fn(self.clone(), name.clone(), hint("untrustedContent"));
         let tool = host::object(&[
             ("name", &JsValue::from_str(&name)),
-            (
-                "description",
-                &JsValue::from_str(&entry.summary.description),
-            ),
-            (
-                "inputSchema",
-                &values::parse_text(&to_json(&entry.input_schema)),
-            ),
+            ("description", &get(&value, "description")),
+            ("inputSchema", &get(&value, "inputSchema")),
             ("annotations", &annotations),
             ("execute", &execute),
         ]);
-        if let Some(title) = &entry.summary.title {
-            host::set(&tool, "title", &JsValue::from_str(title));
+        if let Some(title) = present(get(&value, "title")) {
+            host::set(&tool, "title", &title);
         }
         let options = host::object(&[("signal", &controller.signal())]);
         self.live.borrow_mut().push(Registration {
@@ -212,56 +260,46 @@ impl Registrations {
             controller,
         });
         match self.register.call2(&self.context, &tool, &options) {
-            Err(error) => rejected(shared, &name, &error),
-            // A later rejection, awaited by the boundary's executor as a
-            // tool's promise is (a throwing `then` rejects too).
+            Err(error) => self.rejected(&name, &error),
+            // A later rejection: `Promise.resolve` adopts the thenable (a
+            // throwing `then` rejects too).
             Ok(returned) if host::thenable(&returned) => {
-                let weak = Rc::downgrade(shared);
-                spawn(async move {
-                    if let Err(error) = settled(Ok(returned)).await {
-                        if let Some(shared) = weak.upgrade() {
-                            rejected(&shared, &name, &error);
-                        }
-                    }
+                let this = self.clone();
+                let on_rejected = Closure::once_into_js(move |error: JsValue| {
+                    this.rejected(&name, &error);
                 });
+                let adopted: JsValue = Promise::resolve(&returned).into();
+                if let Some(catch) = host::method(&adopted, "catch") {
+                    let _ = catch.call1(&adopted, &on_rejected);
+                }
             }
             Ok(_) => {}
         }
     }
-}
 
-/// A registration the model context refused (duplicate name, permissions
-/// policy, insecure context): an `error` event, the page goes on.
-fn rejected(shared: &Rc<Shared>, name: &str, error: &JsValue) {
-    // An abort of our own controller (the tool went meanwhile) is no failure.
-    if get(error, "name").as_string().as_deref() == Some("AbortError") {
-        return;
+    /// A registration the model context refused (duplicate name, permissions
+    /// policy, insecure context): an `error` event, the page goes on.
+    fn rejected(&self, name: &str, error: &JsValue) {
+        // An abort of our own controller (the tool went meanwhile) is no failure.
+        if get(error, "name").as_string().as_deref() == Some("AbortError") {
+            return;
+        }
+        let message = format!(
+            "webmcp: registerTool({name}) was rejected: {}",
+            &host::detail(error)
+        );
+        self.link.failed(&message, name);
     }
-    let message = format!(
-        "webmcp: registerTool({name}) was rejected: {}",
-        &host::detail(error)
-    );
-    shared.failed(ErrorEventCode::TransportFailed, message, Some(name.into()));
 }
 
 /// The tool's `execute(input, { signal })`: a held page call as caller
 /// `inapp`, resolving with its `ToolResult` (wrapped with the spec's note
 /// for a tool marked `untrustedContent`).
-fn execute_fn(shared: Weak<Shared>, name: String, untrusted: bool) -> JsValue {
+fn execute_fn(registrations: Rc<Registrations>, name: String, untrusted: bool) -> JsValue {
     host::callback(move |input, options| {
-        let Some(shared) = shared.upgrade() else {
-            return Err(js_sys::Error::new("webmcp: the registry is gone").into());
-        };
-        let input = values::call_input(&input);
-        let now = shared.now();
-        let (handle, promise) = shared.request(untrusted, |core| {
-            core.call_held(&name, &input, Caller::Inapp, now)
-        })?;
-        if let Some(signal) = present(get(&options, "signal")) {
-            // Not an AbortSignal: the call runs uncancellable, as without one.
-            let _ = abort_on(&shared, handle, &signal);
-        }
-        Ok(promise.into())
+        registrations
+            .link
+            .call_held(&name, &input, untrusted, &get(&options, "signal"))
     })
     .into_js_value()
 }

@@ -136,3 +136,38 @@ test('Node: the node condition reads the parts synchronously, so require() works
   const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   assert.deepEqual(JSON.parse(out), [1, 'function', 'function']);
 });
+
+test('Chromium: webmcp fetches its own part and attaches to the toolmark part\'s registry once; the whole module (/inline) the same', async () => {
+  const { page, wasm } = await recordingPage();
+  const out = await page.evaluate(async () => {
+    /** Registers through `webmcp` on a registry of `createToolmark`; what the stand-in context saw. */
+    async function attach({ createToolmark, webmcp }) {
+      const registered = [];
+      const modelContext = { registerTool: (tool) => registered.push([tool.name, tool.annotations.readOnlyHint]) };
+      const tm = createToolmark();
+      tm.register({ name: 'echo', description: 'Echoes', hints: { readOnly: true }, run: (input) => input });
+      const plugin = webmcp({ modelContext });
+      const detach = tm.use(plugin);
+      let again;
+      try {
+        tm.use(plugin);
+      } catch (error) {
+        again = `${error.name}: ${error.message}`;
+      }
+      tm.register({ name: 'later', description: 'After attach', run: () => 1 });
+      detach();
+      tm.register({ name: 'detached', description: 'After dispose', run: () => 2 });
+      return { registered, again };
+    }
+    const parts = await attach({ ...(await import('/pkg/index.js')), ...(await import('/pkg/webmcp/index.js')) });
+    const inline = await attach(await import('/pkg/inline.js'));
+    return { parts, inline };
+  });
+  const expected = {
+    registered: [['echo', true], ['later', false]],
+    again: 'TypeError: use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)',
+  };
+  assert.deepEqual(out.parts, expected);
+  assert.deepEqual(out.inline, expected);
+  assert.deepEqual([...new Set(wasm)].sort(), ['/pkg/wasm/forms.wasm', '/pkg/wasm/paths.wasm', '/pkg/wasm/toolmark.wasm', '/pkg/wasm/webmcp.wasm']);
+});
