@@ -362,11 +362,13 @@ fn invalid(path: &str, message: &str) -> Rejection {
     }
 }
 
-/// Steps 4–7 (step 7 by the published schema of `direction`): the
-/// message's object and `type` when it is valid.
+/// Steps 4–7 (step 7 by the published schema of `direction`, `schema`'s):
+/// the message's object and `type` when it is valid. The caller names the
+/// schema, so a module that checks one direction carries only its schema.
 fn check_message(
     value: &Value,
     direction: Direction,
+    schema: Slot,
 ) -> Result<(&Map<String, Value>, &str), Rejection> {
     let Some(map) = value.as_object() else {
         return Err(invalid("", "must be object"));
@@ -412,7 +414,7 @@ fn check_message(
     if direction == Direction::ToPage && message::agent_to_page_in_shape(map, message_type) {
         return Ok((map, message_type));
     }
-    let issues = issues(Slot::from(direction), value);
+    let issues = issues(schema, value);
     if !issues.is_empty() {
         return Err(Rejection::Invalid { issues });
     }
@@ -423,7 +425,7 @@ fn check_message(
 /// own fields (its `input` is not copied).
 pub fn check_agent_to_page(value: Value) -> Result<AgentToPage, Rejection> {
     // The three agent → page types, as the check found them.
-    let message_type = match check_message(&value, Direction::ToPage)?.1 {
+    let message_type = match check_message(&value, Direction::ToPage, Slot::TO_PAGE)?.1 {
         "call" => "call",
         "describe" => "describe",
         _ => "cancel",
@@ -436,7 +438,7 @@ pub fn check_agent_to_page(value: Value) -> Result<AgentToPage, Rejection> {
 
 /// Steps 4–7 for page → agent messages.
 pub fn check_page_to_agent(value: &Value) -> Result<PageToAgent, Rejection> {
-    let (map, message_type) = check_message(value, Direction::ToAgent)?;
+    let (map, message_type) = check_message(value, Direction::ToAgent, Slot::TO_AGENT)?;
     message::page_to_agent(map, message_type).ok_or_else(|| invalid("", "invalid message"))
 }
 
@@ -475,7 +477,11 @@ pub fn parse_page_to_agent(text: &str, max_message_bytes: usize) -> Result<PageT
 
 /// `validateMessage`: does `value` match the published schema of `direction`?
 pub fn validate(value: &Value, direction: Direction) -> Result<(), Vec<Issue>> {
-    check_message(value, direction)
+    let schema = match direction {
+        Direction::ToPage => Slot::TO_PAGE,
+        Direction::ToAgent => Slot::TO_AGENT,
+    };
+    check_message(value, direction, schema)
         .map(|_| ())
         .map_err(|rejection| rejection.issues())
 }
@@ -534,7 +540,7 @@ mod tests {
         ] {
             for map in combinations(message_type, fields, &values) {
                 let in_shape = message::agent_to_page_in_shape(&map, message_type);
-                let by_schema = issues(Slot::ToPage, &Value::Object(map.clone())).is_empty();
+                let by_schema = issues(Slot::TO_PAGE, &Value::Object(map.clone())).is_empty();
                 assert!(!in_shape || by_schema, "shortcut accepts {map:?}");
                 assert_eq!(in_shape, by_schema, "{map:?}");
                 shortcut += usize::from(in_shape);

@@ -11,9 +11,16 @@ pub const PAGE_TO_AGENT: &str = r##"{"$schema":"https://json-schema.org/draft/20
 /// `@toolmark/bridge-wasm/protocol/v1/agent-to-page.json`.
 pub const AGENT_TO_PAGE: &str = r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:toolmark:protocol:v1:agent-to-page","title":"Toolmark bridge protocol v1: agent to page","description":"Messages the agent's server sends to a page: call, describe, cancel.","oneOf":[{"$ref":"#/$defs/call"},{"$ref":"#/$defs/describe"},{"$ref":"#/$defs/cancel"}],"$defs":{"call":{"type":"object","required":["protocol","type","clientId","id","tool","input"],"properties":{"protocol":{"const":1},"type":{"const":"call"},"clientId":{"$ref":"#/$defs/id"},"id":{"$ref":"#/$defs/id"},"rev":{"$ref":"#/$defs/rev"},"tool":{"type":"string","minLength":1},"input":true},"additionalProperties":false},"describe":{"type":"object","required":["protocol","type","clientId","id","tool"],"properties":{"protocol":{"const":1},"type":{"const":"describe"},"clientId":{"$ref":"#/$defs/id"},"id":{"$ref":"#/$defs/id"},"tool":{"type":"string","minLength":1}},"additionalProperties":false},"cancel":{"type":"object","required":["protocol","type","clientId","id"],"properties":{"protocol":{"const":1},"type":{"const":"cancel"},"clientId":{"$ref":"#/$defs/id"},"id":{"$ref":"#/$defs/id"}},"additionalProperties":false},"id":{"description":"A non-empty id (UUID v4 in practice).","type":"string","minLength":1},"rev":{"description":"A registry revision.","type":"integer","minimum":0}}}"##;
 
+/// `page-to-agent.json`'s definitions of what a page hands in (`hints`,
+/// `fieldChange`, `issue`), alone: the registry checks those values and no
+/// page → agent message, so its module carries these and not the whole
+/// schema. A unit test holds them equal to the published ones.
+pub const PAGE_TO_AGENT_DEFINITIONS: &str = r##"{"$schema":"https://json-schema.org/draft/2020-12/schema","$defs":{"hints":{"type":"object","properties":{"readOnly":{"type":"boolean"},"consequential":{"type":"boolean"},"destructive":{"type":"boolean"},"untrustedContent":{"type":"boolean"}}},"fieldChange":{"type":"object","required":["path"],"properties":{"path":{"type":"string"},"before":true,"after":true},"additionalProperties":false},"issue":{"type":"object","required":["path","message"],"properties":{"path":{"type":"string"},"message":{"type":"string"}},"additionalProperties":false}}}"##;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prelude::*;
 
     #[test]
     fn schemas_are_json_with_the_spec_ids() {
@@ -28,5 +35,21 @@ mod tests {
                 "https://json-schema.org/draft/2020-12/schema"
             );
         }
+    }
+
+    #[test]
+    fn the_definitions_are_the_published_ones() {
+        let parse = |text| serde_json::from_str::<serde_json::Value>(text).unwrap_or_default();
+        let (whole, part) = (parse(PAGE_TO_AGENT), parse(PAGE_TO_AGENT_DEFINITIONS));
+        let names: Vec<&String> = part["$defs"]
+            .as_object()
+            .map(|defs| defs.keys().collect())
+            .unwrap_or_default();
+        assert_eq!(names, ["hints", "fieldChange", "issue"]);
+        for name in names {
+            assert_eq!(part["$defs"][name], whole["$defs"][name], "{name}");
+        }
+        assert_eq!(part["$schema"], whole["$schema"]);
+        assert_eq!(part.as_object().map(|o| o.len()), Some(2));
     }
 }

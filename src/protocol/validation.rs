@@ -17,7 +17,6 @@
 use crate::prelude::*;
 use serde_json::{Map, Value};
 
-use super::codes::Direction;
 use super::manifest::with_extra;
 use super::result::Issue;
 use super::schemas;
@@ -40,43 +39,55 @@ impl PatternMatcher for ProtocolPatterns {
     }
 }
 
-/// What a cached schema checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Slot {
+/// What a cached schema checks: its place in the cache and how it is
+/// built. Each slot names its own builder, so a module that never checks
+/// a page → agent message (the registry's) carries none of that schema.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Slot {
+    index: usize,
+    build: fn() -> Option<CompiledSchema>,
+}
+
+impl Slot {
     /// Agent → page messages (`agent-to-page.json`).
-    ToPage,
+    pub(crate) const TO_PAGE: Slot = Slot {
+        index: 0,
+        build: || compile(schemas::AGENT_TO_PAGE, None),
+    };
     /// Page → agent messages (`page-to-agent.json`).
-    ToAgent,
+    pub(crate) const TO_AGENT: Slot = Slot {
+        index: 1,
+        build: || compile(schemas::PAGE_TO_AGENT, None),
+    };
     /// `page-to-agent.json`'s `#/$defs/hints`.
-    Hints,
+    pub(crate) const HINTS: Slot = Slot {
+        index: 2,
+        build: || definitions(r##"{"$ref":"#/$defs/hints"}"##),
+    };
     /// An array of `page-to-agent.json`'s `#/$defs/fieldChange`.
-    FieldChanges,
+    pub(crate) const FIELD_CHANGES: Slot = Slot {
+        index: 3,
+        build: || definitions(r##"{"type":"array","items":{"$ref":"#/$defs/fieldChange"}}"##),
+    };
     /// An array of `page-to-agent.json`'s `#/$defs/issue`.
-    Issues,
+    pub(crate) const ISSUES: Slot = Slot {
+        index: 4,
+        build: || definitions(r##"{"type":"array","items":{"$ref":"#/$defs/issue"}}"##),
+    };
 }
 
 const SLOTS: usize = 5;
 
-impl From<Direction> for Slot {
-    fn from(direction: Direction) -> Slot {
-        match direction {
-            Direction::ToPage => Slot::ToPage,
-            Direction::ToAgent => Slot::ToAgent,
-        }
+/// `root`'s keywords over `page-to-agent.json`'s definitions of what a page
+/// hands in (`None` only if it could not be compiled, which a unit test
+/// rules out).
+fn definitions(root: &str) -> Option<CompiledSchema> {
+    let mut doc = crate::json_value::parse(schemas::PAGE_TO_AGENT_DEFINITIONS).ok()?;
+    let map = doc.as_object_mut()?;
+    if let Ok(Value::Object(root)) = crate::json_value::parse(root) {
+        map.extend(root);
     }
-}
-
-/// Compiles the schema of `slot` (`None` only if the published schema could
-/// not be compiled, which a unit test rules out).
-fn build(slot: Slot) -> Option<CompiledSchema> {
-    let root = match slot {
-        Slot::ToPage => return compile(schemas::AGENT_TO_PAGE, None),
-        Slot::ToAgent => return compile(schemas::PAGE_TO_AGENT, None),
-        Slot::Hints => r##"{"$ref":"#/$defs/hints"}"##,
-        Slot::FieldChanges => r##"{"type":"array","items":{"$ref":"#/$defs/fieldChange"}}"##,
-        Slot::Issues => r##"{"type":"array","items":{"$ref":"#/$defs/issue"}}"##,
-    };
-    compile(schemas::PAGE_TO_AGENT, crate::json_value::parse(root).ok())
+    CompiledSchema::compile(&doc).ok()
 }
 
 /// The schema of `slot`, compiled on first use and kept for the process
@@ -85,10 +96,7 @@ fn build(slot: Slot) -> Option<CompiledSchema> {
 fn cached(slot: Slot) -> Option<&'static CompiledSchema> {
     use std::sync::OnceLock;
     static CACHE: [OnceLock<Option<CompiledSchema>>; SLOTS] = [const { OnceLock::new() }; SLOTS];
-    CACHE
-        .get(slot as usize)?
-        .get_or_init(|| build(slot))
-        .as_ref()
+    CACHE.get(slot.index)?.get_or_init(slot.build).as_ref()
 }
 
 /// The schema of `slot`, compiled on first use and kept for the module.
@@ -101,9 +109,9 @@ fn cached(slot: Slot) -> Option<&'static CompiledSchema> {
     // cells hold shared references to leaked, immutable schemas.
     unsafe impl Sync for Cache {}
     static CACHE: Cache = Cache([const { Cell::new(None) }; SLOTS]);
-    let cell = CACHE.0.get(slot as usize)?;
+    let cell = CACHE.0.get(slot.index)?;
     if cell.get().is_none() {
-        cell.set(build(slot).map(|schema| &*Box::leak(Box::new(schema))));
+        cell.set((slot.build)().map(|schema| &*Box::leak(Box::new(schema))));
     }
     cell.get()
 }
@@ -207,20 +215,24 @@ fn split(one_of: &Value, key: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::codes::Direction;
     use serde_json::json;
 
     #[test]
     fn every_schema_compiles() {
-        for slot in [
-            Slot::ToPage,
-            Slot::ToAgent,
-            Slot::Hints,
-            Slot::FieldChanges,
-            Slot::Issues,
-        ] {
-            assert!(build(slot).is_some(), "{slot:?}");
+        let slots = [
+            Slot::TO_PAGE,
+            Slot::TO_AGENT,
+            Slot::HINTS,
+            Slot::FIELD_CHANGES,
+            Slot::ISSUES,
+        ];
+        for (index, slot) in slots.into_iter().enumerate() {
+            assert_eq!(slot.index, index);
+            assert!((slot.build)().is_some(), "{slot:?}");
             assert!(cached(slot).is_some(), "{slot:?}");
         }
+        assert_eq!(slots.len(), SLOTS);
     }
 
     #[test]

@@ -39,19 +39,19 @@ fn built<T>(value: &Value, build: impl Fn(&Value) -> Option<T>) -> Result<T, Vec
 
 /// Tool hints (`{ readOnly?, consequential?, destructive?, untrustedContent? }`, unknown kept).
 pub fn hints_from_value(value: &Value) -> Result<Hints, Vec<Issue>> {
-    check(value, Slot::Hints)?;
+    check(value, Slot::HINTS)?;
     built(value, Hints::from_value)
 }
 
 /// `[{ path, before?, after? }]`.
 pub fn field_changes_from_value(value: &Value) -> Result<Vec<FieldChange>, Vec<Issue>> {
-    check(value, Slot::FieldChanges)?;
+    check(value, Slot::FIELD_CHANGES)?;
     built(value, |v| list(v, FieldChange::from_value))
 }
 
 /// `[{ path, message }]`.
 pub fn issues_from_value(value: &Value) -> Result<Vec<Issue>, Vec<Issue>> {
-    check(value, Slot::Issues)?;
+    check(value, Slot::ISSUES)?;
     built(value, |v| list(v, Issue::from_value))
 }
 
