@@ -6,11 +6,12 @@
 // (level 9). No assertion: the build takes the smallest gzip
 // (js/build/toolchain.mjs).
 //
-//   node benches/wasm-opt-levels.mjs [--cargo]
+//   node benches/wasm-opt-levels.mjs [--cargo] [--part <name>]
 //
 // Without --cargo only the wasm-opt rows (on target/bindgen of the last
-// `npm run build`); --cargo adds the cargo rows (a few minutes per variant,
-// once; cargo is incremental after).
+// `npm run build`: the whole module, or with --part one part's, e.g.
+// `toolmark`, the README app's); --cargo adds the cargo rows (the whole
+// module; a few minutes per variant, once; cargo is incremental after).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -21,8 +22,12 @@ import { cargoBuildArgs, WASM_OPT_FEATURES, WASM_OPT_PASSES, WASM_OPT_STRIP, was
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const work = join(root, 'target', 'opt-levels');
 mkdirSync(work, { recursive: true });
-const bindgenWasm = join(root, 'target', 'bindgen', 'toolmark_bridge_bg.wasm');
-if (!existsSync(bindgenWasm)) throw new Error('no target/bindgen/toolmark_bridge_bg.wasm: npm run build first');
+const partAt = process.argv.indexOf('--part');
+const part = partAt === -1 ? undefined : process.argv[partAt + 1];
+const bindgenWasm = part === undefined
+  ? join(root, 'target', 'bindgen', 'toolmark_bridge_bg.wasm')
+  : join(root, 'target', 'bindgen', 'parts', part, `${part}_bg.wasm`);
+if (!existsSync(bindgenWasm)) throw new Error(`no ${bindgenWasm}: npm run build first`);
 
 const LEVELS = {
   '-Oz': ['-Oz'],
@@ -33,6 +38,9 @@ const LEVELS = {
   // The chain the build used before (flatten and rereloop between -Oz
   // rounds, whole-module flow analysis, repeated to a fixed point).
   'long chain': ['--low-memory-unused', '-Oz', '--flatten', '--rereloop', '-Oz', '--gufa', '-Oz', '--converge'],
+  '-O1, by name': ['-O1', '--reorder-functions-by-name'],
+  // The build's passes (js/build/toolchain.mjs).
+  "the build's": WASM_OPT_PASSES.filter((p) => !WASM_OPT_STRIP.includes(p)),
 };
 
 const gz = (data) => gzipSync(data, { level: 9 }).length;
