@@ -169,16 +169,72 @@ const INPUT: usize = 6;
 /// the derived reading makes serde_json build its type-mismatch errors,
 /// whose texts format floats, and that made the shipped module 31 KB
 /// larger (381263 → 412622 bytes after wasm-opt). Here every value is
-/// read as a `Value`, whose reading is in the module already, and nothing
-/// is refused by an error (an error's text is parsed for its position:
-/// 2.5 KB more): an odd message is read to its end and marked. `input` is
-/// read and checked as `Value`'s reading would, but never built: the call
-/// keeps its text (see [`super::JsonText`]).
+/// read as a [`Scalar`], and nothing is refused by an error (an error's
+/// text is parsed for its position: 2.5 KB more): an odd message is read
+/// to its end and marked. `input` is read and checked as `Value`'s reading
+/// would, but never built: the call keeps its text (see
+/// [`super::JsonText`]).
 #[derive(Default)]
 struct Wire {
-    values: [Option<Value>; INPUT],
+    values: [Option<Scalar>; INPUT],
     input: bool,
     odd: bool,
+}
+
+/// A property of [`Wire`] other than `input`: a string, a non-negative
+/// integer, or any other value (read to its end and checked as `Value`'s
+/// reading would, [`Checked`], and not kept), which leaves the message to
+/// steps 3–7. Not a `Value`: the registry's module then needs no
+/// `Value` reading of serde_json's beside its own (`json_value`).
+enum Scalar {
+    Text(String),
+    Count(u64),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ScalarVisitor)
+    }
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Scalar, E> {
+        Ok(Scalar::Text(text.to_owned()))
+    }
+    fn visit_u64<E: de::Error>(self, count: u64) -> Result<Scalar, E> {
+        Ok(Scalar::Count(count))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+        while seq.next_element::<Checked>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+        while map.next_key::<Checked>()?.is_some() {
+            map.next_value::<Checked>()?;
+        }
+        Ok(Scalar::Other)
+    }
 }
 
 /// Which of [`PROPERTIES`] a key names, if any.
@@ -221,7 +277,7 @@ impl<'de> Visitor<'de> for WireVisitor {
                 wire.odd |= core::mem::replace(&mut wire.input, true);
                 continue;
             }
-            let value = map.next_value::<Value>()?;
+            let value = map.next_value::<Scalar>()?;
             match index.and_then(|i| wire.values.get_mut(i)) {
                 Some(slot @ None) => *slot = Some(value),
                 _ => wire.odd = true,
@@ -276,22 +332,27 @@ fn read_agent_to_page(text: &str) -> Option<AgentToPage> {
     else {
         return None;
     };
-    if protocol?.as_u64() != Some(u64::from(super::PROTOCOL_VERSION)) {
+    if !matches!(protocol?, Scalar::Count(version) if version == u64::from(super::PROTOCOL_VERSION))
+    {
         return None;
     }
-    let named = |value: Option<Value>| match value {
-        Some(Value::String(text)) if !text.is_empty() => Some(text),
+    let named = |value: Option<Scalar>| match value {
+        Some(Scalar::Text(text)) if !text.is_empty() => Some(text),
         _ => None,
     };
     let (client_id, id) = (named(client_id)?, named(id)?);
-    Some(match (kind?.as_str()?, rev, input) {
+    let Scalar::Text(kind) = kind? else {
+        return None;
+    };
+    Some(match (kind.as_str(), rev, input) {
         ("call", rev, true) => AgentToPage::Call(Call {
             protocol: ProtocolV1,
             client_id,
             id,
             rev: match rev {
                 None => None,
-                Some(rev) => Some(rev.as_u64()?),
+                Some(Scalar::Count(rev)) => Some(rev),
+                Some(_) => return None,
             },
             tool: named(tool)?,
             // `None` for a key written with escapes: the steps on a `Value` take it.
