@@ -520,13 +520,20 @@ impl Shared {
         f: impl FnOnce(&mut Machine) -> Handle,
     ) -> Result<(Handle, Promise), Busy> {
         let handle = self.with_core(f)?;
+        Ok((handle, self.completion(handle, untrusted)?))
+    }
+
+    /// The promise of request `handle`, its `resolve` kept for the core's
+    /// completion; then the outputs handed out. Apart from [`Self::request`]
+    /// so that each of its callers does not carry a copy.
+    fn completion(self: &Rc<Self>, handle: Handle, untrusted: bool) -> Result<Promise, Busy> {
         let mut resolve = None;
         let promise = Promise::new(&mut |r, _| resolve = Some(r));
         if let Some(resolve) = resolve {
             self.host(|h| h.completions.insert(handle.0, (resolve, untrusted)))?;
         }
         self.flush();
-        Ok((handle, promise))
+        Ok(promise)
     }
 
     /// The app's functions of every tool in `scope` and its nested scopes
