@@ -265,6 +265,7 @@ impl Shared {
 
     /// Runs `f` on the core; [`Busy`] when the core is in use further up
     /// the stack (module docs).
+    #[inline(always)]
     pub fn with_core<R>(&self, f: impl FnOnce(&mut Machine) -> R) -> Result<R, Busy> {
         let mut core = self.core.try_borrow_mut().map_err(|_| Busy)?;
         Ok(f(&mut core))
@@ -279,6 +280,7 @@ impl Shared {
 
     /// Runs `f` on the host state. `f` is Rust only (no JS runs in it), so
     /// the state is free unless the core is busy in the same way.
+    #[inline(always)]
     pub fn host<R>(&self, f: impl FnOnce(&mut Host) -> R) -> Result<R, Busy> {
         let mut host = self.host.try_borrow_mut().map_err(|_| Busy)?;
         Ok(f(&mut host))
