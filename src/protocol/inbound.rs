@@ -29,7 +29,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use super::codes::Direction;
-use super::json_text::{member_text, Checked};
+use super::json_text::{member_text, Checked, CheckedVisitor};
 use super::message::{self, AgentToPage, Call, Cancel, Describe, PageToAgent, ProtocolV1};
 use super::result::Issue;
 use super::validation::{issues, Slot};
@@ -225,15 +225,11 @@ impl<'de> Visitor<'de> for ScalarVisitor {
     fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
         Ok(Scalar::Other)
     }
-    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
-        while seq.next_element::<Checked>()?.is_some() {}
-        Ok(Scalar::Other)
+    fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<Scalar, A::Error> {
+        CheckedVisitor.visit_seq(seq).map(|_| Scalar::Other)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
-        while map.next_key::<Checked>()?.is_some() {
-            map.next_value::<Checked>()?;
-        }
-        Ok(Scalar::Other)
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Scalar, A::Error> {
+        CheckedVisitor.visit_map(map).map(|_| Scalar::Other)
     }
 }
 

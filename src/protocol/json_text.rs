@@ -194,7 +194,7 @@ impl<'de> Deserialize<'de> for Checked {
     }
 }
 
-struct CheckedVisitor;
+pub(crate) struct CheckedVisitor;
 
 impl<'de> Visitor<'de> for CheckedVisitor {
     type Value = Checked;
