@@ -52,12 +52,12 @@ impl Slot {
     /// Agent → page messages (`agent-to-page.json`).
     pub(crate) const TO_PAGE: Slot = Slot {
         index: 0,
-        build: || compile(schemas::AGENT_TO_PAGE, None),
+        build: || compile(schemas::AGENT_TO_PAGE),
     };
     /// Page → agent messages (`page-to-agent.json`).
     pub(crate) const TO_AGENT: Slot = Slot {
         index: 1,
-        build: || compile(schemas::PAGE_TO_AGENT, None),
+        build: || compile(schemas::PAGE_TO_AGENT),
     };
     /// `page-to-agent.json`'s `#/$defs/hints`.
     pub(crate) const HINTS: Slot = Slot {
@@ -80,13 +80,13 @@ const SLOTS: usize = 5;
 
 /// `root`'s keywords over `page-to-agent.json`'s definitions of what a page
 /// hands in (`None` only if it could not be compiled, which a unit test
-/// rules out).
+/// rules out: then every check says "protocol schema unavailable").
 fn definitions(root: &str) -> Option<CompiledSchema> {
     let mut doc = crate::json_value::parse(schemas::PAGE_TO_AGENT_DEFINITIONS).ok()?;
-    let map = doc.as_object_mut()?;
-    if let Ok(Value::Object(root)) = crate::json_value::parse(root) {
-        map.extend(root);
-    }
+    let Ok(Value::Object(root)) = crate::json_value::parse(root) else {
+        return None;
+    };
+    doc.as_object_mut()?.extend(root);
     CompiledSchema::compile(&doc).ok()
 }
 
@@ -135,21 +135,11 @@ pub(crate) fn issues(slot: Slot, value: &Value) -> Vec<Issue> {
     Issue::from_schema(schema.validate(value, &ProtocolPatterns))
 }
 
-/// Compiles a published schema with its `oneOf`s split (module docs); with
-/// `root`, the root's `oneOf` is replaced by `root`'s keywords instead.
-fn compile(text: &str, root: Option<Value>) -> Option<CompiledSchema> {
+/// Compiles a published schema with its `oneOf`s split (module docs).
+fn compile(text: &str) -> Option<CompiledSchema> {
     let mut doc = crate::json_value::parse(text).ok()?;
     let map = doc.as_object_mut()?;
-    match root {
-        Some(Value::Object(root)) => {
-            map.get("oneOf")?;
-            drop_one_of(map);
-            for (key, value) in root {
-                map.insert(key, value);
-            }
-        }
-        _ => split_one_of(map, "type")?,
-    }
+    split_one_of(map, "type")?;
     if let Some(result) = map
         .get_mut("$defs")
         .and_then(|defs| defs.as_object_mut())
