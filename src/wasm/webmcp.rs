@@ -96,8 +96,8 @@ fn found_model_context() -> Option<JsValue> {
 
 /// One registered tool: what it was registered with, and its controller.
 struct Registration {
-    name: String,
-    /// The entry's JSON text: a changed entry is registered again.
+    /// The entry's JSON text (its name in it): a changed entry is
+    /// registered again.
     entry: String,
     controller: AbortController,
 }
@@ -151,16 +151,11 @@ impl WebMcp {
     }
 }
 
-/// A visible tool: its name, its entry (parsed) and the entry's text.
-struct Entry {
-    name: String,
-    value: JsValue,
-    text: String,
-}
-
 impl Registrations {
-    /// The tools visible to `inapp` now; `None` once the registry is gone.
-    fn entries(&self) -> Option<Vec<Entry>> {
+    /// The JSON texts of the tools visible to `inapp` now (an entry's text
+    /// holds its name, and names are unique, so equal texts are the same
+    /// tool unchanged); `None` once the registry is gone.
+    fn entries(&self) -> Option<Vec<String>> {
         let texts = match self.link.inapp_entries() {
             Ok(texts) => texts,
             Err(error) => {
@@ -169,20 +164,11 @@ impl Registrations {
             }
         };
         let texts: js_sys::Array = texts.dyn_into().ok()?;
-        Some(
-            texts
-                .iter()
-                .filter_map(|text| {
-                    let text = text.as_string()?;
-                    let value = values::parse_text(&text);
-                    let name = get(&value, "name").as_string()?;
-                    Some(Entry { name, value, text })
-                })
-                .collect(),
-        )
+        Some(texts.iter().filter_map(|text| text.as_string()).collect())
     }
 
-    /// Brings the registrations in line with the tools visible to `inapp`.
+    /// Brings the registrations in line with the tools visible to `inapp`;
+    /// only an entry registered anew is parsed.
     fn sync(self: &Rc<Self>) {
         let Some(entries) = self.entries() else {
             return;
@@ -193,11 +179,7 @@ impl Registrations {
             let mut stale = Vec::new();
             let mut index = 0;
             while index < live.len() {
-                let current = live.get(index).is_some_and(|r| {
-                    entries
-                        .iter()
-                        .any(|e| e.name == r.name && e.text == r.entry)
-                });
+                let current = live.get(index).is_some_and(|r| entries.contains(&r.entry));
                 if current {
                     index += 1;
                 } else {
@@ -209,16 +191,19 @@ impl Registrations {
         for registration in stale {
             registration.controller.abort();
         }
-        for entry in entries {
-            let registered = self.live.borrow().iter().any(|r| r.name == entry.name);
+        for text in entries {
+            let registered = self.live.borrow().iter().any(|r| r.entry == text);
             if !registered {
-                self.register_tool(entry);
+                self.register_tool(text);
             }
         }
     }
 
-    fn register_tool(self: &Rc<Self>, entry: Entry) {
-        let Entry { name, value, text } = entry;
+    fn register_tool(self: &Rc<Self>, text: String) {
+        let value = values::parse_text(&text);
+        let Some(name) = get(&value, "name").as_string() else {
+            return;
+        };
         let controller = match AbortController::new() {
             Ok(controller) => controller,
             Err(error) => {
@@ -255,7 +240,6 @@ impl Registrations {
         }
         let options = host::object(&[("signal", &controller.signal())]);
         self.live.borrow_mut().push(Registration {
-            name: name.clone(),
             entry: text,
             controller,
         });
