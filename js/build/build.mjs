@@ -4,7 +4,9 @@
 // 1. cargo build --release --target wasm32-unknown-unknown (stable Rust, the
 //    release profile of Cargo.toml)
 // 2. wasm-bindgen --target web (the CLI version must equal the pinned crate)
-// 3. wasm-opt (binaryen from npm; the passes in js/build/toolchain.mjs)
+// 3. wasm-opt (binaryen from npm; the passes in js/build/toolchain.mjs),
+//    then short import and export names, in the module and its glue
+//    (js/build/short-names.mjs)
 // Then:
 // 4. each part's glue and the shim files that call it bundled into
 //    wasm/<part>.js (browsers: streams wasm/<part>.wasm before the importer
@@ -19,6 +21,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFi
 import { build, buildSync, transformSync } from 'esbuild';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { shortenNames } from './short-names.mjs';
 import { cargoBuildArgs, WASM_OPT_FEATURES, WASM_OPT_PASSES, wasmOptBin } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -344,7 +347,8 @@ const cargoWasm = join(shippedTarget, 'wasm32-unknown-unknown', 'release', `${cr
  * wasm-bindgen and wasm-opt into `outDir`; returns its glue and its module.
  */
 function compileModule(features, outDir, name) {
-  const out = { glue: join(outDir, `${name}.js`), wasm: join(outDir, `${name}_shipped.wasm`) };
+  // The glue wasm-bindgen wrote stays as written (benches/split-floor.mjs reads it).
+  const out = { glue: join(outDir, `${name}_shipped.js`), wasm: join(outDir, `${name}_shipped.wasm`) };
   if (jsOnly) {
     if (!existsSync(out.wasm) || !existsSync(out.glue)) throw new Error('no compiled module yet: npm run build');
     return out;
@@ -358,11 +362,12 @@ function compileModule(features, outDir, name) {
   const inputs = createHash('sha256')
     .update(readFileSync(cargoWasm))
     .update(JSON.stringify([pinnedBindgenVersion(), execFileSync(wasmOptBin, ['--version'], { encoding: 'utf8' }), WASM_OPT_PASSES, WASM_OPT_FEATURES]))
+    .update(readFileSync(join(root, 'js', 'build', 'short-names.mjs')))
     .digest('hex');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === inputs && existsSync(out.wasm) && existsSync(out.glue)) {
     console.error(`build: ${name}: the compiled module is unchanged: wasm-bindgen and wasm-opt skipped`);
   } else {
-    bindgenAndOptimize(outDir, name, out.wasm);
+    bindgenAndOptimize(outDir, name, out);
     writeFileSync(stamp, inputs);
   }
   return out;
@@ -390,7 +395,9 @@ function bindgenAndOptimize(outDir, name, shipped) {
 
   // 3. optimize for size: the passes measured smallest by gzip
   //    (benches/wasm-opt-levels.mjs; docs/benchmarks.md, "Package size").
-  run(wasmOptBin, [...WASM_OPT_PASSES, ...WASM_OPT_FEATURES, join(outDir, `${name}_bg.wasm`), '-o', shipped]);
+  run(wasmOptBin, [...WASM_OPT_PASSES, ...WASM_OPT_FEATURES, join(outDir, `${name}_bg.wasm`), '-o', shipped.wasm]);
+  // 4. short names, in the module and its glue alike
+  writeFileSync(shipped.glue, shortenNames(shipped.wasm, readFileSync(join(outDir, `${name}.js`), 'utf8')));
 }
 
 const full = compileModule(null, bindgenOut, crateName);
