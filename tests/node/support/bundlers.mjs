@@ -24,8 +24,8 @@ export const FIXTURES = join(REPO_ROOT, 'tests', 'packaging', 'bundlers');
 
 /**
  * Issue 30's size figures, gzip -9 of everything an app ships, in bytes (KB
- * = 1000 bytes, as in docs/benchmarks.md and `npm run size`). The tests
- * that check them are skipped unless TOOLMARK_ASSERT_SIZES=1.
+ * = 1000 bytes, as in docs/benchmarks.md and `npm run size`), asserted by
+ * tests/node/bundlers.test.mjs.
  */
 export const SIZE_LIMITS = Object.freeze({
   /** An app of PROTOCOL_VERSION and protocolSchemas alone (what its page loads). */
