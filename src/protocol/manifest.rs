@@ -119,7 +119,7 @@ pub(super) fn with_extra(entries: Vec<(&str, Value)>, extra: &Map<String, Value>
 }
 
 const SUMMARY_KEYS: &[&str] = &["name", "llmName", "title", "description", "hints", "mode"];
-const HINT_KEYS: &[&str] = &[
+pub(crate) const HINT_KEYS: &[&str] = &[
     "readOnly",
     "consequential",
     "destructive",

@@ -5,7 +5,7 @@
 use crate::prelude::*;
 use serde_json::Value;
 
-use super::manifest::Hints;
+use super::manifest::{Hints, HINT_KEYS};
 use super::result::{FieldChange, Issue};
 use super::validation::{issues, Slot};
 
@@ -39,8 +39,23 @@ fn built<T>(value: &Value, build: impl Fn(&Value) -> Option<T>) -> Result<T, Vec
 
 /// Tool hints (`{ readOnly?, consequential?, destructive?, untrustedContent? }`, unknown kept).
 pub fn hints_from_value(value: &Value) -> Result<Hints, Vec<Issue>> {
-    check(value, Slot::HINTS)?;
+    // Hints the definition accepts need no schema (which a page's first
+    // `register` would otherwise compile and run): the test
+    // `plain_hints_are_what_the_definition_accepts` holds the two equal.
+    if !is_plain_hints(value) {
+        check(value, Slot::HINTS)?;
+    }
     built(value, Hints::from_value)
+}
+
+/// An object whose known hints, where present, are booleans: exactly what
+/// page → agent's `hints` definition accepts.
+fn is_plain_hints(value: &Value) -> bool {
+    value.as_object().is_some_and(|map| {
+        HINT_KEYS
+            .iter()
+            .all(|key| map.get(*key).is_none_or(Value::is_boolean))
+    })
 }
 
 /// `[{ path, before?, after? }]`.
@@ -59,6 +74,42 @@ pub fn issues_from_value(value: &Value) -> Result<Vec<Issue>, Vec<Issue>> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn plain_hints_are_what_the_definition_accepts() {
+        let values = [
+            json!(true),
+            json!(1),
+            json!("x"),
+            json!(null),
+            json!([]),
+            json!({}),
+        ];
+        let mut checked = 0;
+        for key in HINT_KEYS.iter().copied().chain(["other"]) {
+            for first in &values {
+                for second_key in HINT_KEYS.iter().copied().chain(["extra"]) {
+                    for second in &values {
+                        let hints = json!({ key: first.clone(), second_key: second.clone() });
+                        assert_eq!(
+                            is_plain_hints(&hints),
+                            issues(Slot::HINTS, &hints).is_empty(),
+                            "{hints}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        for other in &values {
+            assert_eq!(
+                is_plain_hints(other),
+                issues(Slot::HINTS, other).is_empty(),
+                "{other}"
+            );
+        }
+        assert_eq!(checked, 5 * 6 * 5 * 6);
+    }
 
     #[test]
     fn conversions_check_their_input() {
