@@ -169,7 +169,9 @@ function twiggy() {
   const dir = mkdtempSync(join(tmpdir(), 'toolmark-size-'));
   try {
     const named = join(dir, 'named.wasm');
+    // The build's passes, with names, then its short import and export names.
     execFileSync(wasmOptBin, [...WASM_OPT_LEVEL, ...WASM_OPT_ORDER, '-g', ...WASM_OPT_FEATURES, input, '-o', named]);
+    execFileSync(wasmOptBin, ['--minify-imports-and-exports-and-modules', '-g', ...WASM_OPT_FEATURES, named, '-o', named], { stdio: 'ignore' });
     const csv = execFileSync('twiggy', ['top', '-n', '100000', '-f', 'csv', named], { encoding: 'utf8', maxBuffer: 64 << 20 });
     const items = csv.trim().split('\n').slice(1).map((line) => {
       const at = line.lastIndexOf(',', line.lastIndexOf(',', line.lastIndexOf(',') - 1) - 1);
