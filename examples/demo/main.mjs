@@ -1,7 +1,8 @@
 // `npm run demo`: builds the demo server (examples/server), serves the demo
 // app (examples/demo/app) with the built package, and prints the URL to open.
 //
-//   node examples/demo/main.mjs [--port N]      # serve until Ctrl-C
+//   node examples/demo/main.mjs [--port N] [--host ADDR]
+//                                               # serve until Ctrl-C (on 127.0.0.1:8080 by default)
 //   node examples/demo/main.mjs --headless      # drive the flow in headless Chromium, print the transcript
 //       [--reject]                              #   the person rejects instead of approving
 //       [--screenshot FILE]                     #   save the page while the confirmation waits
@@ -24,6 +25,7 @@ const headless = args.includes('--headless');
 const reject = args.includes('--reject');
 const screenshot = option('--screenshot');
 const port = Number(option('--port') ?? (headless ? 0 : 8080));
+const host = option('--host');
 
 const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 if (headless && !existsSync(executablePath)) {
@@ -36,7 +38,11 @@ const binary = buildServer();
 const staticDir = assembleApp();
 
 if (!headless) {
-  const server = await startServer({ binary, staticDir, port });
+  // The server said why it stopped (a busy port names --port); no stack after it.
+  const server = await startServer({ binary, staticDir, port, host }).catch((error) => {
+    console.error(`demo: ${error.message}`);
+    process.exit(1);
+  });
   for (const line of server.lines) console.log(line);
   console.log(`\nOpen ${server.url} in a browser, click "Start a conversation", type a name and a password in the form,`);
   console.log('then say "sign me up as ada@example.com" in the chat and approve the submission in the page.');

@@ -62,13 +62,13 @@ export function assembleApp(dir = join(root, 'target', 'demo-app')) {
 }
 
 /**
- * Starts the server on 127.0.0.1 (`port` 0: a free one) serving `staticDir`;
+ * Starts the server on `host` (127.0.0.1 by default; `port` 0: a free one) serving `staticDir`;
  * resolves once it printed its URL. `env` is the whole environment it gets.
  * `lines` collects what it prints after the URL; `exited` resolves with its
  * `{ code, signal }`.
  */
-export function startServer({ binary, staticDir, port = 0, env = process.env }) {
-  const child = spawn(binary, ['--port', String(port), '--static', staticDir], {
+export function startServer({ binary, staticDir, port = 0, host, env = process.env }) {
+  const child = spawn(binary, ['--port', String(port), ...(host ? ['--host', host] : []), '--static', staticDir], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

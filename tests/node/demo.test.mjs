@@ -3,7 +3,9 @@
 // transcript it prints shows the whole flow.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { MODE_VARIABLES } from '../../examples/demo/server.mjs';
 
@@ -45,4 +47,41 @@ test('the headless demo can reject', () => {
   assert.match(out, /^agent +Understood: you rejected it, so nothing was submitted\.$/m);
   assert.match(out, /The page says: \(no account created\)/);
   assert.match(out, /✓ no errors in the console/);
+});
+
+test('a busy port: one line naming --port, and no stack', async () => {
+  const busy = createServer();
+  await new Promise((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = busy.address();
+    const run = spawnSync(process.execPath, [demo, '--port', String(port)], { encoding: 'utf8', env, timeout: 300000 });
+    assert.equal(run.status, 1, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use; pass --port N`));
+    assert.doesNotMatch(run.stderr, /^\s+at /m);
+  } finally {
+    busy.close();
+  }
+});
+
+test('--host 0.0.0.0 listens on every interface and prints a URL a browser can open', async () => {
+  const child = spawn(process.execPath, [demo, '--host', '0.0.0.0', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const lines = [];
+    const url = await new Promise((resolve, reject) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        lines.push(line);
+        const found = line.match(/^Open (http:\/\/\S+) in a browser/)?.[1];
+        if (found) resolve(found);
+      });
+      child.once('exit', (code) => reject(new Error(`the demo exited (${code}): ${lines.join('\n')}`)));
+    });
+    const port = new URL(url).port;
+    assert.equal(new URL(url).hostname, '127.0.0.1');
+    assert.ok(lines.includes(`Listening on 0.0.0.0:${port}: every interface of this machine`), lines.join('\n'));
+    const page = await fetch(url);
+    assert.equal(page.status, 200);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve()));
+  }
 });
