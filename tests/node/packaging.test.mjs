@@ -286,7 +286,7 @@ describe("packaging: the README's install steps, offline, under this Node and th
     const binaryPackage = `node-${process.platform}-${process.arch}`;
     const node = join(root, 'target', `node-${version}`, 'node_modules', binaryPackage, 'bin', 'node');
     if (!existsSync(node)) {
-      t.skip(`Node ${version} is not installed at ${relative(root, node)}: bash .ci/setup installs it (npm's ${binaryPackage}@${version})`);
+      t.skip(`Node ${version} is not installed at ${relative(root, node)}: bash .ci/setup --tests installs it (npm's ${binaryPackage}@${version})`);
       return;
     }
     const { stdout } = await run(node, ['--version'], { cwd: project });
