@@ -184,13 +184,15 @@ export type Restorer = () => void | Promise<void>;
  * A tool definition for `tm.register` / `scope.register`.
  *
  * `S` is the input schema: with a Standard Schema, `run` gets its output type;
- * with a JSON Schema (or none), `run` gets `I` (default `unknown`; annotate
- * `run`'s parameter to choose it). `O` is the output schema: with a Standard
- * Schema, `run` must return its input type.
+ * otherwise `run` gets `I`: with a JSON Schema, the JSON that schema accepted,
+ * typed `any` by default (TypeScript does not read JSON Schemas); without a
+ * schema, `unknown` by default. Annotate `run`'s parameter to choose it. `O`
+ * is the output schema: with a Standard Schema, `run` must return its input
+ * type.
  */
 export interface ToolDefinition<
   S extends ToolSchema | undefined = ToolSchema | undefined,
-  I = unknown,
+  I = [S] extends [undefined] ? unknown : any,
   O extends ToolSchema | undefined = ToolSchema | undefined,
 > {
   /** `^[A-Za-z0-9_.-]{1,128}$` once joined with the scope's prefix. */
@@ -219,7 +221,7 @@ export interface ToolDefinition<
 export interface ToolRegistrar {
   register<
     S extends ToolSchema | undefined = undefined,
-    I = unknown,
+    I = [S] extends [undefined] ? unknown : any,
     O extends ToolSchema | undefined = undefined,
   >(definition: ToolDefinition<S, I, O>): () => void;
 }

@@ -1,8 +1,10 @@
 // The JavaScript snippets of the READMEs (the repository's README.md and
 // pkg-template/README.md, the npm page) against the built package: each
 // bundles with esbuild and type-checks with tsc (checkJs) without an
-// undefined name or a missing export, and the npm page's first snippet runs
-// in Node as written. A root README snippet under a later section may use
+// undefined name or a missing export, and as TypeScript under `strict`
+// without any error (what a TypeScript app pasting it gets); the npm page's
+// first snippet runs in Node as written; the bundler matrix's README app
+// (tests/packaging/bundlers/apps/readme) is the README's. A root README snippet under a later section may use
 // the `tm` and `bridge` of "Install and use"; nothing else comes from outside.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -105,6 +107,55 @@ test('every README snippet type-checks with no undefined name or missing export,
     await build({ entryPoints: [join(dir, file)], bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent', absWorkingDir: dir })
       .catch((error) => assert.fail(`${all[i].file} ${all[i].heading}: esbuild: ${error.message}`));
   }
+});
+
+/** tsc --noEmit over `files` as TypeScript under `strict` (DOM lib): every diagnostic. */
+function strictErrors(files) {
+  writeFileSync(
+    join(dir, 'tsconfig.strict.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true, noEmit: true, skipLibCheck: false,
+        target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2023', 'dom', 'dom.iterable'], types: [],
+      },
+      files,
+    }),
+  );
+  return new Promise((resolve) => {
+    execFile(process.execPath, [tsc, '-p', 'tsconfig.strict.json', '--pretty', 'false'], { cwd: dir }, (error, stdout, stderr) => {
+      resolve(`${stdout}${stderr}`.split('\n').filter((line) => /error TS\d+/.test(line)));
+    });
+  });
+}
+
+test('every README snippet type-checks as TypeScript under strict', async () => {
+  const files = all.map((snippet, i) => {
+    const name = `strict-${i}.ts`;
+    writeFileSync(join(dir, name), `${withContext(snippet)}\nexport {};\n`);
+    return name;
+  });
+  const where = (line) => {
+    const i = Number(line.match(/strict-(\d+)\.ts/)?.[1]);
+    return `${all[i]?.file} ${all[i]?.heading}: ${line}`;
+  };
+  assert.deepEqual((await strictErrors(files)).map(where), []);
+});
+
+test('the strict check finds a type error (the test can go red)', async () => {
+  writeFileSync(join(dir, 'strict-broken.ts'), "const form = document.querySelector('form#signup');\nform.requestSubmit();\nexport {};\n");
+  const errors = await strictErrors(['strict-broken.ts']);
+  assert.ok(errors.some((line) => /TS18047|TS2339/.test(line)), errors.join('\n'));
+});
+
+test("the bundler matrix's README app is the README's first snippet, its WebSocket URL taken from the page", () => {
+  const [first] = all.filter((s) => s.file === 'README.md');
+  const app = readFileSync(join(root, 'tests', 'packaging', 'bundlers', 'apps', 'readme', 'main.js'), 'utf8');
+  const code = app.slice(app.indexOf('import '));
+  const line = "const detach = tm.use(bridge({ transport: websocketTransport({ url: 'wss://example.com/toolmark' }) }));";
+  assert.ok(first.code.includes(line), 'the README app connects to wss://example.com/toolmark');
+  const fromPage = "const url = new URLSearchParams(location.search).get('ws') ?? 'wss://example.com/toolmark';\n"
+    + 'const detach = tm.use(bridge({ transport: websocketTransport({ url }) }));';
+  assert.equal(code, first.code.replace(line, fromPage));
 });
 
 test('the check finds an undefined name (the test can go red)', async () => {

@@ -63,7 +63,8 @@ const options: ToolmarkOptions = {
 const tm: Toolmark = createToolmark(options);
 const rev: number = tm.rev;
 
-// A JSON Schema tool: `run` gets `unknown` unless its parameter is annotated.
+// A JSON Schema tool: `run` gets what its parameter's annotation says, else
+// `any` (the JSON the schema accepted; TypeScript does not read JSON Schemas).
 const offGreet = tm.register({
   name: 'greet',
   title: 'Greet',
@@ -79,8 +80,18 @@ const offGreet = tm.register({
 offGreet();
 
 tm.register({
+  name: 'fill',
+  description: 'Destructures its input as the README does.',
+  inputSchema: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
+  run({ email }) {
+    const exact: Equal<typeof email, any> = true;
+    return { filled: [email], exact };
+  },
+});
+
+tm.register({
   name: 'untyped',
-  description: 'Input is unknown until narrowed.',
+  description: 'Without a schema, input is unknown until narrowed.',
   run(input) {
     const exact: Equal<typeof input, unknown> = true;
     console.log(exact);
