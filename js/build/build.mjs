@@ -46,9 +46,9 @@ function pinnedBindgenVersion() {
 const jsOnly = process.argv.includes('--js-only');
 
 /**
- * Minifies every shipped .js in place (not the inlined module, one string
- * already, nor the protocol constants, written compact and whose pure
- * annotation a minifier would drop). Non-ASCII characters become escapes (esbuild's default charset),
+ * Minifies every shipped .js for browsers in place (not the inlined module,
+ * one string already, nor the protocol constants, written compact and whose
+ * pure annotation a minifier would drop). Non-ASCII characters become escapes (esbuild's default charset),
  * so every file reads the same in any charset. Declarations keep the documentation.
  */
 function minifyShippedJs(dir = pkg) {
@@ -57,10 +57,15 @@ function minifyShippedJs(dir = pkg) {
     if (statSync(path).isDirectory()) {
       minifyShippedJs(path);
     } else if (name.endsWith('.js') && name !== 'bytes.js' && name !== 'constants.js') {
+      // Node's files (`*.node.js`) stay readable: no app ships them, and
+      // Node prints an uncaught error's source line; the others' lines stop
+      // at 500 characters, for the same reason.
+      const node = name.endsWith('.node.js');
       const { code } = transformSync(readFileSync(path, 'utf8'), {
         loader: 'js',
         format: 'esm',
-        minify: true,
+        minify: !node,
+        lineLimit: node ? undefined : 500,
         legalComments: 'none',
         // The default entries' module bundles await their module on import.
         target: /^wasm\/[\w-]+\.js$/.test(relative(pkg, path)) && !name.includes('glue') ? 'es2022' : 'es2020',
@@ -129,7 +134,7 @@ async function bundleCore(manifest) {
   const reexports = (shims) => shims.map((shim) => `export { ${shimNames.get(shim).join(', ')} } from './${shim}';`).join('\n');
   for (const [part, shims] of Object.entries(PARTS)) {
     for (const platform of ['browser', 'node']) {
-      await bundleEntries(reexports(shims), `wasm/${part}${platform === 'node' ? '.node' : ''}.js`, join(pkg, 'wasm', `loader-${part}.${platform}.js`), platform === 'browser' ? 'es2022' : 'es2020');
+      await bundleEntries(reexports(shims), `wasm/${part}${platform === 'node' ? '.node' : ''}.js`, join(pkg, 'wasm', `loader-${part}.${platform}.js`), platform === 'browser' ? 'es2022' : 'es2020', platform === 'browser');
     }
   }
   // The whole API on the full module: `/inline` (the module in hex,
@@ -177,13 +182,19 @@ ${entries.map(({ entry }) => `export * from './${entry}';`).join('\n')}
   }
 }
 
-/** Bundles `contents` (re-exports of shim files) into `outfile`, with `loader` in place of wasm/loader.js. */
-async function bundleEntries(contents, outfile, loader, target = 'es2020') {
+/**
+ * Bundles `contents` (re-exports of shim files) into `outfile`, with `loader`
+ * in place of wasm/loader.js. Minified for browsers (each line at most 500
+ * characters, so that a stack's source line stays short); for Node, not
+ * minified: no app ships those files, and an error's source line is readable.
+ */
+async function bundleEntries(contents, outfile, loader, target = 'es2020', minify = true) {
   await build({
     stdin: { contents, resolveDir: pkg, loader: 'js' },
     bundle: true,
     format: 'esm',
-    minify: true,
+    minify,
+    lineLimit: minify ? 500 : undefined,
     legalComments: 'none',
     target,
     outfile: join(pkg, outfile),
@@ -638,15 +649,16 @@ export const protocolSchemas = /* @__PURE__ */ freeze(${text(glue.protocolSchema
 }
 
 /**
- * Every shipped .js is pure ASCII: a classic script on a page that declares
- * no charset is decoded as windows-1252, where any other byte changes meaning.
+ * Every shipped .js a browser may load is pure ASCII: a classic script on a
+ * page that declares no charset is decoded as windows-1252, where any other
+ * byte changes meaning. (Node reads its `*.node.js` files as UTF-8.)
  */
 function assertAsciiJs(dir = pkg) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) {
       assertAsciiJs(path);
-    } else if (name.endsWith('.js')) {
+    } else if (name.endsWith('.js') && !name.endsWith('.node.js')) {
       const at = readFileSync(path).findIndex((byte) => byte > 0x7e || (byte < 0x20 && byte !== 0x0a));
       if (at !== -1) throw new Error(`${relative(pkg, path)} is not printable ASCII at byte ${at}`);
     }
