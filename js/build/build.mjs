@@ -58,14 +58,14 @@ function minifyShippedJs(dir = pkg) {
       minifyShippedJs(path);
     } else if (name.endsWith('.js') && name !== 'bytes.js' && name !== 'constants.js') {
       // Node's files (`*.node.js`) stay readable: no app ships them, and
-      // Node prints an uncaught error's source line; the others' lines stop
-      // at 500 characters, for the same reason.
+      // Node prints an uncaught error's source line. (The others keep their
+      // one long line: bundlers find `new URL('…', import.meta.url)` only
+      // when it is not broken across lines.)
       const node = name.endsWith('.node.js');
       const { code } = transformSync(readFileSync(path, 'utf8'), {
         loader: 'js',
         format: 'esm',
         minify: !node,
-        lineLimit: node ? undefined : 500,
         legalComments: 'none',
         // The default entries' module bundles await their module on import.
         target: /^wasm\/[\w-]+\.js$/.test(relative(pkg, path)) && !name.includes('glue') ? 'es2022' : 'es2020',
@@ -184,9 +184,8 @@ ${entries.map(({ entry }) => `export * from './${entry}';`).join('\n')}
 
 /**
  * Bundles `contents` (re-exports of shim files) into `outfile`, with `loader`
- * in place of wasm/loader.js. Minified for browsers (each line at most 500
- * characters, so that a stack's source line stays short); for Node, not
- * minified: no app ships those files, and an error's source line is readable.
+ * in place of wasm/loader.js. Minified for browsers; for Node, not minified:
+ * no app ships those files, and an error's source line is readable.
  */
 async function bundleEntries(contents, outfile, loader, target = 'es2020', minify = true) {
   await build({
@@ -194,7 +193,6 @@ async function bundleEntries(contents, outfile, loader, target = 'es2020', minif
     bundle: true,
     format: 'esm',
     minify,
-    lineLimit: minify ? 500 : undefined,
     legalComments: 'none',
     target,
     outfile: join(pkg, outfile),

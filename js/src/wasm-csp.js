@@ -8,13 +8,32 @@
 // blocked by CSP" (JSMSG_CSP_BLOCKED_WASM).
 const BLOCKED = /wasm-eval|unsafe-eval|\bblocked by CSP\b/;
 
+// Chromium in an extension's content script on a page whose policy lacks
+// 'wasm-unsafe-eval': a CompileError naming the API and no reason at all
+// ("WebAssembly.Module(): "). A module that does not compile always has one.
+const NO_REASON = /^WebAssembly\.\w+\(\):\s*$/;
+
 /** Whether `error` (thrown by compiling or instantiating a module) is a CSP refusal. */
 export function blockedByCsp(error) {
-  return BLOCKED.test(String(error && error.message));
+  return BLOCKED.test(String(error && error.message)) || refusedInContentScript(error);
+}
+
+function refusedInContentScript(error) {
+  return error instanceof WebAssembly.CompileError && NO_REASON.test(error.message);
 }
 
 /** `error`, or for a CSP refusal an error saying what to allow (the refusal as its cause). */
 export function withCspHint(error) {
+  if (refusedInContentScript(error)) {
+    return new Error(
+      '@toolmark/bridge-wasm: WebAssembly was refused without a reason, as Chromium refuses it in an ' +
+        "extension's content script on a page whose Content Security Policy lacks 'wasm-unsafe-eval' " +
+        '(the page\'s policy applies there, and the extension cannot change it). Run the bridge in an ' +
+        'extension page, an offscreen document or the background service worker instead ' +
+        '(docs/extensions.md in the repository).',
+      { cause: error },
+    );
+  }
   if (!blockedByCsp(error)) return error;
   return new Error(
     "@toolmark/bridge-wasm: this page's Content Security Policy blocks WebAssembly. Allow it with " +

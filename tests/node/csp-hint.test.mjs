@@ -27,6 +27,20 @@ for (const [engine, messages] of [['Chromium', CHROMIUM], ['Firefox', FIREFOX]])
   });
 }
 
+test("Chromium's refusal without a reason (a content script on a page without 'wasm-unsafe-eval') gets the content-script hint", () => {
+  for (const api of ['Module', 'compile', 'instantiate', 'compileStreaming']) {
+    // As Chromium throws it there (tests/node/extension-content-script.test.mjs sees it).
+    const refusal = new WebAssembly.CompileError(`WebAssembly.${api}(): `);
+    assert.equal(blockedByCsp(refusal), true);
+    const hinted = withCspHint(refusal);
+    assert.match(hinted.message, /content script on a page whose Content Security Policy lacks 'wasm-unsafe-eval'/);
+    assert.match(hinted.message, /extension page, an offscreen document or the background service worker/);
+    assert.equal(hinted.cause, refusal);
+  }
+  // The same words from another error type are not a refusal.
+  assert.equal(blockedByCsp(new TypeError('WebAssembly.Module(): ')), false);
+});
+
 test('other compile errors pass through unchanged', () => {
   for (const error of [
     new WebAssembly.CompileError('WebAssembly.Module(): expected magic word 00 61 73 6d, found 00 00 00 00 @+0'),

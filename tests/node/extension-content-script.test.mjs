@@ -1,0 +1,88 @@
+// A real unpacked MV3 extension in headless Chromium whose content script
+// (a classic script: `@toolmark/bridge-wasm/inline`, bundled by esbuild)
+// runs the bridge on two pages of a local site: one without a Content
+// Security Policy, where a call goes through, and one whose policy lacks
+// 'wasm-unsafe-eval', where Chromium refuses WebAssembly without a reason
+// and the package says what happened and where to run the bridge instead.
+// (The extension's own page and background worker: tests/node/packaging.test.mjs.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { chromium } from 'playwright-core';
+
+const pkg = fileURLToPath(new URL('../../pkg/', import.meta.url));
+
+const CONTENT_SCRIPT = `
+(async () => {
+  const root = document.documentElement;
+  try {
+    const { createToolmark, bridge, createInPageChannel } = await import(${JSON.stringify(join(pkg, 'inline.js'))});
+    const tm = createToolmark();
+    tm.register({ name: 'ping', description: 'Answers pong', run: () => ({ pong: true }) });
+    const { transport, agent } = createInPageChannel();
+    tm.use(bridge({ transport }));
+    root.dataset.result = JSON.stringify(await agent.call('ping', {}));
+  } catch (error) {
+    root.dataset.error = JSON.stringify({ message: String(error.message), cause: String(error.cause) });
+  }
+})();
+`;
+
+test('an MV3 content script: a call on a page without a CSP; the refusal explained on a page without wasm-unsafe-eval', { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolmark-content-script-'));
+  const server = createServer((req, res) => {
+    const strict = req.url.startsWith('/strict');
+    res.writeHead(200, { 'content-type': 'text/html', ...(strict ? { 'content-security-policy': "script-src 'self'" } : {}) });
+    res.end('<!doctype html><title>a site</title><p>A page of a site.</p>');
+  });
+  let context;
+  try {
+    const extension = join(dir, 'extension');
+    await build({
+      stdin: { contents: CONTENT_SCRIPT, resolveDir: pkg, loader: 'js' },
+      bundle: true, format: 'iife', outfile: join(extension, 'content.js'), logLevel: 'error',
+    });
+    writeFileSync(join(extension, 'manifest.json'), JSON.stringify({
+      manifest_version: 3,
+      name: 'Toolmark bridge-wasm content script test',
+      version: '0.0.1',
+      content_scripts: [{ matches: ['http://127.0.0.1/*'], js: ['content.js'], run_at: 'document_idle' }],
+    }));
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const site = `http://127.0.0.1:${server.address().port}`;
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      headless: true, // Chromium's new headless mode loads extensions
+      ignoreDefaultArgs: ['--disable-extensions'],
+      args: [
+        '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+        '--disable-sync', '--no-first-run', '--disable-quic',
+        `--disable-extensions-except=${extension}`, `--load-extension=${extension}`,
+      ],
+    });
+    const outcome = async (path) => {
+      const page = await context.newPage();
+      await page.goto(`${site}${path}`);
+      await page.waitForFunction(() => document.documentElement.dataset.result || document.documentElement.dataset.error, null, { timeout: 30_000 });
+      const { result, error } = await page.evaluate(() => ({ ...document.documentElement.dataset }));
+      return { result: result && JSON.parse(result), error: error && JSON.parse(error) };
+    };
+
+    assert.deepEqual(await outcome('/open'), { result: { status: 'ok', data: { pong: true } }, error: undefined });
+
+    const { result, error } = await outcome('/strict');
+    assert.equal(result, undefined);
+    assert.match(error.message, /refused without a reason, as Chromium refuses it in an extension's content script/);
+    assert.match(error.message, /extension page, an offscreen document or the background service worker/);
+    assert.match(error.cause, /^CompileError: WebAssembly\.\w+\(\):\s*$/);
+  } finally {
+    await context?.close();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
