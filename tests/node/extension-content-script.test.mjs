@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
+import { launchWithExtensions } from './support/browser.mjs';
 
 const pkg = fileURLToPath(new URL('../../pkg/', import.meta.url));
 
@@ -55,16 +55,7 @@ test('an MV3 content script: a call on a page without a CSP; the refusal explain
     }));
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     const site = `http://127.0.0.1:${server.address().port}`;
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      headless: true, // Chromium's new headless mode loads extensions
-      ignoreDefaultArgs: ['--disable-extensions'],
-      args: [
-        '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run', '--disable-quic',
-        `--disable-extensions-except=${extension}`, `--load-extension=${extension}`,
-      ],
-    });
+    context = await launchWithExtensions(join(dir, 'profile'), [extension]);
     const outcome = async (path) => {
       const page = await context.newPage();
       await page.goto(`${site}${path}`);

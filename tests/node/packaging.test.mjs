@@ -20,8 +20,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
-import { launchChromium, serve } from './support/browser.mjs';
+import { launchChromium, launchWithExtensions, serve } from './support/browser.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const pkgDir = join(root, 'pkg');
@@ -626,17 +625,7 @@ self.result = agent.call('ping', {}).catch((error) => ({ error: String(error) })
     await runBin(dir, 'esbuild', ['src/sw.js', '--bundle', '--format=iife', `--outfile=${join(wasmExt, 'sw.js')}`, '--log-level=warning']);
 
     const profile = mkdtempSync(join(tmpdir(), 'toolmark-extension-'));
-    const extensions = `${wasmExt},${defaultExt}`;
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      headless: true, // Chromium's new headless mode loads extensions
-      ignoreDefaultArgs: ['--disable-extensions'],
-      args: [
-        '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run', '--disable-quic',
-        `--disable-extensions-except=${extensions}`, `--load-extension=${extensions}`,
-      ],
-    });
+    const context = await launchWithExtensions(profile, [wasmExt, defaultExt]);
     try {
       const ids = {};
       const deadline = Date.now() + 15_000;

@@ -69,6 +69,25 @@ export async function serve(root, pages = {}, { production = false } = {}) {
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
+/**
+ * Chromium (headless, a persistent profile at `profile`) with the unpacked
+ * extensions in `extensions` (folders) loaded: Chromium's new headless mode
+ * loads extensions. Returns playwright's BrowserContext.
+ */
+export function launchWithExtensions(profile, extensions) {
+  const list = extensions.join(',');
+  return chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    ignoreDefaultArgs: ['--disable-extensions'],
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic',
+      `--disable-extensions-except=${list}`, `--load-extension=${list}`,
+    ],
+  });
+}
+
 /** Launches headless Chromium with a fresh profile; `close()` removes it. */
 export async function launchChromium() {
   const profile = mkdtempSync(join(tmpdir(), 'toolmark-chromium-'));
