@@ -405,7 +405,7 @@ function bindgenAndOptimize(outDir, name, shipped) {
   // 3. optimize for size: the passes measured smallest by gzip
   //    (benches/wasm-opt-levels.mjs; docs/benchmarks.md, "Package size").
   run(wasmOptBin, [...WASM_OPT_PASSES, ...WASM_OPT_FEATURES, join(outDir, `${name}_bg.wasm`), '-o', shipped.wasm]);
-  // 4. short names, in the module and its glue alike
+  //    then short names, in the module and its glue alike
   writeFileSync(shipped.glue, shortenNames(shipped.wasm, readFileSync(join(outDir, `${name}.js`), 'utf8')));
 }
 

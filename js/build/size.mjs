@@ -25,6 +25,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compressedSizes } from './compressed.mjs';
 import { WASM_OPT_FEATURES, WASM_OPT_LEVEL, WASM_OPT_ORDER, wasmOptBin } from './toolchain.mjs';
+import { WASM_OPT_SHORT_NAMES } from './short-names.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = join(root, 'pkg');
@@ -171,7 +172,7 @@ function twiggy() {
     const named = join(dir, 'named.wasm');
     // The build's passes, with names, then its short import and export names.
     execFileSync(wasmOptBin, [...WASM_OPT_LEVEL, ...WASM_OPT_ORDER, '-g', ...WASM_OPT_FEATURES, input, '-o', named]);
-    execFileSync(wasmOptBin, ['--minify-imports-and-exports-and-modules', '-g', ...WASM_OPT_FEATURES, named, '-o', named], { stdio: 'ignore' });
+    execFileSync(wasmOptBin, [...WASM_OPT_SHORT_NAMES, '-g', ...WASM_OPT_FEATURES, named, '-o', named], { stdio: 'ignore' });
     const csv = execFileSync('twiggy', ['top', '-n', '100000', '-f', 'csv', named], { encoding: 'utf8', maxBuffer: 64 << 20 });
     const items = csv.trim().split('\n').slice(1).map((line) => {
       const at = line.lastIndexOf(',', line.lastIndexOf(',', line.lastIndexOf(',') - 1) - 1);

@@ -180,6 +180,9 @@ export interface ToolContext {
 /** Puts back what a call changed (returned by `snapshot`, run by `tm.undo(callId)`). */
 export type Restorer = () => void | Promise<void>;
 
+/** `run`'s input type when nothing chooses it: `any` with a JSON Schema, `unknown` without a schema. */
+type DefaultInput<S> = [S] extends [undefined] ? unknown : any;
+
 /**
  * A tool definition for `tm.register` / `scope.register`.
  *
@@ -192,7 +195,7 @@ export type Restorer = () => void | Promise<void>;
  */
 export interface ToolDefinition<
   S extends ToolSchema | undefined = ToolSchema | undefined,
-  I = [S] extends [undefined] ? unknown : any,
+  I = DefaultInput<S>,
   O extends ToolSchema | undefined = ToolSchema | undefined,
 > {
   /** `^[A-Za-z0-9_.-]{1,128}$` once joined with the scope's prefix. */
@@ -221,7 +224,7 @@ export interface ToolDefinition<
 export interface ToolRegistrar {
   register<
     S extends ToolSchema | undefined = undefined,
-    I = [S] extends [undefined] ? unknown : any,
+    I = DefaultInput<S>,
     O extends ToolSchema | undefined = undefined,
   >(definition: ToolDefinition<S, I, O>): () => void;
 }
