@@ -25,9 +25,30 @@ use core::ops::Range;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-/// The value `text` holds, each number as `JSON.parse` has it; serde_json's
-/// error when `text` is not one JSON value.
-pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
+/// Why a text is not read as a value.
+#[derive(Debug)]
+pub enum ParseError {
+    /// serde_json's error: not one JSON value.
+    Json(serde_json::Error),
+    /// A number beyond the largest double (`JSON.parse` makes it
+    /// `Infinity`, which JSON cannot hold). Told apart by a flag, not by a
+    /// serde error: `de::Error::custom` is serde_json's one path to 4 KB of
+    /// error formatting in the module.
+    OutOfRange,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::Json(error) => fmt::Display::fmt(error, f),
+            ParseError::OutOfRange => f.write_str("number out of range"),
+        }
+    }
+}
+
+/// The value `text` holds, each number as `JSON.parse` has it; why not when
+/// `text` is not one JSON value.
+pub fn parse(text: &str) -> Result<Value, ParseError> {
     let converted = Converted::of(text);
     match read(text, &converted) {
         Err(error) => match converted.readable_past_range(text) {
@@ -53,15 +74,21 @@ pub fn reads_near_the_largest_double(text: &str) -> bool {
 
 /// `readable` read by serde_json, the numbers of `converted` in their
 /// places.
-fn read(readable: &str, converted: &Converted) -> Result<Value, serde_json::Error> {
+fn read(readable: &str, converted: &Converted) -> Result<Value, ParseError> {
     let place = Place {
         converted,
         seen: Cell::new(0),
         next: Cell::new(0),
+        out_of_range: Cell::new(false),
     };
     let mut deserializer = serde_json::Deserializer::from_str(readable);
-    let value = ExactValue(&place).deserialize(&mut deserializer)?;
-    deserializer.end()?;
+    let value = ExactValue(&place)
+        .deserialize(&mut deserializer)
+        .map_err(ParseError::Json)?;
+    deserializer.end().map_err(ParseError::Json)?;
+    if place.out_of_range.get() {
+        return Err(ParseError::OutOfRange);
+    }
     Ok(value)
 }
 
@@ -259,6 +286,8 @@ struct Place<'a> {
     seen: Cell<usize>,
     /// The first converted number not yet visited.
     next: Cell<usize>,
+    /// A number beyond the largest double was visited.
+    out_of_range: Cell<bool>,
 }
 
 /// A [`Value`] built from serde_json's visits, each converted number in
@@ -285,9 +314,13 @@ impl ExactValue<'_> {
             }
             _ => read,
         };
-        number
-            .map(Value::Number)
-            .ok_or_else(|| E::custom("number out of range"))
+        Ok(number.map_or_else(
+            || {
+                place.out_of_range.set(true);
+                Value::Null
+            },
+            Value::Number,
+        ))
     }
 }
 

@@ -82,11 +82,15 @@ impl PartialEq for Data {
     }
 }
 
+/// As its parsed value; a text serde_json cannot hold as a value (a lone
+/// surrogate, more than 128 levels) as `null`. The core's messages and a
+/// page's results never come this way with such a text: they copy it in
+/// ([`PageToAgent::into_json`](super::PageToAgent::into_json)). Not an
+/// error: `ser::Error::custom` is serde_json's one path to 4 KB of error
+/// formatting in the module (docs/benchmarks.md, "The build's choices").
 impl Serialize for Data {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_value()
-            .map_err(serde::ser::Error::custom)?
-            .serialize(serializer)
+        self.to_value().unwrap_or(Value::Null).serialize(serializer)
     }
 }
 
