@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::prelude::*;
 use crate::protocol::DEFAULT_MAX_MESSAGE_BYTES;
+use crate::transport::status::{Status, StatusWatch};
 
 /// Spec: the last 1000 answered call/describe ids are remembered.
 pub const ANSWERED_ID_MEMORY: usize = 1000;
@@ -51,6 +52,8 @@ pub struct Bridges {
     attached: Vec<(BridgeId, BridgeOptions)>,
     next: u32,
     answered: AnsweredIds,
+    /// The connection state each bridge's transport last reported.
+    statuses: Vec<(BridgeId, StatusWatch)>,
 }
 
 impl Bridges {
@@ -60,6 +63,7 @@ impl Bridges {
             attached: Vec::new(),
             next: 0,
             answered: AnsweredIds::new(ANSWERED_ID_MEMORY),
+            statuses: Vec::new(),
         }
     }
 
@@ -83,6 +87,7 @@ impl Bridges {
     pub fn detach(&mut self, bridge: BridgeId) -> bool {
         let before = self.attached.len();
         self.attached.retain(|(b, _)| *b != bridge);
+        self.statuses.retain(|(b, _)| *b != bridge);
         self.attached.len() != before
     }
 
@@ -103,6 +108,22 @@ impl Bridges {
             .iter()
             .map(|(b, options)| (*b, options.on_change))
             .collect()
+    }
+
+    /// A connection state the bridge's transport reported: `None` when the
+    /// bridge is not attached, else the text of a `transport_failed` error
+    /// event if the state ends an attempt that never opened.
+    pub fn observe_status(&mut self, bridge: BridgeId, status: &Status) -> Option<Option<String>> {
+        if !self.contains(bridge) {
+            return None;
+        }
+        if let Some((_, watch)) = self.statuses.iter_mut().find(|(b, _)| *b == bridge) {
+            return Some(watch.observe(status));
+        }
+        let mut watch = StatusWatch::default();
+        let failed = watch.observe(status);
+        self.statuses.push((bridge, watch));
+        Some(failed)
     }
 
     /// Rule 2: the id is among the page's last 1000 answered ids.

@@ -68,6 +68,7 @@ use crate::protocol::{
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey};
 use crate::schema::PatternMatcher;
+use crate::transport::status::Status;
 
 /// Default time a tool gets to settle after its call is aborted.
 pub const DEFAULT_ABORT_GRACE_MS: u64 = 3_000;
@@ -605,6 +606,21 @@ impl Toolmark {
     /// a WebMCP registration): an error event, queued with the others.
     pub fn handle_failure(&mut self, code: ErrorEventCode, message: String, tool: Option<String>) {
         self.out.error(code, message, tool);
+    }
+
+    /// A connection state the bridge's transport reported: a `status`
+    /// event, and a `transport_failed` error event when it ends an attempt
+    /// that never opened ([`crate::transport::status`]). Ignored once the
+    /// bridge detached.
+    pub fn handle_transport_status(&mut self, bridge: BridgeId, status: Status) {
+        let Some(failed_attempt) = self.bridges.observe_status(bridge, &status) else {
+            return;
+        };
+        self.out.event(Event::Status { bridge, status });
+        if let Some(message) = failed_attempt {
+            self.out
+                .error(ErrorEventCode::TransportFailed, message, None);
+        }
     }
 
     /// Deadlines: expired confirmations, and aborted runs out of grace.

@@ -11,6 +11,7 @@ use crate::policy::Caller;
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, ToolResult};
 use crate::registry::ToolKey;
+use crate::transport::status::Status;
 
 /// Work for JS. As JSON (the glue's): `{kind, …}`, the fields camelCase.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -95,6 +96,8 @@ pub enum Event {
     /// The registry revision changed.
     #[serde(rename = "rev")]
     RevChanged { rev: u64 },
+    /// A bridge's transport reported a new connection state.
+    Status { bridge: BridgeId, status: Status },
 }
 
 /// A message to send on a bridge's transport.

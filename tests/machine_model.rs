@@ -1252,7 +1252,8 @@ impl Model {
                 step.completed.push((handle, value));
             }
             Event::RevChanged { rev } => step.rev_events.push(rev),
-            Event::PendingChanged => {}
+            // Transport states: not driven here (tests/machine_rules.rs).
+            Event::PendingChanged | Event::Status { .. } => {}
         }
         Ok(())
     }

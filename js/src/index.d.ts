@@ -265,6 +265,23 @@ export type ThrownErrorCode = 'invalid_path' | 'files_not_configured';
 
 export type ToolmarkErrorCode = ErrorEventCode | ThrownErrorCode;
 
+/**
+ * A transport's connection state (`transport.status`, `transport.onStatus`,
+ * `tm.events.on('status')`).
+ */
+export type TransportStatus =
+  /** An attempt is under way: tries since the start or the last open connection, this one included. */
+  | { readonly state: 'connecting'; readonly attempt: number }
+  /** Connected: messages go out at once. */
+  | { readonly state: 'open' }
+  /** Waiting to try again: the next try's number and, when the transport knows, the wait in ms. */
+  | { readonly state: 'reconnecting'; readonly attempt: number; readonly delayMs?: number }
+  /**
+   * The connection (or an attempt) ended: the close code when there is one, the reason
+   * (`''` when none); `terminal`: the transport will not connect again by itself.
+   */
+  | { readonly state: 'closed'; readonly code?: number; readonly reason: string; readonly terminal: boolean };
+
 /** An `error` event (`tm.events.on('error')`, `onError`). */
 export interface ToolmarkErrorEvent {
   code: ErrorEventCode;
@@ -359,6 +376,13 @@ export interface Toolmark extends ToolRegistrar {
   undo(callId: string): Promise<ToolResult>;
   readonly events: {
     on(event: 'error', listener: (event: ToolmarkErrorEvent) => void): () => void;
+    /**
+     * Each new connection state of an attached bridge's transport (one that has
+     * `status`/`onStatus`, as every transport of this package): the state at
+     * attach, then every change. An attempt that never opened is also an
+     * `error` event `transport_failed`.
+     */
+    on(event: 'status', listener: (status: TransportStatus) => void): () => void;
   };
   /** Attaches a plugin (e.g. `bridge(...)`); returns its dispose function. */
   use(plugin: ToolmarkPlugin): () => void;

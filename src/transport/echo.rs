@@ -40,6 +40,18 @@
 //!   rejected, a redirect included) or a status outside 200–299 is a
 //!   [`SendFailure`]: the bridge reports it as `transport_failed`.
 //!
+//! - **Connection state** ([`EchoPolicy::status`]): from Echo's own
+//!   reports, as [`EchoConnection`] names them and as the channel's
+//!   `subscribed` and `error` callbacks tell: `connecting` until the
+//!   private channel is subscribed, then `open`; a connection Echo reports
+//!   lost, failed or disconnected is `closed` (not terminal: Echo connects
+//!   again by itself), its next try `connecting` with the attempt number; a
+//!   refused subscription (the server's channel authorization) is `closed`
+//!   with the HTTP status as its code, terminal (Echo does not ask again by
+//!   itself; it does when its connection comes back, and a subscription
+//!   then is told as `open`); `close()` is `closed`, terminal. Echo does not say when it will try again, so there is no
+//!   `reconnecting` state.
+//!
 //! # What the driver does
 //! At construction: type checks of `echo`, `headers` and `fetch`
 //! ([`ConfigError`] has their texts), then [`EchoPolicy::new`] with
@@ -53,7 +65,9 @@ use crate::prelude::*;
 use serde_json::Value;
 
 use super::origin::{check_host, default_port, is_scheme, parse_port, split_host_port};
+use super::status::Status;
 use crate::protocol::ErrorEventCode;
+use crate::vecmap::Queue;
 
 /// The event listened for when `event` is left out.
 pub const DEFAULT_EVENT: &str = ".toolmark.message";
@@ -388,6 +402,36 @@ fn is_header_value(value: &str) -> bool {
     !value.bytes().any(|b| matches!(b, b'\r' | b'\n' | 0))
 }
 
+/// The `closed` reason after [`EchoPolicy::close`].
+pub const CLOSED_BY_CLOSE: &str = "closed by close()";
+/// The `closed` reason when the channel's subscription is refused.
+pub const SUBSCRIPTION_REFUSED: &str = "subscription refused";
+
+/// Echo's connection as `echo.connectionStatus()` and
+/// `echo.connector.onConnectionChange` name it (Laravel Echo 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EchoConnection {
+    Connected,
+    Connecting,
+    Reconnecting,
+    Disconnected,
+    Failed,
+}
+
+impl EchoConnection {
+    /// The name Echo gives, if it is one of these.
+    pub fn parse(name: &str) -> Option<EchoConnection> {
+        Some(match name {
+            "connected" => EchoConnection::Connected,
+            "connecting" => EchoConnection::Connecting,
+            "reconnecting" => EchoConnection::Reconnecting,
+            "disconnected" => EchoConnection::Disconnected,
+            "failed" => EchoConnection::Failed,
+            _ => return None,
+        })
+    }
+}
+
 /// The policy of one `echoTransport`. See the module docs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EchoPolicy {
@@ -395,6 +439,10 @@ pub struct EchoPolicy {
     event: String,
     url: String,
     closed: bool,
+    status: Status,
+    statuses: Queue<Status>,
+    /// `connecting` states told since the start or the last `open`.
+    attempts: u32,
 }
 
 impl EchoPolicy {
@@ -433,6 +481,9 @@ impl EchoPolicy {
             event: event.into(),
             url,
             closed: false,
+            status: Status::Connecting { attempt: 1 },
+            statuses: Queue::new(),
+            attempts: 1,
         })
     }
 
@@ -497,7 +548,90 @@ impl EchoPolicy {
     /// Stops sending; the driver stops listening and leaves the channel.
     /// Returns whether this call closed it (a second call does nothing).
     pub fn close(&mut self) -> bool {
-        !core::mem::replace(&mut self.closed, true)
+        if self.closed {
+            return false;
+        }
+        self.tell(Status::Closed {
+            code: None,
+            reason: CLOSED_BY_CLOSE.into(),
+            terminal: true,
+        });
+        self.closed = true;
+        true
+    }
+
+    /// The connection state now.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// The next connection state to tell, oldest first.
+    pub fn poll_status(&mut self) -> Option<Status> {
+        self.statuses.pop_front()
+    }
+
+    fn tell(&mut self, status: Status) {
+        if self.closed || self.status == status {
+            return;
+        }
+        self.status = status.clone();
+        self.statuses.push_back(status);
+    }
+
+    /// The private channel is subscribed (its `subscribed` callback, or
+    /// found subscribed at construction).
+    pub fn handle_subscribed(&mut self) {
+        if !self.closed {
+            self.attempts = 0;
+        }
+        self.tell(Status::Open);
+    }
+
+    /// The channel's `error` callback: the subscription was refused, with
+    /// the HTTP status of the authorization request when Echo gives it.
+    pub fn handle_subscription_error(&mut self, http_status: Option<u16>) {
+        self.tell(Status::Closed {
+            code: http_status,
+            reason: SUBSCRIPTION_REFUSED.into(),
+            terminal: true,
+        });
+    }
+
+    /// Echo reported its connection.
+    pub fn handle_connection(&mut self, connection: EchoConnection) {
+        let lost = |reason: &str| Status::Closed {
+            code: None,
+            reason: reason.into(),
+            terminal: false,
+        };
+        match (connection, &self.status) {
+            (EchoConnection::Connecting | EchoConnection::Reconnecting, Status::Open) => {
+                self.tell(lost("connection lost"));
+                self.attempts = self.attempts.saturating_add(1);
+                self.tell(Status::Connecting {
+                    attempt: self.attempts,
+                });
+            }
+            (
+                EchoConnection::Connecting
+                | EchoConnection::Reconnecting
+                | EchoConnection::Connected,
+                Status::Closed { .. },
+            ) => {
+                self.attempts = self.attempts.saturating_add(1);
+                self.tell(Status::Connecting {
+                    attempt: self.attempts,
+                });
+            }
+            (EchoConnection::Failed, Status::Open | Status::Connecting { .. }) => {
+                self.tell(lost("connection failed"));
+            }
+            (EchoConnection::Disconnected, Status::Open | Status::Connecting { .. }) => {
+                self.tell(lost("disconnected"));
+            }
+            // Connected: the channel's subscription tells `open`.
+            _ => {}
+        }
     }
 
     pub fn is_closed(&self) -> bool {
@@ -511,6 +645,119 @@ mod tests {
     use serde_json::json;
 
     const PAGE: &str = "https://app.example/chat/42?tab=1#top";
+
+    fn policy() -> EchoPolicy {
+        EchoPolicy::new("toolmark.1.2", None, None, None).unwrap()
+    }
+
+    fn told(p: &mut EchoPolicy) -> Vec<Status> {
+        core::iter::from_fn(|| p.poll_status()).collect()
+    }
+
+    fn closed(code: Option<u16>, reason: &str, terminal: bool) -> Status {
+        Status::Closed {
+            code,
+            reason: reason.into(),
+            terminal,
+        }
+    }
+
+    #[test]
+    fn echo_connection_names_are_laravel_echos() {
+        for (name, connection) in [
+            ("connected", EchoConnection::Connected),
+            ("connecting", EchoConnection::Connecting),
+            ("reconnecting", EchoConnection::Reconnecting),
+            ("disconnected", EchoConnection::Disconnected),
+            ("failed", EchoConnection::Failed),
+        ] {
+            assert_eq!(EchoConnection::parse(name), Some(connection));
+        }
+        assert_eq!(EchoConnection::parse("unavailable"), None);
+    }
+
+    #[test]
+    fn the_channel_is_connecting_until_subscribed_then_open() {
+        let mut p = policy();
+        assert_eq!(p.status(), &Status::Connecting { attempt: 1 });
+        p.handle_connection(EchoConnection::Connecting);
+        p.handle_connection(EchoConnection::Connected);
+        assert_eq!(told(&mut p), []);
+        p.handle_subscribed();
+        assert_eq!(told(&mut p), [Status::Open]);
+    }
+
+    #[test]
+    fn a_lost_connection_is_closed_then_a_new_attempt_until_subscribed_again() {
+        let mut p = policy();
+        p.handle_subscribed();
+        told(&mut p);
+        p.handle_connection(EchoConnection::Connecting);
+        p.handle_connection(EchoConnection::Failed);
+        p.handle_connection(EchoConnection::Connecting);
+        p.handle_connection(EchoConnection::Connected);
+        p.handle_subscribed();
+        assert_eq!(
+            told(&mut p),
+            [
+                closed(None, "connection lost", false),
+                Status::Connecting { attempt: 1 },
+                closed(None, "connection failed", false),
+                Status::Connecting { attempt: 2 },
+                Status::Open,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_server_that_never_answers_is_a_failed_attempt_each_time_echo_gives_up() {
+        let mut p = policy();
+        for _ in 0..2 {
+            p.handle_connection(EchoConnection::Connecting);
+            p.handle_connection(EchoConnection::Failed);
+        }
+        assert_eq!(
+            told(&mut p),
+            [
+                closed(None, "connection failed", false),
+                Status::Connecting { attempt: 2 },
+                closed(None, "connection failed", false),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_refused_subscription_is_closed_with_the_http_status() {
+        let mut p = policy();
+        p.handle_subscription_error(Some(403));
+        assert_eq!(
+            told(&mut p),
+            [closed(Some(403), SUBSCRIPTION_REFUSED, true)]
+        );
+        // Echo subscribes again once its connection comes back.
+        p.handle_connection(EchoConnection::Disconnected);
+        p.handle_connection(EchoConnection::Connecting);
+        p.handle_subscribed();
+        assert_eq!(
+            told(&mut p),
+            [Status::Connecting { attempt: 2 }, Status::Open]
+        );
+    }
+
+    #[test]
+    fn close_is_the_last_state_and_terminal() {
+        let mut p = policy();
+        p.handle_subscribed();
+        assert!(p.close());
+        assert!(!p.close());
+        p.handle_connection(EchoConnection::Disconnected);
+        p.handle_subscribed();
+        assert_eq!(
+            told(&mut p),
+            [Status::Open, closed(None, CLOSED_BY_CLOSE, true)]
+        );
+        assert_eq!(p.status(), &closed(None, CLOSED_BY_CLOSE, true));
+    }
 
     fn page() -> PageUrl {
         PageUrl::parse(PAGE).unwrap()

@@ -11,6 +11,7 @@
 //! - [`websocket`]: reconnect schedule, outgoing buffer, held inbound, frame limit.
 //! - [`post_message`]: origin allow-list, target origin, envelope.
 //! - [`echo`]: same-origin `postUrl`, broadcast payloads, the POST request, send failures.
+//! - [`status`]: the connection states every transport reports, and what a bridge makes of them.
 //! - [`origin`]: serialized origins and URL authorities, parsed strictly (shared).
 //!
 //! The in-page channel has no policy of its own: both ends live in one JS
@@ -19,6 +20,7 @@
 pub mod echo;
 pub mod origin;
 pub mod post_message;
+pub mod status;
 pub mod websocket;
 
 /// `text.rsplit_once(byte)` for an ASCII byte, by a byte search: `char`'s

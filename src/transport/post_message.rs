@@ -16,6 +16,13 @@
 //! - **Outbound**: the envelope around the message, posted with the exact
 //!   `targetOrigin`.
 //!
+//! - **Connection state** ([`PostMessagePolicy::status`]): postMessage has
+//!   no connection, so the transport is `open` from the start until
+//!   `close()`, or until the target window is found closed (checked before
+//!   each send, and every [`TARGET_CHECK_MS`] while someone watches the
+//!   state: [`PostMessagePolicy::next_check`]); both end in a terminal
+//!   `closed`, and a send after the target closed fails with its own text.
+//!
 //! # What the driver does
 //! On each `message` event: [`PostMessagePolicy::accepts_sender`] with
 //! `event.source === target` and `event.origin` first, so the data of a
@@ -32,6 +39,7 @@ use crate::prelude::*;
 use serde_json::{Map, Value};
 
 use super::origin::{parse_serialized_origin, OriginError};
+use super::status::Status;
 
 /// The value of the envelope's `toolmark` key.
 pub const ENVELOPE_VERSION: u64 = 1;
@@ -96,13 +104,27 @@ impl ConfigError {
     }
 }
 
-/// [`PostMessagePolicy::outbound`] after [`PostMessagePolicy::close`].
+/// How often a watched transport checks whether its target window closed.
+pub const TARGET_CHECK_MS: u64 = 1000;
+/// The `closed` reason after [`PostMessagePolicy::close`].
+pub const CLOSED_BY_CLOSE: &str = "closed by close()";
+/// The `closed` reason once the target window is found closed.
+pub const TARGET_CLOSED: &str = "the target window closed";
+
+/// [`PostMessagePolicy::outbound`] after [`PostMessagePolicy::close`], or
+/// after the target window closed (`target_closed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SendAfterClose;
+pub struct SendAfterClose {
+    pub target_closed: bool,
+}
 
 impl SendAfterClose {
     pub fn message(self) -> &'static str {
-        "postMessageTransport: closed"
+        if self.target_closed {
+            "postMessageTransport: the target window closed"
+        } else {
+            "postMessageTransport: closed"
+        }
     }
 }
 
@@ -143,6 +165,9 @@ pub struct PostMessagePolicy {
     target_origin: String,
     allowed: Vec<String>,
     closed: bool,
+    status: Status,
+    /// The last state, until told.
+    untold: Option<Status>,
 }
 
 impl PostMessagePolicy {
@@ -189,6 +214,8 @@ impl PostMessagePolicy {
             target_origin: target_origin.into(),
             allowed,
             closed: false,
+            status: Status::Open,
+            untold: None,
         })
     }
 
@@ -226,9 +253,7 @@ impl PostMessagePolicy {
     /// The envelope around `message_json` (the bridge's outbound JSON text,
     /// inserted as is) and the target origin.
     pub fn outbound(&self, message_json: &str) -> Result<Outbound<'_>, SendAfterClose> {
-        if self.closed {
-            return Err(SendAfterClose);
-        }
+        self.check_send()?;
         let mut envelope = String::with_capacity(message_json.len() + 26);
         envelope.push_str("{\"toolmark\":1,\"message\":");
         envelope.push_str(message_json);
@@ -241,9 +266,7 @@ impl PostMessagePolicy {
 
     /// The envelope as a value, for a driver that posts values.
     pub fn outbound_value(&self, message: Value) -> Result<(Value, &str), SendAfterClose> {
-        if self.closed {
-            return Err(SendAfterClose);
-        }
+        self.check_send()?;
         let mut envelope = Map::new();
         envelope.insert(
             EnvelopeShape::VERSION_KEY.into(),
@@ -253,9 +276,58 @@ impl PostMessagePolicy {
         Ok((Value::Object(envelope), &self.target_origin))
     }
 
+    /// Whether a message may go out now.
+    pub fn check_send(&self) -> Result<(), SendAfterClose> {
+        if self.closed {
+            return Err(self.send_after_close());
+        }
+        Ok(())
+    }
+
+    fn send_after_close(&self) -> SendAfterClose {
+        SendAfterClose {
+            target_closed: matches!(&self.status, Status::Closed { reason, .. } if reason == TARGET_CLOSED),
+        }
+    }
+
+    fn stop(&mut self, reason: &str) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        self.status = Status::Closed {
+            code: None,
+            reason: reason.into(),
+            terminal: true,
+        };
+        self.untold = Some(self.status.clone());
+    }
+
     /// Stops sending and accepting. The driver removes its listeners.
     pub fn close(&mut self) {
-        self.closed = true;
+        self.stop(CLOSED_BY_CLOSE);
+    }
+
+    /// The target window was found closed (`target.closed`): stops as
+    /// [`PostMessagePolicy::close`] does, with its own reason.
+    pub fn handle_target_closed(&mut self) {
+        self.stop(TARGET_CLOSED);
+    }
+
+    /// The connection state now.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// The state to tell, once.
+    pub fn poll_status(&mut self) -> Option<Status> {
+        self.untold.take()
+    }
+
+    /// When a transport whose state is watched checks its target window
+    /// next (`None` once closed).
+    pub fn next_check(&self, now: u64) -> Option<u64> {
+        (!self.closed).then(|| now.saturating_add(TARGET_CHECK_MS))
     }
 
     pub fn is_closed(&self) -> bool {
@@ -440,9 +512,51 @@ mod tests {
         assert_eq!(p.target_origin(), PARENT, "what the driver posts to");
         p.close();
         assert!(p.is_closed());
-        assert_eq!(p.outbound("{}"), Err(SendAfterClose));
-        assert_eq!(p.outbound_value(json!({})), Err(SendAfterClose));
-        assert_eq!(SendAfterClose.message(), "postMessageTransport: closed");
+        let closed = SendAfterClose {
+            target_closed: false,
+        };
+        assert_eq!(p.outbound("{}"), Err(closed));
+        assert_eq!(p.outbound_value(json!({})), Err(closed));
+        assert_eq!(closed.message(), "postMessageTransport: closed");
         assert!(!p.accepts_sender(true, PARENT));
+    }
+    #[test]
+    fn open_until_closed_and_closed_is_terminal_and_told_once() {
+        let mut p = policy();
+        assert_eq!(p.status(), &Status::Open);
+        assert_eq!(p.poll_status(), None);
+        assert_eq!(p.next_check(5), Some(5 + TARGET_CHECK_MS));
+        p.close();
+        p.close();
+        p.handle_target_closed();
+        let closed = Status::Closed {
+            code: None,
+            reason: CLOSED_BY_CLOSE.into(),
+            terminal: true,
+        };
+        assert_eq!(p.poll_status(), Some(closed.clone()));
+        assert_eq!(p.poll_status(), None);
+        assert_eq!(p.status(), &closed);
+        assert_eq!(p.next_check(5), None);
+    }
+
+    #[test]
+    fn a_target_found_closed_stops_the_transport_with_its_own_text() {
+        let mut p = policy();
+        p.handle_target_closed();
+        assert_eq!(
+            p.poll_status(),
+            Some(Status::Closed {
+                code: None,
+                reason: TARGET_CLOSED.into(),
+                terminal: true
+            })
+        );
+        assert!(!p.accepts_sender(true, PARENT));
+        let error = p.outbound("{}").err().map(SendAfterClose::message);
+        assert_eq!(
+            error,
+            Some("postMessageTransport: the target window closed")
+        );
     }
 }

@@ -39,6 +39,12 @@
 //!   building a value (serde's `IgnoredAny`), and the bridge parses the
 //!   text it is handed once more. JSON nested deeper than the bridge's
 //!   limit is left to the bridge, which drops it as `invalid_message`.
+//! - **Connection state** ([`Status`], [`WebSocketPolicy::status`]):
+//!   `connecting` at each socket asked for, `open` once ready, `closed`
+//!   with the socket's code and reason (or why this side stopped: a
+//!   throwing constructor, a rejecting `onOpen`, `close()`), then
+//!   `reconnecting` with the attempt and the delay the schedule above
+//!   chose. Queued at the transition ([`WebSocketPolicy::poll_status`]).
 //! - **Options**: `maxDelayMs` and `terminalCloseCodes` are validated here
 //!   ([`WebSocketConfig::new`]); the error texts of the checks only the
 //!   driver can make (url, WebSocket implementation, `onOpen` type) are in
@@ -46,8 +52,12 @@
 //!
 //! # What the driver does
 //! Create the policy, then after every `handle_*` call and after
-//! [`WebSocketPolicy::send`] / [`WebSocketPolicy::close`] drain
-//! [`WebSocketPolicy::poll_action`] until `None`, then arm one timer at
+//! [`WebSocketPolicy::send`] / [`WebSocketPolicy::close`] drain, until both
+//! are empty, [`WebSocketPolicy::poll_status`] first (tell the transport's
+//! status subscribers) and then [`WebSocketPolicy::poll_action`] (a state
+//! is queued with the transition that leads to it, so it is told before
+//! that transition's actions: `open` before the messages held for it,
+//! `closed` before [`Action::Stopped`]), then arm one timer at
 //! [`WebSocketPolicy::poll_timeout`] (replacing any earlier one; `None`:
 //! no timer) that calls [`WebSocketPolicy::handle_timeout`]. Each socket
 //! belongs to the [`ConnId`] of the [`Action::Connect`] that created it, and
@@ -57,6 +67,7 @@
 //! dropped anyway; a Blob read would reorder events). An `error` event
 //! needs no call: a `close` event follows it.
 
+use super::status::Status;
 use crate::prelude::*;
 use crate::vecmap::Queue;
 
@@ -80,6 +91,13 @@ pub const MAX_FRAME_UTF16_UNITS: usize = 4 * 1_048_576;
 pub const PROVEN_AFTER_MS: u64 = 10_000;
 /// The close code sent by [`WebSocketPolicy::close`].
 pub const NORMAL_CLOSURE: u16 = 1000;
+
+/// The `closed` reason when the WebSocket constructor threw.
+pub const CONSTRUCTOR_THREW: &str = "the WebSocket constructor threw";
+/// The `closed` reason when `onOpen` rejected or threw.
+pub const ON_OPEN_REJECTED: &str = "onOpen rejected";
+/// The `closed` reason after [`WebSocketPolicy::close`].
+pub const CLOSED_BY_CLOSE: &str = "closed by close()";
 
 /// A bad `websocketTransport` option; [`ConfigError::message`] is the
 /// `TypeError` text.
@@ -376,6 +394,11 @@ pub struct WebSocketPolicy {
     actions: Queue<Action>,
     /// Inbound frames evicted or dropped by the bounds on held frames.
     held_dropped: u64,
+    /// The connection state, and the states not yet told.
+    status: Status,
+    statuses: Queue<Status>,
+    /// Sockets asked for since the start or the last ready one.
+    attempts: u32,
 }
 
 impl WebSocketPolicy {
@@ -390,6 +413,9 @@ impl WebSocketPolicy {
             buffer: Queue::new(),
             actions: Queue::new(),
             held_dropped: 0,
+            status: Status::Connecting { attempt: 1 },
+            statuses: Queue::new(),
+            attempts: 0,
         };
         policy.connect();
         policy
@@ -398,6 +424,17 @@ impl WebSocketPolicy {
     /// The next piece of work for the driver.
     pub fn poll_action(&mut self) -> Option<Action> {
         self.actions.pop_front()
+    }
+
+    /// The next connection state to tell, oldest first; drained before
+    /// [`WebSocketPolicy::poll_action`].
+    pub fn poll_status(&mut self) -> Option<Status> {
+        self.statuses.pop_front()
+    }
+
+    /// The connection state now.
+    pub fn status(&self) -> &Status {
+        &self.status
     }
 
     /// When to call [`WebSocketPolicy::handle_timeout`] (the scheduled
@@ -468,21 +505,46 @@ impl WebSocketPolicy {
         }
     }
 
+    fn tell(&mut self, status: Status) {
+        self.status = status.clone();
+        self.statuses.push_back(status);
+    }
+
     fn connect(&mut self) {
         self.last_conn += 1;
         let conn = ConnId(self.last_conn);
         self.state = State::Connecting(conn);
+        self.attempts = self.attempts.saturating_add(1);
+        self.tell(Status::Connecting {
+            attempt: self.attempts,
+        });
         self.actions.push_back(Action::Connect { conn });
     }
 
-    fn schedule_reconnect(&mut self, now: u64) {
+    /// The connection (or attempt) ended with `code` and `reason`; a
+    /// reconnect is scheduled.
+    fn schedule_reconnect(&mut self, code: Option<u16>, reason: String, now: u64) {
+        self.tell(Status::Closed {
+            code,
+            reason,
+            terminal: false,
+        });
         let wait = self.next_delay_ms();
         self.reconnect_at = Some(now.saturating_add(wait));
         self.delay = self.delay.saturating_mul(2).min(self.config.max_delay_ms);
         self.state = State::Waiting;
+        self.tell(Status::Reconnecting {
+            attempt: self.attempts.saturating_add(1),
+            delay_ms: Some(wait),
+        });
     }
 
-    fn stop(&mut self, reason: StopReason) {
+    fn stop(&mut self, reason: StopReason, closed: (Option<u16>, String)) {
+        self.tell(Status::Closed {
+            code: closed.0,
+            reason: closed.1,
+            terminal: true,
+        });
         self.state = State::Stopped;
         self.reconnect_at = None;
         self.buffer.clear();
@@ -491,6 +553,8 @@ impl WebSocketPolicy {
 
     fn become_ready(&mut self, conn: ConnId, mut held: Held, now: u64) {
         self.state = State::Ready(conn, now);
+        self.attempts = 0;
+        self.tell(Status::Open);
         for text in self.buffer.drain(..) {
             self.actions.push_back(Action::Send { conn, text });
         }
@@ -513,7 +577,7 @@ impl WebSocketPolicy {
     /// The socket's constructor threw: try again later.
     pub fn handle_connect_failed(&mut self, conn: ConnId, now: u64) {
         if self.state == State::Connecting(conn) {
-            self.schedule_reconnect(now);
+            self.schedule_reconnect(None, String::from(CONSTRUCTOR_THREW), now);
         }
     }
 
@@ -544,7 +608,10 @@ impl WebSocketPolicy {
             Ok(()) => self.become_ready(conn, held, now),
             Err(()) => {
                 self.actions.push_back(Action::Close { conn, code: None });
-                self.stop(StopReason::OnOpenRejected);
+                self.stop(
+                    StopReason::OnOpenRejected,
+                    (None, String::from(ON_OPEN_REJECTED)),
+                );
             }
         }
     }
@@ -607,10 +674,10 @@ impl WebSocketPolicy {
         Inbound::Dropped(DropReason::StaleConnection)
     }
 
-    /// The socket's `close` event with its code. A code from
+    /// The socket's `close` event with its code and reason. A code from
     /// `terminalCloseCodes` stops the transport; any other schedules a
     /// reconnect, after resetting the delay if the connection proved itself.
-    pub fn handle_close(&mut self, conn: ConnId, code: u16, now: u64) {
+    pub fn handle_close(&mut self, conn: ConnId, code: u16, reason: &str, now: u64) {
         if self.current() != Some(conn) {
             return;
         }
@@ -619,10 +686,11 @@ impl WebSocketPolicy {
                 self.delay = FIRST_DELAY_MS;
             }
         }
+        let reason = String::from(reason);
         if self.config.terminal_close_codes.contains(&code) {
-            self.stop(StopReason::TerminalCloseCode(code));
+            self.stop(StopReason::TerminalCloseCode(code), (Some(code), reason));
         } else {
-            self.schedule_reconnect(now);
+            self.schedule_reconnect(Some(code), reason, now);
         }
     }
 
@@ -657,7 +725,10 @@ impl WebSocketPolicy {
                 code: Some(NORMAL_CLOSURE),
             });
         }
-        self.stop(StopReason::Closed);
+        self.stop(
+            StopReason::Closed,
+            (Some(NORMAL_CLOSURE), String::from(CLOSED_BY_CLOSE)),
+        );
     }
 }
 
@@ -672,6 +743,145 @@ mod tests {
 
     fn drain(p: &mut WebSocketPolicy) -> Vec<Action> {
         core::iter::from_fn(|| p.poll_action()).collect()
+    }
+
+    fn statuses(p: &mut WebSocketPolicy) -> Vec<Status> {
+        core::iter::from_fn(|| p.poll_status()).collect()
+    }
+
+    fn closed(code: Option<u16>, reason: &str, terminal: bool) -> Status {
+        Status::Closed {
+            code,
+            reason: reason.into(),
+            terminal,
+        }
+    }
+
+    fn reconnecting(attempt: u32, delay: u64) -> Status {
+        Status::Reconnecting {
+            attempt,
+            delay_ms: Some(delay),
+        }
+    }
+
+    #[test]
+    fn a_server_that_refuses_is_told_attempt_by_attempt_with_the_schedule() {
+        let mut p = WebSocketPolicy::new(config(Some(1500.0), &[], false));
+        let mut conn = connect_id(&drain(&mut p));
+        assert_eq!(statuses(&mut p), [Status::Connecting { attempt: 1 }]);
+        let mut told = Vec::new();
+        let mut now = 0;
+        for _ in 0..4 {
+            p.handle_close(conn, 1006, "", now);
+            told.extend(statuses(&mut p));
+            now = p.poll_timeout().unwrap();
+            conn = fire(&mut p);
+            told.extend(statuses(&mut p));
+        }
+        assert_eq!(
+            told,
+            [
+                closed(Some(1006), "", false),
+                reconnecting(2, 500),
+                Status::Connecting { attempt: 2 },
+                closed(Some(1006), "", false),
+                reconnecting(3, 1000),
+                Status::Connecting { attempt: 3 },
+                closed(Some(1006), "", false),
+                reconnecting(4, 1500),
+                Status::Connecting { attempt: 4 },
+                closed(Some(1006), "", false),
+                reconnecting(5, 1500),
+                Status::Connecting { attempt: 5 },
+            ]
+        );
+        assert_eq!(p.status(), &Status::Connecting { attempt: 5 });
+    }
+
+    #[test]
+    fn a_dropped_connection_counts_attempts_from_one_again() {
+        let (mut p, conn) = ready(config(None, &[], false), 0);
+        assert_eq!(
+            statuses(&mut p),
+            [Status::Connecting { attempt: 1 }, Status::Open]
+        );
+        p.handle_close(conn, 1001, "going away", 20_000);
+        let conn = fire(&mut p);
+        p.handle_open(conn, 20_600);
+        assert_eq!(
+            statuses(&mut p),
+            [
+                closed(Some(1001), "going away", false),
+                reconnecting(1, 500),
+                Status::Connecting { attempt: 1 },
+                Status::Open,
+            ]
+        );
+        assert_eq!(p.status(), &Status::Open);
+    }
+
+    #[test]
+    fn open_is_told_only_once_on_open_settles_and_before_what_was_held() {
+        let mut p = WebSocketPolicy::new(config(None, &[], true));
+        let conn = connect_id(&drain(&mut p));
+        p.handle_open(conn, 1);
+        assert_eq!(statuses(&mut p), [Status::Connecting { attempt: 1 }]);
+        drain(&mut p);
+        p.handle_message(conn, Frame::Text("1".into()));
+        p.handle_on_open(conn, Ok(()), 2);
+        assert_eq!(statuses(&mut p), [Status::Open]);
+        assert_eq!(drain(&mut p), [Action::Deliver { text: "1".into() }]);
+    }
+
+    #[test]
+    fn every_stop_is_a_terminal_closed_told_before_stopped() {
+        // A terminal close code, with the socket's reason.
+        let (mut p, conn) = ready(config(None, &[4001.0], false), 0);
+        statuses(&mut p);
+        p.handle_close(conn, 4001, "unauthorized", 5);
+        assert_eq!(statuses(&mut p), [closed(Some(4001), "unauthorized", true)]);
+        // A rejecting onOpen.
+        let mut p = WebSocketPolicy::new(config(None, &[], true));
+        let conn = connect_id(&drain(&mut p));
+        p.handle_open(conn, 1);
+        p.handle_on_open(conn, Err(()), 2);
+        assert_eq!(
+            statuses(&mut p),
+            [
+                Status::Connecting { attempt: 1 },
+                closed(None, ON_OPEN_REJECTED, true)
+            ]
+        );
+        // close(), while waiting to reconnect; a second close() tells nothing.
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        let conn = connect_id(&drain(&mut p));
+        p.handle_close(conn, 1006, "", 0);
+        statuses(&mut p);
+        p.close();
+        p.close();
+        assert_eq!(
+            statuses(&mut p),
+            [closed(Some(NORMAL_CLOSURE), CLOSED_BY_CLOSE, true)]
+        );
+        assert_eq!(p.status(), &closed(Some(1000), CLOSED_BY_CLOSE, true));
+        // A stale socket's close tells nothing.
+        p.handle_close(conn, 1006, "", 1);
+        assert_eq!(statuses(&mut p), []);
+    }
+
+    #[test]
+    fn a_throwing_constructor_is_a_failed_attempt_without_a_code() {
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        let conn = connect_id(&drain(&mut p));
+        p.handle_connect_failed(conn, 0);
+        assert_eq!(
+            statuses(&mut p),
+            [
+                Status::Connecting { attempt: 1 },
+                closed(None, CONSTRUCTOR_THREW, false),
+                reconnecting(2, 500)
+            ]
+        );
     }
 
     /// What `close()` of a transport with an open socket hands out.
@@ -779,7 +989,7 @@ mod tests {
         let mut now = 0;
         let mut waits = Vec::new();
         for _ in 0..6 {
-            p.handle_close(conn, 1006, now);
+            p.handle_close(conn, 1006, "", now);
             let at = p.poll_timeout().unwrap();
             waits.push(at - now);
             now = at;
@@ -792,7 +1002,7 @@ mod tests {
     fn the_cap_bounds_the_first_delay_too() {
         let mut p = WebSocketPolicy::new(config(Some(100.0), &[], false));
         let conn = connect_id(&drain(&mut p));
-        p.handle_close(conn, 1006, 50);
+        p.handle_close(conn, 1006, "", 50);
         assert_eq!(p.poll_timeout(), Some(150));
     }
 
@@ -800,7 +1010,7 @@ mod tests {
     fn the_timer_connects_only_when_due() {
         let mut p = WebSocketPolicy::new(WebSocketConfig::default());
         let conn = connect_id(&drain(&mut p));
-        p.handle_close(conn, 1006, 1000);
+        p.handle_close(conn, 1006, "", 1000);
         p.handle_timeout(1499);
         assert!(drain(&mut p).is_empty());
         p.handle_timeout(1500);
@@ -834,7 +1044,7 @@ mod tests {
                 p.handle_message(conn, Frame::Text("{}".into())),
                 Inbound::Delivered
             );
-            p.handle_close(conn, 1000, now + 5);
+            p.handle_close(conn, 1000, "", now + 5);
             let at = p.poll_timeout().unwrap();
             waits.push(at - (now + 5));
             now = at;
@@ -851,12 +1061,12 @@ mod tests {
         let mut p = WebSocketPolicy::new(WebSocketConfig::default());
         let mut conn = connect_id(&drain(&mut p));
         for now in [0, 1000] {
-            p.handle_close(conn, 1006, now);
+            p.handle_close(conn, 1006, "", now);
             conn = fire(&mut p);
         }
         assert_eq!(p.next_delay_ms(), 2000);
         p.handle_open(conn, 10_000);
-        p.handle_close(conn, 1006, 10_000 + PROVEN_AFTER_MS - 1);
+        p.handle_close(conn, 1006, "", 10_000 + PROVEN_AFTER_MS - 1);
         assert_eq!(p.poll_timeout(), Some(10_000 + PROVEN_AFTER_MS - 1 + 2000));
     }
 
@@ -866,13 +1076,13 @@ mod tests {
         let mut conn = connect_id(&drain(&mut p));
         let mut now = 0;
         for _ in 0..5 {
-            p.handle_close(conn, 1006, now);
+            p.handle_close(conn, 1006, "", now);
             now = p.poll_timeout().unwrap();
             conn = fire(&mut p);
         }
         assert_eq!(p.next_delay_ms(), 16000);
         p.handle_open(conn, now);
-        p.handle_close(conn, 1006, now + PROVEN_AFTER_MS);
+        p.handle_close(conn, 1006, "", now + PROVEN_AFTER_MS);
         assert_eq!(p.poll_timeout(), Some(now + PROVEN_AFTER_MS + 500));
         assert_eq!(p.next_delay_ms(), 1000);
     }
@@ -881,12 +1091,12 @@ mod tests {
     fn proving_counts_from_ready_not_from_open() {
         let mut p = WebSocketPolicy::new(config(None, &[], true));
         let conn = connect_id(&drain(&mut p));
-        p.handle_close(conn, 1006, 0);
+        p.handle_close(conn, 1006, "", 0);
         let conn = fire(&mut p);
         p.handle_open(conn, 500);
         // onOpen takes 20 s; the connection then lives 1 s.
         p.handle_on_open(conn, Ok(()), 20_500);
-        p.handle_close(conn, 1006, 21_500);
+        p.handle_close(conn, 1006, "", 21_500);
         assert_eq!(p.poll_timeout(), Some(21_500 + 1000));
     }
 
@@ -895,7 +1105,7 @@ mod tests {
         let (mut p, conn) = ready(config(None, &[4001.0, 4003.0], false), 0);
         p.send("lost".into()).unwrap_or(());
         drain(&mut p);
-        p.handle_close(conn, 4003, 10);
+        p.handle_close(conn, 4003, "", 10);
         assert_eq!(
             drain(&mut p),
             [Action::Stopped {
@@ -914,7 +1124,7 @@ mod tests {
     #[test]
     fn a_non_terminal_code_reconnects() {
         let (mut p, conn) = ready(config(None, &[4001.0], false), 0);
-        p.handle_close(conn, 4002, 10);
+        p.handle_close(conn, 4002, "", 10);
         assert!(!p.is_stopped());
         assert_eq!(p.poll_timeout(), Some(510));
     }
@@ -943,7 +1153,7 @@ mod tests {
         assert!(p.is_stopped());
         assert_eq!(p.buffered().count(), 0);
         // Its close event afterwards changes nothing.
-        p.handle_close(conn, 1005, 6);
+        p.handle_close(conn, 1005, "", 6);
         assert!(drain(&mut p).is_empty());
         assert_eq!(p.poll_timeout(), None);
     }
@@ -980,7 +1190,7 @@ mod tests {
     fn close_while_waiting_cancels_the_reconnect() {
         let mut p = WebSocketPolicy::new(WebSocketConfig::default());
         let conn = connect_id(&drain(&mut p));
-        p.handle_close(conn, 1006, 0);
+        p.handle_close(conn, 1006, "", 0);
         p.close();
         assert_eq!(
             drain(&mut p),
@@ -1036,7 +1246,7 @@ mod tests {
         drain(&mut p);
         p.send("during onOpen".into()).unwrap();
         assert!(drain(&mut p).is_empty());
-        p.handle_close(conn, 1006, 1);
+        p.handle_close(conn, 1006, "", 1);
         let conn = fire(&mut p);
         p.send("while away".into()).unwrap();
         p.handle_open(conn, 600);
@@ -1177,7 +1387,7 @@ mod tests {
         let conn = connect_id(&drain(&mut p));
         p.handle_open(conn, 0);
         p.handle_message(conn, Frame::Text("\"held\"".into()));
-        p.handle_close(conn, 1006, 1);
+        p.handle_close(conn, 1006, "", 1);
         let next = fire(&mut p);
         p.handle_on_open(conn, Ok(()), 2); // the old socket's onOpen: ignored
         p.handle_open(next, 600);
@@ -1283,14 +1493,14 @@ mod tests {
     #[test]
     fn events_of_an_old_socket_are_ignored() {
         let (mut p, old) = ready(WebSocketConfig::default(), 0);
-        p.handle_close(old, 1006, 10);
+        p.handle_close(old, 1006, "", 10);
         let new = fire(&mut p);
         assert_eq!(
             p.handle_message(old, Frame::Text("{}".into())),
             Inbound::Dropped(DropReason::StaleConnection)
         );
         p.handle_open(old, 600);
-        p.handle_close(old, 1006, 600);
+        p.handle_close(old, 1006, "", 600);
         assert!(drain(&mut p).is_empty());
         assert_eq!(p.poll_timeout(), None);
         p.handle_open(new, 601);

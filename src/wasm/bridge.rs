@@ -20,9 +20,9 @@ use wasm_bindgen::JsCast;
 use super::driver::{BridgeEntry, Shared};
 use super::error::{report, Failure};
 use super::host::{self, get, present};
-use super::values;
+use super::{status, values};
 use crate::machine::{BridgeId, BridgeOptions, OnChange};
-use crate::protocol::DEFAULT_MAX_MESSAGE_BYTES;
+use crate::protocol::{ErrorEventCode, DEFAULT_MAX_MESSAGE_BYTES};
 
 /// `JSON.stringify(value)` for an error message (`undefined` for none).
 fn shown(value: &JsValue) -> String {
@@ -187,6 +187,78 @@ fn attached(shared: &Shared, bridge: BridgeId) -> bool {
         })
 }
 
+/// The bridge's `onMessage` callback (`Some(limit)`: the message size
+/// limit) or its `onStatus` callback (`None`): one closure type for both.
+fn listener(weak: Weak<Shared>, bridge: BridgeId, limit: Option<u32>) -> host::Callback {
+    host::callback(move |value, _| {
+        match limit {
+            Some(limit) => inbound(&weak, bridge, limit, &value),
+            None => status_input(&weak, bridge, &value),
+        }
+        Ok(JsValue::UNDEFINED)
+    })
+}
+
+const UNKNOWN_STATUS: &str =
+    "bridge: transport.onStatus gave a state that is not connecting, open, reconnecting or closed";
+
+/// A transport state to the core (a `status` event, and `transport_failed`
+/// for an attempt that failed); one the core cannot read is an error event.
+fn status_input(weak: &Weak<Shared>, bridge: BridgeId, value: &JsValue) {
+    let Some(shared) = weak.upgrade() else { return };
+    let state = status::from_js(value);
+    let input = shared.input(|core| match state {
+        Some(state) => core.handle_transport_status(bridge, state),
+        None => core.handle_failure(
+            ErrorEventCode::TransportFailed,
+            String::from(UNKNOWN_STATUS),
+            None,
+        ),
+    });
+    if let Err(failure) = input {
+        report(failure);
+    }
+}
+
+/// The transport's connection state, for one that has it
+/// (`transport.status` now, then `transport.onStatus`).
+fn watch_status(shared: &Rc<Shared>, bridge: BridgeId, transport: &JsValue) {
+    let Some(on_status) = host::method(transport, "onStatus") else {
+        return;
+    };
+    let weak = Rc::downgrade(shared);
+    let now = get(transport, "status");
+    if !now.is_undefined() {
+        status_input(&weak, bridge, &now);
+    }
+    // Freed by the collector with the function, once the transport lets go.
+    let callback = listener(weak, bridge, None).into_js_value();
+    let off = match on_status.call1(transport, &callback) {
+        Ok(off) => off,
+        Err(error) => {
+            let message = format!(
+                "bridge: transport.onStatus failed: {}",
+                &host::detail(&error)
+            );
+            shared.failed(ErrorEventCode::TransportFailed, message, None);
+            return;
+        }
+    };
+    let kept = shared.host(|h| match h.bridges.get_mut(&bridge.0) {
+        Some(entry) => {
+            entry.off_status = off.clone();
+            true
+        }
+        None => false,
+    });
+    // Detached while subscribing: nothing keeps the subscription.
+    if !matches!(kept, Ok(true)) {
+        if let Some(off) = host::function(off) {
+            let _ = off.call0(&JsValue::NULL);
+        }
+    }
+}
+
 impl Bridge {
     /// Attaches to the registry: the core sends the manifest; returns `dispose()`.
     pub(super) fn attach(self, shared: &Rc<Shared>) -> Result<Function, Failure> {
@@ -197,10 +269,7 @@ impl Bridge {
             shared: weak.clone(),
             bridge: id,
         };
-        let callback = host::callback(move |message, _| {
-            inbound(&weak, id, limit, &message);
-            Ok(JsValue::UNDEFINED)
-        });
+        let callback = listener(weak, id, Some(limit));
         let function: &Function = callback.as_ref().unchecked_ref();
         ROUTES.with(|routes| {
             if let Ok(mut routes) = routes.try_borrow_mut() {
@@ -232,9 +301,11 @@ impl Bridge {
                     send: self.send.clone(),
                     callback,
                     off,
+                    off_status: JsValue::UNDEFINED,
                 },
             )
         })?;
+        watch_status(shared, id, &self.transport);
         shared.flush();
         let shared = shared.clone();
         let disposed = Cell::new(false);

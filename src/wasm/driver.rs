@@ -90,6 +90,8 @@ pub struct BridgeEntry {
     pub callback: Callback,
     /// What `onMessage` returned: the transport's unsubscribe.
     pub off: JsValue,
+    /// What `onStatus` returned, for a transport that has it.
+    pub off_status: JsValue,
 }
 
 /// Listeners with `Set` semantics: added once, removed by identity.
@@ -139,6 +141,8 @@ pub struct Host {
     /// wrapped as untrusted content.
     completions: VecMap<u64, (Function, bool)>,
     pub error_listeners: Listeners,
+    /// `tm.events.on('status')`: the bridges' transports' connection states.
+    pub status_listeners: Listeners,
     pub pending_listeners: Listeners,
     /// Called after every registry revision (the WebMCP registrations).
     pub rev_listeners: Listeners,
@@ -159,8 +163,10 @@ impl Drop for Host {
         let bridges = core::mem::take(&mut self.bridges);
         for entry in bridges.values() {
             // Nobody is left to tell of a failure.
-            if let Some(off) = host::function(entry.off.clone()) {
-                let _ = off.call0(&JsValue::NULL);
+            for off in [&entry.off_status, &entry.off] {
+                if let Some(off) = host::function(off.clone()) {
+                    let _ = off.call0(&JsValue::NULL);
+                }
             }
             if let Some(close) = host::method(&entry.transport, "close") {
                 let _ = close.call0(&entry.transport);
@@ -396,6 +402,12 @@ impl Shared {
                 };
                 let _ = resolve.call1(&JsValue::NULL, &value);
             }
+            Event::Status { status, .. } => {
+                let listeners = listeners(|h| &h.status_listeners);
+                if !listeners.is_empty() {
+                    notify(listeners, &super::status::to_js(&status));
+                }
+            }
             Event::PendingChanged => {
                 notify(listeners(|h| &h.pending_listeners), &JsValue::UNDEFINED);
             }
@@ -496,7 +508,10 @@ impl Shared {
         };
         super::bridge::forget_route(entry.callback.as_ref());
         let mut failure = None;
-        if let Some(off) = host::function(entry.off.clone()) {
+        if let Some(off) = host::function(entry.off_status.clone()) {
+            failure = off.call0(&JsValue::NULL).err();
+        }
+        if let (None, Some(off)) = (&failure, host::function(entry.off.clone())) {
             failure = off.call0(&JsValue::NULL).err();
         }
         if failure.is_none() {

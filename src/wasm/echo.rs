@@ -19,6 +19,12 @@
 //!   promises. The returned promise rejects with an `Error` for a
 //!   network error (its `cause` is fetch's) or a non-2xx status, which the
 //!   bridge reports as `transport_failed`.
+//! - **Status**: the channel's `subscribed` and `error` callbacks and
+//!   `echo.connector.onConnectionChange` (Laravel Echo 2; older Echos
+//!   tell only the subscription) are reported to the policy, whose states
+//!   `onStatus` subscribers are told; those callbacks hold the transport
+//!   weakly and are freed by the collector with Echo's hold on them. Close
+//!   removes the connection listener.
 //! - **Re-entrancy**: a `RefCell` is borrowed only around Rust code, never
 //!   while JS runs, so a callback may `send`, unsubscribe or `close`. A
 //!   subscriber that throws stops neither the others (Pusher calls the
@@ -34,7 +40,10 @@ use wasm_bindgen::JsCast;
 use web_sys::{RequestCredentials, RequestInit, RequestRedirect};
 
 use super::host::{self, get};
-use crate::transport::echo::{is_wrapped, response_outcome, ConfigError, EchoPolicy, SendFailure};
+use super::status::{self, Subscribers};
+use crate::transport::echo::{
+    is_wrapped, response_outcome, ConfigError, EchoConnection, EchoPolicy, SendFailure,
+};
 
 #[wasm_bindgen]
 extern "C" {
@@ -73,9 +82,78 @@ struct Driver {
     fetch: Option<Function>,
     listeners: RefCell<Vec<Listener>>,
     next_listener: Cell<u32>,
+    status_subscribers: RefCell<Subscribers>,
+    /// What `onConnectionChange` returned.
+    off_connection: RefCell<Option<Function>>,
 }
 
 impl Driver {
+    /// Tells the `onStatus` subscribers every state the policy queued.
+    fn tell(&self) {
+        loop {
+            let Some(state) = self.policy.borrow_mut().poll_status() else {
+                return;
+            };
+            let snapshot = self.status_subscribers.borrow().snapshot();
+            status::notify(snapshot, &state, |id| {
+                self.status_subscribers.borrow().contains(id)
+            });
+        }
+    }
+
+    /// Echo's reports to the policy: the channel's `subscribed` and
+    /// `error`, the connection's changes.
+    fn watch(self: &Rc<Self>) {
+        let subscribed = self.channel.clone();
+        if get(&get(&subscribed, "subscription"), "subscribed").is_truthy() {
+            self.policy.borrow_mut().handle_subscribed();
+        }
+        let weak = Rc::downgrade(self);
+        let on = move |f: fn(&Driver, JsValue)| {
+            let weak = weak.clone();
+            host::callback(move |value, _| {
+                if let Some(driver) = weak.upgrade() {
+                    f(&driver, value);
+                    driver.tell();
+                }
+                Ok(JsValue::UNDEFINED)
+            })
+            .into_js_value()
+        };
+        let on_subscribed = on(|d, _| d.policy.borrow_mut().handle_subscribed());
+        let on_error = on(|d, error| {
+            let status = get(&error, "status")
+                .as_f64()
+                .filter(|s| (0.0..=f64::from(u16::MAX)).contains(s))
+                .map(|s| s as u16);
+            d.policy.borrow_mut().handle_subscription_error(status);
+        });
+        let on_connection = on(|d, name| {
+            if let Some(connection) = name.as_string().as_deref().and_then(EchoConnection::parse) {
+                d.policy.borrow_mut().handle_connection(connection);
+            }
+        });
+        for (method, callback) in [("subscribed", &on_subscribed), ("error", &on_error)] {
+            if let Some(f) = host::method(&self.channel, method) {
+                let _ = f.call1(&self.channel, callback);
+            }
+        }
+        if let Some(f) = host::method(&self.echo, "connectionStatus") {
+            if let Ok(name) = f.call0(&self.echo) {
+                let _ = on_connection
+                    .unchecked_ref::<Function>()
+                    .call1(&JsValue::NULL, &name);
+            }
+        }
+        let connector = get(&self.echo, "connector");
+        if let Some(f) = host::method(&connector, "onConnectionChange") {
+            if let Ok(off) = f.call1(&connector, &on_connection) {
+                *self.off_connection.borrow_mut() = host::function(off);
+            }
+        }
+        self.tell();
+    }
+
     fn is_closed(&self) -> bool {
         self.policy.borrow().is_closed()
     }
@@ -175,6 +253,13 @@ impl Driver {
         if !self.policy.borrow_mut().close() {
             return;
         }
+        let off = self.off_connection.borrow_mut().take();
+        if let Some(off) = off {
+            let _ = off.call0(&JsValue::NULL);
+        }
+        self.tell();
+        let told = self.status_subscribers.borrow_mut().clear();
+        drop(told);
         let listeners = core::mem::take(&mut *self.listeners.borrow_mut());
         for listener in &listeners {
             let _ = self.channel_call("stopListening", listener.closure.as_ref());
@@ -332,18 +417,20 @@ pub fn echo_transport(options: JsValue) -> Result<EchoTransport, JsValue> {
     let private = host::method(&echo, "private").ok_or_else(|| type_error(ConfigError::Echo))?;
     let subscription = private.call1(&echo, &JsValue::from_str(policy.channel()))?;
     let event = JsValue::from_str(policy.event());
-    Ok(EchoTransport {
-        driver: Rc::new(Driver {
-            policy: RefCell::new(policy),
-            echo,
-            channel: subscription,
-            event,
-            headers,
-            fetch,
-            listeners: RefCell::new(Vec::new()),
-            next_listener: Cell::new(0),
-        }),
-    })
+    let driver = Rc::new(Driver {
+        policy: RefCell::new(policy),
+        echo,
+        channel: subscription,
+        event,
+        headers,
+        fetch,
+        listeners: RefCell::new(Vec::new()),
+        next_listener: Cell::new(0),
+        status_subscribers: RefCell::new(Subscribers::default()),
+        off_connection: RefCell::new(None),
+    });
+    driver.watch();
+    Ok(EchoTransport { driver })
 }
 
 #[wasm_bindgen]
@@ -367,6 +454,37 @@ impl EchoTransport {
             .into());
         };
         self.driver.subscribe(callback)
+    }
+
+    /// The connection state now: `connecting` until the private channel is
+    /// subscribed, then `open`; `closed` when Echo loses its connection or
+    /// the subscription is refused, terminal after `close()`.
+    #[wasm_bindgen(getter)]
+    pub fn status(&self) -> JsValue {
+        status::to_js(self.driver.policy.borrow().status())
+    }
+
+    /// Calls `callback(status)` with each new connection state; returns
+    /// its unsubscribe.
+    #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
+    pub fn on_status(&self, callback: JsValue) -> Result<Function, JsValue> {
+        let Some(callback) = host::function(callback) else {
+            return Err(js_sys::TypeError::new(
+                "echoTransport: onStatus(callback) needs a function",
+            )
+            .into());
+        };
+        if self.driver.is_closed() {
+            return Ok(host::js_function(|| {}));
+        }
+        let id = self.driver.status_subscribers.borrow_mut().add(callback);
+        let weak = Rc::downgrade(&self.driver);
+        Ok(host::js_function(move || {
+            if let Some(driver) = weak.upgrade() {
+                let gone = driver.status_subscribers.borrow_mut().remove(id);
+                drop(gone);
+            }
+        }))
     }
 
     /// Stops for good: stops listening, leaves the channel, ends sending.

@@ -16,6 +16,7 @@
 //! - `protocol`: `newId`, `llmName`; `validate`: `validateMessage` and the
 //!   constants the build writes out (`protocolVersion`, `protocolSchemas`);
 //! - `properties`: the page's `RegExp` enumerating `\p{…}` for `pattern`;
+//! - `status`: a transport's connection state ↔ JS, `onStatus` subscribers;
 //! - `values`: JS values ↔ the core's types; `error`: the one error
 //!   channel; `host`: what is used of the JS host.
 //!
@@ -83,6 +84,7 @@ mod properties;
 mod protocol;
 #[cfg(feature = "toolmark")]
 mod registry;
+mod status;
 #[cfg(feature = "protocol")]
 mod validate;
 mod values;

@@ -16,6 +16,10 @@
 //!   listener removed or closed while an event is dispatched ignores it. A
 //!   subscriber that throws is reported as the host reports an uncaught
 //!   error ([`host::report_uncaught`]), as the three Rust transports do.
+//! - **Status**: `open` until `close()` or until the target window is found
+//!   closed (`target.closed === true`: before each send, and every
+//!   second while an `onStatus` subscriber is there); then the listeners
+//!   are removed as `close()` removes them.
 //! - **Globals**: the default `source` is `globalThis` (a page, a worker,
 //!   an extension page); nothing else global is used.
 
@@ -25,9 +29,10 @@ use core::cell::{Cell, RefCell};
 use wasm_bindgen::prelude::*;
 
 use super::host::{self, get, Callback};
+use super::status::{self, Subscribers};
 use super::values;
 use crate::transport::post_message::{
-    ConfigError, EnvelopeShape, PostMessagePolicy, SendAfterClose, ENVELOPE_VERSION,
+    ConfigError, EnvelopeShape, PostMessagePolicy, ENVELOPE_VERSION,
 };
 
 fn type_error(error: &ConfigError) -> JsValue {
@@ -48,9 +53,69 @@ struct Driver {
     source: JsValue,
     listeners: RefCell<Vec<(u32, Callback)>>,
     next_listener: Cell<u32>,
+    status_subscribers: RefCell<Subscribers>,
+    /// The armed check of the target window, if any.
+    check: RefCell<Option<JsValue>>,
 }
 
 impl Driver {
+    /// Stops after `close()` or a target found closed: the listeners
+    /// removed, the check cleared, the state told, the subscribers dropped.
+    fn stopped(&self) {
+        let listeners = core::mem::take(&mut *self.listeners.borrow_mut());
+        self.remove(listeners);
+        if let Some(check) = self.check.borrow_mut().take() {
+            host::clear_timeout(&check);
+        }
+        let state = self.policy.borrow_mut().poll_status();
+        if let Some(state) = state {
+            let snapshot = self.status_subscribers.borrow().snapshot();
+            status::notify(snapshot, &state, |id| {
+                self.status_subscribers.borrow().contains(id)
+            });
+        }
+        let told = self.status_subscribers.borrow_mut().clear();
+        drop(told);
+    }
+
+    /// Whether the target window is found closed (then the transport stops).
+    fn target_gone(&self) -> bool {
+        if get(&self.target, "closed") != JsValue::TRUE {
+            return false;
+        }
+        self.policy.borrow_mut().handle_target_closed();
+        self.stopped();
+        true
+    }
+
+    /// The next check of the target window, for a window target watched
+    /// by a subscriber.
+    fn arm_check(self: &Rc<Self>) {
+        let watched = !self.status_subscribers.borrow().snapshot().is_empty();
+        let window = get(&self.target, "closed").as_bool().is_some();
+        if !watched || !window || self.check.borrow().is_some() {
+            return;
+        }
+        let now = host::now_ms(None);
+        let Some(at) = self.policy.borrow().next_check(now) else {
+            return;
+        };
+        let weak = Rc::downgrade(self);
+        let callback = host::callback(move |_, _| {
+            if let Some(driver) = weak.upgrade() {
+                driver.check.borrow_mut().take();
+                if !driver.target_gone() {
+                    driver.arm_check();
+                }
+            }
+            Ok(JsValue::UNDEFINED)
+        })
+        .into_js_value();
+        #[allow(clippy::cast_precision_loss)]
+        let delay = at.saturating_sub(now) as f64;
+        *self.check.borrow_mut() = host::set_timeout(callback.unchecked_ref(), delay);
+    }
+
     /// `source.removeEventListener('message', listener)` for each, then frees them.
     fn remove(&self, listeners: Vec<(u32, Callback)>) {
         if let Some(remove) = host::method(&self.source, "removeEventListener") {
@@ -128,6 +193,8 @@ pub fn post_message_transport(options: JsValue) -> Result<PostMessageTransport, 
             source,
             listeners: RefCell::new(Vec::new()),
             next_listener: Cell::new(0),
+            status_subscribers: RefCell::new(Subscribers::default()),
+            check: RefCell::new(None),
         }),
     })
 }
@@ -137,10 +204,13 @@ impl PostMessageTransport {
     /// Posts `{ toolmark: 1, message }` to the target with the exact
     /// `targetOrigin`. Throws once closed.
     pub fn send(&self, message: JsValue) -> Result<(), JsValue> {
+        if !self.driver.policy.borrow().is_closed() {
+            self.driver.target_gone();
+        }
         let origin = {
             let policy = self.driver.policy.borrow();
-            if policy.is_closed() {
-                return Err(js_sys::Error::new(SendAfterClose.message()).into());
+            if let Err(error) = policy.check_send() {
+                return Err(js_sys::Error::new(error.message()).into());
             }
             JsValue::from_str(policy.target_origin())
         };
@@ -210,10 +280,45 @@ impl PostMessageTransport {
         .into())
     }
 
+    /// The connection state now: `open`, or `closed` (terminal) after
+    /// `close()` or once the target window is found closed.
+    #[wasm_bindgen(getter)]
+    pub fn status(&self) -> JsValue {
+        if !self.driver.policy.borrow().is_closed() {
+            self.driver.target_gone();
+        }
+        status::to_js(self.driver.policy.borrow().status())
+    }
+
+    /// Calls `callback(status)` with each new connection state; returns its
+    /// unsubscribe. While one is subscribed, a target window is checked
+    /// every second.
+    #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
+    pub fn on_status(&self, callback: JsValue) -> Result<JsValue, JsValue> {
+        let Some(callback) = host::function(callback) else {
+            return Err(js_sys::TypeError::new(
+                "postMessageTransport: onStatus(callback) needs a function",
+            )
+            .into());
+        };
+        if self.driver.policy.borrow().is_closed() {
+            return Ok(host::js_function(|| {}).into());
+        }
+        let id = self.driver.status_subscribers.borrow_mut().add(callback);
+        self.driver.arm_check();
+        let weak = Rc::downgrade(&self.driver);
+        Ok(host::js_function(move || {
+            if let Some(driver) = weak.upgrade() {
+                let gone = driver.status_subscribers.borrow_mut().remove(id);
+                drop(gone);
+            }
+        })
+        .into())
+    }
+
     /// Stops sending and accepting; removes every listener.
     pub fn close(&self) {
         self.driver.policy.borrow_mut().close();
-        let listeners = core::mem::take(&mut *self.driver.listeners.borrow_mut());
-        self.driver.remove(listeners);
+        self.driver.stopped();
     }
 }

@@ -467,18 +467,21 @@ pub struct Events {
 
 #[wasm_bindgen]
 impl Events {
-    /// `on('error', listener)`; returns unsubscribe.
+    /// `on('error' | 'status', listener)`; returns unsubscribe.
     #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn on(&self, name: JsValue, listener: JsValue) -> Result<Function, JsValue> {
-        if name.as_string().as_deref() != Some("error") {
-            return Err(Failure::misuse(format!(
-                "events.on: unknown event '{}'",
-                &host::string(&name)
-            ))
-            .into());
-        }
-        Ok(subscribe(&self.shared, listener, |h| {
-            &mut h.error_listeners
-        })?)
+        let pick: fn(&mut super::driver::Host) -> &mut super::driver::Listeners =
+            match name.as_string().as_deref() {
+                Some("error") => |h| &mut h.error_listeners,
+                Some("status") => |h| &mut h.status_listeners,
+                _ => {
+                    return Err(Failure::misuse(format!(
+                        "events.on: unknown event '{}' (known: 'error', 'status')",
+                        &host::string(&name)
+                    ))
+                    .into())
+                }
+            };
+        Ok(subscribe(&self.shared, listener, pick)?)
     }
 }

@@ -4,6 +4,9 @@
 //! and the transport's subscribers; every decision is the policy's. The
 //! bridge uses it, as any transport, through `send`, `onMessage`, `close`.
 //!
+//! - **Status**: `transport.status` is the policy's state now;
+//!   `onStatus(cb)` subscribers are told each state the policy queues,
+//!   before the actions queued with it ([`Driver::pump`]).
 //! - **Listeners** (gloo-net's model): `open`, `message`, `close` and
 //!   `error` are `Closure`s owned by the [`Socket`] they are attached to;
 //!   dropping it removes them with `removeEventListener` before they are
@@ -40,6 +43,7 @@ use wasm_bindgen::JsCast;
 use super::bridge;
 use super::driver::{settled, spawn};
 use super::host::{self, get, Callback};
+use super::status::{self, Subscribers};
 use crate::transport::websocket::{
     Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketConfig, WebSocketPolicy,
 };
@@ -157,6 +161,7 @@ struct Io {
     timer: Option<Timer>,
     subscribers: Vec<(u32, Function)>,
     next_subscriber: u32,
+    status_subscribers: Subscribers,
     /// Counted in [`LIVE`] (from the first socket to the stop).
     live: bool,
 }
@@ -204,8 +209,17 @@ impl Driver {
         if self.pumping.replace(true) {
             return;
         }
-        while let Some(action) = self.policy(WebSocketPolicy::poll_action) {
-            self.perform(action);
+        loop {
+            if let Some(state) = self.policy(WebSocketPolicy::poll_status) {
+                let told = self.io(|io| io.status_subscribers.snapshot());
+                status::notify(told, &state, |id| {
+                    self.io(|io| io.status_subscribers.contains(id))
+                });
+            } else if let Some(action) = self.policy(WebSocketPolicy::poll_action) {
+                self.perform(action);
+            } else {
+                break;
+            }
         }
         self.pumping.set(false);
         if self.policy(|p| p.is_stopped()) {
@@ -250,15 +264,16 @@ impl Driver {
                 }
             }
             Action::Stopped { .. } => {
-                let (socket, timer, subscribers, live) = self.io(|io| {
+                let (socket, timer, subscribers, status_subscribers, live) = self.io(|io| {
                     (
                         io.socket.take(),
                         io.timer.take(),
                         core::mem::take(&mut io.subscribers),
+                        io.status_subscribers.clear(),
                         core::mem::replace(&mut io.live, false),
                     )
                 });
-                drop((socket, timer, subscribers));
+                drop((socket, timer, subscribers, status_subscribers));
                 if live {
                     LIVE.fetch_sub(1, Ordering::Relaxed);
                 }
@@ -334,7 +349,8 @@ impl Driver {
             .as_f64()
             .filter(|c| (0.0..=f64::from(u16::MAX)).contains(c))
             .map_or(1005, |c| c as u16);
-        self.policy(|p| p.handle_close(conn, code, now()));
+        let reason = get(&event, "reason").as_string().unwrap_or_default();
+        self.policy(|p| p.handle_close(conn, code, &reason, now()));
         // This socket is done: its listeners go (the one running is freed
         // once it returns).
         let done = self.io(|io| {
@@ -444,24 +460,34 @@ impl Driver {
         drop(old);
     }
 
-    fn subscribe(self: &Rc<Self>, callback: Function) -> Function {
+    /// Adds an `onMessage` subscriber, or an `onStatus` one (`status`);
+    /// returns its unsubscribe.
+    fn subscribe(self: &Rc<Self>, callback: Function, status: bool) -> Function {
         let stopped = self.policy(|p| p.is_stopped());
         let id = self.io(|io| {
-            io.next_subscriber = io.next_subscriber.wrapping_add(1);
-            if !stopped {
+            if stopped {
+                None
+            } else if status {
+                Some(io.status_subscribers.add(callback))
+            } else {
+                io.next_subscriber = io.next_subscriber.wrapping_add(1);
                 io.subscribers.push((io.next_subscriber, callback));
+                Some(io.next_subscriber)
             }
-            io.next_subscriber
         });
         let weak: Weak<Driver> = Rc::downgrade(self);
         host::js_function(move || {
-            if let Some(driver) = weak.upgrade() {
-                let gone = driver.io(|io| {
-                    let at = io.subscribers.iter().position(|(s, _)| *s == id)?;
-                    Some(io.subscribers.remove(at))
-                });
-                drop(gone);
-            }
+            let (Some(driver), Some(id)) = (weak.upgrade(), id) else {
+                return;
+            };
+            let gone = driver.io(|io| {
+                if status {
+                    return io.status_subscribers.remove(id);
+                }
+                let at = io.subscribers.iter().position(|(s, _)| *s == id)?;
+                Some(io.subscribers.remove(at))
+            });
+            drop(gone);
         })
     }
 }
@@ -565,7 +591,27 @@ impl WebSocketTransport {
             )
             .into());
         };
-        Ok(self.driver.subscribe(callback))
+        Ok(self.driver.subscribe(callback, false))
+    }
+
+    /// The connection state now: `{ state: 'connecting' | 'open' |
+    /// 'reconnecting' | 'closed', … }`.
+    #[wasm_bindgen(getter)]
+    pub fn status(&self) -> JsValue {
+        status::to_js(&self.driver.policy(|p| p.status().clone()))
+    }
+
+    /// Calls `callback(status)` with each new connection state; returns
+    /// its unsubscribe. The last one told is `closed` with `terminal: true`.
+    #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
+    pub fn on_status(&self, callback: JsValue) -> Result<Function, JsValue> {
+        let Some(callback) = host::function(callback) else {
+            return Err(js_sys::TypeError::new(
+                "websocketTransport: onStatus(callback) needs a function",
+            )
+            .into());
+        };
+        Ok(self.driver.subscribe(callback, true))
     }
 
     /// Stops for good: closes the socket (code 1000), cancels a pending

@@ -106,9 +106,11 @@ describe('in Node (pusher-js Node build)', () => {
       postUrl: `${backend.url}/toolmark/bridge`,
       headers: () => ({ 'X-XSRF-TOKEN': xsrf }),
     });
+    const told = [];
+    transport.onStatus((status) => told.push(status));
     const detach = tm.use(bridge({ transport }));
     cleanups.push(() => detach());
-    return { tm, errors, transport, detach, rotate: (token) => { xsrf = token; } };
+    return { tm, errors, transport, told, detach, rotate: (token) => { xsrf = token; } };
   }
 
   test('a call round trip: published through soketi, answered by a POST to the backend', async () => {
@@ -122,6 +124,8 @@ describe('in Node (pusher-js Node build)', () => {
     assert.equal(manifest.headers.accept, 'application/json');
     assert.equal(manifest.headers['x-requested-with'], 'XMLHttpRequest');
     await waitFor(async () => (await occupied('private-toolmark.7.42')) === 1, { what: 'subscription on soketi' });
+    await waitFor(() => app.transport.status.state === 'open', { what: 'open' });
+    assert.deepEqual(app.told, [{ state: 'open' }]);
 
     const wrapped = call(manifest.json.clientId, 'ada');
     await soketi.publish('private-toolmark.7.42', EVENT, { message: wrapped }); // Laravel's { message } payload
@@ -151,6 +155,32 @@ describe('in Node (pusher-js Node build)', () => {
     assert.equal(postsSince(start, 'result').length, 2);
   });
 
+  test('connection state: soketi stops and starts again; Echo reconnects and the channel is open again', { timeout: 90_000 }, async () => {
+    const own = await startSoketi({ key: soketi.key, secret: soketi.secret, appId: soketi.appId });
+    let server = own;
+    cleanups.push(() => server.close());
+    const echo = new Echo({
+      ...pusherEchoOptions({ key: soketi.key, wsHost: own.host, wsPort: own.port }),
+      Pusher,
+      authEndpoint: `${backend.url}/broadcasting/auth`,
+      auth: { headers: { Authorization: 'Bearer token-7' } },
+    });
+    cleanups.push(() => echo.disconnect());
+    const app = page(echo, 'toolmark.7.42');
+    await waitFor(() => app.transport.status.state === 'open', { timeoutMs: 10_000, what: 'open' });
+    await own.close();
+    await waitFor(() => app.told.some((s) => s.state === 'closed'), { timeoutMs: 20_000, what: 'closed' });
+    assert.deepEqual(app.told.slice(0, 3), [
+      { state: 'open' },
+      { state: 'closed', reason: 'connection lost', terminal: false },
+      { state: 'connecting', attempt: 1 },
+    ]);
+    server = await startSoketi({ key: soketi.key, secret: soketi.secret, appId: soketi.appId, port: own.port });
+    await waitFor(() => app.transport.status.state === 'open', { timeoutMs: 60_000, intervalMs: 100, what: 'open again' });
+    assert.deepEqual(app.told.at(-1), { state: 'open' });
+    assert.ok(app.told.every((s) => s.state !== 'closed' || s.terminal === false), JSON.stringify(app.told));
+  });
+
   test("another user's conversation: the auth route refuses it, soketi never subscribes, nothing arrives", async () => {
     const start = backend.posts.length;
     const authStart = backend.authRequests.length;
@@ -171,7 +201,14 @@ describe('in Node (pusher-js Node build)', () => {
     }
     await sleep(200);
     assert.deepEqual(postsSince(start, 'result'), []);
-    assert.deepEqual([...intruder.errors, ...wrongConversation.errors], []);
+    // Each is told: closed with the auth route's status, terminal, and a transport_failed error.
+    for (const app of [intruder, wrongConversation]) {
+      await waitFor(() => app.errors.length === 1, { what: 'the error event' });
+      assert.deepEqual(app.transport.status, { state: 'closed', code: 403, reason: 'subscription refused', terminal: true });
+      assert.deepEqual(app.errors, [
+        { code: 'transport_failed', message: 'transport: connection attempt 1 failed (code 403: subscription refused); not retrying' },
+      ]);
+    }
   });
 
   test('a cross-origin postUrl is refused at construction, before the channel is joined', async (t) => {

@@ -265,3 +265,47 @@ test('close() removes the listeners: a message after it does nothing, and send t
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('connection state: open until the target frame goes away, then closed for good, found on a send or by the watch', async () => {
+  const { page } = await openFrames();
+  await page.evaluate(async (agentOrigin) => {
+    const { greeterPage } = await import('/tests/node/support/transport-page.mjs');
+    const { bridge } = await import('/pkg/bridge/index.js');
+    const { postMessageTransport } = await import('/pkg/bridge/post-message.js');
+    const { tm, errors } = greeterPage({ recordError: (e) => e.message });
+    Object.assign(window, { tm, errors, told: [], bridged: [], watched: [] });
+    tm.events.on('status', (s) => window.bridged.push(s));
+    const target = document.querySelector('iframe[name=agent]').contentWindow;
+    window.pm = postMessageTransport({ target, targetOrigin: agentOrigin, allowedOrigins: [agentOrigin] });
+    tm.use(bridge({ transport: window.pm }));
+    // A second transport to the other frame, watched but never sending.
+    const other = document.querySelector('iframe[name=other]').contentWindow;
+    window.watchedPm = postMessageTransport({ target: other, targetOrigin: agentOrigin, allowedOrigins: [agentOrigin] });
+    window.watchedPm.onStatus((s) => window.watched.push(s));
+  }, b.url);
+  assert.deepEqual(await page.evaluate(() => [window.pm.status, window.bridged]), [{ state: 'open' }, [{ state: 'open' }]]);
+  const gone = { state: 'closed', reason: 'the target window closed', terminal: true };
+
+  // The agent's frame is removed; the next manifest finds its window closed.
+  const after = await page.evaluate(() => {
+    document.querySelector('iframe[name=agent]').remove();
+    window.tm.register({ name: 'late', description: 'Registered after the agent left', run: () => 1 });
+    let sendError;
+    try {
+      window.pm.send({ x: 1 });
+    } catch (error) {
+      sendError = error.message;
+    }
+    return { status: window.pm.status, bridged: window.bridged, errors: window.errors, sendError };
+  });
+  assert.deepEqual(after.status, gone);
+  assert.deepEqual(after.bridged, [{ state: 'open' }, gone]);
+  assert.equal(after.sendError, 'postMessageTransport: the target window closed');
+  assert.deepEqual(after.errors, ['transport.send failed: Error: postMessageTransport: the target window closed']);
+
+  // The watched transport finds its removed frame without sending (checked every second).
+  await page.evaluate(() => document.querySelector('iframe[name=other]').remove());
+  await waitFor(() => page.evaluate(() => window.watched.length === 1), { timeoutMs: 5000, what: 'the watch' });
+  assert.deepEqual(await page.evaluate(() => [window.watched, window.watchedPm.status]), [[gone], gone]);
+  await page.close();
+});

@@ -38,6 +38,10 @@ async function openPage(url, options = {}) {
         },
       });
       window.transport = websocketTransport({ url, ...options });
+      window.told = [];
+      window.transport.onStatus((status) => window.told.push(status));
+      window.bridged = [];
+      tm.events.on('status', (status) => window.bridged.push(status));
       window.detach = tm.use(bridge({ transport: window.transport }));
     },
     { url, options },
@@ -163,6 +167,39 @@ test('a terminal close code stops reconnecting; a non-terminal one reconnects', 
     assert.equal(stats.transports, 0);
     assert.deepEqual(page.errors, []);
   }));
+
+test('connection state: a server that refuses, comes back, drops and returns is told state by state', async () => {
+  const agent = await startWsAgent();
+  agent.accept = false;
+  const page = await openPage(agent.url, { maxDelayMs: 100 });
+  const told = () => page.evaluate(() => window.told);
+  const closed = { state: 'closed', code: 1006, reason: '', terminal: false };
+  try {
+    await waitFor(async () => (await told()).length >= 3, { what: 'a failed attempt' });
+    assert.deepEqual((await told()).slice(0, 3), [closed, { state: 'reconnecting', attempt: 2, delayMs: 100 }, { state: 'connecting', attempt: 2 }]);
+    const errors = await page.evaluate(() => window.errors);
+    assert.equal(errors[0], 'transport_failed');
+    agent.accept = true;
+    await manifestOf(agent);
+    await waitFor(async () => (await told()).at(-1).state === 'open', { what: 'open' });
+    const before = (await told()).length;
+    agent.latest().terminate();
+    await waitFor(async () => (await told()).length >= before + 4, { what: 'the reconnect' });
+    assert.deepEqual((await told()).slice(before, before + 4), [
+      closed,
+      { state: 'reconnecting', attempt: 1, delayMs: 100 },
+      { state: 'connecting', attempt: 1 },
+      { state: 'open' },
+    ]);
+    const { bridged, all, status } = await page.evaluate(() => ({ bridged: window.bridged, all: window.told, status: window.transport.status }));
+    assert.deepEqual(bridged, [{ state: 'connecting', attempt: 1 }, ...all]);
+    assert.deepEqual(status, { state: 'open' });
+    assert.ok((await page.evaluate(() => window.errors)).every((code) => code === 'transport_failed'));
+  } finally {
+    await page.close();
+    await agent.close();
+  }
+});
 
 // Frames held while onOpen is pending are bounded in bytes (4 MiB of UTF-8
 // per connection, oldest evicted; a longer frame alone is dropped without

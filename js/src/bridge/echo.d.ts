@@ -1,5 +1,5 @@
 // Type declarations of `@toolmark/bridge-wasm/bridge/echo`.
-import type { BridgeTransport } from './index.js';
+import type { BridgeTransport, TransportStatus } from './index.js';
 
 type GlobalInstance<K extends string, Fallback> =
   typeof globalThis extends { readonly [P in K]: { readonly prototype: infer T } } ? T : Fallback;
@@ -8,6 +8,10 @@ type GlobalInstance<K extends string, Fallback> =
 export interface EchoChannelLike {
   listen(event: string, callback: (payload: any) => void): unknown;
   stopListening(event: string, callback?: (payload: any) => void): unknown;
+  /** Told as `open` (Laravel Echo's channels have it). */
+  subscribed?(callback: () => void): unknown;
+  /** A refused subscription, told as `closed` with its `status` as the code. */
+  error?(callback: (error: any) => void): unknown;
 }
 
 /** A Laravel Echo instance, as far as the transport uses it. */
@@ -15,6 +19,10 @@ export interface EchoLike {
   private(channel: string): EchoChannelLike;
   leaveChannel?(channel: string): void;
   leave?(channel: string): void;
+  /** Laravel Echo 2: read once at construction. */
+  connectionStatus?(): string;
+  /** Laravel Echo 2: its connection's changes, told as `closed` and `connecting`. */
+  connector?: { onConnectionChange?(callback: (status: string) => void): () => void } | undefined;
 }
 
 /** The request the transport makes for each outgoing message. */
@@ -48,6 +56,22 @@ export interface EchoTransportOptions {
  * Laravel Echo in (private channels only), HTTP POST out. `send` rejects on a
  * network failure or a non-2xx status (the bridge reports `transport_failed`).
  */
-export declare function echoTransport(options: EchoTransportOptions): BridgeTransport & { close(): void };
+export declare function echoTransport(options: EchoTransportOptions): EchoTransport;
+
+/** What `echoTransport` returns (its methods need it as `this`). */
+export interface EchoTransport extends BridgeTransport {
+  /** POSTs `message` as JSON; rejects on a network failure, a non-2xx status, and once closed. */
+  send(message: unknown): Promise<void>;
+  onMessage(callback: (message: unknown) => void): () => void;
+  /** Stops listening, leaves the channel, ends sending. */
+  close(): void;
+  /**
+   * `connecting` (attempt n) until the private channel is subscribed, then `open`;
+   * `closed` when Echo loses its connection (`connecting` again when it retries) or the
+   * subscription is refused (`code`: the HTTP status); terminal after `close()`.
+   */
+  readonly status: TransportStatus;
+  onStatus(callback: (status: TransportStatus) => void): () => void;
+}
 
 export {};

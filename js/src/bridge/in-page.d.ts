@@ -1,5 +1,5 @@
 // Type declarations of `@toolmark/bridge-wasm/bridge/in-page`.
-import type { BridgeTransport } from './index.js';
+import type { BridgeTransport, TransportStatus } from './index.js';
 import type {
   ConfirmedMessage,
   PageToAgentMessage,
@@ -49,7 +49,12 @@ export interface InPageAgent {
 
 export interface InPageChannel {
   /** The page end: `tm.use(bridge({ transport }))`. */
-  transport: BridgeTransport & { close(): void };
+  transport: BridgeTransport & {
+    close(): void;
+    /** `open` until `close()`, then `closed` with `terminal: true`. */
+    readonly status: TransportStatus;
+    onStatus(callback: (status: TransportStatus) => void): () => void;
+  };
   agent: InPageAgent;
 }
 

@@ -203,7 +203,15 @@ export function createInPageChannel() {
     });
   }
 
+  // Both ends live in this realm: the page end is open until close().
+  const statusListeners = new Set();
   const transport = {
+    /** `open`, then `closed` (terminal) after close(). */
+    get status() {
+      return closed ? { state: 'closed', reason: 'closed by close()', terminal: true } : { state: 'open' };
+    },
+    /** Calls `callback(status)` when the state changes (once, at close); returns its unsubscribe. */
+    onStatus: (callback) => subscribe(statusListeners, callback),
     /** Delivers `message` to the agent end. Throws once closed. */
     send(message) {
       if (closed) throw new Error('in-page channel is closed');
@@ -217,8 +225,13 @@ export function createInPageChannel() {
     onMessage: (callback) => subscribe(toPage, callback),
     /** Stops the page end: `send` throws, its subscribers are dropped. */
     close() {
+      if (closed) return;
       closed = true;
       toPage.clear();
+      const status = transport.status;
+      const listeners = [...statusListeners];
+      statusListeners.clear();
+      callEach(listeners, status);
     },
   };
 

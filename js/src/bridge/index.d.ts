@@ -1,8 +1,8 @@
 // Type declarations of `@toolmark/bridge-wasm/bridge`.
-import type { ToolmarkPlugin } from '../index.js';
+import type { ToolmarkPlugin, TransportStatus } from '../index.js';
 import type { PageToAgentMessage } from '../protocol/index.js';
 
-export type { ToolmarkPlugin } from '../index.js';
+export type { ToolmarkPlugin, TransportStatus } from '../index.js';
 
 /**
  * Carries protocol messages between the page and the server. Inbound
@@ -16,6 +16,13 @@ export interface BridgeTransport {
   onMessage(callback: (message: unknown) => void): () => void;
   /** Called when the bridge is disposed. */
   close?(): void;
+  /** The connection state now; read by the bridge when it attaches. */
+  readonly status?: TransportStatus;
+  /**
+   * Calls `callback` with each new connection state; returns the function that
+   * removes it. The bridge tells them as `tm.events.on('status')`.
+   */
+  onStatus?(callback: (status: TransportStatus) => void): () => void;
 }
 
 export interface BridgeOptions {

@@ -1,5 +1,5 @@
 // Type declarations of `@toolmark/bridge-wasm/bridge/post-message`.
-import type { BridgeTransport } from './index.js';
+import type { BridgeTransport, TransportStatus } from './index.js';
 
 /** The envelope every message travels in. */
 export interface PostMessageEnvelope {
@@ -37,6 +37,21 @@ export interface PostMessageTransportOptions {
 }
 
 /** Iframes and extensions: every message travels as `{ toolmark: 1, message }`. */
-export declare function postMessageTransport(options: PostMessageTransportOptions): BridgeTransport & { close(): void };
+export declare function postMessageTransport(options: PostMessageTransportOptions): PostMessageTransport;
+
+/** What `postMessageTransport` returns (its methods need it as `this`). */
+export interface PostMessageTransport extends BridgeTransport {
+  /** Posts the envelope to the target; throws once closed or once the target window closed. */
+  send(message: unknown): void;
+  onMessage(callback: (message: unknown) => void): () => void;
+  /** Stops sending and accepting; removes every listener. */
+  close(): void;
+  /**
+   * `open` until `close()` or until the target window is found closed (before each send,
+   * and every second while an `onStatus` callback is subscribed): then `closed`, terminal.
+   */
+  readonly status: TransportStatus;
+  onStatus(callback: (status: TransportStatus) => void): () => void;
+}
 
 export {};

@@ -1,5 +1,5 @@
 // Type declarations of `@toolmark/bridge-wasm/bridge/websocket`.
-import type { BridgeTransport } from './index.js';
+import type { BridgeTransport, TransportStatus } from './index.js';
 
 type GlobalInstance<K extends string, Fallback> =
   typeof globalThis extends { readonly [P in K]: { readonly prototype: infer T } } ? T : Fallback;
@@ -53,6 +53,15 @@ export interface WebSocketTransport extends BridgeTransport {
   onMessage(callback: (message: unknown) => void): () => void;
   /** Stops for good: closes the socket with 1000 and cancels a pending reconnect. */
   close(): void;
+  /**
+   * The connection state now: `connecting` (attempt n) at each socket, `open` once
+   * connected (and `onOpen` settled), `closed` with the socket's code and reason, then
+   * `reconnecting` with the next attempt and its delay; `closed` with `terminal: true`
+   * after a `terminalCloseCodes` close, a rejecting `onOpen` or `close()`.
+   */
+  readonly status: TransportStatus;
+  /** `callback` gets each new connection state; returns the function that removes it. */
+  onStatus(callback: (status: TransportStatus) => void): () => void;
 }
 
 /**

@@ -40,10 +40,11 @@ async function ready(url, child, output, timeoutMs) {
 
 /**
  * Starts soketi with one app; resolves when its HTTP API answers /ready.
- * `close()` stops it (SIGTERM, then SIGKILL) and waits for the exit.
+ * `close()` stops it (SIGTERM, then SIGKILL) and waits for the exit. `port`: listen
+ * there (to start it again where a stopped one was), else on a free port.
  */
-export async function startSoketi({ appId = 'toolmark-app', key = 'toolmark-key', secret = 'toolmark-secret', timeoutMs = 20_000 } = {}) {
-  const [port, metricsPort] = [await freePort(), await freePort()];
+export async function startSoketi({ appId = 'toolmark-app', key = 'toolmark-key', secret = 'toolmark-secret', timeoutMs = 20_000, port: wanted } = {}) {
+  const [port, metricsPort] = [wanted ?? (await freePort()), await freePort()];
   // Its own cwd: soketi reads a .env from there.
   const cwd = mkdtempSync(join(tmpdir(), 'toolmark-soketi-'));
   const output = [];

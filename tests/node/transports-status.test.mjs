@@ -1,0 +1,178 @@
+// Connection state (docs/api.md, "Connection state"): websocketTransport against a real
+// `ws` server that refuses, accepts, drops and closes for good; what the transport's
+// `status`/`onStatus` tell, what the bridge tells as `tm.events.on('status')`, and the
+// `transport_failed` error event for each attempt that never opened. No timing is
+// asserted: the schedule itself is tested with injected time (src/transport/websocket.rs).
+import { test, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { WebSocket } from 'ws';
+import { startWsAgent, waitFor } from './support/ws-agent.mjs';
+import { greeterPage } from './support/transport-page.mjs';
+
+const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
+const { websocketTransport } = await import(new URL('../../pkg/bridge/websocket.js', import.meta.url));
+const { createInPageChannel } = await import(new URL('../../pkg/bridge/in-page.js', import.meta.url));
+
+const cleanups = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function agentServer() {
+  const server = await startWsAgent();
+  cleanups.push(() => server.close());
+  return server;
+}
+
+/** A page attached over a websocketTransport to `url`, recording every state and error. */
+function watchedPage(url, options = {}) {
+  const { tm, errors } = greeterPage();
+  const transport = websocketTransport({ url, WebSocket, maxDelayMs: 100, ...options });
+  cleanups.push(() => transport.close());
+  const told = []; // what transport.onStatus tells
+  const bridged = []; // what tm.events.on('status') tells
+  transport.onStatus((status) => told.push(status));
+  tm.events.on('status', (status) => bridged.push(status));
+  const detach = tm.use(bridge({ transport }));
+  return { tm, errors, transport, told, bridged, detach };
+}
+
+const closed1006 = { state: 'closed', code: 1006, reason: '', terminal: false };
+
+test('a server that refuses: each attempt is told, closed and retried, and is a transport_failed error', async () => {
+  const server = await agentServer();
+  server.accept = false;
+  const page = watchedPage(server.url);
+  assert.deepEqual(page.transport.status, { state: 'connecting', attempt: 1 });
+  await waitFor(() => page.told.length >= 6, { what: 'two failed attempts' });
+  assert.deepEqual(page.told.slice(0, 6), [
+    closed1006,
+    { state: 'reconnecting', attempt: 2, delayMs: 100 },
+    { state: 'connecting', attempt: 2 },
+    closed1006,
+    { state: 'reconnecting', attempt: 3, delayMs: 100 },
+    { state: 'connecting', attempt: 3 },
+  ]);
+  // The bridge attached while connecting: it told that state first, then the same ones.
+  assert.deepEqual(page.bridged.slice(0, 7), [{ state: 'connecting', attempt: 1 }, ...page.told.slice(0, 6)]);
+  assert.deepEqual(page.errors.slice(0, 2), [
+    { code: 'transport_failed', message: 'transport: connection attempt 1 failed (code 1006); retrying' },
+    { code: 'transport_failed', message: 'transport: connection attempt 2 failed (code 1006); retrying' },
+  ]);
+  assert.ok(server.attempts.length >= 2);
+  assert.equal(server.messages('manifest').length, 0);
+
+  // The server comes back: the next attempt opens, the buffered manifest goes out, no error.
+  server.accept = true;
+  await waitFor(() => page.transport.status.state === 'open', { what: 'open' });
+  const failures = page.errors.length;
+  await waitFor(() => server.messages('manifest').length === 1, { what: 'the manifest' });
+  assert.deepEqual(page.told.at(-1), { state: 'open' });
+  assert.deepEqual(page.bridged.at(-1), { state: 'open' });
+
+  // It drops the connection: closed, then a reconnect counted from 1 again, open again.
+  const before = page.told.length;
+  server.latest().terminate();
+  await waitFor(() => page.told.length >= before + 4, { what: 'the reconnect' });
+  assert.deepEqual(page.told.slice(before, before + 4), [
+    closed1006,
+    { state: 'reconnecting', attempt: 1, delayMs: 100 },
+    { state: 'connecting', attempt: 1 },
+    { state: 'open' },
+  ]);
+  assert.equal(page.errors.length, failures, 'a connection that opened and dropped is no failed attempt');
+
+  // Disposing the bridge closes the transport for good; the bridge no longer tells.
+  const bridgedBefore = page.bridged.length;
+  page.detach();
+  assert.deepEqual(page.transport.status, { state: 'closed', code: 1000, reason: 'closed by close()', terminal: true });
+  assert.deepEqual(page.told.at(-1), page.transport.status);
+  assert.equal(page.bridged.length, bridgedBefore);
+});
+
+test('nothing listening: the first attempt fails with an error event, not silence', async () => {
+  const server = await agentServer();
+  const url = server.url;
+  await server.close();
+  const page = watchedPage(url, { maxDelayMs: 60_000 });
+  await waitFor(() => page.errors.length === 1, { what: 'the error event' });
+  assert.deepEqual(page.errors, [{ code: 'transport_failed', message: 'transport: connection attempt 1 failed (code 1006); retrying' }]);
+  assert.deepEqual(page.transport.status, { state: 'reconnecting', attempt: 2, delayMs: 500 });
+});
+
+test('a terminal close code and a rejecting onOpen end in a terminal closed state with code and reason', async () => {
+  const server = await agentServer();
+  server.onConnection = (socket) => setTimeout(() => socket.close(4001, 'unauthorized'), 10);
+  const page = watchedPage(server.url, { terminalCloseCodes: [4001] });
+  await waitFor(() => page.transport.status.state === 'closed', { what: 'the terminal close' });
+  assert.deepEqual(page.told, [{ state: 'open' }, { state: 'closed', code: 4001, reason: 'unauthorized', terminal: true }]);
+  assert.deepEqual(page.errors, [], 'it opened: no failed attempt');
+
+  server.onConnection = undefined;
+  const refused = watchedPage(server.url, { onOpen: () => Promise.reject(new Error('no token')) });
+  await waitFor(() => refused.transport.status.state === 'closed', { what: 'the rejected onOpen' });
+  assert.deepEqual(refused.told, [{ state: 'closed', reason: 'onOpen rejected', terminal: true }]);
+  assert.deepEqual(refused.errors, [
+    { code: 'transport_failed', message: 'transport: connection attempt 1 failed (onOpen rejected); not retrying' },
+  ]);
+});
+
+test('onStatus: unsubscribing stops the calls, a throwing subscriber stops no other, bad callbacks are refused', async (ctx) => {
+  const server = await agentServer();
+  server.accept = false;
+  const transport = websocketTransport({ url: server.url, WebSocket, maxDelayMs: 100 });
+  cleanups.push(() => transport.close());
+  assert.throws(() => transport.onStatus('nope'), { name: 'TypeError', message: 'websocketTransport: onStatus(callback) needs a function' });
+  // Node has no reportError: a subscriber's throw goes to console.error.
+  const logged = [];
+  ctx.mock.method(console, 'error', (error) => logged.push(String(error?.message)));
+  const seen = [];
+  const off = transport.onStatus((s) => seen.push(s.state));
+  transport.onStatus(() => {
+    throw new Error('listener bug');
+  });
+  await waitFor(() => seen.length >= 1, { what: 'a state' });
+  off();
+  const count = seen.length;
+  await waitFor(() => server.attempts.length >= 3, { what: 'more attempts' });
+  assert.equal(seen.length, count);
+  assert.ok(logged.length >= 1 && logged.every((m) => m === 'listener bug'), JSON.stringify(logged));
+});
+
+test("an app's own transport: its states are told, an unknown one is an error event", async () => {
+  const { tm, errors } = greeterPage();
+  const bridged = [];
+  tm.events.on('status', (s) => bridged.push(s));
+  let tell;
+  const transport = {
+    status: { state: 'connecting', attempt: 1 },
+    send() {},
+    onMessage: () => () => {},
+    onStatus(callback) {
+      tell = callback;
+      return () => (tell = undefined);
+    },
+  };
+  const detach = tm.use(bridge({ transport }));
+  tell({ state: 'closed', code: 1011, reason: 'server error', terminal: false });
+  tell({ state: 'sleeping' });
+  assert.deepEqual(bridged, [{ state: 'connecting', attempt: 1 }, { state: 'closed', code: 1011, reason: 'server error', terminal: false }]);
+  assert.deepEqual(errors, [
+    { code: 'transport_failed', message: 'transport: connection attempt 1 failed (code 1011: server error); retrying' },
+    { code: 'transport_failed', message: 'bridge: transport.onStatus gave a state that is not connecting, open, reconnecting or closed' },
+  ]);
+  detach();
+  assert.equal(tell, undefined, 'detaching unsubscribes');
+  assert.throws(() => tm.events.on('statuses', () => {}), /unknown event 'statuses' \(known: 'error', 'status'\)/);
+});
+
+test('the in-page channel is open until closed', () => {
+  const { transport } = createInPageChannel();
+  const seen = [];
+  transport.onStatus((s) => seen.push(s));
+  assert.deepEqual(transport.status, { state: 'open' });
+  transport.close();
+  transport.close();
+  assert.deepEqual(seen, [{ state: 'closed', reason: 'closed by close()', terminal: true }]);
+  assert.deepEqual(transport.status, seen[0]);
+});
