@@ -108,6 +108,7 @@ try {
     return (await fetch(`/api/transcript?conversation=${conversation}`)).json();
   });
   const account = await page.locator('#account').textContent();
+  const connection = await page.locator('#connection').textContent();
 
   const show = (who, text) => console.log(`${who.padEnd(13)} ${text}`);
   const outcome = (o = {}) => [o.status, o.code].filter(Boolean).join(' ');
@@ -121,6 +122,7 @@ try {
     }
   }
   console.log(`\nThe page says: ${account || '(no account created)'}`);
+  console.log(`The page shows: ${connection}`);
 
   const calls = entries.filter((e) => e.kind === 'tool' && e.name === 'page_call');
   const filled = calls.some((e) => e.input.tool === 'signup.fill' && e.outcome.status === 'ok');
@@ -128,7 +130,7 @@ try {
   const confirmation = entries.find((e) => e.kind === 'confirmation');
   const decided = confirmation?.outcome.status === (reject ? 'cancelled' : 'ok');
   const acknowledged = entries.at(-1)?.kind === 'agent' && entries.at(-2) === confirmation;
-  const checks = { filled, 'confirmation asked': asked, [reject ? 'rejected' : 'approved']: decided, acknowledged };
+  const checks = { connected: connection === 'Agent connection: connected', filled, 'confirmation asked': asked, [reject ? 'rejected' : 'approved']: decided, acknowledged };
   checks['no errors in the console'] = pageErrors.length === 0 && consoleErrors.length === 0;
   for (const error of pageErrors) console.error(`page error: ${error.message}`);
   for (const error of consoleErrors) console.error(`console error: ${error}`);

@@ -16,12 +16,17 @@ import { startSoketi } from './support/soketi.mjs';
 let server;
 let browser;
 
+/** The environment without the server's mode variables: the default mode. */
+function demoEnv() {
+  const env = { ...process.env };
+  for (const name of MODE_VARIABLES) delete env[name];
+  return env;
+}
+
 before(async () => {
   const binary = buildServer({ quiet: true });
   const staticDir = assembleApp(join(root, 'target', 'demo-app-e2e'));
-  const env = { ...process.env };
-  for (const name of MODE_VARIABLES) delete env[name];
-  server = await startServer({ binary, staticDir, env });
+  server = await startServer({ binary, staticDir, env: demoEnv() });
   browser = await launchChromium();
 });
 
@@ -167,6 +172,23 @@ test('the whole flow: sign-up form filled by the agent, confirmation approved in
   assert.deepEqual(page.errors, []);
   assert.deepEqual(consoleSays, [], 'nothing in the console: no 401 on load, no failed request');
   await page.close();
+});
+
+test('the page shows its connection to the agent: connected, then offline and retrying while the server is down', async () => {
+  const own = await startServer({ binary: buildServer({ quiet: true }), staticDir: join(root, 'target', 'demo-app-e2e'), env: demoEnv() });
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${own.url}/?user=ada`);
+    const connection = page.locator('#connection');
+    await page.locator('#connection[data-state="open"]').waitFor({ timeout: 15000 });
+    assert.equal(await connection.textContent(), 'Agent connection: connected');
+    await own.close();
+    await page.locator('#connection[data-state="reconnecting"]').waitFor({ timeout: 15000 });
+    assert.match(await connection.textContent(), /^Agent connection: offline, trying again in \d+\.\d s \(attempt \d+\)$/);
+  } finally {
+    await page.close();
+    await own.close();
+  }
 });
 
 test('name and password are required: an approved submission of a form without them creates no account and says why', async () => {

@@ -171,6 +171,26 @@ async function transportFor(user, conversation) {
   });
 }
 
+// ---- the connection -------------------------------------------------------
+// The bridge tells its transport's state: an agent that cannot be reached
+// shows here (and as a transport_failed error), not as a silent page.
+function describeConnection(status) {
+  switch (status.state) {
+    case 'connecting':
+      return `connecting${status.attempt > 1 ? ` (attempt ${status.attempt})` : ''}…`;
+    case 'open':
+      return 'connected';
+    case 'reconnecting':
+      return `offline, trying again${status.delayMs === undefined ? '' : ` in ${(status.delayMs / 1000).toFixed(1)} s`} (attempt ${status.attempt})`;
+    default:
+      return `closed${status.code === undefined ? '' : ` (${status.code}${status.reason ? `: ${status.reason}` : ''})`}${status.terminal ? '' : ', will retry'}`;
+  }
+}
+tm.events.on('status', (status) => {
+  $('connection').textContent = `Agent connection: ${describeConnection(status)}`;
+  $('connection').dataset.state = status.state;
+});
+
 // ---- the session ----------------------------------------------------------
 async function login(user) {
   const response = await fetch('/api/login', {
