@@ -46,7 +46,8 @@ function pinnedBindgenVersion() {
 const jsOnly = process.argv.includes('--js-only');
 
 /**
- * Minifies every shipped .js for browsers in place (not the inlined module,
+ * Minifies every shipped .js for browsers in place, each with its source map
+ * (`<file>.js.map`), (not the inlined module,
  * one string already, nor the protocol constants, written compact and whose
  * pure annotation a minifier would drop). Non-ASCII characters become escapes (esbuild's default charset),
  * so every file reads the same in any charset. Declarations keep the documentation.
@@ -62,15 +63,23 @@ function minifyShippedJs(dir = pkg) {
       // one long line: bundlers find `new URL('…', import.meta.url)` only
       // when it is not broken across lines.)
       const node = name.endsWith('.node.js');
-      const { code } = transformSync(readFileSync(path, 'utf8'), {
+      const { code, map } = transformSync(readFileSync(path, 'utf8'), {
         loader: 'js',
         format: 'esm',
         minify: !node,
         legalComments: 'none',
         // The default entries' module bundles await their module on import.
         target: /^wasm\/[\w-]+\.js$/.test(relative(pkg, path)) && !name.includes('glue') ? 'es2022' : 'es2020',
+        // A browser file's map leads a stack to the readable file it was
+        // minified from (carried in the map: nothing else to fetch).
+        ...(node ? {} : { sourcemap: 'external', sourcefile: name.replace(/\.js$/, '.readable.js'), sourcesContent: true }),
       });
-      writeFileSync(path, code);
+      if (node) {
+        writeFileSync(path, code);
+      } else {
+        writeFileSync(path, `${code}//# sourceMappingURL=${name}.map\n`);
+        writeFileSync(`${path}.map`, map);
+      }
     }
   }
 }
@@ -134,7 +143,7 @@ async function bundleCore(manifest) {
   const reexports = (shims) => shims.map((shim) => `export { ${shimNames.get(shim).join(', ')} } from './${shim}';`).join('\n');
   for (const [part, shims] of Object.entries(PARTS)) {
     for (const platform of ['browser', 'node']) {
-      await bundleEntries(reexports(shims), `wasm/${part}${platform === 'node' ? '.node' : ''}.js`, join(pkg, 'wasm', `loader-${part}.${platform}.js`), platform === 'browser' ? 'es2022' : 'es2020', platform === 'browser');
+      await bundleEntries(reexports(shims), `wasm/${part}${platform === 'node' ? '.node' : ''}.js`, join(pkg, 'wasm', `loader-${part}.${platform}.js`), platform === 'browser' ? 'es2022' : 'es2020');
     }
   }
   // The whole API on the full module: `/inline` (the module in hex,
@@ -184,15 +193,17 @@ ${entries.map(({ entry }) => `export * from './${entry}';`).join('\n')}
 
 /**
  * Bundles `contents` (re-exports of shim files) into `outfile`, with `loader`
- * in place of wasm/loader.js. Minified for browsers; for Node, not minified:
- * no app ships those files, and an error's source line is readable.
+ * in place of wasm/loader.js. Not minified here: minifyShippedJs minifies the
+ * browsers' files once, with their maps; Node's stay readable (no app ships
+ * them, and an error's source line is readable).
  */
-async function bundleEntries(contents, outfile, loader, target = 'es2020', minify = true) {
+async function bundleEntries(contents, outfile, loader, target = 'es2020') {
   await build({
     stdin: { contents, resolveDir: pkg, loader: 'js' },
     bundle: true,
     format: 'esm',
-    minify,
+    // Minified once, with its map, by minifyShippedJs.
+    minify: false,
     legalComments: 'none',
     target,
     outfile: join(pkg, outfile),
@@ -312,10 +323,11 @@ async function compile(source) {
     stdin: { contents: source, resolveDir: pkg, loader: 'js' },
     bundle: true,
     format: 'esm',
-    minify: true,
+    minify: false,
     legalComments: 'none',
     target: 'es2020',
     outfile: join(pkg, 'slim.js'),
+    // Minified once, with its map, by minifyShippedJs.
     plugins: [{
       name: 'core-apart',
       setup(build) {

@@ -399,11 +399,12 @@ describe('packaging: the npm tarball under Node, Vite, webpack, esbuild, Rollup,
       if (typeof entry === 'object') assert.ok(entry.types && entry.default, `${subpath}: types and default`);
     }
 
-    // Nothing stray: only runtime JS, declarations, the schemas, the modules (the
+    // Nothing stray: only runtime JS (and the browser files' source maps), declarations, the schemas, the modules (the
     // parts, and the whole module the slim entry loads), package.json, README/LICENSE.
     for (const name of names) {
-      assert.doesNotMatch(name, /\.rs$|\.map$|\.tgz$|(^|\/)(tests?|__tests__|src|target|node_modules|fuzz|examples)\/|\.(test|spec)\.|tsconfig|Cargo|^\./, `stray file ${name}`);
-      assert.match(name, /^(package\.json|README\.md|LICENSE|.+\.js|.+\.d\.ts|protocol\/v1\/[a-z-]+\.json|wasm\/[a-z-]+\.wasm|slim\/toolmark_bridge\.wasm)$/, `unexpected file ${name}`);
+      assert.doesNotMatch(name, /\.rs$|(?<!\.js)\.map$|\.tgz$|(^|\/)(tests?|__tests__|src|target|node_modules|fuzz|examples)\/|\.(test|spec)\.|tsconfig|Cargo|^\./, `stray file ${name}`);
+      if (name.endsWith('.js.map')) assert.ok(files.has(name.slice(0, -'.map'.length)), `${name} without its file`);
+      assert.match(name, /^(package\.json|README\.md|LICENSE|.+\.js|.+\.js\.map|.+\.d\.ts|protocol\/v1\/[a-z-]+\.json|wasm\/[a-z-]+\.wasm|slim\/toolmark_bridge\.wasm)$/, `unexpected file ${name}`);
     }
     // …and every .js / .d.ts is used: reachable from an entry point.
     const defaults = exportTargets(Object.values(manifest.exports).map((e) => (typeof e === 'object' ? [e.node, e.default].filter(Boolean) : e)))
