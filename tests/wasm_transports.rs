@@ -340,7 +340,7 @@ async fn echo_transport_against_soketi() {
     assert!(
         refused
             .as_deref()
-            .is_some_and(|e| e.starts_with("TypeError: echoTransport: postUrl")),
+            .is_some_and(|e| e.starts_with("ToolmarkError: echoTransport: postUrl")),
         "{refused:?}"
     );
     assert_eq!(joined(&options), 0);
@@ -566,7 +566,7 @@ async fn websocket_driver_detaches_reconnects_and_reenters() {
     let refused = call_with(&transport, "send", "{}").err();
     assert_eq!(
         refused.map(|e| error_text(&e)).as_deref(),
-        Some("Error: websocketTransport: closed, not reconnecting")
+        Some("ToolmarkError: websocketTransport: closed, not reconnecting")
     );
     // Kept until its close event (the `ws` package emits an error after a
     // close while connecting), then detached.
@@ -606,7 +606,7 @@ fn post_message_driver_detaches_and_reenters() {
     let refused = call_with(&transport, "send", "{}").err();
     assert_eq!(
         refused.map(|e| error_text(&e)).as_deref(),
-        Some("Error: postMessageTransport: closed")
+        Some("ToolmarkError: postMessageTransport: closed")
     );
 }
 

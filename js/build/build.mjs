@@ -68,6 +68,8 @@ function minifyShippedJs(dir = pkg) {
         format: 'esm',
         minify: !node,
         legalComments: 'none',
+        // `ToolmarkError` keeps its name as a class (error.constructor.name).
+        keepNames: name === 'errors.js',
         // The default entries' module bundles await their module on import.
         target: /^wasm\/[\w-]+\.js$/.test(relative(pkg, path)) && !name.includes('glue') ? 'es2022' : 'es2020',
         // A browser file's map leads a stack to the readable file it was
@@ -271,11 +273,12 @@ async function bundleSlimEntry(entries, owner) {
   const values = names.filter((name) => typeof core[name] !== 'function');
   const shared = [...new Set(Object.values(SHARED))].map((file) =>
     `export { ${Object.keys(SHARED).filter((name) => SHARED[name] === file).join(', ')} } from './${file}';`).join('\n');
-  const source = `import { withCspHint } from './wasm-csp.js';
+  const source = `import { withCspHint, unavailable } from './wasm-csp.js';
+import { ToolmarkError } from './errors.js';
 ${shared}
 
 const notReady = (name) => function () {
-  throw new Error('@toolmark/bridge-wasm/slim: ' + name + ' used before initialize() resolved: await initialize(source) first');
+  throw new ToolmarkError('not_initialized', '@toolmark/bridge-wasm/slim: ' + name + ' used before initialize() resolved: await initialize(source) first');
 };
 ${functions.map((name) => `export let ${name} = notReady('${name}');`).join('\n')}
 ${values.map((name) => `export let ${name};`).join('\n')}
@@ -306,7 +309,7 @@ async function compile(source) {
     if (source instanceof WebAssembly.Module) return source;
     if (typeof source === 'string' || source instanceof URL) source = await fetch(source);
     if (typeof Response === 'function' && source instanceof Response) {
-      if (!source.ok) throw new Error('@toolmark/bridge-wasm/slim: fetching the module failed: HTTP ' + source.status + ' at ' + source.url);
+      if (!source.ok) throw unavailable('@toolmark/bridge-wasm/slim: fetching the module failed: HTTP ' + source.status + ' at ' + source.url + ': serve the file exported as "@toolmark/bridge-wasm/toolmark_bridge.wasm" there');
       // Streaming compiles while the bytes arrive; it needs the module's MIME type.
       if (typeof WebAssembly.compileStreaming === 'function' && (source.headers.get('content-type') || '').startsWith('application/wasm')) {
         return await WebAssembly.compileStreaming(source);
@@ -472,7 +475,7 @@ function writePartLoaders(part, partGlue, partWasm) {
   const names = [...glueText.matchAll(/^export (?:class|function) (\w+)/gm)].map((match) => match[1]);
   const syncImports = `import { initSync, ${names.join(', ')} } from './glue-${part}.js';`;
   const exported = `export const wasm = { ${names.join(', ')} };`;
-  writeFileSync(join(pkg, 'wasm', `loader-${part}.browser.js`), `import { withCspHint } from '../wasm-csp.js';
+  writeFileSync(join(pkg, 'wasm', `loader-${part}.browser.js`), `import { withCspHint, unavailable } from '../wasm-csp.js';
 import init, { initSync, ${names.join(', ')} } from './glue-${part}.js';
 
 // Relative to the bundle this loader is in (wasm/${part}.js), which the
@@ -487,7 +490,7 @@ async function load() {
   if (fs) return initSync({ module: fs.readFileSync(url) });
   const response = await fetch(url);
   if (!response.ok) {
-    throw new Error('@toolmark/bridge-wasm: fetching its module ' + url + ' failed (HTTP ' + response.status + '): serve wasm/${part}.wasm of the package at that URL (a bundler that does not emit it needs it copied beside its output), or import @toolmark/bridge-wasm/inline');
+    throw unavailable('@toolmark/bridge-wasm: fetching its module ' + url + ' failed (HTTP ' + response.status + '): serve wasm/${part}.wasm of the package at that URL (a bundler that does not emit it needs it copied beside its output), or import @toolmark/bridge-wasm/inline');
   }
   // wasm-bindgen's loader: compiled and instantiated while it streams
   // (served as application/wasm; otherwise from its bytes, with a warning).
@@ -568,6 +571,7 @@ writeFileSync(
 // an ES module whose evaluation threw stays failed for good, so nothing here
 // runs at evaluation that can fail.
 import { withCspHint } from '../wasm-csp.js';
+import { ToolmarkError } from '../errors.js';
 import { initSync, forget, ${exported.join(', ')} } from './${crateName}.js';
 
 // The exports the glue calls, with their kinds (read from its output): a
@@ -580,7 +584,7 @@ const NEEDED = ${JSON.stringify(Object.fromEntries(needed.map((name) => [name, k
 const SHAPE = ${moduleShape(shippedModule)};
 ${moduleShape.toString()}
 
-const refuse = (why) => new Error('@toolmark/bridge-wasm/slim: the module given to initialize() is not the toolmark_bridge.wasm of this version of the package (' + why + '): pass the module exported as "@toolmark/bridge-wasm/toolmark_bridge.wasm"');
+const refuse = (why) => new ToolmarkError('invalid_argument', '@toolmark/bridge-wasm/slim: the module given to initialize() is not the toolmark_bridge.wasm of this version of the package (' + why + '): pass the module exported as "@toolmark/bridge-wasm/toolmark_bridge.wasm"');
 
 /** Checks \`module\` and instantiates it; when it throws, the glue is as before. */
 export function instantiate(module) {

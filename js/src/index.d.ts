@@ -260,8 +260,32 @@ export type ErrorEventCode =
   | 'invalid_message'
   | 'scope_disposed';
 
-/** Codes that are only thrown or rejected, never events. */
-export type ThrownErrorCode = 'invalid_path' | 'files_not_configured';
+/**
+ * Codes that are only thrown or rejected, never events. Every error the package
+ * throws or rejects with is a `ToolmarkError` with a code (an error of the page's
+ * own code, such as a tool's, passes through as it is).
+ */
+export type ThrownErrorCode =
+  | 'invalid_path'
+  | 'files_not_configured'
+  /** An argument or option of the wrong type or value. */
+  | 'invalid_argument'
+  /** A transport used after it stopped (close(), a terminal close, a rejecting onOpen, a target window gone). */
+  | 'transport_closed'
+  /** The host lacks what is needed: a WebSocket, fetch, Web Crypto. */
+  | 'host_unsupported'
+  /** The package's WebAssembly module could not be fetched, compiled or instantiated (e.g. a CSP refusal). */
+  | 'module_unavailable'
+  /** The registry was called back while it was updating itself. */
+  | 'reentrant_call'
+  /** A plugin used after its registry was freed. */
+  | 'registry_gone'
+  /** The in-page agent's request got no answer within timeoutMs. */
+  | 'timeout'
+  /** The in-page agent already has 100 requests waiting for the page's first manifest. */
+  | 'queue_full'
+  /** The /slim entry used before initialize() resolved. */
+  | 'not_initialized';
 
 export type ToolmarkErrorCode = ErrorEventCode | ThrownErrorCode;
 
@@ -392,7 +416,7 @@ export declare function createToolmark(options?: ToolmarkOptions): Toolmark;
 
 /** Misconfiguration thrown in dev mode, and the thrown-only codes. */
 export declare class ToolmarkError extends Error {
-  constructor(code: ToolmarkErrorCode, message: string);
+  constructor(code: ToolmarkErrorCode, message: string, options?: { cause?: unknown });
   readonly name: 'ToolmarkError';
   readonly code: ToolmarkErrorCode;
 }

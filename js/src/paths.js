@@ -35,9 +35,11 @@ export function getPath(value, path) {
   return current;
 }
 
-/** `target[key] = value`, a refusal thrown as the TypeError strict mode throws. */
+/** `target[key] = value`; a refusal (a frozen object, a read-only property) is `invalid_path`. */
 function put(target, key, value) {
-  if (!Reflect.set(target, key, value)) throw new TypeError(`Cannot assign to property '${key}'`);
+  if (!Reflect.set(target, key, value)) {
+    throw new ToolmarkError('invalid_path', `setPath: cannot assign to property '${key}' (a frozen object or a read-only property on the path)`);
+  }
 }
 
 /**

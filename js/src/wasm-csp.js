@@ -1,5 +1,7 @@
-// The hint for a page whose Content Security Policy blocks WebAssembly. JS
-// because it wraps the error of compiling the module, before any module exists.
+// The hint for a page whose Content Security Policy blocks WebAssembly, and
+// the error of a module that cannot be had. JS because it wraps the error of
+// compiling the module, before any module exists.
+import { ToolmarkError } from './errors.js';
 
 // Chromium: "WebAssembly.Module(): Compiling or instantiating WebAssembly
 // module violates ... because 'unsafe-eval' is not an allowed source of
@@ -25,20 +27,25 @@ function refusedInContentScript(error) {
 /** `error`, or for a CSP refusal an error saying what to allow (the refusal as its cause). */
 export function withCspHint(error) {
   if (refusedInContentScript(error)) {
-    return new Error(
+    return unavailable(
       '@toolmark/bridge-wasm: WebAssembly was refused without a reason, as Chromium refuses it in an ' +
         "extension's content script on a page whose Content Security Policy lacks 'wasm-unsafe-eval' " +
         '(the page\'s policy applies there, and the extension cannot change it). Run the bridge in an ' +
         'extension page, an offscreen document or the background service worker instead ' +
         '(docs/extensions.md in the repository).',
-      { cause: error },
+      error,
     );
   }
   if (!blockedByCsp(error)) return error;
-  return new Error(
+  return unavailable(
     "@toolmark/bridge-wasm: this page's Content Security Policy blocks WebAssembly. Allow it with " +
       "'wasm-unsafe-eval' in script-src (in an MV3 extension: \"content_security_policy\": " +
       "{ \"extension_pages\": \"script-src 'self' 'wasm-unsafe-eval'; object-src 'self';\" }).",
-    { cause: error },
+    error,
   );
+}
+
+/** The package's module could not be fetched, compiled or instantiated: `module_unavailable`. */
+export function unavailable(message, cause) {
+  return new ToolmarkError('module_unavailable', message, cause === undefined ? undefined : { cause });
 }

@@ -100,6 +100,27 @@ string_enum! {
     ThrownErrorCode {
         InvalidPath => "invalid_path",
         FilesNotConfigured => "files_not_configured",
+        /// An argument or option of the wrong type or value.
+        InvalidArgument => "invalid_argument",
+        /// A transport used after it stopped (`close()`, a terminal close,
+        /// a rejecting `onOpen`, a target window gone).
+        TransportClosed => "transport_closed",
+        /// The host lacks what is needed (a WebSocket, `fetch`, Web Crypto).
+        HostUnsupported => "host_unsupported",
+        /// The package's module could not be fetched, compiled or
+        /// instantiated (thrown by the JS loader; named here with the rest).
+        ModuleUnavailable => "module_unavailable",
+        /// The registry was called back while it was updating itself.
+        ReentrantCall => "reentrant_call",
+        /// A plugin used after its registry was freed.
+        RegistryGone => "registry_gone",
+        /// The in-page agent's request got no answer within `timeoutMs`.
+        Timeout => "timeout",
+        /// The in-page agent already has 100 requests waiting for the
+        /// page's first manifest.
+        QueueFull => "queue_full",
+        /// The `/slim` entry used before `initialize()` resolved.
+        NotInitialized => "not_initialized",
     }
 }
 

@@ -278,7 +278,7 @@ impl Bridge {
         });
         let subscribed = match host::method(&self.transport, "onMessage") {
             Some(on_message) => on_message.call1(&self.transport, callback.as_ref()),
-            None => Err(js_sys::TypeError::new("transport.onMessage is not a function").into()),
+            None => Err(JsValue::from_str("transport.onMessage is not a function")),
         };
         let off = match subscribed {
             Ok(off) => off,

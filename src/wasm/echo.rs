@@ -39,8 +39,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{RequestCredentials, RequestInit, RequestRedirect};
 
+use super::error::{thrown, Code};
 use super::host::{self, get};
 use super::status::{self, Subscribers};
+use crate::protocol::{ErrorEventCode, ThrownErrorCode};
 use crate::transport::echo::{
     is_wrapped, response_outcome, ConfigError, EchoConnection, EchoPolicy, SendFailure,
 };
@@ -53,15 +55,18 @@ extern "C" {
 }
 
 fn type_error(error: ConfigError) -> JsValue {
-    js_sys::TypeError::new(&error.message()).into()
+    thrown(ThrownErrorCode::InvalidArgument, &error.message())
 }
 
-fn send_error(failure: &SendFailure) -> js_sys::Error {
-    match failure {
-        // As fetch itself would reject it.
-        SendFailure::BadHeader { .. } => js_sys::TypeError::new(&failure.message()).into(),
-        _ => js_sys::Error::new(&failure.message()),
-    }
+fn send_error(failure: &SendFailure) -> js_sys::Object {
+    let code: Code = match failure {
+        SendFailure::BadHeader { .. } => ThrownErrorCode::InvalidArgument.into(),
+        SendFailure::Closed => ThrownErrorCode::TransportClosed.into(),
+        SendFailure::Network { .. } | SendFailure::Status { .. } => {
+            ErrorEventCode::TransportFailed.into()
+        }
+    };
+    thrown(code, &failure.message()).unchecked_into()
 }
 
 /// One `onMessage` subscriber: its callback and the listener Echo holds.
@@ -161,10 +166,7 @@ impl Driver {
     fn channel_call(&self, method: &str, listener: &JsValue) -> Result<JsValue, JsValue> {
         match host::method(&self.channel, method) {
             Some(f) => f.call2(&self.channel, &self.event, listener),
-            None => Err(js_sys::TypeError::new(
-                "echoTransport: the channel from echo.private(channel) has no listen and stopListening",
-            )
-            .into()),
+            None => Err(thrown(ThrownErrorCode::InvalidArgument, "echoTransport: the channel from echo.private(channel) has no listen and stopListening")),
         }
     }
 
@@ -287,9 +289,10 @@ impl Driver {
         let body = JsValue::from(js_sys::JSON::stringify(message)?)
             .as_string()
             .ok_or_else(|| {
-                JsValue::from(js_sys::TypeError::new(
+                thrown(
+                    ThrownErrorCode::InvalidArgument,
                     "echoTransport: message is not JSON-serializable",
-                ))
+                )
             })?;
         let mut app_headers: Vec<(String, String)> = Vec::new();
         if let Some(headers) = &self.headers {
@@ -323,9 +326,10 @@ impl Driver {
             Some(fetch) => (fetch.clone(), JsValue::UNDEFINED),
             None => (
                 host::method(&global, "fetch").ok_or_else(|| {
-                    JsValue::from(js_sys::TypeError::new(
-                        "echoTransport: globalThis.fetch is not a function",
-                    ))
+                    thrown(
+                        ThrownErrorCode::HostUnsupported,
+                        "echoTransport: globalThis.fetch is not a function (pass options.fetch)",
+                    )
                 })?,
                 global,
             ),
@@ -448,10 +452,10 @@ impl EchoTransport {
     #[wasm_bindgen(js_name = onMessage, unchecked_return_type = "() => void")]
     pub fn on_message(&self, callback: JsValue) -> Result<JsValue, JsValue> {
         let Some(callback) = host::function(callback) else {
-            return Err(js_sys::TypeError::new(
+            return Err(thrown(
+                ThrownErrorCode::InvalidArgument,
                 "echoTransport: onMessage(callback) needs a function",
-            )
-            .into());
+            ));
         };
         self.driver.subscribe(callback)
     }
@@ -469,10 +473,10 @@ impl EchoTransport {
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
     pub fn on_status(&self, callback: JsValue) -> Result<Function, JsValue> {
         let Some(callback) = host::function(callback) else {
-            return Err(js_sys::TypeError::new(
+            return Err(thrown(
+                ThrownErrorCode::InvalidArgument,
                 "echoTransport: onStatus(callback) needs a function",
-            )
-            .into());
+            ));
         };
         if self.driver.is_closed() {
             return Ok(host::js_function(|| {}));

@@ -58,11 +58,9 @@ impl From<ThrownErrorCode> for Code {
 pub enum Failure {
     /// A misconfiguration (dev mode) or a thrown-only code: `ToolmarkError`.
     Toolmark { code: Code, message: String },
-    /// The API was called with something it does not take: `TypeError`.
+    /// The API was called with something it does not take: `ToolmarkError`
+    /// `invalid_argument`.
     Misuse(String),
-    /// The host lacks what is needed, or the registry was called back from
-    /// JS it was itself running ([`Busy`]): `Error`.
-    Error(String),
 }
 
 impl Failure {
@@ -88,10 +86,11 @@ pub struct Busy;
 
 impl From<Busy> for Failure {
     fn from(_: Busy) -> Failure {
-        Failure::Error(String::from(
+        Failure::toolmark(
+            ThrownErrorCode::ReentrantCall,
             "Toolmark: the registry was called back while it was updating itself \
              (from crypto.getRandomValues); call it again after that returns",
-        ))
+        )
     }
 }
 
@@ -113,8 +112,9 @@ impl From<Failure> for JsValue {
             Failure::Toolmark { code, message } => {
                 JsToolmarkError::new(code.as_str(), &message).into()
             }
-            Failure::Misuse(message) => js_sys::TypeError::new(&message).into(),
-            Failure::Error(message) => js_sys::Error::new(&message).into(),
+            Failure::Misuse(message) => {
+                JsToolmarkError::new(ThrownErrorCode::InvalidArgument.as_str(), &message).into()
+            }
         }
     }
 }
@@ -124,4 +124,9 @@ impl From<Failure> for JsValue {
 /// error.
 pub fn report(failure: impl Into<Failure>) {
     host::throw_in_microtask(failure.into().into());
+}
+
+/// A `ToolmarkError` with `code` and `message`, to throw or reject with.
+pub fn thrown(code: impl Into<Code>, message: &str) -> JsValue {
+    JsToolmarkError::new(code.into().as_str(), message).into()
 }

@@ -42,6 +42,7 @@ use super::error::Failure;
 use super::host::{self, get};
 use super::values;
 use crate::forms::{self, form_state, Control, Field, FormPolicy};
+use crate::protocol::ThrownErrorCode;
 
 /// `target[key]` (`undefined` when reading it throws).
 fn prop(target: &JsValue, key: &str) -> JsValue {
@@ -728,7 +729,7 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
     }
     let mut key = [0u8; 32];
     getrandom::fill(&mut key)
-        .map_err(|_| Failure::Error("formTools: Web Crypto API is unavailable".into()))?;
+        .map_err(|_| Failure::toolmark(ThrownErrorCode::HostUnsupported, "formTools: Web Crypto API is unavailable (crypto.getRandomValues): run it where globalThis.crypto is"))?;
     let element = form;
     let label = label_of(&element, &options, &scope);
     let form = Rc::new(Form {

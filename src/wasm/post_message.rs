@@ -28,15 +28,17 @@ use alloc::rc::{Rc, Weak};
 use core::cell::{Cell, RefCell};
 use wasm_bindgen::prelude::*;
 
+use super::error::thrown;
 use super::host::{self, get, Callback};
 use super::status::{self, Subscribers};
 use super::values;
+use crate::protocol::ThrownErrorCode;
 use crate::transport::post_message::{
     ConfigError, EnvelopeShape, PostMessagePolicy, ENVELOPE_VERSION,
 };
 
 fn type_error(error: &ConfigError) -> JsValue {
-    js_sys::TypeError::new(&error.message()).into()
+    thrown(ThrownErrorCode::InvalidArgument, &error.message())
 }
 
 /// An option value as the policy reads it: a string as it is, anything else
@@ -210,7 +212,7 @@ impl PostMessageTransport {
         let origin = {
             let policy = self.driver.policy.borrow();
             if let Err(error) = policy.check_send() {
-                return Err(js_sys::Error::new(error.message()).into());
+                return Err(thrown(ThrownErrorCode::TransportClosed, error.message()));
             }
             JsValue::from_str(policy.target_origin())
         };
@@ -236,10 +238,10 @@ impl PostMessageTransport {
             return Ok(host::js_function(|| {}).into());
         }
         let Some(callback) = host::function(callback) else {
-            return Err(js_sys::TypeError::new(
+            return Err(thrown(
+                ThrownErrorCode::InvalidArgument,
                 "postMessageTransport: onMessage(callback) needs a function",
-            )
-            .into());
+            ));
         };
         // Strong: while it is attached, the source's listener keeps the
         // transport alive, as a JS closure would (until close or unsubscribe).
@@ -296,10 +298,10 @@ impl PostMessageTransport {
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
     pub fn on_status(&self, callback: JsValue) -> Result<JsValue, JsValue> {
         let Some(callback) = host::function(callback) else {
-            return Err(js_sys::TypeError::new(
+            return Err(thrown(
+                ThrownErrorCode::InvalidArgument,
                 "postMessageTransport: onStatus(callback) needs a function",
-            )
-            .into());
+            ));
         };
         if self.driver.policy.borrow().is_closed() {
             return Ok(host::js_function(|| {}).into());

@@ -21,7 +21,7 @@ use super::protocol::CryptoRandom;
 use super::values;
 use crate::machine::{Handle, Toolmark as Machine};
 use crate::policy::Caller;
-use crate::protocol::{to_json, ErrorEventCode};
+use crate::protocol::{to_json, ErrorEventCode, ThrownErrorCode};
 use crate::registry::{ScopeId, ToolKey};
 use crate::schema::pattern::LinearPatterns;
 
@@ -333,7 +333,11 @@ impl PluginLink {
         signal: JsValue,
     ) -> Result<Promise, JsValue> {
         let Some(shared) = self.shared.upgrade() else {
-            return Err(Failure::Error("webmcp: the registry is gone".into()).into());
+            return Err(Failure::toolmark(
+                ThrownErrorCode::RegistryGone,
+                "webmcp: the registry is gone (freed): attach webmcp to a registry the page keeps",
+            )
+            .into());
         };
         let input = values::call_input(&input);
         let now = shared.now();

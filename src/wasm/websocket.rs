@@ -42,8 +42,10 @@ use wasm_bindgen::JsCast;
 
 use super::bridge;
 use super::driver::{settled, spawn};
+use super::error::thrown;
 use super::host::{self, get, Callback};
 use super::status::{self, Subscribers};
+use crate::protocol::ThrownErrorCode;
 use crate::transport::websocket::{
     Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketConfig, WebSocketPolicy,
 };
@@ -100,8 +102,14 @@ fn text_frame(policy: &RefCell<WebSocketPolicy>, conn: ConnId, text: &JsString) 
     String::from_utf8(bytes.to_vec()).map_or(Frame::Binary, Frame::Text)
 }
 
+/// A bad option: `invalid_argument`, or `host_unsupported` for a host
+/// without a WebSocket.
 fn type_error(error: ConfigError) -> JsValue {
-    js_sys::TypeError::new(error.message()).into()
+    let code = match error {
+        ConfigError::NoWebSocket => ThrownErrorCode::HostUnsupported,
+        _ => ThrownErrorCode::InvalidArgument,
+    };
+    thrown(code, error.message())
 }
 
 /// A socket and the listeners it holds; dropping it detaches them.
@@ -566,18 +574,21 @@ impl WebSocketTransport {
     /// is ready (at most 100, oldest evicted). Throws once stopped.
     pub fn send(&self, message: JsValue) -> Result<(), JsValue> {
         if self.driver.policy(|p| p.is_stopped()) {
-            return Err(js_sys::Error::new(SendAfterStop.message()).into());
+            return Err(thrown(
+                ThrownErrorCode::TransportClosed,
+                SendAfterStop.message(),
+            ));
         }
         let text = js_sys::JSON::stringify(&message)?;
         let Some(text) = JsValue::from(text).as_string() else {
-            return Err(js_sys::TypeError::new(
+            return Err(thrown(
+                ThrownErrorCode::InvalidArgument,
                 "websocketTransport: message is not JSON-serializable",
-            )
-            .into());
+            ));
         };
         self.driver
             .policy(|p| p.send(text))
-            .map_err(|error| JsValue::from(js_sys::Error::new(error.message())))?;
+            .map_err(|error| thrown(ThrownErrorCode::TransportClosed, error.message()))?;
         self.driver.pump();
         Ok(())
     }
@@ -586,10 +597,10 @@ impl WebSocketTransport {
     #[wasm_bindgen(js_name = onMessage, unchecked_return_type = "() => void")]
     pub fn on_message(&self, callback: JsValue) -> Result<Function, JsValue> {
         let Some(callback) = host::function(callback) else {
-            return Err(js_sys::TypeError::new(
+            return Err(thrown(
+                ThrownErrorCode::InvalidArgument,
                 "websocketTransport: onMessage(callback) needs a function",
-            )
-            .into());
+            ));
         };
         Ok(self.driver.subscribe(callback, false))
     }
@@ -606,10 +617,10 @@ impl WebSocketTransport {
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
     pub fn on_status(&self, callback: JsValue) -> Result<Function, JsValue> {
         let Some(callback) = host::function(callback) else {
-            return Err(js_sys::TypeError::new(
+            return Err(thrown(
+                ThrownErrorCode::InvalidArgument,
                 "websocketTransport: onStatus(callback) needs a function",
-            )
-            .into());
+            ));
         };
         Ok(self.driver.subscribe(callback, true))
     }

@@ -2,7 +2,7 @@
 // exports drive the page's functions, and nothing a page function does
 // (throw, reject, call back into the registry, misbehave as a transport)
 // breaks the registry or the bridge; every error is a ToolmarkError with
-// its code, or a TypeError for misuse.
+// its code, and API misuse a ToolmarkError invalid_argument.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -190,9 +190,9 @@ describe('detach', () => {
     const tm = createToolmark();
     const plugin = bridge({ transport: { send() {}, onMessage: () => () => {} } });
     tm.use(plugin);
-    assert.throws(() => tm.use(plugin), TypeError);
-    assert.throws(() => tm.use({}), TypeError);
-    assert.throws(() => tm.use(undefined), TypeError);
+    assert.throws(() => tm.use(plugin), { name: 'ToolmarkError', code: 'invalid_argument' });
+    assert.throws(() => tm.use({}), { name: 'ToolmarkError', code: 'invalid_argument' });
+    assert.throws(() => tm.use(undefined), { name: 'ToolmarkError', code: 'invalid_argument' });
   });
 });
 
@@ -213,7 +213,7 @@ describe('the in-page channel\'s page end', () => {
 
     // A detached bridge gets nothing: no answer within the timeout.
     detach();
-    await assert.rejects(agent.call('echo', { n: 3 }, { timeoutMs: 50 }), { name: 'TimeoutError' });
+    await assert.rejects(agent.call('echo', { n: 3 }, { timeoutMs: 50 }), { name: 'ToolmarkError', code: 'timeout' });
 
     // A closed page end hands nothing to a bridge attached before the close.
     const second = createToolmark();
@@ -223,7 +223,7 @@ describe('the in-page channel\'s page end', () => {
     await until(() => channel.agent.tools.length === 1, 'manifest of the second page');
     assert.deepEqual(await channel.agent.call('echo', { n: 4 }), { status: 'ok', data: { n: 4 } });
     channel.transport.close();
-    await assert.rejects(channel.agent.call('echo', { n: 5 }, { timeoutMs: 50 }), { name: 'TimeoutError' });
+    await assert.rejects(channel.agent.call('echo', { n: 5 }, { timeoutMs: 50 }), { name: 'ToolmarkError', code: 'timeout' });
   });
 
   test('requests with and without timeoutMs side by side: each resolves once, a timeout only fires for its own', async () => {
@@ -240,7 +240,7 @@ describe('the in-page channel\'s page end', () => {
     const plain = agent.call('b.echo', { n: 2 });
     assert.deepEqual(await quick, { status: 'ok', data: { n: 1 } });
     assert.deepEqual(await plain, { status: 'ok', data: { n: 2 } });
-    await assert.rejects(slow, { name: 'TimeoutError', message: /no result for call .* within 30 ms/ });
+    await assert.rejects(slow, { name: 'ToolmarkError', code: 'timeout', message: /no result for call .* within 30 ms/ });
     release(1);
     // The same id again after its timeout: a new request, answered.
     assert.deepEqual(await agent.call('b.echo', { n: 3 }, { id: 'again', timeoutMs: 5000 }), { status: 'ok', data: { n: 3 } });
@@ -264,9 +264,9 @@ describe('one error channel', () => {
     assert.throws(() => s.register({ name: 'x', description: 'd', run: () => 0 }), isCode('scope_disposed'));
   });
 
-  test('API misuse is a TypeError', () => {
+  test('API misuse is a ToolmarkError invalid_argument', () => {
     const tm = createToolmark();
-    const misuse = (fn) => assert.throws(fn, (e) => e instanceof TypeError && !(e instanceof ToolmarkError));
+    const misuse = (fn) => assert.throws(fn, (e) => e instanceof ToolmarkError && e.code === 'invalid_argument');
     misuse(() => tm.register(null));
     misuse(() => tm.register({ name: 'x', description: 'd' }));
     misuse(() => tm.register({ name: 1, description: 'd', run: () => 0 }));

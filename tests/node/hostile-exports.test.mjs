@@ -350,15 +350,15 @@ async function repeatHostile(m) {
 function checkRepeated(out) {
   assert.deepEqual(out.traps, [], 'no trap');
   assert.deepEqual(out.errors, {
-    'websocketTransport terminalCloseCodes revoked': 'TypeError: websocketTransport: terminalCloseCodes must be an array of integer close codes',
-    'websocketTransport terminalCloseCodes get throws': 'TypeError: websocketTransport: terminalCloseCodes must be an array of integer close codes',
+    'websocketTransport terminalCloseCodes revoked': 'ToolmarkError: websocketTransport: terminalCloseCodes must be an array of integer close codes',
+    'websocketTransport terminalCloseCodes get throws': 'ToolmarkError: websocketTransport: terminalCloseCodes must be an array of integer close codes',
     'postMessage event data revoked': 'none',
     'postMessage event data revoked array': 'none',
     'postMessage event data traps throw': 'none',
     'echo payload revoked': 'none',
     'echo payload revoked array': 'none',
     'echo payload traps throw': 'none',
-    'bridge transport.onMessage throws a proxy of an Error': 'TypeError: bridge: transport.onMessage failed: [object]',
+    'bridge transport.onMessage throws a proxy of an Error': 'ToolmarkError: bridge: transport.onMessage failed: [object]',
   });
   assert.deepEqual(out.postMessageReceived, [{ hello: 1 }]);
   assert.deepEqual(out.echoed, [{ hello: 2 }]);
@@ -367,7 +367,7 @@ function checkRepeated(out) {
 
 // The in-page agent's requests whose input (or tool name) JSON cannot
 // copy, before and after the first manifest: each rejects before the next
-// task with a TypeError, and nothing reaches the page.
+// task with a ToolmarkError, and nothing reaches the page.
 async function uncopyableRequests(m) {
   const boom = () => {
     throw new Error('boom');
@@ -424,7 +424,7 @@ async function uncopyableRequests(m) {
   // Thousands more: no trap, nothing waiting.
   for (let i = 0; i < 3000; i++) {
     const got = await state(agent.call('echo', cyclic()));
-    if (!/^TypeError: /.test(got.rejected)) {
+    if (!/^ToolmarkError: /.test(got.rejected)) {
       out.other = `call ${i}: ${JSON.stringify(got)}`;
       break;
     }
@@ -437,19 +437,19 @@ async function uncopyableRequests(m) {
 }
 
 function checkUncopyable(out) {
-  const input = (detail) => ({ rejected: `TypeError: createInPageChannel: agent.call: the input is not JSON-copyable${detail}` });
+  const input = (detail) => ({ rejected: `ToolmarkError: createInPageChannel: agent.call: the input is not JSON-copyable${detail}` });
   for (const when of ['before', 'after']) {
     const got = out[when];
     for (const name of ['cycle', 'BigInt', 'object holding a BigInt', 'throwing getter', 'throwing proxy', 'revoked proxy']) {
-      assert.match(got[name]?.rejected ?? JSON.stringify(got[name]), /^TypeError: createInPageChannel: agent\.call: the input is not JSON-copyable \(\w*Error: .+\)$/s, `${when}: ${name}`);
+      assert.match(got[name]?.rejected ?? JSON.stringify(got[name]), /^ToolmarkError: createInPageChannel: agent\.call: the input is not JSON-copyable \(\w*Error: .+\)$/s, `${when}: ${name}`);
     }
     assert.deepEqual(got.function, input(' (a function)'), `${when}: function`);
     assert.deepEqual(got.symbol, input(' (a symbol)'), `${when}: symbol`);
     assert.deepEqual(got['toJSON that returns undefined'], input(''), `${when}: toJSON`);
     for (const name of ['tool name BigInt', 'options.id BigInt']) {
-      assert.match(got[name]?.rejected ?? JSON.stringify(got[name]), /^TypeError: createInPageChannel: agent\.call: the tool name, options\.id or options\.rev is not JSON-copyable \(TypeError: .+BigInt.*\)$/s, `${when}: ${name}`);
+      assert.match(got[name]?.rejected ?? JSON.stringify(got[name]), /^ToolmarkError: createInPageChannel: agent\.call: the tool name, options\.id or options\.rev is not JSON-copyable \(TypeError: .+BigInt.*\)$/s, `${when}: ${name}`);
     }
-    assert.match(got['describe BigInt']?.rejected ?? JSON.stringify(got['describe BigInt']), /^TypeError: createInPageChannel: agent\.describe: the tool name is not JSON-copyable \(TypeError: .+BigInt.*\)$/s, `${when}: describe`);
+    assert.match(got['describe BigInt']?.rejected ?? JSON.stringify(got['describe BigInt']), /^ToolmarkError: createInPageChannel: agent\.describe: the tool name is not JSON-copyable \(TypeError: .+BigInt.*\)$/s, `${when}: describe`);
   }
   assert.equal(out.other, undefined);
   // Only the last call reached the page, and it ran once.
@@ -653,7 +653,7 @@ test('Node: values read from the page\'s objects, hostile thousands of times: a 
   checkRepeated(await repeatHostile(await nodeExports()));
 });
 
-test('Node: the in-page agent\'s requests JSON cannot copy reject at once with a TypeError, and nothing is sent', async () => {
+test('Node: the in-page agent\'s requests JSON cannot copy reject at once with a ToolmarkError invalid_argument, and nothing is sent', async () => {
   checkUncopyable(await uncopyableRequests(await nodeExports()));
 });
 
@@ -707,7 +707,7 @@ test('Chromium: values read from the page\'s objects, hostile thousands of times
   checkRepeated(await page.evaluate(`(${repeatHostile.toString()})(window.m)`));
 });
 
-test('Chromium: the in-page agent\'s requests JSON cannot copy reject at once with a TypeError, and nothing is sent', async () => {
+test('Chromium: the in-page agent\'s requests JSON cannot copy reject at once with a ToolmarkError invalid_argument, and nothing is sent', async () => {
   const page = await browser.newPage();
   await page.goto(`${server.url}/hostile.html`);
   await page.waitForFunction(() => window.ready === true);

@@ -199,7 +199,7 @@ async function waitingTimeoutAndCancel(m, kit) {
 }
 
 function checkWaitingTimeoutAndCancel(out) {
-  rejectedNamed(out.timedOut, 'TimeoutError');
+  rejectedNamed(out.timedOut, 'ToolmarkError');
   assert.deepEqual(out.cancelled, { resolved: { status: 'cancelled', by: 'signal' } });
   assert.deepEqual(out.after, { resolved: { status: 'ok', data: 1 } });
   assert.equal(out.runs, 1);
@@ -265,11 +265,11 @@ function checkExactlyOnceAcrossDetach(out) {
   assert.equal(out.abortedByDetach, true, 'the detach aborts its running call');
   assert.equal(out.sameClientId, true);
   assert.equal(out.startsWhileFirstRuns, 1, 'a second run started while the first still runs');
-  rejectedNamed(out.replay, 'TimeoutError', 'the duplicate id is ignored (rule 2)');
+  rejectedNamed(out.replay, 'ToolmarkError', 'the duplicate id is ignored (rule 2)');
   assert.equal(out.nextCallId, 'call-2');
   assert.deepEqual(out.next, { resolved: { status: 'ok', data: 3 } });
   assert.equal(out.most, 1, 'two runs at once in one scope');
-  rejectedNamed(out.replayAfterSettled, 'TimeoutError');
+  rejectedNamed(out.replayAfterSettled, 'ToolmarkError');
   assert.equal(out.startsAtEnd, 2, 'a replayed id ran again');
   assert.deepEqual(out.answeredOnFirst, [], 'nothing is sent on a detached bridge');
 }

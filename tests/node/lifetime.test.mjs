@@ -108,7 +108,7 @@ test('an unsubscribed listener that refers to its registry does not keep it aliv
 
 test('an agent request that timed out lets go of its error, its timer and its channel', () => {
   // Found by the soak (its JS heap grew about 1.7 KB per timed-out
-  // agent.call): the TimeoutError's stack refers to the timer, the timer to
+  // agent.call): the timeout error's stack refers to the timer, the timer to
   // the function it fired, that function (kept by the module) to the
   // promise's reject, and the promise to the error.
   const { status, out, err } = child(`
@@ -130,7 +130,7 @@ test('an agent request that timed out lets go of its error, its timer and its ch
       for (let i = 0; i < 40; i++) {
         const request = i % 2 ? agent.call('slow', {}, { timeoutMs: 1 }) : unattached.describe('slow', { timeoutMs: 1 });
         await request.then(() => {}, (error) => {
-          if (error.name !== 'TimeoutError') throw error;
+          if (error.code !== 'timeout') throw error;
           timedOut++;
           watched.register(error, i);
         });

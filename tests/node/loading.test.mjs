@@ -76,7 +76,7 @@ test('Chromium: each transport entry fetches its own part, and works with the to
     return { firstSent: sent[0]?.type, thrown };
   });
   assert.equal(out.firstSent, 'manifest');
-  assert.equal(out.thrown.name, 'TypeError');
+  assert.deepEqual(out.thrown, { name: 'ToolmarkError', isToolmarkError: true });
   assert.deepEqual([...new Set(wasm)].sort(), ['/pkg/wasm/echo.wasm', '/pkg/wasm/forms.wasm', '/pkg/wasm/paths.wasm', '/pkg/wasm/post-message.wasm', '/pkg/wasm/toolmark.wasm']);
 });
 
@@ -165,7 +165,7 @@ test('Chromium: webmcp fetches its own part and attaches to the toolmark part\'s
   });
   const expected = {
     registered: [['echo', true], ['later', false]],
-    again: 'TypeError: use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)',
+    again: 'ToolmarkError: use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)',
   };
   assert.deepEqual(out.parts, expected);
   assert.deepEqual(out.inline, expected);

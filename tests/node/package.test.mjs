@@ -40,7 +40,7 @@ test('llmName: fixed vectors', () => {
     assert.equal(root.llmName(name), llmNameOf(name));
     assert.match(root.llmName(name), /^[a-zA-Z0-9_-]{1,64}$/);
   }
-  assert.throws(() => root.llmName(42), TypeError);
+  assert.throws(() => root.llmName(42), { name: 'ToolmarkError', code: 'invalid_argument' });
 });
 
 test('protocolSchemas are the emitted JSON files, frozen', () => {
@@ -97,7 +97,7 @@ test('validateMessage: hostile values never throw', () => {
     assert.equal(result.ok, false);
     assert.ok(result.errors.length > 0);
   }
-  assert.throws(() => protocol.validateMessage({}, 'sideways'), TypeError);
+  assert.throws(() => protocol.validateMessage({}, 'sideways'), { name: 'ToolmarkError', code: 'invalid_argument' });
 });
 
 test('validateMessage: unpaired surrogates are malformed JSON (serde_json rejects them)', () => {

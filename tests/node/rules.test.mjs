@@ -428,7 +428,7 @@ describe('rule 3: timeouts are the server side’s', () => {
     let signal;
     h.tm.register(hangTool((value) => (signal = value)));
     await until(() => h.lastManifest().tools.length === 1, 'tool');
-    await assert.rejects(h.agent.call('hang', {}, { timeoutMs: 30 }), (error) => error.name === 'TimeoutError');
+    await assert.rejects(h.agent.call('hang', {}, { timeoutMs: 30 }), (error) => error.name === 'ToolmarkError' && error.code === 'timeout');
     const call = h.inbound.find((m) => m.type === 'call');
     const cancel = await until(() => h.inbound.find((m) => m.type === 'cancel'), 'cancel to reach the page');
     assert.equal(cancel.id, call.id, 'the agent sent cancel for the timed-out id');

@@ -130,10 +130,10 @@ test('a cross-origin postUrl is rejected at construction; same-origin forms are 
       absolute: attempt(`${location.origin}/toolmark/bridge`),
     };
   });
-  assert.match(out.other, /^TypeError: .*same-origin/);
-  assert.match(out.port, /^TypeError: .*same-origin/);
-  assert.match(out.https, /^TypeError: .*same-origin/);
-  assert.match(out.scheme, /^TypeError: .*same-origin/);
+  assert.match(out.other, /^ToolmarkError: .*same-origin/);
+  assert.match(out.port, /^ToolmarkError: .*same-origin/);
+  assert.match(out.https, /^ToolmarkError: .*same-origin/);
+  assert.match(out.scheme, /^ToolmarkError: .*same-origin/);
   assert.equal(out.relative, 'accepted');
   assert.equal(out.absolute, 'accepted');
   await page.close();

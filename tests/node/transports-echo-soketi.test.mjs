@@ -226,7 +226,7 @@ describe('in Node (pusher-js Node build)', () => {
       `//localhost:${backend.port}/toolmark/bridge`,
       new URL(`http://localhost:${backend.port}/toolmark/bridge`),
     ]) {
-      assert.throws(() => echoTransport({ echo, channel: 'toolmark.7.42', postUrl }), (error) => error instanceof TypeError && /same-origin/.test(error.message), String(postUrl));
+      assert.throws(() => echoTransport({ echo, channel: 'toolmark.7.42', postUrl }), (error) => error.name === 'ToolmarkError' && error.code === 'invalid_argument' && /same-origin/.test(error.message), String(postUrl));
     }
     await sleep(100);
     assert.deepEqual(backend.authRequests.slice(authStart), []);
@@ -330,9 +330,9 @@ describe('in headless Chromium (pusher-js web build, same-origin backend with a 
         relative: attempt('/toolmark/bridge'),
       };
     }, soketi.url);
-    assert.match(out.localhost, /^TypeError: .*same-origin/);
-    assert.match(out.soketi, /^TypeError: .*same-origin/);
-    assert.match(out.url, /^TypeError: .*same-origin/);
+    assert.match(out.localhost, /^ToolmarkError: .*same-origin/);
+    assert.match(out.soketi, /^ToolmarkError: .*same-origin/);
+    assert.match(out.url, /^ToolmarkError: .*same-origin/);
     assert.equal(out.relative, 'accepted');
     await page.evaluate(() => window.detach());
     await page.close();
@@ -350,7 +350,7 @@ describe('in headless Chromium (pusher-js web build, same-origin backend with a 
     assert.match(errors[0].message, /answered 500/);
     assert.equal(postsSince(start, 'manifest')[0].status, 500);
     const rejection = await page.evaluate(() => window.transport.send({ probe: 1 }).then(() => 'sent', (error) => `${error.name}: ${error.message}`));
-    assert.match(rejection, /^Error: echoTransport: POST http:\/\/127\.0\.0\.1:\d+\/toolmark\/bridge answered 500$/);
+    assert.match(rejection, /^ToolmarkError: echoTransport: POST http:\/\/127\.0\.0\.1:\d+\/toolmark\/bridge answered 500$/);
     await page.evaluate(() => window.detach());
     await page.close();
   });

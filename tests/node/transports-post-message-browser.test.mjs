@@ -164,7 +164,7 @@ test('a call round trip between origin A and origin B; origin C and another B wi
   await page.close();
 });
 
-test("construction refuses '*', 'null' and origins that are not serialized, with a TypeError", async () => {
+test("construction refuses '*', 'null' and origins that are not serialized, with a ToolmarkError invalid_argument", async () => {
   const { page } = await openFrames();
   const out = await page.evaluate(async ([pageOrigin, agentOrigin]) => {
     const { postMessageTransport } = await import('/pkg/bridge/post-message.js');
@@ -191,14 +191,14 @@ test("construction refuses '*', 'null' and origins that are not serialized, with
       accepted: attempt(agentOrigin, [agentOrigin, pageOrigin, 'https://[::1]:8443', 'chrome-extension://abcdefghijklmnopabcdefghijklmnop']),
     };
   }, [a.url, b.url]);
-  assert.match(out.targetStar, /^TypeError: postMessageTransport: targetOrigin '\*' is not allowed/);
-  assert.match(out.targetNull, /^TypeError: postMessageTransport: targetOrigin must be a serialized origin/);
-  for (const refused of out.refusedTargets) assert.match(refused, /^TypeError: postMessageTransport: targetOrigin must be a serialized origin/);
-  assert.match(out.allowedStar, /^TypeError: postMessageTransport: "\*" is not allowed in allowedOrigins/);
-  assert.match(out.allowedNull, /^TypeError: postMessageTransport: "null" is not allowed in allowedOrigins/);
-  for (const refused of out.refusedAllowed) assert.match(refused, /^TypeError: postMessageTransport: allowedOrigins /);
-  assert.match(out.noTarget, /^TypeError: postMessageTransport: target must have postMessage/);
-  assert.match(out.noSource, /^TypeError: postMessageTransport: source must be an event target/);
+  assert.match(out.targetStar, /^ToolmarkError: postMessageTransport: targetOrigin '\*' is not allowed/);
+  assert.match(out.targetNull, /^ToolmarkError: postMessageTransport: targetOrigin must be a serialized origin/);
+  for (const refused of out.refusedTargets) assert.match(refused, /^ToolmarkError: postMessageTransport: targetOrigin must be a serialized origin/);
+  assert.match(out.allowedStar, /^ToolmarkError: postMessageTransport: "\*" is not allowed in allowedOrigins/);
+  assert.match(out.allowedNull, /^ToolmarkError: postMessageTransport: "null" is not allowed in allowedOrigins/);
+  for (const refused of out.refusedAllowed) assert.match(refused, /^ToolmarkError: postMessageTransport: allowedOrigins /);
+  assert.match(out.noTarget, /^ToolmarkError: postMessageTransport: target must have postMessage/);
+  assert.match(out.noSource, /^ToolmarkError: postMessageTransport: source must be an event target/);
   assert.equal(out.accepted, 'accepted');
   await page.close();
 });
@@ -260,7 +260,7 @@ test('close() removes the listeners: a message after it does nothing, and send t
     off();
     return { got: window.got, listening: window.listening, sent };
   });
-  assert.deepEqual(after, { got: [['first', 1], ['second', 1], ['first', 2]], listening: 0, sent: 'Error: postMessageTransport: closed' });
+  assert.deepEqual(after, { got: [['first', 1], ['second', 1], ['first', 2]], listening: 0, sent: 'ToolmarkError: postMessageTransport: closed' });
   assert.deepEqual(await agent.evaluate(() => window.raw.filter((r) => r.data?.message?.n === 4)), []);
   assert.deepEqual(page.errors, []);
   await page.close();
@@ -301,7 +301,7 @@ test('connection state: open until the target frame goes away, then closed for g
   assert.deepEqual(after.status, gone);
   assert.deepEqual(after.bridged, [{ state: 'open' }, gone]);
   assert.equal(after.sendError, 'postMessageTransport: the target window closed');
-  assert.deepEqual(after.errors, ['transport.send failed: Error: postMessageTransport: the target window closed']);
+  assert.deepEqual(after.errors, ['transport.send failed: ToolmarkError: postMessageTransport: the target window closed']);
 
   // The watched transport finds its removed frame without sending (checked every second).
   await page.evaluate(() => document.querySelector('iframe[name=other]').remove());

@@ -244,9 +244,9 @@ test('construction rejects wildcard, null and non-origin values', async () => {
     };
   }, a.url);
   assert.deepEqual(out.exports, ['postMessageTransport']);
-  assert.match(out.star, /^TypeError: .*'\*'/);
+  assert.match(out.star, /^ToolmarkError: .*'\*'/);
   for (const key of ['slash', 'trailing', 'path', 'allowedStar', 'allowedNull', 'allowedTrailing', 'allowedEmpty', 'allowedMissing']) {
-    assert.match(out[key], /^TypeError: /, key);
+    assert.match(out[key], /^ToolmarkError: /, key);
   }
   assert.equal(out.ok, 'accepted');
   await page.close();

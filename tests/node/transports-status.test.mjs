@@ -122,7 +122,7 @@ test('onStatus: unsubscribing stops the calls, a throwing subscriber stops no ot
   server.accept = false;
   const transport = websocketTransport({ url: server.url, WebSocket, maxDelayMs: 100 });
   cleanups.push(() => transport.close());
-  assert.throws(() => transport.onStatus('nope'), { name: 'TypeError', message: 'websocketTransport: onStatus(callback) needs a function' });
+  assert.throws(() => transport.onStatus('nope'), { name: 'ToolmarkError', code: 'invalid_argument', message: 'websocketTransport: onStatus(callback) needs a function' });
   // Node has no reportError: a subscriber's throw goes to console.error.
   const logged = [];
   ctx.mock.method(console, 'error', (error) => logged.push(String(error?.message)));

@@ -41,8 +41,8 @@ test('the module exports only websocketTransport', () => {
   if (typeof globalThis.WebSocket !== 'function') {
     assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1' }), /WebSocket/); // Node 20: no global WebSocket
   }
-  assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1', WebSocket, maxDelayMs: 0 }), TypeError);
-  assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1', WebSocket, terminalCloseCodes: ['4001'] }), TypeError);
+  assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1', WebSocket, maxDelayMs: 0 }), { name: 'ToolmarkError', code: 'invalid_argument' });
+  assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1', WebSocket, terminalCloseCodes: ['4001'] }), { name: 'ToolmarkError', code: 'invalid_argument' });
   assert.throws(() => websocketTransport({ url: 'not a url', WebSocket }), SyntaxError);
 });
 
@@ -454,7 +454,7 @@ test('throwing callbacks never break the transport: a listener that throws, an o
   await sleep(500);
   assert.equal(server.sockets.length, 2);
   assert.throws(() => t2.send({ x: 1 }), /closed, not reconnecting/);
-  assert.throws(() => t2.onMessage('not a function'), TypeError);
+  assert.throws(() => t2.onMessage('not a function'), { name: 'ToolmarkError', code: 'invalid_argument' });
 });
 
 // Frames held while onOpen is pending are bounded in bytes (4 MiB of UTF-8

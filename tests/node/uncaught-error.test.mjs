@@ -90,5 +90,5 @@ test("an error thrown in the browser's minified bundle maps to its readable line
   const origin = map.findEntry(line - 1, column - 1);
   assert.equal(origin.originalSource.endsWith('toolmark.readable.js'), true, JSON.stringify(origin));
   const readable = map.payload.sourcesContent[0].split('\n')[origin.originalLine];
-  assert.match(readable, /notCopyable|TypeError/, readable);
+  assert.match(readable, /notCopyable|ToolmarkError/, readable);
 });

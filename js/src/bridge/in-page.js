@@ -29,6 +29,7 @@
 //   MAX_WAITING_FOR_MANIFEST wait; one more rejects at once. A waiting
 //   request that times out sends nothing; one cancelled resolves
 //   `cancelled signal`, the page's answer to a call cancelled before it ran.
+import { ToolmarkError } from '../errors.js';
 import { wasm } from '../internal.js';
 
 /** Requests kept until the first manifest tells the page's clientId. */
@@ -44,7 +45,7 @@ function detail(why) {
 }
 
 function notCopyable(what, why) {
-  return new TypeError(`createInPageChannel: ${what}${why === undefined ? '' : ` (${detail(why)})`}`);
+  return new ToolmarkError('invalid_argument', `createInPageChannel: ${what}${why === undefined ? '' : ` (${detail(why)})`}`);
 }
 
 /** JSON.stringify(value), or throws why it wrote nothing (`undefined` for a value JSON leaves out). */
@@ -181,7 +182,8 @@ export function createInPageChannel() {
     if (latest.clientId !== undefined) {
       toPageLater(copy);
     } else if (beforeManifest.length >= MAX_WAITING_FOR_MANIFEST) {
-      return Promise.reject(new Error(
+      return Promise.reject(new ToolmarkError(
+        'queue_full',
         `createInPageChannel: no manifest from the page yet (is a bridge attached with tm.use(bridge({ transport }))?) and ${MAX_WAITING_FOR_MANIFEST} requests already wait for it`,
       ));
     } else {
@@ -194,9 +196,7 @@ export function createInPageChannel() {
           if (waiting.get(id) === entry) waiting.delete(id);
           // Never sent: nothing to cancel.
           if (!unqueue(id)) toPageLater(agentMessage('cancel', id));
-          const error = new Error(`no result for ${kind} ${String(id)} within ${String(timeoutMs)} ms`);
-          error.name = 'TimeoutError';
-          reject(error);
+          reject(new ToolmarkError('timeout', `createInPageChannel: no result for ${kind} ${String(id)} within ${String(timeoutMs)} ms`));
         }, timeoutMs);
       }
       waiting.set(id, entry);
@@ -214,7 +214,7 @@ export function createInPageChannel() {
     onStatus: (callback) => subscribe(statusListeners, callback),
     /** Delivers `message` to the agent end. Throws once closed. */
     send(message) {
-      if (closed) throw new Error('in-page channel is closed');
+      if (closed) throw new ToolmarkError('transport_closed', 'createInPageChannel: the page end is closed (create a new channel to attach again)');
       later(() => {
         const now = [...toAgent];
         watch(message);

@@ -2,12 +2,13 @@
 // confirmations, with approve and reject (React is an optional peer).
 // JS because it is a React hook: it only subscribes to the core's registry.
 import { useCallback, useSyncExternalStore } from 'react';
+import { ToolmarkError } from '../errors.js';
 
 const EMPTY = [];
 
 export function usePendingConfirmations(tm) {
   if (!tm || typeof tm.subscribePending !== 'function') {
-    throw new TypeError('usePendingConfirmations: pass the registry from createToolmark()');
+    throw new ToolmarkError('invalid_argument', 'usePendingConfirmations: pass the registry from createToolmark()');
   }
   const cache = useCallback(() => {
     // A stable snapshot between changes, as useSyncExternalStore requires.
