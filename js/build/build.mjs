@@ -238,7 +238,9 @@ async function bundleEntries(contents, outfile, loader, target = 'es2020') {
           const name = path.match(SNIPPET)[1];
           const file = join(pkg, `${name}.js`);
           if (!existsSync(file)) throw new Error(`wasm-bindgen glue imports the snippet ${path}, which js/src does not have`);
-          if (name === 'errors') return { path: relative(dirname(join(pkg, outfile)), file).replace(/^(?!\.)/, './'), external: true };
+          // Shared as files of their own: one ToolmarkError class, and one
+          // WeakMap of form states for the registry and formTools.
+          if (name === 'errors' || name === 'form-state') return { path: relative(dirname(join(pkg, outfile)), file).replace(/^(?!\.)/, './'), external: true };
           return { path: file };
         });
       },

@@ -27,7 +27,7 @@ pub use tasks::spawn;
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
 use core::cell::{Cell, RefCell};
-use js_sys::{Function, JsString, Promise, Symbol};
+use js_sys::{Function, JsString, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::error::{report, Busy, Failure};
@@ -197,7 +197,6 @@ pub struct Shared {
     clock: Option<Function>,
     on_confirm: Option<Function>,
     dev: bool,
-    pub state_symbol: Symbol,
     /// A flush is handing out outputs (further up the stack).
     flushing: Cell<bool>,
     /// Callbacks made once per registry and handed to JS many times.
@@ -239,7 +238,6 @@ impl Shared {
             clock,
             on_confirm,
             dev,
-            state_symbol: Symbol::for_(host::STATE_KEY),
             flushing: Cell::new(false),
             timer: bound(weak, |shared, _, _| {
                 shared.host(|h| h.timer = None)?;

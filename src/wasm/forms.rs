@@ -797,11 +797,7 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
     let summary = phrase(&["Submit the ", label, " form"]);
     host::set(&submit, "summary", &tool_fn(&form, Op::Summary(summary)));
     host::set(&submit, "changes", &tool_fn(&form, Op::Changes));
-    let _ = js_sys::Reflect::set(
-        &submit,
-        &js_sys::Symbol::for_(host::STATE_KEY),
-        &tool_fn(&form, Op::State),
-    );
+    host::set_form_state(&submit, &tool_fn(&form, Op::State));
     host::set(&submit, "run", &tool_fn(&form, Op::Submit));
 
     let mut offs = Vec::with_capacity(3);

@@ -9,10 +9,18 @@ use js_sys::{Function, JsString, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// The definition hook `formTools` gives its submit tool: the form state
-/// the core compares at approval (`stale`). A global symbol, because
-/// `formTools` is a module of its own (Cargo.toml, `forms`).
-pub const STATE_KEY: &str = "toolmark.bridge-wasm.state";
+#[wasm_bindgen(module = "/js/src/form-state.js")]
+extern "C" {
+    /// Gives a definition the form state `formTools` made for it (the core
+    /// compares it at approval: `stale`); kept in that file's WeakMap, which
+    /// no tool definition can reach.
+    #[wasm_bindgen(js_name = setFormState)]
+    pub fn set_form_state(definition: &JsValue, state: &JsValue);
+
+    /// The form state given to `definition`, or `undefined`.
+    #[wasm_bindgen(js_name = formState)]
+    pub fn form_state(definition: &JsValue) -> JsValue;
+}
 
 #[wasm_bindgen]
 extern "C" {
@@ -172,14 +180,6 @@ pub fn get_by(target: &JsValue, key: &'static wasm_bindgen::JsThreadLocal<JsStri
 pub fn field(object: &JsValue, key: &'static wasm_bindgen::JsThreadLocal<JsString>) -> JsValue {
     key.with(|key| Reflect::get(object, key))
         .unwrap_or(JsValue::UNDEFINED)
-}
-
-/// `target[key]` for a symbol key.
-pub fn get_symbol(target: &JsValue, key: &js_sys::Symbol) -> JsValue {
-    if !target.is_object() && !target.is_function() {
-        return JsValue::UNDEFINED;
-    }
-    Reflect::get(target, key).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// `target[key] = value` on an object the boundary made.

@@ -15,7 +15,7 @@ use wasm_bindgen::JsCast;
 use super::bridge::Bridge;
 use super::driver::{Shared, ToolFns};
 use super::error::{report, Busy, Failure};
-use super::host::{self, get, get_symbol, js_function, present};
+use super::host::{self, get, js_function, present};
 use super::properties::HostProperties;
 use super::protocol::CryptoRandom;
 use super::values;
@@ -67,7 +67,7 @@ fn register_in(
     }
     let run = host::method(def, "run")
         .ok_or_else(|| Failure::misuse("register: run must be a function"))?;
-    let spec = values::tool_def(def, &shared.state_symbol)?;
+    let spec = values::tool_def(def)?;
     let full_name = if prefix.is_empty() {
         spec.name.clone()
     } else {
@@ -94,7 +94,7 @@ fn register_in(
         summary: host::method(def, "summary"),
         changes: host::method(def, "changes"),
         snapshot: host::method(def, "snapshot"),
-        state: host::function(get_symbol(def, &shared.state_symbol)),
+        state: host::function(host::form_state(def)),
         input_standard,
         output_standard,
         full_name,

@@ -12,11 +12,10 @@
 use crate::prelude::*;
 use alloc::rc::Rc;
 use core::cell::Cell;
-use js_sys::Symbol;
 use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
-use super::host::{self, get, get_symbol, present, Callback};
+use super::host::{self, get, present, Callback};
 use crate::machine::{Config, PendingView, Prepared};
 use crate::protocol::{
     field_changes_from_value, hints_from_value, parse_value, to_json, Issue, ToolManifestSummary,
@@ -186,7 +185,7 @@ fn not_a_string(key: &str) -> Failure {
 
 /// The core's view of a tool definition object (the app's functions stay
 /// with the boundary; the core learns which of them exist).
-pub fn tool_def(def: &JsValue, state: &Symbol) -> Result<ToolDef, Failure> {
+pub fn tool_def(def: &JsValue) -> Result<ToolDef, Failure> {
     let name = get(def, "name")
         .as_string()
         .ok_or_else(|| not_a_string("name"))?;
@@ -232,7 +231,7 @@ pub fn tool_def(def: &JsValue, state: &Symbol) -> Result<ToolDef, Failure> {
         has_summary: get(def, "summary").is_function(),
         has_changes: get(def, "changes").is_function(),
         has_snapshot: get(def, "snapshot").is_function(),
-        has_state: get_symbol(def, state).is_function(),
+        has_state: host::form_state(def).is_function(),
     })
 }
 

@@ -322,3 +322,22 @@ describe('timers', () => {
     assert.ok(Date.now() - started < 15_000, 'exited on its own, long before the 600 s expiry');
   });
 });
+
+test("a tool definition carrying formTools' old global symbol changes nothing: only formTools gives a form state", async () => {
+  const { tm, agent } = await attached();
+  let stateCalls = 0;
+  let runs = 0;
+  tm.register({
+    name: 'pay',
+    description: 'Pays',
+    hints: { consequential: true },
+    // A state that differs at every read would make an approval stale if the registry read it.
+    [Symbol.for('toolmark.bridge-wasm.state')]: () => String(++stateCalls),
+    run: () => ({ paid: ++runs }),
+  });
+  const asked = await agent.call('pay', {});
+  assert.equal(asked.status, 'needs_confirmation');
+  const final = await tm.confirmPending(asked.confirmId, true);
+  assert.deepEqual(final, { status: 'ok', data: { paid: 1 } });
+  assert.equal(stateCalls, 0);
+});
