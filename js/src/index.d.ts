@@ -135,8 +135,10 @@ export type ToolSchema = JSONSchema | StandardSchemaV1;
 
 /**
  * The input `run` (and summary/changes/snapshot) receives: a Standard Schema's
- * output type (after its transforms and coercions), else `Fallback`.
- * Values cross the core as JSON, so `run` sees the JSON copy of that output.
+ * output type (after its transforms and coercions), else `Fallback`. With a
+ * Standard Schema, `run` gets the value that schema's `validate` returned, as it
+ * is (a `Date` stays a `Date`); with a JSON Schema or none, a JSON copy of the
+ * input the core validated.
  */
 export type ToolInput<S, Fallback = unknown> = S extends StandardSchemaV1<any, infer Output> ? Output : Fallback;
 
@@ -357,7 +359,8 @@ export interface ToolmarkOptions {
 }
 
 export interface CallOptions {
-  caller: Caller;
+  /** Who calls; default `'human'` (the user in the page). */
+  caller?: Caller | undefined;
   /** Aborting it cancels the call (`cancelled` by `signal`). */
   signal?: AbortSignalLike | undefined;
   /** The registry revision the caller saw (stale check). */
@@ -388,7 +391,7 @@ export interface Toolmark extends ToolRegistrar {
   readonly rev: number;
   scope(name: string): ToolScope;
   /** Calls a tool by its full name; never rejects: every outcome is a ToolResult. */
-  call(name: string, input: unknown, options: CallOptions): Promise<ToolResult>;
+  call(name: string, input: unknown, options?: CallOptions): Promise<ToolResult>;
   /** Summary entries visible to that caller (default `'inapp'`). */
   manifest(caller?: Caller): ToolManifestSummary[];
   pendingConfirmations(): PendingConfirmation[];

@@ -341,3 +341,11 @@ test("a tool definition carrying formTools' old global symbol changes nothing: o
   assert.deepEqual(final, { status: 'ok', data: { paid: 1 } });
   assert.equal(stateCalls, 0);
 });
+
+test("tm.call without options calls as 'human', as its declaration says (caller optional)", async () => {
+  const tm = createToolmark();
+  tm.register({ name: 'pay', description: 'Pays', hints: { consequential: true }, run: () => 'paid' });
+  // A human runs a consequential tool directly; the agent ('inapp') would get needs_confirmation.
+  assert.deepEqual(await tm.call('pay', {}), { status: 'ok', data: 'paid' });
+  assert.equal((await tm.call('pay', {}, { caller: 'inapp' })).status, 'needs_confirmation');
+});

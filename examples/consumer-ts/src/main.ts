@@ -198,6 +198,9 @@ switch (result.status) {
     break;
 }
 await tm.call('greet', {}, { caller: 'human' });
+// The caller defaults to 'human' (as the runtime has it).
+const byDefault: ToolResult = await tm.call('greet', {});
+console.log(byDefault);
 
 const summaries: ToolManifestSummary[] = tm.manifest('inapp');
 const humanSummaries: ToolManifestSummary[] = tm.manifest('human');
@@ -380,8 +383,8 @@ console.log(rev, scopeName, summaries, humanSummaries, undone, id, llm, got, fla
 
 // @ts-expect-error caller must be 'human' or 'inapp'
 await tm.call('greet', {}, { caller: 'robot' });
-// @ts-expect-error call options (with the caller) are required
-await tm.call('greet', {});
+// @ts-expect-error the caller is a Caller when given
+await tm.call('greet', {}, { caller: undefined as unknown as number });
 // @ts-expect-error the bridge runs calls as 'inapp' only
 bridge({ transport, caller: 'human' });
 // @ts-expect-error onChange is 'manifest' or 'changed'
