@@ -65,7 +65,7 @@ use crate::prelude::*;
 use serde_json::Value;
 
 use super::origin::{check_host, default_port, is_scheme, parse_port, split_host_port};
-use super::status::Status;
+use super::status::{Status, CLOSED_BY_CLOSE};
 use crate::protocol::ErrorEventCode;
 use crate::vecmap::Queue;
 
@@ -402,8 +402,6 @@ fn is_header_value(value: &str) -> bool {
     !value.bytes().any(|b| matches!(b, b'\r' | b'\n' | 0))
 }
 
-/// The `closed` reason after [`EchoPolicy::close`].
-pub const CLOSED_BY_CLOSE: &str = "closed by close()";
 /// The `closed` reason when the channel's subscription is refused.
 pub const SUBSCRIPTION_REFUSED: &str = "subscription refused";
 
@@ -655,11 +653,7 @@ mod tests {
     }
 
     fn closed(code: Option<u16>, reason: &str, terminal: bool) -> Status {
-        Status::Closed {
-            code,
-            reason: reason.into(),
-            terminal,
-        }
+        Status::closed(code, reason, terminal)
     }
 
     #[test]

@@ -39,7 +39,7 @@ use crate::prelude::*;
 use serde_json::{Map, Value};
 
 use super::origin::{parse_serialized_origin, OriginError};
-use super::status::Status;
+use super::status::{Status, CLOSED_BY_CLOSE};
 
 /// The value of the envelope's `toolmark` key.
 pub const ENVELOPE_VERSION: u64 = 1;
@@ -106,8 +106,6 @@ impl ConfigError {
 
 /// How often a watched transport checks whether its target window closed.
 pub const TARGET_CHECK_MS: u64 = 1000;
-/// The `closed` reason after [`PostMessagePolicy::close`].
-pub const CLOSED_BY_CLOSE: &str = "closed by close()";
 /// The `closed` reason once the target window is found closed.
 pub const TARGET_CLOSED: &str = "the target window closed";
 

@@ -29,6 +29,9 @@ use serde::Serialize;
 
 use crate::prelude::*;
 
+/// The `closed` reason of a transport stopped by its `close()`.
+pub const CLOSED_BY_CLOSE: &str = "closed by close()";
+
 /// One state of a transport's connection. See the module docs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "state", rename_all = "camelCase")]
@@ -52,6 +55,15 @@ pub enum Status {
 }
 
 impl Status {
+    /// `closed` with this code, reason and finality.
+    pub fn closed(code: Option<u16>, reason: &str, terminal: bool) -> Status {
+        Status::Closed {
+            code,
+            reason: reason.into(),
+            terminal,
+        }
+    }
+
     /// The `state` name.
     pub fn state(&self) -> &'static str {
         match self {
@@ -155,12 +167,10 @@ fn failed_attempt_text(attempt: u32, code: Option<u16>, reason: &str, terminal: 
 mod tests {
     use super::*;
 
+    use Status as S;
+
     fn closed(code: Option<u16>, reason: &str, terminal: bool) -> Status {
-        Status::Closed {
-            code,
-            reason: reason.into(),
-            terminal,
-        }
+        S::closed(code, reason, terminal)
     }
 
     #[test]

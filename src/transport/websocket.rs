@@ -67,7 +67,7 @@
 //! dropped anyway; a Blob read would reorder events). An `error` event
 //! needs no call: a `close` event follows it.
 
-use super::status::Status;
+use super::status::{Status, CLOSED_BY_CLOSE};
 use crate::prelude::*;
 use crate::vecmap::Queue;
 
@@ -96,8 +96,6 @@ pub const NORMAL_CLOSURE: u16 = 1000;
 pub const CONSTRUCTOR_THREW: &str = "the WebSocket constructor threw";
 /// The `closed` reason when `onOpen` rejected or threw.
 pub const ON_OPEN_REJECTED: &str = "onOpen rejected";
-/// The `closed` reason after [`WebSocketPolicy::close`].
-pub const CLOSED_BY_CLOSE: &str = "closed by close()";
 
 /// A bad `websocketTransport` option; [`ConfigError::message`] is the
 /// `TypeError` text.
@@ -750,11 +748,7 @@ mod tests {
     }
 
     fn closed(code: Option<u16>, reason: &str, terminal: bool) -> Status {
-        Status::Closed {
-            code,
-            reason: reason.into(),
-            terminal,
-        }
+        Status::closed(code, reason, terminal)
     }
 
     fn reconnecting(attempt: u32, delay: u64) -> Status {

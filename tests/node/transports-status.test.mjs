@@ -6,23 +6,14 @@
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
-import { startWsAgent, waitFor } from './support/ws-agent.mjs';
+import { perTestCleanups, waitFor } from './support/ws-agent.mjs';
 import { greeterPage } from './support/transport-page.mjs';
 
 const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
 const { websocketTransport } = await import(new URL('../../pkg/bridge/websocket.js', import.meta.url));
 const { createInPageChannel } = await import(new URL('../../pkg/bridge/in-page.js', import.meta.url));
 
-const cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function agentServer() {
-  const server = await startWsAgent();
-  cleanups.push(() => server.close());
-  return server;
-}
+const { cleanups, agentServer } = perTestCleanups(afterEach);
 
 /** A page attached over a websocketTransport to `url`, recording every state and error. */
 function watchedPage(url, options = {}) {

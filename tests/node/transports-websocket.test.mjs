@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { WebSocket } from 'ws';
-import { startWsAgent, waitFor, sleep } from './support/ws-agent.mjs';
+import { perTestCleanups, waitFor, sleep } from './support/ws-agent.mjs';
 import { greeterPage } from './support/transport-page.mjs';
 
 const { createToolmark, newId } = await import(new URL('../../pkg/index.js', import.meta.url));
@@ -15,16 +15,7 @@ const websocketModule = await import(new URL('../../pkg/bridge/websocket.js', im
 const { websocketTransport } = websocketModule;
 
 const MAX_FRAME = 4 * 1048576;
-const cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function agentServer() {
-  const server = await startWsAgent();
-  cleanups.push(() => server.close());
-  return server;
-}
+const { cleanups, agentServer } = perTestCleanups(afterEach);
 
 function transport(options) {
   const t = websocketTransport({ WebSocket, ...options });

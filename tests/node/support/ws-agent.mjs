@@ -69,3 +69,20 @@ export async function startWsAgent({ port: listenPort = 0 } = {}) {
     },
   });
 }
+
+/**
+ * Cleanups run after each test (the latest first), and `agentServer()`: a
+ * `startWsAgent()` closed by them.
+ */
+export function perTestCleanups(afterEach) {
+  const cleanups = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  async function agentServer() {
+    const server = await startWsAgent();
+    cleanups.push(() => server.close());
+    return server;
+  }
+  return { cleanups, agentServer };
+}
