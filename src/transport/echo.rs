@@ -65,9 +65,8 @@ use crate::prelude::*;
 use serde_json::Value;
 
 use super::origin::{check_host, default_port, is_scheme, parse_port, split_host_port};
-use super::status::{Status, CLOSED_BY_CLOSE};
+use super::status::{Status, StatusLog, CLOSED_BY_CLOSE};
 use crate::protocol::ErrorEventCode;
-use crate::vecmap::Queue;
 
 /// The event listened for when `event` is left out.
 pub const DEFAULT_EVENT: &str = ".toolmark.message";
@@ -437,8 +436,7 @@ pub struct EchoPolicy {
     event: String,
     url: String,
     closed: bool,
-    status: Status,
-    statuses: Queue<Status>,
+    status: StatusLog,
     /// `connecting` states told since the start or the last `open`.
     attempts: u32,
 }
@@ -479,8 +477,7 @@ impl EchoPolicy {
             event: event.into(),
             url,
             closed: false,
-            status: Status::Connecting { attempt: 1 },
-            statuses: Queue::new(),
+            status: StatusLog::new(Status::Connecting { attempt: 1 }),
             attempts: 1,
         })
     }
@@ -549,31 +546,26 @@ impl EchoPolicy {
         if self.closed {
             return false;
         }
-        self.tell(Status::Closed {
-            code: None,
-            reason: CLOSED_BY_CLOSE.into(),
-            terminal: true,
-        });
+        self.tell(Status::closed(None, CLOSED_BY_CLOSE, true));
         self.closed = true;
         true
     }
 
     /// The connection state now.
     pub fn status(&self) -> &Status {
-        &self.status
+        self.status.now()
     }
 
     /// The next connection state to tell, oldest first.
     pub fn poll_status(&mut self) -> Option<Status> {
-        self.statuses.pop_front()
+        self.status.poll()
     }
 
+    /// Tells `status` unless closed or already the state.
     fn tell(&mut self, status: Status) {
-        if self.closed || self.status == status {
-            return;
+        if !self.closed && *self.status.now() != status {
+            self.status.tell(status);
         }
-        self.status = status.clone();
-        self.statuses.push_back(status);
     }
 
     /// The private channel is subscribed (its `subscribed` callback, or
@@ -588,21 +580,13 @@ impl EchoPolicy {
     /// The channel's `error` callback: the subscription was refused, with
     /// the HTTP status of the authorization request when Echo gives it.
     pub fn handle_subscription_error(&mut self, http_status: Option<u16>) {
-        self.tell(Status::Closed {
-            code: http_status,
-            reason: SUBSCRIPTION_REFUSED.into(),
-            terminal: true,
-        });
+        self.tell(Status::closed(http_status, SUBSCRIPTION_REFUSED, true));
     }
 
     /// Echo reported its connection.
     pub fn handle_connection(&mut self, connection: EchoConnection) {
-        let lost = |reason: &str| Status::Closed {
-            code: None,
-            reason: reason.into(),
-            terminal: false,
-        };
-        match (connection, &self.status) {
+        let lost = |reason: &str| Status::closed(None, reason, false);
+        match (connection, self.status.now()) {
             (EchoConnection::Connecting | EchoConnection::Reconnecting, Status::Open) => {
                 self.tell(lost("connection lost"));
                 self.attempts = self.attempts.saturating_add(1);

@@ -39,7 +39,7 @@ use crate::prelude::*;
 use serde_json::{Map, Value};
 
 use super::origin::{parse_serialized_origin, OriginError};
-use super::status::{Status, CLOSED_BY_CLOSE};
+use super::status::{Status, StatusLog, CLOSED_BY_CLOSE};
 
 /// The value of the envelope's `toolmark` key.
 pub const ENVELOPE_VERSION: u64 = 1;
@@ -162,10 +162,9 @@ pub struct Outbound<'a> {
 pub struct PostMessagePolicy {
     target_origin: String,
     allowed: Vec<String>,
-    closed: bool,
-    status: Status,
-    /// The last state, until told.
-    untold: Option<Status>,
+    /// Why sends fail, once stopped.
+    stopped: Option<SendAfterClose>,
+    status: StatusLog,
 }
 
 impl PostMessagePolicy {
@@ -211,9 +210,8 @@ impl PostMessagePolicy {
         Ok(PostMessagePolicy {
             target_origin: target_origin.into(),
             allowed,
-            closed: false,
-            status: Status::Open,
-            untold: None,
+            stopped: None,
+            status: StatusLog::new(Status::Open),
         })
     }
 
@@ -231,7 +229,7 @@ impl PostMessagePolicy {
     /// `event.source === target`; `origin` is `event.origin`, compared by
     /// exact string. Never after [`PostMessagePolicy::close`].
     pub fn accepts_sender(&self, from_target: bool, origin: &str) -> bool {
-        !self.closed && from_target && self.allowed.iter().any(|o| o == origin)
+        !self.is_closed() && from_target && self.allowed.iter().any(|o| o == origin)
     }
 
     /// The whole inbound rule: the message to hand to the bridge, or `None`
@@ -276,60 +274,46 @@ impl PostMessagePolicy {
 
     /// Whether a message may go out now.
     pub fn check_send(&self) -> Result<(), SendAfterClose> {
-        if self.closed {
-            return Err(self.send_after_close());
-        }
-        Ok(())
+        self.stopped.map_or(Ok(()), Err)
     }
 
-    fn send_after_close(&self) -> SendAfterClose {
-        SendAfterClose {
-            target_closed: matches!(&self.status, Status::Closed { reason, .. } if reason == TARGET_CLOSED),
+    /// Stops once, told as a terminal `closed` with `reason`.
+    fn stop(&mut self, target_closed: bool, reason: &str) {
+        if self.stopped.is_none() {
+            self.stopped = Some(SendAfterClose { target_closed });
+            self.status.tell(Status::closed(None, reason, true));
         }
-    }
-
-    fn stop(&mut self, reason: &str) {
-        if self.closed {
-            return;
-        }
-        self.closed = true;
-        self.status = Status::Closed {
-            code: None,
-            reason: reason.into(),
-            terminal: true,
-        };
-        self.untold = Some(self.status.clone());
     }
 
     /// Stops sending and accepting. The driver removes its listeners.
     pub fn close(&mut self) {
-        self.stop(CLOSED_BY_CLOSE);
+        self.stop(false, CLOSED_BY_CLOSE);
     }
 
     /// The target window was found closed (`target.closed`): stops as
     /// [`PostMessagePolicy::close`] does, with its own reason.
     pub fn handle_target_closed(&mut self) {
-        self.stop(TARGET_CLOSED);
+        self.stop(true, TARGET_CLOSED);
     }
 
     /// The connection state now.
     pub fn status(&self) -> &Status {
-        &self.status
+        self.status.now()
     }
 
     /// The state to tell, once.
     pub fn poll_status(&mut self) -> Option<Status> {
-        self.untold.take()
+        self.status.poll()
     }
 
     /// When a transport whose state is watched checks its target window
     /// next (`None` once closed).
     pub fn next_check(&self, now: u64) -> Option<u64> {
-        (!self.closed).then(|| now.saturating_add(TARGET_CHECK_MS))
+        (!self.is_closed()).then(|| now.saturating_add(TARGET_CHECK_MS))
     }
 
     pub fn is_closed(&self) -> bool {
-        self.closed
+        self.stopped.is_some()
     }
 }
 

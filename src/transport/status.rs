@@ -28,6 +28,7 @@
 use serde::Serialize;
 
 use crate::prelude::*;
+use crate::vecmap::Queue;
 
 /// The `closed` reason of a transport stopped by its `close()`.
 pub const CLOSED_BY_CLOSE: &str = "closed by close()";
@@ -72,6 +73,41 @@ impl Status {
             Status::Reconnecting { .. } => "reconnecting",
             Status::Closed { .. } => "closed",
         }
+    }
+}
+
+/// A transport policy's connection state now, and the states not yet told
+/// (oldest first): each is queued at the transition that leads to it, and
+/// the driver tells them in order ([`StatusLog::poll`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusLog {
+    now: Status,
+    untold: Queue<Status>,
+}
+
+impl StatusLog {
+    /// A log at `now`, with nothing to tell yet.
+    pub fn new(now: Status) -> StatusLog {
+        StatusLog {
+            now,
+            untold: Queue::new(),
+        }
+    }
+
+    /// The state now.
+    pub fn now(&self) -> &Status {
+        &self.now
+    }
+
+    /// Moves to `status` and queues it to be told.
+    pub fn tell(&mut self, status: Status) {
+        self.now = status.clone();
+        self.untold.push_back(status);
+    }
+
+    /// The oldest state not yet told.
+    pub fn poll(&mut self) -> Option<Status> {
+        self.untold.pop_front()
     }
 }
 

@@ -67,7 +67,7 @@
 //! dropped anyway; a Blob read would reorder events). An `error` event
 //! needs no call: a `close` event follows it.
 
-use super::status::{Status, CLOSED_BY_CLOSE};
+use super::status::{Status, StatusLog, CLOSED_BY_CLOSE};
 use crate::prelude::*;
 use crate::vecmap::Queue;
 
@@ -393,8 +393,7 @@ pub struct WebSocketPolicy {
     /// Inbound frames evicted or dropped by the bounds on held frames.
     held_dropped: u64,
     /// The connection state, and the states not yet told.
-    status: Status,
-    statuses: Queue<Status>,
+    status: StatusLog,
     /// Sockets asked for since the start or the last ready one.
     attempts: u32,
 }
@@ -411,8 +410,7 @@ impl WebSocketPolicy {
             buffer: Queue::new(),
             actions: Queue::new(),
             held_dropped: 0,
-            status: Status::Connecting { attempt: 1 },
-            statuses: Queue::new(),
+            status: StatusLog::new(Status::Connecting { attempt: 1 }),
             attempts: 0,
         };
         policy.connect();
@@ -427,12 +425,12 @@ impl WebSocketPolicy {
     /// The next connection state to tell, oldest first; drained before
     /// [`WebSocketPolicy::poll_action`].
     pub fn poll_status(&mut self) -> Option<Status> {
-        self.statuses.pop_front()
+        self.status.poll()
     }
 
     /// The connection state now.
     pub fn status(&self) -> &Status {
-        &self.status
+        self.status.now()
     }
 
     /// When to call [`WebSocketPolicy::handle_timeout`] (the scheduled
@@ -503,17 +501,12 @@ impl WebSocketPolicy {
         }
     }
 
-    fn tell(&mut self, status: Status) {
-        self.status = status.clone();
-        self.statuses.push_back(status);
-    }
-
     fn connect(&mut self) {
         self.last_conn += 1;
         let conn = ConnId(self.last_conn);
         self.state = State::Connecting(conn);
         self.attempts = self.attempts.saturating_add(1);
-        self.tell(Status::Connecting {
+        self.status.tell(Status::Connecting {
             attempt: self.attempts,
         });
         self.actions.push_back(Action::Connect { conn });
@@ -521,28 +514,21 @@ impl WebSocketPolicy {
 
     /// The connection (or attempt) ended with `code` and `reason`; a
     /// reconnect is scheduled.
-    fn schedule_reconnect(&mut self, code: Option<u16>, reason: String, now: u64) {
-        self.tell(Status::Closed {
-            code,
-            reason,
-            terminal: false,
-        });
+    fn schedule_reconnect(&mut self, code: Option<u16>, reason: &str, now: u64) {
+        self.status.tell(Status::closed(code, reason, false));
         let wait = self.next_delay_ms();
         self.reconnect_at = Some(now.saturating_add(wait));
         self.delay = self.delay.saturating_mul(2).min(self.config.max_delay_ms);
         self.state = State::Waiting;
-        self.tell(Status::Reconnecting {
+        self.status.tell(Status::Reconnecting {
             attempt: self.attempts.saturating_add(1),
             delay_ms: Some(wait),
         });
     }
 
-    fn stop(&mut self, reason: StopReason, closed: (Option<u16>, String)) {
-        self.tell(Status::Closed {
-            code: closed.0,
-            reason: closed.1,
-            terminal: true,
-        });
+    /// Stops for good, told as a terminal `closed` with `code` and `why`.
+    fn stop(&mut self, reason: StopReason, code: Option<u16>, why: &str) {
+        self.status.tell(Status::closed(code, why, true));
         self.state = State::Stopped;
         self.reconnect_at = None;
         self.buffer.clear();
@@ -552,7 +538,7 @@ impl WebSocketPolicy {
     fn become_ready(&mut self, conn: ConnId, mut held: Held, now: u64) {
         self.state = State::Ready(conn, now);
         self.attempts = 0;
-        self.tell(Status::Open);
+        self.status.tell(Status::Open);
         for text in self.buffer.drain(..) {
             self.actions.push_back(Action::Send { conn, text });
         }
@@ -575,7 +561,7 @@ impl WebSocketPolicy {
     /// The socket's constructor threw: try again later.
     pub fn handle_connect_failed(&mut self, conn: ConnId, now: u64) {
         if self.state == State::Connecting(conn) {
-            self.schedule_reconnect(None, String::from(CONSTRUCTOR_THREW), now);
+            self.schedule_reconnect(None, CONSTRUCTOR_THREW, now);
         }
     }
 
@@ -606,10 +592,7 @@ impl WebSocketPolicy {
             Ok(()) => self.become_ready(conn, held, now),
             Err(()) => {
                 self.actions.push_back(Action::Close { conn, code: None });
-                self.stop(
-                    StopReason::OnOpenRejected,
-                    (None, String::from(ON_OPEN_REJECTED)),
-                );
+                self.stop(StopReason::OnOpenRejected, None, ON_OPEN_REJECTED);
             }
         }
     }
@@ -684,9 +667,8 @@ impl WebSocketPolicy {
                 self.delay = FIRST_DELAY_MS;
             }
         }
-        let reason = String::from(reason);
         if self.config.terminal_close_codes.contains(&code) {
-            self.stop(StopReason::TerminalCloseCode(code), (Some(code), reason));
+            self.stop(StopReason::TerminalCloseCode(code), Some(code), reason);
         } else {
             self.schedule_reconnect(Some(code), reason, now);
         }
@@ -723,10 +705,7 @@ impl WebSocketPolicy {
                 code: Some(NORMAL_CLOSURE),
             });
         }
-        self.stop(
-            StopReason::Closed,
-            (Some(NORMAL_CLOSURE), String::from(CLOSED_BY_CLOSE)),
-        );
+        self.stop(StopReason::Closed, Some(NORMAL_CLOSURE), CLOSED_BY_CLOSE);
     }
 }
 

@@ -41,7 +41,7 @@ use web_sys::{RequestCredentials, RequestInit, RequestRedirect};
 
 use super::error::{thrown, Code};
 use super::host::{self, get};
-use super::status::{self, Subscribers};
+use super::status::{self, StatusSubscribers};
 use crate::protocol::{ErrorEventCode, ThrownErrorCode};
 use crate::transport::echo::{
     is_wrapped, response_outcome, ConfigError, EchoConnection, EchoPolicy, SendFailure,
@@ -87,7 +87,7 @@ struct Driver {
     fetch: Option<Function>,
     listeners: RefCell<Vec<Listener>>,
     next_listener: Cell<u32>,
-    status_subscribers: RefCell<Subscribers>,
+    statuses: Rc<StatusSubscribers>,
     /// What `onConnectionChange` returned.
     off_connection: RefCell<Option<Function>>,
 }
@@ -99,10 +99,7 @@ impl Driver {
             let Some(state) = self.policy.borrow_mut().poll_status() else {
                 return;
             };
-            let snapshot = self.status_subscribers.borrow().snapshot();
-            status::notify(snapshot, &state, |id| {
-                self.status_subscribers.borrow().contains(id)
-            });
+            self.statuses.tell(&state);
         }
     }
 
@@ -260,8 +257,7 @@ impl Driver {
             let _ = off.call0(&JsValue::NULL);
         }
         self.tell();
-        let told = self.status_subscribers.borrow_mut().clear();
-        drop(told);
+        self.statuses.clear();
         let listeners = core::mem::take(&mut *self.listeners.borrow_mut());
         for listener in &listeners {
             let _ = self.channel_call("stopListening", listener.closure.as_ref());
@@ -430,7 +426,7 @@ pub fn echo_transport(options: JsValue) -> Result<EchoTransport, JsValue> {
         fetch,
         listeners: RefCell::new(Vec::new()),
         next_listener: Cell::new(0),
-        status_subscribers: RefCell::new(Subscribers::default()),
+        statuses: Rc::default(),
         off_connection: RefCell::new(None),
     });
     driver.watch();
@@ -472,23 +468,11 @@ impl EchoTransport {
     /// its unsubscribe.
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
     pub fn on_status(&self, callback: JsValue) -> Result<Function, JsValue> {
-        let Some(callback) = host::function(callback) else {
-            return Err(thrown(
-                ThrownErrorCode::InvalidArgument,
-                "echoTransport: onStatus(callback) needs a function",
-            ));
-        };
-        if self.driver.is_closed() {
-            return Ok(host::js_function(|| {}));
-        }
-        let id = self.driver.status_subscribers.borrow_mut().add(callback);
-        let weak = Rc::downgrade(&self.driver);
-        Ok(host::js_function(move || {
-            if let Some(driver) = weak.upgrade() {
-                let gone = driver.status_subscribers.borrow_mut().remove(id);
-                drop(gone);
-            }
-        }))
+        self.driver.statuses.on_status(
+            callback,
+            self.driver.is_closed(),
+            "echoTransport: onStatus(callback) needs a function",
+        )
     }
 
     /// Stops for good: stops listening, leaves the channel, ends sending.

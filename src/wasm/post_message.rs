@@ -30,7 +30,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::thrown;
 use super::host::{self, get, Callback};
-use super::status::{self, Subscribers};
+use super::status::{self, StatusSubscribers};
 use super::values;
 use crate::protocol::ThrownErrorCode;
 use crate::transport::post_message::{
@@ -55,7 +55,7 @@ struct Driver {
     source: JsValue,
     listeners: RefCell<Vec<(u32, Callback)>>,
     next_listener: Cell<u32>,
-    status_subscribers: RefCell<Subscribers>,
+    statuses: Rc<StatusSubscribers>,
     /// The armed check of the target window, if any.
     check: RefCell<Option<JsValue>>,
 }
@@ -71,13 +71,9 @@ impl Driver {
         }
         let state = self.policy.borrow_mut().poll_status();
         if let Some(state) = state {
-            let snapshot = self.status_subscribers.borrow().snapshot();
-            status::notify(snapshot, &state, |id| {
-                self.status_subscribers.borrow().contains(id)
-            });
+            self.statuses.tell(&state);
         }
-        let told = self.status_subscribers.borrow_mut().clear();
-        drop(told);
+        self.statuses.clear();
     }
 
     /// Whether the target window is found closed (then the transport stops).
@@ -93,7 +89,7 @@ impl Driver {
     /// The next check of the target window, for a window target watched
     /// by a subscriber.
     fn arm_check(self: &Rc<Self>) {
-        let watched = !self.status_subscribers.borrow().snapshot().is_empty();
+        let watched = self.statuses.is_watched();
         let window = get(&self.target, "closed").as_bool().is_some();
         if !watched || !window || self.check.borrow().is_some() {
             return;
@@ -195,7 +191,7 @@ pub fn post_message_transport(options: JsValue) -> Result<PostMessageTransport, 
             source,
             listeners: RefCell::new(Vec::new()),
             next_listener: Cell::new(0),
-            status_subscribers: RefCell::new(Subscribers::default()),
+            statuses: Rc::default(),
             check: RefCell::new(None),
         }),
     })
@@ -296,26 +292,14 @@ impl PostMessageTransport {
     /// unsubscribe. While one is subscribed, a target window is checked
     /// every second.
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
-    pub fn on_status(&self, callback: JsValue) -> Result<JsValue, JsValue> {
-        let Some(callback) = host::function(callback) else {
-            return Err(thrown(
-                ThrownErrorCode::InvalidArgument,
-                "postMessageTransport: onStatus(callback) needs a function",
-            ));
-        };
-        if self.driver.policy.borrow().is_closed() {
-            return Ok(host::js_function(|| {}).into());
-        }
-        let id = self.driver.status_subscribers.borrow_mut().add(callback);
+    pub fn on_status(&self, callback: JsValue) -> Result<js_sys::Function, JsValue> {
+        let off = self.driver.statuses.on_status(
+            callback,
+            self.driver.policy.borrow().is_closed(),
+            "postMessageTransport: onStatus(callback) needs a function",
+        )?;
         self.driver.arm_check();
-        let weak = Rc::downgrade(&self.driver);
-        Ok(host::js_function(move || {
-            if let Some(driver) = weak.upgrade() {
-                let gone = driver.status_subscribers.borrow_mut().remove(id);
-                drop(gone);
-            }
-        })
-        .into())
+        Ok(off)
     }
 
     /// Stops sending and accepting; removes every listener.

@@ -3,10 +3,14 @@
 //! keeps. It converts; what a state means is the core's.
 
 use crate::prelude::*;
+use alloc::rc::{Rc, Weak};
+use core::cell::{Cell, RefCell};
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
+use super::error::thrown;
 use super::host::{self, get};
+use crate::protocol::ThrownErrorCode;
 use crate::transport::status::{Status, StatusParts};
 
 /// `{ state, attempt?, delayMs?, code?, reason?, terminal? }`.
@@ -49,53 +53,75 @@ pub fn from_js(value: &JsValue) -> Option<Status> {
     })
 }
 
-/// A transport's `onStatus` subscribers, in the order they subscribed.
+/// A transport's `onStatus` subscribers, in the order they subscribed,
+/// shared by the three transport drivers. A `RefCell` borrowed only around
+/// Rust code, never while a subscriber runs, so one may subscribe,
+/// unsubscribe or close from its callback.
 #[derive(Default)]
-pub struct Subscribers {
-    list: Vec<(u32, Function)>,
-    next: u32,
+pub struct StatusSubscribers {
+    list: RefCell<Vec<(u32, Function)>>,
+    next: Cell<u32>,
 }
 
-impl Subscribers {
-    /// Adds `callback`; returns its id for [`Subscribers::remove`].
-    pub fn add(&mut self, callback: Function) -> u32 {
-        self.next = self.next.wrapping_add(1);
-        self.list.push((self.next, callback));
-        self.next
-    }
-
-    /// Removes a subscriber, returned to be dropped after the borrow.
-    pub fn remove(&mut self, id: u32) -> Option<(u32, Function)> {
-        let at = self.list.iter().position(|(s, _)| *s == id)?;
-        Some(self.list.remove(at))
-    }
-
-    pub fn snapshot(&self) -> Vec<(u32, Function)> {
-        self.list.clone()
-    }
-
-    pub fn contains(&self, id: u32) -> bool {
-        self.list.iter().any(|(s, _)| *s == id)
-    }
-
-    pub fn clear(&mut self) -> Vec<(u32, Function)> {
-        core::mem::take(&mut self.list)
-    }
-}
-
-/// Calls each subscriber of `snapshot` still subscribed (`still`) with
-/// the state; one that throws is reported as uncaught and stops no other.
-pub fn notify(snapshot: Vec<(u32, Function)>, status: &Status, still: impl Fn(u32) -> bool) {
-    if snapshot.is_empty() {
-        return;
-    }
-    let value = to_js(status);
-    for (id, callback) in snapshot {
-        if !still(id) {
-            continue;
+impl StatusSubscribers {
+    /// `onStatus(callback)`: subscribes it unless the transport has
+    /// `stopped`; returns its unsubscribe, which holds the list weakly.
+    /// `refusal` is the error text for a callback that is not a function.
+    pub fn on_status(
+        self: &Rc<Self>,
+        callback: JsValue,
+        stopped: bool,
+        refusal: &'static str,
+    ) -> Result<Function, JsValue> {
+        let Some(callback) = host::function(callback) else {
+            return Err(thrown(ThrownErrorCode::InvalidArgument, refusal));
+        };
+        if stopped {
+            return Ok(host::js_function(|| {}));
         }
-        if let Err(error) = callback.call1(&JsValue::UNDEFINED, &value) {
-            host::report_uncaught(&error);
+        let id = self.next.get().wrapping_add(1);
+        self.next.set(id);
+        self.list.borrow_mut().push((id, callback));
+        let weak: Weak<StatusSubscribers> = Rc::downgrade(self);
+        Ok(host::js_function(move || {
+            let Some(list) = weak.upgrade() else { return };
+            let gone = {
+                let mut list = list.list.borrow_mut();
+                list.iter()
+                    .position(|(s, _)| *s == id)
+                    .map(|at| list.remove(at))
+            };
+            drop(gone);
+        }))
+    }
+
+    /// Whether anyone is subscribed (postMessage watches its target then).
+    #[cfg(feature = "post-message")]
+    pub fn is_watched(&self) -> bool {
+        !self.list.borrow().is_empty()
+    }
+
+    /// Calls each subscriber still subscribed when its turn comes with the
+    /// state; one that throws is reported as uncaught and stops no other.
+    pub fn tell(&self, status: &Status) {
+        let snapshot = self.list.borrow().clone();
+        if snapshot.is_empty() {
+            return;
         }
+        let value = to_js(status);
+        for (id, callback) in snapshot {
+            if !self.list.borrow().iter().any(|(s, _)| *s == id) {
+                continue;
+            }
+            if let Err(error) = callback.call1(&JsValue::UNDEFINED, &value) {
+                host::report_uncaught(&error);
+            }
+        }
+    }
+
+    /// Drops every subscriber (the transport stopped).
+    pub fn clear(&self) {
+        let gone = core::mem::take(&mut *self.list.borrow_mut());
+        drop(gone);
     }
 }

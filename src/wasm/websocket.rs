@@ -44,7 +44,7 @@ use super::bridge;
 use super::driver::{settled, spawn};
 use super::error::thrown;
 use super::host::{self, get, Callback};
-use super::status::{self, Subscribers};
+use super::status::{self, StatusSubscribers};
 use crate::protocol::ThrownErrorCode;
 use crate::transport::websocket::{
     Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketConfig, WebSocketPolicy,
@@ -169,7 +169,6 @@ struct Io {
     timer: Option<Timer>,
     subscribers: Vec<(u32, Function)>,
     next_subscriber: u32,
-    status_subscribers: Subscribers,
     /// Counted in [`LIVE`] (from the first socket to the stop).
     live: bool,
 }
@@ -185,6 +184,7 @@ struct Driver {
     on_open: RefCell<Option<Function>>,
     /// A [`Driver::pump`] is running.
     pumping: Cell<bool>,
+    statuses: Rc<StatusSubscribers>,
 }
 
 fn now() -> u64 {
@@ -219,10 +219,7 @@ impl Driver {
         }
         loop {
             if let Some(state) = self.policy(WebSocketPolicy::poll_status) {
-                let told = self.io(|io| io.status_subscribers.snapshot());
-                status::notify(told, &state, |id| {
-                    self.io(|io| io.status_subscribers.contains(id))
-                });
+                self.statuses.tell(&state);
             } else if let Some(action) = self.policy(WebSocketPolicy::poll_action) {
                 self.perform(action);
             } else {
@@ -272,16 +269,16 @@ impl Driver {
                 }
             }
             Action::Stopped { .. } => {
-                let (socket, timer, subscribers, status_subscribers, live) = self.io(|io| {
+                let (socket, timer, subscribers, live) = self.io(|io| {
                     (
                         io.socket.take(),
                         io.timer.take(),
                         core::mem::take(&mut io.subscribers),
-                        io.status_subscribers.clear(),
                         core::mem::replace(&mut io.live, false),
                     )
                 });
-                drop((socket, timer, subscribers, status_subscribers));
+                drop((socket, timer, subscribers));
+                self.statuses.clear();
                 if live {
                     LIVE.fetch_sub(1, Ordering::Relaxed);
                 }
@@ -468,34 +465,25 @@ impl Driver {
         drop(old);
     }
 
-    /// Adds an `onMessage` subscriber, or an `onStatus` one (`status`);
-    /// returns its unsubscribe.
-    fn subscribe(self: &Rc<Self>, callback: Function, status: bool) -> Function {
+    /// Adds an `onMessage` subscriber; returns its unsubscribe.
+    fn subscribe(self: &Rc<Self>, callback: Function) -> Function {
         let stopped = self.policy(|p| p.is_stopped());
         let id = self.io(|io| {
-            if stopped {
-                None
-            } else if status {
-                Some(io.status_subscribers.add(callback))
-            } else {
-                io.next_subscriber = io.next_subscriber.wrapping_add(1);
+            io.next_subscriber = io.next_subscriber.wrapping_add(1);
+            if !stopped {
                 io.subscribers.push((io.next_subscriber, callback));
-                Some(io.next_subscriber)
             }
+            io.next_subscriber
         });
         let weak: Weak<Driver> = Rc::downgrade(self);
         host::js_function(move || {
-            let (Some(driver), Some(id)) = (weak.upgrade(), id) else {
-                return;
-            };
-            let gone = driver.io(|io| {
-                if status {
-                    return io.status_subscribers.remove(id);
-                }
-                let at = io.subscribers.iter().position(|(s, _)| *s == id)?;
-                Some(io.subscribers.remove(at))
-            });
-            drop(gone);
+            if let Some(driver) = weak.upgrade() {
+                let gone = driver.io(|io| {
+                    let at = io.subscribers.iter().position(|(s, _)| *s == id)?;
+                    Some(io.subscribers.remove(at))
+                });
+                drop(gone);
+            }
         })
     }
 }
@@ -558,6 +546,7 @@ pub fn websocket_transport(options: JsValue) -> Result<WebSocketTransport, JsVal
         constructor,
         on_open: RefCell::new(on_open),
         pumping: Cell::new(false),
+        statuses: Rc::default(),
     });
     // The first socket: a constructor that throws now (a bad url or
     // protocol list) is a configuration error, thrown as it is.
@@ -602,7 +591,7 @@ impl WebSocketTransport {
                 "websocketTransport: onMessage(callback) needs a function",
             ));
         };
-        Ok(self.driver.subscribe(callback, false))
+        Ok(self.driver.subscribe(callback))
     }
 
     /// The connection state now: `{ state: 'connecting' | 'open' |
@@ -616,13 +605,11 @@ impl WebSocketTransport {
     /// its unsubscribe. The last one told is `closed` with `terminal: true`.
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
     pub fn on_status(&self, callback: JsValue) -> Result<Function, JsValue> {
-        let Some(callback) = host::function(callback) else {
-            return Err(thrown(
-                ThrownErrorCode::InvalidArgument,
-                "websocketTransport: onStatus(callback) needs a function",
-            ));
-        };
-        Ok(self.driver.subscribe(callback, true))
+        self.driver.statuses.on_status(
+            callback,
+            self.driver.policy(|p| p.is_stopped()),
+            "websocketTransport: onStatus(callback) needs a function",
+        )
     }
 
     /// Stops for good: closes the socket (code 1000), cancels a pending
