@@ -47,9 +47,9 @@ const jsOnly = process.argv.includes('--js-only');
 
 /**
  * Minifies every shipped .js for browsers in place, each with its source map
- * (`<file>.js.map`), (not the inlined module,
- * one string already, nor the protocol constants, written compact and whose
- * pure annotation a minifier would drop). Non-ASCII characters become escapes (esbuild's default charset),
+ * (`<file>.js.map`); not the inlined module (one string already) nor the
+ * protocol constants (written compact, and a minifier would drop their pure
+ * annotation). Non-ASCII characters become escapes (esbuild's default charset),
  * so every file reads the same in any charset. Declarations keep the documentation.
  */
 function minifyShippedJs(dir = pkg) {
@@ -328,11 +328,11 @@ async function compile(source) {
     stdin: { contents: source, resolveDir: pkg, loader: 'js' },
     bundle: true,
     format: 'esm',
+    // Minified once, with its map, by minifyShippedJs.
     minify: false,
     legalComments: 'none',
     target: 'es2020',
     outfile: join(pkg, 'slim.js'),
-    // Minified once, with its map, by minifyShippedJs.
     plugins: [{
       name: 'core-apart',
       setup(build) {
