@@ -439,6 +439,10 @@ fn compile_spec(
                     .patterns()
                     .find_map(|pattern| Some((pattern, matcher.is_match(pattern, "").err()?)));
                 let Some((pattern, why)) = refused else {
+                    // Nothing to check: the input stays text until its run.
+                    if compiled.accepts_everything() {
+                        return (Validator::Any, schema.clone());
+                    }
                     return (Validator::Json(Box::new(compiled)), schema.clone());
                 };
                 let refusal = format!("pattern \"{pattern}\" is refused: {why}");
@@ -545,6 +549,42 @@ mod tests {
             registry.by_key(key).map(|t| &t.input),
             Some(Validator::Json(_))
         ));
+    }
+
+    #[test]
+    fn a_schema_that_asserts_nothing_keeps_the_input_as_text() {
+        let matcher = LinearPatterns::new();
+        let mut registry = Registry::new();
+        let cases = [
+            (serde_json::json!({}), true),
+            (serde_json::json!(true), true),
+            (
+                serde_json::json!({"title": "t", "description": "d", "$comment": "c"}),
+                true,
+            ),
+            (
+                serde_json::json!({"$defs": {"a": {"type": "string"}}}),
+                true,
+            ),
+            (serde_json::json!(false), false),
+            (serde_json::json!({"type": "object"}), false),
+            (
+                serde_json::json!({"$ref": "#/$defs/a", "$defs": {"a": {}}}),
+                false,
+            ),
+            (serde_json::json!({"not": {}}), false),
+        ];
+        for (i, (schema, any)) in cases.into_iter().enumerate() {
+            let mut def = ToolDef::new(format!("t{i}"), "d");
+            def.input_schema = Some(SchemaSpec::Json(schema.clone()));
+            let (key, warnings) = registry
+                .register(ScopeId::ROOT, def, true, &matcher)
+                .unwrap();
+            assert!(warnings.is_empty(), "{schema}");
+            let tool = registry.by_key(key).unwrap();
+            assert_eq!(matches!(tool.input, Validator::Any), any, "{schema}");
+            assert_eq!(tool.input_json, schema, "the manifest shows it as given");
+        }
     }
 
     #[test]

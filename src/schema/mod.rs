@@ -300,6 +300,17 @@ impl CompiledSchema {
         eval::is_valid(self, instance, matcher)
     }
 
+    /// Whether every instance is valid: the schema is `true`, or an object
+    /// whose keywords assert nothing (`{}`, annotations only). The registry
+    /// then keeps a call's input as text, unparsed ([`crate::protocol::JsonText`]).
+    pub fn accepts_everything(&self) -> bool {
+        match self.nodes.get(self.root) {
+            Some(Node::Bool(valid)) => *valid,
+            Some(Node::Obj(obj)) => obj.keywords.is_empty(),
+            None => false,
+        }
+    }
+
     /// Every regex of its `pattern` and `patternProperties` keywords (the
     /// registry checks each against the page's matcher up front).
     pub fn patterns(&self) -> impl Iterator<Item = &str> {
