@@ -9,14 +9,16 @@
 //   there for the tool); beside it, in the same page just before, the time
 //   of `JSON.parse` of the input's text alone (the floor: making the tool's
 //   input object), and the difference, the page's own work;
-// - validate: the same message to a tool with the case's schema, minus the
-//   parse figure (the input parsed in wasm and validated).
+// - validate: the same message to a tool with the case's schema, beside
+//   the parse figure (the input parsed in wasm and validated);
+// - within the budget: the heaviest inputs the work budget lets be built
+//   and validated under the costliest of those schemas.
 // A case whose schema refuses the input is timed to its `result` instead.
 // Prints each case's minimum over N runs (a fresh page each); asserts nothing.
 // Default package: pkg.
 import { resolve } from 'node:path';
 import { launchChromium, serve, BLANK_PAGE } from '../tests/node/support/browser.mjs';
-import { CASES as VALIDATION } from '../tests/node/support/hostile-validation-cases.mjs';
+import { CASES as VALIDATION, OBJECTS } from '../tests/node/support/hostile-validation-cases.mjs';
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--runs');
@@ -36,6 +38,24 @@ const PARSE = {
 
 /** The validation worst cases that fit one 1 MiB message. */
 const SCHEMAS = VALIDATION.filter((c) => c.kind === 'call');
+
+/**
+ * The heaviest inputs the work budget lets through for the costliest
+ * schemas of those cases: each just under (or at) the budget, so built and
+ * validated (docs/protocol.md §11: about 60,000 values).
+ */
+const schemaOf = (prefix) => VALIDATION.find((c) => c.name.startsWith(prefix)).schema;
+const keys = (n, name = (i) => `k${i}`) => () => Object.fromEntries(Array.from({ length: n }, (_, i) => [name(i), i % 10]));
+const WITHIN = [
+  ['55,000 distinct integers, uniqueItems', () => Array.from({ length: 55_000 }, (_, i) => i * 7), { uniqueItems: true }],
+  ['58,000 integers, enum of 600 names', () => Array.from({ length: 58_000 }, (_, i) => i), schemaOf('enum of 600')],
+  ['2,500 of the enum\'s 100 objects', () => Array.from({ length: 2_500 }, (_, i) => OBJECTS[(i * 31) % OBJECTS.length]), schemaOf('enum of 100 objects')],
+  ['19,000 keys, patternProperties × 10', keys(19_000), schemaOf('patternProperties × 10')],
+  ['19,000 keys, patternProperties ^k and [1-9]$', keys(19_000), schemaOf('fuzz: patternProperties')],
+  ['19,000 keys, properties of 2,000 names', keys(19_000, (i) => `p${i % 3000}_${i}`), schemaOf('properties of 2,000')],
+  ['19,000 keys, allOf of 200, unevaluatedProperties', keys(19_000), schemaOf('allOf of 200')],
+  ['6,500 {a:[1,2,3]}, items anyOf string / $ref / const', () => Array.from({ length: 6_500 }, () => ({ a: [1, 2, 3] })), schemaOf('fuzz: items anyOf')],
+];
 
 function inPage({ entries, input, schema }) {
   return (async () => {
@@ -107,6 +127,12 @@ try {
       if (withSchema.bytes > 2 * MiB) continue;
       const floor = await time(kase.input, {});
       console.log(`  ${kase.name.slice(0, 60).padEnd(60)} ${withSchema.ms.toFixed(1).padStart(6)} ms (${floor.ms.toFixed(1)} without)  ${withSchema.status}`);
+    }
+    console.log(`${dir}: the heaviest inputs within the budget (frame → run or result), and the same input without`);
+    for (const [name, input, schema] of WITHIN) {
+      const withSchema = await time(input, schema);
+      const floor = await time(input, {});
+      console.log(`  ${name.slice(0, 60).padEnd(60)} ${withSchema.ms.toFixed(1).padStart(6)} ms (${floor.ms.toFixed(1)} without)  ${withSchema.status}`);
     }
     await server.close();
   }

@@ -621,8 +621,8 @@ impl Toolmark {
         match &tool.input {
             Validator::Any => self.validated(key, now),
             Validator::Json(schema) => {
-                let input = call.input.as_ref().map(JsonText::value).unwrap_or_default();
-                let issues = schema.validate(&input, self.matcher.as_ref());
+                let input = call.input.as_ref().map_or("null", JsonText::as_str);
+                let issues = schema.validate_text(input, self.matcher.as_ref());
                 if issues.is_empty() {
                     self.validated(key, now)
                 } else {

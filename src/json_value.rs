@@ -173,6 +173,57 @@ pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
     None
 }
 
+/// What [`parse`] builds from a JSON text, counted without building it:
+/// read in one pass over the bytes outside strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Census {
+    /// Values and keys: the first value, and one after each `,` and `:`
+    /// and after each `[` or `{` but an empty one's. Exact for a text
+    /// that is one JSON value.
+    pub items: usize,
+    /// Arrays and objects (`[` and `{`).
+    pub containers: usize,
+    /// Keys (a `:` each).
+    pub keys: usize,
+}
+
+impl Census {
+    pub fn of(text: &str) -> Census {
+        let bytes = text.as_bytes();
+        let mut census = Census {
+            items: 1,
+            containers: 0,
+            keys: 0,
+        };
+        let mut at = 0;
+        while let Some(&byte) = bytes.get(at) {
+            match byte {
+                b'"' => {
+                    at = string_end(bytes, at).unwrap_or(bytes.len());
+                }
+                b',' => census.items = census.items.saturating_add(1),
+                b':' => {
+                    census.items = census.items.saturating_add(1);
+                    census.keys = census.keys.saturating_add(1);
+                }
+                b'[' | b'{' => {
+                    census.containers = census.containers.saturating_add(1);
+                    let next = bytes.get(at + 1..).unwrap_or_default();
+                    let first = next
+                        .iter()
+                        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+                    if !matches!(first, Some(b']' | b'}')) {
+                        census.items = census.items.saturating_add(1);
+                    }
+                }
+                _ => {}
+            }
+            at += 1;
+        }
+        census
+    }
+}
+
 /// The spans of the numbers of a JSON text that serde_json reads, in
 /// order (the runs of number characters outside strings), each read for
 /// its size on the way.
@@ -412,6 +463,51 @@ mod tests {
         })
         .filter(|f| f.is_finite())
         .take(count)
+    }
+
+    #[test]
+    fn a_census_bounds_what_a_parse_builds() {
+        let census = |text| {
+            let Census {
+                items,
+                containers,
+                keys,
+            } = Census::of(text);
+            (items, containers, keys)
+        };
+        assert_eq!(census("0"), (1, 0, 0));
+        assert_eq!(
+            census(r#""a,b:[{""#),
+            (1, 0, 0),
+            "inside a string nothing counts"
+        );
+        assert_eq!(
+            census(r#""a\\"[""#),
+            (2, 1, 0),
+            "the string ends after an escaped backslash"
+        );
+        assert_eq!(census("[1,2,3]"), (4, 1, 0));
+        assert_eq!(census(r#"{"a":1,"b":[true,null]}"#), (7, 2, 2));
+        assert_eq!(census("[[1],[2]]"), (5, 3, 0));
+        assert_eq!(census("[ ]"), (1, 1, 0));
+        assert_eq!(census("[{},{ },[]]"), (4, 4, 0));
+        assert_eq!(census(r#"{"k\"":"v,"}"#), (3, 1, 1));
+        // Every value and key of a text, built and counted.
+        for text in [
+            r#"{"a":[1,{"b":"c"},[]],"d":{},"e":"f:g,h"}"#,
+            "[0,0,0,0]",
+            r#" { "x" : [ [ [ ] ] ] } "#,
+        ] {
+            fn built(value: &Value) -> usize {
+                1 + match value {
+                    Value::Array(items) => items.iter().map(built).sum(),
+                    Value::Object(map) => map.values().map(|v| 1 + built(v)).sum(),
+                    _ => 0,
+                }
+            }
+            let value = parse(text).unwrap();
+            assert_eq!(built(&value), Census::of(text).items, "{text}");
+        }
     }
 
     #[test]

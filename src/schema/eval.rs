@@ -141,7 +141,19 @@ pub(super) fn validate(
     instance: &Value,
     matcher: &dyn PatternMatcher,
 ) -> Vec<SchemaIssue> {
+    validate_within(schema, instance, matcher, Work::new())
+}
+
+/// [`validate`] with what is left of a budget of which some was spent
+/// before (building the instance).
+pub(super) fn validate_within(
+    schema: &CompiledSchema,
+    instance: &Value,
+    matcher: &dyn PatternMatcher,
+    work: Work,
+) -> Vec<SchemaIssue> {
     let mut ev = Evaluator::new(schema, matcher);
+    ev.work = work;
     let mut collected = Collected::default();
     let valid = ev.eval(schema.root, instance, Some(&mut collected), None);
     let Collected {

@@ -52,6 +52,7 @@ mod uri;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
+use crate::json_value;
 use crate::prelude::*;
 use crate::vecmap::VecMap;
 use core::fmt;
@@ -88,6 +89,34 @@ pub const MAX_ISSUES: usize = 100;
 /// `eval.rs` and `equal.rs` for the other charges), so that a budget spent on
 /// any mix of them takes about as long as one spent on evaluations.
 const UNITS_PER_STEP: usize = 64;
+
+/// Work units for building a value from its text ([`build_units`]): per
+/// value or key, per array or object besides, per key besides (a map
+/// entry), per byte. Measured on a fresh page in Chromium, where the first
+/// large value also grows the module's memory and compiles the code that
+/// reads and checks it (`node benches/inbound-worst.mjs`): 200,000 small
+/// integers take about 26 ms to build, 50,000 keys 19 ms, 40,000
+/// `{"a":1}` 25 ms, 64M units of evaluations about 15 ms; the charges are
+/// set so that the heaviest text within the budget, built and validated,
+/// keeps its frame under 50 ms (an `enum` of objects over 4,000 of them
+/// took 53 ms at 576 units an item).
+const BUILD_UNITS_PER_ITEM: usize = 1024;
+const BUILD_UNITS_PER_CONTAINER: usize = 1024;
+const BUILD_UNITS_PER_KEY: usize = 1024;
+
+/// What building the value of `text` costs, in work units.
+fn build_units(text: &str) -> usize {
+    let json_value::Census {
+        items,
+        containers,
+        keys,
+    } = json_value::Census::of(text);
+    items
+        .saturating_mul(BUILD_UNITS_PER_ITEM)
+        .saturating_add(containers.saturating_mul(BUILD_UNITS_PER_CONTAINER))
+        .saturating_add(keys.saturating_mul(BUILD_UNITS_PER_KEY))
+        .saturating_add(text.len())
+}
 
 /// The budget was spent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,6 +321,28 @@ impl CompiledSchema {
     /// deterministic order (keyword order, then instance order).
     pub fn validate(&self, instance: &Value, matcher: &dyn PatternMatcher) -> Vec<SchemaIssue> {
         eval::validate(self, instance, matcher)
+    }
+
+    /// Validate the value the JSON text `text` holds (a call's input, kept
+    /// as text). Building that value is charged to the same budget first,
+    /// from a count of what it holds ([`json_value::Census`]: per item,
+    /// per array or object, per byte): a text whose value alone would
+    /// spend the budget is refused as out of budget without being built.
+    pub fn validate_text(&self, text: &str, matcher: &dyn PatternMatcher) -> Vec<SchemaIssue> {
+        let mut work = Work::new();
+        if work.charge(build_units(text)).is_err() {
+            return vec![SchemaIssue {
+                path: String::new(),
+                message: eval::STEPS_MESSAGE.to_owned(),
+            }];
+        }
+        match json_value::parse(text) {
+            Ok(instance) => eval::validate_within(self, &instance, matcher, work),
+            Err(_) => vec![SchemaIssue {
+                path: String::new(),
+                message: "is not JSON text".to_owned(),
+            }],
+        }
     }
 
     /// `validate(..).is_empty()`, but stops at the first failure and does not

@@ -750,6 +750,51 @@ fn the_step_budget_holds_at_its_boundary() {
     assert_eq!(issues(schema, over), one(&last, eval::STEPS_MESSAGE));
 }
 
+/// A call's input is validated from its text, and building its value is
+/// charged to the same budget first: within it, the issues are those of the
+/// built value; a text whose value alone would spend the budget is refused
+/// at the root, unbuilt; and what the building spent is not there for the
+/// evaluation.
+#[test]
+fn a_text_pays_for_its_value_out_of_the_same_budget() {
+    let compiled = CompiledSchema::compile(&json!({ "items": { "type": "integer" } })).unwrap();
+    for text in ["[1,2,\"x\"]", "[]", r#"{"a":1}"#, "[1.5, 2.0]", " [ ] "] {
+        let value = crate::json_value::parse(text).unwrap();
+        assert_eq!(
+            compiled.validate_text(text, &Re),
+            compiled.validate(&value, &Re),
+            "{text}"
+        );
+    }
+    assert_eq!(
+        compiled.validate_text("nul", &Re),
+        vec![SchemaIssue {
+            path: String::new(),
+            message: "is not JSON text".into()
+        }]
+    );
+    let over = |issues: Vec<SchemaIssue>| -> Vec<(String, String)> {
+        issues.into_iter().map(|i| (i.path, i.message)).collect()
+    };
+    // 1 MiB of zeros: about 540M units to build, over the 64M of the budget.
+    let zeros = format!("[{}0]", "0,".repeat(524_287));
+    assert_eq!(
+        over(compiled.validate_text(&zeros, &Re)),
+        one("", eval::STEPS_MESSAGE)
+    );
+    // 60,000 nulls: building costs about 62M units and evaluating them
+    // under `items: true` 3.8M, each within the budget alone, not together.
+    let nulls = format!("[{}null]", "null,".repeat(59_999));
+    let items_true = CompiledSchema::compile(&json!({ "items": true })).unwrap();
+    let value = crate::json_value::parse(&nulls).unwrap();
+    assert!(build_units(&nulls) < MAX_EVAL_STEPS * UNITS_PER_STEP);
+    assert!(items_true.validate(&value, &Re).is_empty());
+    let found = over(items_true.validate_text(&nulls, &Re));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].1, eval::STEPS_MESSAGE);
+    assert!(!found[0].0.is_empty(), "stopped at an item, after building");
+}
+
 /// `unevaluatedItems` looks only at arrays and `unevaluatedProperties`
 /// only at objects, whatever the other holds.
 #[test]

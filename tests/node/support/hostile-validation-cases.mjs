@@ -68,6 +68,12 @@ export const CASES = [
     input: () => arrayOf(MiB, (i) => OBJECTS[(i * 31) % OBJECTS.length]),
   },
   {
+    name: 'enum of 100 objects, 200 KB array of them',
+    kind: 'call',
+    schema: { type: 'array', items: { enum: OBJECTS } },
+    input: () => arrayOf(200 * 1024, (i) => OBJECTS[(i * 31) % OBJECTS.length]),
+  },
+  {
     name: 'items {type: string}, 1 MiB of 0s (524k issues)',
     kind: 'call',
     schema: { type: 'array', items: { type: 'string' } },
@@ -79,6 +85,12 @@ export const CASES = [
     kind: 'call',
     schema: { uniqueItems: true },
     input: () => arrayOf(MiB, (i) => ({ k: i % 10, v: [i, 'x'] })),
+  },
+  {
+    name: 'uniqueItems, 100 KB of distinct small objects',
+    kind: 'call',
+    schema: { uniqueItems: true },
+    input: () => arrayOf(100 * 1024, (i) => ({ k: i % 10, v: [i, 'x'] })),
   },
   {
     name: 'pattern ^(a+)+$, 1 MiB of a and a !',
