@@ -55,3 +55,20 @@ test('without Rust, npm run build stops with one line saying what to install', (
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('npm test in a fresh clone installs nothing: it names what is missing and stops', () => {
+  const dir = freshClone();
+  try {
+    const repo = join(dir, 'repo');
+    const run = spawnSync('npm', ['test'], { cwd: repo, encoding: 'utf8', timeout: 120_000 });
+    assert.notEqual(run.status, 0);
+    const said = run.stdout.split('\n').filter((line) => line.startsWith('setup:'));
+    assert.ok(said.includes('setup: missing: the npm packages (npm ci)'), said.join('\n'));
+    assert.equal(said.at(-1), 'setup: run `npm run setup:tests` first: it installs them');
+    assert.ok(said.every((line) => !line.startsWith('setup: installing')), said.join('\n'));
+    assert.equal(existsSync(join(repo, 'node_modules')), false, 'no npm package installed');
+    assert.doesNotMatch(run.stdout, /cargo fmt|built pkg/, 'nothing after the check ran');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

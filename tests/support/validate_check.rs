@@ -61,6 +61,17 @@ pub fn check_validate(data: &[u8], limit: Option<Duration>) {
         valid = compiled.is_valid(&instance, &matcher);
     });
     assert_eq!(valid, issues == 0, "schema {schema}, mode {mode}");
+    // From its text (a call's input), building the value is charged to the
+    // same budget: valid there only where the value is valid.
+    let text = instance.to_string();
+    let mut text_issues = 0;
+    timed("validate_text", &mut || {
+        text_issues = compiled.validate_text(&text, &matcher).len();
+    });
+    assert!(
+        text_issues > 0 || issues == 0,
+        "valid as text, invalid as a value: schema {schema}, mode {mode}"
+    );
     timed("the protocol check", &mut || {
         let _ = validate(&instance, Direction::ToPage);
         let _ = validate(&instance, Direction::ToAgent);
