@@ -1392,7 +1392,7 @@ fn dev_mode_turns_misconfiguration_into_errors() {
     };
     let core = toolmark_bridge::machine::Toolmark::new(
         bad_policy,
-        Box::new(SeededRandom(1)),
+        Box::new(SeededRandom::new(1)),
         Box::new(RegexPatterns),
     );
     assert_eq!(

@@ -3,7 +3,6 @@
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
-use toolmark_bridge::ids::{RandomError, RandomSource};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, Outcome, Output, RunId, Toolmark,
 };
@@ -11,24 +10,9 @@ use toolmark_bridge::protocol::{ErrorEventCode, ToolResult};
 use toolmark_bridge::registry::{ScopeId, ToolDef, ToolKey};
 use toolmark_bridge::schema::PatternMatcher;
 
-/// SplitMix64: deterministic test randomness.
-pub struct SeededRandom(pub u64);
-
-impl RandomSource for SeededRandom {
-    fn fill(&mut self, buf: &mut [u8]) -> Result<(), RandomError> {
-        for chunk in buf.chunks_mut(8) {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
-            for (b, v) in chunk.iter_mut().zip(z.to_le_bytes()) {
-                *b = v;
-            }
-        }
-        Ok(())
-    }
-}
+#[path = "seeded_random.rs"]
+mod seeded_random;
+pub use seeded_random::SeededRandom;
 
 /// ECMA-ish patterns through the regex crate (tests only).
 pub struct RegexPatterns;
@@ -65,8 +49,12 @@ impl Page {
     }
 
     pub fn with_options(config: Config, options: BridgeOptions) -> Page {
-        let mut tm = Toolmark::new(config, Box::new(SeededRandom(7)), Box::new(RegexPatterns))
-            .unwrap_or_else(|e| panic!("core: {e}"));
+        let mut tm = Toolmark::new(
+            config,
+            Box::new(SeededRandom::new(7)),
+            Box::new(RegexPatterns),
+        )
+        .unwrap_or_else(|e| panic!("core: {e}"));
         let bridge = tm.attach(options);
         let mut page = Page {
             tm,

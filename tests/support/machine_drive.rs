@@ -26,7 +26,6 @@
 //! the page.
 
 use serde_json::{json, Map, Value};
-use toolmark_bridge::ids::{RandomError, RandomSource};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Handle, OnChange, Outcome, Prepared, RunId, Toolmark,
     Validated,
@@ -39,6 +38,9 @@ use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
 use toolmark_bridge::schema::pattern::LinearPatterns;
 use toolmark_bridge::schema::PatternMatcher;
 
+#[path = "seeded_random.rs"]
+mod seeded_random;
+use seeded_random::SeededRandom;
 #[path = "spec_model.rs"]
 mod spec_model;
 use spec_model::{Drained, Input, SpecModel};
@@ -140,37 +142,6 @@ impl<'a> Cursor<'a> {
 }
 
 // ----- injected services ---------------------------------------------------
-
-/// SplitMix64, seeded from the input; with `fail_every` set, every n-th fill
-/// after the first (the page's `clientId`) fails, to reach the paths where
-/// an id cannot be minted.
-struct SeededRandom {
-    state: u64,
-    fills: u64,
-    fail_every: Option<u64>,
-}
-
-impl RandomSource for SeededRandom {
-    fn fill(&mut self, buf: &mut [u8]) -> Result<(), RandomError> {
-        self.fills += 1;
-        if let Some(n) = self.fail_every {
-            if self.fills > 1 && self.fills % n == 0 {
-                return Err(RandomError("seeded failure".into()));
-            }
-        }
-        for chunk in buf.chunks_mut(8) {
-            self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
-            for (b, v) in chunk.iter_mut().zip(z.to_le_bytes()) {
-                *b = v;
-            }
-        }
-        Ok(())
-    }
-}
 
 /// The shipped module's matcher, so the fuzzer drives the linear-time
 /// pattern plans and their refusal at registration.
@@ -438,11 +409,7 @@ impl Driver {
             policy: policy.clone(),
             confirm_mode: confirm_mode.clone(),
         };
-        let rng = SeededRandom {
-            state: seed,
-            fills: 0,
-            fail_every: (flags & 4 != 0).then_some(period),
-        };
+        let rng = SeededRandom::failing_every(seed, (flags & 4 != 0).then_some(period));
         let mut tm = Toolmark::new(config, Box::new(rng), patterns()).ok()?;
         let mut spec = SpecModel::new(&tm, &policy, &confirm_mode, patterns());
         let drained = spec.drain(&mut tm).unwrap_or_else(|e| panic!("{e}"));
