@@ -2913,16 +2913,14 @@ fn confirm_id_of(page: &Page, id: &str) -> String {
     result["confirmId"].as_str().unwrap_or_default().to_owned()
 }
 
-/// Found by the model as: register `s.submit` (consequential, has_state) →
-/// `call` → `Prepare` answered with state "s2" → approve → dispose its scope →
-/// `ReadState` answered "s2" → an `Action::Run` for a tool that is no longer
-/// registered (caller human, `snapshot: false` although the tool has one).
-/// `handle_state` calls `start_run` without checking the registry, unlike
-/// `start`, `validated` and `request_confirmation`; the spec says the page
-/// "never runs anything but registered tools". Expected: `confirmed` with
-/// `refused stale` ("The tool is gone since confirmation was requested").
+/// An approved call whose tool is unregistered while the page reads its
+/// form state is not run (the spec: the page "never runs anything but
+/// registered tools"): its `confirmed` is `refused stale` ("The tool is gone
+/// since confirmation was requested"). Sequence: register `s.submit`
+/// (consequential, has_state) → `call` → `Prepare` answered with state "s2"
+/// → approve → dispose its scope → `ReadState` answered "s2".
 #[test]
-fn core_bug_an_approval_runs_a_tool_unregistered_during_its_state_read() {
+fn a_tool_unregistered_during_an_approvals_state_read_is_not_run() {
     let mut page = Page::new();
     let mut def = consequential("submit");
     def.has_state = true;
@@ -2958,16 +2956,13 @@ fn core_bug_an_approval_runs_a_tool_unregistered_during_its_state_read() {
     );
 }
 
-/// Found by the model as: `call` of a consequential tool → needs_confirmation;
-/// 32 calls of another tool on the same scope (1 running, 31 queued); approve
-/// → `max_pending_per_scope()` is 33. `confirm` enqueues the approved run
-/// without the bound (deliberately, per a comment in `confirm`), but the
-/// scheduling docs ("A lane holds at most 32 pending calls") and rule 5 say
-/// 32; with 100 pending confirmations a scope can reach 132. Either the
-/// approval is refused `busy` (its `confirmed` says so) or the bound and its
-/// docs must say that approvals are exempt.
+/// An approval counts against its scope's bound of 32 pending calls (rule
+/// 5) like any call: approved while 32 others are pending on that scope, it
+/// is not queued as a 33rd. Sequence: `call` of a consequential tool →
+/// needs_confirmation; 32 calls of another tool on the same scope (1
+/// running, 31 queued); approve.
 #[test]
-fn core_bug_approved_runs_push_a_scope_past_32_pending() {
+fn an_approval_into_a_full_scope_keeps_it_at_32_pending() {
     let mut page = Page::new();
     page.register(consequential("pay"));
     page.register(tool("t"));
@@ -2986,15 +2981,13 @@ fn core_bug_approved_runs_push_a_scope_past_32_pending() {
     );
 }
 
-/// Found by the model as: register `s.a` (has_snapshot) → `call` (the run
-/// starts with `snapshot: true`, so JS takes a snapshot and keeps a restorer
-/// under the call id) → unregister the tool → the run throws. Nothing drops
-/// the restorer: `handle_outcome` (and `abandon`) look `has_snapshot` up in
-/// the registry, where the tool is gone, so neither `DropRestorer` (failure)
-/// nor the undo store (success, then evicted with `DropRestorer`) is used, and
-/// JS keeps the restorer forever. Expected: `DropRestorer` of that run.
+/// A run that took a snapshot gets `DropRestorer` when it fails, even when
+/// its tool was unregistered while it ran: the restorer JS keeps under the
+/// call is dropped whatever the registry holds by then. Sequence: register
+/// `s.a` (has_snapshot) → `call` (the run starts with `snapshot: true`) →
+/// unregister the tool → the run throws.
 #[test]
-fn core_bug_a_snapshot_run_whose_tool_is_gone_leaks_its_restorer() {
+fn a_failed_snapshot_run_whose_tool_is_gone_drops_its_restorer() {
     let mut page = Page::new();
     let mut def = tool("edit");
     def.has_snapshot = true;
@@ -3019,12 +3012,12 @@ fn core_bug_a_snapshot_run_whose_tool_is_gone_leaks_its_restorer() {
 }
 
 /// A call that is running when its bridge detaches gets `Abort` and
-/// `DropRestorer`; one already aborted by `cancel` (in its grace period) is
-/// dropped by the detach without `DropRestorer`, and its later outcome is
-/// ignored, so the restorer JS kept for it is never dropped.
-/// Sequence: register `edit` (has_snapshot) → `call a` → `cancel a` → detach.
+/// `DropRestorer`; so does one already aborted by `cancel` and still in its
+/// grace period: the detach drops its restorer too, though its later outcome
+/// is ignored. Sequence: register `edit` (has_snapshot) → `call a` →
+/// `cancel a` → detach.
 #[test]
-fn core_bug_detach_during_the_abort_grace_period_leaks_the_restorer() {
+fn a_detach_during_the_abort_grace_period_drops_the_restorer() {
     let mut page = Page::new();
     let mut def = tool("edit");
     def.has_snapshot = true;
@@ -3044,15 +3037,14 @@ fn core_bug_detach_during_the_abort_grace_period_leaks_the_restorer() {
     );
 }
 
-/// Found by the model (a flaw of the model, not of the core): an approval
-/// refused busy sends no `confirmed` of its own, but `confirm` first expires
-/// every confirmation already due, and those `confirmed` messages (refused
-/// `confirmation_expired`) go out in the same step. Here the clock jumps by
-/// the default expiry, so the first call's confirmation is due when the
-/// picked one is approved on a full scope. The model used to demand no
-/// `confirmed` at all in that step.
+/// An approval refused busy sends no `confirmed` of its own, but `confirm`
+/// first expires every confirmation already due, and those `confirmed`
+/// messages (refused `confirmation_expired`) go out in the same step: the
+/// model allows them. Here the clock jumps by the default expiry, so the
+/// first call's confirmation is due when the picked one is approved on a
+/// full scope.
 #[test]
-fn model_bug_a_busy_approval_step_may_carry_due_expiries() {
+fn a_busy_approval_step_may_carry_due_expiries() {
     let to = To::Attached(Pick(0));
     let case = Case {
         dev: false,
