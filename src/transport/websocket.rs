@@ -6,15 +6,13 @@
 //! # What it decides
 //! - **Reconnect schedule**: [`FIRST_DELAY_MS`] first, doubling, capped by
 //!   `maxDelayMs` (default [`DEFAULT_MAX_DELAY_MS`]; the cap also bounds the
-//!   first delay, so `maxDelayMs: 100` waits 100 ms, where the JS waited
-//!   500). It stops for good on a close whose code is in
+//!   first delay, so `maxDelayMs: 100` waits 100 ms). It stops for good on a close whose code is in
 //!   `terminalCloseCodes`, on a rejecting `onOpen`, or on [`WebSocketPolicy::close`].
 //! - **When the delay starts over**: only after a connection has proved
 //!   itself by staying *ready* (open and `onOpen` settled) for at least
 //!   [`PROVEN_AFTER_MS`], measured when it closes. A server that accepts and
 //!   closes at once (or after a few seconds) therefore sees the delay grow
-//!   to the cap instead of a reconnect every 500 ms; the JS reset it on
-//!   every open. An inbound message does not prove anything: a server can
+//!   to the cap instead of a reconnect every 500 ms. An inbound message does not prove anything: a server can
 //!   send one and close.
 //! - **Outgoing buffer**: while not ready (disconnected, connecting, or
 //!   `onOpen` pending) at most [`MAX_BUFFERED`] texts, oldest evicted;

@@ -23,42 +23,39 @@
 //! # A call's payload across the boundary
 //! An agent's `call` through a bridge, its input and the tool's result
 //! (P = a parse of the payload, W = a write of it):
-//! 1. the transport's `onMessage` hands the message to the bridge's
-//!    closure (`bridge`; every transport, ours too): `JSON.stringify` (W1;
-//!    the spec's size limit is on that text), copied into wasm memory;
-//! 2. the core scans its depth (no parse) and parses it with serde_json
-//!    (P1), property by property into the message, the input one `Value`;
-//! 3. the core writes the tool's input as JSON text for the `Run` action (W2);
-//! 4. `JSON.parse` makes the value `run` gets (P2; none when a Standard
-//!    Schema validated the input: its own value is passed on);
-//! 5. the tool's value: `JSON.stringify` with the strict replacer (W3), the
+//! 1. the transport hands the message to the bridge: a WebSocket frame of
+//!    this module's transport as the frame's own text (`bridge::text_route`),
+//!    any other transport's object by `JSON.stringify` (W1; the spec's size
+//!    limit is on that text); the text is copied into wasm memory;
+//! 2. the core scans its depth and reads and checks the message without
+//!    building a value (P1); the input is kept as its text
+//!    (`protocol::JsonText`); a JSON Schema that asserts something builds
+//!    the input's value from that text to validate it (charged to the
+//!    validation's budget) and drops it;
+//! 3. the `Run` action carries the input's text, and `JSON.parse` makes the
+//!    value `run` gets (P2; none when a Standard Schema validated the
+//!    input: its own value is passed on);
+//! 4. the tool's value: `JSON.stringify` with the strict replacer (W2), the
 //!    spec's semantics for results, whose JS half passes what JSON writes
 //!    unchanged (`js/src/strict-json.js`); its text copied into wasm memory,
 //!    a large one with room for the message around it;
-//! 6. the core checks it (P3: serde_json's `IgnoredAny`, a scan that
-//!    builds nothing) and keeps the text as the result's `data`: a `Value` would
-//!    cost several times the text in memory, stop at 128 levels and refuse
-//!    the lone surrogates `JSON.stringify` escapes (the dev-mode output
-//!    check parses it);
-//! 7. the core writes the `result` message (W4) around the data's text,
+//! 5. the core checks it (P3: serde_json's `IgnoredAny`, a scan that
+//!    builds nothing) and keeps the text as the result's `data`: a `Value`
+//!    would cost several times the text in memory, stop at 128 levels and
+//!    refuse the lone surrogates `JSON.stringify` escapes (the dev-mode
+//!    output check parses it);
+//! 6. the core writes the `result` message (W3) around the data's text,
 //!    in its own buffer when it has the room (a large result is held once);
 //!    a page call's result is `JSON.parse`d from the data's text instead
-//!    (no W4);
-//! 8. `JSON.parse` makes the object `transport.send` gets (P4); a
+//!    (no W3);
+//! 7. `JSON.parse` makes the object `transport.send` gets (P4); a
 //!    `websocketTransport` writes it as the frame's text again, the
 //!    in-page channel hands it to the agent end as it is.
 //!
-//! So each payload is written twice and parsed twice: the input W1, P1, W2, P2; the result W3, P3, W4, P4. Fewer would need the core to hand the input out as a value
-//! (a `Run` carrying it, serialized straight into JS: no W2 text, no P2)
-//! and its messages as values (no W4 text, no P4); what crosses at 1 and 5
-//! stays text for the spec's `JSON.stringify` semantics. But building JS
-//! objects from Rust values field by field was slower than writing text and
-//! one `JSON.parse` at every size measured (`values.rs`, `result`), so text
-//! stays on this hot path.
-//! The crossings themselves: one JS→wasm call per input (`onMessage`, the
-//! run's settlement), and per drain one wasm→JS call per `send` and per run;
-//! counted over an in-page call of a trivial tool, 41 calls into JS in all,
-//! most of them type tests and property reads.
+//! Text, not values, crosses on this path: building JS objects from Rust
+//! values field by field is slower than writing text and one `JSON.parse`
+//! at every size measured (`values.rs`, `result`). Calls into JS per input
+//! are one per `send` and per run, besides type tests and property reads.
 
 // A module built without `toolmark` (a transport's or `formTools`' own) uses
 // only part of the shared helpers.
