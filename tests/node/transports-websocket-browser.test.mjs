@@ -98,17 +98,18 @@ test('the server is killed and restarted mid-call: the buffered result arrives e
     await waitFor(() => page.evaluate(() => typeof window.release === 'function'), { what: 'slow run started' });
     await agent.close(); // killed: sockets terminated, nothing listens on the port
     const old = agent;
-    await sleep(200);
+    const told = async () => page.evaluate(() => window.told);
+    await waitFor(async () => (await told()).some((s) => s.state === 'reconnecting'), { what: 'the page saw the close' });
     await page.evaluate(() => window.release()); // the result is buffered while disconnected
-    await sleep(400); // at least one refused reconnect
+    // At least one reconnect refused: the second attempt is scheduled.
+    await waitFor(async () => (await told()).some((s) => s.state === 'reconnecting' && s.attempt >= 2), { what: 'a refused reconnect' });
     agent = await startWsAgent({ port });
     const [result] = await resultsOf(agent, { timeoutMs: 5000, what: 'buffered result' });
     assert.equal(result.id, message.id);
     assert.deepEqual(result.result, { status: 'ok', data: { text: 'done' } });
     assert.equal(old.messages('result').length, 0);
-    await sleep(700); // more reconnects would re-send nothing
-    assert.equal(agent.messages('result').length, 1);
-    // The conversation goes on over the new socket; the same call id is not run again.
+    // The conversation goes on over the new socket; the same call id is not run again, and
+    // the next result is the next message (frames keep their order: no second copy came first).
     agent.latest().send(JSON.stringify(message));
     const next = call(manifest.clientId, 'greet', { name: 'grace' });
     agent.latest().send(JSON.stringify(next));
@@ -137,9 +138,10 @@ test('binary, oversized and non-JSON frames are dropped: no run, no answer, no e
     socket.send('hello');
     const good = call(manifest.clientId, 'greet', { name: 'good' });
     socket.send(JSON.stringify(good));
+    // The dropped frames came first on the socket, and frames are read in order: by the good
+    // one's result, they have been read.
     const [result] = await resultsOf(agent, { timeoutMs: 10000 });
     assert.equal(result.id, good.id);
-    await sleep(200);
     assert.equal(agent.messages('result').length, 1);
     const state = await page.evaluate(() => ({ runs: window.runs, errors: window.errors }));
     assert.deepEqual(state, { runs: ['good'], errors: [] });
@@ -152,7 +154,7 @@ test('a terminal close code stops reconnecting; a non-terminal one reconnects', 
     agent.latest().close(4000, 'retry');
     await waitFor(() => agent.sockets.length === 2, { timeoutMs: 3000, what: 'reconnect after 4000' });
     agent.latest().close(4001, 'unauthorized');
-    await sleep(1000);
+    await waitFor(async () => (await page.evaluate(() => window.told)).some((s) => s.state === 'closed' && s.terminal), { what: 'terminal close' });
     assert.equal(agent.attempts.length, 2);
     const sendError = await page.evaluate(() => {
       try {
