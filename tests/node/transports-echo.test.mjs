@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import Echo from 'laravel-echo';
 import Pusher from 'pusher-js';
 import { startEchoBackend } from './support/echo-backend.mjs';
-import { waitFor, sleep } from './support/ws-agent.mjs';
+import { waitFor } from './support/ws-agent.mjs';
 import { greeterPage, pusherEchoOptions } from './support/transport-page.mjs';
 
 const { newId } = await import(new URL('../../pkg/index.js', import.meta.url));
@@ -95,17 +95,20 @@ test('round trip over a private channel: manifest POSTed, { message } and bare p
   const bare = { protocol: 1, type: 'call', clientId, id: newId(), tool: 'greet', input: { name: 'grace' } };
   backend.broadcast(PRIVATE, 'toolmark.message', bare);
   await waitFor(() => postsOf('result').length === 2, { what: 'second result' });
-  // Another event name on the channel is not ours.
+  // Another event name on the channel is not ours. The channel's events arrive in order:
+  // by the answer to the call after it, it has been passed over.
   backend.broadcast(PRIVATE, 'other.event', { message: { ...bare, id: newId() } });
-  await sleep(150);
+  const after = { ...bare, id: newId(), input: { name: 'lin' } };
+  backend.broadcast(PRIVATE, 'toolmark.message', after);
+  await waitFor(() => postsOf('result').length === 3, { what: 'third result' });
 
   const results = postsOf('result');
-  assert.equal(results.length, 2);
   assert.deepEqual(results.map((p) => [p.json.id, p.json.result]), [
     [wrapped.id, { status: 'ok', data: 'hello ada' }],
     [bare.id, { status: 'ok', data: 'hello grace' }],
+    [after.id, { status: 'ok', data: 'hello lin' }],
   ]);
-  assert.deepEqual(results.map((p) => p.headers['x-xsrf-token']), ['xsrf-1', 'xsrf-2']);
+  assert.deepEqual(results.map((p) => p.headers['x-xsrf-token']), ['xsrf-1', 'xsrf-2', 'xsrf-2']);
   assert.deepEqual(errors, []);
 });
 
@@ -156,10 +159,15 @@ test('a channel the user may not join is never subscribed, so nothing arrives', 
   const echo = newEcho();
   const seen = [];
   const transport = newTransport({ echo, channel: 'toolmark.8.42', headers: () => ({}) });
+  const statuses = [];
+  transport.onStatus((status) => statuses.push(status));
   transport.onMessage((m) => seen.push(m));
   await waitFor(() => backend.authRequests.some((r) => r.channel === 'private-toolmark.8.42'), { what: 'auth request' });
+  // The refusal is the transport's end: closed for good, with the HTTP status.
+  const closed = await waitFor(() => statuses.find((s) => s.state === 'closed'), { what: 'refused subscription' });
+  assert.equal(closed.terminal, true);
+  assert.equal(typeof closed.code, 'number');
   backend.broadcast('private-toolmark.8.42', 'toolmark.message', { message: { x: 1 } });
-  await sleep(150);
   assert.equal(backend.subscribed(echo.socketId(), 'private-toolmark.8.42'), false);
   assert.deepEqual(seen, []);
 });

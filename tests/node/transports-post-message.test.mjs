@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { launchChromium, serve } from './support/browser.mjs';
-import { waitFor, sleep } from './support/ws-agent.mjs';
+import { waitFor } from './support/ws-agent.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -70,6 +70,10 @@ async function openBridgePage() {
     const { postMessageTransport } = await import('/pkg/bridge/post-message.js');
     window.runs = [];
     window.inbound = [];
+    window.sent = [];
+    // Every message event the page gets, after the transport's own listener has seen it.
+    window.events = 0;
+    window.agentFrame = agentFrame;
     const { tm, errors } = greeterPage({ greet: { onRun: (name) => window.runs.push(name) } });
     window.tm = tm;
     window.errors = errors;
@@ -79,7 +83,10 @@ async function openBridgePage() {
       allowedOrigins: [agentOrigin],
     });
     const recording = {
-      send: (m) => transport.send(m),
+      send: (m) => {
+        window.sent.push(m);
+        transport.send(m);
+      },
       onMessage: (cb) => transport.onMessage((m) => {
         window.inbound.push(m);
         cb(m);
@@ -87,6 +94,7 @@ async function openBridgePage() {
       close: () => transport.close(),
     };
     window.detach = tm.use(bridge({ transport: recording }));
+    addEventListener('message', () => window.events++);
   }, b.url);
   return { page, agent: page.frame({ name: 'agent' }), other: page.frame({ name: 'other' }) };
 }
@@ -158,12 +166,20 @@ test('another window, a missing envelope and a wrong origin are ignored silently
   // page's own messages (targetOrigin B) are no longer delivered to it.
   await agent.goto(`${a.url}/agent.html`);
   const wrongOrigin = call(clientId, 'wrong origin');
+  const events = await page.evaluate(() => window.events);
   await agent.evaluate(([data, origin]) => window.post(data, origin), [{ toolmark: 1, message: wrongOrigin }, a.url]);
+  // The transport's listener runs before the page's last one: once that one has the event, the
+  // transport has passed it over.
+  await waitFor(async () => (await page.evaluate(() => window.events)) > events, { what: 'the wrong-origin message' });
   await page.evaluate(() => window.tm.register({ name: 'later', description: 'A later tool', run: () => 1 })); // → manifest
-  await sleep(300);
+  await waitFor(() => page.evaluate(() => window.sent.some((m) => m.type === 'manifest' && m.tools.some((t) => t.name === 'later'))), { what: 'manifest sent' });
+  // Messages from one window to another arrive in order: a marker posted after the manifest,
+  // to any origin, arrives alone if the manifest went nowhere.
+  await page.evaluate(() => window.agentFrame.contentWindow.postMessage('marker', '*'));
+  await receivedBy(agent, (r) => r.length > 0, 'marker');
   assert.deepEqual(await page.evaluate(() => window.runs), ['good']);
   assert.deepEqual(await page.evaluate(() => window.inbound.length), 1);
-  assert.deepEqual(await agent.evaluate(() => window.received), []);
+  assert.deepEqual((await agent.evaluate(() => window.received)).map((r) => r.data), ['marker']);
   assert.deepEqual(await page.evaluate(() => window.errors), []);
   await page.close();
 });
@@ -173,8 +189,9 @@ test('close() stops listening: messages after detach are ignored', async () => {
   const received = await receivedBy(agent, (r) => envelopes(r, 'manifest').length > 0, 'manifest');
   const clientId = envelopes(received, 'manifest')[0].data.message.clientId;
   await page.evaluate(() => window.detach());
+  const events = await page.evaluate(() => window.events);
   await agent.evaluate(([data, origin]) => window.post(data, origin), [{ toolmark: 1, message: call(clientId, 'late') }, a.url]);
-  await sleep(200);
+  await waitFor(async () => (await page.evaluate(() => window.events)) > events, { what: 'the message after detach' });
   assert.deepEqual(await page.evaluate(() => window.inbound), []);
   await page.close();
 });
