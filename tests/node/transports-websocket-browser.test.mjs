@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromiumWithServer } from './support/browser.mjs';
-import { startWsAgent, waitFor, sleep } from './support/ws-agent.mjs';
+import { startWsAgent, waitFor } from './support/ws-agent.mjs';
 
 const MAX_FRAME = 4 * 1048576;
 const chromium = chromiumWithServer();
@@ -249,8 +249,10 @@ test('frames held while onOpen is pending are bounded in bytes: wasm memory stay
     assert.deepEqual(await page.evaluate(() => window.received), []);
     await page.evaluate(() => window.release());
     await waitFor(async () => (await page.evaluate(() => window.received.length)) === 4, { what: 'the held frames' });
-    await sleep(50);
-    assert.deepEqual(await page.evaluate(() => window.received), [6, 7, 8, 9]);
+    // A frame after them comes after them: nothing else was held.
+    socket.send(JSON.stringify({ i: 'after' }));
+    await waitFor(async () => (await page.evaluate(() => window.received.length)) === 5, { what: 'the frame after' });
+    assert.deepEqual(await page.evaluate(() => window.received), [6, 7, 8, 9, 'after']);
     assert.deepEqual(page.errors, []);
   } finally {
     await page.close();

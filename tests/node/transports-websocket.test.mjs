@@ -187,12 +187,10 @@ test('buffers up to 100 outgoing messages while disconnected, evicting the oldes
   await waitFor(() => server.attempts.length >= 1, { what: 'refused attempt' });
   server.accept = true;
   await waitFor(() => server.frames.length === 100, { timeoutMs: 3000, what: '100 buffered frames' });
-  await sleep(50);
-  assert.deepEqual(server.frames.map((f) => f.json.n), Array.from({ length: 100 }, (_, i) => i + 1));
-  // Once connected, sends go straight out.
+  // Once connected, sends go straight out, after the buffered ones: the oldest is not among them.
   t.send({ n: 'live' });
   await waitFor(() => server.frames.length === 101, { what: 'live frame' });
-  assert.deepEqual(server.frames[100].json, { n: 'live' });
+  assert.deepEqual(server.frames.map((f) => f.json.n), [...Array.from({ length: 100 }, (_, i) => i + 1), 'live']);
 });
 
 test('a close code in terminalCloseCodes stops reconnecting; other codes do not', async () => {
@@ -251,11 +249,20 @@ test('inbound frames before onOpen settles are held, and dropped when it rejects
   let release;
   const gate = new Promise((resolve) => (release = resolve));
   const received = [];
-  const t = transport({ url: server.url, onOpen: () => gate });
+  // Counted by a listener added after the transport's: when it runs, the transport has
+  // handled the frame.
+  let handled = 0;
+  const t = transport({
+    url: server.url,
+    onOpen: (ws) => {
+      ws.addEventListener('message', () => handled++);
+      return gate;
+    },
+  });
   t.onMessage((m) => received.push(m));
   await waitFor(() => server.sockets.length === 1, { what: 'connection' });
   server.latest().send(JSON.stringify({ early: 1 }));
-  await sleep(100);
+  await waitFor(() => handled === 1, { what: 'the early frame handled' });
   assert.deepEqual(received, []);
   release();
   await waitFor(() => received.length === 1, { what: 'held frame' });
@@ -264,14 +271,22 @@ test('inbound frames before onOpen settles are held, and dropped when it rejects
   let refuse;
   const denied = new Promise((_, reject) => (refuse = reject));
   const dropped = [];
-  const t2 = transport({ url: server.url, onOpen: () => denied });
+  let handled2 = 0;
+  const t2 = transport({
+    url: server.url,
+    onOpen: (ws) => {
+      ws.addEventListener('message', () => handled2++);
+      return denied;
+    },
+  });
+  const statuses = statusesOf(t2);
   t2.onMessage((m) => dropped.push(m));
   await waitFor(() => server.sockets.length === 2, { what: 'second connection' });
   server.latest().send(JSON.stringify({ early: 2 }));
-  await sleep(100);
+  await waitFor(() => handled2 === 1, { what: 'the early frame handled' });
   refuse(new Error('not authenticated'));
   await waitFor(() => server.closes.length === 1, { what: 'rejected socket closed' });
-  await sleep(50);
+  await stopped(statuses);
   assert.deepEqual(dropped, []);
 });
 
@@ -463,8 +478,10 @@ test('throwing callbacks never break the transport: a listener that throws, an o
       throw new Error('sync throw');
     },
   });
+  const statuses = statusesOf(t2);
   await waitFor(() => server.closes.length === 1, { what: 'the socket closed after onOpen threw' });
-  await sleep(500);
+  await stopped(statuses);
+  assert.deepEqual(delaysOf(statuses), []);
   assert.equal(server.sockets.length, 2);
   assert.throws(() => t2.send({ x: 1 }), /closed, not reconnecting/);
   assert.throws(() => t2.onMessage('not a function'), { name: 'ToolmarkError', code: 'invalid_argument' });
@@ -514,6 +531,8 @@ test('frames held while onOpen is pending are bounded in bytes: wasm memory stay
   assert.deepEqual(received, []);
   release();
   await waitFor(() => received.length === 4, { what: 'the held frames' });
-  await sleep(50);
-  assert.deepEqual(received.map((m) => m.i), [6, 7, 8, 9]);
+  // A frame after them comes after them: nothing else was held.
+  socket.send(JSON.stringify({ i: 'after' }));
+  await waitFor(() => received.length === 5, { what: 'the frame after' });
+  assert.deepEqual(received.map((m) => m.i), [6, 7, 8, 9, 'after']);
 });
