@@ -34,6 +34,8 @@ const PARSE = {
   '1 MiB, 170,000 \\u00e9 escapes': () => '\u00e9'.repeat(170_000),
   '1 MiB, 25,000 objects 63 deep': () => Array.from({ length: 900 }, () => JSON.parse('['.repeat(62) + ']'.repeat(62))),
   '1 MiB, 60,000 floats': () => Array.from({ length: 60_000 }, (_, i) => 1 / (i + 3)),
+  '1 MiB, 340,000 []': () => Array.from({ length: 340_000 }, () => []),
+  '1 MiB, 340,000 {}': () => Array.from({ length: 340_000 }, () => ({})),
 };
 
 /** The validation worst cases that fit one 1 MiB message. */

@@ -63,8 +63,9 @@ pub use crate::outputs::{Action, Event, Output, Transmit};
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::protocol::codes::error_message;
 use crate::protocol::{
-    parse_for_page, AgentToPage, Changed, ErrorEventCode, Manifest, PageToAgent, ProtocolV1,
-    RefusedCode, Rejection, ResultMessage, ToolManifest, ToolManifestSummary, ToolResult,
+    inbound::is_json_text, parse_for_page, AgentToPage, Changed, ErrorEventCode, Manifest,
+    PageToAgent, ProtocolV1, RefusedCode, Rejection, ResultMessage, ToolManifest,
+    ToolManifestSummary, ToolResult,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey};
 use crate::schema::PatternMatcher;
@@ -504,6 +505,20 @@ impl Toolmark {
 
     /// Rule 8: bounded, parsed, filtered by clientId, then validated.
     pub fn handle_inbound(&mut self, bridge: BridgeId, text: &str, now: u64) {
+        self.inbound(bridge, text, false, now);
+    }
+
+    /// A WebSocket text frame for `bridge`, unread by its transport: as
+    /// [`Toolmark::handle_inbound`], but a frame that is not JSON text is
+    /// dropped silently, whatever its size (the spec: "Non-JSON, binary and
+    /// oversized frames are dropped", before the bridge's own limit). So
+    /// the text is read once, by the bridge; only a text it refuses as
+    /// too large or malformed is read again for its JSON syntax.
+    pub fn handle_inbound_frame(&mut self, bridge: BridgeId, text: &str, now: u64) {
+        self.inbound(bridge, text, true, now);
+    }
+
+    fn inbound(&mut self, bridge: BridgeId, text: &str, frame: bool, now: u64) {
         let Some(options) = self.bridges.options(bridge) else {
             return;
         };
@@ -531,6 +546,8 @@ impl Toolmark {
                     );
                 }
             }
+            Err(Rejection::TooLarge { .. } | Rejection::Malformed { .. })
+                if frame && !is_json_text(text) => {}
             Err(rejection) => self.invalid_message(&rejection),
         }
     }

@@ -1659,6 +1659,51 @@ fn rule_8_invalid_messages_are_dropped_with_invalid_message_and_never_answered()
     assert!(page.take_runs().is_empty());
 }
 
+/// A WebSocket frame reaches the bridge unread by its transport: one that is
+/// not JSON text is dropped silently, whatever its size (the transport's
+/// rule, before the bridge's limit); JSON the bridge refuses is still
+/// `invalid_message`, and a frame it reads is handled as any message.
+#[test]
+fn a_frame_that_is_not_json_is_dropped_silently_and_json_is_read_as_any_message() {
+    let mut page = Page::with_options(
+        Config::default(),
+        BridgeOptions {
+            max_message_bytes: 200,
+            ..BridgeOptions::default()
+        },
+    );
+    page.register(tool("t"));
+    let cid = page.client_id();
+    let before = page.sent.len();
+    let frame = |page: &mut Page, text: &str| {
+        page.tm.handle_inbound_frame(page.bridge, text, page.now);
+        page.drain();
+    };
+    for text in [
+        "{not json",
+        "",
+        "[1,]",
+        "{} {}",
+        &format!("[\"{}", "x".repeat(300)),
+    ] {
+        frame(&mut page, text);
+    }
+    assert_eq!(page.error_codes(), [], "dropped silently");
+    // JSON that the bridge refuses: too large, deeper than 64 (JSON or not), a number past
+    // the largest double, not a message.
+    let big = json!({"protocol": 1, "type": "call", "clientId": cid, "id": "big", "tool": "t", "input": "x".repeat(200)});
+    frame(&mut page, &big.to_string());
+    frame(&mut page, &format!("{}{}", "[".repeat(65), "]".repeat(65)));
+    frame(&mut page, &format!("{}x", "[".repeat(65)));
+    frame(&mut page, r#"{"protocol": 1, "n": 1e400}"#);
+    frame(&mut page, "[1]");
+    assert_eq!(page.error_codes(), vec![ErrorEventCode::InvalidMessage; 5]);
+    assert_eq!(page.sent.len(), before, "never answered");
+    let call = json!({"protocol": 1, "type": "call", "clientId": cid, "id": "c", "tool": "t", "input": {}});
+    frame(&mut page, &call.to_string());
+    assert_eq!(page.take_runs().len(), 1);
+}
+
 #[test]
 fn detaching_aborts_in_flight_calls_and_closes_the_transport() {
     let mut page = Page::new();

@@ -379,6 +379,15 @@ pub fn parse_value(text: &str) -> Result<Value, Rejection> {
     })
 }
 
+/// Whether `text` is JSON by serde_json's syntax, read without building a
+/// value (serde's `IgnoredAny`), or nests deeper than [`MAX_DEPTH`]
+/// (serde_json gives up past 127 levels; the bridge reports those as
+/// `invalid_message`).
+pub fn is_json_text(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+        || nesting_exceeds(text.as_bytes(), MAX_DEPTH)
+}
+
 /// True when arrays/objects nest deeper than `max` (strings are skipped).
 /// A flat scan: hostile input cannot grow the stack.
 pub fn nesting_exceeds(bytes: &[u8], max: usize) -> bool {

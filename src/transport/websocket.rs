@@ -31,12 +31,12 @@
 //!   first.
 //! - **Frames**: a binary frame, or a text frame of more than
 //!   [`MAX_FRAME_UTF16_UNITS`] UTF-16 code units, is dropped unparsed. A
-//!   text frame that is not JSON is dropped too, silently, as the spec has
-//!   it ("Non-JSON, binary and oversized frames are dropped", before the
-//!   bridge's own limit): [`is_json_text`] checks the syntax without
-//!   building a value (serde's `IgnoredAny`), and the bridge parses the
-//!   text it is handed once more. JSON nested deeper than the bridge's
-//!   limit is left to the bridge, which drops it as `invalid_message`.
+//!   text frame is delivered as its text, unread: whether it is JSON is
+//!   its reader's question, so that the text is read once. The spec has a
+//!   frame that is not JSON dropped silently, before the bridge's own
+//!   limit; the bridge reading it does so
+//!   (`machine::Toolmark::handle_inbound_frame`), and another subscriber
+//!   gets no message for it (the driver's `JSON.parse` fails).
 //! - **Connection state** ([`Status`], [`WebSocketPolicy::status`]):
 //!   `connecting` at each socket asked for, `open` once ready, `closed`
 //!   with the socket's code and reason (or why this side stopped: a
@@ -284,8 +284,6 @@ pub enum DropReason {
     StaleConnection,
     /// The transport has stopped.
     Stopped,
-    /// Not JSON text ([`is_json_text`]).
-    NotJson,
     /// Longer than [`MAX_HELD_BYTES`] while `onOpen` is pending.
     TooLongToHold,
 }
@@ -324,18 +322,6 @@ pub fn frame_units_over_limit(text: &str) -> Option<usize> {
     }
     let units = utf16_len(text);
     exceeds_frame_limit_units(units).then_some(units)
-}
-
-/// Whether a text frame goes on to the bridge: JSON by serde_json's
-/// syntax (no value is built), or nested deeper than the bridge's limit
-/// (serde_json gives up past 127 levels; the bridge reports those as
-/// `invalid_message`).
-pub fn is_json_text(text: &str) -> bool {
-    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
-        || crate::protocol::inbound::nesting_exceeds(
-            text.as_bytes(),
-            crate::protocol::inbound::MAX_DEPTH,
-        )
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -616,9 +602,6 @@ impl WebSocketPolicy {
         if !self.holds(text.len()) {
             self.held_dropped = self.held_dropped.saturating_add(1);
             return Inbound::Dropped(DropReason::TooLongToHold);
-        }
-        if !is_json_text(&text) {
-            return Inbound::Dropped(DropReason::NotJson);
         }
         match &mut self.state {
             State::Ready(..) => {
@@ -1423,25 +1406,26 @@ mod tests {
     }
 
     #[test]
-    fn non_json_frames_are_dropped_and_deep_json_is_left_to_the_bridge() {
+    fn a_text_frame_is_delivered_unread() {
+        // Whether it is JSON is its reader's question (the bridge drops one
+        // that is not, silently): the policy reads no text.
         let (mut p, conn) = ready(WebSocketConfig::default(), 0);
-        for text in ["", "held", "{\"protocol\": 1, not json", "{}{}", "[1,]"] {
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        for text in [
+            "",
+            "held",
+            "{\"protocol\": 1, not json",
+            "[1,]",
+            &deep,
+            "{\"a\": 1}",
+        ] {
             assert_eq!(
                 p.handle_message(conn, Frame::Text(text.into())),
-                Inbound::Dropped(DropReason::NotJson),
+                Inbound::Delivered,
                 "{text:?}"
             );
+            assert_eq!(p.poll_action(), Some(Action::Deliver { text: text.into() }));
         }
-        // Past serde_json's 127 levels and past the bridge's 64: the bridge reports it.
-        let deep = "[".repeat(200) + &"]".repeat(200);
-        let shallow = "[".repeat(65) + &"]".repeat(65);
-        for text in [deep, shallow, " {\"a\": [1, \"\\ud800\"]} ".into()] {
-            assert_eq!(
-                p.handle_message(conn, Frame::Text(text)),
-                Inbound::Delivered
-            );
-        }
-        assert!(!is_json_text("[".repeat(60).as_str()));
     }
 
     #[test]

@@ -133,9 +133,20 @@ pub(super) struct TextRoute {
 }
 
 impl TextRoute {
-    /// A message's text, as the callback would deliver the message.
-    pub(super) fn deliver(&self, text: &str) {
-        inbound_text(&self.shared, self.bridge, text);
+    /// A WebSocket frame's text, unread by its transport: the core drops it
+    /// if it is not JSON, as the transport would.
+    pub(super) fn deliver_frame(&self, text: &str) {
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        if !attached(&shared, self.bridge) {
+            return;
+        }
+        let now = shared.now();
+        if let Err(failure) = shared.input(|core| core.handle_inbound_frame(self.bridge, text, now))
+        {
+            report(failure);
+        }
     }
 }
 

@@ -401,27 +401,25 @@ impl Driver {
     /// `JSON.parse(text)` to each subscriber still subscribed when its turn
     /// comes, while the transport runs (one that unsubscribes another, or
     /// closes, is heeded at once); a bridge of this module gets the text
-    /// itself (see `bridge::text_route`). The text is parsed once, when a
-    /// subscriber first needs the object.
+    /// itself (see `bridge::text_route`), which it drops if it is not JSON.
+    /// The text is parsed once, when a subscriber first needs the object;
+    /// a text that is not JSON reaches no other subscriber (the spec drops
+    /// such a frame).
     fn deliver(&self, text: &str) {
         let subscribers = self.io(|io| io.subscribers.clone());
-        let mut message: Option<JsValue> = None;
+        let mut message: Option<Option<JsValue>> = None;
         for (id, callback) in subscribers {
             let subscribed = self.io(|io| io.subscribers.iter().any(|(s, _)| *s == id));
             if !subscribed || self.policy(|p| p.is_stopped()) {
                 continue;
             }
             if let Some(route) = bridge::text_route(&callback) {
-                route.deliver(text);
+                route.deliver_frame(text);
                 continue;
             }
-            // (Never fails: the policy delivers JSON text only.)
-            let parsed = match &message {
-                Some(parsed) => parsed.clone(),
-                None => match js_sys::JSON::parse(text) {
-                    Ok(parsed) => message.insert(parsed).clone(),
-                    Err(_) => return,
-                },
+            let parsed = message.get_or_insert_with(|| js_sys::JSON::parse(text).ok());
+            let Some(parsed) = parsed.clone() else {
+                continue;
             };
             if let Err(error) = callback.call1(&JsValue::UNDEFINED, &parsed) {
                 host::report_uncaught(&error);
