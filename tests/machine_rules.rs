@@ -1630,8 +1630,9 @@ fn output_schemas_are_checked_in_dev_mode_only() {
 
 // ----- rule 8: hostile input ------------------------------------------------------------------
 
-#[test]
-fn rule_8_invalid_messages_are_dropped_with_invalid_message_and_never_answered() {
+/// A page whose bridge takes messages of up to 200 bytes, with tool `t`: it,
+/// its clientId, and how many messages it had sent.
+fn limited_page() -> (Page, String, usize) {
     let mut page = Page::with_options(
         Config::default(),
         BridgeOptions {
@@ -1642,6 +1643,12 @@ fn rule_8_invalid_messages_are_dropped_with_invalid_message_and_never_answered()
     page.register(tool("t"));
     let cid = page.client_id();
     let before = page.sent.len();
+    (page, cid, before)
+}
+
+#[test]
+fn rule_8_invalid_messages_are_dropped_with_invalid_message_and_never_answered() {
+    let (mut page, cid, before) = limited_page();
     let big = json!({"protocol": 1, "type": "call", "clientId": cid, "id": "big", "tool": "t", "input": "x".repeat(200)});
     page.inbound(big);
     page.inbound_text(&format!("{}{}", "[".repeat(65), "]".repeat(65)));
@@ -1665,16 +1672,7 @@ fn rule_8_invalid_messages_are_dropped_with_invalid_message_and_never_answered()
 /// `invalid_message`, and a frame it reads is handled as any message.
 #[test]
 fn a_frame_that_is_not_json_is_dropped_silently_and_json_is_read_as_any_message() {
-    let mut page = Page::with_options(
-        Config::default(),
-        BridgeOptions {
-            max_message_bytes: 200,
-            ..BridgeOptions::default()
-        },
-    );
-    page.register(tool("t"));
-    let cid = page.client_id();
-    let before = page.sent.len();
+    let (mut page, cid, before) = limited_page();
     let frame = |page: &mut Page, text: &str| {
         page.tm.handle_inbound_frame(page.bridge, text, page.now);
         page.drain();
