@@ -48,6 +48,22 @@ function assertWaited(attemptTimes, delays) {
   }
 }
 
+/**
+ * A transport to `url` whose onOpen returns `settled`, and the count of frames it has handled:
+ * counted by a listener added after the transport's, which runs once the transport is done.
+ */
+function gatedTransport(url, settled) {
+  const frames = { handled: 0 };
+  const t = transport({
+    url,
+    onOpen: (ws) => {
+      ws.addEventListener('message', () => frames.handled++);
+      return settled;
+    },
+  });
+  return { t, frames };
+}
+
 const page = () => greeterPage({ greet: { asObject: true } });
 
 const call = (clientId, input = { name: 'ada' }) => ({ protocol: 1, type: 'call', clientId, id: newId(), tool: 'greet', input });
@@ -249,20 +265,11 @@ test('inbound frames before onOpen settles are held, and dropped when it rejects
   let release;
   const gate = new Promise((resolve) => (release = resolve));
   const received = [];
-  // Counted by a listener added after the transport's: when it runs, the transport has
-  // handled the frame.
-  let handled = 0;
-  const t = transport({
-    url: server.url,
-    onOpen: (ws) => {
-      ws.addEventListener('message', () => handled++);
-      return gate;
-    },
-  });
+  const { t, frames } = gatedTransport(server.url, gate);
   t.onMessage((m) => received.push(m));
   await waitFor(() => server.sockets.length === 1, { what: 'connection' });
   server.latest().send(JSON.stringify({ early: 1 }));
-  await waitFor(() => handled === 1, { what: 'the early frame handled' });
+  await waitFor(() => frames.handled === 1, { what: 'the early frame handled' });
   assert.deepEqual(received, []);
   release();
   await waitFor(() => received.length === 1, { what: 'held frame' });
@@ -271,19 +278,12 @@ test('inbound frames before onOpen settles are held, and dropped when it rejects
   let refuse;
   const denied = new Promise((_, reject) => (refuse = reject));
   const dropped = [];
-  let handled2 = 0;
-  const t2 = transport({
-    url: server.url,
-    onOpen: (ws) => {
-      ws.addEventListener('message', () => handled2++);
-      return denied;
-    },
-  });
+  const { t: t2, frames: frames2 } = gatedTransport(server.url, denied);
   const statuses = statusesOf(t2);
   t2.onMessage((m) => dropped.push(m));
   await waitFor(() => server.sockets.length === 2, { what: 'second connection' });
   server.latest().send(JSON.stringify({ early: 2 }));
-  await waitFor(() => handled2 === 1, { what: 'the early frame handled' });
+  await waitFor(() => frames2.handled === 1, { what: 'the early frame handled' });
   refuse(new Error('not authenticated'));
   await waitFor(() => server.closes.length === 1, { what: 'rejected socket closed' });
   await stopped(statuses);
