@@ -9,8 +9,8 @@
 //! by the platform's correctly rounded conversion: the page's `JSON.parse`
 //! in the module, all such numbers of a text in one call, `str::parse`
 //! natively. serde_json's `float_roundtrip` does the same in Rust with
-//! tables and big-number code that cost the module 9.1 KB gzip
-//! (docs/benchmarks.md).
+//! tables and big-number code that cost the module 7.0 KB gzip
+//! (docs/benchmarks.md, "serde_json's build").
 //!
 //! The numbers are matched to their texts by order: serde_json visits
 //! every number once, in the order of the text, and [`NumberTexts`] walks
