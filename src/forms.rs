@@ -6,10 +6,10 @@
 //! [`Step`]s a write comes to.
 //!
 //! # What it decides
-//! - **Which elements are fields** ([`is_field_control`], [`fields`]): an
+//! - **Which elements are fields** ([`is_field_control`], [`add_control`]): an
 //!   `<input>`, `<select>` or `<textarea>`, named, enabled, not a button or
 //!   a file input; the controls sharing a name are one field.
-//! - **Values** ([`Kind`], [`fields`], [`write`]): how a field's value is
+//! - **Values** ([`Kind`], [`read_values`], [`write`]): how a field's value is
 //!   read from its controls (a checkbox's `checked`, the checked radio's
 //!   value, the selected options', a number…) and what writing a value
 //!   sets on each control.
@@ -219,29 +219,29 @@ fn kind_of(controls: &[Control]) -> Kind {
     }
 }
 
-/// The form's fields from its field controls (named, in document order):
-/// the controls sharing a name are one field, placed at its first
-/// control, with its value now and as the page loaded. `number` is JS's
-/// `Number(text)`, for the numeric fields' text.
-pub fn fields(controls: Vec<(String, Control)>, number: impl Fn(&str) -> f64) -> Vec<Field> {
-    let mut fields: Vec<Field> = Vec::new();
-    for (name, control) in controls {
-        match fields.iter_mut().find(|f| f.name == name) {
-            Some(field) => field.controls.push(control),
-            None => fields.push(Field {
-                name,
-                controls: vec![control],
-                value: None,
-                default: None,
-            }),
-        }
+/// Adds one of the form's field controls, in document order, to the
+/// fields: the controls sharing a name are one field, placed at its first
+/// control.
+pub fn add_control(fields: &mut Vec<Field>, name: String, control: Control) {
+    match fields.iter_mut().find(|f| f.name == name) {
+        Some(field) => field.controls.push(control),
+        None => fields.push(Field {
+            name,
+            controls: vec![control],
+            value: None,
+            default: None,
+        }),
     }
-    for field in &mut fields {
+}
+
+/// Each field's value now and as the page loaded, from its controls.
+/// `number` is JS's `Number(text)`, for the numeric fields' text.
+pub fn read_values(fields: &mut [Field], number: impl Fn(&str) -> f64) {
+    for field in fields {
         let kind = field.kind();
         field.value = read(kind, &field.controls, false, &number);
         field.default = read(kind, &field.controls, true, &number);
     }
-    fields
 }
 
 /// A field's value now (`initial`: as the page loaded); `None` for no
@@ -262,15 +262,16 @@ fn read(
         // A single select's value now is its own `value`; as loaded, the
         // option selected by default.
         Kind::Select | Kind::SelectMultiple if initial || kind == Kind::SelectMultiple => {
-            let mut chosen = first
-                .options
-                .iter()
-                .filter(|option| option.is_selected(initial))
-                .map(|option| Value::String(option.value.clone()));
-            if kind == Kind::SelectMultiple {
-                return Some(Value::Array(chosen.collect()));
+            let mut chosen = Vec::new();
+            for option in &first.options {
+                if option.is_selected(initial) {
+                    chosen.push(Value::String(option.value.clone()));
+                }
             }
-            return chosen.next();
+            if kind == Kind::SelectMultiple {
+                return Some(Value::Array(chosen));
+            }
+            return chosen.into_iter().next();
         }
         _ if initial => &first.default_value,
         _ => &first.value,
@@ -388,7 +389,8 @@ fn typed(name: &str) -> Map<String, Value> {
 /// constraint, said in the schema the agent reads), or one of the listed
 /// radio or option values (an array of them for a multiple select).
 fn schema_of(field: &Field) -> Map<String, Value> {
-    let listed: Vec<Value> = match field.kind() {
+    let mut listed = Vec::new();
+    match field.kind() {
         Kind::Checkbox => return typed("boolean"),
         Kind::Number => return typed("number"),
         Kind::Text => {
@@ -398,17 +400,17 @@ fn schema_of(field: &Field) -> Map<String, Value> {
             }
             return schema;
         }
-        Kind::Radio => field
-            .controls
-            .iter()
-            .map(|c| c.value.clone().into())
-            .collect(),
-        Kind::Select | Kind::SelectMultiple => field
-            .controls
-            .first()
-            .map(|c| c.options.iter().map(|o| o.value.clone().into()).collect())
-            .unwrap_or_default(),
-    };
+        Kind::Radio => {
+            for control in &field.controls {
+                listed.push(control.value.clone().into());
+            }
+        }
+        Kind::Select | Kind::SelectMultiple => {
+            for option in field.controls.iter().take(1).flat_map(|c| &c.options) {
+                listed.push(option.value.clone().into());
+            }
+        }
+    }
     let mut listed_schema = Map::new();
     set(&mut listed_schema, "enum", Value::Array(listed));
     if field.kind() == Kind::SelectMultiple {
@@ -876,14 +878,24 @@ mod tests {
         control
     }
 
-    /// `fields` with a `Number(text)` that agrees with JS's on the texts
+    /// The fields of these controls, with a `Number(text)` that agrees with JS's on the texts
     /// used here.
     fn named(controls: Vec<(&str, Control)>) -> Vec<Field> {
-        let controls = controls
-            .into_iter()
-            .map(|(name, control)| (name.to_owned(), control))
-            .collect();
-        fields(controls, |text| text.parse().unwrap_or(f64::NAN))
+        let mut fields = Vec::new();
+        for (name, control) in controls {
+            add_control(&mut fields, name.into(), control);
+        }
+        read_values(&mut fields, |text| text.parse().unwrap_or(f64::NAN));
+        fields
+    }
+
+    /// The fields of controls of these names and types, in this order.
+    fn form_of(controls: &[(&str, &str)]) -> Vec<Field> {
+        let mut list = Vec::new();
+        for (at, (name, input_type)) in controls.iter().enumerate() {
+            list.push((*name, ctl(input_type, at)));
+        }
+        named(list)
     }
 
     fn one(control: Control) -> Field {
@@ -933,12 +945,12 @@ mod tests {
 
     #[test]
     fn fields_are_the_controls_grouped_by_name_in_document_order() {
-        let fields = named(vec![
-            ("size", ctl("radio", 0)),
-            ("email", ctl("email", 1)),
-            ("size", ctl("radio", 2)),
-            ("notes", ctl("textarea", 3)),
-            ("size", ctl("radio", 4)),
+        let fields = form_of(&[
+            ("size", "radio"),
+            ("email", "email"),
+            ("size", "radio"),
+            ("notes", "textarea"),
+            ("size", "radio"),
         ]);
         let shape: Vec<(&str, Vec<usize>)> = fields
             .iter()
@@ -1250,13 +1262,13 @@ mod tests {
 
     #[test]
     fn invalid_fields_are_each_fields_first_failing_control() {
-        let fields = named(vec![
-            ("user", ctl("text", 0)),
-            ("size", ctl("radio", 1)),
-            ("size", ctl("radio", 2)),
-            ("note", ctl("text", 3)),
-            ("pin", ctl("text", 4)),
-            ("pin", ctl("text", 5)),
+        let fields = form_of(&[
+            ("user", "text"),
+            ("size", "radio"),
+            ("size", "radio"),
+            ("note", "text"),
+            ("pin", "text"),
+            ("pin", "text"),
         ]);
         let mut asked = Vec::new();
         let failing = [

@@ -134,7 +134,7 @@ fn js_number(text: &str) -> f64 {
 fn controls(form: &JsValue) -> (Vec<Ctl>, Vec<Field>) {
     let elements = host::array_from(&get(form, "elements")).unwrap_or_default();
     let mut ctls = Vec::new();
-    let mut named = Vec::new();
+    let mut fields = Vec::new();
     for element in elements.iter() {
         let tag = text(&element, "tagName");
         let name = text(&element, "name");
@@ -154,9 +154,10 @@ fn controls(form: &JsValue) -> (Vec<Ctl>, Vec<Field>) {
         };
         ctl.read(&mut control);
         ctls.push(ctl);
-        named.push((name, control));
+        forms::add_control(&mut fields, name, control);
     }
-    (ctls, forms::fields(named, js_number))
+    forms::read_values(&mut fields, js_number);
+    (ctls, fields)
 }
 
 /// `value` as JS converts it for a write.
@@ -165,8 +166,13 @@ fn wanted(value: &JsValue) -> Wanted {
         truthy: value.is_truthy(),
         nullish: value.is_undefined() || value.is_null(),
         text: host::string(value),
-        items: host::array_copy(value)
-            .map(|items| items.iter().map(|item| host::string(&item)).collect()),
+        items: host::array_copy(value).map(|items| {
+            let mut texts = Vec::new();
+            for item in items.iter() {
+                texts.push(host::string(&item));
+            }
+            texts
+        }),
     }
 }
 
@@ -476,18 +482,13 @@ fn label_of(form: &JsValue, options: &JsValue, scope: &JsValue) -> String {
             .as_string()
             .unwrap_or_else(|| attribute(form, key))
     };
-    let names = [
+    let [aria, name, id] = [
         attribute(form, "aria-label"),
         property("name"),
         property("id"),
     ];
     let scope = host::present(get(scope, "name")).map(|name| host::string(&name));
-    forms::label(
-        title.as_deref(),
-        &names.each_ref().map(String::as_str),
-        scope.as_deref(),
-    )
-    .into()
+    forms::label(title.as_deref(), &[&aria, &name, &id], scope.as_deref()).into()
 }
 
 /// `formTools(form, options)`: registers `<scope>.fill`, `.read` and
@@ -526,8 +527,12 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
     form.watch();
     let (_, fields) = form.read();
     let sensitive = form.with_policy(|policy| policy.sensitive_paths(&fields));
-    let [fill, read, submit] =
-        forms::tools(&label, &fields, sensitive).map(|def| js(&def).unchecked_into::<Object>());
+    let [fill, read, submit] = forms::tools(&label, &fields, sensitive);
+    let [fill, read, submit]: [Object; 3] = [
+        js(&fill).unchecked_into(),
+        js(&read).unchecked_into(),
+        js(&submit).unchecked_into(),
+    ];
     host::set(&fill, "snapshot", &tool_fn(&form, Op::Snapshot));
     host::set(&fill, "run", &tool_fn(&form, Op::Fill));
     host::set(&read, "run", &tool_fn(&form, Op::Read));
