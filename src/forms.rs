@@ -1,13 +1,21 @@
 //! The decisions of `formTools` (fill / read / submit tools for an HTML
-//! form), as pure functions over a description of the form that a driver
-//! reads from the DOM. No DOM here: the driver lists the form's named,
-//! enabled fields ([`Field`]: name, each control's `type` and
-//! `autocomplete`, the current and default values) every time a tool runs,
-//! and writes values back itself.
+//! form), as pure functions over a snapshot of the form's controls that a
+//! driver reads from the DOM. No DOM here: the driver reads each field
+//! control into a [`Control`] (`type`, `autocomplete`, `value`,
+//! `checked`, a select's options…) every time a tool runs, and applies the
+//! [`Step`]s a write comes to.
 //!
 //! # What it decides
-//! - **Which elements are fields** ([`is_field_control`]): named, enabled,
-//!   not a button or a file input; the controls sharing a name are one field.
+//! - **Which elements are fields** ([`is_field_control`], [`add_control`]): an
+//!   `<input>`, `<select>` or `<textarea>`, named, enabled, not a button or
+//!   a file input; the controls sharing a name are one field.
+//! - **Values** ([`Kind`], [`read_values`], [`write`]): how a field's value is
+//!   read from its controls (a checkbox's `checked`, the checked radio's
+//!   value, the selected options', a number…) and what writing a value
+//!   sets on each control.
+//! - **The tools** ([`tools`], [`label`], [`summary`], [`invalid_fields`]):
+//!   the fill schema from the fields' kinds, the names, texts and hints,
+//!   and the fields a submit is refused for.
 //! - **Sensitive fields** ([`FormPolicy`]): a field is sensitive when one
 //!   of its controls has `type="password"` or an `autocomplete` token
 //!   starting with `cc-` (case-insensitive, any token of the list:
@@ -39,7 +47,9 @@
 //! # What the driver does
 //! Keeps one [`FormPolicy`] per `formTools()` call, with the declared
 //! paths, and a random key (16 bytes or more, `crypto.getRandomValues`) for
-//! [`form_state`]. On `read`: the fields, then [`FormPolicy::read`]. On
+//! [`form_state`]. Registers the [`tools`] with their functions. On
+//! `fill`: reads the field's controls again and applies [`write`]'s steps.
+//! On `read`: the fields, then [`FormPolicy::read`]. On
 //! `submit`'s confirmation: [`FormPolicy::changes`] and the registry's
 //! `sensitive` list from [`FormPolicy::sensitive_paths`]; the form state
 //! from [`form_state`] at request time and again at approval
@@ -49,19 +59,42 @@ use crate::prelude::*;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::protocol::FieldChange;
+use crate::protocol::{FieldChange, Issue};
 
 /// What sensitive values become.
 pub const REDACTED: &str = "[redacted]";
 
 /// One form control (an `<input>`, `<select>`, `<textarea>`) as the driver
-/// reads it.
+/// reads it: every property a decision below looks at.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Control {
     /// The `type` property (`"text"`, `"password"`, `"select-one"`, …).
     pub input_type: String,
     /// The `autocomplete` attribute, `""` when absent.
     pub autocomplete: String,
+    /// A `<select>` (its value is its options').
+    pub select: bool,
+    pub value: String,
+    /// `defaultValue`: the value the page loaded with.
+    pub default_value: String,
+    pub checked: bool,
+    pub default_checked: bool,
+    pub multiple: bool,
+    pub required: bool,
+    /// A select's options (none for other controls).
+    pub options: Vec<Choice>,
+    /// Its place in the driver's list of the form's controls, which a
+    /// [`Step`] names.
+    pub element: usize,
+}
+
+/// One `<option>` of a select.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Choice {
+    pub value: String,
+    pub selected: bool,
+    /// `defaultSelected`: selected as the page loaded.
+    pub default_selected: bool,
 }
 
 impl Control {
@@ -69,6 +102,7 @@ impl Control {
         Control {
             input_type: input_type.into(),
             autocomplete: autocomplete.into(),
+            ..Control::default()
         }
     }
 
@@ -81,15 +115,39 @@ impl Control {
                     .is_some_and(|prefix| prefix.eq_ignore_ascii_case("cc-"))
             })
     }
+
+    /// `checked` now, or as the page loaded (`initial`).
+    fn is_checked(&self, initial: bool) -> bool {
+        if initial {
+            self.default_checked
+        } else {
+            self.checked
+        }
+    }
+}
+
+impl Choice {
+    fn is_selected(&self, initial: bool) -> bool {
+        if initial {
+            self.default_selected
+        } else {
+            self.selected
+        }
+    }
 }
 
 /// Control types that carry no field value (`formTools` skips them).
 pub const NOT_FIELD_TYPES: [&str; 5] = ["submit", "button", "reset", "image", "file"];
 
-/// Whether a form element is one of the form's fields: it has a name, is
-/// enabled, and its `type` is not a button or a file input.
-pub fn is_field_control(name: &str, disabled: bool, input_type: &str) -> bool {
-    !name.is_empty()
+/// Whether a form element is one of the form's fields: an `<input>`,
+/// `<select>` or `<textarea>` (other elements carry no submitted value)
+/// that has a name, is enabled, and whose `type` is not a button or a file
+/// input.
+pub fn is_field_control(tag: &str, name: &str, disabled: bool, input_type: &str) -> bool {
+    ["input", "select", "textarea"]
+        .iter()
+        .any(|t| t.eq_ignore_ascii_case(tag))
+        && !name.is_empty()
         && !disabled
         && !NOT_FIELD_TYPES
             .iter()
@@ -114,6 +172,376 @@ impl Field {
     pub fn is_sensitive_now(&self) -> bool {
         self.controls.iter().any(Control::is_sensitive)
     }
+
+    /// How its value is read and written.
+    pub fn kind(&self) -> Kind {
+        kind_of(&self.controls)
+    }
+}
+
+/// How a field's value is read and written, decided by its first control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// One checkbox: `true` / `false`. Several sharing a name are a text
+    /// field (the first one's value).
+    Checkbox,
+    /// The checked radio's value.
+    Radio,
+    /// The selected option's value.
+    Select,
+    /// The selected options' values, an array.
+    SelectMultiple,
+    /// `number` and `range` inputs: a JSON number.
+    Number,
+    /// Any other control: its value, a string.
+    Text,
+}
+
+fn kind_of(controls: &[Control]) -> Kind {
+    let Some(first) = controls.first() else {
+        return Kind::Text;
+    };
+    let is = |t: &str| first.input_type.eq_ignore_ascii_case(t);
+    if first.select {
+        if first.multiple {
+            Kind::SelectMultiple
+        } else {
+            Kind::Select
+        }
+    } else if is("checkbox") && controls.len() == 1 {
+        Kind::Checkbox
+    } else if is("radio") {
+        Kind::Radio
+    } else if is("number") || is("range") {
+        Kind::Number
+    } else {
+        Kind::Text
+    }
+}
+
+/// Adds one of the form's field controls, in document order, to the
+/// fields: the controls sharing a name are one field, placed at its first
+/// control.
+pub fn add_control(fields: &mut Vec<Field>, name: String, control: Control) {
+    match fields.iter_mut().find(|f| f.name == name) {
+        Some(field) => field.controls.push(control),
+        None => fields.push(Field {
+            name,
+            controls: vec![control],
+            value: None,
+            default: None,
+        }),
+    }
+}
+
+/// Each field's value now and as the page loaded, from its controls.
+/// `number` is JS's `Number(text)`, for the numeric fields' text.
+pub fn read_values(fields: &mut [Field], number: impl Fn(&str) -> f64) {
+    for field in fields {
+        let kind = field.kind();
+        field.value = read(kind, &field.controls, false, &number);
+        field.default = read(kind, &field.controls, true, &number);
+    }
+}
+
+/// A field's value now (`initial`: as the page loaded); `None` for no
+/// value (an empty text, no radio checked, no option selected).
+fn read(
+    kind: Kind,
+    controls: &[Control],
+    initial: bool,
+    number: impl Fn(&str) -> f64,
+) -> Option<Value> {
+    let first = controls.first()?;
+    let raw = match kind {
+        Kind::Checkbox => return Some(Value::Bool(first.is_checked(initial))),
+        Kind::Radio => {
+            let checked = controls.iter().find(|c| c.is_checked(initial))?;
+            return Some(Value::String(checked.value.clone()));
+        }
+        // A single select's value now is its own `value`; as loaded, the
+        // option selected by default.
+        Kind::Select | Kind::SelectMultiple if initial || kind == Kind::SelectMultiple => {
+            let mut chosen = Vec::new();
+            for option in &first.options {
+                if option.is_selected(initial) {
+                    chosen.push(Value::String(option.value.clone()));
+                }
+            }
+            if kind == Kind::SelectMultiple {
+                return Some(Value::Array(chosen));
+            }
+            return chosen.into_iter().next();
+        }
+        _ if initial => &first.default_value,
+        _ => &first.value,
+    };
+    if raw.is_empty() {
+        None
+    } else if kind == Kind::Number {
+        Some(number_value(number(raw)))
+    } else {
+        Some(Value::String(raw.clone()))
+    }
+}
+
+/// A JS number as JSON, as `JSON.stringify` writes it: whole numbers as
+/// integers, NaN and infinities as `null`.
+pub fn number_value(n: f64) -> Value {
+    const SAFE: f64 = 9_007_199_254_740_991.0;
+    // Within ±SAFE the cast is exact for whole numbers: a round trip that
+    // gives `n` back says `n` is whole (NaN never compares equal).
+    #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+    let (whole, back) = (n as i64, n as i64 as f64);
+    if (-SAFE..=SAFE).contains(&n) && back == n {
+        return Value::from(whole);
+    }
+    serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+}
+
+/// A value a tool writes to a field, as JS converts it (the driver reads
+/// these off the JS value).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Wanted {
+    /// `Boolean(v)`.
+    pub truthy: bool,
+    /// `v` is `undefined` or `null`.
+    pub nullish: bool,
+    /// `String(v)`.
+    pub text: String,
+    /// `String(item)` of each item, when `v` is an array.
+    pub items: Option<Vec<String>>,
+}
+
+/// One thing the driver does to write a field, on the control at
+/// [`Control::element`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// `control.value = text`.
+    Value(usize, String),
+    /// `control.checked = on`.
+    Checked(usize, bool),
+    /// `control.options[option].selected = on`.
+    Selected(usize, usize, bool),
+    /// `input`, then `change`, bubbling, as a person's edit fires them.
+    Events(usize),
+}
+
+/// What writing `wanted` to a field of `kind` does to its controls (as
+/// read just before: a listener of an earlier write may have changed
+/// them), in order: a checkbox is checked when the value is truthy; the
+/// radio whose value is `String(v)` is checked and the others unchecked,
+/// then each fires its events; a multiple select's options whose value is
+/// one of the items (or `String(v)`, not an array) are selected, the
+/// others not; any other control's value becomes `String(v)` (`""` for
+/// `undefined` or `null`). A control whose value changed fires its events
+/// after.
+pub fn write(kind: Kind, controls: &[Control], wanted: &Wanted) -> Vec<Step> {
+    let Some(first) = controls.first() else {
+        return Vec::new();
+    };
+    let mut steps = Vec::new();
+    match kind {
+        Kind::Checkbox => steps.push(Step::Checked(first.element, wanted.truthy)),
+        Kind::Radio => {
+            for control in controls {
+                steps.push(Step::Checked(control.element, control.value == wanted.text));
+            }
+            for control in controls {
+                steps.push(Step::Events(control.element));
+            }
+            return steps;
+        }
+        Kind::SelectMultiple => {
+            let items = match &wanted.items {
+                Some(items) => items.as_slice(),
+                None => core::slice::from_ref(&wanted.text),
+            };
+            for (at, option) in first.options.iter().enumerate() {
+                steps.push(Step::Selected(
+                    first.element,
+                    at,
+                    items.contains(&option.value),
+                ));
+            }
+        }
+        _ if wanted.nullish => steps.push(Step::Value(first.element, String::new())),
+        _ => steps.push(Step::Value(first.element, wanted.text.clone())),
+    }
+    steps.push(Step::Events(first.element));
+    steps
+}
+
+/// `object[key] = value`.
+fn set(object: &mut Map<String, Value>, key: &str, value: Value) {
+    object.insert(key.into(), value);
+}
+
+/// `{ "type": name }`.
+fn typed(name: &str) -> Map<String, Value> {
+    let mut schema = Map::new();
+    set(&mut schema, "type", name.into());
+    schema
+}
+
+/// The fill tool's schema of one field: a boolean, a number, a string (at
+/// least one character when a control is `required`: the page's own
+/// constraint, said in the schema the agent reads), or one of the listed
+/// radio or option values (an array of them for a multiple select).
+fn schema_of(field: &Field) -> Map<String, Value> {
+    let mut listed = Vec::new();
+    match field.kind() {
+        Kind::Checkbox => return typed("boolean"),
+        Kind::Number => return typed("number"),
+        Kind::Text => {
+            let mut schema = typed("string");
+            if field.controls.iter().any(|c| c.required) {
+                set(&mut schema, "minLength", 1.into());
+            }
+            return schema;
+        }
+        Kind::Radio => {
+            for control in &field.controls {
+                listed.push(control.value.clone().into());
+            }
+        }
+        Kind::Select | Kind::SelectMultiple => {
+            for option in field.controls.iter().take(1).flat_map(|c| &c.options) {
+                listed.push(option.value.clone().into());
+            }
+        }
+    }
+    let mut listed_schema = Map::new();
+    set(&mut listed_schema, "enum", Value::Array(listed));
+    if field.kind() == Kind::SelectMultiple {
+        let mut array = typed("array");
+        set(&mut array, "items", Value::Object(listed_schema));
+        return array;
+    }
+    listed_schema
+}
+
+/// What the form is called in its tools' texts: the `title` option (when
+/// truthy), else the first of the form's `aria-label`, `name` and `id`
+/// that is not empty, else the scope's name (when present), else `"the"`
+/// ("Fill the form").
+pub fn label<'a>(title: Option<&'a str>, names: &[&'a str], scope: Option<&'a str>) -> &'a str {
+    if let Some(title) = title {
+        return title;
+    }
+    for name in names {
+        if !name.is_empty() {
+            return name;
+        }
+    }
+    scope.unwrap_or("the")
+}
+
+/// The parts, joined.
+fn phrase(parts: &[&str]) -> String {
+    let mut text = String::new();
+    for part in parts {
+        text.push_str(part);
+    }
+    text
+}
+
+/// The submit tool's summary for the confirmation.
+pub fn summary(label: &str) -> String {
+    phrase(&["Submit the ", label, " form"])
+}
+
+/// Each tool: its name, its title's verb, its description around the
+/// label, its hints.
+const TOOLS: [(&str, &str, [&str; 2], &[&str]); 3] = [
+    (
+        "fill",
+        "Fill ",
+        [
+            "Fill fields of the ",
+            " form. Input: an object of field name to value; fields left out keep their value.",
+        ],
+        &[],
+    ),
+    (
+        "read",
+        "Read ",
+        [
+            "Read the current values of the ",
+            " form (sensitive fields are redacted).",
+        ],
+        &["readOnly", "untrustedContent"],
+    ),
+    (
+        "submit",
+        "Submit ",
+        [
+            "Submit the ",
+            " form as it is filled now. A human confirms first.",
+        ],
+        &["consequential"],
+    ),
+];
+
+/// The definitions of the form's `fill`, `read` and `submit` tools, without
+/// their functions (the driver's): names, texts, hints, input schemas
+/// (fill's: an object of the fields, none other; the others: no input, as
+/// `{ type: 'object', properties: {}, additionalProperties: false }`), and
+/// submit's `sensitive` paths.
+pub fn tools(label: &str, fields: &[Field], sensitive: Vec<String>) -> [Value; 3] {
+    let mut properties = Map::new();
+    for field in fields {
+        set(
+            &mut properties,
+            &field.name,
+            Value::Object(schema_of(field)),
+        );
+    }
+    let mut tools: [Value; 3] = Default::default();
+    for (tool, (name, verb, [before, after], hints)) in tools.iter_mut().zip(TOOLS) {
+        let mut flags = Map::new();
+        for hint in hints {
+            set(&mut flags, hint, true.into());
+        }
+        let mut input = typed("object");
+        // The fields are fill's, the first; the others take no input.
+        let properties = core::mem::take(&mut properties);
+        set(&mut input, "properties", Value::Object(properties));
+        set(&mut input, "additionalProperties", false.into());
+        let mut definition = Map::new();
+        set(&mut definition, "name", name.into());
+        let title = phrase(&[verb, label, " form"]);
+        set(&mut definition, "title", title.into());
+        let description = phrase(&[before, label, after]);
+        set(&mut definition, "description", description.into());
+        set(&mut definition, "hints", Value::Object(flags));
+        set(&mut definition, "inputSchema", Value::Object(input));
+        *tool = Value::Object(definition);
+    }
+    if let Value::Object(submit) = &mut tools[2] {
+        set(submit, "sensitive", sensitive.into());
+    }
+    tools
+}
+
+/// The fields whose controls fail the page's constraints: for each field,
+/// its first control that `invalid` gives a message for (the driver's
+/// `checkValidity()`, false, and the control's `validationMessage`), as an
+/// issue at the field's name. Controls after a failing one are not asked.
+pub fn invalid_fields(
+    fields: &[Field],
+    mut invalid: impl FnMut(&Control) -> Option<String>,
+) -> Vec<Issue> {
+    let mut issues = Vec::new();
+    for field in fields {
+        if let Some(message) = field.controls.iter().find_map(&mut invalid) {
+            issues.push(Issue {
+                path: field.name.clone(),
+                message,
+            });
+        }
+    }
+    issues
 }
 
 /// `path` is `base` or below it (`base.x`, `base.0.y`).
@@ -397,14 +825,476 @@ mod tests {
 
     #[test]
     fn buttons_files_unnamed_and_disabled_controls_are_no_fields() {
-        assert!(is_field_control("email", false, "email"));
-        assert!(is_field_control("plan", false, "select-one"));
-        assert!(is_field_control("notes", false, ""));
-        assert!(!is_field_control("", false, "text"));
-        assert!(!is_field_control("email", true, "email"));
+        assert!(is_field_control("INPUT", "email", false, "email"));
+        assert!(is_field_control("select", "plan", false, "select-one"));
+        assert!(is_field_control("TEXTAREA", "notes", false, "textarea"));
+        assert!(is_field_control("input", "notes", false, ""));
+        assert!(!is_field_control("input", "", false, "text"));
+        assert!(!is_field_control("input", "email", true, "email"));
         for t in ["submit", "button", "reset", "image", "file", "FILE"] {
-            assert!(!is_field_control("x", false, t), "{t}");
+            assert!(!is_field_control("input", "x", false, t), "{t}");
         }
+        for tag in ["BUTTON", "FIELDSET", "OUTPUT", "OBJECT", ""] {
+            assert!(!is_field_control(tag, "x", false, "text"), "{tag}");
+        }
+    }
+
+    /// The `at`th control of the form, of type `input_type`.
+    fn ctl(input_type: &str, at: usize) -> Control {
+        Control {
+            input_type: input_type.into(),
+            element: at,
+            ..Control::default()
+        }
+    }
+
+    /// A select with these options: (value, selected, defaultSelected).
+    fn select(multiple: bool, options: &[(&str, bool, bool)], at: usize) -> Control {
+        Control {
+            select: true,
+            multiple,
+            options: options
+                .iter()
+                .map(|&(value, selected, default_selected)| Choice {
+                    value: value.into(),
+                    selected,
+                    default_selected,
+                })
+                .collect(),
+            ..ctl(
+                if multiple {
+                    "select-multiple"
+                } else {
+                    "select-one"
+                },
+                at,
+            )
+        }
+    }
+
+    fn with(control: Control, f: impl FnOnce(&mut Control)) -> Control {
+        let mut control = control;
+        f(&mut control);
+        control
+    }
+
+    /// The fields of these controls, with a `Number(text)` that agrees with JS's on the texts
+    /// used here.
+    fn named(controls: Vec<(&str, Control)>) -> Vec<Field> {
+        let mut fields = Vec::new();
+        for (name, control) in controls {
+            add_control(&mut fields, name.into(), control);
+        }
+        read_values(&mut fields, |text| text.parse().unwrap_or(f64::NAN));
+        fields
+    }
+
+    /// The fields of controls of these names and types, in this order.
+    fn form_of(controls: &[(&str, &str)]) -> Vec<Field> {
+        let mut list = Vec::new();
+        for (at, (name, input_type)) in controls.iter().enumerate() {
+            list.push((*name, ctl(input_type, at)));
+        }
+        named(list)
+    }
+
+    fn one(control: Control) -> Field {
+        named(vec![("f", control)]).remove(0)
+    }
+
+    #[test]
+    fn the_kind_follows_the_first_control() {
+        let kind = |controls: Vec<Control>| {
+            named(controls.into_iter().map(|c| ("f", c)).collect())
+                .remove(0)
+                .kind()
+        };
+        assert_eq!(kind(vec![ctl("checkbox", 0)]), Kind::Checkbox);
+        assert_eq!(kind(vec![ctl("CheckBox", 0)]), Kind::Checkbox);
+        // Several checkboxes of one name: the first one's value, as text.
+        assert_eq!(
+            kind(vec![ctl("checkbox", 0), ctl("checkbox", 1)]),
+            Kind::Text
+        );
+        assert_eq!(kind(vec![ctl("radio", 0), ctl("radio", 1)]), Kind::Radio);
+        assert_eq!(kind(vec![ctl("RADIO", 0), ctl("text", 1)]), Kind::Radio);
+        assert_eq!(kind(vec![ctl("text", 0), ctl("radio", 1)]), Kind::Text);
+        assert_eq!(kind(vec![select(false, &[], 0)]), Kind::Select);
+        assert_eq!(kind(vec![select(true, &[], 0)]), Kind::SelectMultiple);
+        // A select is one by its tag, whatever its `type` says.
+        assert_eq!(
+            kind(vec![
+                with(select(false, &[], 0), |c| c.input_type = "number".into())
+            ]),
+            Kind::Select
+        );
+        for t in ["number", "range", "Number"] {
+            assert_eq!(kind(vec![ctl(t, 0)]), Kind::Number, "{t}");
+        }
+        for t in ["text", "email", "textarea", "password", "date", ""] {
+            assert_eq!(kind(vec![ctl(t, 0)]), Kind::Text, "{t}");
+        }
+        let empty = Field {
+            name: "f".into(),
+            controls: Vec::new(),
+            value: None,
+            default: None,
+        };
+        assert_eq!(empty.kind(), Kind::Text);
+    }
+
+    #[test]
+    fn fields_are_the_controls_grouped_by_name_in_document_order() {
+        let fields = form_of(&[
+            ("size", "radio"),
+            ("email", "email"),
+            ("size", "radio"),
+            ("notes", "textarea"),
+            ("size", "radio"),
+        ]);
+        let shape: Vec<(&str, Vec<usize>)> = fields
+            .iter()
+            .map(|f| {
+                let at = f.controls.iter().map(|c| c.element).collect();
+                (f.name.as_str(), at)
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                ("size", vec![0, 2, 4]),
+                ("email", vec![1]),
+                ("notes", vec![3])
+            ]
+        );
+    }
+
+    #[test]
+    fn values_are_read_by_kind_now_and_as_the_page_loaded() {
+        let values = |field: Field| (field.value, field.default);
+        let checkbox = with(ctl("checkbox", 0), |c| c.checked = true);
+        assert_eq!(
+            values(one(checkbox)),
+            (Some(json!(true)), Some(json!(false)))
+        );
+        let unchecked = with(ctl("checkbox", 0), |c| c.default_checked = true);
+        assert_eq!(
+            values(one(unchecked)),
+            (Some(json!(false)), Some(json!(true)))
+        );
+
+        let radio = |value: &str, checked: bool, default_checked: bool| {
+            with(ctl("radio", 0), |c| {
+                c.value = value.into();
+                c.checked = checked;
+                c.default_checked = default_checked;
+            })
+        };
+        let size = named(vec![
+            ("size", radio("s", false, true)),
+            ("size", radio("m", true, false)),
+            ("size", radio("l", false, false)),
+        ]);
+        assert_eq!(
+            values(size[0].clone()),
+            (Some(json!("m")), Some(json!("s")))
+        );
+        let none = named(vec![("size", radio("s", false, false))]);
+        assert_eq!(values(none[0].clone()), (None, None));
+
+        // A single select's value now is its own `value`; as loaded, the
+        // option selected by default.
+        let plan = with(
+            select(false, &[("free", false, true), ("pro", true, false)], 0),
+            |c| c.value = "pro".into(),
+        );
+        assert_eq!(values(one(plan)), (Some(json!("pro")), Some(json!("free"))));
+        let no_default = select(false, &[("a", true, false)], 0);
+        assert_eq!(values(one(no_default)), (None, None));
+        let tags = select(
+            true,
+            &[("a", true, false), ("b", false, false), ("c", true, true)],
+            0,
+        );
+        assert_eq!(
+            values(one(tags)),
+            (Some(json!(["a", "c"])), Some(json!(["c"])))
+        );
+        assert_eq!(
+            values(one(select(true, &[("a", false, false)], 0))),
+            (Some(json!([])), Some(json!([])))
+        );
+
+        let text = with(ctl("text", 0), |c| c.default_value = "x".into());
+        assert_eq!(values(one(text)), (None, Some(json!("x"))));
+        let number = |value: &str| {
+            one(with(ctl("number", 0), |c| {
+                c.value = value.into();
+                c.default_value = "7".into();
+            }))
+        };
+        assert_eq!(values(number("42")), (Some(json!(42)), Some(json!(7))));
+        assert_eq!(number("1.5").value, Some(json!(1.5)));
+        assert_eq!(number("").value, None);
+        assert_eq!(number("abc").value, Some(Value::Null));
+        // Checkboxes sharing a name read as the first one's value.
+        let pair = named(vec![
+            ("opt", with(ctl("checkbox", 0), |c| c.value = "on".into())),
+            ("opt", with(ctl("checkbox", 1), |c| c.value = "off".into())),
+        ]);
+        assert_eq!(pair[0].value, Some(json!("on")));
+    }
+
+    #[test]
+    fn numbers_are_json_as_js_writes_them() {
+        assert_eq!(number_value(3.0), json!(3));
+        assert!(number_value(3.0).is_i64());
+        assert!(number_value(-0.0).is_i64());
+        assert_eq!(number_value(-0.0), json!(0));
+        assert_eq!(number_value(1.5), json!(1.5));
+        assert_eq!(number_value(-2.25), json!(-2.25));
+        assert_eq!(number_value(f64::NAN), Value::Null);
+        assert_eq!(number_value(f64::INFINITY), Value::Null);
+        assert_eq!(number_value(f64::NEG_INFINITY), Value::Null);
+        let safe = 9_007_199_254_740_991.0;
+        assert!(number_value(safe).is_i64());
+        assert!(number_value(-safe).is_i64());
+        // Beyond 2^53 - 1 a JS number is no exact integer: a float.
+        assert!(number_value(safe + 1.0).is_f64());
+        assert!(number_value(1e21).is_f64());
+    }
+
+    fn wanted(text: &str) -> Wanted {
+        Wanted {
+            truthy: !text.is_empty(),
+            nullish: false,
+            text: text.into(),
+            items: None,
+        }
+    }
+
+    #[test]
+    fn a_write_sets_what_js_would_set_then_fires_the_events() {
+        let checkbox = [ctl("checkbox", 3)];
+        assert_eq!(
+            write(Kind::Checkbox, &checkbox, &wanted("yes")),
+            [Step::Checked(3, true), Step::Events(3)]
+        );
+        assert_eq!(
+            write(Kind::Checkbox, &checkbox, &wanted("")),
+            [Step::Checked(3, false), Step::Events(3)]
+        );
+
+        let radios: Vec<Control> = ["s", "m", "l"]
+            .iter()
+            .enumerate()
+            .map(|(at, v)| with(ctl("radio", at), |c| c.value = (*v).into()))
+            .collect();
+        assert_eq!(
+            write(Kind::Radio, &radios, &wanted("m")),
+            [
+                Step::Checked(0, false),
+                Step::Checked(1, true),
+                Step::Checked(2, false),
+                Step::Events(0),
+                Step::Events(1),
+                Step::Events(2),
+            ]
+        );
+        let nothing = Wanted {
+            nullish: true,
+            ..wanted("undefined")
+        };
+        let checked: Vec<Step> = write(Kind::Radio, &radios, &nothing)
+            .into_iter()
+            .filter(|step| matches!(step, Step::Checked(_, true)))
+            .collect();
+        assert_eq!(checked, []);
+
+        let tags = [select(
+            true,
+            &[("a", false, false), ("b", true, false), ("c", false, false)],
+            1,
+        )];
+        let items = Wanted {
+            items: Some(vec!["a".into(), "c".into()]),
+            ..wanted("a,c")
+        };
+        assert_eq!(
+            write(Kind::SelectMultiple, &tags, &items),
+            [
+                Step::Selected(1, 0, true),
+                Step::Selected(1, 1, false),
+                Step::Selected(1, 2, true),
+                Step::Events(1),
+            ]
+        );
+        // Not an array: the one option `String(v)` names.
+        assert_eq!(
+            write(Kind::SelectMultiple, &tags, &wanted("c")),
+            [
+                Step::Selected(1, 0, false),
+                Step::Selected(1, 1, false),
+                Step::Selected(1, 2, true),
+                Step::Events(1),
+            ]
+        );
+
+        for (kind, control) in [
+            (Kind::Text, ctl("text", 2)),
+            (Kind::Number, ctl("number", 2)),
+            (Kind::Select, select(false, &[("pro", false, false)], 2)),
+        ] {
+            assert_eq!(
+                write(kind, core::slice::from_ref(&control), &wanted("pro")),
+                [Step::Value(2, "pro".into()), Step::Events(2)]
+            );
+            let cleared = Wanted {
+                nullish: true,
+                ..wanted("null")
+            };
+            assert_eq!(
+                write(kind, &[control], &cleared),
+                [Step::Value(2, String::new()), Step::Events(2)]
+            );
+        }
+        assert_eq!(write(Kind::Text, &[], &wanted("x")), []);
+    }
+
+    /// A sign-up form of every kind of field.
+    fn signup() -> Vec<Field> {
+        let radio = |value: &str, at| with(ctl("radio", at), |c| c.value = value.into());
+        named(vec![
+            ("newsletter", ctl("checkbox", 0)),
+            ("age", ctl("number", 1)),
+            ("email", with(ctl("email", 2), |c| c.required = true)),
+            ("note", ctl("textarea", 3)),
+            ("size", radio("s", 4)),
+            ("size", with(radio("m", 5), |c| c.required = true)),
+            (
+                "plan",
+                select(false, &[("free", true, true), ("pro", false, false)], 6),
+            ),
+            (
+                "tags",
+                select(true, &[("a", false, false), ("b", false, false)], 7),
+            ),
+        ])
+    }
+
+    #[test]
+    fn the_fill_schema_says_each_fields_values() {
+        let [fill, ..] = tools("sign-up", &signup(), Vec::new());
+        let schema = &fill["inputSchema"];
+        assert_eq!(
+            schema,
+            &json!({
+                "type": "object",
+                "properties": {
+                    "newsletter": {"type": "boolean"},
+                    "age": {"type": "number"},
+                    "email": {"type": "string", "minLength": 1},
+                    "note": {"type": "string"},
+                    "size": {"enum": ["s", "m"]},
+                    "plan": {"enum": ["free", "pro"]},
+                    "tags": {"type": "array", "items": {"enum": ["a", "b"]}},
+                },
+                "additionalProperties": false,
+            })
+        );
+        // In document order: the order the agent reads them in.
+        let order: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(
+            order,
+            ["newsletter", "age", "email", "note", "size", "plan", "tags"]
+        );
+    }
+
+    #[test]
+    fn the_tools_say_what_they_do_to_the_form_named() {
+        let [fill, read, submit] = tools("sign-up", &signup(), vec!["email".into()]);
+        assert_eq!(fill["name"], "fill");
+        assert_eq!(fill["title"], "Fill sign-up form");
+        assert_eq!(
+            fill["description"],
+            "Fill fields of the sign-up form. Input: an object of field name to value; fields left out keep their value."
+        );
+        assert_eq!(fill["hints"], json!({}));
+        assert_eq!(fill.get("sensitive"), None);
+        let no_input = json!({"type": "object", "properties": {}, "additionalProperties": false});
+        assert_eq!(
+            read,
+            json!({
+                "name": "read",
+                "title": "Read sign-up form",
+                "description": "Read the current values of the sign-up form (sensitive fields are redacted).",
+                "hints": {"readOnly": true, "untrustedContent": true},
+                "inputSchema": no_input,
+            })
+        );
+        assert_eq!(
+            submit,
+            json!({
+                "name": "submit",
+                "title": "Submit sign-up form",
+                "description": "Submit the sign-up form as it is filled now. A human confirms first.",
+                "hints": {"consequential": true},
+                "inputSchema": no_input,
+                "sensitive": ["email"],
+            })
+        );
+        assert_eq!(summary("sign-up"), "Submit the sign-up form");
+    }
+
+    #[test]
+    fn the_label_is_the_title_else_the_forms_own_name_else_the_scopes() {
+        let scope = Some("shop");
+        assert_eq!(label(Some("Pay"), &["a", "n", "i"], scope), "Pay");
+        // A truthy title whose text is empty (`[]`) is still the title.
+        assert_eq!(label(Some(""), &["a", "n", "i"], scope), "");
+        assert_eq!(label(None, &["a", "n", "i"], scope), "a");
+        assert_eq!(label(None, &["", "n", "i"], scope), "n");
+        assert_eq!(label(None, &["", "", "i"], scope), "i");
+        assert_eq!(label(None, &["", "", ""], scope), "shop");
+        assert_eq!(label(None, &["", "", ""], Some("")), "");
+        assert_eq!(label(None, &["", "", ""], None), "the");
+    }
+
+    #[test]
+    fn invalid_fields_are_each_fields_first_failing_control() {
+        let fields = form_of(&[
+            ("user", "text"),
+            ("size", "radio"),
+            ("size", "radio"),
+            ("note", "text"),
+            ("pin", "text"),
+            ("pin", "text"),
+        ]);
+        let mut asked = Vec::new();
+        let failing = [
+            (0, "Fill in this field."),
+            (2, "Select one."),
+            (4, "Too short."),
+            (5, "Also."),
+        ];
+        let issues = invalid_fields(&fields, |control| {
+            asked.push(control.element);
+            failing
+                .iter()
+                .find(|(at, _)| *at == control.element)
+                .map(|(_, message)| (*message).to_owned())
+        });
+        assert_eq!(
+            serde_json::to_value(&issues).unwrap(),
+            json!([
+                {"path": "user", "message": "Fill in this field."},
+                {"path": "size", "message": "Select one."},
+                {"path": "pin", "message": "Too short."},
+            ])
+        );
+        // The control after a failing one of its field is not asked.
+        assert_eq!(asked, [0, 1, 2, 3, 4]);
+        assert_eq!(invalid_fields(&fields, |_| None), []);
     }
 
     #[test]

@@ -1,17 +1,17 @@
 //! `formTools(form, { scope, sensitive?, title? })`: the driver of
 //! [`crate::forms`]. It reads the form's controls (`<input>`, `<select>`
-//! and its options, `<textarea>`) into [`Field`]s every time a tool runs,
-//! writes values back with `input` and `change` events, and registers the
-//! three tools with the scope; every decision (which elements are fields,
-//! which fields are sensitive, redaction, the form state of the stale rule)
-//! is the [`FormPolicy`]'s and [`form_state`]'s.
+//! and its options, `<textarea>`) into [`Control`]s every time a tool runs,
+//! hands them to the core, applies the [`Step`]s it returns (property
+//! writes, `input` and `change` events), and registers the tools the core
+//! defines with the scope; every decision (which elements are fields, their
+//! kinds and values, what a write sets, the schema and texts, which fields
+//! are sensitive, redaction, the form state of the stale rule) is the
+//! core's.
 //!
-//! - **Fields**: the `<input>`, `<select>` and `<textarea>` elements of
-//!   `form.elements` that [`forms::is_field_control`] takes (other elements
-//!   carry no submitted value). Every property (`tagName`, `name`, `type`,
-//!   `value`, `checked`, `options`…) is read and written as a plain,
-//!   guarded property access, so the `FormElementLike` objects of a page
-//!   without a DOM work too, and a getter that throws reads as absent.
+//! - **Reads**: every property (`tagName`, `name`, `type`, `value`,
+//!   `checked`, `options`…) is read and written as a plain, guarded
+//!   property access, so the `FormElementLike` objects of a page without a
+//!   DOM work too, and a getter that throws reads as absent.
 //! - **Sensitivity** is observed at every read of the form (a tool's run,
 //!   the confirmation's changes, the form state), so a field seen as a
 //!   password once stays redacted after a show-password button; and,
@@ -41,13 +41,8 @@ use web_sys::{Element, Event, EventInit, MutationObserver, MutationObserverInit,
 use super::error::Failure;
 use super::host::{self, get};
 use super::values;
-use crate::forms::{self, form_state, Control, Field, FormPolicy};
+use crate::forms::{self, form_state, Choice, Control, Field, FormPolicy, Step, Wanted};
 use crate::protocol::ThrownErrorCode;
-
-/// `target[key]` (`undefined` when reading it throws).
-fn prop(target: &JsValue, key: &str) -> JsValue {
-    get(target, key)
-}
 
 /// `target[key] = value`; a setter that throws is ignored.
 fn set_prop(target: &JsValue, key: &str, value: &JsValue) {
@@ -71,57 +66,50 @@ fn attribute(target: &JsValue, name: &str) -> String {
         .unwrap_or_default()
 }
 
-/// One control of a field: an `<input>`, a `<select>` or a `<textarea>`.
-/// Read and written through its properties (`value`, `checked`, …), each a
-/// guarded property access: a `FormElementLike` object of a page without a
-/// DOM works too, and a getter or setter that throws never throws through
-/// the module.
+/// `target[key]` when it is a string, else `""` (as `target.type || ''`).
+fn text(target: &JsValue, key: &str) -> String {
+    get(target, key).as_string().unwrap_or_default()
+}
+
+/// `Boolean(target[key])`.
+fn flag(target: &JsValue, key: &str) -> bool {
+    get(target, key).is_truthy()
+}
+
+/// One field control of the form, and a select's options: what a
+/// [`Step`] is applied to.
 struct Ctl {
     element: JsValue,
-    select: bool,
-    /// `type`, lowercased.
-    input_type: String,
+    options: Vec<JsValue>,
 }
 
 impl Ctl {
-    fn value(&self) -> String {
-        text(&self.element, "value")
-    }
-
-    /// The value the page loaded with (a select's is its options').
-    fn default_value(&self) -> String {
-        if self.select {
-            String::new()
+    /// Reads the control's properties now (a select's options with them)
+    /// into `control`.
+    fn read(&mut self, control: &mut Control) {
+        let element = &self.element;
+        self.options = if control.select {
+            host::array_from(&get(element, "options"))
+                .map(|options| options.iter().collect())
+                .unwrap_or_default()
         } else {
-            text(&self.element, "defaultValue")
+            Vec::new()
+        };
+        control.options.clear();
+        for option in &self.options {
+            control.options.push(Choice {
+                value: text(option, "value"),
+                selected: flag(option, "selected"),
+                default_selected: flag(option, "defaultSelected"),
+            });
         }
-    }
-
-    fn set_value(&self, value: &str) {
-        set_prop(&self.element, "value", &JsValue::from_str(value));
-    }
-
-    fn checked(&self, initial: bool) -> bool {
-        let key = if initial { "defaultChecked" } else { "checked" };
-        prop(&self.element, key).is_truthy()
-    }
-
-    fn set_checked(&self, checked: bool) {
-        set_prop(&self.element, "checked", &JsValue::from_bool(checked));
-    }
-
-    fn multiple(&self) -> bool {
-        prop(&self.element, "multiple").is_truthy()
-    }
-
-    /// The select's options (none for other controls).
-    fn options(&self) -> Vec<JsValue> {
-        if !self.select {
-            return Vec::new();
-        }
-        host::array_from(&prop(&self.element, "options"))
-            .map(|options| options.iter().collect())
-            .unwrap_or_default()
+        control.autocomplete = attribute(element, "autocomplete");
+        control.value = text(element, "value");
+        control.default_value = text(element, "defaultValue");
+        control.checked = flag(element, "checked");
+        control.default_checked = flag(element, "defaultChecked");
+        control.multiple = flag(element, "multiple");
+        control.required = flag(element, "required");
     }
 
     /// `input`, then `change`, both bubbling, as a user's edit fires them.
@@ -136,272 +124,88 @@ impl Ctl {
     }
 }
 
-/// An option's `selected` (`defaultSelected` for the initial value).
-fn selected(option: &JsValue, initial: bool) -> bool {
-    let key = if initial {
-        "defaultSelected"
-    } else {
-        "selected"
-    };
-    prop(option, key).is_truthy()
+/// JS's `Number(text)`.
+fn js_number(text: &str) -> f64 {
+    text.parse::<js_sys::Number>()
+        .map_or(f64::NAN, |n| n.value_of())
 }
 
-/// An option's `value`.
-fn option_value(option: &JsValue) -> String {
-    text(option, "value")
-}
-
-/// How a field's value is read and written.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Checkbox,
-    Radio,
-    Select,
-    SelectMultiple,
-    Number,
-    Text,
-}
-
-/// The controls sharing a name.
-struct Group {
-    name: String,
-    controls: Vec<Ctl>,
-    kind: Kind,
-}
-
-impl Group {
-    fn first(&self) -> Option<&Ctl> {
-        self.controls.first()
-    }
-}
-
-/// `target[key]` when it is a string, else `""` (as `target.type || ''`).
-fn text(target: &JsValue, key: &str) -> String {
-    get(target, key).as_string().unwrap_or_default()
-}
-
-fn kind_of(controls: &[Ctl]) -> Kind {
-    let Some(first) = controls.first() else {
-        return Kind::Text;
-    };
-    if first.select {
-        return if first.multiple() {
-            Kind::SelectMultiple
-        } else {
-            Kind::Select
-        };
-    }
-    match first.input_type.as_str() {
-        "checkbox" if controls.len() == 1 => Kind::Checkbox,
-        "radio" => Kind::Radio,
-        "number" | "range" => Kind::Number,
-        _ => Kind::Text,
-    }
-}
-
-/// The form's fields now, in document order of their first control.
-fn groups(form: &JsValue) -> Vec<Group> {
-    let elements = host::array_from(&prop(form, "elements")).unwrap_or_default();
-    let mut groups: Vec<Group> = Vec::new();
+/// The form's field controls now, and the fields the core makes of them.
+fn controls(form: &JsValue) -> (Vec<Ctl>, Vec<Field>) {
+    let elements = host::array_from(&get(form, "elements")).unwrap_or_default();
+    let mut ctls = Vec::new();
+    let mut fields = Vec::new();
     for element in elements.iter() {
         let tag = text(&element, "tagName");
-        let select = tag.eq_ignore_ascii_case("select");
-        if !select && !tag.eq_ignore_ascii_case("input") && !tag.eq_ignore_ascii_case("textarea") {
-            continue;
-        }
         let name = text(&element, "name");
-        let input_type = text(&element, "type").to_ascii_lowercase();
-        if !forms::is_field_control(&name, get(&element, "disabled").is_truthy(), &input_type) {
+        let input_type = text(&element, "type");
+        if !forms::is_field_control(&tag, &name, flag(&element, "disabled"), &input_type) {
             continue;
         }
-        let control = Ctl {
-            element,
-            select,
+        let mut control = Control {
             input_type,
+            select: tag.eq_ignore_ascii_case("select"),
+            element: ctls.len(),
+            ..Control::default()
         };
-        match groups.iter_mut().find(|g| g.name == name) {
-            Some(group) => group.controls.push(control),
-            None => groups.push(Group {
-                name,
-                controls: vec![control],
-                kind: Kind::Text,
-            }),
-        }
+        let mut ctl = Ctl {
+            element,
+            options: Vec::new(),
+        };
+        ctl.read(&mut control);
+        ctls.push(ctl);
+        forms::add_control(&mut fields, name, control);
     }
-    for group in &mut groups {
-        group.kind = kind_of(&group.controls);
-    }
-    groups
+    forms::read_values(&mut fields, js_number);
+    (ctls, fields)
 }
 
-/// A JS number as JSON: whole numbers as integers, NaN as `null` (what
-/// `JSON.stringify` writes).
-fn number(n: f64) -> Value {
-    const SAFE: f64 = 9_007_199_254_740_991.0;
-    if n.fract() == 0.0 && n.abs() <= SAFE {
-        #[allow(clippy::cast_possible_truncation)]
-        let whole = n as i64;
-        Value::from(whole)
-    } else {
-        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+/// `value` as JS converts it for a write.
+fn wanted(value: &JsValue) -> Wanted {
+    Wanted {
+        truthy: value.is_truthy(),
+        nullish: value.is_undefined() || value.is_null(),
+        text: host::string(value),
+        items: host::array_copy(value).map(|items| {
+            let mut texts = Vec::new();
+            for item in items.iter() {
+                texts.push(host::string(&item));
+            }
+            texts
+        }),
     }
 }
 
-/// A field's value now (`initial`: the one the page loaded with); `None`
-/// for no value (an empty text, no radio checked).
-fn read(group: &Group, initial: bool) -> Option<Value> {
-    let first = group.first()?;
-    let raw = match group.kind {
-        Kind::Checkbox => return Some(Value::Bool(first.checked(initial))),
-        Kind::Radio => {
-            let checked = group.controls.iter().find(|c| c.checked(initial))?;
-            return Some(Value::String(checked.value()));
+/// Writes `value` to `field`: its controls read again (a listener of an
+/// earlier write may have changed them), the core's steps applied.
+fn write(ctls: &mut [Ctl], field: &mut Field, value: &JsValue) {
+    let kind = field.kind();
+    for control in &mut field.controls {
+        if let Some(ctl) = ctls.get_mut(control.element) {
+            ctl.read(control);
         }
-        Kind::Select | Kind::SelectMultiple if initial || group.kind == Kind::SelectMultiple => {
-            let mut chosen = Vec::new();
-            for option in first.options() {
-                if selected(&option, initial) {
-                    chosen.push(Value::String(option_value(&option)));
+    }
+    for step in forms::write(kind, &field.controls, &wanted(value)) {
+        let (at, key, value) = match step {
+            Step::Value(at, value) => (at, "value", JsValue::from_str(&value)),
+            Step::Checked(at, on) => (at, "checked", on.into()),
+            Step::Selected(at, option, on) => {
+                if let Some(option) = ctls.get(at).and_then(|c| c.options.get(option)) {
+                    set_prop(option, "selected", &on.into());
                 }
+                continue;
             }
-            if group.kind == Kind::SelectMultiple {
-                return Some(Value::Array(chosen));
-            }
-            return chosen.into_iter().next();
-        }
-        _ if initial => first.default_value(),
-        _ => first.value(),
-    };
-    if raw.is_empty() {
-        None
-    } else if group.kind == Kind::Number {
-        Some(number(
-            raw.parse::<js_sys::Number>()
-                .map_or(f64::NAN, |n| n.value_of()),
-        ))
-    } else {
-        Some(Value::String(raw))
-    }
-}
-
-/// Writes `value`, converted as JS converts it (`Boolean(v)`, `String(v)`),
-/// and fires the events.
-fn write(group: &Group, value: &JsValue) {
-    let Some(first) = group.first() else {
-        return;
-    };
-    match group.kind {
-        Kind::Checkbox => first.set_checked(value.is_truthy()),
-        Kind::Radio => {
-            let wanted = host::string(value);
-            for control in &group.controls {
-                control.set_checked(control.value() == wanted);
-            }
-            for control in &group.controls {
-                control.fire();
-            }
-            return;
-        }
-        Kind::SelectMultiple => {
-            let mut wanted = Vec::new();
-            match host::array_copy(value) {
-                Some(items) => {
-                    for item in items.iter() {
-                        wanted.push(host::string(&item));
-                    }
+            Step::Events(at) => {
+                if let Some(ctl) = ctls.get(at) {
+                    ctl.fire();
                 }
-                None => wanted.push(host::string(value)),
+                continue;
             }
-            for option in first.options() {
-                let on = wanted.contains(&option_value(&option));
-                set_prop(&option, "selected", &JsValue::from_bool(on));
-            }
-        }
-        _ if value.is_undefined() || value.is_null() => first.set_value(""),
-        _ => first.set_value(&host::string(value)),
-    }
-    first.fire();
-}
-
-fn fields(groups: &[Group]) -> Vec<Field> {
-    let mut fields = Vec::with_capacity(groups.len());
-    for group in groups {
-        let mut controls = Vec::with_capacity(group.controls.len());
-        for control in &group.controls {
-            controls.push(Control {
-                input_type: control.input_type.clone(),
-                autocomplete: attribute(&control.element, "autocomplete"),
-            });
-        }
-        fields.push(Field {
-            name: group.name.clone(),
-            controls,
-            value: read(group, false),
-            default: read(group, true),
-        });
-    }
-    fields
-}
-
-/// The fill tool's schema of one field.
-fn schema_of(group: &Group) -> Object {
-    let listed = Array::new();
-    let typed = |name: &str| host::object(&[("type", &JsValue::from_str(name))]);
-    match group.kind {
-        Kind::Checkbox => return typed("boolean"),
-        Kind::Number => return typed("number"),
-        Kind::Text => {
-            let schema = typed("string");
-            // A `required` control cannot be filled empty (the page's own
-            // constraint, said in the schema the agent reads).
-            if group
-                .controls
-                .iter()
-                .any(|c| prop(&c.element, "required").is_truthy())
-            {
-                host::set(&schema, "minLength", &JsValue::from_f64(1.0));
-            }
-            return schema;
-        }
-        Kind::Radio => {
-            for control in &group.controls {
-                listed.push(&control.value().into());
-            }
-        }
-        Kind::Select | Kind::SelectMultiple => {
-            for option in group.first().map(Ctl::options).unwrap_or_default() {
-                listed.push(&option_value(&option).into());
-            }
+        };
+        if let Some(ctl) = ctls.get(at) {
+            set_prop(&ctl.element, key, &value);
         }
     }
-    let listed = host::object(&[("enum", &listed)]);
-    if group.kind == Kind::SelectMultiple {
-        let array = typed("array");
-        host::set(&array, "items", &listed);
-        return array;
-    }
-    listed
-}
-
-/// The fields whose controls fail their constraints (`checkValidity()`
-/// false), each as `{ path: name, message: the browser's validationMessage }`.
-fn invalid_fields(groups: &[Group]) -> Array {
-    let invalid = Array::new();
-    for group in groups {
-        let failing = group.controls.iter().find(|c| {
-            host::method(&c.element, "checkValidity")
-                .and_then(|check| check.call0(&c.element).ok())
-                .is_some_and(|valid| valid.is_falsy())
-        });
-        if let Some(control) = failing {
-            let message = text(&control.element, "validationMessage");
-            invalid.push(&host::object(&[
-                ("path", &JsValue::from_str(&group.name)),
-                ("message", &JsValue::from_str(&message)),
-            ]));
-        }
-    }
-    invalid
 }
 
 /// A JSON value as a JS value (its text and one `JSON.parse`).
@@ -476,17 +280,18 @@ impl Drop for Form {
 }
 
 impl Form {
-    /// The fields now, after the policy has seen which are sensitive.
-    fn fields(&self, groups: &[Group]) -> Vec<Field> {
+    /// The form's controls and fields now, after the policy has seen which
+    /// are sensitive.
+    fn read(&self) -> (Vec<Ctl>, Vec<Field>) {
+        let (ctls, fields) = controls(&self.element);
         let watch = self.watch.take();
         let observer = watch.as_ref().map(|(observer, _)| observer.clone());
         self.watch.set(watch);
         if let Some(observer) = observer {
             self.changed(&observer.take_records());
         }
-        let fields = fields(groups);
         self.with_policy(|policy| policy.observe(&fields));
-        fields
+        (ctls, fields)
     }
 
     /// Mutation records: of `type` / `autocomplete`, a control whose old
@@ -569,8 +374,7 @@ impl Form {
     }
 
     fn run(self: &Rc<Self>, op: &Op, input: JsValue) -> Result<JsValue, JsValue> {
-        let groups = groups(&self.element);
-        let fields = self.fields(&groups);
+        let (mut ctls, mut fields) = self.read();
         Ok(match op {
             Op::Fill => {
                 let filled = Array::new();
@@ -578,8 +382,8 @@ impl Form {
                     for entry in host::entries(&input)?.iter() {
                         let entry = Array::from(&entry);
                         let name = host::string(&entry.get(0));
-                        if let Some(group) = groups.iter().find(|g| g.name == name) {
-                            write(group, &entry.get(1));
+                        if let Some(field) = fields.iter_mut().find(|f| f.name == name) {
+                            write(&mut ctls, field, &entry.get(1));
                             filled.push(&name.into());
                         }
                     }
@@ -595,9 +399,13 @@ impl Form {
                 tool_fn(self, Op::Restore(before))
             }
             Op::Restore(before) => {
-                for group in &groups {
-                    let value = before.iter().find(|(name, _)| *name == group.name);
-                    write(group, value.map_or(&JsValue::UNDEFINED, |(_, v)| v));
+                for field in &mut fields {
+                    let value = before.iter().find(|(name, _)| *name == field.name);
+                    write(
+                        &mut ctls,
+                        field,
+                        value.map_or(&JsValue::UNDEFINED, |(_, v)| v),
+                    );
                 }
                 JsValue::UNDEFINED
             }
@@ -623,12 +431,25 @@ impl Form {
                 // with the fields at fault as issues (a thrown error would
                 // reach the agent as a bare "Tool failed"), and show the
                 // person what is missing.
-                let invalid = invalid_fields(&groups);
-                if invalid.length() > 0 {
+                let invalid = forms::invalid_fields(&fields, |control| {
+                    let element = &ctls.get(control.element)?.element;
+                    let valid = host::method(element, "checkValidity")?
+                        .call0(element)
+                        .ok()?;
+                    valid.is_falsy().then(|| text(element, "validationMessage"))
+                });
+                if !invalid.is_empty() {
+                    let issues = Array::new();
+                    for issue in invalid {
+                        issues.push(&host::object(&[
+                            ("path", &issue.path.into()),
+                            ("message", &issue.message.into()),
+                        ]));
+                    }
                     call(&self.element, "reportValidity", &JsValue::UNDEFINED);
                     return Ok(host::object(&[
                         ("submitted", &JsValue::FALSE),
-                        ("invalid", &invalid),
+                        ("invalid", &issues),
                     ])
                     .into());
                 }
@@ -649,60 +470,25 @@ fn tool_fn(form: &Rc<Form>, op: Op) -> JsValue {
     host::callback(move |input, _| form.run(&op, input)).into_js_value()
 }
 
-/// `options.title || form's aria-label || form.name || form.id || (scope.name ?? 'the')`.
+/// The form's label in its tools' texts (see [`forms::label`]).
 fn label_of(form: &JsValue, options: &JsValue, scope: &JsValue) -> String {
-    let title = get(options, "title");
-    if title.is_truthy() {
-        return host::string(&title);
-    }
+    let title = Some(get(options, "title"))
+        .filter(JsValue::is_truthy)
+        .map(|title| host::string(&title));
     // `name` and `id` as strings only: a control named `name` shadows
     // `form.name`, and the attribute is read then.
-    let attribute = |key: &str| attribute(form, key);
-    let property = |key: &str| get(form, key).as_string().unwrap_or_else(|| attribute(key));
-    for label in [attribute("aria-label"), property("name"), property("id")] {
-        if !label.is_empty() {
-            return label;
-        }
-    }
-    match host::present(get(scope, "name")) {
-        Some(name) => host::string(&name),
-        None => "the".into(),
-    }
-}
-
-/// The parts, joined.
-fn phrase(parts: &[&str]) -> JsValue {
-    let mut text = String::new();
-    for part in parts {
-        text.push_str(part);
-    }
-    text.into()
-}
-
-/// A tool definition: name, title, description, hints, inputSchema.
-fn tool(
-    name: &str,
-    title: &JsValue,
-    description: &JsValue,
-    hints: &Object,
-    input: &Object,
-) -> Object {
-    host::object(&[
-        ("name", &JsValue::from_str(name)),
-        ("title", title),
-        ("description", description),
-        ("hints", hints),
-        ("inputSchema", input),
-    ])
-}
-
-/// `{ type: 'object', properties, additionalProperties: false }`.
-fn closed_schema(properties: &Object) -> Object {
-    host::object(&[
-        ("type", &JsValue::from_str("object")),
-        ("properties", properties),
-        ("additionalProperties", &JsValue::FALSE),
-    ])
+    let property = |key: &str| {
+        get(form, key)
+            .as_string()
+            .unwrap_or_else(|| attribute(form, key))
+    };
+    let [aria, name, id] = [
+        attribute(form, "aria-label"),
+        property("name"),
+        property("id"),
+    ];
+    let scope = host::present(get(scope, "name")).map(|name| host::string(&name));
+    forms::label(title.as_deref(), &[&aria, &name, &id], scope.as_deref()).into()
 }
 
 /// `formTools(form, options)`: registers `<scope>.fill`, `.read` and
@@ -739,62 +525,18 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
         watch: Cell::new(None),
     });
     form.watch();
-    let groups = groups(&form.element);
-    let fields = form.fields(&groups);
-    let properties = Object::new();
-    for group in &groups {
-        host::set(&properties, &group.name, &schema_of(group));
-    }
-    let no_input = closed_schema(&Object::new());
-    let label = label.as_str();
-
-    let fill = tool(
-        "fill",
-        &phrase(&["Fill ", label, " form"]),
-        &phrase(&[
-            "Fill fields of the ",
-            label,
-            " form. Input: an object of field name to value; fields left out keep their value.",
-        ]),
-        &Object::new(),
-        &closed_schema(&properties),
-    );
+    let (_, fields) = form.read();
+    let sensitive = form.with_policy(|policy| policy.sensitive_paths(&fields));
+    let [fill, read, submit] = forms::tools(&label, &fields, sensitive);
+    let [fill, read, submit]: [Object; 3] = [
+        js(&fill).unchecked_into(),
+        js(&read).unchecked_into(),
+        js(&submit).unchecked_into(),
+    ];
     host::set(&fill, "snapshot", &tool_fn(&form, Op::Snapshot));
     host::set(&fill, "run", &tool_fn(&form, Op::Fill));
-
-    let read = tool(
-        "read",
-        &phrase(&["Read ", label, " form"]),
-        &phrase(&[
-            "Read the current values of the ",
-            label,
-            " form (sensitive fields are redacted).",
-        ]),
-        &host::object(&[
-            ("readOnly", &JsValue::TRUE),
-            ("untrustedContent", &JsValue::TRUE),
-        ]),
-        &no_input,
-    );
     host::set(&read, "run", &tool_fn(&form, Op::Read));
-
-    let submit = tool(
-        "submit",
-        &phrase(&["Submit ", label, " form"]),
-        &phrase(&[
-            "Submit the ",
-            label,
-            " form as it is filled now. A human confirms first.",
-        ]),
-        &host::object(&[("consequential", &JsValue::TRUE)]),
-        &no_input,
-    );
-    let sensitive = Array::new();
-    for path in form.with_policy(|policy| policy.sensitive_paths(&fields)) {
-        sensitive.push(&path.into());
-    }
-    host::set(&submit, "sensitive", &sensitive);
-    let summary = phrase(&["Submit the ", label, " form"]);
+    let summary = forms::summary(&label).into();
     host::set(&submit, "summary", &tool_fn(&form, Op::Summary(summary)));
     host::set(&submit, "changes", &tool_fn(&form, Op::Changes));
     host::set_form_state(&submit, &tool_fn(&form, Op::State));
