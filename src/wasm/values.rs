@@ -16,6 +16,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
 use super::host::{self, get, present, Callback};
+use crate::given::Given;
 use crate::machine::{Config, PendingView, Prepared};
 use crate::protocol::{
     field_changes_from_value, hints_from_value, parse_value, to_json, Issue, ToolManifestSummary,
@@ -30,6 +31,21 @@ pub fn copy_text(value: &JsValue) -> Option<String> {
     js_sys::JSON::stringify(value)
         .ok()
         .and_then(|text| JsValue::from(text).as_string())
+}
+
+/// A property's value by its JS type, for the core's option rules.
+pub fn given(value: &JsValue) -> Given {
+    if value.is_undefined() {
+        Given::Undefined
+    } else if value.is_null() {
+        Given::Null
+    } else if let Some(text) = value.as_string() {
+        Given::Text(text)
+    } else if let Some(n) = value.as_f64() {
+        Given::Number(n)
+    } else {
+        Given::Other
+    }
 }
 
 /// A page call's input as JSON text: an absent input is `{}`; a value JSON
