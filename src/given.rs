@@ -4,6 +4,7 @@
 //! natively and the boundary only reads properties.
 
 use crate::prelude::*;
+use serde_json::Value;
 
 /// One property's value, by its JS type.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,6 +21,24 @@ impl Given {
     /// `undefined` or `null`: what most options take as "not given".
     pub fn is_absent(&self) -> bool {
         matches!(self, Given::Undefined | Given::Null)
+    }
+}
+
+/// A structured property (`hints`, `sensitive`): absent (`undefined` or
+/// `null`), or what its `JSON.stringify` text parses to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GivenJson {
+    Absent,
+    Json(Value),
+    /// `JSON.stringify` gave no text or threw (a function, a BigInt, a cycle).
+    NotJson,
+}
+
+/// A required text: anything else is `refusal`.
+pub fn text(given: Given, refusal: &'static str) -> Result<String, &'static str> {
+    match given {
+        Given::Text(text) => Ok(text),
+        _ => Err(refusal),
     }
 }
 
@@ -96,6 +115,23 @@ mod tests {
         );
         assert_eq!(optional_text(Given::Number(1.0), NO), Err(NO));
         assert_eq!(optional_text(Given::Other, NO), Err(NO));
+    }
+
+    #[test]
+    fn text_refuses_everything_but_text() {
+        assert_eq!(
+            text(Given::Text(String::from("a")), NO),
+            Ok(String::from("a"))
+        );
+        assert_eq!(text(Given::Text(String::new()), NO), Ok(String::new()));
+        for given in [
+            Given::Undefined,
+            Given::Null,
+            Given::Number(1.0),
+            Given::Other,
+        ] {
+            assert_eq!(text(given, NO), Err(NO));
+        }
     }
 
     #[test]
