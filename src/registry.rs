@@ -105,10 +105,11 @@ pub mod field {
 
     /// `mode`: absent, or `'stepwise'`.
     pub fn mode(given: Given) -> Result<Option<ToolMode>, String> {
-        match given::optional_text(given, "tool definition: mode must be a string")?.as_deref() {
-            None => Ok(None),
-            Some("stepwise") => Ok(Some(ToolMode::Stepwise)),
-            Some(other) => Err(format!("tool definition: unknown mode '{}'", other)),
+        match given {
+            Given::Undefined | Given::Null => Ok(None),
+            Given::Text(mode) if mode == "stepwise" => Ok(Some(ToolMode::Stepwise)),
+            Given::Text(other) => Err(format!("tool definition: unknown mode '{}'", other)),
+            _ => Err(String::from("tool definition: mode must be a string")),
         }
     }
 

@@ -10,6 +10,7 @@
 //! size (see [`result`]).
 
 use crate::prelude::*;
+use alloc::borrow::Cow;
 use alloc::rc::Rc;
 use core::cell::Cell;
 use wasm_bindgen::prelude::*;
@@ -199,15 +200,19 @@ fn given_json(value: JsValue) -> GivenJson {
 /// with the boundary; the core learns which of them exist). Its fields are
 /// checked by [`field`]'s rules, read in that order.
 pub fn tool_def(def: &JsValue) -> Result<ToolDef, Failure> {
+    checked_def(def).map_err(Failure::misuse)
+}
+
+fn checked_def(def: &JsValue) -> Result<ToolDef, Cow<'static, str>> {
     let read = |key| given(&get(def, key));
-    let name = field::name(read("name")).map_err(Failure::misuse)?;
-    let description = field::description(read("description")).map_err(Failure::misuse)?;
-    let hints = field::hints(given_json(get(def, "hints"))).map_err(Failure::misuse)?;
-    let mode = field::mode(read("mode")).map_err(Failure::misuse)?;
-    let sensitive = field::sensitive(given_json(get(def, "sensitive"))).map_err(Failure::misuse)?;
+    let name = field::name(read("name"))?;
+    let description = field::description(read("description"))?;
+    let hints = field::hints(given_json(get(def, "hints")))?;
+    let mode = field::mode(read("mode"))?;
+    let sensitive = field::sensitive(given_json(get(def, "sensitive")))?;
     Ok(ToolDef {
         name,
-        title: field::title(read("title")).map_err(Failure::misuse)?,
+        title: field::title(read("title"))?,
         description,
         input_schema: schema_spec(get(def, "inputSchema"), "input"),
         output_schema: schema_spec(get(def, "outputSchema"), "output"),
@@ -223,6 +228,10 @@ pub fn tool_def(def: &JsValue) -> Result<ToolDef, Failure> {
 
 /// The core's configuration from `createToolmark` options.
 pub fn config(options: &JsValue) -> Result<Config, Failure> {
+    counted_config(options).map_err(Failure::misuse)
+}
+
+fn counted_config(options: &JsValue) -> Result<Config, &'static str> {
     let json = |key: &str| {
         present(get(options, key))
             .and_then(|v| to_value(&v))
@@ -231,11 +240,9 @@ pub fn config(options: &JsValue) -> Result<Config, Failure> {
     let read = |key| given(&get(options, key));
     Ok(Config {
         dev: get(options, "dev").is_truthy(),
-        tool_budget: Config::tool_budget_from(&read("toolBudget")).map_err(Failure::misuse)?,
-        confirm_expiry_ms: Config::confirm_expiry_ms_from(&read("confirmExpiryMs"))
-            .map_err(Failure::misuse)?,
-        abort_grace_ms: Config::abort_grace_ms_from(&read("abortGraceMs"))
-            .map_err(Failure::misuse)?,
+        tool_budget: Config::tool_budget_from(&read("toolBudget"))?,
+        confirm_expiry_ms: Config::confirm_expiry_ms_from(&read("confirmExpiryMs"))?,
+        abort_grace_ms: Config::abort_grace_ms_from(&read("abortGraceMs"))?,
         policy: json("policy"),
         confirm_mode: json("confirmMode"),
         inline_confirm: get(options, "onConfirm").is_function(),
