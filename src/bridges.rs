@@ -344,41 +344,29 @@ mod tests {
     }
 
     #[test]
-    fn bridge_refuses_a_caller_other_than_inapp_showing_its_json() {
-        let refused = |caller: &Shown| BridgeOptions::from_given(caller, &absent(), &absent());
-        assert_eq!(
-            refused(&text("human")),
-            Err(String::from(
-                "bridge: caller must be 'inapp' in protocol v1, not \"human\""
-            ))
-        );
-        assert_eq!(
-            refused(&shown(Given::Null, "null")),
-            Err(String::from(
-                "bridge: caller must be 'inapp' in protocol v1, not null"
-            ))
-        );
-        assert!(refused(&text("Inapp")).is_err());
-        assert!(refused(&shown(Given::Other, "{}")).is_err());
-    }
-
-    #[test]
-    fn bridge_refuses_an_unknown_on_change_showing_its_json() {
-        let refused =
-            |on_change: &Shown| BridgeOptions::from_given(&absent(), on_change, &absent());
-        assert_eq!(
-            refused(&text("always")),
-            Err(String::from(
-                "bridge: onChange must be 'manifest' or 'changed', not \"always\""
-            ))
-        );
-        assert_eq!(
-            refused(&shown(Given::Null, "null")),
-            Err(String::from(
-                "bridge: onChange must be 'manifest' or 'changed', not null"
-            ))
-        );
-        assert!(refused(&number(1.0, "1")).is_err());
+    fn bridge_refuses_a_caller_or_on_change_it_does_not_know_showing_its_json() {
+        let caller = |c: &Shown| BridgeOptions::from_given(c, &absent(), &absent());
+        let on_change = |o: &Shown| BridgeOptions::from_given(&absent(), o, &absent());
+        let caller_is = "bridge: caller must be 'inapp' in protocol v1, not";
+        let on_change_is = "bridge: onChange must be 'manifest' or 'changed', not";
+        let null = shown(Given::Null, "null");
+        for (refused, expected) in [
+            (caller(&text("human")), format!("{caller_is} \"human\"")),
+            (caller(&null), format!("{caller_is} null")),
+            (caller(&text("Inapp")), format!("{caller_is} \"Inapp\"")),
+            (
+                caller(&shown(Given::Other, "{}")),
+                format!("{caller_is} {{}}"),
+            ),
+            (
+                on_change(&text("always")),
+                format!("{on_change_is} \"always\""),
+            ),
+            (on_change(&null), format!("{on_change_is} null")),
+            (on_change(&number(1.0, "1")), format!("{on_change_is} 1")),
+        ] {
+            assert_eq!(refused, Err(expected));
+        }
     }
 
     #[test]
