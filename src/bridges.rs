@@ -8,6 +8,7 @@ use hashbrown::HashSet;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::given::Given;
 use crate::prelude::*;
 use crate::protocol::DEFAULT_MAX_MESSAGE_BYTES;
 use crate::transport::status::{Status, StatusWatch};
@@ -35,6 +36,63 @@ impl Default for BridgeOptions {
             on_change: OnChange::Manifest,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
         }
+    }
+}
+
+/// A `bridge(...)` option as the page gave it, with its JSON text
+/// (`undefined` for none) for the message that refuses it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    pub given: Given,
+    pub json: String,
+}
+
+impl BridgeOptions {
+    /// `caller` absent or `'inapp'`, `onChange` absent, `'manifest'` or
+    /// `'changed'`, `maxMessageBytes` absent or a positive integer; the
+    /// first refused, in that order, is the `Err`.
+    pub fn from_given(
+        caller: &Shown,
+        on_change: &Shown,
+        max_message_bytes: &Shown,
+    ) -> Result<BridgeOptions, String> {
+        match &caller.given {
+            Given::Undefined => {}
+            Given::Text(text) if text == "inapp" => {}
+            _ => {
+                return Err(format!(
+                    "bridge: caller must be 'inapp' in protocol v1, not {}",
+                    &caller.json
+                ))
+            }
+        }
+        let on_change = match &on_change.given {
+            Given::Undefined => OnChange::Manifest,
+            Given::Text(text) if text == "manifest" => OnChange::Manifest,
+            Given::Text(text) if text == "changed" => OnChange::Changed,
+            _ => {
+                return Err(format!(
+                    "bridge: onChange must be 'manifest' or 'changed', not {}",
+                    &on_change.json
+                ))
+            }
+        };
+        let max = match max_message_bytes.given {
+            Given::Undefined => DEFAULT_MAX_MESSAGE_BYTES,
+            // `as` saturates: a whole number past usize::MAX is usize::MAX.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            Given::Number(n) if n >= 1.0 && crate::schema::is_whole(n) => n as usize,
+            _ => {
+                return Err(format!(
+                    "bridge: maxMessageBytes must be a positive integer, not {}",
+                    &max_message_bytes.json
+                ))
+            }
+        };
+        Ok(BridgeOptions {
+            on_change,
+            max_message_bytes: max,
+        })
     }
 }
 
@@ -241,6 +299,114 @@ impl AnsweredIds {
 mod tests {
     use super::*;
     use alloc::collections::VecDeque;
+
+    fn shown(given: Given, json: &str) -> Shown {
+        Shown {
+            given,
+            json: String::from(json),
+        }
+    }
+
+    fn text(text: &str) -> Shown {
+        shown(Given::Text(String::from(text)), &format!("\"{text}\""))
+    }
+
+    fn number(n: f64, json: &str) -> Shown {
+        shown(Given::Number(n), json)
+    }
+
+    fn absent() -> Shown {
+        shown(Given::Undefined, "undefined")
+    }
+
+    fn max_bytes(max: &Shown) -> Result<usize, String> {
+        BridgeOptions::from_given(&absent(), &absent(), max).map(|o| o.max_message_bytes)
+    }
+
+    #[test]
+    fn bridge_options_default_when_absent() {
+        assert_eq!(
+            BridgeOptions::from_given(&absent(), &absent(), &absent()),
+            Ok(BridgeOptions::default())
+        );
+        assert_eq!(
+            BridgeOptions::default().max_message_bytes,
+            DEFAULT_MAX_MESSAGE_BYTES
+        );
+    }
+
+    #[test]
+    fn bridge_options_take_inapp_and_each_on_change() {
+        let changed = BridgeOptions::from_given(&text("inapp"), &text("changed"), &absent());
+        assert_eq!(changed.map(|o| o.on_change), Ok(OnChange::Changed));
+        let manifest = BridgeOptions::from_given(&absent(), &text("manifest"), &absent());
+        assert_eq!(manifest.map(|o| o.on_change), Ok(OnChange::Manifest));
+    }
+
+    #[test]
+    fn bridge_refuses_a_caller_or_on_change_it_does_not_know_showing_its_json() {
+        let caller = |c: &Shown| BridgeOptions::from_given(c, &absent(), &absent());
+        let on_change = |o: &Shown| BridgeOptions::from_given(&absent(), o, &absent());
+        let caller_is = "bridge: caller must be 'inapp' in protocol v1, not";
+        let on_change_is = "bridge: onChange must be 'manifest' or 'changed', not";
+        let null = shown(Given::Null, "null");
+        for (refused, expected) in [
+            (caller(&text("human")), format!("{caller_is} \"human\"")),
+            (caller(&null), format!("{caller_is} null")),
+            (caller(&text("Inapp")), format!("{caller_is} \"Inapp\"")),
+            (
+                caller(&shown(Given::Other, "{}")),
+                format!("{caller_is} {{}}"),
+            ),
+            (
+                on_change(&text("always")),
+                format!("{on_change_is} \"always\""),
+            ),
+            (on_change(&null), format!("{on_change_is} null")),
+            (on_change(&number(1.0, "1")), format!("{on_change_is} 1")),
+        ] {
+            assert_eq!(refused, Err(expected));
+        }
+    }
+
+    #[test]
+    fn bridge_max_message_bytes_is_a_positive_integer() {
+        assert_eq!(max_bytes(&number(1.0, "1")), Ok(1));
+        assert_eq!(max_bytes(&number(8_388_608.0, "8388608")), Ok(8_388_608));
+        assert_eq!(max_bytes(&number(1e300, "1e+300")), Ok(usize::MAX));
+        for (n, json) in [
+            (0.0, "0"),
+            (-0.0, "0"),
+            (1.5, "1.5"),
+            (0.5, "0.5"),
+            (-1.0, "-1"),
+            (f64::NAN, "null"),
+            (f64::INFINITY, "null"),
+        ] {
+            assert_eq!(
+                max_bytes(&number(n, json)),
+                Err(format!(
+                    "bridge: maxMessageBytes must be a positive integer, not {json}"
+                ))
+            );
+        }
+        assert!(max_bytes(&text("10")).is_err());
+        assert!(max_bytes(&shown(Given::Null, "null")).is_err());
+    }
+
+    #[test]
+    fn bridge_options_refuse_the_caller_first() {
+        assert_eq!(
+            BridgeOptions::from_given(&text("x"), &text("y"), &number(0.0, "0")),
+            Err(String::from(
+                "bridge: caller must be 'inapp' in protocol v1, not \"x\""
+            ))
+        );
+        assert!(
+            BridgeOptions::from_given(&absent(), &text("y"), &number(0.0, "0"))
+                .is_err_and(|e| e.starts_with("bridge: onChange"))
+        );
+    }
 
     #[test]
     fn bridges_attach_in_id_order_and_filter_by_client_id() {

@@ -16,11 +16,12 @@ use crate::policy::Caller;
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
-    CancelledBy, Confirmed, ErrorEventCode, FieldChange, JsonText, PageToAgent, ProtocolV1,
-    RefusedCode, ToolResult,
+    field_changes_from_value, parse_value, to_json, CancelledBy, Confirmed, ErrorEventCode,
+    FieldChange, JsonText, PageToAgent, ProtocolV1, RefusedCode, ToolResult,
 };
 use crate::registry::ToolKey;
 use serde::Serialize;
+use serde_json::Value;
 
 /// Spec: at most 100 pending deferred confirmations per page.
 pub const MAX_PENDING_CONFIRMATIONS: usize = 100;
@@ -48,6 +49,40 @@ pub struct Prepared {
     pub summary: Option<String>,
     pub changes: Option<Vec<FieldChange>>,
     pub state: Option<String>,
+}
+
+impl Prepared {
+    /// The JSON text of `{ summary, changes, state }` as the tool's functions
+    /// gave them (`None`: JSON cannot carry them): `summary` a string,
+    /// `changes` FieldChanges, the state a string or any JSON (as its text);
+    /// `null` or absent is none.
+    pub fn from_text(text: Option<&str>) -> Result<Prepared, String> {
+        let text = text.ok_or_else(|| String::from("summary/changes are not JSON"))?;
+        let value = parse_value(text).map_err(|e| e.message())?;
+        let summary = match value.get("summary") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err("summary() must return a string".into()),
+        };
+        let changes =
+            match value.get("changes") {
+                None | Some(Value::Null) => None,
+                Some(changes) => Some(field_changes_from_value(changes).map_err(|_| {
+                    String::from("changes() must return [{ path, before?, after? }]")
+                })?),
+            };
+        let state = match value.get("state") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            // `to_json`, not `Value`'s `Display`: one serde_json serializer in the module.
+            Some(other) => Some(to_json(other)),
+        };
+        Ok(Prepared {
+            summary,
+            changes,
+            state,
+        })
+    }
 }
 
 /// A pending confirmation as the page shows it.
@@ -496,7 +531,51 @@ impl Toolmark {
 mod tests {
     use super::*;
     use crate::machine::REDACTED;
-    use serde_json::Value;
+
+    #[test]
+    fn prepared_reads_summary_changes_and_state() {
+        let prepared = Prepared::from_text(Some(
+            r#"{"summary":"Pay 5","changes":[{"path":"a","before":1,"after":2}],"state":{"n":1}}"#,
+        ));
+        let Ok(prepared) = prepared else {
+            panic!("{prepared:?}")
+        };
+        assert_eq!(prepared.summary.as_deref(), Some("Pay 5"));
+        assert_eq!(prepared.changes.as_ref().map(Vec::len), Some(1));
+        assert_eq!(prepared.state.as_deref(), Some(r#"{"n":1}"#));
+        let texts = Prepared::from_text(Some(r#"{"state":"s"}"#));
+        assert_eq!(texts.map(|p| p.state), Ok(Some(String::from("s"))));
+    }
+
+    #[test]
+    fn prepared_null_or_absent_is_none() {
+        assert_eq!(Prepared::from_text(Some("{}")), Ok(Prepared::default()));
+        assert_eq!(
+            Prepared::from_text(Some(r#"{"summary":null,"changes":null,"state":null}"#)),
+            Ok(Prepared::default())
+        );
+    }
+
+    #[test]
+    fn prepared_refuses_what_the_functions_must_not_return() {
+        assert_eq!(
+            Prepared::from_text(None),
+            Err(String::from("summary/changes are not JSON"))
+        );
+        assert_eq!(
+            Prepared::from_text(Some(r#"{"summary":1}"#)),
+            Err(String::from("summary() must return a string"))
+        );
+        for changes in [r#""x""#, r#"[{"nope":1}]"#, "{}"] {
+            assert_eq!(
+                Prepared::from_text(Some(&format!(r#"{{"changes":{changes}}}"#))),
+                Err(String::from(
+                    "changes() must return [{ path, before?, after? }]"
+                ))
+            );
+        }
+        assert!(Prepared::from_text(Some("{")).is_err());
+    }
 
     fn confirmation(id: &str, expires_at: u64) -> Confirmation {
         Confirmation {

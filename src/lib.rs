@@ -48,6 +48,7 @@ pub mod bridges;
 pub mod calls;
 pub mod confirmations;
 pub mod forms;
+pub mod given;
 pub mod ids;
 pub mod json_value;
 pub mod lanes;

@@ -46,6 +46,7 @@
 //! The machine reads no clock, does no IO and takes its randomness from the
 //! injected [`RandomSource`].
 
+use crate::given::{self, Given};
 use crate::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -105,6 +106,35 @@ impl Default for Config {
             confirm_mode: Value::Null,
             inline_confirm: false,
         }
+    }
+}
+
+// `createToolmark`'s counts as the page gave them: whole numbers >= 0;
+// absent, and (as JSON has it) non-finite, is the default.
+impl Config {
+    pub fn tool_budget_from(given: &Given) -> Result<usize, &'static str> {
+        let budget = given::count(
+            given,
+            DEFAULT_TOOL_BUDGET as u64,
+            "createToolmark: toolBudget must be a whole number >= 0",
+        )?;
+        Ok(usize::try_from(budget).unwrap_or(usize::MAX))
+    }
+
+    pub fn confirm_expiry_ms_from(given: &Given) -> Result<u64, &'static str> {
+        given::count(
+            given,
+            DEFAULT_CONFIRM_EXPIRY_MS,
+            "createToolmark: confirmExpiryMs must be a whole number >= 0",
+        )
+    }
+
+    pub fn abort_grace_ms_from(given: &Given) -> Result<u64, &'static str> {
+        given::count(
+            given,
+            DEFAULT_ABORT_GRACE_MS,
+            "createToolmark: abortGraceMs must be a whole number >= 0",
+        )
     }
 }
 
@@ -644,5 +674,56 @@ impl Toolmark {
     pub fn handle_timeout(&mut self, now: u64) {
         self.expire_due(now);
         self.abandon_out_of_grace(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_default_when_absent_or_not_finite() {
+        assert_eq!(Config::tool_budget_from(&Given::Undefined), Ok(40));
+        assert_eq!(Config::tool_budget_from(&Given::Null), Ok(40));
+        assert_eq!(
+            Config::confirm_expiry_ms_from(&Given::Number(f64::INFINITY)),
+            Ok(600_000)
+        );
+        assert_eq!(
+            Config::abort_grace_ms_from(&Given::Number(f64::NAN)),
+            Ok(3_000)
+        );
+        let defaults = Config::default();
+        assert_eq!(defaults.tool_budget, DEFAULT_TOOL_BUDGET);
+        assert_eq!(defaults.confirm_expiry_ms, DEFAULT_CONFIRM_EXPIRY_MS);
+        assert_eq!(defaults.abort_grace_ms, DEFAULT_ABORT_GRACE_MS);
+    }
+
+    #[test]
+    fn counts_take_whole_numbers_from_zero() {
+        assert_eq!(Config::tool_budget_from(&Given::Number(0.0)), Ok(0));
+        assert_eq!(
+            Config::tool_budget_from(&Given::Number(1e300)),
+            Ok(usize::MAX)
+        );
+        assert_eq!(Config::confirm_expiry_ms_from(&Given::Number(1.0)), Ok(1));
+        assert_eq!(Config::abort_grace_ms_from(&Given::Number(0.0)), Ok(0));
+    }
+
+    #[test]
+    fn each_count_refuses_with_its_own_name() {
+        let refused = Given::Number(1.5);
+        assert_eq!(
+            Config::tool_budget_from(&refused),
+            Err("createToolmark: toolBudget must be a whole number >= 0")
+        );
+        assert_eq!(
+            Config::confirm_expiry_ms_from(&Given::Number(-1.0)),
+            Err("createToolmark: confirmExpiryMs must be a whole number >= 0")
+        );
+        assert_eq!(
+            Config::abort_grace_ms_from(&Given::Text(String::from("5"))),
+            Err("createToolmark: abortGraceMs must be a whole number >= 0")
+        );
     }
 }

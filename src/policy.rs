@@ -13,6 +13,7 @@
 //! made stricter (`deny`, `hide`): the bridge never runs them for the agent
 //! without a human's approval, so `allow` there is `invalid_policy`.
 
+use crate::given::Given;
 use crate::prelude::*;
 use crate::protocol::{to_json, ErrorEventCode, Hints};
 use serde_json::Value;
@@ -41,6 +42,22 @@ impl Caller {
             "human" => Some(Caller::Human),
             _ => None,
         }
+    }
+
+    /// A caller option (`tm.call`'s, `tm.manifest`'s): absent is `default`;
+    /// `None` refuses it, with [`Caller::unknown`]'s message.
+    pub fn from_given(given: &Given, default: Caller) -> Option<Caller> {
+        match given {
+            Given::Undefined | Given::Null => Some(default),
+            Given::Text(name) => Caller::parse(name),
+            _ => None,
+        }
+    }
+
+    /// The message refusing a caller option of `what` (`call`, `manifest`),
+    /// shown as `String(value)`.
+    pub fn unknown(what: &str, shown: &str) -> String {
+        format!("{}: unknown caller '{}'", what, shown)
     }
 }
 
@@ -300,6 +317,40 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_caller_option_is_inapp_human_or_absent_for_the_default() {
+        let given = |name: &str| Given::Text(String::from(name));
+        assert_eq!(
+            Caller::from_given(&Given::Undefined, Caller::Human),
+            Some(Caller::Human)
+        );
+        assert_eq!(
+            Caller::from_given(&Given::Null, Caller::Inapp),
+            Some(Caller::Inapp)
+        );
+        assert_eq!(
+            Caller::from_given(&given("inapp"), Caller::Human),
+            Some(Caller::Inapp)
+        );
+        assert_eq!(
+            Caller::from_given(&given("human"), Caller::Inapp),
+            Some(Caller::Human)
+        );
+        for refused in [
+            given("robot"),
+            given("Human"),
+            given(""),
+            Given::Number(1.0),
+            Given::Other,
+        ] {
+            assert_eq!(Caller::from_given(&refused, Caller::Human), None);
+        }
+        assert_eq!(
+            Caller::unknown("call", "robot"),
+            "call: unknown caller 'robot'"
+        );
+    }
     use serde_json::json;
 
     fn hints(read_only: bool, consequential: bool, destructive: bool) -> Hints {

@@ -74,6 +74,165 @@ impl ToolDef {
     }
 }
 
+/// A tool definition's fields as the page gave them (API.md, "A tool
+/// definition"): each rule takes a field as the boundary read it and gives
+/// its value or the message refusing it. The boundary reads them in the
+/// order below and stops at the first refusal.
+pub mod field {
+    use crate::given::{self, Given, GivenJson};
+    use crate::prelude::*;
+    use crate::protocol::{hints_from_value, Hints, ToolMode};
+
+    /// `name`: a string (its syntax is the registry's `invalid_name`).
+    pub fn name(given: Given) -> Result<String, &'static str> {
+        given::text(given, "tool definition: name must be a string")
+    }
+
+    pub fn description(given: Given) -> Result<String, &'static str> {
+        given::text(given, "tool definition: description must be a string")
+    }
+
+    /// `hints`: the protocol's hints, booleans; absent is none.
+    pub fn hints(given: GivenJson) -> Result<Hints, &'static str> {
+        match given {
+            GivenJson::Absent => Ok(Hints::default()),
+            GivenJson::Json(hints) => {
+                hints_from_value(&hints).map_err(|_| "tool definition: hints must hold booleans")
+            }
+            GivenJson::NotJson => Err("tool definition: hints must hold booleans"),
+        }
+    }
+
+    /// `mode`: absent, or `'stepwise'`.
+    pub fn mode(given: Given) -> Result<Option<ToolMode>, String> {
+        match given {
+            Given::Undefined | Given::Null => Ok(None),
+            Given::Text(mode) if mode == "stepwise" => Ok(Some(ToolMode::Stepwise)),
+            Given::Text(other) => Err(format!("tool definition: unknown mode '{}'", other)),
+            _ => Err(String::from("tool definition: mode must be a string")),
+        }
+    }
+
+    /// `sensitive`: an array of path strings; absent is none.
+    pub fn sensitive(given: GivenJson) -> Result<Vec<String>, &'static str> {
+        let paths = match given {
+            GivenJson::Absent => Some(Vec::new()),
+            GivenJson::Json(paths) => paths.as_array().and_then(|paths| {
+                paths
+                    .iter()
+                    .map(|p| p.as_str().map(str::to_owned))
+                    .collect()
+            }),
+            GivenJson::NotJson => None,
+        };
+        paths.ok_or("tool definition: sensitive must be an array of paths")
+    }
+
+    pub fn title(given: Given) -> Result<Option<String>, &'static str> {
+        given::optional_text(given, "tool definition: title must be a string")
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use serde_json::json;
+
+        fn text(text: &str) -> Given {
+            Given::Text(String::from(text))
+        }
+
+        #[test]
+        fn name_and_description_must_be_strings() {
+            assert_eq!(name(text("a.b")), Ok(String::from("a.b")));
+            assert_eq!(description(text("")), Ok(String::new()));
+            for given in [
+                Given::Undefined,
+                Given::Null,
+                Given::Number(1.0),
+                Given::Other,
+            ] {
+                assert_eq!(
+                    name(given.clone()),
+                    Err("tool definition: name must be a string")
+                );
+                assert_eq!(
+                    description(given),
+                    Err("tool definition: description must be a string")
+                );
+            }
+        }
+
+        #[test]
+        fn title_is_optional_text() {
+            assert_eq!(title(Given::Undefined), Ok(None));
+            assert_eq!(title(Given::Null), Ok(None));
+            assert_eq!(title(text("T")), Ok(Some(String::from("T"))));
+            assert_eq!(
+                title(Given::Number(0.0)),
+                Err("tool definition: title must be a string")
+            );
+        }
+
+        #[test]
+        fn mode_is_absent_or_stepwise() {
+            assert_eq!(mode(Given::Undefined), Ok(None));
+            assert_eq!(mode(Given::Null), Ok(None));
+            assert_eq!(mode(text("stepwise")), Ok(Some(ToolMode::Stepwise)));
+            assert_eq!(
+                mode(text("Stepwise")),
+                Err(String::from("tool definition: unknown mode 'Stepwise'"))
+            );
+            assert_eq!(
+                mode(text("")),
+                Err(String::from("tool definition: unknown mode ''"))
+            );
+            assert_eq!(
+                mode(Given::Other),
+                Err(String::from("tool definition: mode must be a string"))
+            );
+        }
+
+        #[test]
+        fn hints_hold_booleans() {
+            assert_eq!(hints(GivenJson::Absent), Ok(Hints::default()));
+            let read_only = hints(GivenJson::Json(json!({"readOnly": true})));
+            assert_eq!(read_only.map(|h| h.read_only), Ok(Some(true)));
+            for refused in [
+                GivenJson::Json(json!({"readOnly": 1})),
+                GivenJson::Json(json!(1)),
+                GivenJson::Json(json!(null)),
+                GivenJson::NotJson,
+            ] {
+                assert_eq!(
+                    hints(refused),
+                    Err("tool definition: hints must hold booleans")
+                );
+            }
+        }
+
+        #[test]
+        fn sensitive_is_an_array_of_path_strings() {
+            assert_eq!(sensitive(GivenJson::Absent), Ok(Vec::new()));
+            assert_eq!(sensitive(GivenJson::Json(json!([]))), Ok(Vec::new()));
+            assert_eq!(
+                sensitive(GivenJson::Json(json!(["a", "b.c"]))),
+                Ok(vec![String::from("a"), String::from("b.c")])
+            );
+            for refused in [
+                GivenJson::Json(json!(["a", 1])),
+                GivenJson::Json(json!("a")),
+                GivenJson::Json(json!({"0": "a"})),
+                GivenJson::NotJson,
+            ] {
+                assert_eq!(
+                    sensitive(refused),
+                    Err("tool definition: sensitive must be an array of paths")
+                );
+            }
+        }
+    }
+}
+
 /// A validator ready to use.
 #[derive(Debug, Clone)]
 pub(crate) enum Validator {

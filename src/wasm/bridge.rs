@@ -1,6 +1,7 @@
 //! `bridge({ transport, onChange?, caller?, maxMessageBytes? })`: the
 //! plugin `tm.use` attaches (API.md, "Bridge and transports"). Its options
-//! are checked here; attaching subscribes a Rust closure to the
+//! are read here and checked by the core ([`BridgeOptions::from_given`]);
+//! attaching subscribes a Rust closure to the
 //! transport's `onMessage`, kept with the bridge and freed when it closes.
 //! Every transport, ours and an app's, is used through that public
 //! interface (docs/benchmarks.md, "One transport interface"), with one
@@ -21,13 +22,9 @@ use super::driver::{BridgeEntry, Shared};
 use super::error::{report, Failure};
 use super::host::{self, get, present};
 use super::{status, values};
-use crate::machine::{BridgeId, BridgeOptions, OnChange};
-use crate::protocol::{ErrorEventCode, DEFAULT_MAX_MESSAGE_BYTES};
-
-/// `JSON.stringify(value)` for an error message (`undefined` for none).
-fn shown(value: &JsValue) -> String {
-    values::copy_text(value).unwrap_or_else(|| String::from("undefined"))
-}
+use crate::bridges::Shown;
+use crate::machine::{BridgeId, BridgeOptions};
+use crate::protocol::ErrorEventCode;
 
 /// A bridge plugin, for one `tm.use`.
 #[wasm_bindgen]
@@ -49,51 +46,20 @@ pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
         )
         .into());
     };
-    let caller = get(&options, "caller");
-    if !caller.is_undefined() && caller.as_string().as_deref() != Some("inapp") {
-        return Err(Failure::misuse(format!(
-            "bridge: caller must be 'inapp' in protocol v1, not {}",
-            &shown(&caller)
-        ))
-        .into());
-    }
-    let on_change = get(&options, "onChange");
-    let on_change = match on_change.as_string().as_deref() {
-        _ if on_change.is_undefined() => OnChange::Manifest,
-        Some("manifest") => OnChange::Manifest,
-        Some("changed") => OnChange::Changed,
-        _ => {
-            return Err(Failure::misuse(format!(
-                "bridge: onChange must be 'manifest' or 'changed', not {}",
-                &shown(&on_change)
-            ))
-            .into())
+    let read = |key| {
+        let value = get(&options, key);
+        Shown {
+            given: values::given(&value),
+            json: values::copy_text(&value).unwrap_or_else(|| String::from("undefined")),
         }
     };
-    let max = get(&options, "maxMessageBytes");
-    let max_message_bytes = if max.is_undefined() {
-        DEFAULT_MAX_MESSAGE_BYTES
-    } else {
-        match max.as_f64() {
-            Some(n) if n >= 1.0 && crate::schema::is_whole(n) => {
-                usize::try_from(host::whole_ms(n)).unwrap_or(usize::MAX)
-            }
-            _ => {
-                return Err(Failure::misuse(format!(
-                    "bridge: maxMessageBytes must be a positive integer, not {}",
-                    &shown(&max)
-                ))
-                .into())
-            }
-        }
-    };
+    let options =
+        BridgeOptions::from_given(&read("caller"), &read("onChange"), &read("maxMessageBytes"))
+            .map_err(Failure::misuse)?;
     Ok(Bridge {
         transport,
         send,
-        options: BridgeOptions {
-            on_change,
-            max_message_bytes,
-        },
+        options,
     })
 }
 

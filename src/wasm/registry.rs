@@ -148,21 +148,10 @@ fn create_scope(
     })
 }
 
-/// A caller name (`'human'` when absent).
+/// A caller option, checked by the core ([`Caller::from_given`]).
 fn caller(value: JsValue, default: Caller, what: &str) -> Result<Caller, Failure> {
-    let Some(value) = present(value) else {
-        return Ok(default);
-    };
-    value
-        .as_string()
-        .and_then(|name| Caller::parse(&name))
-        .ok_or_else(|| {
-            Failure::misuse(format!(
-                "{}: unknown caller '{}'",
-                what,
-                &host::string(&value)
-            ))
-        })
+    Caller::from_given(&values::given(&value), default)
+        .ok_or_else(|| Failure::misuse(Caller::unknown(what, &host::string(&value))))
 }
 
 /// The registry `createToolmark` returns.

@@ -10,18 +10,19 @@
 //! size (see [`result`]).
 
 use crate::prelude::*;
+use alloc::borrow::Cow;
 use alloc::rc::Rc;
 use core::cell::Cell;
 use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
 use super::host::{self, get, present, Callback};
+use crate::given::{Given, GivenJson};
 use crate::machine::{Config, PendingView, Prepared};
 use crate::protocol::{
-    field_changes_from_value, hints_from_value, parse_value, to_json, Issue, ToolManifestSummary,
-    ToolMode, ToolResult, UNTRUSTED_CONTENT_NOTE,
+    parse_value, to_json, Issue, ToolManifestSummary, ToolResult, UNTRUSTED_CONTENT_NOTE,
 };
-use crate::registry::{SchemaSpec, ToolDef};
+use crate::registry::{field, SchemaSpec, ToolDef};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -30,6 +31,21 @@ pub fn copy_text(value: &JsValue) -> Option<String> {
     js_sys::JSON::stringify(value)
         .ok()
         .and_then(|text| JsValue::from(text).as_string())
+}
+
+/// A property's value by its JS type, for the core's option rules.
+pub fn given(value: &JsValue) -> Given {
+    if value.is_undefined() {
+        Given::Undefined
+    } else if value.is_null() {
+        Given::Null
+    } else if let Some(text) = value.as_string() {
+        Given::Text(text)
+    } else if let Some(n) = value.as_f64() {
+        Given::Number(n)
+    } else {
+        Given::Other
+    }
 }
 
 /// A page call's input as JSON text: an absent input is `{}`; a value JSON
@@ -172,56 +188,31 @@ fn schema_spec(schema: JsValue, io: &str) -> Option<SchemaSpec> {
     })
 }
 
-fn optional_string(def: &JsValue, key: &str) -> Result<Option<String>, Failure> {
-    match present(get(def, key)) {
-        None => Ok(None),
-        Some(value) => value.as_string().map(Some).ok_or_else(|| not_a_string(key)),
+/// A structured field, absent or as JSON, for the core's rules.
+fn given_json(value: JsValue) -> GivenJson {
+    match present(value) {
+        None => GivenJson::Absent,
+        Some(value) => to_value(&value).map_or(GivenJson::NotJson, GivenJson::Json),
     }
-}
-
-fn not_a_string(key: &str) -> Failure {
-    Failure::misuse(format!("tool definition: {} must be a string", key))
 }
 
 /// The core's view of a tool definition object (the app's functions stay
-/// with the boundary; the core learns which of them exist).
+/// with the boundary; the core learns which of them exist). Its fields are
+/// checked by [`field`]'s rules, read in that order.
 pub fn tool_def(def: &JsValue) -> Result<ToolDef, Failure> {
-    let name = get(def, "name")
-        .as_string()
-        .ok_or_else(|| not_a_string("name"))?;
-    let description = get(def, "description")
-        .as_string()
-        .ok_or_else(|| not_a_string("description"))?;
-    let hints = match present(get(def, "hints")) {
-        None => Default::default(),
-        Some(hints) => to_value(&hints)
-            .and_then(|hints| hints_from_value(&hints).ok())
-            .ok_or_else(|| Failure::misuse("tool definition: hints must hold booleans"))?,
-    };
-    let mode = match optional_string(def, "mode")?.as_deref() {
-        None => None,
-        Some("stepwise") => Some(ToolMode::Stepwise),
-        Some(other) => {
-            return Err(Failure::misuse(format!(
-                "tool definition: unknown mode '{}'",
-                other
-            )))
-        }
-    };
-    let sensitive = match present(get(def, "sensitive")) {
-        None => Some(Vec::new()),
-        Some(paths) => to_value(&paths).and_then(|paths| {
-            paths
-                .as_array()?
-                .iter()
-                .map(|p| p.as_str().map(str::to_owned))
-                .collect()
-        }),
-    }
-    .ok_or_else(|| Failure::misuse("tool definition: sensitive must be an array of paths"))?;
+    checked_def(def).map_err(Failure::misuse)
+}
+
+fn checked_def(def: &JsValue) -> Result<ToolDef, Cow<'static, str>> {
+    let read = |key| given(&get(def, key));
+    let name = field::name(read("name"))?;
+    let description = field::description(read("description"))?;
+    let hints = field::hints(given_json(get(def, "hints")))?;
+    let mode = field::mode(read("mode"))?;
+    let sensitive = field::sensitive(given_json(get(def, "sensitive")))?;
     Ok(ToolDef {
         name,
-        title: optional_string(def, "title")?,
+        title: field::title(read("title"))?,
         description,
         input_schema: schema_spec(get(def, "inputSchema"), "input"),
         output_schema: schema_spec(get(def, "outputSchema"), "output"),
@@ -235,75 +226,38 @@ pub fn tool_def(def: &JsValue) -> Result<ToolDef, Failure> {
     })
 }
 
-/// A whole number of ms (or a count) `>= 0`; absent (and, as JSON has it,
-/// non-finite) means the default.
-fn count(options: &JsValue, key: &str, default: u64) -> Result<u64, Failure> {
-    let Some(value) = present(get(options, key)) else {
-        return Ok(default);
-    };
-    match value.as_f64() {
-        Some(n) if !n.is_finite() => Ok(default),
-        Some(n) if n >= 0.0 && crate::schema::is_whole(n) => Ok(host::whole_ms(n)),
-        _ => Err(Failure::misuse(format!(
-            "createToolmark: {} must be a whole number >= 0",
-            key
-        ))),
-    }
-}
-
 /// The core's configuration from `createToolmark` options.
 pub fn config(options: &JsValue) -> Result<Config, Failure> {
-    let defaults = Config::default();
+    counted_config(options).map_err(Failure::misuse)
+}
+
+fn counted_config(options: &JsValue) -> Result<Config, &'static str> {
     let json = |key: &str| {
         present(get(options, key))
             .and_then(|v| to_value(&v))
             .unwrap_or(Value::Null)
     };
+    let read = |key| given(&get(options, key));
     Ok(Config {
         dev: get(options, "dev").is_truthy(),
-        tool_budget: usize::try_from(count(options, "toolBudget", defaults.tool_budget as u64)?)
-            .unwrap_or(usize::MAX),
-        confirm_expiry_ms: count(options, "confirmExpiryMs", defaults.confirm_expiry_ms)?,
-        abort_grace_ms: count(options, "abortGraceMs", defaults.abort_grace_ms)?,
+        tool_budget: Config::tool_budget_from(&read("toolBudget"))?,
+        confirm_expiry_ms: Config::confirm_expiry_ms_from(&read("confirmExpiryMs"))?,
+        abort_grace_ms: Config::abort_grace_ms_from(&read("abortGraceMs"))?,
         policy: json("policy"),
         confirm_mode: json("confirmMode"),
         inline_confirm: get(options, "onConfirm").is_function(),
     })
 }
 
-/// What `summary` / `changes` / the form state gave, checked by the core's
-/// rules (`summary` a string, `changes` FieldChanges).
+/// What `summary` / `changes` / the form state gave, for the core's rules
+/// ([`Prepared::from_text`]).
 pub fn prepared(summary: JsValue, changes: JsValue, state: JsValue) -> Result<Prepared, String> {
     let all = host::object(&[
         ("summary", &summary),
         ("changes", &changes),
         ("state", &state),
     ]);
-    let text = copy_text(&all).ok_or_else(|| String::from("summary/changes are not JSON"))?;
-    let value = parse_value(&text).map_err(|e| e.message())?;
-    let summary = match value.get("summary") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err("summary() must return a string".into()),
-    };
-    let changes = match value.get("changes") {
-        None | Some(Value::Null) => None,
-        Some(changes) => Some(
-            field_changes_from_value(changes)
-                .map_err(|_| String::from("changes() must return [{ path, before?, after? }]"))?,
-        ),
-    };
-    let state = match value.get("state") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        // `to_json`, not `Value`'s `Display`: one serde_json serializer in the module.
-        Some(other) => Some(to_json(other)),
-    };
-    Ok(Prepared {
-        summary,
-        changes,
-        state,
-    })
+    Prepared::from_text(copy_text(&all).as_deref())
 }
 
 /// A Standard Schema issue path as the protocol writes it: keys joined by `.`.

@@ -1,0 +1,145 @@
+//! A value the page gave for an option or a definition field, as the
+//! boundary read it off a JS object: the option rules (in the modules that
+//! own each option) decide over these plain values, so they are tested
+//! natively and the boundary only reads properties.
+
+use crate::prelude::*;
+use serde_json::Value;
+
+/// One property's value, by its JS type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Given {
+    Undefined,
+    Null,
+    Text(String),
+    Number(f64),
+    /// A boolean, an object, a function, a symbol or a BigInt.
+    Other,
+}
+
+impl Given {
+    /// `undefined` or `null`: what most options take as "not given".
+    pub fn is_absent(&self) -> bool {
+        matches!(self, Given::Undefined | Given::Null)
+    }
+}
+
+/// A structured property (`hints`, `sensitive`): absent (`undefined` or
+/// `null`), or what its `JSON.stringify` text parses to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GivenJson {
+    Absent,
+    Json(Value),
+    /// `JSON.stringify` gave no text or threw (a function, a BigInt, a cycle).
+    NotJson,
+}
+
+/// A required text: anything else is `refusal`.
+pub fn text(given: Given, refusal: &'static str) -> Result<String, &'static str> {
+    match given {
+        Given::Text(text) => Ok(text),
+        _ => Err(refusal),
+    }
+}
+
+/// A count option (ms, or a number of tools): a whole number `>= 0`;
+/// absent, and (as JSON has it) non-finite, means `default`.
+pub fn count(given: &Given, default: u64, refusal: &'static str) -> Result<u64, &'static str> {
+    match given {
+        Given::Undefined | Given::Null => Ok(default),
+        Given::Number(n) if !n.is_finite() => Ok(default),
+        // `as` saturates: a whole number past u64::MAX is u64::MAX.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Given::Number(n) if *n >= 0.0 && crate::schema::is_whole(*n) => Ok(*n as u64),
+        _ => Err(refusal),
+    }
+}
+
+/// An optional text: absent is `None`, any other non-text is `refusal`.
+pub fn optional_text(given: Given, refusal: &'static str) -> Result<Option<String>, &'static str> {
+    match given {
+        Given::Undefined | Given::Null => Ok(None),
+        Given::Text(text) => Ok(Some(text)),
+        _ => Err(refusal),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NO: &str = "no";
+
+    #[test]
+    fn count_takes_whole_numbers_from_zero() {
+        assert_eq!(count(&Given::Number(0.0), 7, NO), Ok(0));
+        assert_eq!(count(&Given::Number(-0.0), 7, NO), Ok(0));
+        assert_eq!(count(&Given::Number(1.0), 7, NO), Ok(1));
+        assert_eq!(count(&Given::Number(600_000.0), 7, NO), Ok(600_000));
+        assert_eq!(count(&Given::Number(1e300), 7, NO), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn count_defaults_when_absent_or_not_finite() {
+        for given in [
+            Given::Undefined,
+            Given::Null,
+            Given::Number(f64::NAN),
+            Given::Number(f64::INFINITY),
+            Given::Number(f64::NEG_INFINITY),
+        ] {
+            assert_eq!(count(&given, 7, NO), Ok(7), "{given:?}");
+        }
+    }
+
+    #[test]
+    fn count_refuses_fractions_negatives_and_non_numbers() {
+        for given in [
+            Given::Number(1.5),
+            Given::Number(0.5),
+            Given::Number(-1.0),
+            Given::Text(String::from("5")),
+            Given::Other,
+        ] {
+            assert_eq!(count(&given, 7, NO), Err(NO), "{given:?}");
+        }
+    }
+
+    #[test]
+    fn optional_text_is_none_when_absent_and_refuses_non_text() {
+        assert_eq!(optional_text(Given::Undefined, NO), Ok(None));
+        assert_eq!(optional_text(Given::Null, NO), Ok(None));
+        assert_eq!(
+            optional_text(Given::Text(String::new()), NO),
+            Ok(Some(String::new()))
+        );
+        assert_eq!(optional_text(Given::Number(1.0), NO), Err(NO));
+        assert_eq!(optional_text(Given::Other, NO), Err(NO));
+    }
+
+    #[test]
+    fn text_refuses_everything_but_text() {
+        assert_eq!(
+            text(Given::Text(String::from("a")), NO),
+            Ok(String::from("a"))
+        );
+        assert_eq!(text(Given::Text(String::new()), NO), Ok(String::new()));
+        for given in [
+            Given::Undefined,
+            Given::Null,
+            Given::Number(1.0),
+            Given::Other,
+        ] {
+            assert_eq!(text(given, NO), Err(NO));
+        }
+    }
+
+    #[test]
+    fn absent_is_undefined_or_null() {
+        assert!(Given::Undefined.is_absent());
+        assert!(Given::Null.is_absent());
+        assert!(!Given::Text(String::new()).is_absent());
+        assert!(!Given::Number(0.0).is_absent());
+        assert!(!Given::Other.is_absent());
+    }
+}
