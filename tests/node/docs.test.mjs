@@ -20,13 +20,13 @@ function rustFiles(dir) {
   });
 }
 
-/** The option keys the wasm boundary reads: get(options, "x"), host::method(&options, "x"), count(options, "x", …), json("x"). */
+/** The option keys the wasm boundary reads: get(options, "x"), host::method(&options, "x"), count(options, "x", …), json("x"), read("x"). */
 function optionKeys() {
   const keys = new Set();
   for (const file of rustFiles('src/wasm')) {
     const source = read(file);
     for (const [, key] of source.matchAll(/\b(?:get|host::method|method|count)\(&?options, "([A-Za-z]+)"/g)) keys.add(key);
-    for (const [, key] of source.matchAll(/\bjson\("([A-Za-z]+)"\)/g)) keys.add(key);
+    for (const [, key] of source.matchAll(/\b(?:json|read)\("([A-Za-z]+)"\)/g)) keys.add(key);
   }
   return [...keys].sort();
 }
@@ -37,8 +37,8 @@ test('docs/api.md names every option the package reads', () => {
     assert.ok(keys.includes(expected), `the scan of src/wasm finds ${expected} (found: ${keys.join(', ')})`);
   }
   const api = read('docs/api.md');
-  // Named in backticks (`key`, `key?`, `key?(…)`) or in a signature ({ key?, … }).
-  const named = (key) => new RegExp(`\`${key}\\??[\`(]|[{,(]\\s*${key}\\??[,:) }]`).test(api);
+  // Named in backticks (`key`, `key?`, `key?(…)`, `key?: type`) or in a signature ({ key?, … }).
+  const named = (key) => new RegExp(`\`${key}\\??[\`(:]|[{,(]\\s*${key}\\??[,:) }]`).test(api);
   assert.deepEqual(keys.filter((key) => !named(key)), [], 'options missing from docs/api.md');
 });
 
