@@ -618,6 +618,35 @@ mod tests {
         assert!(Converted::of(&huge).readable_past_range(&huge).is_none());
     }
 
+    /// The spans found are the numbers outside strings, each read to its
+    /// end (signs of the exponent included) for its digits and power of ten.
+    #[test]
+    fn number_texts_are_the_numbers_outside_strings_read_whole() {
+        let text = r#"{"k1":"2 \"3\" 4","n":[-1.5e+3,2E-2,0.00120,"-5",7]}"#;
+        let mut texts = NumberTexts {
+            bytes: text.as_bytes(),
+            at: 0,
+        };
+        let mut found = Vec::new();
+        while let Some((span, decimal)) = texts.next() {
+            found.push((
+                &text[span],
+                decimal.digits,
+                decimal.exponent,
+                decimal.integer,
+            ));
+        }
+        assert_eq!(
+            found,
+            [
+                ("-1.5e+3", 2, 2, false),
+                ("2E-2", 1, -2, false),
+                ("0.00120", 3, -5, false),
+                ("7", 1, 0, true),
+            ]
+        );
+    }
+
     #[test]
     fn numbers_meet_their_texts_in_strings_keys_and_repeated_keys() {
         let text = r#"{"-1.5e3":"0.1 \"2.5\" -7","a":[0.30000000000000004,{"b":1e-7}],"a":[5e-324,"\\",0.1000000000000000055511151231257827],"c":-0}"#;
