@@ -13,8 +13,9 @@ use crate::confirmations::Prepared;
 use crate::confirmations::Requester;
 use crate::ids::new_id;
 use crate::lanes::{over_input_budget, CallKey};
-use crate::machine::{error_result, Handle, RunId, Toolmark};
+use crate::machine::Toolmark;
 use crate::outputs::Action;
+use crate::outputs::{Handle, RunId};
 use crate::policy::{Caller, ConfirmMode, Decision};
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
@@ -525,7 +526,7 @@ impl Toolmark {
                     Some(name.into()),
                 );
                 self.out
-                    .complete(handle, error_result(error_message::TOOL_FAILED));
+                    .complete(handle, ToolResult::error(error_message::TOOL_FAILED));
                 return;
             }
         };
@@ -773,13 +774,13 @@ impl Toolmark {
                         format!("result of '{tool_name}' is not serializable: {reason}"),
                         Some(tool_name.clone()),
                     );
-                    error_result(error_message::NOT_SERIALIZABLE)
+                    ToolResult::error(error_message::NOT_SERIALIZABLE)
                 }
             },
             Outcome::Threw(detail) => {
                 self.out
                     .error(ErrorEventCode::ToolThrew, detail, Some(tool_name.clone()));
-                error_result(error_message::TOOL_FAILED)
+                ToolResult::error(error_message::TOOL_FAILED)
             }
             Outcome::NotSerializable(detail) => {
                 self.out.error(
@@ -787,7 +788,7 @@ impl Toolmark {
                     format!("result of '{tool_name}' is not serializable: {detail}"),
                     Some(tool_name.clone()),
                 );
-                error_result(error_message::NOT_SERIALIZABLE)
+                ToolResult::error(error_message::NOT_SERIALIZABLE)
             }
             Outcome::Aborted => ToolResult::Cancelled {
                 by: CancelledBy::Signal,
@@ -862,7 +863,7 @@ impl Toolmark {
     ) {
         self.out
             .error(ErrorEventCode::ToolThrew, detail, Some(tool_name));
-        self.finish(key, error_result(error_message::TOOL_FAILED), now)
+        self.finish(key, ToolResult::error(error_message::TOOL_FAILED), now)
     }
 
     /// The call waiting for this answer from JS, if it is in `stage`, and

@@ -10,8 +10,9 @@ use crate::bridges::{BridgeId, IdKey};
 use crate::calls::{Approval, Calls, NewCall, Origin};
 use crate::ids::new_id;
 use crate::lanes::CallKey;
-use crate::machine::{error_result, Handle, RunId, Toolmark};
+use crate::machine::Toolmark;
 use crate::outputs::{Action, Event};
+use crate::outputs::{Handle, RunId};
 use crate::policy::Caller;
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
@@ -265,7 +266,7 @@ impl Toolmark {
             Err(error) => {
                 self.out
                     .error(ErrorEventCode::ToolThrew, error.message(), Some(tool_name));
-                return self.finish(key, error_result(error_message::TOOL_FAILED), now);
+                return self.finish(key, ToolResult::error(error_message::TOOL_FAILED), now);
             }
         };
         let evicted = self.confirmations.add(Confirmation {
@@ -474,7 +475,7 @@ impl Toolmark {
                     format!("restorer of call {call_id} threw: {detail}"),
                     None,
                 );
-                error_result(error_message::TOOL_FAILED)
+                ToolResult::error(error_message::TOOL_FAILED)
             }
         };
         self.out.complete(handle, result);
@@ -495,7 +496,7 @@ impl Toolmark {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::REDACTED;
+    use crate::forms::REDACTED;
     use serde_json::Value;
 
     fn confirmation(id: &str, expires_at: u64) -> Confirmation {

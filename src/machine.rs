@@ -59,7 +59,7 @@ pub use crate::confirmations::{PendingView, Prepared, DEFAULT_CONFIRM_EXPIRY_MS}
 use crate::ids::{new_id, RandomSource};
 use crate::lanes::Lanes;
 use crate::outputs::Outputs;
-pub use crate::outputs::{Action, Event, Output, Transmit};
+pub use crate::outputs::{Action, Event, Handle, Output, RunId, Transmit};
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::protocol::codes::error_message;
 use crate::protocol::{
@@ -107,15 +107,6 @@ impl Default for Config {
         }
     }
 }
-
-/// One piece of work handed to JS; its answer names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct RunId(pub u64);
-
-/// A page-side request (`tm.call`, `tm.confirmPending`, `tm.undo`), completed
-/// by [`Event::Completed`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct Handle(pub u64);
 
 /// A misconfiguration, as thrown in dev mode.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -178,12 +169,6 @@ impl core::fmt::Debug for Toolmark {
             .field("calls", &self.calls.len())
             .field("pending_confirmations", &self.confirmations.len())
             .finish_non_exhaustive()
-    }
-}
-
-pub(crate) fn error_result(message: &str) -> ToolResult {
-    ToolResult::Error {
-        message: message.to_owned(),
     }
 }
 
@@ -542,7 +527,7 @@ impl Toolmark {
                     self.answer_bridge(
                         bridge,
                         &id,
-                        error_result(error_message::UNSUPPORTED_PROTOCOL),
+                        ToolResult::error(error_message::UNSUPPORTED_PROTOCOL),
                     );
                 }
             }

@@ -6,12 +6,20 @@ use crate::vecmap::Queue;
 use serde::Serialize;
 
 use crate::bridges::BridgeId;
-use crate::machine::{Handle, RunId};
 use crate::policy::Caller;
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, ToolResult};
 use crate::registry::ToolKey;
 use crate::transport::status::Status;
+
+/// One piece of work handed to JS; its answer names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct RunId(pub u64);
+
+/// A page-side request (`tm.call`, `tm.confirmPending`, `tm.undo`), completed
+/// by [`Event::Completed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Handle(pub u64);
 
 /// Work for JS. As JSON (the glue's): `{kind, …}`, the fields camelCase.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
