@@ -7,9 +7,7 @@
 //! | [`crate::registry`] | tools, scopes, revisions, compiled schemas |
 //! | [`crate::policy`] | who may call what, and what needs a human |
 //! | [`crate::bridges`] | attached bridges and their options, the `clientId` filter (rule 1), the answered-id memory (rule 2) |
-//! | [`crate::lanes`] | per-scope queues, the busy limit (rule 5), which call starts next |
-//! | [`crate::calls`] | calls in flight and their stages, abandoned runs |
-//! | [`crate::confirmations`] | deferred confirmations (≤ 100, expiry), the undo store |
+//! | [`crate::lifecycle`] | a call from admission to its one answer: through [`crate::lanes`] (per-scope queues, the busy limit (rule 5), which call starts next), [`crate::lifecycle::calls`] (calls in flight and their stages, abandoned runs) and [`crate::lifecycle::confirmations`] (deferred confirmations (≤ 100, expiry), the undo store) |
 //! | [`crate::outputs`] | the three output queues |
 //!
 //! # Inputs
@@ -50,22 +48,20 @@ use crate::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::bridges::Bridges;
 pub use crate::bridges::{BridgeId, BridgeOptions, OnChange};
-use crate::bridges::{Bridges, IdKey};
-use crate::calls::Calls;
-pub use crate::calls::{Outcome, Validated};
-use crate::confirmations::{Confirmations, UndoStore};
-pub use crate::confirmations::{PendingView, Prepared, DEFAULT_CONFIRM_EXPIRY_MS};
 use crate::ids::{new_id, RandomSource};
-use crate::lanes::Lanes;
+pub use crate::lifecycle::calls::{Outcome, Validated};
+pub use crate::lifecycle::confirmations::{PendingView, Prepared, DEFAULT_CONFIRM_EXPIRY_MS};
+use crate::lifecycle::{CallLife, Env, Settings};
 use crate::outputs::Outputs;
 pub use crate::outputs::{Action, Event, Handle, Output, RunId, Transmit};
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::protocol::codes::error_message;
+use crate::protocol::Issue;
 use crate::protocol::{
     inbound::is_json_text, parse_for_page, AgentToPage, Changed, ErrorEventCode, Manifest,
-    PageToAgent, ProtocolV1, RefusedCode, Rejection, ResultMessage, ToolManifest,
-    ToolManifestSummary, ToolResult,
+    PageToAgent, ProtocolV1, RefusedCode, Rejection, ToolManifest, ToolManifestSummary, ToolResult,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey};
 use crate::schema::PatternMatcher;
@@ -145,19 +141,15 @@ impl core::error::Error for ToolmarkError {}
 /// the drain order. Each concern is a module that owns its state; the
 /// machine routes inputs to them.
 pub struct Toolmark {
-    pub(crate) config: Config,
-    pub(crate) policy: Policy,
-    pub(crate) rng: Box<dyn RandomSource>,
-    pub(crate) matcher: Box<dyn PatternMatcher>,
-    pub(crate) registry: Registry,
-    pub(crate) bridges: Bridges,
-    pub(crate) lanes: Lanes,
-    pub(crate) calls: Calls,
-    pub(crate) confirmations: Confirmations,
-    pub(crate) undo: UndoStore,
-    pub(crate) out: Outputs,
+    config: Config,
+    policy: Policy,
+    rng: Box<dyn RandomSource>,
+    matcher: Box<dyn PatternMatcher>,
+    registry: Registry,
+    bridges: Bridges,
+    life: CallLife,
+    out: Outputs,
     budget_warned_rev: Option<u64>,
-    next_handle: u64,
 }
 
 impl core::fmt::Debug for Toolmark {
@@ -166,8 +158,11 @@ impl core::fmt::Debug for Toolmark {
             .field("client_id", &self.bridges.client_id())
             .field("rev", &self.registry.rev())
             .field("tools", &self.registry.len())
-            .field("calls", &self.calls.len())
-            .field("pending_confirmations", &self.confirmations.len())
+            .field("calls", &self.life.calls_in_flight())
+            .field(
+                "pending_confirmations",
+                &self.life.pending_confirmation_count(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -180,11 +175,6 @@ fn no_confirmation_path(tool: &str) -> String {
 }
 
 impl Toolmark {
-    /// A refusal at the current revision.
-    pub(crate) fn refused(&self, code: RefusedCode, message: &str) -> ToolResult {
-        ToolResult::refused(code, message, self.registry.rev())
-    }
-
     /// Creates the core and mints the page's `clientId`. Bad `policy` or
     /// `confirmMode` entries are `Err` in dev mode, else error events.
     pub fn new(
@@ -209,18 +199,45 @@ impl Toolmark {
             matcher,
             registry: Registry::new(),
             bridges: Bridges::new(client_id),
-            lanes: Lanes::default(),
-            calls: Calls::default(),
-            confirmations: Confirmations::default(),
-            undo: UndoStore::default(),
+            life: CallLife::default(),
             out: Outputs::default(),
             budget_warned_rev: None,
-            next_handle: 0,
         };
         for issue in issues {
             machine.out.error(issue.code, issue.message, None);
         }
         Ok(machine)
+    }
+
+    /// The call lifecycle, and what it borrows of the rest of the machine.
+    fn life(&mut self) -> (&mut CallLife, Env<'_>) {
+        let Toolmark {
+            config,
+            policy,
+            rng,
+            matcher,
+            registry,
+            bridges,
+            life,
+            out,
+            ..
+        } = self;
+        let settings = Settings {
+            dev: config.dev,
+            confirm_expiry_ms: config.confirm_expiry_ms,
+            abort_grace_ms: config.abort_grace_ms,
+            inline_confirm: config.inline_confirm,
+        };
+        let env = Env {
+            registry,
+            policy,
+            settings,
+            rng: &mut **rng,
+            matcher: &**matcher,
+            bridges,
+            out,
+        };
+        (life, env)
     }
 
     // ----- queries -------------------------------------------------------
@@ -258,35 +275,35 @@ impl Toolmark {
 
     /// Calls the machine is handling (queued, or with JS), for bounds checks.
     pub fn calls_in_flight(&self) -> usize {
-        self.calls.len()
+        self.life.calls_in_flight()
     }
 
     /// Bytes of input text held by the calls in flight and the pending
     /// confirmations (bounded by [`crate::lanes::MAX_HELD_INPUT_BYTES`]).
     pub fn held_input_bytes(&self) -> usize {
-        self.calls.input_bytes() + self.confirmations.input_bytes()
+        self.life.held_input_bytes()
     }
 
     /// The most pending calls on any one scope.
     pub fn max_pending_per_scope(&self) -> usize {
-        self.lanes.max_pending()
+        self.life.max_pending_per_scope()
     }
 
     /// Pending calls on the scope of the named tool (`None` for no such tool).
     pub fn scope_pending(&self, tool: &str) -> Option<usize> {
         self.registry
             .by_name(tool)
-            .map(|t| self.lanes.pending(t.scope))
+            .map(|t| self.life.scope_pending(t.scope))
     }
 
     pub fn pending_confirmation_count(&self) -> usize {
-        self.confirmations.len()
+        self.life.pending_confirmation_count()
     }
 
     /// Rule 2's in-flight half: a call under `id` from a bridge (attached
     /// or not) has not settled yet.
     pub fn is_call_in_flight(&self, id: &str) -> bool {
-        self.calls.is_in_flight_from_a_bridge(id)
+        self.life.is_call_in_flight(id)
     }
 
     /// Answered ids the page remembers (at most 1000, for all its bridges).
@@ -307,15 +324,7 @@ impl Toolmark {
     pub fn poll_output(&mut self) -> Output {
         self.out
             .pop()
-            .unwrap_or_else(|| Output::Timeout(self.next_deadline()))
-    }
-
-    /// The earliest confirmation expiry or end of an abort grace period.
-    fn next_deadline(&self) -> Option<u64> {
-        match (self.confirmations.next_expiry(), self.calls.next_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+            .unwrap_or_else(|| Output::Timeout(self.life.next_deadline()))
     }
 
     // ----- registry ------------------------------------------------------
@@ -447,7 +456,8 @@ impl Toolmark {
                 None,
             );
         }
-        self.pump(now);
+        let (life, mut env) = self.life();
+        life.pump(&mut env, now);
     }
 
     // ----- bridges -------------------------------------------------------
@@ -467,15 +477,14 @@ impl Toolmark {
         if !self.bridges.detach(bridge) {
             return;
         }
-        self.drop_calls_of(bridge, now);
-        self.out.action(Action::Close { bridge });
-        self.pump(now);
+        let (life, mut env) = self.life();
+        life.drop_calls_of(&mut env, bridge, now);
+        env.out.action(Action::Close { bridge });
+        life.pump(&mut env, now);
     }
 
-    pub(crate) fn send(&mut self, bridge: BridgeId, message: PageToAgent) {
-        if self.bridges.contains(bridge) {
-            self.out.transmit(bridge, message.into_json());
-        }
+    fn send(&mut self, bridge: BridgeId, message: PageToAgent) {
+        self.life().1.send(bridge, message);
     }
 
     fn send_manifest(&mut self, bridge: BridgeId) {
@@ -511,24 +520,26 @@ impl Toolmark {
         match parse_for_page(text, options.max_message_bytes, self.bridges.client_id()) {
             Ok(None) => {}
             Ok(Some(AgentToPage::Call(call))) => {
-                self.inbound_call(bridge, call.id, call.tool, call.input, call.rev, now)
+                let (life, mut env) = self.life();
+                life.inbound_call(&mut env, bridge, call, now)
             }
             Ok(Some(AgentToPage::Describe(describe))) => {
                 self.inbound_describe(bridge, describe.id, &describe.tool)
             }
-            Ok(Some(AgentToPage::Cancel(cancel))) => self.inbound_cancel(bridge, &cancel.id, now),
+            Ok(Some(AgentToPage::Cancel(cancel))) => {
+                let (life, mut env) = self.life();
+                life.cancel_from_bridge(&mut env, bridge, &cancel.id, now)
+            }
             // An empty id could not be answered in a valid `result`: dropped.
             Err(Rejection::UnsupportedProtocol {
                 id: Some(id),
                 client_id: Some(client_id),
             }) if client_id == self.bridges.client_id() && !id.is_empty() => {
                 // Rule 4: answered, once.
-                if !self.is_duplicate(&id) {
-                    self.answer_bridge(
-                        bridge,
-                        &id,
-                        ToolResult::error(error_message::UNSUPPORTED_PROTOCOL),
-                    );
+                let (life, mut env) = self.life();
+                if !life.is_duplicate(env.bridges, &id) {
+                    let result = ToolResult::error(error_message::UNSUPPORTED_PROTOCOL);
+                    env.answer_bridge(bridge, &id, result);
                 }
             }
             Err(Rejection::TooLarge { .. } | Rejection::Malformed { .. })
@@ -551,57 +562,23 @@ impl Toolmark {
             .error(ErrorEventCode::InvalidMessage, rejection.message(), None);
     }
 
-    /// Rule 2, per page: in flight on any of its bridges, or among the
-    /// page's last 1000 answered ids. (Two bridges receiving one call: the
-    /// first delivery runs and is answered on its bridge, the second is a
-    /// duplicate; an answered id stays one after its bridge detached.)
-    pub(crate) fn is_duplicate(&self, id: &str) -> bool {
-        // One key for both lookups: a long id's is a SHA-256 digest.
-        let key = IdKey::of(id);
-        self.bridges.was_answered(&key) || self.calls.in_flight_from_a_bridge(&key)
-    }
-
-    pub(crate) fn answer_bridge(&mut self, bridge: BridgeId, id: &str, result: ToolResult) {
-        self.bridges.answered(id);
-        self.send(
-            bridge,
-            PageToAgent::Result(ResultMessage {
-                protocol: ProtocolV1,
-                client_id: self.bridges.client_id().to_owned(),
-                id: id.to_owned(),
-                result,
-            }),
-        );
-    }
-
     fn inbound_describe(&mut self, bridge: BridgeId, id: String, tool: &str) {
-        if self.is_duplicate(&id) {
+        let (life, mut env) = self.life();
+        if life.is_duplicate(env.bridges, &id) {
             return;
         }
-        let entry = self
+        let entry = env
             .registry
             .by_name(tool)
-            .filter(|t| self.policy.visible(Caller::Inapp, &t.def.hints))
+            .filter(|t| env.policy.visible(Caller::Inapp, &t.def.hints))
             .map(Tool::manifest);
         let result = match entry {
             Some(entry) => ToolResult::Ok {
                 data: Some(entry.to_value().into()),
             },
-            None => self.refused(RefusedCode::UnknownTool, "No such tool"),
+            None => env.refused(RefusedCode::UnknownTool, "No such tool"),
         };
-        self.answer_bridge(bridge, &id, result);
-    }
-
-    fn inbound_cancel(&mut self, bridge: BridgeId, id: &str, now: u64) {
-        if let Some(key) = self.calls.by_bridge_id(bridge, id) {
-            self.cancel_call(key, now);
-        }
-    }
-
-    pub(crate) fn new_handle(&mut self) -> Handle {
-        let handle = Handle(self.next_handle);
-        self.next_handle += 1;
-        handle
+        env.answer_bridge(bridge, &id, result);
     }
 
     /// A failure the page's JS reported (a transport's `send` or `close`,
@@ -627,7 +604,108 @@ impl Toolmark {
 
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub fn handle_timeout(&mut self, now: u64) {
-        self.expire_due(now);
-        self.abandon_out_of_grace(now);
+        let (life, mut env) = self.life();
+        life.handle_timeout(&mut env, now);
+    }
+
+    // ----- calls, confirmations, undo -----------------------------------
+
+    /// `tm.call(name, input, { caller, rev })`: completes with the result.
+    pub fn call(
+        &mut self,
+        name: &str,
+        input_json: &str,
+        caller: Caller,
+        rev: Option<u64>,
+        now: u64,
+    ) -> Handle {
+        let (life, mut env) = self.life();
+        life.call(&mut env, name, input_json, caller, rev, now)
+    }
+
+    /// A page call held through a deferred confirmation (a WebMCP
+    /// `execute`, whose agent has no protocol for `needs_confirmation`):
+    /// like [`Toolmark::call`], but a tool that needs a human completes only
+    /// when the confirmation ends: with the approved run's result,
+    /// `cancelled operator` when rejected, `refused confirmation_expired`
+    /// when it expires, `cancelled signal` when aborted meanwhile.
+    pub fn call_held(&mut self, name: &str, input_json: &str, caller: Caller, now: u64) -> Handle {
+        let (life, mut env) = self.life();
+        life.call_held(&mut env, name, input_json, caller, now)
+    }
+
+    /// The `signal` of a page call was aborted. A held call is cancelled in
+    /// whichever stage it is: its own run, its pending confirmation (taken
+    /// out of the pending list), or the approved run.
+    pub fn abort(&mut self, handle: Handle, now: u64) {
+        let (life, mut env) = self.life();
+        life.abort(&mut env, handle, now)
+    }
+
+    /// `tm.confirmPending(confirmId, approve)`: completes with the final result,
+    /// which also goes to the requesting bridge as `confirmed`.
+    pub fn confirm(&mut self, confirm_id: &str, approve: bool, now: u64) -> Handle {
+        let (life, mut env) = self.life();
+        life.confirm(&mut env, confirm_id, approve, now)
+    }
+
+    /// `tm.undo(callId)`: runs the restorer kept for that call, once.
+    pub fn undo(&mut self, call_id: &str) -> Handle {
+        let (life, mut env) = self.life();
+        life.undo(&mut env, call_id)
+    }
+
+    /// The pending deferred confirmations, oldest first.
+    pub fn pending_confirmations(&self) -> Vec<PendingView> {
+        self.life.pending_confirmations()
+    }
+
+    /// `ctx.confirm` was used by a run: true when its caller has an inline
+    /// confirmation path (a human, with the page's handler).
+    pub fn ctx_confirm(&mut self, run: RunId) -> bool {
+        let (life, mut env) = self.life();
+        life.ctx_confirm(&mut env, run)
+    }
+
+    /// A tool run settled.
+    pub fn handle_outcome(&mut self, run: RunId, outcome: Outcome, now: u64) {
+        let (life, mut env) = self.life();
+        life.handle_outcome(&mut env, run, outcome, now)
+    }
+
+    /// Dev mode: what the tool's Standard Schema `outputSchema` (which
+    /// only JS can run) said of the value the run returned, before its
+    /// outcome: an `output_invalid` event for the first issue, or for a
+    /// validator that threw (`Err`, its detail). The value still goes out.
+    /// (JSON Schema outputs are checked in [`Toolmark::handle_outcome`].)
+    pub fn handle_output_checked(&mut self, run: RunId, checked: Result<Vec<Issue>, String>) {
+        let (life, mut env) = self.life();
+        life.handle_output_checked(&mut env, run, checked)
+    }
+
+    /// A Standard Schema validation finished.
+    /// With `Valid(Some(_))` JS keeps the value itself under `run` until a
+    /// `Run` uses it or `ForgetValidated` says no run will.
+    pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
+        let (life, mut env) = self.life();
+        life.handle_validated(&mut env, run, validated, now)
+    }
+
+    /// A tool's `summary` / `changes` / form state for a confirmation.
+    pub fn handle_prepared(&mut self, run: RunId, prepared: Result<Prepared, String>, now: u64) {
+        let (life, mut env) = self.life();
+        life.handle_prepared(&mut env, run, prepared, now)
+    }
+
+    /// The form state read again at approval: a change means `refused stale`.
+    pub fn handle_state(&mut self, run: RunId, state: Result<Option<String>, String>, now: u64) {
+        let (life, mut env) = self.life();
+        life.handle_state(&mut env, run, state, now)
+    }
+
+    /// A restorer ran (for `tm.undo`).
+    pub fn handle_restored(&mut self, run: RunId, restored: Result<(), String>) {
+        let (life, mut env) = self.life();
+        life.handle_restored(&mut env, run, restored)
     }
 }

@@ -31,7 +31,7 @@ pub struct Handle(pub u64);
 pub enum Action {
     /// Call the tool's `run(input, ctx)`; take its `snapshot(input)` first
     /// when asked, and keep the restorer under `run` (`call_id` is
-    /// `ctx.callId`: runs can share it, see [`UndoStore`](crate::confirmations::UndoStore)). With
+    /// `ctx.callId`: runs can share it, see [`UndoStore`](crate::lifecycle::confirmations::UndoStore)). With
     /// `validated`, the input is the value JS kept from that validation run
     /// (a Standard Schema's live value, e.g. a `Date`), used and forgotten;
     /// `input` is its JSON copy.

@@ -1,18 +1,17 @@
 //! Deferred confirmations (at most [`MAX_PENDING_CONFIRMATIONS`] per page,
 //! oldest expired first; expiry) and the undo store (the last
 //! [`UNDO_STORE`] restorers, and those running for `tm.undo`). The `impl
-//! Toolmark` below asks for a confirmation, answers an approval or a
+//! CallLife` below asks for a confirmation, answers an approval or a
 //! rejection, expires confirmations and runs restorers.
 
 use crate::vecmap::Queue;
 
+use super::calls::{Approval, Calls, NewCall, Origin};
+use super::{CallLife, Env};
 use crate::bridges::{BridgeId, IdKey};
-use crate::calls::{Approval, Calls, NewCall, Origin};
 use crate::ids::new_id;
 use crate::lanes::CallKey;
-use crate::machine::Toolmark;
-use crate::outputs::{Action, Event};
-use crate::outputs::{Handle, RunId};
+use crate::outputs::{Action, Event, Handle, RunId};
 use crate::policy::Caller;
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
@@ -38,7 +37,7 @@ pub enum Requester {
     Bridge(u32),
     /// `tm.call` in the page: no `confirmed` message.
     Local,
-    /// A held page request ([`Toolmark::call_held`]): completed with the
+    /// A held page request ([`Toolmark::call_held`](crate::machine::Toolmark::call_held)): completed with the
     /// outcome instead of a `confirmed` message.
     Waiting(Handle),
 }
@@ -215,9 +214,8 @@ fn redact(changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChange> {
     crate::forms::redact_changes(changes, sensitive)
 }
 
-impl Toolmark {
-    /// The pending deferred confirmations, oldest first.
-    pub fn pending_confirmations(&self) -> Vec<PendingView> {
+impl CallLife {
+    pub(crate) fn pending_confirmations(&self) -> Vec<PendingView> {
         let mut views = Vec::new();
         for c in self.confirmations.iter() {
             views.push(PendingView {
@@ -232,12 +230,18 @@ impl Toolmark {
     }
 
     /// Step 1 of deferred confirmation: store it and answer `needs_confirmation`.
-    pub(crate) fn request_confirmation(&mut self, key: CallKey, prepared: Prepared, now: u64) {
+    pub(crate) fn request_confirmation(
+        &mut self,
+        env: &mut Env<'_>,
+        key: CallKey,
+        prepared: Prepared,
+        now: u64,
+    ) {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(tool) = self.registry.by_key(call.tool) else {
-            return self.finish(key, self.missing_tool(call.rev), now);
+        let Some(tool) = env.registry.by_key(call.tool) else {
+            return self.finish(env, key, env.missing_tool(call.rev), now);
         };
         let summary = prepared.summary.unwrap_or_else(|| {
             tool.def
@@ -261,12 +265,12 @@ impl Toolmark {
             Calls::input(call),
             call.validated,
         );
-        let confirm_id = match new_id(self.rng.as_mut()) {
+        let confirm_id = match new_id(env.rng) {
             Ok(id) => id,
             Err(error) => {
-                self.out
+                env.out
                     .error(ErrorEventCode::ToolThrew, error.message(), Some(tool_name));
-                return self.finish(key, ToolResult::error(error_message::TOOL_FAILED), now);
+                return self.finish(env, key, ToolResult::error(error_message::TOOL_FAILED), now);
             }
         };
         let evicted = self.confirmations.add(Confirmation {
@@ -279,7 +283,7 @@ impl Toolmark {
             changes: changes.clone(),
             state: prepared.state,
             requester,
-            expires_at: now.saturating_add(self.config.confirm_expiry_ms),
+            expires_at: now.saturating_add(env.settings.confirm_expiry_ms),
             validated,
         });
         // The kept value passes to the confirmation, for the approved run.
@@ -287,15 +291,16 @@ impl Toolmark {
             call.validated = None;
         }
         if let Some(evicted) = evicted {
-            self.expire(evicted);
+            self.expire(env, evicted);
         }
         if held {
             // The request stays open; the lane is free for the next call.
-            if self.remove_call(key).is_some() {
-                self.pump(now);
+            if self.remove_call(env, key).is_some() {
+                self.pump(env, now);
             }
         } else {
             self.finish(
+                env,
                 key,
                 ToolResult::NeedsConfirmation {
                     confirm_id,
@@ -305,13 +310,13 @@ impl Toolmark {
                 now,
             );
         }
-        self.out.event(Event::PendingChanged);
+        env.out.event(Event::PendingChanged);
     }
 
     /// A held request aborted while its confirmation is pending: the
     /// confirmation goes (nobody waits for it) and the request completes
     /// `cancelled signal`.
-    pub(crate) fn abort_held_confirmation(&mut self, handle: Handle) {
+    pub(crate) fn abort_held_confirmation(&mut self, env: &mut Env<'_>, handle: Handle) {
         let waiting = Requester::Waiting(handle);
         let Some(confirm_id) = self
             .confirmations
@@ -322,27 +327,152 @@ impl Toolmark {
             return;
         };
         if let Some(confirmation) = self.confirmations.take(&confirm_id) {
-            self.out.forget_validated(confirmation.validated);
-            self.out.complete(
+            env.out.forget_validated(confirmation.validated);
+            env.out.complete(
                 handle,
                 ToolResult::Cancelled {
                     by: CancelledBy::Signal,
                 },
             );
-            self.out.event(Event::PendingChanged);
+            env.out.event(Event::PendingChanged);
         }
     }
 
     /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
-    pub(crate) fn expire(&mut self, confirmation: Confirmation) {
-        self.out.forget_validated(confirmation.validated);
-        let result = self.refused(
+    pub(crate) fn expire(&mut self, env: &mut Env<'_>, confirmation: Confirmation) {
+        env.out.forget_validated(confirmation.validated);
+        let result = env.refused(
             RefusedCode::ConfirmationExpired,
             refused_message::CONFIRMATION_EXPIRED,
         );
-        self.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
+        env.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
     }
 
+    pub(crate) fn confirm(
+        &mut self,
+        env: &mut Env<'_>,
+        confirm_id: &str,
+        approve: bool,
+        now: u64,
+    ) -> Handle {
+        let handle = self.new_handle();
+        // A late timer must not let an expired confirmation through.
+        self.expire_due(env, now);
+        // Rule 5 holds for approved runs too. A busy scope refuses the
+        // approval but keeps the confirmation pending: the human can retry.
+        let busy_scope = self
+            .confirmations
+            .get(confirm_id)
+            .and_then(|c| env.registry.by_key(c.tool))
+            .is_some_and(|t| self.lanes.is_busy(t.scope));
+        if approve && busy_scope {
+            let result = env.refused(
+                RefusedCode::Busy,
+                "The tool's scope already has 32 pending calls; the confirmation is still pending",
+            );
+            env.out.complete(handle, result);
+            return handle;
+        }
+        let Some(confirmation) = self.confirmations.take(confirm_id) else {
+            let result = env.refused(
+                RefusedCode::ConfirmationExpired,
+                refused_message::CONFIRMATION_EXPIRED,
+            );
+            env.out.complete(handle, result);
+            return handle;
+        };
+        env.out.event(Event::PendingChanged);
+        let scope = env.registry.by_key(confirmation.tool).map(|t| t.scope);
+        let result = match scope {
+            Some(scope) if approve => {
+                // The approved run waits its turn on the scope like any call.
+                let key = self.enqueue(NewCall {
+                    origin: Origin::Local(handle),
+                    tool: confirmation.tool,
+                    tool_name: confirmation.tool_name,
+                    scope,
+                    caller: Caller::Human,
+                    call_id: confirmation.call_id,
+                    input: confirmation.input,
+                    rev: None,
+                    approval: Some(Approval {
+                        confirm_id: confirmation.confirm_id,
+                        requester: confirmation.requester,
+                        state: confirmation.state,
+                    }),
+                });
+                if let Some(call) = self.calls.get_mut(key) {
+                    call.validated = confirmation.validated;
+                }
+                self.pump(env, now);
+                return handle;
+            }
+            // Declined.
+            _ if !approve => ToolResult::Cancelled {
+                by: CancelledBy::Operator,
+            },
+            // Approved, but the tool was unregistered meanwhile.
+            _ => env.gone_since_confirmation(),
+        };
+        // Not run: the answer goes to the requesting bridge too.
+        env.out.forget_validated(confirmation.validated);
+        env.send_confirmed(&confirmation.requester, confirm_id, result.clone());
+        env.out.complete(handle, result);
+        handle
+    }
+
+    pub(crate) fn undo(&mut self, env: &mut Env<'_>, call_id: &str) -> Handle {
+        let handle = self.new_handle();
+        if let Some(restorer) = self.undo.take(call_id) {
+            let run = self.calls.new_run();
+            self.undo.restoring(run, handle, call_id.to_owned());
+            env.out.action(Action::Restore { run, restorer });
+        } else {
+            let result = env.refused(
+                RefusedCode::UndoUnavailable,
+                "No restorer for this call (never registered, already used or evicted)",
+            );
+            env.out.complete(handle, result);
+        }
+        handle
+    }
+
+    pub(crate) fn handle_restored(
+        &mut self,
+        env: &mut Env<'_>,
+        run: RunId,
+        restored: Result<(), String>,
+    ) {
+        let Some((handle, call_id)) = self.undo.restored(run) else {
+            return;
+        };
+        let result = match restored {
+            Ok(()) => ToolResult::Ok { data: None },
+            Err(detail) => {
+                env.out.error(
+                    ErrorEventCode::ToolThrew,
+                    format!("restorer of call {call_id} threw: {detail}"),
+                    None,
+                );
+                ToolResult::error(error_message::TOOL_FAILED)
+            }
+        };
+        env.out.complete(handle, result);
+    }
+    /// Confirmations expired at `now` are taken out and reported.
+    pub(crate) fn expire_due(&mut self, env: &mut Env<'_>, now: u64) {
+        let mut expired_any = false;
+        while let Some(confirmation) = self.confirmations.take_expired(now) {
+            self.expire(env, confirmation);
+            expired_any = true;
+        }
+        if expired_any {
+            env.out.event(Event::PendingChanged);
+        }
+    }
+}
+
+impl Env<'_> {
     /// The `confirmed` of a confirmation a bridge call created: to that
     /// bridge, or, when it has been detached since, to every bridge attached
     /// now (the server binds the confirmId to the page's clientId, not to a
@@ -373,122 +503,6 @@ impl Toolmark {
         let text = message.into_json();
         for (bridge, _) in self.bridges.attached() {
             self.out.transmit(bridge, text.clone());
-        }
-    }
-
-    /// `tm.confirmPending(confirmId, approve)`: completes with the final result,
-    /// which also goes to the requesting bridge as `confirmed`.
-    pub fn confirm(&mut self, confirm_id: &str, approve: bool, now: u64) -> Handle {
-        let handle = self.new_handle();
-        // A late timer must not let an expired confirmation through.
-        self.expire_due(now);
-        // Rule 5 holds for approved runs too. A busy scope refuses the
-        // approval but keeps the confirmation pending: the human can retry.
-        let busy_scope = self
-            .confirmations
-            .get(confirm_id)
-            .and_then(|c| self.registry.by_key(c.tool))
-            .is_some_and(|t| self.lanes.is_busy(t.scope));
-        if approve && busy_scope {
-            let result = self.refused(
-                RefusedCode::Busy,
-                "The tool's scope already has 32 pending calls; the confirmation is still pending",
-            );
-            self.out.complete(handle, result);
-            return handle;
-        }
-        let Some(confirmation) = self.confirmations.take(confirm_id) else {
-            let result = self.refused(
-                RefusedCode::ConfirmationExpired,
-                refused_message::CONFIRMATION_EXPIRED,
-            );
-            self.out.complete(handle, result);
-            return handle;
-        };
-        self.out.event(Event::PendingChanged);
-        let scope = self.registry.by_key(confirmation.tool).map(|t| t.scope);
-        let result = match scope {
-            Some(scope) if approve => {
-                // The approved run waits its turn on the scope like any call.
-                let key = self.enqueue(NewCall {
-                    origin: Origin::Local(handle),
-                    tool: confirmation.tool,
-                    tool_name: confirmation.tool_name,
-                    scope,
-                    caller: Caller::Human,
-                    call_id: confirmation.call_id,
-                    input: confirmation.input,
-                    rev: None,
-                    approval: Some(Approval {
-                        confirm_id: confirmation.confirm_id,
-                        requester: confirmation.requester,
-                        state: confirmation.state,
-                    }),
-                });
-                if let Some(call) = self.calls.get_mut(key) {
-                    call.validated = confirmation.validated;
-                }
-                self.pump(now);
-                return handle;
-            }
-            // Declined.
-            _ if !approve => ToolResult::Cancelled {
-                by: CancelledBy::Operator,
-            },
-            // Approved, but the tool was unregistered meanwhile.
-            _ => self.gone_since_confirmation(),
-        };
-        // Not run: the answer goes to the requesting bridge too.
-        self.out.forget_validated(confirmation.validated);
-        self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
-        self.out.complete(handle, result);
-        handle
-    }
-
-    /// `tm.undo(callId)`: runs the restorer kept for that call, once.
-    pub fn undo(&mut self, call_id: &str) -> Handle {
-        let handle = self.new_handle();
-        if let Some(restorer) = self.undo.take(call_id) {
-            let run = self.calls.new_run();
-            self.undo.restoring(run, handle, call_id.to_owned());
-            self.out.action(Action::Restore { run, restorer });
-        } else {
-            let result = self.refused(
-                RefusedCode::UndoUnavailable,
-                "No restorer for this call (never registered, already used or evicted)",
-            );
-            self.out.complete(handle, result);
-        }
-        handle
-    }
-
-    /// A restorer ran (for `tm.undo`).
-    pub fn handle_restored(&mut self, run: RunId, restored: Result<(), String>) {
-        let Some((handle, call_id)) = self.undo.restored(run) else {
-            return;
-        };
-        let result = match restored {
-            Ok(()) => ToolResult::Ok { data: None },
-            Err(detail) => {
-                self.out.error(
-                    ErrorEventCode::ToolThrew,
-                    format!("restorer of call {call_id} threw: {detail}"),
-                    None,
-                );
-                ToolResult::error(error_message::TOOL_FAILED)
-            }
-        };
-        self.out.complete(handle, result);
-    }
-    /// Confirmations expired at `now` are taken out and reported.
-    pub(crate) fn expire_due(&mut self, now: u64) {
-        let mut expired_any = false;
-        while let Some(confirmation) = self.confirmations.take_expired(now) {
-            self.expire(confirmation);
-            expired_any = true;
-        }
-        if expired_any {
-            self.out.event(Event::PendingChanged);
         }
     }
 }

@@ -1,26 +1,25 @@
 //! A call's lifecycle, from a bridge's `call` or a page request to its one
 //! answer: admitted (registry, policy, rule 5), queued in its scope's lane,
 //! validated (in Rust, or by JS for a Standard Schema), confirmed first
-//! when the policy says so (see [`crate::confirmations`]), run by JS,
+//! when the policy says so (see [`super::confirmations`]), run by JS,
 //! aborted with a grace period, answered. `Calls` owns the calls in
 //! flight and the runs abandoned after their grace period; the `impl
-//! Toolmark` below moves a call from stage to stage.
+//! CallLife` below moves a call from stage to stage.
 
 use crate::vecmap::Queue;
 
+use super::confirmations::{Prepared, Requester};
+use super::{CallLife, Env};
 use crate::bridges::{BridgeId, IdKey};
-use crate::confirmations::Prepared;
-use crate::confirmations::Requester;
 use crate::ids::new_id;
 use crate::lanes::{over_input_budget, CallKey};
-use crate::machine::Toolmark;
-use crate::outputs::Action;
-use crate::outputs::{Handle, RunId};
+use crate::outputs::{Action, Handle, RunId};
 use crate::policy::{Caller, ConfirmMode, Decision};
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
-    CancelledBy, Data, ErrorEventCode, Issue, JsonText, RefusedCode, ToolResult,
+    Call as CallMessage, CancelledBy, Data, ErrorEventCode, Issue, JsonText, RefusedCode,
+    ToolResult,
 };
 use crate::registry::{ScopeId, ToolKey, Validator};
 use hashbrown::HashSet;
@@ -352,7 +351,7 @@ fn problem_at(path: &str, message: &str) -> String {
     format!(" at '{path}': {message}")
 }
 
-impl Toolmark {
+impl Env<'_> {
     /// Rule 6: an unknown tool is `stale` when the caller's rev is older than
     /// ours (the tool is gone), else `unknown_tool`.
     pub(crate) fn missing_tool(&self, rev: Option<u64>) -> ToolResult {
@@ -368,7 +367,7 @@ impl Toolmark {
     }
 
     /// The answer to a call whose tool was unregistered after it was accepted.
-    fn tool_gone(&self, call: &Call) -> ToolResult {
+    pub(crate) fn tool_gone(&self, call: &Call) -> ToolResult {
         match call.approval {
             Some(_) => self.gone_since_confirmation(),
             None => self.missing_tool(call.rev),
@@ -381,29 +380,39 @@ impl Toolmark {
             "The tool is gone since confirmation was requested",
         )
     }
+    /// The one `output_invalid` event: `problem` follows "fails its output schema".
+    pub(crate) fn output_invalid(&mut self, tool_name: String, problem: &str) {
+        let message = format!("output of '{tool_name}' fails its output schema{problem}");
+        self.out
+            .error(ErrorEventCode::OutputInvalid, message, Some(tool_name));
+    }
+}
+
+impl CallLife {
     /// Checks a new call against the registry, policy and lane bound; `Err`
     /// is the refusal to answer with.
     fn admit(
         &self,
+        env: &Env<'_>,
         name: &str,
         caller: Caller,
         rev: Option<u64>,
         input: &JsonText,
     ) -> Result<(ToolKey, ScopeId), ToolResult> {
-        let tool = self
+        let tool = env
             .registry
             .by_name(name)
-            .filter(|t| self.policy.visible(caller, &t.def.hints))
-            .ok_or_else(|| self.missing_tool(rev))?;
-        match self.policy.decide(caller, &tool.def.hints) {
+            .filter(|t| env.policy.visible(caller, &t.def.hints))
+            .ok_or_else(|| env.missing_tool(rev))?;
+        match env.policy.decide(caller, &tool.def.hints) {
             Decision::Deny | Decision::Hide => {
-                return Err(self.refused(
+                return Err(env.refused(
                     RefusedCode::NotAllowed,
                     "The caller's policy does not allow this tool",
                 ))
             }
-            Decision::Confirm if self.policy.confirm_mode() == ConfirmMode::None => {
-                return Err(self.refused(
+            Decision::Confirm if env.policy.confirm_mode() == ConfirmMode::None => {
+                return Err(env.refused(
                     RefusedCode::NotAllowed,
                     "This tool needs a human's confirmation and there is no confirmation path",
                 ))
@@ -411,13 +420,13 @@ impl Toolmark {
             _ => {}
         }
         if self.lanes.is_busy(tool.scope) {
-            return Err(self.refused(
+            return Err(env.refused(
                 RefusedCode::Busy,
                 "The tool's scope already has 32 pending calls",
             ));
         }
         if over_input_budget(self.held_input_bytes(), input.len()) {
-            return Err(self.refused(
+            return Err(env.refused(
                 RefusedCode::Busy,
                 "The page already holds 32 MiB of input for pending calls",
             ));
@@ -425,20 +434,27 @@ impl Toolmark {
         Ok((tool.key, tool.scope))
     }
 
+    /// A bridge's `call`: a duplicate (rule 2) is dropped, a refusal
+    /// answered, an admitted call queued.
     pub(crate) fn inbound_call(
         &mut self,
+        env: &mut Env<'_>,
         bridge: BridgeId,
-        id: String,
-        tool: String,
-        input: JsonText,
-        rev: Option<u64>,
+        call: CallMessage,
         now: u64,
     ) {
-        if self.is_duplicate(&id) {
+        let CallMessage {
+            id,
+            tool,
+            input,
+            rev,
+            ..
+        } = call;
+        if self.is_duplicate(env.bridges, &id) {
             return;
         }
-        match self.admit(&tool, Caller::Inapp, rev, &input) {
-            Err(result) => self.answer_bridge(bridge, &id, result),
+        match self.admit(env, &tool, Caller::Inapp, rev, &input) {
+            Err(result) => env.answer_bridge(bridge, &id, result),
             Ok((key, scope)) => {
                 self.enqueue(NewCall {
                     origin: Origin::Bridge(bridge),
@@ -451,7 +467,7 @@ impl Toolmark {
                     rev,
                     approval: None,
                 });
-                self.pump(now);
+                self.pump(env, now);
             }
         }
     }
@@ -464,9 +480,9 @@ impl Toolmark {
         key
     }
 
-    /// `tm.call(name, input, { caller, rev })`: completes with the result.
-    pub fn call(
+    pub(crate) fn call(
         &mut self,
+        env: &mut Env<'_>,
         name: &str,
         input_json: &str,
         caller: Caller,
@@ -474,38 +490,45 @@ impl Toolmark {
         now: u64,
     ) -> Handle {
         let handle = self.new_handle();
-        self.page_call(Origin::Local(handle), name, input_json, caller, rev, now);
+        if self.page_call(env, Origin::Local(handle), name, input_json, caller, rev) {
+            self.pump(env, now);
+        }
         handle
     }
 
-    /// A page call held through a deferred confirmation (a WebMCP
-    /// `execute`, whose agent has no protocol for `needs_confirmation`):
-    /// like [`Toolmark::call`], but a tool that needs a human completes only
-    /// when the confirmation ends: with the approved run's result,
-    /// `cancelled operator` when rejected, `refused confirmation_expired`
-    /// when it expires, `cancelled signal` when aborted meanwhile.
-    pub fn call_held(&mut self, name: &str, input_json: &str, caller: Caller, now: u64) -> Handle {
+    pub(crate) fn call_held(
+        &mut self,
+        env: &mut Env<'_>,
+        name: &str,
+        input_json: &str,
+        caller: Caller,
+        now: u64,
+    ) -> Handle {
         let handle = self.new_handle();
-        self.page_call(Origin::Held(handle), name, input_json, caller, None, now);
+        if self.page_call(env, Origin::Held(handle), name, input_json, caller, None) {
+            self.pump(env, now);
+        }
         handle
     }
 
+    /// A page request's call, queued when admitted (`true`: then what can
+    /// start must start), else completed at once.
     fn page_call(
         &mut self,
+        env: &mut Env<'_>,
         origin: Origin,
         name: &str,
         input_json: &str,
         caller: Caller,
         rev: Option<u64>,
-        now: u64,
-    ) {
+    ) -> bool {
         let (Origin::Local(handle) | Origin::Held(handle)) = origin else {
-            return;
+            return false;
         };
         let input = match JsonText::parse(input_json) {
             Ok(input) => input,
             Err(_) => {
-                self.out.complete(
+                env.out.complete(
                     handle,
                     ToolResult::Invalid {
                         issues: vec![Issue {
@@ -514,24 +537,27 @@ impl Toolmark {
                         }],
                     },
                 );
-                return;
+                return false;
             }
         };
-        let call_id = match new_id(self.rng.as_mut()) {
+        let call_id = match new_id(env.rng) {
             Ok(id) => id,
             Err(error) => {
-                self.out.error(
+                env.out.error(
                     ErrorEventCode::ToolThrew,
                     error.message(),
                     Some(name.into()),
                 );
-                self.out
+                env.out
                     .complete(handle, ToolResult::error(error_message::TOOL_FAILED));
-                return;
+                return false;
             }
         };
-        match self.admit(name, caller, rev, &input) {
-            Err(result) => self.out.complete(handle, result),
+        match self.admit(env, name, caller, rev, &input) {
+            Err(result) => {
+                env.out.complete(handle, result);
+                false
+            }
             Ok((key, scope)) => {
                 self.enqueue(NewCall {
                     origin,
@@ -544,39 +570,37 @@ impl Toolmark {
                     rev,
                     approval: None,
                 });
-                self.pump(now);
+                true
             }
         }
     }
 
-    /// The `signal` of a page call was aborted. A held call is cancelled in
-    /// whichever stage it is: its own run, its pending confirmation (taken
-    /// out of the pending list), or the approved run.
-    pub fn abort(&mut self, handle: Handle, now: u64) {
+    pub(crate) fn abort(&mut self, env: &mut Env<'_>, handle: Handle, now: u64) {
         if let Some(key) = self.calls.of_request(handle) {
-            self.cancel_call(key, now);
+            self.cancel_call(env, key, now);
         } else if let Some(key) = self.calls.approved_for(handle) {
-            self.cancel_call(key, now);
+            self.cancel_call(env, key, now);
         } else {
-            self.abort_held_confirmation(handle);
+            self.abort_held_confirmation(env, handle);
         }
     }
 
     /// `cancel`: a queued call is answered `cancelled signal` at once; a
     /// running one is aborted and gets the grace period to settle.
-    pub(crate) fn cancel_call(&mut self, key: CallKey, now: u64) {
-        let deadline = now.saturating_add(self.config.abort_grace_ms);
+    pub(crate) fn cancel_call(&mut self, env: &mut Env<'_>, key: CallKey, now: u64) {
+        let deadline = now.saturating_add(env.settings.abort_grace_ms);
         let Some(call) = self.calls.get_mut(key) else {
             return;
         };
         match call.stage {
             Stage::Running(run) => {
                 call.stage = Stage::Aborting { run, deadline };
-                self.out.action(Action::Abort { run });
+                env.out.action(Action::Abort { run });
             }
             Stage::Aborting { .. } => {}
             _ => {
                 self.finish(
+                    env,
                     key,
                     ToolResult::Cancelled {
                         by: CancelledBy::Signal,
@@ -588,10 +612,10 @@ impl Toolmark {
     }
 
     /// Starts queued calls on every idle lane, until nothing more can start.
-    pub(crate) fn pump(&mut self, now: u64) {
+    pub(crate) fn pump(&mut self, env: &mut Env<'_>, now: u64) {
         while let Some(key) = self.lanes.next_to_start() {
             self.calls.set_stage(key, Stage::Active);
-            self.start(key, now);
+            self.start(env, key, now);
         }
     }
 
@@ -600,13 +624,13 @@ impl Toolmark {
     }
 
     /// A call reaches the front of its lane.
-    pub(crate) fn start(&mut self, key: CallKey, now: u64) {
+    pub(crate) fn start(&mut self, env: &mut Env<'_>, key: CallKey, now: u64) {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(tool) = self.registry.by_key(call.tool) else {
+        let Some(tool) = env.registry.by_key(call.tool) else {
             // Unregistered while the call waited.
-            return self.finish(key, self.tool_gone(call), now);
+            return self.finish(env, key, env.tool_gone(call), now);
         };
         if call.approval.is_some() {
             if tool.def.has_state {
@@ -614,21 +638,21 @@ impl Toolmark {
                 let tool = call.tool;
                 let run = self.calls.new_run();
                 self.calls.set_stage(key, Stage::ReadingState(run));
-                self.out.action(Action::ReadState { run, tool, input });
+                env.out.action(Action::ReadState { run, tool, input });
                 return;
             }
-            return self.start_run(key, now);
+            return self.start_run(env, key, now);
         }
         match &tool.input {
-            Validator::Any => self.validated(key, now),
+            Validator::Any => self.validated(env, key, now),
             Validator::Json(schema) => {
                 let input = call.input.as_ref().map_or("null", JsonText::as_str);
-                let issues = schema.validate_text(input, self.matcher.as_ref());
+                let issues = schema.validate_text(input, env.matcher);
                 if issues.is_empty() {
-                    self.validated(key, now)
+                    self.validated(env, key, now)
                 } else {
                     let issues = Issue::from_schema(issues);
-                    self.finish(key, ToolResult::invalid(issues), now)
+                    self.finish(env, key, ToolResult::invalid(issues), now)
                 }
             }
             Validator::Refused(message) => {
@@ -636,28 +660,28 @@ impl Toolmark {
                     path: String::new(),
                     message: message.clone(),
                 };
-                self.finish(key, ToolResult::invalid(vec![issue]), now)
+                self.finish(env, key, ToolResult::invalid(vec![issue]), now)
             }
             Validator::External => {
                 let input = Self::input_text(call);
                 let tool = call.tool;
                 let run = self.calls.new_run();
                 self.calls.set_stage(key, Stage::Validating(run));
-                self.out.action(Action::Validate { run, tool, input });
+                env.out.action(Action::Validate { run, tool, input });
             }
         }
     }
 
     /// Valid input: confirm first, or run.
-    fn validated(&mut self, key: CallKey, now: u64) {
+    fn validated(&mut self, env: &mut Env<'_>, key: CallKey, now: u64) {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(tool) = self.registry.by_key(call.tool) else {
-            return self.finish(key, self.missing_tool(call.rev), now);
+        let Some(tool) = env.registry.by_key(call.tool) else {
+            return self.finish(env, key, env.missing_tool(call.rev), now);
         };
-        if self.policy.decide(call.caller, &tool.def.hints) != Decision::Confirm {
-            return self.start_run(key, now);
+        if env.policy.decide(call.caller, &tool.def.hints) != Decision::Confirm {
+            return self.start_run(env, key, now);
         }
         let def = &tool.def;
         if def.has_summary || def.has_changes || def.has_state {
@@ -666,7 +690,7 @@ impl Toolmark {
             let (tool, validated) = (call.tool, call.validated);
             let run = self.calls.new_run();
             self.calls.set_stage(key, Stage::Preparing(run));
-            self.out.action(Action::Prepare {
+            env.out.action(Action::Prepare {
                 run,
                 tool,
                 input,
@@ -676,17 +700,17 @@ impl Toolmark {
                 validated,
             });
         } else {
-            self.request_confirmation(key, Prepared::default(), now);
+            self.request_confirmation(env, key, Prepared::default(), now);
         }
     }
 
     /// Only a registered tool ever runs: one gone by now answers the call instead.
-    pub(crate) fn start_run(&mut self, key: CallKey, now: u64) {
+    pub(crate) fn start_run(&mut self, env: &mut Env<'_>, key: CallKey, now: u64) {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(snapshot) = self.registry.by_key(call.tool).map(|t| t.def.has_snapshot) else {
-            return self.finish(key, self.tool_gone(call), now);
+        let Some(snapshot) = env.registry.by_key(call.tool).map(|t| t.def.has_snapshot) else {
+            return self.finish(env, key, env.tool_gone(call), now);
         };
         let (tool, name, caller, call_id) = (
             call.tool,
@@ -699,7 +723,7 @@ impl Toolmark {
         // The run uses up the kept value (JS forgets it as it starts), and
         // the input's text goes to JS: nothing after this reads it.
         let (validated, input) = self.calls.start_running(key, snapshot);
-        self.out.action(Action::Run {
+        env.out.action(Action::Run {
             run,
             tool,
             name,
@@ -711,17 +735,15 @@ impl Toolmark {
         });
     }
 
-    /// `ctx.confirm` was used by a run: true when its caller has an inline
-    /// confirmation path (a human, with the page's handler).
-    pub fn ctx_confirm(&mut self, run: RunId) -> bool {
+    pub(crate) fn ctx_confirm(&mut self, env: &mut Env<'_>, run: RunId) -> bool {
         let Some((_, call)) = self.calls.waiting_for(run) else {
             return false;
         };
-        if call.caller == Caller::Human && self.config.inline_confirm {
+        if call.caller == Caller::Human && env.settings.inline_confirm {
             return true;
         }
         let (caller, tool) = (call.caller, call.tool_name.clone());
-        self.out.error(
+        env.out.error(
             ErrorEventCode::CtxConfirmUnavailable,
             format!(
                 "ctx.confirm is not available to caller {}: it has no inline confirmation path",
@@ -734,42 +756,47 @@ impl Toolmark {
 
     // ----- answers from JS ----------------------------------------------
 
-    /// A tool run settled.
-    pub fn handle_outcome(&mut self, run: RunId, outcome: Outcome, now: u64) {
+    pub(crate) fn handle_outcome(
+        &mut self,
+        env: &mut Env<'_>,
+        run: RunId,
+        outcome: Outcome,
+        now: u64,
+    ) {
         let Some((key, call)) = self.calls.waiting_for(run) else {
-            return self.late(run, &outcome);
+            return self.late(env, run, &outcome);
         };
         if !matches!(call.stage, Stage::Running(_) | Stage::Aborting { .. }) {
             return;
         }
         let tool_name = call.tool_name.clone();
         let call_id = call.call_id.clone();
-        let tool = self.registry.by_key(call.tool);
+        let tool = env.registry.by_key(call.tool);
         let snapshot = call.snapshot;
         let result = match outcome {
             // The text is kept as it is (`Data`): one copy of a large result.
             Outcome::Ok(text) => match text.map(Data::from_json) {
                 None => ToolResult::Ok { data: None },
                 Some(Ok(data)) => {
-                    if self.config.dev {
+                    if env.settings.dev {
                         if let Some(Validator::Json(schema)) = tool.and_then(|t| t.output.as_ref())
                         {
                             let problem = match data.to_value() {
                                 Ok(value) => schema
-                                    .validate(&value, self.matcher.as_ref())
+                                    .validate(&value, env.matcher)
                                     .first()
                                     .map(|first| problem_at(&first.path, &first.message)),
                                 Err(reason) => Some(format!(" unchecked: {reason}")),
                             };
                             if let Some(problem) = problem {
-                                self.output_invalid(tool_name.clone(), &problem);
+                                env.output_invalid(tool_name.clone(), &problem);
                             }
                         }
                     }
                     ToolResult::Ok { data: Some(data) }
                 }
                 Some(Err(reason)) => {
-                    self.out.error(
+                    env.out.error(
                         ErrorEventCode::TransportFailed,
                         format!("result of '{tool_name}' is not serializable: {reason}"),
                         Some(tool_name.clone()),
@@ -778,12 +805,12 @@ impl Toolmark {
                 }
             },
             Outcome::Threw(detail) => {
-                self.out
+                env.out
                     .error(ErrorEventCode::ToolThrew, detail, Some(tool_name.clone()));
                 ToolResult::error(error_message::TOOL_FAILED)
             }
             Outcome::NotSerializable(detail) => {
-                self.out.error(
+                env.out.error(
                     ErrorEventCode::TransportFailed,
                     format!("result of '{tool_name}' is not serializable: {detail}"),
                     Some(tool_name.clone()),
@@ -797,21 +824,21 @@ impl Toolmark {
         if snapshot {
             if matches!(result, ToolResult::Ok { .. }) {
                 for forgotten in self.undo.insert(&call_id, run) {
-                    self.out.action(Action::DropRestorer { run: forgotten });
+                    env.out.action(Action::DropRestorer { run: forgotten });
                 }
             } else {
-                self.out.action(Action::DropRestorer { run });
+                env.out.action(Action::DropRestorer { run });
             }
         }
-        self.finish(key, result, now);
+        self.finish(env, key, result, now);
     }
 
-    /// Dev mode: what the tool's Standard Schema `outputSchema` (which
-    /// only JS can run) said of the value the run returned, before its
-    /// outcome: an `output_invalid` event for the first issue, or for a
-    /// validator that threw (`Err`, its detail). The value still goes out.
-    /// (JSON Schema outputs are checked in [`Toolmark::handle_outcome`].)
-    pub fn handle_output_checked(&mut self, run: RunId, checked: Result<Vec<Issue>, String>) {
+    pub(crate) fn handle_output_checked(
+        &mut self,
+        env: &mut Env<'_>,
+        run: RunId,
+        checked: Result<Vec<Issue>, String>,
+    ) {
         let Some((_, call)) = self.calls.waiting_for(run) else {
             return;
         };
@@ -823,19 +850,12 @@ impl Toolmark {
             },
             Err(detail) => format!(": its validator threw ({detail})"),
         };
-        self.output_invalid(tool_name, &problem);
-    }
-
-    /// The one `output_invalid` event: `problem` follows "fails its output schema".
-    fn output_invalid(&mut self, tool_name: String, problem: &str) {
-        let message = format!("output of '{tool_name}' fails its output schema{problem}");
-        self.out
-            .error(ErrorEventCode::OutputInvalid, message, Some(tool_name));
+        env.output_invalid(tool_name, &problem);
     }
 
     /// An outcome for a run no call waits for: `late_result` when the run was
     /// abandoned after its grace period.
-    fn late(&mut self, run: RunId, outcome: &Outcome) {
+    fn late(&mut self, env: &mut Env<'_>, run: RunId, outcome: &Outcome) {
         let Some(tool) = self.calls.take_abandoned(run) else {
             return;
         };
@@ -845,7 +865,7 @@ impl Toolmark {
             Outcome::NotSerializable(_) => "returned an unserializable value",
             Outcome::Aborted => "was aborted",
         };
-        self.out.error(
+        env.out.error(
             ErrorEventCode::LateResult,
             format!("tool '{tool}' {status} after its call was abandoned"),
             Some(tool),
@@ -856,14 +876,15 @@ impl Toolmark {
     /// gets the generic "Tool failed".
     pub(crate) fn tool_failed(
         &mut self,
+        env: &mut Env<'_>,
         key: CallKey,
         tool_name: String,
         detail: String,
         now: u64,
     ) {
-        self.out
+        env.out
             .error(ErrorEventCode::ToolThrew, detail, Some(tool_name));
-        self.finish(key, ToolResult::error(error_message::TOOL_FAILED), now)
+        self.finish(env, key, ToolResult::error(error_message::TOOL_FAILED), now)
     }
 
     /// The call waiting for this answer from JS, if it is in `stage`, and
@@ -876,13 +897,16 @@ impl Toolmark {
         Some((key, call.tool_name.clone()))
     }
 
-    /// A Standard Schema validation finished.
-    /// With `Valid(Some(_))` JS keeps the value itself under `run` until a
-    /// `Run` uses it or `ForgetValidated` says no run will.
-    pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
+    pub(crate) fn handle_validated(
+        &mut self,
+        env: &mut Env<'_>,
+        run: RunId,
+        validated: Validated,
+        now: u64,
+    ) {
         let kept = matches!(validated, Validated::Valid(Some(_))).then_some(run);
         let Some((key, tool_name)) = self.take_step(run, Stage::Validating(run)) else {
-            return self.out.forget_validated(kept);
+            return env.out.forget_validated(kept);
         };
         match validated {
             Validated::Valid(text) => {
@@ -890,32 +914,42 @@ impl Toolmark {
                     match JsonText::parse(&text) {
                         Ok(value) => self.calls.replace_input(key, value, kept),
                         Err(rejection) => {
-                            self.out.forget_validated(kept);
-                            return self.tool_failed(key, tool_name, rejection.message(), now);
+                            env.out.forget_validated(kept);
+                            return self.tool_failed(env, key, tool_name, rejection.message(), now);
                         }
                     }
                 }
                 self.calls.set_stage(key, Stage::Active);
-                self.validated(key, now);
+                self.validated(env, key, now);
             }
-            Validated::Invalid(issues) => self.finish(key, ToolResult::invalid(issues), now),
-            Validated::Threw(detail) => self.tool_failed(key, tool_name, detail, now),
+            Validated::Invalid(issues) => self.finish(env, key, ToolResult::invalid(issues), now),
+            Validated::Threw(detail) => self.tool_failed(env, key, tool_name, detail, now),
         }
     }
 
-    /// A tool's `summary` / `changes` / form state for a confirmation.
-    pub fn handle_prepared(&mut self, run: RunId, prepared: Result<Prepared, String>, now: u64) {
+    pub(crate) fn handle_prepared(
+        &mut self,
+        env: &mut Env<'_>,
+        run: RunId,
+        prepared: Result<Prepared, String>,
+        now: u64,
+    ) {
         let Some((key, tool_name)) = self.take_step(run, Stage::Preparing(run)) else {
             return;
         };
         match prepared {
-            Ok(prepared) => self.request_confirmation(key, prepared, now),
-            Err(detail) => self.tool_failed(key, tool_name, detail, now),
+            Ok(prepared) => self.request_confirmation(env, key, prepared, now),
+            Err(detail) => self.tool_failed(env, key, tool_name, detail, now),
         }
     }
 
-    /// The form state read again at approval: a change means `refused stale`.
-    pub fn handle_state(&mut self, run: RunId, state: Result<Option<String>, String>, now: u64) {
+    pub(crate) fn handle_state(
+        &mut self,
+        env: &mut Env<'_>,
+        run: RunId,
+        state: Result<Option<String>, String>,
+        now: u64,
+    ) {
         let Some((key, tool_name)) = self.take_step(run, Stage::ReadingState(run)) else {
             return;
         };
@@ -925,31 +959,32 @@ impl Toolmark {
             .and_then(|c| c.approval.as_ref())
             .and_then(|a| a.state.clone());
         match state {
-            Ok(state) if state == expected => self.start_run(key, now),
+            Ok(state) if state == expected => self.start_run(env, key, now),
             Ok(_) => {
-                let result = self.refused(RefusedCode::Stale, refused_message::FORM_CHANGED);
-                self.finish(key, result, now)
+                let result = env.refused(RefusedCode::Stale, refused_message::FORM_CHANGED);
+                self.finish(env, key, result, now)
             }
-            Err(detail) => self.tool_failed(key, tool_name, detail, now),
+            Err(detail) => self.tool_failed(env, key, tool_name, detail, now),
         }
     }
 
     /// Aborted runs out of grace at `now`, in key order. Each is
     /// abandoned: its outcome, if it ever comes, is `late_result`. (What an
     /// answer starts is never aborting, so the search goes on from the start.)
-    pub(crate) fn abandon_out_of_grace(&mut self, now: u64) {
+    pub(crate) fn abandon_out_of_grace(&mut self, env: &mut Env<'_>, now: u64) {
         while let Some(key) = self.calls.first_out_of_grace(now) {
-            let Some(mut call) = self.remove_call(key) else {
+            let Some(mut call) = self.remove_call(env, key) else {
                 break;
             };
             if let Stage::Aborting { run, .. } = call.stage {
                 self.calls
                     .abandon(run, core::mem::take(&mut call.tool_name));
                 if call.snapshot {
-                    self.out.action(Action::DropRestorer { run });
+                    env.out.action(Action::DropRestorer { run });
                 }
             }
             self.answer(
+                env,
                 call,
                 ToolResult::Cancelled {
                     by: CancelledBy::Signal,
@@ -967,8 +1002,8 @@ impl Toolmark {
     /// scope stays busy (rule 5: one run at a time). Its answer goes to no
     /// bridge, but its id joins the page's answered ids: the tool ran for
     /// it, and a replay must not run it again.
-    pub(crate) fn drop_calls_of(&mut self, bridge: BridgeId, now: u64) {
-        let deadline = now.saturating_add(self.config.abort_grace_ms);
+    pub(crate) fn drop_calls_of(&mut self, env: &mut Env<'_>, bridge: BridgeId, now: u64) {
+        let deadline = now.saturating_add(env.settings.abort_grace_ms);
         let mut next = self.calls.first_from(bridge, CallKey(0));
         while let Some(key) = next {
             next = key
@@ -981,7 +1016,7 @@ impl Toolmark {
             match stage {
                 Stage::Running(run) => {
                     self.calls.set_stage(key, Stage::Aborting { run, deadline });
-                    self.out.action(Action::Abort { run });
+                    env.out.action(Action::Abort { run });
                 }
                 Stage::Aborting { .. } => {}
                 // No tool has run for it (only a snapshot run has a
@@ -991,39 +1026,39 @@ impl Toolmark {
                 | Stage::Validating(_)
                 | Stage::Preparing(_)
                 | Stage::ReadingState(_) => {
-                    self.remove_call(key);
+                    self.remove_call(env, key);
                 }
             }
         }
     }
 
     /// Takes a call out, which frees its place in its lane.
-    pub(crate) fn remove_call(&mut self, key: CallKey) -> Option<Call> {
+    pub(crate) fn remove_call(&mut self, env: &mut Env<'_>, key: CallKey) -> Option<Call> {
         let call = self.calls.remove(key)?;
         self.lanes.remove(call.scope, key);
         // A value kept for a run that never came.
-        self.out.forget_validated(call.validated);
+        env.out.forget_validated(call.validated);
         Some(call)
     }
 
     /// The one answer of a call: to its bridge or page request, plus the
     /// `confirmed` of an approved confirmation. Frees the lane.
-    pub(crate) fn finish(&mut self, key: CallKey, result: ToolResult, now: u64) {
-        if let Some(call) = self.remove_call(key) {
-            self.answer(call, result, now);
+    pub(crate) fn finish(&mut self, env: &mut Env<'_>, key: CallKey, result: ToolResult, now: u64) {
+        if let Some(call) = self.remove_call(env, key) {
+            self.answer(env, call, result, now);
         }
     }
 
-    /// The answer of a call already taken out (see [`Toolmark::finish`]).
-    pub(crate) fn answer(&mut self, call: Call, result: ToolResult, now: u64) {
+    /// The answer of a call already taken out (see [`CallLife::finish`]).
+    pub(crate) fn answer(&mut self, env: &mut Env<'_>, call: Call, result: ToolResult, now: u64) {
         if let Some(approval) = &call.approval {
-            self.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
+            env.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
         }
         match call.origin {
-            Origin::Bridge(bridge) => self.answer_bridge(bridge, &call.call_id, result),
-            Origin::Local(handle) | Origin::Held(handle) => self.out.complete(handle, result),
+            Origin::Bridge(bridge) => env.answer_bridge(bridge, &call.call_id, result),
+            Origin::Local(handle) | Origin::Held(handle) => env.out.complete(handle, result),
         }
-        self.pump(now);
+        self.pump(env, now);
     }
 }
 
