@@ -8,7 +8,6 @@
 
 use crate::vecmap::Queue;
 
-use super::confirmations::{Prepared, Requester};
 use super::{CallLife, Env};
 use crate::bridges::{BridgeId, IdKey};
 use crate::ids::new_id;
@@ -18,8 +17,8 @@ use crate::policy::{Caller, ConfirmMode, Decision};
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
-    Call as CallMessage, CancelledBy, Data, ErrorEventCode, Issue, JsonText, RefusedCode,
-    ToolResult,
+    Call as CallMessage, CancelledBy, Data, ErrorEventCode, FieldChange, Issue, JsonText,
+    RefusedCode, ToolResult,
 };
 use crate::registry::{ScopeId, ToolKey, Validator};
 use hashbrown::HashSet;
@@ -60,6 +59,27 @@ pub(crate) enum Origin {
     /// `execute`): it completes with the human's decision's outcome, never
     /// with `needs_confirmation`.
     Held(Handle),
+}
+
+/// Where the call that created a confirmation came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Requester {
+    /// A bridge: its `confirmed` goes back there (or, once it has been
+    /// detached, to the bridges attached then).
+    Bridge(u32),
+    /// `tm.call` in the page: no `confirmed` message.
+    Local,
+    /// A held page request ([`Toolmark::call_held`](crate::machine::Toolmark::call_held)): completed with the
+    /// outcome instead of a `confirmed` message.
+    Waiting(Handle),
+}
+
+/// What a tool's `summary` / `changes` / form state gave for a confirmation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prepared {
+    pub summary: Option<String>,
+    pub changes: Option<Vec<FieldChange>>,
+    pub state: Option<String>,
 }
 
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@
 
 use crate::vecmap::Queue;
 
-use super::calls::{Approval, Calls, NewCall, Origin};
+use super::calls::{Approval, Calls, NewCall, Origin, Prepared, Requester};
 use super::{CallLife, Env};
 use crate::bridges::{BridgeId, IdKey};
 use crate::ids::new_id;
@@ -28,27 +28,6 @@ pub const MAX_PENDING_CONFIRMATIONS: usize = 100;
 pub const DEFAULT_CONFIRM_EXPIRY_MS: u64 = 600_000;
 /// The undo store keeps the last 100 restorers.
 pub const UNDO_STORE: usize = 100;
-
-/// Where the call that created a confirmation came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Requester {
-    /// A bridge: its `confirmed` goes back there (or, once it has been
-    /// detached, to the bridges attached then).
-    Bridge(u32),
-    /// `tm.call` in the page: no `confirmed` message.
-    Local,
-    /// A held page request ([`Toolmark::call_held`](crate::machine::Toolmark::call_held)): completed with the
-    /// outcome instead of a `confirmed` message.
-    Waiting(Handle),
-}
-
-/// What a tool's `summary` / `changes` / form state gave for a confirmation.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Prepared {
-    pub summary: Option<String>,
-    pub changes: Option<Vec<FieldChange>>,
-    pub state: Option<String>,
-}
 
 /// A pending confirmation as the page shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
