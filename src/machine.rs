@@ -138,26 +138,22 @@ impl core::fmt::Display for ToolmarkError {
 impl core::error::Error for ToolmarkError {}
 
 /// The page's Toolmark core. See the module docs for inputs, outputs and
-/// the drain order. Each concern is a module that owns its state; the
-/// machine routes inputs to them.
+/// the drain order. It owns the call lifecycle and the state it lends to
+/// it (registry, policy, bridges, outputs…), and routes each input to the
+/// module that decides it.
 pub struct Toolmark {
     config: Config,
-    policy: Policy,
-    rng: Box<dyn RandomSource>,
-    matcher: Box<dyn PatternMatcher>,
-    registry: Registry,
-    bridges: Bridges,
     life: CallLife,
-    out: Outputs,
+    env: Env,
     budget_warned_rev: Option<u64>,
 }
 
 impl core::fmt::Debug for Toolmark {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Toolmark")
-            .field("client_id", &self.bridges.client_id())
-            .field("rev", &self.registry.rev())
-            .field("tools", &self.registry.len())
+            .field("client_id", &self.env.bridges.client_id())
+            .field("rev", &self.env.registry.rev())
+            .field("tools", &self.env.registry.len())
             .field("calls", &self.life.calls_in_flight())
             .field(
                 "pending_confirmations",
@@ -192,70 +188,48 @@ impl Toolmark {
             code: ErrorEventCode::TransportFailed,
             message: e.message(),
         })?;
-        let mut machine = Toolmark {
-            config,
-            policy,
-            rng,
-            matcher,
-            registry: Registry::new(),
-            bridges: Bridges::new(client_id),
-            life: CallLife::default(),
-            out: Outputs::default(),
-            budget_warned_rev: None,
-        };
-        for issue in issues {
-            machine.out.error(issue.code, issue.message, None);
-        }
-        Ok(machine)
-    }
-
-    /// The call lifecycle, and what it borrows of the rest of the machine.
-    fn life(&mut self) -> (&mut CallLife, Env<'_>) {
-        let Toolmark {
-            config,
-            policy,
-            rng,
-            matcher,
-            registry,
-            bridges,
-            life,
-            out,
-            ..
-        } = self;
         let settings = Settings {
             dev: config.dev,
             confirm_expiry_ms: config.confirm_expiry_ms,
             abort_grace_ms: config.abort_grace_ms,
             inline_confirm: config.inline_confirm,
         };
-        let env = Env {
-            registry,
-            policy,
-            settings,
-            rng: &mut **rng,
-            matcher: &**matcher,
-            bridges,
-            out,
+        let mut machine = Toolmark {
+            config,
+            life: CallLife::default(),
+            env: Env {
+                registry: Registry::new(),
+                policy,
+                settings,
+                rng,
+                matcher,
+                bridges: Bridges::new(client_id),
+                out: Outputs::default(),
+            },
+            budget_warned_rev: None,
         };
-        (life, env)
+        for issue in issues {
+            machine.env.out.error(issue.code, issue.message, None);
+        }
+        Ok(machine)
     }
 
     // ----- queries -------------------------------------------------------
 
     /// This page load's id: every agent → page message must carry it.
     pub fn client_id(&self) -> &str {
-        self.bridges.client_id()
+        self.env.bridges.client_id()
     }
 
     pub fn rev(&self) -> u64 {
-        self.registry.rev()
+        self.env.registry.rev()
     }
 
     /// The manifest entries visible to `caller`, sorted by name.
     pub fn manifest(&self, caller: Caller) -> Vec<ToolManifestSummary> {
         let mut entries = Vec::new();
-        for tool in self.registry.tools() {
-            if self.policy.visible(caller, &tool.def.hints) {
+        for tool in self.env.registry.tools() {
+            if self.env.policy.visible(caller, &tool.def.hints) {
                 entries.push(tool.summary());
             }
         }
@@ -265,8 +239,8 @@ impl Toolmark {
     /// The full entries (with their schemas) visible to `caller`, sorted by name.
     pub fn manifest_entries(&self, caller: Caller) -> Vec<ToolManifest> {
         let mut entries = Vec::new();
-        for tool in self.registry.tools() {
-            if self.policy.visible(caller, &tool.def.hints) {
+        for tool in self.env.registry.tools() {
+            if self.env.policy.visible(caller, &tool.def.hints) {
                 entries.push(tool.manifest());
             }
         }
@@ -291,7 +265,8 @@ impl Toolmark {
 
     /// Pending calls on the scope of the named tool (`None` for no such tool).
     pub fn scope_pending(&self, tool: &str) -> Option<usize> {
-        self.registry
+        self.env
+            .registry
             .by_name(tool)
             .map(|t| self.life.scope_pending(t.scope))
     }
@@ -308,12 +283,12 @@ impl Toolmark {
 
     /// Answered ids the page remembers (at most 1000, for all its bridges).
     pub fn answered_ids(&self) -> usize {
-        self.bridges.answered_ids().len()
+        self.env.bridges.answered_ids().len()
     }
 
     /// Bytes the answered-id memory holds, for bounds checks.
     pub fn answered_memory_bytes(&self) -> usize {
-        self.bridges.answered_ids().held_bytes()
+        self.env.bridges.answered_ids().held_bytes()
     }
 
     // ----- outputs -------------------------------------------------------
@@ -322,7 +297,8 @@ impl Toolmark {
     /// queued, [`Output::Timeout`] with the next time
     /// [`Toolmark::handle_timeout`] must be called.
     pub fn poll_output(&mut self) -> Output {
-        self.out
+        self.env
+            .out
             .pop()
             .unwrap_or_else(|| Output::Timeout(self.life.next_deadline()))
     }
@@ -339,7 +315,7 @@ impl Toolmark {
         if self.config.dev {
             Err(error.into())
         } else {
-            self.out.error(error.code, error.message, tool);
+            self.env.out.error(error.code, error.message, tool);
             Ok(None)
         }
     }
@@ -353,30 +329,36 @@ impl Toolmark {
     ) -> Result<Option<ToolKey>, ToolmarkError> {
         let tool_name = def.name.clone();
         // (A tool to confirm is visible: only `hide` is not.)
-        let needs_path = self.policy.decide(Caller::Inapp, &def.hints) == Decision::Confirm
-            && self.policy.confirm_mode() == ConfirmMode::None;
+        let needs_path = self.env.policy.decide(Caller::Inapp, &def.hints) == Decision::Confirm
+            && self.env.policy.confirm_mode() == ConfirmMode::None;
         if self.config.dev && needs_path {
             return Err(ToolmarkError {
                 code: ErrorEventCode::MissingConfirmHandler,
                 message: no_confirmation_path(&tool_name),
             });
         }
-        let matcher = self.matcher.as_ref();
-        let (key, warnings) = match self.registry.register(scope, def, self.config.dev, matcher) {
+        let matcher = self.env.matcher.as_ref();
+        let (key, warnings) = match self
+            .env
+            .registry
+            .register(scope, def, self.config.dev, matcher)
+        {
             Ok(registered) => registered,
             Err(error) => return self.misconfigured(error, Some(tool_name)),
         };
         let full_name = self
+            .env
             .registry
             .by_key(key)
             .map(|t| t.name.clone())
             .unwrap_or(tool_name);
         for warning in warnings {
-            self.out
+            self.env
+                .out
                 .error(warning.code, warning.message, Some(full_name.clone()));
         }
         if needs_path {
-            self.out.error(
+            self.env.out.error(
                 ErrorEventCode::MissingConfirmHandler,
                 {
                     let mut message = no_confirmation_path(&full_name);
@@ -392,7 +374,7 @@ impl Toolmark {
 
     /// Unregisters a tool; unknown or already removed keys are ignored.
     pub fn unregister(&mut self, key: ToolKey, now: u64) {
-        if self.registry.unregister(key) {
+        if self.env.registry.unregister(key) {
             self.revised(now);
         }
     }
@@ -403,7 +385,7 @@ impl Toolmark {
         parent: ScopeId,
         name: &str,
     ) -> Result<Option<ScopeId>, ToolmarkError> {
-        match self.registry.create_scope(parent, name) {
+        match self.env.registry.create_scope(parent, name) {
             Ok(scope) => Ok(Some(scope)),
             Err(error) => self.misconfigured(error, None),
         }
@@ -411,7 +393,7 @@ impl Toolmark {
 
     /// Disposes a scope and its descendants (one revision if tools went).
     pub fn dispose_scope(&mut self, scope: ScopeId, now: u64) -> Result<(), ToolmarkError> {
-        match self.registry.dispose_scope(scope) {
+        match self.env.registry.dispose_scope(scope) {
             Ok(0) => Ok(()),
             Ok(_) => {
                 self.revised(now);
@@ -424,17 +406,17 @@ impl Toolmark {
     /// After every change of the tool set: tell the bridges, check the budget,
     /// and start what can start (queued calls may now find their tool gone).
     fn revised(&mut self, now: u64) {
-        let rev = self.registry.rev();
-        self.out.event(Event::RevChanged { rev });
+        let rev = self.env.registry.rev();
+        self.env.out.event(Event::RevChanged { rev });
         // In id order; sending changes no bridge.
-        for (bridge, on_change) in self.bridges.attached() {
+        for (bridge, on_change) in self.env.bridges.attached() {
             match on_change {
                 OnChange::Manifest => self.send_manifest(bridge),
                 OnChange::Changed => self.send(
                     bridge,
                     PageToAgent::Changed(Changed {
                         protocol: ProtocolV1,
-                        client_id: self.bridges.client_id().to_owned(),
+                        client_id: self.env.bridges.client_id().to_owned(),
                         rev,
                     }),
                 ),
@@ -446,7 +428,7 @@ impl Toolmark {
             && self.budget_warned_rev != Some(rev)
         {
             self.budget_warned_rev = Some(rev);
-            self.out.error(
+            self.env.out.error(
                 ErrorEventCode::ToolBudgetExceeded,
                 format!(
                     "{} tools are visible to the agent, over the budget of {}",
@@ -456,15 +438,14 @@ impl Toolmark {
                 None,
             );
         }
-        let (life, mut env) = self.life();
-        life.pump(&mut env, now);
+        self.life.pump(&mut self.env, now);
     }
 
     // ----- bridges -------------------------------------------------------
 
     /// Attaches a bridge and sends its first manifest (possibly empty).
     pub fn attach(&mut self, options: BridgeOptions) -> BridgeId {
-        let id = self.bridges.attach(options);
+        let id = self.env.bridges.attach(options);
         self.send_manifest(id);
         id
     }
@@ -474,24 +455,23 @@ impl Toolmark {
     /// scope until it settles or its grace period ends, see
     /// `drop_calls_of`), its transport closed.
     pub fn detach(&mut self, bridge: BridgeId, now: u64) {
-        if !self.bridges.detach(bridge) {
+        if !self.env.bridges.detach(bridge) {
             return;
         }
-        let (life, mut env) = self.life();
-        life.drop_calls_of(&mut env, bridge, now);
-        env.out.action(Action::Close { bridge });
-        life.pump(&mut env, now);
+        self.life.drop_calls_of(&mut self.env, bridge, now);
+        self.env.out.action(Action::Close { bridge });
+        self.life.pump(&mut self.env, now);
     }
 
     fn send(&mut self, bridge: BridgeId, message: PageToAgent) {
-        self.life().1.send(bridge, message);
+        self.env.send(bridge, message);
     }
 
     fn send_manifest(&mut self, bridge: BridgeId) {
         let message = PageToAgent::Manifest(Manifest {
             protocol: ProtocolV1,
-            client_id: self.bridges.client_id().to_owned(),
-            rev: self.registry.rev(),
+            client_id: self.env.bridges.client_id().to_owned(),
+            rev: self.env.registry.rev(),
             tools: self.manifest(Caller::Inapp),
         });
         self.send(bridge, message);
@@ -513,33 +493,35 @@ impl Toolmark {
     }
 
     fn inbound(&mut self, bridge: BridgeId, text: &str, frame: bool, now: u64) {
-        let Some(options) = self.bridges.options(bridge) else {
+        let Some(options) = self.env.bridges.options(bridge) else {
             return;
         };
         // Rule 1: another page's message (`Ok(None)`) is ignored silently.
-        match parse_for_page(text, options.max_message_bytes, self.bridges.client_id()) {
+        match parse_for_page(
+            text,
+            options.max_message_bytes,
+            self.env.bridges.client_id(),
+        ) {
             Ok(None) => {}
             Ok(Some(AgentToPage::Call(call))) => {
-                let (life, mut env) = self.life();
-                life.inbound_call(&mut env, bridge, call, now)
+                self.life.inbound_call(&mut self.env, bridge, call, now)
             }
             Ok(Some(AgentToPage::Describe(describe))) => {
                 self.inbound_describe(bridge, describe.id, &describe.tool)
             }
             Ok(Some(AgentToPage::Cancel(cancel))) => {
-                let (life, mut env) = self.life();
-                life.cancel_from_bridge(&mut env, bridge, &cancel.id, now)
+                self.life
+                    .cancel_from_bridge(&mut self.env, bridge, &cancel.id, now)
             }
             // An empty id could not be answered in a valid `result`: dropped.
             Err(Rejection::UnsupportedProtocol {
                 id: Some(id),
                 client_id: Some(client_id),
-            }) if client_id == self.bridges.client_id() && !id.is_empty() => {
+            }) if client_id == self.env.bridges.client_id() && !id.is_empty() => {
                 // Rule 4: answered, once.
-                let (life, mut env) = self.life();
-                if !life.is_duplicate(env.bridges, &id) {
+                if !self.life.is_duplicate(&self.env.bridges, &id) {
                     let result = ToolResult::error(error_message::UNSUPPORTED_PROTOCOL);
-                    env.answer_bridge(bridge, &id, result);
+                    self.env.answer_bridge(bridge, &id, result);
                 }
             }
             Err(Rejection::TooLarge { .. } | Rejection::Malformed { .. })
@@ -552,19 +534,20 @@ impl Toolmark {
     /// [`Rejection::NotJson`]): dropped with an `invalid_message` event, as
     /// malformed text is.
     pub fn handle_inbound_not_json(&mut self, bridge: BridgeId) {
-        if self.bridges.options(bridge).is_some() {
+        if self.env.bridges.options(bridge).is_some() {
             self.invalid_message(&Rejection::NotJson);
         }
     }
 
     fn invalid_message(&mut self, rejection: &Rejection) {
-        self.out
+        self.env
+            .out
             .error(ErrorEventCode::InvalidMessage, rejection.message(), None);
     }
 
     fn inbound_describe(&mut self, bridge: BridgeId, id: String, tool: &str) {
-        let (life, mut env) = self.life();
-        if life.is_duplicate(env.bridges, &id) {
+        let env = &mut self.env;
+        if self.life.is_duplicate(&env.bridges, &id) {
             return;
         }
         let entry = env
@@ -584,7 +567,7 @@ impl Toolmark {
     /// A failure the page's JS reported (a transport's `send` or `close`,
     /// a WebMCP registration): an error event, queued with the others.
     pub fn handle_failure(&mut self, code: ErrorEventCode, message: String, tool: Option<String>) {
-        self.out.error(code, message, tool);
+        self.env.out.error(code, message, tool);
     }
 
     /// A connection state the bridge's transport reported: a `status`
@@ -592,20 +575,20 @@ impl Toolmark {
     /// that never opened ([`crate::transport::status`]). Ignored once the
     /// bridge detached.
     pub fn handle_transport_status(&mut self, bridge: BridgeId, status: Status) {
-        let Some(failed_attempt) = self.bridges.observe_status(bridge, &status) else {
+        let Some(failed_attempt) = self.env.bridges.observe_status(bridge, &status) else {
             return;
         };
-        self.out.event(Event::Status { bridge, status });
+        self.env.out.event(Event::Status { bridge, status });
         if let Some(message) = failed_attempt {
-            self.out
+            self.env
+                .out
                 .error(ErrorEventCode::TransportFailed, message, None);
         }
     }
 
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub fn handle_timeout(&mut self, now: u64) {
-        let (life, mut env) = self.life();
-        life.handle_timeout(&mut env, now);
+        self.life.handle_timeout(&mut self.env, now);
     }
 
     // ----- calls, confirmations, undo -----------------------------------
@@ -619,8 +602,8 @@ impl Toolmark {
         rev: Option<u64>,
         now: u64,
     ) -> Handle {
-        let (life, mut env) = self.life();
-        life.call(&mut env, name, input_json, caller, rev, now)
+        self.life
+            .call(&mut self.env, name, input_json, caller, rev, now)
     }
 
     /// A page call held through a deferred confirmation (a WebMCP
@@ -630,29 +613,26 @@ impl Toolmark {
     /// `cancelled operator` when rejected, `refused confirmation_expired`
     /// when it expires, `cancelled signal` when aborted meanwhile.
     pub fn call_held(&mut self, name: &str, input_json: &str, caller: Caller, now: u64) -> Handle {
-        let (life, mut env) = self.life();
-        life.call_held(&mut env, name, input_json, caller, now)
+        self.life
+            .call_held(&mut self.env, name, input_json, caller, now)
     }
 
     /// The `signal` of a page call was aborted. A held call is cancelled in
     /// whichever stage it is: its own run, its pending confirmation (taken
     /// out of the pending list), or the approved run.
     pub fn abort(&mut self, handle: Handle, now: u64) {
-        let (life, mut env) = self.life();
-        life.abort(&mut env, handle, now)
+        self.life.abort(&mut self.env, handle, now)
     }
 
     /// `tm.confirmPending(confirmId, approve)`: completes with the final result,
     /// which also goes to the requesting bridge as `confirmed`.
     pub fn confirm(&mut self, confirm_id: &str, approve: bool, now: u64) -> Handle {
-        let (life, mut env) = self.life();
-        life.confirm(&mut env, confirm_id, approve, now)
+        self.life.confirm(&mut self.env, confirm_id, approve, now)
     }
 
     /// `tm.undo(callId)`: runs the restorer kept for that call, once.
     pub fn undo(&mut self, call_id: &str) -> Handle {
-        let (life, mut env) = self.life();
-        life.undo(&mut env, call_id)
+        self.life.undo(&mut self.env, call_id)
     }
 
     /// The pending deferred confirmations, oldest first.
@@ -663,14 +643,12 @@ impl Toolmark {
     /// `ctx.confirm` was used by a run: true when its caller has an inline
     /// confirmation path (a human, with the page's handler).
     pub fn ctx_confirm(&mut self, run: RunId) -> bool {
-        let (life, mut env) = self.life();
-        life.ctx_confirm(&mut env, run)
+        self.life.ctx_confirm(&mut self.env, run)
     }
 
     /// A tool run settled.
     pub fn handle_outcome(&mut self, run: RunId, outcome: Outcome, now: u64) {
-        let (life, mut env) = self.life();
-        life.handle_outcome(&mut env, run, outcome, now)
+        self.life.handle_outcome(&mut self.env, run, outcome, now)
     }
 
     /// Dev mode: what the tool's Standard Schema `outputSchema` (which
@@ -679,33 +657,29 @@ impl Toolmark {
     /// validator that threw (`Err`, its detail). The value still goes out.
     /// (JSON Schema outputs are checked in [`Toolmark::handle_outcome`].)
     pub fn handle_output_checked(&mut self, run: RunId, checked: Result<Vec<Issue>, String>) {
-        let (life, mut env) = self.life();
-        life.handle_output_checked(&mut env, run, checked)
+        self.life.handle_output_checked(&mut self.env, run, checked)
     }
 
     /// A Standard Schema validation finished.
     /// With `Valid(Some(_))` JS keeps the value itself under `run` until a
     /// `Run` uses it or `ForgetValidated` says no run will.
     pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
-        let (life, mut env) = self.life();
-        life.handle_validated(&mut env, run, validated, now)
+        self.life
+            .handle_validated(&mut self.env, run, validated, now)
     }
 
     /// A tool's `summary` / `changes` / form state for a confirmation.
     pub fn handle_prepared(&mut self, run: RunId, prepared: Result<Prepared, String>, now: u64) {
-        let (life, mut env) = self.life();
-        life.handle_prepared(&mut env, run, prepared, now)
+        self.life.handle_prepared(&mut self.env, run, prepared, now)
     }
 
     /// The form state read again at approval: a change means `refused stale`.
     pub fn handle_state(&mut self, run: RunId, state: Result<Option<String>, String>, now: u64) {
-        let (life, mut env) = self.life();
-        life.handle_state(&mut env, run, state, now)
+        self.life.handle_state(&mut self.env, run, state, now)
     }
 
     /// A restorer ran (for `tm.undo`).
     pub fn handle_restored(&mut self, run: RunId, restored: Result<(), String>) {
-        let (life, mut env) = self.life();
-        life.handle_restored(&mut env, run, restored)
+        self.life.handle_restored(&mut self.env, run, restored)
     }
 }

@@ -371,7 +371,7 @@ fn problem_at(path: &str, message: &str) -> String {
     format!(" at '{path}': {message}")
 }
 
-impl Env<'_> {
+impl Env {
     /// Rule 6: an unknown tool is `stale` when the caller's rev is older than
     /// ours (the tool is gone), else `unknown_tool`.
     pub(crate) fn missing_tool(&self, rev: Option<u64>) -> ToolResult {
@@ -413,7 +413,7 @@ impl CallLife {
     /// is the refusal to answer with.
     fn admit(
         &self,
-        env: &Env<'_>,
+        env: &Env,
         name: &str,
         caller: Caller,
         rev: Option<u64>,
@@ -458,7 +458,7 @@ impl CallLife {
     /// answered, an admitted call queued.
     pub(crate) fn inbound_call(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         bridge: BridgeId,
         call: CallMessage,
         now: u64,
@@ -470,7 +470,7 @@ impl CallLife {
             rev,
             ..
         } = call;
-        if self.is_duplicate(env.bridges, &id) {
+        if self.is_duplicate(&env.bridges, &id) {
             return;
         }
         match self.admit(env, &tool, Caller::Inapp, rev, &input) {
@@ -502,7 +502,7 @@ impl CallLife {
 
     pub(crate) fn call(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         name: &str,
         input_json: &str,
         caller: Caller,
@@ -518,7 +518,7 @@ impl CallLife {
 
     pub(crate) fn call_held(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         name: &str,
         input_json: &str,
         caller: Caller,
@@ -535,7 +535,7 @@ impl CallLife {
     /// start must start), else completed at once.
     fn page_call(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         origin: Origin,
         name: &str,
         input_json: &str,
@@ -560,7 +560,7 @@ impl CallLife {
                 return false;
             }
         };
-        let call_id = match new_id(env.rng) {
+        let call_id = match new_id(env.rng.as_mut()) {
             Ok(id) => id,
             Err(error) => {
                 env.out.error(
@@ -595,7 +595,7 @@ impl CallLife {
         }
     }
 
-    pub(crate) fn abort(&mut self, env: &mut Env<'_>, handle: Handle, now: u64) {
+    pub(crate) fn abort(&mut self, env: &mut Env, handle: Handle, now: u64) {
         if let Some(key) = self.calls.of_request(handle) {
             self.cancel_call(env, key, now);
         } else if let Some(key) = self.calls.approved_for(handle) {
@@ -607,7 +607,7 @@ impl CallLife {
 
     /// `cancel`: a queued call is answered `cancelled signal` at once; a
     /// running one is aborted and gets the grace period to settle.
-    pub(crate) fn cancel_call(&mut self, env: &mut Env<'_>, key: CallKey, now: u64) {
+    pub(crate) fn cancel_call(&mut self, env: &mut Env, key: CallKey, now: u64) {
         let deadline = now.saturating_add(env.settings.abort_grace_ms);
         let Some(call) = self.calls.get_mut(key) else {
             return;
@@ -632,7 +632,7 @@ impl CallLife {
     }
 
     /// Starts queued calls on every idle lane, until nothing more can start.
-    pub(crate) fn pump(&mut self, env: &mut Env<'_>, now: u64) {
+    pub(crate) fn pump(&mut self, env: &mut Env, now: u64) {
         while let Some(key) = self.lanes.next_to_start() {
             self.calls.set_stage(key, Stage::Active);
             self.start(env, key, now);
@@ -644,7 +644,7 @@ impl CallLife {
     }
 
     /// A call reaches the front of its lane.
-    pub(crate) fn start(&mut self, env: &mut Env<'_>, key: CallKey, now: u64) {
+    pub(crate) fn start(&mut self, env: &mut Env, key: CallKey, now: u64) {
         let Some(call) = self.calls.get(key) else {
             return;
         };
@@ -667,7 +667,7 @@ impl CallLife {
             Validator::Any => self.validated(env, key, now),
             Validator::Json(schema) => {
                 let input = call.input.as_ref().map_or("null", JsonText::as_str);
-                let issues = schema.validate_text(input, env.matcher);
+                let issues = schema.validate_text(input, env.matcher.as_ref());
                 if issues.is_empty() {
                     self.validated(env, key, now)
                 } else {
@@ -693,7 +693,7 @@ impl CallLife {
     }
 
     /// Valid input: confirm first, or run.
-    fn validated(&mut self, env: &mut Env<'_>, key: CallKey, now: u64) {
+    fn validated(&mut self, env: &mut Env, key: CallKey, now: u64) {
         let Some(call) = self.calls.get(key) else {
             return;
         };
@@ -725,7 +725,7 @@ impl CallLife {
     }
 
     /// Only a registered tool ever runs: one gone by now answers the call instead.
-    pub(crate) fn start_run(&mut self, env: &mut Env<'_>, key: CallKey, now: u64) {
+    pub(crate) fn start_run(&mut self, env: &mut Env, key: CallKey, now: u64) {
         let Some(call) = self.calls.get(key) else {
             return;
         };
@@ -755,7 +755,7 @@ impl CallLife {
         });
     }
 
-    pub(crate) fn ctx_confirm(&mut self, env: &mut Env<'_>, run: RunId) -> bool {
+    pub(crate) fn ctx_confirm(&mut self, env: &mut Env, run: RunId) -> bool {
         let Some((_, call)) = self.calls.waiting_for(run) else {
             return false;
         };
@@ -776,13 +776,7 @@ impl CallLife {
 
     // ----- answers from JS ----------------------------------------------
 
-    pub(crate) fn handle_outcome(
-        &mut self,
-        env: &mut Env<'_>,
-        run: RunId,
-        outcome: Outcome,
-        now: u64,
-    ) {
+    pub(crate) fn handle_outcome(&mut self, env: &mut Env, run: RunId, outcome: Outcome, now: u64) {
         let Some((key, call)) = self.calls.waiting_for(run) else {
             return self.late(env, run, &outcome);
         };
@@ -803,7 +797,7 @@ impl CallLife {
                         {
                             let problem = match data.to_value() {
                                 Ok(value) => schema
-                                    .validate(&value, env.matcher)
+                                    .validate(&value, env.matcher.as_ref())
                                     .first()
                                     .map(|first| problem_at(&first.path, &first.message)),
                                 Err(reason) => Some(format!(" unchecked: {reason}")),
@@ -855,7 +849,7 @@ impl CallLife {
 
     pub(crate) fn handle_output_checked(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         run: RunId,
         checked: Result<Vec<Issue>, String>,
     ) {
@@ -875,7 +869,7 @@ impl CallLife {
 
     /// An outcome for a run no call waits for: `late_result` when the run was
     /// abandoned after its grace period.
-    fn late(&mut self, env: &mut Env<'_>, run: RunId, outcome: &Outcome) {
+    fn late(&mut self, env: &mut Env, run: RunId, outcome: &Outcome) {
         let Some(tool) = self.calls.take_abandoned(run) else {
             return;
         };
@@ -896,7 +890,7 @@ impl CallLife {
     /// gets the generic "Tool failed".
     pub(crate) fn tool_failed(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         key: CallKey,
         tool_name: String,
         detail: String,
@@ -919,7 +913,7 @@ impl CallLife {
 
     pub(crate) fn handle_validated(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         run: RunId,
         validated: Validated,
         now: u64,
@@ -949,7 +943,7 @@ impl CallLife {
 
     pub(crate) fn handle_prepared(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         run: RunId,
         prepared: Result<Prepared, String>,
         now: u64,
@@ -965,7 +959,7 @@ impl CallLife {
 
     pub(crate) fn handle_state(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         run: RunId,
         state: Result<Option<String>, String>,
         now: u64,
@@ -991,7 +985,7 @@ impl CallLife {
     /// Aborted runs out of grace at `now`, in key order. Each is
     /// abandoned: its outcome, if it ever comes, is `late_result`. (What an
     /// answer starts is never aborting, so the search goes on from the start.)
-    pub(crate) fn abandon_out_of_grace(&mut self, env: &mut Env<'_>, now: u64) {
+    pub(crate) fn abandon_out_of_grace(&mut self, env: &mut Env, now: u64) {
         while let Some(key) = self.calls.first_out_of_grace(now) {
             let Some(mut call) = self.remove_call(env, key) else {
                 break;
@@ -1022,7 +1016,7 @@ impl CallLife {
     /// scope stays busy (rule 5: one run at a time). Its answer goes to no
     /// bridge, but its id joins the page's answered ids: the tool ran for
     /// it, and a replay must not run it again.
-    pub(crate) fn drop_calls_of(&mut self, env: &mut Env<'_>, bridge: BridgeId, now: u64) {
+    pub(crate) fn drop_calls_of(&mut self, env: &mut Env, bridge: BridgeId, now: u64) {
         let deadline = now.saturating_add(env.settings.abort_grace_ms);
         let mut next = self.calls.first_from(bridge, CallKey(0));
         while let Some(key) = next {
@@ -1053,7 +1047,7 @@ impl CallLife {
     }
 
     /// Takes a call out, which frees its place in its lane.
-    pub(crate) fn remove_call(&mut self, env: &mut Env<'_>, key: CallKey) -> Option<Call> {
+    pub(crate) fn remove_call(&mut self, env: &mut Env, key: CallKey) -> Option<Call> {
         let call = self.calls.remove(key)?;
         self.lanes.remove(call.scope, key);
         // A value kept for a run that never came.
@@ -1063,14 +1057,14 @@ impl CallLife {
 
     /// The one answer of a call: to its bridge or page request, plus the
     /// `confirmed` of an approved confirmation. Frees the lane.
-    pub(crate) fn finish(&mut self, env: &mut Env<'_>, key: CallKey, result: ToolResult, now: u64) {
+    pub(crate) fn finish(&mut self, env: &mut Env, key: CallKey, result: ToolResult, now: u64) {
         if let Some(call) = self.remove_call(env, key) {
             self.answer(env, call, result, now);
         }
     }
 
     /// The answer of a call already taken out (see [`CallLife::finish`]).
-    pub(crate) fn answer(&mut self, env: &mut Env<'_>, call: Call, result: ToolResult, now: u64) {
+    pub(crate) fn answer(&mut self, env: &mut Env, call: Call, result: ToolResult, now: u64) {
         if let Some(approval) = &call.approval {
             env.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
         }

@@ -211,7 +211,7 @@ impl CallLife {
     /// Step 1 of deferred confirmation: store it and answer `needs_confirmation`.
     pub(crate) fn request_confirmation(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         key: CallKey,
         prepared: Prepared,
         now: u64,
@@ -244,7 +244,7 @@ impl CallLife {
             Calls::input(call),
             call.validated,
         );
-        let confirm_id = match new_id(env.rng) {
+        let confirm_id = match new_id(env.rng.as_mut()) {
             Ok(id) => id,
             Err(error) => {
                 env.out
@@ -295,7 +295,7 @@ impl CallLife {
     /// A held request aborted while its confirmation is pending: the
     /// confirmation goes (nobody waits for it) and the request completes
     /// `cancelled signal`.
-    pub(crate) fn abort_held_confirmation(&mut self, env: &mut Env<'_>, handle: Handle) {
+    pub(crate) fn abort_held_confirmation(&mut self, env: &mut Env, handle: Handle) {
         let waiting = Requester::Waiting(handle);
         let Some(confirm_id) = self
             .confirmations
@@ -318,7 +318,7 @@ impl CallLife {
     }
 
     /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
-    pub(crate) fn expire(&mut self, env: &mut Env<'_>, confirmation: Confirmation) {
+    pub(crate) fn expire(&mut self, env: &mut Env, confirmation: Confirmation) {
         env.out.forget_validated(confirmation.validated);
         let result = env.refused(
             RefusedCode::ConfirmationExpired,
@@ -329,7 +329,7 @@ impl CallLife {
 
     pub(crate) fn confirm(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         confirm_id: &str,
         approve: bool,
         now: u64,
@@ -400,7 +400,7 @@ impl CallLife {
         handle
     }
 
-    pub(crate) fn undo(&mut self, env: &mut Env<'_>, call_id: &str) -> Handle {
+    pub(crate) fn undo(&mut self, env: &mut Env, call_id: &str) -> Handle {
         let handle = self.new_handle();
         if let Some(restorer) = self.undo.take(call_id) {
             let run = self.calls.new_run();
@@ -418,7 +418,7 @@ impl CallLife {
 
     pub(crate) fn handle_restored(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         run: RunId,
         restored: Result<(), String>,
     ) {
@@ -439,7 +439,7 @@ impl CallLife {
         env.out.complete(handle, result);
     }
     /// Confirmations expired at `now` are taken out and reported.
-    pub(crate) fn expire_due(&mut self, env: &mut Env<'_>, now: u64) {
+    pub(crate) fn expire_due(&mut self, env: &mut Env, now: u64) {
         let mut expired_any = false;
         while let Some(confirmation) = self.confirmations.take_expired(now) {
             self.expire(env, confirmation);
@@ -451,7 +451,7 @@ impl CallLife {
     }
 }
 
-impl Env<'_> {
+impl Env {
     /// The `confirmed` of a confirmation a bridge call created: to that
     /// bridge, or, when it has been detached since, to every bridge attached
     /// now (the server binds the confirmId to the page's clientId, not to a

@@ -5,9 +5,9 @@
 //! admission to its one answer, and what a confirmation, an expiry or an
 //! undo does.
 //!
-//! It never sees the machine: each input lends it an [`Env`] of what it
+//! It never sees the machine: each input lends it the [`Env`], what it
 //! reads (the registry, the policy, the settings, the randomness and the
-//! pattern matcher) and of where its effects go (the bridges, for the
+//! pattern matcher) and where its effects go (the bridges, for the
 //! answered-id memory and who is attached; the output queues).
 
 pub mod calls;
@@ -36,18 +36,21 @@ pub(crate) struct Settings {
     pub(crate) inline_confirm: bool,
 }
 
-/// What the lifecycle borrows from the machine for one input.
-pub(crate) struct Env<'a> {
-    pub(crate) registry: &'a Registry,
-    pub(crate) policy: &'a Policy,
+/// The rest of the machine, as the lifecycle sees it: the machine owns it
+/// beside its [`CallLife`] and lends it to every input. (Owned rather
+/// than a set of borrows built per input, which adds 1 KB gzip to the
+/// shipped module.)
+pub(crate) struct Env {
+    pub(crate) registry: Registry,
+    pub(crate) policy: Policy,
     pub(crate) settings: Settings,
-    pub(crate) rng: &'a mut dyn RandomSource,
-    pub(crate) matcher: &'a dyn PatternMatcher,
-    pub(crate) bridges: &'a mut Bridges,
-    pub(crate) out: &'a mut Outputs,
+    pub(crate) rng: Box<dyn RandomSource>,
+    pub(crate) matcher: Box<dyn PatternMatcher>,
+    pub(crate) bridges: Bridges,
+    pub(crate) out: Outputs,
 }
 
-impl Env<'_> {
+impl Env {
     /// A refusal at the current revision.
     pub(crate) fn refused(&self, code: RefusedCode, message: &str) -> ToolResult {
         ToolResult::refused(code, message, self.registry.rev())
@@ -141,7 +144,7 @@ impl CallLife {
     }
 
     /// Deadlines: expired confirmations, and aborted runs out of grace.
-    pub(crate) fn handle_timeout(&mut self, env: &mut Env<'_>, now: u64) {
+    pub(crate) fn handle_timeout(&mut self, env: &mut Env, now: u64) {
         self.expire_due(env, now);
         self.abandon_out_of_grace(env, now);
     }
@@ -149,7 +152,7 @@ impl CallLife {
     /// `cancel` from a bridge: the call it names, if still in flight there.
     pub(crate) fn cancel_from_bridge(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env,
         bridge: BridgeId,
         id: &str,
         now: u64,
