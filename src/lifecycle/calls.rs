@@ -12,7 +12,7 @@ use super::{CallLife, Env};
 use crate::bridges::{BridgeId, IdKey};
 use crate::ids::new_id;
 use crate::lanes::{over_input_budget, CallKey};
-use crate::outputs::{Action, Handle, RunId};
+use crate::outputs::{Action, Handle, KeptValue, RunId};
 use crate::policy::{Caller, ConfirmMode, Decision};
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
@@ -118,7 +118,7 @@ impl Stage {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Call {
     pub(crate) key: CallKey,
     pub(crate) origin: Origin,
@@ -134,8 +134,8 @@ pub(crate) struct Call {
     pub(crate) approval: Option<Approval>,
     /// Its run took a snapshot (decided at start: the tool may be gone by the end).
     pub(crate) snapshot: bool,
-    /// The validation run whose value JS keeps for this call's run.
-    pub(crate) validated: Option<RunId>,
+    /// The value JS keeps for this call's run.
+    pub(crate) kept: Option<KeptValue>,
 }
 
 /// An admitted call, before it is queued.
@@ -150,6 +150,8 @@ pub(crate) struct NewCall {
     pub(crate) input: JsonText,
     pub(crate) rev: Option<u64>,
     pub(crate) approval: Option<Approval>,
+    /// The value JS keeps for an approved call's run.
+    pub(crate) kept: Option<KeptValue>,
 }
 
 /// The calls in flight, in key order (which is arrival order), and the
@@ -192,7 +194,7 @@ impl Calls {
             stage: Stage::Queued,
             approval: new.approval,
             snapshot: false,
-            validated: None,
+            kept: new.kept,
         });
         key
     }
@@ -239,7 +241,7 @@ impl Calls {
 
     /// A Standard Schema's validated value replaces the input, and JS keeps
     /// the live value under `kept` for the run.
-    pub(crate) fn replace_input(&mut self, key: CallKey, input: JsonText, kept: Option<RunId>) {
+    pub(crate) fn replace_input(&mut self, key: CallKey, input: JsonText, kept: Option<KeptValue>) {
         let Some(index) = self.index(key) else {
             return;
         };
@@ -247,7 +249,7 @@ impl Calls {
             let old = Self::held(call);
             self.input_bytes = (self.input_bytes + input.len()).saturating_sub(old);
             call.input = Some(input);
-            call.validated = kept;
+            call.kept = kept;
         }
     }
 
@@ -257,7 +259,7 @@ impl Calls {
         &mut self,
         key: CallKey,
         snapshot: bool,
-    ) -> (Option<RunId>, String) {
+    ) -> (Option<KeptValue>, String) {
         let Some(index) = self.index(key) else {
             return (None, String::from("null"));
         };
@@ -267,7 +269,7 @@ impl Calls {
         call.snapshot = snapshot;
         let input = call.input.take().unwrap_or_else(JsonText::null);
         self.input_bytes = self.input_bytes.saturating_sub(input.len());
-        (call.validated.take(), input.into_string())
+        (call.kept.take(), input.into_string())
     }
 
     fn held(call: &Call) -> usize {
@@ -486,6 +488,7 @@ impl CallLife {
                     input,
                     rev,
                     approval: None,
+                    kept: None,
                 });
                 self.pump(env, now);
             }
@@ -589,6 +592,7 @@ impl CallLife {
                     input,
                     rev,
                     approval: None,
+                    kept: None,
                 });
                 true
             }
@@ -707,7 +711,7 @@ impl CallLife {
         if def.has_summary || def.has_changes || def.has_state {
             let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
             let input = Self::input_text(call);
-            let (tool, validated) = (call.tool, call.validated);
+            let (tool, validated) = (call.tool, call.kept.as_ref().map(KeptValue::run));
             let run = self.calls.new_run();
             self.calls.set_stage(key, Stage::Preparing(run));
             env.out.action(Action::Prepare {
@@ -742,7 +746,7 @@ impl CallLife {
         self.calls.set_stage(key, Stage::Running(run));
         // The run uses up the kept value (JS forgets it as it starts), and
         // the input's text goes to JS: nothing after this reads it.
-        let (validated, input) = self.calls.start_running(key, snapshot);
+        let (kept, input) = self.calls.start_running(key, snapshot);
         env.out.action(Action::Run {
             run,
             tool,
@@ -751,7 +755,7 @@ impl CallLife {
             caller,
             call_id,
             snapshot,
-            validated,
+            validated: kept.map(KeptValue::used),
         });
     }
 
@@ -918,7 +922,7 @@ impl CallLife {
         validated: Validated,
         now: u64,
     ) {
-        let kept = matches!(validated, Validated::Valid(Some(_))).then_some(run);
+        let kept = matches!(validated, Validated::Valid(Some(_))).then(|| KeptValue::kept_by(run));
         let Some((key, tool_name)) = self.take_step(run, Stage::Validating(run)) else {
             return env.out.forget_validated(kept);
         };
@@ -1048,10 +1052,10 @@ impl CallLife {
 
     /// Takes a call out, which frees its place in its lane.
     pub(crate) fn remove_call(&mut self, env: &mut Env, key: CallKey) -> Option<Call> {
-        let call = self.calls.remove(key)?;
+        let mut call = self.calls.remove(key)?;
         self.lanes.remove(call.scope, key);
         // A value kept for a run that never came.
-        env.out.forget_validated(call.validated);
+        env.out.forget_validated(call.kept.take());
         Some(call)
     }
 
@@ -1091,6 +1095,7 @@ mod tests {
             input: JsonText::null(),
             rev: None,
             approval: None,
+            kept: None,
         })
     }
 

@@ -11,7 +11,7 @@ use super::{CallLife, Env};
 use crate::bridges::{BridgeId, IdKey};
 use crate::ids::new_id;
 use crate::lanes::CallKey;
-use crate::outputs::{Action, Event, Handle, RunId};
+use crate::outputs::{Action, Event, Handle, KeptValue, RunId};
 use crate::policy::Caller;
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
@@ -42,7 +42,7 @@ pub struct PendingView {
 }
 
 /// A pending deferred confirmation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Confirmation {
     pub confirm_id: String,
     pub tool: ToolKey,
@@ -57,10 +57,9 @@ pub struct Confirmation {
     pub state: Option<String>,
     pub requester: Requester,
     pub expires_at: u64,
-    /// The validation run whose value JS keeps for the approved run (see
-    /// [`crate::machine::Action::Run`]); JS is told to forget it when the
-    /// confirmation ends otherwise.
-    pub validated: Option<RunId>,
+    /// The value JS keeps for the approved run; JS is told to forget it
+    /// when the confirmation ends otherwise.
+    pub kept: Option<KeptValue>,
 }
 
 /// Pending confirmations in creation order.
@@ -237,12 +236,11 @@ impl CallLife {
             Origin::Held(handle) => Requester::Waiting(handle),
         };
         let held = matches!(requester, Requester::Waiting(_));
-        let (tool_key, tool_name, call_id, input, validated) = (
+        let (tool_key, tool_name, call_id, input) = (
             call.tool,
             tool.name.clone(),
             call.call_id.clone(),
             Calls::input(call),
-            call.validated,
         );
         let confirm_id = match new_id(env.rng.as_mut()) {
             Ok(id) => id,
@@ -252,6 +250,8 @@ impl CallLife {
                 return self.finish(env, key, ToolResult::error(error_message::TOOL_FAILED), now);
             }
         };
+        // The kept value passes to the confirmation, for the approved run.
+        let kept = self.calls.get_mut(key).and_then(|call| call.kept.take());
         let evicted = self.confirmations.add(Confirmation {
             confirm_id: confirm_id.clone(),
             tool: tool_key,
@@ -263,12 +263,8 @@ impl CallLife {
             state: prepared.state,
             requester,
             expires_at: now.saturating_add(env.settings.confirm_expiry_ms),
-            validated,
+            kept,
         });
-        // The kept value passes to the confirmation, for the approved run.
-        if let Some(call) = self.calls.get_mut(key) {
-            call.validated = None;
-        }
         if let Some(evicted) = evicted {
             self.expire(env, evicted);
         }
@@ -306,7 +302,7 @@ impl CallLife {
             return;
         };
         if let Some(confirmation) = self.confirmations.take(&confirm_id) {
-            env.out.forget_validated(confirmation.validated);
+            env.out.forget_validated(confirmation.kept);
             env.out.complete(
                 handle,
                 ToolResult::Cancelled {
@@ -319,7 +315,7 @@ impl CallLife {
 
     /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
     pub(crate) fn expire(&mut self, env: &mut Env, confirmation: Confirmation) {
-        env.out.forget_validated(confirmation.validated);
+        env.out.forget_validated(confirmation.kept);
         let result = env.refused(
             RefusedCode::ConfirmationExpired,
             refused_message::CONFIRMATION_EXPIRED,
@@ -365,7 +361,7 @@ impl CallLife {
         let result = match scope {
             Some(scope) if approve => {
                 // The approved run waits its turn on the scope like any call.
-                let key = self.enqueue(NewCall {
+                self.enqueue(NewCall {
                     origin: Origin::Local(handle),
                     tool: confirmation.tool,
                     tool_name: confirmation.tool_name,
@@ -379,10 +375,8 @@ impl CallLife {
                         requester: confirmation.requester,
                         state: confirmation.state,
                     }),
+                    kept: confirmation.kept,
                 });
-                if let Some(call) = self.calls.get_mut(key) {
-                    call.validated = confirmation.validated;
-                }
                 self.pump(env, now);
                 return handle;
             }
@@ -394,7 +388,7 @@ impl CallLife {
             _ => env.gone_since_confirmation(),
         };
         // Not run: the answer goes to the requesting bridge too.
-        env.out.forget_validated(confirmation.validated);
+        env.out.forget_validated(confirmation.kept);
         env.send_confirmed(&confirmation.requester, confirm_id, result.clone());
         env.out.complete(handle, result);
         handle
@@ -504,7 +498,7 @@ mod tests {
             state: None,
             requester: Requester::Local,
             expires_at,
-            validated: None,
+            kept: None,
         }
     }
 
