@@ -98,10 +98,17 @@ pub(crate) enum Stage {
     Validating(RunId),
     Preparing(RunId),
     ReadingState(RunId),
-    Running(RunId),
+    /// Its tool runs in JS; `snapshot`: the run took one (decided at its
+    /// start, as the tool may be gone by its end).
+    Running {
+        run: RunId,
+        snapshot: bool,
+    },
+    /// Its run was aborted and has until `deadline` to settle.
     Aborting {
         run: RunId,
         deadline: u64,
+        snapshot: bool,
     },
 }
 
@@ -112,7 +119,7 @@ impl Stage {
             Stage::Validating(run)
             | Stage::Preparing(run)
             | Stage::ReadingState(run)
-            | Stage::Running(run)
+            | Stage::Running { run, .. }
             | Stage::Aborting { run, .. } => Some(run),
         }
     }
@@ -132,8 +139,6 @@ pub(crate) struct Call {
     pub(crate) rev: Option<u64>,
     pub(crate) stage: Stage,
     pub(crate) approval: Option<Approval>,
-    /// Its run took a snapshot (decided at start: the tool may be gone by the end).
-    pub(crate) snapshot: bool,
     /// The value JS keeps for this call's run.
     pub(crate) kept: Option<KeptValue>,
 }
@@ -193,7 +198,6 @@ impl Calls {
             rev: new.rev,
             stage: Stage::Queued,
             approval: new.approval,
-            snapshot: false,
             kept: new.kept,
         });
         key
@@ -253,11 +257,12 @@ impl Calls {
         }
     }
 
-    /// A call's run starts: the value JS kept for it (used up) and its
-    /// input's text, handed to JS (the call holds none from then on).
+    /// A call's run starts (`Running`): the value JS kept for it (used up)
+    /// and its input's text, handed to JS (the call holds none from then on).
     pub(crate) fn start_running(
         &mut self,
         key: CallKey,
+        run: RunId,
         snapshot: bool,
     ) -> (Option<KeptValue>, String) {
         let Some(index) = self.index(key) else {
@@ -266,7 +271,7 @@ impl Calls {
         let Some(call) = self.list.get_mut(index) else {
             return (None, String::from("null"));
         };
-        call.snapshot = snapshot;
+        call.stage = Stage::Running { run, snapshot };
         let input = call.input.take().unwrap_or_else(JsonText::null);
         self.input_bytes = self.input_bytes.saturating_sub(input.len());
         (call.kept.take(), input.into_string())
@@ -617,8 +622,12 @@ impl CallLife {
             return;
         };
         match call.stage {
-            Stage::Running(run) => {
-                call.stage = Stage::Aborting { run, deadline };
+            Stage::Running { run, snapshot } => {
+                call.stage = Stage::Aborting {
+                    run,
+                    deadline,
+                    snapshot,
+                };
                 env.out.action(Action::Abort { run });
             }
             Stage::Aborting { .. } => {}
@@ -743,10 +752,9 @@ impl CallLife {
             call.call_id.clone(),
         );
         let run = self.calls.new_run();
-        self.calls.set_stage(key, Stage::Running(run));
         // The run uses up the kept value (JS forgets it as it starts), and
         // the input's text goes to JS: nothing after this reads it.
-        let (kept, input) = self.calls.start_running(key, snapshot);
+        let (kept, input) = self.calls.start_running(key, run, snapshot);
         env.out.action(Action::Run {
             run,
             tool,
@@ -784,13 +792,13 @@ impl CallLife {
         let Some((key, call)) = self.calls.waiting_for(run) else {
             return self.late(env, run, &outcome);
         };
-        if !matches!(call.stage, Stage::Running(_) | Stage::Aborting { .. }) {
+        let (Stage::Running { snapshot, .. } | Stage::Aborting { snapshot, .. }) = call.stage
+        else {
             return;
-        }
+        };
         let tool_name = call.tool_name.clone();
         let call_id = call.call_id.clone();
         let tool = env.registry.by_key(call.tool);
-        let snapshot = call.snapshot;
         let result = match outcome {
             // The text is kept as it is (`Data`): one copy of a large result.
             Outcome::Ok(text) => match text.map(Data::from_json) {
@@ -994,10 +1002,10 @@ impl CallLife {
             let Some(mut call) = self.remove_call(env, key) else {
                 break;
             };
-            if let Stage::Aborting { run, .. } = call.stage {
+            if let Stage::Aborting { run, snapshot, .. } = call.stage {
                 self.calls
                     .abandon(run, core::mem::take(&mut call.tool_name));
-                if call.snapshot {
+                if snapshot {
                     env.out.action(Action::DropRestorer { run });
                 }
             }
@@ -1032,8 +1040,13 @@ impl CallLife {
                 break;
             };
             match stage {
-                Stage::Running(run) => {
-                    self.calls.set_stage(key, Stage::Aborting { run, deadline });
+                Stage::Running { run, snapshot } => {
+                    let aborting = Stage::Aborting {
+                        run,
+                        deadline,
+                        snapshot,
+                    };
+                    self.calls.set_stage(key, aborting);
                     env.out.action(Action::Abort { run });
                 }
                 Stage::Aborting { .. } => {}
@@ -1120,7 +1133,13 @@ mod tests {
         assert_eq!(calls.first_from(BridgeId(0), CallKey(1)), None);
         assert_eq!(calls.first_from(BridgeId(1), CallKey(1)), Some(c));
         let run = calls.new_run();
-        calls.set_stage(b, Stage::Running(run));
+        calls.set_stage(
+            b,
+            Stage::Running {
+                run,
+                snapshot: false,
+            },
+        );
         assert_eq!(calls.waiting_for(run).map(|(k, _)| k), Some(b));
         assert_eq!(calls.new_run(), RunId(1), "runs are unique");
         assert_eq!(calls.remove(a).map(|c| c.key), Some(a));
@@ -1152,6 +1171,7 @@ mod tests {
             Stage::Aborting {
                 run: RunId(0),
                 deadline: 5,
+                snapshot: false,
             },
         );
         calls.set_stage(
@@ -1159,6 +1179,7 @@ mod tests {
             Stage::Aborting {
                 run: RunId(1),
                 deadline: 9,
+                snapshot: false,
             },
         );
         assert_eq!(calls.next_deadline(), Some(5));
