@@ -51,6 +51,7 @@ use serde_json::Value;
 use crate::bridges::Bridges;
 pub use crate::bridges::{BridgeId, BridgeOptions, OnChange};
 use crate::ids::{new_id, RandomSource};
+use crate::lifecycle::calls::PageRequest;
 pub use crate::lifecycle::calls::{Outcome, Prepared, Validated};
 pub use crate::lifecycle::confirmations::{PendingView, DEFAULT_CONFIRM_EXPIRY_MS};
 use crate::lifecycle::{CallLife, Env, Settings};
@@ -602,8 +603,14 @@ impl Toolmark {
         rev: Option<u64>,
         now: u64,
     ) -> Handle {
-        self.life
-            .call(&mut self.env, name, input_json, caller, rev, now)
+        let request = PageRequest {
+            name,
+            input_json,
+            caller,
+            rev,
+            held: false,
+        };
+        self.life.call(&mut self.env, request, now)
     }
 
     /// A page call held through a deferred confirmation (a WebMCP
@@ -613,8 +620,14 @@ impl Toolmark {
     /// `cancelled operator` when rejected, `refused confirmation_expired`
     /// when it expires, `cancelled signal` when aborted meanwhile.
     pub fn call_held(&mut self, name: &str, input_json: &str, caller: Caller, now: u64) -> Handle {
-        self.life
-            .call_held(&mut self.env, name, input_json, caller, now)
+        let request = PageRequest {
+            name,
+            input_json,
+            caller,
+            rev: None,
+            held: true,
+        };
+        self.life.call(&mut self.env, request, now)
     }
 
     /// The `signal` of a page call was aborted. A held call is cancelled in

@@ -143,6 +143,17 @@ pub(crate) struct Call {
     pub(crate) kept: Option<KeptValue>,
 }
 
+/// A page request for a call: `tm.call`, or a WebMCP `execute` held
+/// through a deferred confirmation.
+pub(crate) struct PageRequest<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) input_json: &'a str,
+    pub(crate) caller: Caller,
+    pub(crate) rev: Option<u64>,
+    /// Held: it completes with the confirmation's outcome ([`Origin::Held`]).
+    pub(crate) held: bool,
+}
+
 /// An admitted call, before it is queued.
 #[derive(Debug)]
 pub(crate) struct NewCall {
@@ -508,51 +519,21 @@ impl CallLife {
         key
     }
 
-    pub(crate) fn call(
-        &mut self,
-        env: &mut Env,
-        name: &str,
-        input_json: &str,
-        caller: Caller,
-        rev: Option<u64>,
-        now: u64,
-    ) -> Handle {
+    /// A page request's call: queued when admitted, else completed at once.
+    pub(crate) fn call(&mut self, env: &mut Env, request: PageRequest<'_>, now: u64) -> Handle {
         let handle = self.new_handle();
-        if self.page_call(env, Origin::Local(handle), name, input_json, caller, rev) {
-            self.pump(env, now);
-        }
-        handle
-    }
-
-    pub(crate) fn call_held(
-        &mut self,
-        env: &mut Env,
-        name: &str,
-        input_json: &str,
-        caller: Caller,
-        now: u64,
-    ) -> Handle {
-        let handle = self.new_handle();
-        if self.page_call(env, Origin::Held(handle), name, input_json, caller, None) {
-            self.pump(env, now);
-        }
-        handle
-    }
-
-    /// A page request's call, queued when admitted (`true`: then what can
-    /// start must start), else completed at once.
-    fn page_call(
-        &mut self,
-        env: &mut Env,
-        origin: Origin,
-        name: &str,
-        input_json: &str,
-        caller: Caller,
-        rev: Option<u64>,
-    ) -> bool {
-        let (Origin::Local(handle) | Origin::Held(handle)) = origin else {
-            return false;
+        let origin = if request.held {
+            Origin::Held(handle)
+        } else {
+            Origin::Local(handle)
         };
+        let PageRequest {
+            name,
+            input_json,
+            caller,
+            rev,
+            ..
+        } = request;
         let input = match JsonText::parse(input_json) {
             Ok(input) => input,
             Err(_) => {
@@ -565,7 +546,7 @@ impl CallLife {
                         }],
                     },
                 );
-                return false;
+                return handle;
             }
         };
         let call_id = match new_id(env.rng.as_mut()) {
@@ -578,14 +559,11 @@ impl CallLife {
                 );
                 env.out
                     .complete(handle, ToolResult::error(error_message::TOOL_FAILED));
-                return false;
+                return handle;
             }
         };
         match self.admit(env, name, caller, rev, &input) {
-            Err(result) => {
-                env.out.complete(handle, result);
-                false
-            }
+            Err(result) => env.out.complete(handle, result),
             Ok((key, scope)) => {
                 self.enqueue(NewCall {
                     origin,
@@ -599,9 +577,10 @@ impl CallLife {
                     approval: None,
                     kept: None,
                 });
-                true
+                self.pump(env, now);
             }
         }
+        handle
     }
 
     pub(crate) fn abort(&mut self, env: &mut Env, handle: Handle, now: u64) {
