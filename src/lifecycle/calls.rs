@@ -583,6 +583,8 @@ impl CallLife {
         handle
     }
 
+    /// A page request's signal aborted: its call, its approved run or its
+    /// pending confirmation is cancelled.
     pub(crate) fn abort(&mut self, env: &mut Env, handle: Handle, now: u64) {
         if let Some(key) = self.calls.of_request(handle) {
             self.cancel_call(env, key, now);
@@ -746,6 +748,8 @@ impl CallLife {
         });
     }
 
+    /// Whether a run's `ctx.confirm` may ask a human (else a
+    /// `ctx_confirm_unavailable` event).
     pub(crate) fn ctx_confirm(&mut self, env: &mut Env, run: RunId) -> bool {
         let Some((_, call)) = self.calls.waiting_for(run) else {
             return false;
@@ -767,6 +771,8 @@ impl CallLife {
 
     // ----- answers from JS ----------------------------------------------
 
+    /// A run's outcome answers its call (`late_result` for an abandoned
+    /// run); a snapshot run's restorer is kept on success, dropped otherwise.
     pub(crate) fn handle_outcome(&mut self, env: &mut Env, run: RunId, outcome: Outcome, now: u64) {
         let Some((key, call)) = self.calls.waiting_for(run) else {
             return self.late(env, run, &outcome);
@@ -838,6 +844,7 @@ impl CallLife {
         self.finish(env, key, result, now);
     }
 
+    /// A Standard Schema output check, in dev mode: `output_invalid` on failure.
     pub(crate) fn handle_output_checked(
         &mut self,
         env: &mut Env,
@@ -902,6 +909,8 @@ impl CallLife {
         Some((key, call.tool_name.clone()))
     }
 
+    /// A Standard Schema validation answers `Validating`: on to `Active`
+    /// with the value JS keeps, or the call is answered.
     pub(crate) fn handle_validated(
         &mut self,
         env: &mut Env,
@@ -932,6 +941,7 @@ impl CallLife {
         }
     }
 
+    /// What a confirmation shows answers `Preparing`: the confirmation is requested.
     pub(crate) fn handle_prepared(
         &mut self,
         env: &mut Env,
@@ -948,6 +958,8 @@ impl CallLife {
         }
     }
 
+    /// The form state at approval answers `ReadingState`: unchanged, the
+    /// call runs; changed, it is refused `stale`.
     pub(crate) fn handle_state(
         &mut self,
         env: &mut Env,

@@ -193,6 +193,7 @@ fn redact(changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChange> {
 }
 
 impl CallLife {
+    /// The pending confirmations as the page shows them.
     pub(crate) fn pending_confirmations(&self) -> Vec<PendingView> {
         let mut views = Vec::new();
         for c in self.confirmations.iter() {
@@ -323,6 +324,8 @@ impl CallLife {
         env.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
     }
 
+    /// A human's decision: an approved run is queued like any call; any
+    /// other end is the requester's answer at once.
     pub(crate) fn confirm(
         &mut self,
         env: &mut Env,
@@ -394,6 +397,7 @@ impl CallLife {
         handle
     }
 
+    /// Runs the restorer kept under a call id, or refuses `undo_unavailable`.
     pub(crate) fn undo(&mut self, env: &mut Env, call_id: &str) -> Handle {
         let handle = self.new_handle();
         if let Some(restorer) = self.undo.take(call_id) {
@@ -410,6 +414,7 @@ impl CallLife {
         handle
     }
 
+    /// A restorer finished: its `tm.undo` request completes.
     pub(crate) fn handle_restored(
         &mut self,
         env: &mut Env,
