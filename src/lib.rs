@@ -10,8 +10,8 @@
 //! until it returns the next deadline; it hands the outputs out in one
 //! order. The [`machine`] module docs state that contract and the drain
 //! order, and name the module that owns each concern: [`bridges`],
-//! [`lanes`], [`calls`], [`confirmations`], [`registry`], [`policy`],
-//! [`outputs`].
+//! [`lifecycle`] (calls, lanes, confirmations, undo), [`registry`],
+//! [`policy`], [`outputs`].
 // Hostile input must never panic inside WebAssembly: a trap kills the bridge.
 #![cfg_attr(
     not(test),
@@ -45,13 +45,12 @@ mod prelude {
 }
 
 pub mod bridges;
-pub mod calls;
-pub mod confirmations;
 pub mod forms;
 pub mod given;
 pub mod ids;
 pub mod json_value;
 pub mod lanes;
+pub mod lifecycle;
 pub mod machine;
 pub mod outputs;
 pub mod policy;

@@ -7,9 +7,7 @@
 //! | [`crate::registry`] | tools, scopes, revisions, compiled schemas |
 //! | [`crate::policy`] | who may call what, and what needs a human |
 //! | [`crate::bridges`] | attached bridges and their options, the `clientId` filter (rule 1), the answered-id memory (rule 2) |
-//! | [`crate::lanes`] | per-scope queues, the busy limit (rule 5), which call starts next |
-//! | [`crate::calls`] | calls in flight and their stages, abandoned runs |
-//! | [`crate::confirmations`] | deferred confirmations (≤ 100, expiry), the undo store |
+//! | [`crate::lifecycle`] | a call from admission to its one answer: through [`crate::lanes`] (per-scope queues, the busy limit (rule 5), which call starts next), [`crate::lifecycle::calls`] (calls in flight and their stages, abandoned runs) and [`crate::lifecycle::confirmations`] (deferred confirmations (≤ 100, expiry), the undo store) |
 //! | [`crate::outputs`] | the three output queues |
 //!
 //! # Inputs
@@ -51,22 +49,21 @@ use crate::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::bridges::Bridges;
 pub use crate::bridges::{BridgeId, BridgeOptions, OnChange};
-use crate::bridges::{Bridges, IdKey};
-use crate::calls::Calls;
-pub use crate::calls::{Outcome, Validated};
-use crate::confirmations::{Confirmations, UndoStore};
-pub use crate::confirmations::{PendingView, Prepared, DEFAULT_CONFIRM_EXPIRY_MS};
 use crate::ids::{new_id, RandomSource};
-use crate::lanes::Lanes;
+use crate::lifecycle::calls::PageRequest;
+pub use crate::lifecycle::calls::{Outcome, Prepared, Validated};
+pub use crate::lifecycle::confirmations::{PendingView, DEFAULT_CONFIRM_EXPIRY_MS};
+use crate::lifecycle::{CallLife, Env, Settings};
 use crate::outputs::Outputs;
-pub use crate::outputs::{Action, Event, Output, Transmit};
+pub use crate::outputs::{Action, Event, Handle, Output, RunId, Transmit};
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::protocol::codes::error_message;
+use crate::protocol::Issue;
 use crate::protocol::{
     inbound::is_json_text, parse_for_page, AgentToPage, Changed, ErrorEventCode, Manifest,
-    PageToAgent, ProtocolV1, RefusedCode, Rejection, ResultMessage, ToolManifest,
-    ToolManifestSummary, ToolResult,
+    PageToAgent, ProtocolV1, RefusedCode, Rejection, ToolManifest, ToolManifestSummary, ToolResult,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey};
 use crate::schema::PatternMatcher;
@@ -138,15 +135,6 @@ impl Config {
     }
 }
 
-/// One piece of work handed to JS; its answer names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct RunId(pub u64);
-
-/// A page-side request (`tm.call`, `tm.confirmPending`, `tm.undo`), completed
-/// by [`Event::Completed`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct Handle(pub u64);
-
 /// A misconfiguration, as thrown in dev mode.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolmarkError {
@@ -181,39 +169,28 @@ impl core::fmt::Display for ToolmarkError {
 impl core::error::Error for ToolmarkError {}
 
 /// The page's Toolmark core. See the module docs for inputs, outputs and
-/// the drain order. Each concern is a module that owns its state; the
-/// machine routes inputs to them.
+/// the drain order. It owns the call lifecycle and the state it lends to
+/// it (registry, policy, bridges, outputs…), and routes each input to the
+/// module that decides it.
 pub struct Toolmark {
-    pub(crate) config: Config,
-    pub(crate) policy: Policy,
-    pub(crate) rng: Box<dyn RandomSource>,
-    pub(crate) matcher: Box<dyn PatternMatcher>,
-    pub(crate) registry: Registry,
-    pub(crate) bridges: Bridges,
-    pub(crate) lanes: Lanes,
-    pub(crate) calls: Calls,
-    pub(crate) confirmations: Confirmations,
-    pub(crate) undo: UndoStore,
-    pub(crate) out: Outputs,
+    config: Config,
+    life: CallLife,
+    env: Env,
     budget_warned_rev: Option<u64>,
-    next_handle: u64,
 }
 
 impl core::fmt::Debug for Toolmark {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Toolmark")
-            .field("client_id", &self.bridges.client_id())
-            .field("rev", &self.registry.rev())
-            .field("tools", &self.registry.len())
-            .field("calls", &self.calls.len())
-            .field("pending_confirmations", &self.confirmations.len())
+            .field("client_id", &self.env.bridges.client_id())
+            .field("rev", &self.env.registry.rev())
+            .field("tools", &self.env.registry.len())
+            .field("calls", &self.life.calls_in_flight())
+            .field(
+                "pending_confirmations",
+                &self.life.pending_confirmation_count(),
+            )
             .finish_non_exhaustive()
-    }
-}
-
-pub(crate) fn error_result(message: &str) -> ToolResult {
-    ToolResult::Error {
-        message: message.to_owned(),
     }
 }
 
@@ -225,11 +202,6 @@ fn no_confirmation_path(tool: &str) -> String {
 }
 
 impl Toolmark {
-    /// A refusal at the current revision.
-    pub(crate) fn refused(&self, code: RefusedCode, message: &str) -> ToolResult {
-        ToolResult::refused(code, message, self.registry.rev())
-    }
-
     /// Creates the core and mints the page's `clientId`. Bad `policy` or
     /// `confirmMode` entries are `Err` in dev mode, else error events.
     pub fn new(
@@ -247,23 +219,28 @@ impl Toolmark {
             code: ErrorEventCode::TransportFailed,
             message: e.message(),
         })?;
+        let settings = Settings {
+            dev: config.dev,
+            confirm_expiry_ms: config.confirm_expiry_ms,
+            abort_grace_ms: config.abort_grace_ms,
+            inline_confirm: config.inline_confirm,
+        };
         let mut machine = Toolmark {
             config,
-            policy,
-            rng,
-            matcher,
-            registry: Registry::new(),
-            bridges: Bridges::new(client_id),
-            lanes: Lanes::default(),
-            calls: Calls::default(),
-            confirmations: Confirmations::default(),
-            undo: UndoStore::default(),
-            out: Outputs::default(),
+            life: CallLife::default(),
+            env: Env {
+                registry: Registry::new(),
+                policy,
+                settings,
+                rng,
+                matcher,
+                bridges: Bridges::new(client_id),
+                out: Outputs::default(),
+            },
             budget_warned_rev: None,
-            next_handle: 0,
         };
         for issue in issues {
-            machine.out.error(issue.code, issue.message, None);
+            machine.env.out.error(issue.code, issue.message, None);
         }
         Ok(machine)
     }
@@ -272,18 +249,18 @@ impl Toolmark {
 
     /// This page load's id: every agent → page message must carry it.
     pub fn client_id(&self) -> &str {
-        self.bridges.client_id()
+        self.env.bridges.client_id()
     }
 
     pub fn rev(&self) -> u64 {
-        self.registry.rev()
+        self.env.registry.rev()
     }
 
     /// The manifest entries visible to `caller`, sorted by name.
     pub fn manifest(&self, caller: Caller) -> Vec<ToolManifestSummary> {
         let mut entries = Vec::new();
-        for tool in self.registry.tools() {
-            if self.policy.visible(caller, &tool.def.hints) {
+        for tool in self.env.registry.tools() {
+            if self.env.policy.visible(caller, &tool.def.hints) {
                 entries.push(tool.summary());
             }
         }
@@ -293,8 +270,8 @@ impl Toolmark {
     /// The full entries (with their schemas) visible to `caller`, sorted by name.
     pub fn manifest_entries(&self, caller: Caller) -> Vec<ToolManifest> {
         let mut entries = Vec::new();
-        for tool in self.registry.tools() {
-            if self.policy.visible(caller, &tool.def.hints) {
+        for tool in self.env.registry.tools() {
+            if self.env.policy.visible(caller, &tool.def.hints) {
                 entries.push(tool.manifest());
             }
         }
@@ -303,45 +280,46 @@ impl Toolmark {
 
     /// Calls the machine is handling (queued, or with JS), for bounds checks.
     pub fn calls_in_flight(&self) -> usize {
-        self.calls.len()
+        self.life.calls_in_flight()
     }
 
     /// Bytes of input text held by the calls in flight and the pending
     /// confirmations (bounded by [`crate::lanes::MAX_HELD_INPUT_BYTES`]).
     pub fn held_input_bytes(&self) -> usize {
-        self.calls.input_bytes() + self.confirmations.input_bytes()
+        self.life.held_input_bytes()
     }
 
     /// The most pending calls on any one scope.
     pub fn max_pending_per_scope(&self) -> usize {
-        self.lanes.max_pending()
+        self.life.max_pending_per_scope()
     }
 
     /// Pending calls on the scope of the named tool (`None` for no such tool).
     pub fn scope_pending(&self, tool: &str) -> Option<usize> {
-        self.registry
+        self.env
+            .registry
             .by_name(tool)
-            .map(|t| self.lanes.pending(t.scope))
+            .map(|t| self.life.scope_pending(t.scope))
     }
 
     pub fn pending_confirmation_count(&self) -> usize {
-        self.confirmations.len()
+        self.life.pending_confirmation_count()
     }
 
     /// Rule 2's in-flight half: a call under `id` from a bridge (attached
     /// or not) has not settled yet.
     pub fn is_call_in_flight(&self, id: &str) -> bool {
-        self.calls.is_in_flight_from_a_bridge(id)
+        self.life.is_call_in_flight(id)
     }
 
     /// Answered ids the page remembers (at most 1000, for all its bridges).
     pub fn answered_ids(&self) -> usize {
-        self.bridges.answered_ids().len()
+        self.env.bridges.answered_ids().len()
     }
 
     /// Bytes the answered-id memory holds, for bounds checks.
     pub fn answered_memory_bytes(&self) -> usize {
-        self.bridges.answered_ids().held_bytes()
+        self.env.bridges.answered_ids().held_bytes()
     }
 
     // ----- outputs -------------------------------------------------------
@@ -350,17 +328,10 @@ impl Toolmark {
     /// queued, [`Output::Timeout`] with the next time
     /// [`Toolmark::handle_timeout`] must be called.
     pub fn poll_output(&mut self) -> Output {
-        self.out
+        self.env
+            .out
             .pop()
-            .unwrap_or_else(|| Output::Timeout(self.next_deadline()))
-    }
-
-    /// The earliest confirmation expiry or end of an abort grace period.
-    fn next_deadline(&self) -> Option<u64> {
-        match (self.confirmations.next_expiry(), self.calls.next_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+            .unwrap_or_else(|| Output::Timeout(self.life.next_deadline()))
     }
 
     // ----- registry ------------------------------------------------------
@@ -375,7 +346,7 @@ impl Toolmark {
         if self.config.dev {
             Err(error.into())
         } else {
-            self.out.error(error.code, error.message, tool);
+            self.env.out.error(error.code, error.message, tool);
             Ok(None)
         }
     }
@@ -389,30 +360,36 @@ impl Toolmark {
     ) -> Result<Option<ToolKey>, ToolmarkError> {
         let tool_name = def.name.clone();
         // (A tool to confirm is visible: only `hide` is not.)
-        let needs_path = self.policy.decide(Caller::Inapp, &def.hints) == Decision::Confirm
-            && self.policy.confirm_mode() == ConfirmMode::None;
+        let needs_path = self.env.policy.decide(Caller::Inapp, &def.hints) == Decision::Confirm
+            && self.env.policy.confirm_mode() == ConfirmMode::None;
         if self.config.dev && needs_path {
             return Err(ToolmarkError {
                 code: ErrorEventCode::MissingConfirmHandler,
                 message: no_confirmation_path(&tool_name),
             });
         }
-        let matcher = self.matcher.as_ref();
-        let (key, warnings) = match self.registry.register(scope, def, self.config.dev, matcher) {
+        let matcher = self.env.matcher.as_ref();
+        let (key, warnings) = match self
+            .env
+            .registry
+            .register(scope, def, self.config.dev, matcher)
+        {
             Ok(registered) => registered,
             Err(error) => return self.misconfigured(error, Some(tool_name)),
         };
         let full_name = self
+            .env
             .registry
             .by_key(key)
             .map(|t| t.name.clone())
             .unwrap_or(tool_name);
         for warning in warnings {
-            self.out
+            self.env
+                .out
                 .error(warning.code, warning.message, Some(full_name.clone()));
         }
         if needs_path {
-            self.out.error(
+            self.env.out.error(
                 ErrorEventCode::MissingConfirmHandler,
                 {
                     let mut message = no_confirmation_path(&full_name);
@@ -428,7 +405,7 @@ impl Toolmark {
 
     /// Unregisters a tool; unknown or already removed keys are ignored.
     pub fn unregister(&mut self, key: ToolKey, now: u64) {
-        if self.registry.unregister(key) {
+        if self.env.registry.unregister(key) {
             self.revised(now);
         }
     }
@@ -439,7 +416,7 @@ impl Toolmark {
         parent: ScopeId,
         name: &str,
     ) -> Result<Option<ScopeId>, ToolmarkError> {
-        match self.registry.create_scope(parent, name) {
+        match self.env.registry.create_scope(parent, name) {
             Ok(scope) => Ok(Some(scope)),
             Err(error) => self.misconfigured(error, None),
         }
@@ -447,7 +424,7 @@ impl Toolmark {
 
     /// Disposes a scope and its descendants (one revision if tools went).
     pub fn dispose_scope(&mut self, scope: ScopeId, now: u64) -> Result<(), ToolmarkError> {
-        match self.registry.dispose_scope(scope) {
+        match self.env.registry.dispose_scope(scope) {
             Ok(0) => Ok(()),
             Ok(_) => {
                 self.revised(now);
@@ -460,17 +437,17 @@ impl Toolmark {
     /// After every change of the tool set: tell the bridges, check the budget,
     /// and start what can start (queued calls may now find their tool gone).
     fn revised(&mut self, now: u64) {
-        let rev = self.registry.rev();
-        self.out.event(Event::RevChanged { rev });
+        let rev = self.env.registry.rev();
+        self.env.out.event(Event::RevChanged { rev });
         // In id order; sending changes no bridge.
-        for (bridge, on_change) in self.bridges.attached() {
+        for (bridge, on_change) in self.env.bridges.attached() {
             match on_change {
                 OnChange::Manifest => self.send_manifest(bridge),
                 OnChange::Changed => self.send(
                     bridge,
                     PageToAgent::Changed(Changed {
                         protocol: ProtocolV1,
-                        client_id: self.bridges.client_id().to_owned(),
+                        client_id: self.env.bridges.client_id().to_owned(),
                         rev,
                     }),
                 ),
@@ -482,7 +459,7 @@ impl Toolmark {
             && self.budget_warned_rev != Some(rev)
         {
             self.budget_warned_rev = Some(rev);
-            self.out.error(
+            self.env.out.error(
                 ErrorEventCode::ToolBudgetExceeded,
                 format!(
                     "{} tools are visible to the agent, over the budget of {}",
@@ -492,14 +469,14 @@ impl Toolmark {
                 None,
             );
         }
-        self.pump(now);
+        self.life.pump(&mut self.env, now);
     }
 
     // ----- bridges -------------------------------------------------------
 
     /// Attaches a bridge and sends its first manifest (possibly empty).
     pub fn attach(&mut self, options: BridgeOptions) -> BridgeId {
-        let id = self.bridges.attach(options);
+        let id = self.env.bridges.attach(options);
         self.send_manifest(id);
         id
     }
@@ -509,25 +486,23 @@ impl Toolmark {
     /// scope until it settles or its grace period ends, see
     /// `drop_calls_of`), its transport closed.
     pub fn detach(&mut self, bridge: BridgeId, now: u64) {
-        if !self.bridges.detach(bridge) {
+        if !self.env.bridges.detach(bridge) {
             return;
         }
-        self.drop_calls_of(bridge, now);
-        self.out.action(Action::Close { bridge });
-        self.pump(now);
+        self.life.drop_calls_of(&mut self.env, bridge, now);
+        self.env.out.action(Action::Close { bridge });
+        self.life.pump(&mut self.env, now);
     }
 
-    pub(crate) fn send(&mut self, bridge: BridgeId, message: PageToAgent) {
-        if self.bridges.contains(bridge) {
-            self.out.transmit(bridge, message.into_json());
-        }
+    fn send(&mut self, bridge: BridgeId, message: PageToAgent) {
+        self.env.send(bridge, message);
     }
 
     fn send_manifest(&mut self, bridge: BridgeId) {
         let message = PageToAgent::Manifest(Manifest {
             protocol: ProtocolV1,
-            client_id: self.bridges.client_id().to_owned(),
-            rev: self.registry.rev(),
+            client_id: self.env.bridges.client_id().to_owned(),
+            rev: self.env.registry.rev(),
             tools: self.manifest(Caller::Inapp),
         });
         self.send(bridge, message);
@@ -549,31 +524,35 @@ impl Toolmark {
     }
 
     fn inbound(&mut self, bridge: BridgeId, text: &str, frame: bool, now: u64) {
-        let Some(options) = self.bridges.options(bridge) else {
+        let Some(options) = self.env.bridges.options(bridge) else {
             return;
         };
         // Rule 1: another page's message (`Ok(None)`) is ignored silently.
-        match parse_for_page(text, options.max_message_bytes, self.bridges.client_id()) {
+        match parse_for_page(
+            text,
+            options.max_message_bytes,
+            self.env.bridges.client_id(),
+        ) {
             Ok(None) => {}
             Ok(Some(AgentToPage::Call(call))) => {
-                self.inbound_call(bridge, call.id, call.tool, call.input, call.rev, now)
+                self.life.inbound_call(&mut self.env, bridge, call, now)
             }
             Ok(Some(AgentToPage::Describe(describe))) => {
                 self.inbound_describe(bridge, describe.id, &describe.tool)
             }
-            Ok(Some(AgentToPage::Cancel(cancel))) => self.inbound_cancel(bridge, &cancel.id, now),
+            Ok(Some(AgentToPage::Cancel(cancel))) => {
+                self.life
+                    .cancel_from_bridge(&mut self.env, bridge, &cancel.id, now)
+            }
             // An empty id could not be answered in a valid `result`: dropped.
             Err(Rejection::UnsupportedProtocol {
                 id: Some(id),
                 client_id: Some(client_id),
-            }) if client_id == self.bridges.client_id() && !id.is_empty() => {
+            }) if client_id == self.env.bridges.client_id() && !id.is_empty() => {
                 // Rule 4: answered, once.
-                if !self.is_duplicate(&id) {
-                    self.answer_bridge(
-                        bridge,
-                        &id,
-                        error_result(error_message::UNSUPPORTED_PROTOCOL),
-                    );
+                if !self.life.is_duplicate(&self.env.bridges, &id) {
+                    let result = ToolResult::error(error_message::UNSUPPORTED_PROTOCOL);
+                    self.env.answer_bridge(bridge, &id, result);
                 }
             }
             Err(Rejection::TooLarge { .. } | Rejection::Malformed { .. })
@@ -586,73 +565,40 @@ impl Toolmark {
     /// [`Rejection::NotJson`]): dropped with an `invalid_message` event, as
     /// malformed text is.
     pub fn handle_inbound_not_json(&mut self, bridge: BridgeId) {
-        if self.bridges.options(bridge).is_some() {
+        if self.env.bridges.options(bridge).is_some() {
             self.invalid_message(&Rejection::NotJson);
         }
     }
 
     fn invalid_message(&mut self, rejection: &Rejection) {
-        self.out
+        self.env
+            .out
             .error(ErrorEventCode::InvalidMessage, rejection.message(), None);
     }
 
-    /// Rule 2, per page: in flight on any of its bridges, or among the
-    /// page's last 1000 answered ids. (Two bridges receiving one call: the
-    /// first delivery runs and is answered on its bridge, the second is a
-    /// duplicate; an answered id stays one after its bridge detached.)
-    pub(crate) fn is_duplicate(&self, id: &str) -> bool {
-        // One key for both lookups: a long id's is a SHA-256 digest.
-        let key = IdKey::of(id);
-        self.bridges.was_answered(&key) || self.calls.in_flight_from_a_bridge(&key)
-    }
-
-    pub(crate) fn answer_bridge(&mut self, bridge: BridgeId, id: &str, result: ToolResult) {
-        self.bridges.answered(id);
-        self.send(
-            bridge,
-            PageToAgent::Result(ResultMessage {
-                protocol: ProtocolV1,
-                client_id: self.bridges.client_id().to_owned(),
-                id: id.to_owned(),
-                result,
-            }),
-        );
-    }
-
     fn inbound_describe(&mut self, bridge: BridgeId, id: String, tool: &str) {
-        if self.is_duplicate(&id) {
+        let env = &mut self.env;
+        if self.life.is_duplicate(&env.bridges, &id) {
             return;
         }
-        let entry = self
+        let entry = env
             .registry
             .by_name(tool)
-            .filter(|t| self.policy.visible(Caller::Inapp, &t.def.hints))
+            .filter(|t| env.policy.visible(Caller::Inapp, &t.def.hints))
             .map(Tool::manifest);
         let result = match entry {
             Some(entry) => ToolResult::Ok {
                 data: Some(entry.to_value().into()),
             },
-            None => self.refused(RefusedCode::UnknownTool, "No such tool"),
+            None => env.refused(RefusedCode::UnknownTool, "No such tool"),
         };
-        self.answer_bridge(bridge, &id, result);
-    }
-
-    fn inbound_cancel(&mut self, bridge: BridgeId, id: &str, now: u64) {
-        if let Some(key) = self.calls.by_bridge_id(bridge, id) {
-            self.cancel_call(key, now);
-        }
-    }
-
-    pub(crate) fn new_handle(&mut self) -> Handle {
-        let handle = Handle(self.next_handle);
-        self.next_handle += 1;
-        handle
+        env.answer_bridge(bridge, &id, result);
     }
 
     /// A failure the page's JS reported (a transport's `send` or `close`,
     /// a WebMCP registration): an error event, queued with the others.
     pub fn handle_failure(&mut self, code: ErrorEventCode, message: String, tool: Option<String>) {
-        self.out.error(code, message, tool);
+        self.env.out.error(code, message, tool);
     }
 
     /// A connection state the bridge's transport reported: a `status`
@@ -660,20 +606,124 @@ impl Toolmark {
     /// that never opened ([`crate::transport::status`]). Ignored once the
     /// bridge detached.
     pub fn handle_transport_status(&mut self, bridge: BridgeId, status: Status) {
-        let Some(failed_attempt) = self.bridges.observe_status(bridge, &status) else {
+        let Some(failed_attempt) = self.env.bridges.observe_status(bridge, &status) else {
             return;
         };
-        self.out.event(Event::Status { bridge, status });
+        self.env.out.event(Event::Status { bridge, status });
         if let Some(message) = failed_attempt {
-            self.out
+            self.env
+                .out
                 .error(ErrorEventCode::TransportFailed, message, None);
         }
     }
 
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub fn handle_timeout(&mut self, now: u64) {
-        self.expire_due(now);
-        self.abandon_out_of_grace(now);
+        self.life.handle_timeout(&mut self.env, now);
+    }
+
+    // ----- calls, confirmations, undo -----------------------------------
+
+    /// `tm.call(name, input, { caller, rev })`: completes with the result.
+    pub fn call(
+        &mut self,
+        name: &str,
+        input_json: &str,
+        caller: Caller,
+        rev: Option<u64>,
+        now: u64,
+    ) -> Handle {
+        let request = PageRequest {
+            name,
+            input_json,
+            caller,
+            rev,
+            held: false,
+        };
+        self.life.call(&mut self.env, request, now)
+    }
+
+    /// A page call held through a deferred confirmation (a WebMCP
+    /// `execute`, whose agent has no protocol for `needs_confirmation`):
+    /// like [`Toolmark::call`], but a tool that needs a human completes only
+    /// when the confirmation ends: with the approved run's result,
+    /// `cancelled operator` when rejected, `refused confirmation_expired`
+    /// when it expires, `cancelled signal` when aborted meanwhile.
+    pub fn call_held(&mut self, name: &str, input_json: &str, caller: Caller, now: u64) -> Handle {
+        let request = PageRequest {
+            name,
+            input_json,
+            caller,
+            rev: None,
+            held: true,
+        };
+        self.life.call(&mut self.env, request, now)
+    }
+
+    /// The `signal` of a page call was aborted. A held call is cancelled in
+    /// whichever stage it is: its own run, its pending confirmation (taken
+    /// out of the pending list), or the approved run.
+    pub fn abort(&mut self, handle: Handle, now: u64) {
+        self.life.abort(&mut self.env, handle, now)
+    }
+
+    /// `tm.confirmPending(confirmId, approve)`: completes with the final result,
+    /// which also goes to the requesting bridge as `confirmed`.
+    pub fn confirm(&mut self, confirm_id: &str, approve: bool, now: u64) -> Handle {
+        self.life.confirm(&mut self.env, confirm_id, approve, now)
+    }
+
+    /// `tm.undo(callId)`: runs the restorer kept for that call, once.
+    pub fn undo(&mut self, call_id: &str) -> Handle {
+        self.life.undo(&mut self.env, call_id)
+    }
+
+    /// The pending deferred confirmations, oldest first.
+    pub fn pending_confirmations(&self) -> Vec<PendingView> {
+        self.life.pending_confirmations()
+    }
+
+    /// `ctx.confirm` was used by a run: true when its caller has an inline
+    /// confirmation path (a human, with the page's handler).
+    pub fn ctx_confirm(&mut self, run: RunId) -> bool {
+        self.life.ctx_confirm(&mut self.env, run)
+    }
+
+    /// A tool run settled.
+    pub fn handle_outcome(&mut self, run: RunId, outcome: Outcome, now: u64) {
+        self.life.handle_outcome(&mut self.env, run, outcome, now)
+    }
+
+    /// Dev mode: what the tool's Standard Schema `outputSchema` (which
+    /// only JS can run) said of the value the run returned, before its
+    /// outcome: an `output_invalid` event for the first issue, or for a
+    /// validator that threw (`Err`, its detail). The value still goes out.
+    /// (JSON Schema outputs are checked in [`Toolmark::handle_outcome`].)
+    pub fn handle_output_checked(&mut self, run: RunId, checked: Result<Vec<Issue>, String>) {
+        self.life.handle_output_checked(&mut self.env, run, checked)
+    }
+
+    /// A Standard Schema validation finished.
+    /// With `Valid(Some(_))` JS keeps the value itself under `run` until a
+    /// `Run` uses it or `ForgetValidated` says no run will.
+    pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
+        self.life
+            .handle_validated(&mut self.env, run, validated, now)
+    }
+
+    /// A tool's `summary` / `changes` / form state for a confirmation.
+    pub fn handle_prepared(&mut self, run: RunId, prepared: Result<Prepared, String>, now: u64) {
+        self.life.handle_prepared(&mut self.env, run, prepared, now)
+    }
+
+    /// The form state read again at approval: a change means `refused stale`.
+    pub fn handle_state(&mut self, run: RunId, state: Result<Option<String>, String>, now: u64) {
+        self.life.handle_state(&mut self.env, run, state, now)
+    }
+
+    /// A restorer ran (for `tm.undo`).
+    pub fn handle_restored(&mut self, run: RunId, restored: Result<(), String>) {
+        self.life.handle_restored(&mut self.env, run, restored)
     }
 }
 

@@ -6,12 +6,46 @@ use crate::vecmap::Queue;
 use serde::Serialize;
 
 use crate::bridges::BridgeId;
-use crate::machine::{Handle, RunId};
 use crate::policy::Caller;
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, ToolResult};
 use crate::registry::ToolKey;
 use crate::transport::status::Status;
+
+/// One piece of work handed to JS; its answer names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct RunId(pub u64);
+
+/// A page-side request (`tm.call`, `tm.confirmPending`, `tm.undo`), completed
+/// by [`Event::Completed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Handle(pub u64);
+
+/// A value JS keeps from a validation run (a Standard Schema's live value,
+/// e.g. a `Date`) for a call's run. It can be neither copied nor cloned,
+/// and only the crate makes one, so each ends in one place: the
+/// [`Action::Run`] that uses it or the [`Action::ForgetValidated`] that
+/// says no run will.
+#[derive(Debug, PartialEq, Eq)]
+pub struct KeptValue(RunId);
+
+impl KeptValue {
+    /// JS keeps the value that validation run `run` answered with.
+    pub(crate) fn kept_by(run: RunId) -> KeptValue {
+        KeptValue(run)
+    }
+
+    /// The validation run it is kept under, for an [`Action::Prepare`]
+    /// (the value stays kept).
+    pub fn run(&self) -> RunId {
+        self.0
+    }
+
+    /// A run uses it up: the validation run its [`Action::Run`] names.
+    pub(crate) fn used(self) -> RunId {
+        self.0
+    }
+}
 
 /// Work for JS. As JSON (the glue's): `{kind, …}`, the fields camelCase.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -23,7 +57,7 @@ use crate::transport::status::Status;
 pub enum Action {
     /// Call the tool's `run(input, ctx)`; take its `snapshot(input)` first
     /// when asked, and keep the restorer under `run` (`call_id` is
-    /// `ctx.callId`: runs can share it, see [`UndoStore`](crate::confirmations::UndoStore)). With
+    /// `ctx.callId`: runs can share it, see [`UndoStore`](crate::lifecycle::confirmations::UndoStore)). With
     /// `validated`, the input is the value JS kept from that validation run
     /// (a Standard Schema's live value, e.g. a `Date`), used and forgotten;
     /// `input` is its JSON copy.
@@ -155,9 +189,9 @@ impl Outputs {
         self.actions.push_back(action);
     }
 
-    /// JS forgets the value it kept from that validation run, if any.
-    pub fn forget_validated(&mut self, validated: Option<RunId>) {
-        if let Some(run) = validated {
+    /// JS forgets the value it kept, if any.
+    pub fn forget_validated(&mut self, kept: Option<KeptValue>) {
+        if let Some(KeptValue(run)) = kept {
             self.action(Action::ForgetValidated { run });
         }
     }
@@ -193,7 +227,7 @@ mod tests {
         out.event(Event::PendingChanged);
         out.complete(Handle(3), ToolResult::Ok { data: None });
         out.forget_validated(None);
-        out.forget_validated(Some(RunId(4)));
+        out.forget_validated(Some(KeptValue::kept_by(RunId(4))));
         out.action(close(0));
         for text in ["a", "b"] {
             assert!(matches!(out.pop(), Some(Output::Transmit(t)) if t.text == text));

@@ -11,7 +11,7 @@ mod support {
 
 use serde_json::json;
 use support::harness::*;
-use toolmark_bridge::calls::Outcome;
+use toolmark_bridge::machine::Outcome;
 use toolmark_bridge::machine::{Event, Output};
 use toolmark_bridge::protocol::{
     Data, ErrorEventCode, PageToAgent, ProtocolV1, ResultMessage, ToolResult, MAX_RESULT_DEPTH,

@@ -165,6 +165,13 @@ impl ToolResult {
         }
     }
 
+    /// An `error` result with the given message.
+    pub fn error(message: &str) -> Self {
+        ToolResult::Error {
+            message: message.to_owned(),
+        }
+    }
+
     /// A refusal carrying `rev` exactly when its code calls for one.
     pub fn refused(code: RefusedCode, message: impl Into<String>, current_rev: u64) -> Self {
         ToolResult::Refused {

@@ -1,28 +1,28 @@
 //! A call's lifecycle, from a bridge's `call` or a page request to its one
 //! answer: admitted (registry, policy, rule 5), queued in its scope's lane,
 //! validated (in Rust, or by JS for a Standard Schema), confirmed first
-//! when the policy says so (see [`crate::confirmations`]), run by JS,
+//! when the policy says so (see [`super::confirmations`]), run by JS,
 //! aborted with a grace period, answered. `Calls` owns the calls in
 //! flight and the runs abandoned after their grace period; the `impl
-//! Toolmark` below moves a call from stage to stage.
+//! CallLife` below moves a call from stage to stage.
 
 use crate::vecmap::Queue;
 
+use super::{CallLife, Env};
 use crate::bridges::{BridgeId, IdKey};
-use crate::confirmations::Prepared;
-use crate::confirmations::Requester;
 use crate::ids::new_id;
 use crate::lanes::{over_input_budget, CallKey};
-use crate::machine::{error_result, Handle, RunId, Toolmark};
-use crate::outputs::Action;
+use crate::outputs::{Action, Handle, KeptValue, RunId};
 use crate::policy::{Caller, ConfirmMode, Decision};
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
-    CancelledBy, Data, ErrorEventCode, Issue, JsonText, RefusedCode, ToolResult,
+    field_changes_from_value, parse_value, to_json, Call as CallMessage, CancelledBy, Data,
+    ErrorEventCode, FieldChange, Issue, JsonText, RefusedCode, ToolResult,
 };
 use crate::registry::{ScopeId, ToolKey, Validator};
 use hashbrown::HashSet;
+use serde_json::Value;
 
 /// Abandoned runs remembered to report `late_result`.
 const ABANDONED_MEMORY: usize = 1000;
@@ -62,6 +62,61 @@ pub(crate) enum Origin {
     Held(Handle),
 }
 
+/// Where the call that created a confirmation came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Requester {
+    /// A bridge: its `confirmed` goes back there (or, once it has been
+    /// detached, to the bridges attached then).
+    Bridge(u32),
+    /// `tm.call` in the page: no `confirmed` message.
+    Local,
+    /// A held page request ([`Toolmark::call_held`](crate::machine::Toolmark::call_held)): completed with the
+    /// outcome instead of a `confirmed` message.
+    Waiting(Handle),
+}
+
+/// What a tool's `summary` / `changes` / form state gave for a confirmation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prepared {
+    pub summary: Option<String>,
+    pub changes: Option<Vec<FieldChange>>,
+    pub state: Option<String>,
+}
+
+impl Prepared {
+    /// The JSON text of `{ summary, changes, state }` as the tool's functions
+    /// gave them (`None`: JSON cannot carry them): `summary` a string,
+    /// `changes` FieldChanges, the state a string or any JSON (as its text);
+    /// `null` or absent is none.
+    pub fn from_text(text: Option<&str>) -> Result<Prepared, String> {
+        let text = text.ok_or_else(|| String::from("summary/changes are not JSON"))?;
+        let value = parse_value(text).map_err(|e| e.message())?;
+        let summary = match value.get("summary") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err("summary() must return a string".into()),
+        };
+        let changes =
+            match value.get("changes") {
+                None | Some(Value::Null) => None,
+                Some(changes) => Some(field_changes_from_value(changes).map_err(|_| {
+                    String::from("changes() must return [{ path, before?, after? }]")
+                })?),
+            };
+        let state = match value.get("state") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            // `to_json`, not `Value`'s `Display`: one serde_json serializer in the module.
+            Some(other) => Some(to_json(other)),
+        };
+        Ok(Prepared {
+            summary,
+            changes,
+            state,
+        })
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Approval {
     pub(crate) confirm_id: String,
@@ -78,10 +133,17 @@ pub(crate) enum Stage {
     Validating(RunId),
     Preparing(RunId),
     ReadingState(RunId),
-    Running(RunId),
+    /// Its tool runs in JS; `snapshot`: the run took one (decided at its
+    /// start, as the tool may be gone by its end).
+    Running {
+        run: RunId,
+        snapshot: bool,
+    },
+    /// Its run was aborted and has until `deadline` to settle.
     Aborting {
         run: RunId,
         deadline: u64,
+        snapshot: bool,
     },
 }
 
@@ -92,13 +154,13 @@ impl Stage {
             Stage::Validating(run)
             | Stage::Preparing(run)
             | Stage::ReadingState(run)
-            | Stage::Running(run)
+            | Stage::Running { run, .. }
             | Stage::Aborting { run, .. } => Some(run),
         }
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Call {
     pub(crate) key: CallKey,
     pub(crate) origin: Origin,
@@ -112,10 +174,19 @@ pub(crate) struct Call {
     pub(crate) rev: Option<u64>,
     pub(crate) stage: Stage,
     pub(crate) approval: Option<Approval>,
-    /// Its run took a snapshot (decided at start: the tool may be gone by the end).
-    pub(crate) snapshot: bool,
-    /// The validation run whose value JS keeps for this call's run.
-    pub(crate) validated: Option<RunId>,
+    /// The value JS keeps for this call's run.
+    pub(crate) kept: Option<KeptValue>,
+}
+
+/// A page request for a call: `tm.call`, or a WebMCP `execute` held
+/// through a deferred confirmation.
+pub(crate) struct PageRequest<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) input_json: &'a str,
+    pub(crate) caller: Caller,
+    pub(crate) rev: Option<u64>,
+    /// Held: it completes with the confirmation's outcome ([`Origin::Held`]).
+    pub(crate) held: bool,
 }
 
 /// An admitted call, before it is queued.
@@ -130,6 +201,8 @@ pub(crate) struct NewCall {
     pub(crate) input: JsonText,
     pub(crate) rev: Option<u64>,
     pub(crate) approval: Option<Approval>,
+    /// The value JS keeps for an approved call's run.
+    pub(crate) kept: Option<KeptValue>,
 }
 
 /// The calls in flight, in key order (which is arrival order), and the
@@ -171,8 +244,7 @@ impl Calls {
             rev: new.rev,
             stage: Stage::Queued,
             approval: new.approval,
-            snapshot: false,
-            validated: None,
+            kept: new.kept,
         });
         key
     }
@@ -219,7 +291,7 @@ impl Calls {
 
     /// A Standard Schema's validated value replaces the input, and JS keeps
     /// the live value under `kept` for the run.
-    pub(crate) fn replace_input(&mut self, key: CallKey, input: JsonText, kept: Option<RunId>) {
+    pub(crate) fn replace_input(&mut self, key: CallKey, input: JsonText, kept: Option<KeptValue>) {
         let Some(index) = self.index(key) else {
             return;
         };
@@ -227,27 +299,28 @@ impl Calls {
             let old = Self::held(call);
             self.input_bytes = (self.input_bytes + input.len()).saturating_sub(old);
             call.input = Some(input);
-            call.validated = kept;
+            call.kept = kept;
         }
     }
 
-    /// A call's run starts: the value JS kept for it (used up) and its
-    /// input's text, handed to JS (the call holds none from then on).
+    /// A call's run starts (`Running`): the value JS kept for it (used up)
+    /// and its input's text, handed to JS (the call holds none from then on).
     pub(crate) fn start_running(
         &mut self,
         key: CallKey,
+        run: RunId,
         snapshot: bool,
-    ) -> (Option<RunId>, String) {
+    ) -> (Option<KeptValue>, String) {
         let Some(index) = self.index(key) else {
             return (None, String::from("null"));
         };
         let Some(call) = self.list.get_mut(index) else {
             return (None, String::from("null"));
         };
-        call.snapshot = snapshot;
+        call.stage = Stage::Running { run, snapshot };
         let input = call.input.take().unwrap_or_else(JsonText::null);
         self.input_bytes = self.input_bytes.saturating_sub(input.len());
-        (call.validated.take(), input.into_string())
+        (call.kept.take(), input.into_string())
     }
 
     fn held(call: &Call) -> usize {
@@ -351,7 +424,7 @@ fn problem_at(path: &str, message: &str) -> String {
     format!(" at '{path}': {message}")
 }
 
-impl Toolmark {
+impl Env {
     /// Rule 6: an unknown tool is `stale` when the caller's rev is older than
     /// ours (the tool is gone), else `unknown_tool`.
     pub(crate) fn missing_tool(&self, rev: Option<u64>) -> ToolResult {
@@ -367,7 +440,7 @@ impl Toolmark {
     }
 
     /// The answer to a call whose tool was unregistered after it was accepted.
-    fn tool_gone(&self, call: &Call) -> ToolResult {
+    pub(crate) fn tool_gone(&self, call: &Call) -> ToolResult {
         match call.approval {
             Some(_) => self.gone_since_confirmation(),
             None => self.missing_tool(call.rev),
@@ -380,29 +453,39 @@ impl Toolmark {
             "The tool is gone since confirmation was requested",
         )
     }
+    /// The one `output_invalid` event: `problem` follows "fails its output schema".
+    pub(crate) fn output_invalid(&mut self, tool_name: String, problem: &str) {
+        let message = format!("output of '{tool_name}' fails its output schema{problem}");
+        self.out
+            .error(ErrorEventCode::OutputInvalid, message, Some(tool_name));
+    }
+}
+
+impl CallLife {
     /// Checks a new call against the registry, policy and lane bound; `Err`
     /// is the refusal to answer with.
     fn admit(
         &self,
+        env: &Env,
         name: &str,
         caller: Caller,
         rev: Option<u64>,
         input: &JsonText,
     ) -> Result<(ToolKey, ScopeId), ToolResult> {
-        let tool = self
+        let tool = env
             .registry
             .by_name(name)
-            .filter(|t| self.policy.visible(caller, &t.def.hints))
-            .ok_or_else(|| self.missing_tool(rev))?;
-        match self.policy.decide(caller, &tool.def.hints) {
+            .filter(|t| env.policy.visible(caller, &t.def.hints))
+            .ok_or_else(|| env.missing_tool(rev))?;
+        match env.policy.decide(caller, &tool.def.hints) {
             Decision::Deny | Decision::Hide => {
-                return Err(self.refused(
+                return Err(env.refused(
                     RefusedCode::NotAllowed,
                     "The caller's policy does not allow this tool",
                 ))
             }
-            Decision::Confirm if self.policy.confirm_mode() == ConfirmMode::None => {
-                return Err(self.refused(
+            Decision::Confirm if env.policy.confirm_mode() == ConfirmMode::None => {
+                return Err(env.refused(
                     RefusedCode::NotAllowed,
                     "This tool needs a human's confirmation and there is no confirmation path",
                 ))
@@ -410,13 +493,13 @@ impl Toolmark {
             _ => {}
         }
         if self.lanes.is_busy(tool.scope) {
-            return Err(self.refused(
+            return Err(env.refused(
                 RefusedCode::Busy,
                 "The tool's scope already has 32 pending calls",
             ));
         }
         if over_input_budget(self.held_input_bytes(), input.len()) {
-            return Err(self.refused(
+            return Err(env.refused(
                 RefusedCode::Busy,
                 "The page already holds 32 MiB of input for pending calls",
             ));
@@ -424,20 +507,27 @@ impl Toolmark {
         Ok((tool.key, tool.scope))
     }
 
+    /// A bridge's `call`: a duplicate (rule 2) is dropped, a refusal
+    /// answered, an admitted call queued.
     pub(crate) fn inbound_call(
         &mut self,
+        env: &mut Env,
         bridge: BridgeId,
-        id: String,
-        tool: String,
-        input: JsonText,
-        rev: Option<u64>,
+        call: CallMessage,
         now: u64,
     ) {
-        if self.is_duplicate(&id) {
+        let CallMessage {
+            id,
+            tool,
+            input,
+            rev,
+            ..
+        } = call;
+        if self.is_duplicate(&env.bridges, &id) {
             return;
         }
-        match self.admit(&tool, Caller::Inapp, rev, &input) {
-            Err(result) => self.answer_bridge(bridge, &id, result),
+        match self.admit(env, &tool, Caller::Inapp, rev, &input) {
+            Err(result) => env.answer_bridge(bridge, &id, result),
             Ok((key, scope)) => {
                 self.enqueue(NewCall {
                     origin: Origin::Bridge(bridge),
@@ -449,8 +539,9 @@ impl Toolmark {
                     input,
                     rev,
                     approval: None,
+                    kept: None,
                 });
-                self.pump(now);
+                self.pump(env, now);
             }
         }
     }
@@ -463,48 +554,25 @@ impl Toolmark {
         key
     }
 
-    /// `tm.call(name, input, { caller, rev })`: completes with the result.
-    pub fn call(
-        &mut self,
-        name: &str,
-        input_json: &str,
-        caller: Caller,
-        rev: Option<u64>,
-        now: u64,
-    ) -> Handle {
+    /// A page request's call: queued when admitted, else completed at once.
+    pub(crate) fn call(&mut self, env: &mut Env, request: PageRequest<'_>, now: u64) -> Handle {
         let handle = self.new_handle();
-        self.page_call(Origin::Local(handle), name, input_json, caller, rev, now);
-        handle
-    }
-
-    /// A page call held through a deferred confirmation (a WebMCP
-    /// `execute`, whose agent has no protocol for `needs_confirmation`):
-    /// like [`Toolmark::call`], but a tool that needs a human completes only
-    /// when the confirmation ends: with the approved run's result,
-    /// `cancelled operator` when rejected, `refused confirmation_expired`
-    /// when it expires, `cancelled signal` when aborted meanwhile.
-    pub fn call_held(&mut self, name: &str, input_json: &str, caller: Caller, now: u64) -> Handle {
-        let handle = self.new_handle();
-        self.page_call(Origin::Held(handle), name, input_json, caller, None, now);
-        handle
-    }
-
-    fn page_call(
-        &mut self,
-        origin: Origin,
-        name: &str,
-        input_json: &str,
-        caller: Caller,
-        rev: Option<u64>,
-        now: u64,
-    ) {
-        let (Origin::Local(handle) | Origin::Held(handle)) = origin else {
-            return;
+        let origin = if request.held {
+            Origin::Held(handle)
+        } else {
+            Origin::Local(handle)
         };
+        let PageRequest {
+            name,
+            input_json,
+            caller,
+            rev,
+            ..
+        } = request;
         let input = match JsonText::parse(input_json) {
             Ok(input) => input,
             Err(_) => {
-                self.out.complete(
+                env.out.complete(
                     handle,
                     ToolResult::Invalid {
                         issues: vec![Issue {
@@ -513,24 +581,24 @@ impl Toolmark {
                         }],
                     },
                 );
-                return;
+                return handle;
             }
         };
-        let call_id = match new_id(self.rng.as_mut()) {
+        let call_id = match new_id(env.rng.as_mut()) {
             Ok(id) => id,
             Err(error) => {
-                self.out.error(
+                env.out.error(
                     ErrorEventCode::ToolThrew,
                     error.message(),
                     Some(name.into()),
                 );
-                self.out
-                    .complete(handle, error_result(error_message::TOOL_FAILED));
-                return;
+                env.out
+                    .complete(handle, ToolResult::error(error_message::TOOL_FAILED));
+                return handle;
             }
         };
-        match self.admit(name, caller, rev, &input) {
-            Err(result) => self.out.complete(handle, result),
+        match self.admit(env, name, caller, rev, &input) {
+            Err(result) => env.out.complete(handle, result),
             Ok((key, scope)) => {
                 self.enqueue(NewCall {
                     origin,
@@ -542,40 +610,46 @@ impl Toolmark {
                     input,
                     rev,
                     approval: None,
+                    kept: None,
                 });
-                self.pump(now);
+                self.pump(env, now);
             }
         }
+        handle
     }
 
-    /// The `signal` of a page call was aborted. A held call is cancelled in
-    /// whichever stage it is: its own run, its pending confirmation (taken
-    /// out of the pending list), or the approved run.
-    pub fn abort(&mut self, handle: Handle, now: u64) {
+    /// A page request's signal aborted: its call, its approved run or its
+    /// pending confirmation is cancelled.
+    pub(crate) fn abort(&mut self, env: &mut Env, handle: Handle, now: u64) {
         if let Some(key) = self.calls.of_request(handle) {
-            self.cancel_call(key, now);
+            self.cancel_call(env, key, now);
         } else if let Some(key) = self.calls.approved_for(handle) {
-            self.cancel_call(key, now);
+            self.cancel_call(env, key, now);
         } else {
-            self.abort_held_confirmation(handle);
+            self.abort_held_confirmation(env, handle);
         }
     }
 
     /// `cancel`: a queued call is answered `cancelled signal` at once; a
     /// running one is aborted and gets the grace period to settle.
-    pub(crate) fn cancel_call(&mut self, key: CallKey, now: u64) {
-        let deadline = now.saturating_add(self.config.abort_grace_ms);
+    pub(crate) fn cancel_call(&mut self, env: &mut Env, key: CallKey, now: u64) {
+        let deadline = now.saturating_add(env.settings.abort_grace_ms);
         let Some(call) = self.calls.get_mut(key) else {
             return;
         };
         match call.stage {
-            Stage::Running(run) => {
-                call.stage = Stage::Aborting { run, deadline };
-                self.out.action(Action::Abort { run });
+            Stage::Running { run, snapshot } => {
+                call.stage = Stage::Aborting {
+                    run,
+                    deadline,
+                    snapshot,
+                };
+                env.out.action(Action::Abort { run });
             }
             Stage::Aborting { .. } => {}
             _ => {
                 self.finish(
+                    env,
                     key,
                     ToolResult::Cancelled {
                         by: CancelledBy::Signal,
@@ -587,10 +661,10 @@ impl Toolmark {
     }
 
     /// Starts queued calls on every idle lane, until nothing more can start.
-    pub(crate) fn pump(&mut self, now: u64) {
+    pub(crate) fn pump(&mut self, env: &mut Env, now: u64) {
         while let Some(key) = self.lanes.next_to_start() {
             self.calls.set_stage(key, Stage::Active);
-            self.start(key, now);
+            self.start(env, key, now);
         }
     }
 
@@ -599,13 +673,13 @@ impl Toolmark {
     }
 
     /// A call reaches the front of its lane.
-    pub(crate) fn start(&mut self, key: CallKey, now: u64) {
+    pub(crate) fn start(&mut self, env: &mut Env, key: CallKey, now: u64) {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(tool) = self.registry.by_key(call.tool) else {
+        let Some(tool) = env.registry.by_key(call.tool) else {
             // Unregistered while the call waited.
-            return self.finish(key, self.tool_gone(call), now);
+            return self.finish(env, key, env.tool_gone(call), now);
         };
         if call.approval.is_some() {
             if tool.def.has_state {
@@ -613,21 +687,21 @@ impl Toolmark {
                 let tool = call.tool;
                 let run = self.calls.new_run();
                 self.calls.set_stage(key, Stage::ReadingState(run));
-                self.out.action(Action::ReadState { run, tool, input });
+                env.out.action(Action::ReadState { run, tool, input });
                 return;
             }
-            return self.start_run(key, now);
+            return self.start_run(env, key, now);
         }
         match &tool.input {
-            Validator::Any => self.validated(key, now),
+            Validator::Any => self.validated(env, key, now),
             Validator::Json(schema) => {
                 let input = call.input.as_ref().map_or("null", JsonText::as_str);
-                let issues = schema.validate_text(input, self.matcher.as_ref());
+                let issues = schema.validate_text(input, env.matcher.as_ref());
                 if issues.is_empty() {
-                    self.validated(key, now)
+                    self.validated(env, key, now)
                 } else {
                     let issues = Issue::from_schema(issues);
-                    self.finish(key, ToolResult::invalid(issues), now)
+                    self.finish(env, key, ToolResult::invalid(issues), now)
                 }
             }
             Validator::Refused(message) => {
@@ -635,37 +709,37 @@ impl Toolmark {
                     path: String::new(),
                     message: message.clone(),
                 };
-                self.finish(key, ToolResult::invalid(vec![issue]), now)
+                self.finish(env, key, ToolResult::invalid(vec![issue]), now)
             }
             Validator::External => {
                 let input = Self::input_text(call);
                 let tool = call.tool;
                 let run = self.calls.new_run();
                 self.calls.set_stage(key, Stage::Validating(run));
-                self.out.action(Action::Validate { run, tool, input });
+                env.out.action(Action::Validate { run, tool, input });
             }
         }
     }
 
     /// Valid input: confirm first, or run.
-    fn validated(&mut self, key: CallKey, now: u64) {
+    fn validated(&mut self, env: &mut Env, key: CallKey, now: u64) {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(tool) = self.registry.by_key(call.tool) else {
-            return self.finish(key, self.missing_tool(call.rev), now);
+        let Some(tool) = env.registry.by_key(call.tool) else {
+            return self.finish(env, key, env.missing_tool(call.rev), now);
         };
-        if self.policy.decide(call.caller, &tool.def.hints) != Decision::Confirm {
-            return self.start_run(key, now);
+        if env.policy.decide(call.caller, &tool.def.hints) != Decision::Confirm {
+            return self.start_run(env, key, now);
         }
         let def = &tool.def;
         if def.has_summary || def.has_changes || def.has_state {
             let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
             let input = Self::input_text(call);
-            let (tool, validated) = (call.tool, call.validated);
+            let (tool, validated) = (call.tool, call.kept.as_ref().map(KeptValue::run));
             let run = self.calls.new_run();
             self.calls.set_stage(key, Stage::Preparing(run));
-            self.out.action(Action::Prepare {
+            env.out.action(Action::Prepare {
                 run,
                 tool,
                 input,
@@ -675,17 +749,17 @@ impl Toolmark {
                 validated,
             });
         } else {
-            self.request_confirmation(key, Prepared::default(), now);
+            self.request_confirmation(env, key, Prepared::default(), now);
         }
     }
 
     /// Only a registered tool ever runs: one gone by now answers the call instead.
-    pub(crate) fn start_run(&mut self, key: CallKey, now: u64) {
+    pub(crate) fn start_run(&mut self, env: &mut Env, key: CallKey, now: u64) {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(snapshot) = self.registry.by_key(call.tool).map(|t| t.def.has_snapshot) else {
-            return self.finish(key, self.tool_gone(call), now);
+        let Some(snapshot) = env.registry.by_key(call.tool).map(|t| t.def.has_snapshot) else {
+            return self.finish(env, key, env.tool_gone(call), now);
         };
         let (tool, name, caller, call_id) = (
             call.tool,
@@ -694,11 +768,10 @@ impl Toolmark {
             call.call_id.clone(),
         );
         let run = self.calls.new_run();
-        self.calls.set_stage(key, Stage::Running(run));
         // The run uses up the kept value (JS forgets it as it starts), and
         // the input's text goes to JS: nothing after this reads it.
-        let (validated, input) = self.calls.start_running(key, snapshot);
-        self.out.action(Action::Run {
+        let (kept, input) = self.calls.start_running(key, run, snapshot);
+        env.out.action(Action::Run {
             run,
             tool,
             name,
@@ -706,21 +779,21 @@ impl Toolmark {
             caller,
             call_id,
             snapshot,
-            validated,
+            validated: kept.map(KeptValue::used),
         });
     }
 
-    /// `ctx.confirm` was used by a run: true when its caller has an inline
-    /// confirmation path (a human, with the page's handler).
-    pub fn ctx_confirm(&mut self, run: RunId) -> bool {
+    /// Whether a run's `ctx.confirm` may ask a human (else a
+    /// `ctx_confirm_unavailable` event).
+    pub(crate) fn ctx_confirm(&mut self, env: &mut Env, run: RunId) -> bool {
         let Some((_, call)) = self.calls.waiting_for(run) else {
             return false;
         };
-        if call.caller == Caller::Human && self.config.inline_confirm {
+        if call.caller == Caller::Human && env.settings.inline_confirm {
             return true;
         }
         let (caller, tool) = (call.caller, call.tool_name.clone());
-        self.out.error(
+        env.out.error(
             ErrorEventCode::CtxConfirmUnavailable,
             format!(
                 "ctx.confirm is not available to caller {}: it has no inline confirmation path",
@@ -733,61 +806,62 @@ impl Toolmark {
 
     // ----- answers from JS ----------------------------------------------
 
-    /// A tool run settled.
-    pub fn handle_outcome(&mut self, run: RunId, outcome: Outcome, now: u64) {
+    /// A run's outcome answers its call (`late_result` for an abandoned
+    /// run); a snapshot run's restorer is kept on success, dropped otherwise.
+    pub(crate) fn handle_outcome(&mut self, env: &mut Env, run: RunId, outcome: Outcome, now: u64) {
         let Some((key, call)) = self.calls.waiting_for(run) else {
-            return self.late(run, &outcome);
+            return self.late(env, run, &outcome);
         };
-        if !matches!(call.stage, Stage::Running(_) | Stage::Aborting { .. }) {
+        let (Stage::Running { snapshot, .. } | Stage::Aborting { snapshot, .. }) = call.stage
+        else {
             return;
-        }
+        };
         let tool_name = call.tool_name.clone();
         let call_id = call.call_id.clone();
-        let tool = self.registry.by_key(call.tool);
-        let snapshot = call.snapshot;
+        let tool = env.registry.by_key(call.tool);
         let result = match outcome {
             // The text is kept as it is (`Data`): one copy of a large result.
             Outcome::Ok(text) => match text.map(Data::from_json) {
                 None => ToolResult::Ok { data: None },
                 Some(Ok(data)) => {
-                    if self.config.dev {
+                    if env.settings.dev {
                         if let Some(Validator::Json(schema)) = tool.and_then(|t| t.output.as_ref())
                         {
                             let problem = match data.to_value() {
                                 Ok(value) => schema
-                                    .validate(&value, self.matcher.as_ref())
+                                    .validate(&value, env.matcher.as_ref())
                                     .first()
                                     .map(|first| problem_at(&first.path, &first.message)),
                                 Err(reason) => Some(format!(" unchecked: {reason}")),
                             };
                             if let Some(problem) = problem {
-                                self.output_invalid(tool_name.clone(), &problem);
+                                env.output_invalid(tool_name.clone(), &problem);
                             }
                         }
                     }
                     ToolResult::Ok { data: Some(data) }
                 }
                 Some(Err(reason)) => {
-                    self.out.error(
+                    env.out.error(
                         ErrorEventCode::TransportFailed,
                         format!("result of '{tool_name}' is not serializable: {reason}"),
                         Some(tool_name.clone()),
                     );
-                    error_result(error_message::NOT_SERIALIZABLE)
+                    ToolResult::error(error_message::NOT_SERIALIZABLE)
                 }
             },
             Outcome::Threw(detail) => {
-                self.out
+                env.out
                     .error(ErrorEventCode::ToolThrew, detail, Some(tool_name.clone()));
-                error_result(error_message::TOOL_FAILED)
+                ToolResult::error(error_message::TOOL_FAILED)
             }
             Outcome::NotSerializable(detail) => {
-                self.out.error(
+                env.out.error(
                     ErrorEventCode::TransportFailed,
                     format!("result of '{tool_name}' is not serializable: {detail}"),
                     Some(tool_name.clone()),
                 );
-                error_result(error_message::NOT_SERIALIZABLE)
+                ToolResult::error(error_message::NOT_SERIALIZABLE)
             }
             Outcome::Aborted => ToolResult::Cancelled {
                 by: CancelledBy::Signal,
@@ -796,21 +870,22 @@ impl Toolmark {
         if snapshot {
             if matches!(result, ToolResult::Ok { .. }) {
                 for forgotten in self.undo.insert(&call_id, run) {
-                    self.out.action(Action::DropRestorer { run: forgotten });
+                    env.out.action(Action::DropRestorer { run: forgotten });
                 }
             } else {
-                self.out.action(Action::DropRestorer { run });
+                env.out.action(Action::DropRestorer { run });
             }
         }
-        self.finish(key, result, now);
+        self.finish(env, key, result, now);
     }
 
-    /// Dev mode: what the tool's Standard Schema `outputSchema` (which
-    /// only JS can run) said of the value the run returned, before its
-    /// outcome: an `output_invalid` event for the first issue, or for a
-    /// validator that threw (`Err`, its detail). The value still goes out.
-    /// (JSON Schema outputs are checked in [`Toolmark::handle_outcome`].)
-    pub fn handle_output_checked(&mut self, run: RunId, checked: Result<Vec<Issue>, String>) {
+    /// A Standard Schema output check, in dev mode: `output_invalid` on failure.
+    pub(crate) fn handle_output_checked(
+        &mut self,
+        env: &mut Env,
+        run: RunId,
+        checked: Result<Vec<Issue>, String>,
+    ) {
         let Some((_, call)) = self.calls.waiting_for(run) else {
             return;
         };
@@ -822,19 +897,12 @@ impl Toolmark {
             },
             Err(detail) => format!(": its validator threw ({detail})"),
         };
-        self.output_invalid(tool_name, &problem);
-    }
-
-    /// The one `output_invalid` event: `problem` follows "fails its output schema".
-    fn output_invalid(&mut self, tool_name: String, problem: &str) {
-        let message = format!("output of '{tool_name}' fails its output schema{problem}");
-        self.out
-            .error(ErrorEventCode::OutputInvalid, message, Some(tool_name));
+        env.output_invalid(tool_name, &problem);
     }
 
     /// An outcome for a run no call waits for: `late_result` when the run was
     /// abandoned after its grace period.
-    fn late(&mut self, run: RunId, outcome: &Outcome) {
+    fn late(&mut self, env: &mut Env, run: RunId, outcome: &Outcome) {
         let Some(tool) = self.calls.take_abandoned(run) else {
             return;
         };
@@ -844,7 +912,7 @@ impl Toolmark {
             Outcome::NotSerializable(_) => "returned an unserializable value",
             Outcome::Aborted => "was aborted",
         };
-        self.out.error(
+        env.out.error(
             ErrorEventCode::LateResult,
             format!("tool '{tool}' {status} after its call was abandoned"),
             Some(tool),
@@ -855,14 +923,15 @@ impl Toolmark {
     /// gets the generic "Tool failed".
     pub(crate) fn tool_failed(
         &mut self,
+        env: &mut Env,
         key: CallKey,
         tool_name: String,
         detail: String,
         now: u64,
     ) {
-        self.out
+        env.out
             .error(ErrorEventCode::ToolThrew, detail, Some(tool_name));
-        self.finish(key, error_result(error_message::TOOL_FAILED), now)
+        self.finish(env, key, ToolResult::error(error_message::TOOL_FAILED), now)
     }
 
     /// The call waiting for this answer from JS, if it is in `stage`, and
@@ -875,13 +944,18 @@ impl Toolmark {
         Some((key, call.tool_name.clone()))
     }
 
-    /// A Standard Schema validation finished.
-    /// With `Valid(Some(_))` JS keeps the value itself under `run` until a
-    /// `Run` uses it or `ForgetValidated` says no run will.
-    pub fn handle_validated(&mut self, run: RunId, validated: Validated, now: u64) {
-        let kept = matches!(validated, Validated::Valid(Some(_))).then_some(run);
+    /// A Standard Schema validation answers `Validating`: on to `Active`
+    /// with the value JS keeps, or the call is answered.
+    pub(crate) fn handle_validated(
+        &mut self,
+        env: &mut Env,
+        run: RunId,
+        validated: Validated,
+        now: u64,
+    ) {
+        let kept = matches!(validated, Validated::Valid(Some(_))).then(|| KeptValue::kept_by(run));
         let Some((key, tool_name)) = self.take_step(run, Stage::Validating(run)) else {
-            return self.out.forget_validated(kept);
+            return env.out.forget_validated(kept);
         };
         match validated {
             Validated::Valid(text) => {
@@ -889,32 +963,45 @@ impl Toolmark {
                     match JsonText::parse(&text) {
                         Ok(value) => self.calls.replace_input(key, value, kept),
                         Err(rejection) => {
-                            self.out.forget_validated(kept);
-                            return self.tool_failed(key, tool_name, rejection.message(), now);
+                            env.out.forget_validated(kept);
+                            return self.tool_failed(env, key, tool_name, rejection.message(), now);
                         }
                     }
                 }
                 self.calls.set_stage(key, Stage::Active);
-                self.validated(key, now);
+                self.validated(env, key, now);
             }
-            Validated::Invalid(issues) => self.finish(key, ToolResult::invalid(issues), now),
-            Validated::Threw(detail) => self.tool_failed(key, tool_name, detail, now),
+            Validated::Invalid(issues) => self.finish(env, key, ToolResult::invalid(issues), now),
+            Validated::Threw(detail) => self.tool_failed(env, key, tool_name, detail, now),
         }
     }
 
-    /// A tool's `summary` / `changes` / form state for a confirmation.
-    pub fn handle_prepared(&mut self, run: RunId, prepared: Result<Prepared, String>, now: u64) {
+    /// What a confirmation shows answers `Preparing`: the confirmation is requested.
+    pub(crate) fn handle_prepared(
+        &mut self,
+        env: &mut Env,
+        run: RunId,
+        prepared: Result<Prepared, String>,
+        now: u64,
+    ) {
         let Some((key, tool_name)) = self.take_step(run, Stage::Preparing(run)) else {
             return;
         };
         match prepared {
-            Ok(prepared) => self.request_confirmation(key, prepared, now),
-            Err(detail) => self.tool_failed(key, tool_name, detail, now),
+            Ok(prepared) => self.request_confirmation(env, key, prepared, now),
+            Err(detail) => self.tool_failed(env, key, tool_name, detail, now),
         }
     }
 
-    /// The form state read again at approval: a change means `refused stale`.
-    pub fn handle_state(&mut self, run: RunId, state: Result<Option<String>, String>, now: u64) {
+    /// The form state at approval answers `ReadingState`: unchanged, the
+    /// call runs; changed, it is refused `stale`.
+    pub(crate) fn handle_state(
+        &mut self,
+        env: &mut Env,
+        run: RunId,
+        state: Result<Option<String>, String>,
+        now: u64,
+    ) {
         let Some((key, tool_name)) = self.take_step(run, Stage::ReadingState(run)) else {
             return;
         };
@@ -924,31 +1011,32 @@ impl Toolmark {
             .and_then(|c| c.approval.as_ref())
             .and_then(|a| a.state.clone());
         match state {
-            Ok(state) if state == expected => self.start_run(key, now),
+            Ok(state) if state == expected => self.start_run(env, key, now),
             Ok(_) => {
-                let result = self.refused(RefusedCode::Stale, refused_message::FORM_CHANGED);
-                self.finish(key, result, now)
+                let result = env.refused(RefusedCode::Stale, refused_message::FORM_CHANGED);
+                self.finish(env, key, result, now)
             }
-            Err(detail) => self.tool_failed(key, tool_name, detail, now),
+            Err(detail) => self.tool_failed(env, key, tool_name, detail, now),
         }
     }
 
     /// Aborted runs out of grace at `now`, in key order. Each is
     /// abandoned: its outcome, if it ever comes, is `late_result`. (What an
     /// answer starts is never aborting, so the search goes on from the start.)
-    pub(crate) fn abandon_out_of_grace(&mut self, now: u64) {
+    pub(crate) fn abandon_out_of_grace(&mut self, env: &mut Env, now: u64) {
         while let Some(key) = self.calls.first_out_of_grace(now) {
-            let Some(mut call) = self.remove_call(key) else {
+            let Some(mut call) = self.remove_call(env, key) else {
                 break;
             };
-            if let Stage::Aborting { run, .. } = call.stage {
+            if let Stage::Aborting { run, snapshot, .. } = call.stage {
                 self.calls
                     .abandon(run, core::mem::take(&mut call.tool_name));
-                if call.snapshot {
-                    self.out.action(Action::DropRestorer { run });
+                if snapshot {
+                    env.out.action(Action::DropRestorer { run });
                 }
             }
             self.answer(
+                env,
                 call,
                 ToolResult::Cancelled {
                     by: CancelledBy::Signal,
@@ -966,8 +1054,8 @@ impl Toolmark {
     /// scope stays busy (rule 5: one run at a time). Its answer goes to no
     /// bridge, but its id joins the page's answered ids: the tool ran for
     /// it, and a replay must not run it again.
-    pub(crate) fn drop_calls_of(&mut self, bridge: BridgeId, now: u64) {
-        let deadline = now.saturating_add(self.config.abort_grace_ms);
+    pub(crate) fn drop_calls_of(&mut self, env: &mut Env, bridge: BridgeId, now: u64) {
+        let deadline = now.saturating_add(env.settings.abort_grace_ms);
         let mut next = self.calls.first_from(bridge, CallKey(0));
         while let Some(key) = next {
             next = key
@@ -978,9 +1066,14 @@ impl Toolmark {
                 break;
             };
             match stage {
-                Stage::Running(run) => {
-                    self.calls.set_stage(key, Stage::Aborting { run, deadline });
-                    self.out.action(Action::Abort { run });
+                Stage::Running { run, snapshot } => {
+                    let aborting = Stage::Aborting {
+                        run,
+                        deadline,
+                        snapshot,
+                    };
+                    self.calls.set_stage(key, aborting);
+                    env.out.action(Action::Abort { run });
                 }
                 Stage::Aborting { .. } => {}
                 // No tool has run for it (only a snapshot run has a
@@ -990,39 +1083,39 @@ impl Toolmark {
                 | Stage::Validating(_)
                 | Stage::Preparing(_)
                 | Stage::ReadingState(_) => {
-                    self.remove_call(key);
+                    self.remove_call(env, key);
                 }
             }
         }
     }
 
     /// Takes a call out, which frees its place in its lane.
-    pub(crate) fn remove_call(&mut self, key: CallKey) -> Option<Call> {
-        let call = self.calls.remove(key)?;
+    pub(crate) fn remove_call(&mut self, env: &mut Env, key: CallKey) -> Option<Call> {
+        let mut call = self.calls.remove(key)?;
         self.lanes.remove(call.scope, key);
         // A value kept for a run that never came.
-        self.out.forget_validated(call.validated);
+        env.out.forget_validated(call.kept.take());
         Some(call)
     }
 
     /// The one answer of a call: to its bridge or page request, plus the
     /// `confirmed` of an approved confirmation. Frees the lane.
-    pub(crate) fn finish(&mut self, key: CallKey, result: ToolResult, now: u64) {
-        if let Some(call) = self.remove_call(key) {
-            self.answer(call, result, now);
+    pub(crate) fn finish(&mut self, env: &mut Env, key: CallKey, result: ToolResult, now: u64) {
+        if let Some(call) = self.remove_call(env, key) {
+            self.answer(env, call, result, now);
         }
     }
 
-    /// The answer of a call already taken out (see [`Toolmark::finish`]).
-    pub(crate) fn answer(&mut self, call: Call, result: ToolResult, now: u64) {
+    /// The answer of a call already taken out (see [`CallLife::finish`]).
+    pub(crate) fn answer(&mut self, env: &mut Env, call: Call, result: ToolResult, now: u64) {
         if let Some(approval) = &call.approval {
-            self.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
+            env.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
         }
         match call.origin {
-            Origin::Bridge(bridge) => self.answer_bridge(bridge, &call.call_id, result),
-            Origin::Local(handle) | Origin::Held(handle) => self.out.complete(handle, result),
+            Origin::Bridge(bridge) => env.answer_bridge(bridge, &call.call_id, result),
+            Origin::Local(handle) | Origin::Held(handle) => env.out.complete(handle, result),
         }
-        self.pump(now);
+        self.pump(env, now);
     }
 }
 
@@ -1041,6 +1134,7 @@ mod tests {
             input: JsonText::null(),
             rev: None,
             approval: None,
+            kept: None,
         })
     }
 
@@ -1065,7 +1159,13 @@ mod tests {
         assert_eq!(calls.first_from(BridgeId(0), CallKey(1)), None);
         assert_eq!(calls.first_from(BridgeId(1), CallKey(1)), Some(c));
         let run = calls.new_run();
-        calls.set_stage(b, Stage::Running(run));
+        calls.set_stage(
+            b,
+            Stage::Running {
+                run,
+                snapshot: false,
+            },
+        );
         assert_eq!(calls.waiting_for(run).map(|(k, _)| k), Some(b));
         assert_eq!(calls.new_run(), RunId(1), "runs are unique");
         assert_eq!(calls.remove(a).map(|c| c.key), Some(a));
@@ -1097,6 +1197,7 @@ mod tests {
             Stage::Aborting {
                 run: RunId(0),
                 deadline: 5,
+                snapshot: false,
             },
         );
         calls.set_stage(
@@ -1104,6 +1205,7 @@ mod tests {
             Stage::Aborting {
                 run: RunId(1),
                 deadline: 9,
+                snapshot: false,
             },
         );
         assert_eq!(calls.next_deadline(), Some(5));
@@ -1121,5 +1223,50 @@ mod tests {
         assert_eq!(calls.take_abandoned(RunId(0)), None, "forgotten");
         assert_eq!(calls.take_abandoned(RunId(1)).as_deref(), Some("t1"));
         assert_eq!(calls.take_abandoned(RunId(1)), None);
+    }
+
+    #[test]
+    fn prepared_reads_summary_changes_and_state() {
+        let prepared = Prepared::from_text(Some(
+            r#"{"summary":"Pay 5","changes":[{"path":"a","before":1,"after":2}],"state":{"n":1}}"#,
+        ));
+        let Ok(prepared) = prepared else {
+            panic!("{prepared:?}")
+        };
+        assert_eq!(prepared.summary.as_deref(), Some("Pay 5"));
+        assert_eq!(prepared.changes.as_ref().map(Vec::len), Some(1));
+        assert_eq!(prepared.state.as_deref(), Some(r#"{"n":1}"#));
+        let texts = Prepared::from_text(Some(r#"{"state":"s"}"#));
+        assert_eq!(texts.map(|p| p.state), Ok(Some(String::from("s"))));
+    }
+
+    #[test]
+    fn prepared_null_or_absent_is_none() {
+        assert_eq!(Prepared::from_text(Some("{}")), Ok(Prepared::default()));
+        assert_eq!(
+            Prepared::from_text(Some(r#"{"summary":null,"changes":null,"state":null}"#)),
+            Ok(Prepared::default())
+        );
+    }
+
+    #[test]
+    fn prepared_refuses_what_the_functions_must_not_return() {
+        assert_eq!(
+            Prepared::from_text(None),
+            Err(String::from("summary/changes are not JSON"))
+        );
+        assert_eq!(
+            Prepared::from_text(Some(r#"{"summary":1}"#)),
+            Err(String::from("summary() must return a string"))
+        );
+        for changes in [r#""x""#, r#"[{"nope":1}]"#, "{}"] {
+            assert_eq!(
+                Prepared::from_text(Some(&format!(r#"{{"changes":{changes}}}"#))),
+                Err(String::from(
+                    "changes() must return [{ path, before?, after? }]"
+                ))
+            );
+        }
+        assert!(Prepared::from_text(Some("{")).is_err());
     }
 }

@@ -1,27 +1,26 @@
 //! Deferred confirmations (at most [`MAX_PENDING_CONFIRMATIONS`] per page,
 //! oldest expired first; expiry) and the undo store (the last
 //! [`UNDO_STORE`] restorers, and those running for `tm.undo`). The `impl
-//! Toolmark` below asks for a confirmation, answers an approval or a
+//! CallLife` below asks for a confirmation, answers an approval or a
 //! rejection, expires confirmations and runs restorers.
 
 use crate::vecmap::Queue;
 
+use super::calls::{Approval, Calls, NewCall, Origin, Prepared, Requester};
+use super::{CallLife, Env};
 use crate::bridges::{BridgeId, IdKey};
-use crate::calls::{Approval, Calls, NewCall, Origin};
 use crate::ids::new_id;
 use crate::lanes::CallKey;
-use crate::machine::{error_result, Handle, RunId, Toolmark};
-use crate::outputs::{Action, Event};
+use crate::outputs::{Action, Event, Handle, KeptValue, RunId};
 use crate::policy::Caller;
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
 use crate::protocol::{
-    field_changes_from_value, parse_value, to_json, CancelledBy, Confirmed, ErrorEventCode,
-    FieldChange, JsonText, PageToAgent, ProtocolV1, RefusedCode, ToolResult,
+    CancelledBy, Confirmed, ErrorEventCode, FieldChange, JsonText, PageToAgent, ProtocolV1,
+    RefusedCode, ToolResult,
 };
 use crate::registry::ToolKey;
 use serde::Serialize;
-use serde_json::Value;
 
 /// Spec: at most 100 pending deferred confirmations per page.
 pub const MAX_PENDING_CONFIRMATIONS: usize = 100;
@@ -29,61 +28,6 @@ pub const MAX_PENDING_CONFIRMATIONS: usize = 100;
 pub const DEFAULT_CONFIRM_EXPIRY_MS: u64 = 600_000;
 /// The undo store keeps the last 100 restorers.
 pub const UNDO_STORE: usize = 100;
-
-/// Where the call that created a confirmation came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Requester {
-    /// A bridge: its `confirmed` goes back there (or, once it has been
-    /// detached, to the bridges attached then).
-    Bridge(u32),
-    /// `tm.call` in the page: no `confirmed` message.
-    Local,
-    /// A held page request ([`Toolmark::call_held`]): completed with the
-    /// outcome instead of a `confirmed` message.
-    Waiting(Handle),
-}
-
-/// What a tool's `summary` / `changes` / form state gave for a confirmation.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Prepared {
-    pub summary: Option<String>,
-    pub changes: Option<Vec<FieldChange>>,
-    pub state: Option<String>,
-}
-
-impl Prepared {
-    /// The JSON text of `{ summary, changes, state }` as the tool's functions
-    /// gave them (`None`: JSON cannot carry them): `summary` a string,
-    /// `changes` FieldChanges, the state a string or any JSON (as its text);
-    /// `null` or absent is none.
-    pub fn from_text(text: Option<&str>) -> Result<Prepared, String> {
-        let text = text.ok_or_else(|| String::from("summary/changes are not JSON"))?;
-        let value = parse_value(text).map_err(|e| e.message())?;
-        let summary = match value.get("summary") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err("summary() must return a string".into()),
-        };
-        let changes =
-            match value.get("changes") {
-                None | Some(Value::Null) => None,
-                Some(changes) => Some(field_changes_from_value(changes).map_err(|_| {
-                    String::from("changes() must return [{ path, before?, after? }]")
-                })?),
-            };
-        let state = match value.get("state") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            // `to_json`, not `Value`'s `Display`: one serde_json serializer in the module.
-            Some(other) => Some(to_json(other)),
-        };
-        Ok(Prepared {
-            summary,
-            changes,
-            state,
-        })
-    }
-}
 
 /// A pending confirmation as the page shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -98,7 +42,7 @@ pub struct PendingView {
 }
 
 /// A pending deferred confirmation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Confirmation {
     pub confirm_id: String,
     pub tool: ToolKey,
@@ -113,10 +57,9 @@ pub struct Confirmation {
     pub state: Option<String>,
     pub requester: Requester,
     pub expires_at: u64,
-    /// The validation run whose value JS keeps for the approved run (see
-    /// [`crate::machine::Action::Run`]); JS is told to forget it when the
-    /// confirmation ends otherwise.
-    pub validated: Option<RunId>,
+    /// The value JS keeps for the approved run; JS is told to forget it
+    /// when the confirmation ends otherwise.
+    pub kept: Option<KeptValue>,
 }
 
 /// Pending confirmations in creation order.
@@ -249,9 +192,9 @@ fn redact(changes: Vec<FieldChange>, sensitive: &[String]) -> Vec<FieldChange> {
     crate::forms::redact_changes(changes, sensitive)
 }
 
-impl Toolmark {
-    /// The pending deferred confirmations, oldest first.
-    pub fn pending_confirmations(&self) -> Vec<PendingView> {
+impl CallLife {
+    /// The pending confirmations as the page shows them.
+    pub(crate) fn pending_confirmations(&self) -> Vec<PendingView> {
         let mut views = Vec::new();
         for c in self.confirmations.iter() {
             views.push(PendingView {
@@ -266,12 +209,18 @@ impl Toolmark {
     }
 
     /// Step 1 of deferred confirmation: store it and answer `needs_confirmation`.
-    pub(crate) fn request_confirmation(&mut self, key: CallKey, prepared: Prepared, now: u64) {
+    pub(crate) fn request_confirmation(
+        &mut self,
+        env: &mut Env,
+        key: CallKey,
+        prepared: Prepared,
+        now: u64,
+    ) {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(tool) = self.registry.by_key(call.tool) else {
-            return self.finish(key, self.missing_tool(call.rev), now);
+        let Some(tool) = env.registry.by_key(call.tool) else {
+            return self.finish(env, key, env.missing_tool(call.rev), now);
         };
         let summary = prepared.summary.unwrap_or_else(|| {
             tool.def
@@ -288,21 +237,22 @@ impl Toolmark {
             Origin::Held(handle) => Requester::Waiting(handle),
         };
         let held = matches!(requester, Requester::Waiting(_));
-        let (tool_key, tool_name, call_id, input, validated) = (
+        let (tool_key, tool_name, call_id, input) = (
             call.tool,
             tool.name.clone(),
             call.call_id.clone(),
             Calls::input(call),
-            call.validated,
         );
-        let confirm_id = match new_id(self.rng.as_mut()) {
+        let confirm_id = match new_id(env.rng.as_mut()) {
             Ok(id) => id,
             Err(error) => {
-                self.out
+                env.out
                     .error(ErrorEventCode::ToolThrew, error.message(), Some(tool_name));
-                return self.finish(key, error_result(error_message::TOOL_FAILED), now);
+                return self.finish(env, key, ToolResult::error(error_message::TOOL_FAILED), now);
             }
         };
+        // The kept value passes to the confirmation, for the approved run.
+        let kept = self.calls.get_mut(key).and_then(|call| call.kept.take());
         let evicted = self.confirmations.add(Confirmation {
             confirm_id: confirm_id.clone(),
             tool: tool_key,
@@ -313,23 +263,20 @@ impl Toolmark {
             changes: changes.clone(),
             state: prepared.state,
             requester,
-            expires_at: now.saturating_add(self.config.confirm_expiry_ms),
-            validated,
+            expires_at: now.saturating_add(env.settings.confirm_expiry_ms),
+            kept,
         });
-        // The kept value passes to the confirmation, for the approved run.
-        if let Some(call) = self.calls.get_mut(key) {
-            call.validated = None;
-        }
         if let Some(evicted) = evicted {
-            self.expire(evicted);
+            self.expire(env, evicted);
         }
         if held {
             // The request stays open; the lane is free for the next call.
-            if self.remove_call(key).is_some() {
-                self.pump(now);
+            if self.remove_call(env, key).is_some() {
+                self.pump(env, now);
             }
         } else {
             self.finish(
+                env,
                 key,
                 ToolResult::NeedsConfirmation {
                     confirm_id,
@@ -339,13 +286,13 @@ impl Toolmark {
                 now,
             );
         }
-        self.out.event(Event::PendingChanged);
+        env.out.event(Event::PendingChanged);
     }
 
     /// A held request aborted while its confirmation is pending: the
     /// confirmation goes (nobody waits for it) and the request completes
     /// `cancelled signal`.
-    pub(crate) fn abort_held_confirmation(&mut self, handle: Handle) {
+    pub(crate) fn abort_held_confirmation(&mut self, env: &mut Env, handle: Handle) {
         let waiting = Requester::Waiting(handle);
         let Some(confirm_id) = self
             .confirmations
@@ -356,27 +303,154 @@ impl Toolmark {
             return;
         };
         if let Some(confirmation) = self.confirmations.take(&confirm_id) {
-            self.out.forget_validated(confirmation.validated);
-            self.out.complete(
+            env.out.forget_validated(confirmation.kept);
+            env.out.complete(
                 handle,
                 ToolResult::Cancelled {
                     by: CancelledBy::Signal,
                 },
             );
-            self.out.event(Event::PendingChanged);
+            env.out.event(Event::PendingChanged);
         }
     }
 
     /// A confirmation expired, was evicted: its requester hears `confirmation_expired`.
-    pub(crate) fn expire(&mut self, confirmation: Confirmation) {
-        self.out.forget_validated(confirmation.validated);
-        let result = self.refused(
+    pub(crate) fn expire(&mut self, env: &mut Env, confirmation: Confirmation) {
+        env.out.forget_validated(confirmation.kept);
+        let result = env.refused(
             RefusedCode::ConfirmationExpired,
             refused_message::CONFIRMATION_EXPIRED,
         );
-        self.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
+        env.send_confirmed(&confirmation.requester, &confirmation.confirm_id, result);
     }
 
+    /// A human's decision: an approved run is queued like any call; any
+    /// other end is the requester's answer at once.
+    pub(crate) fn confirm(
+        &mut self,
+        env: &mut Env,
+        confirm_id: &str,
+        approve: bool,
+        now: u64,
+    ) -> Handle {
+        let handle = self.new_handle();
+        // A late timer must not let an expired confirmation through.
+        self.expire_due(env, now);
+        // Rule 5 holds for approved runs too. A busy scope refuses the
+        // approval but keeps the confirmation pending: the human can retry.
+        let busy_scope = self
+            .confirmations
+            .get(confirm_id)
+            .and_then(|c| env.registry.by_key(c.tool))
+            .is_some_and(|t| self.lanes.is_busy(t.scope));
+        if approve && busy_scope {
+            let result = env.refused(
+                RefusedCode::Busy,
+                "The tool's scope already has 32 pending calls; the confirmation is still pending",
+            );
+            env.out.complete(handle, result);
+            return handle;
+        }
+        let Some(confirmation) = self.confirmations.take(confirm_id) else {
+            let result = env.refused(
+                RefusedCode::ConfirmationExpired,
+                refused_message::CONFIRMATION_EXPIRED,
+            );
+            env.out.complete(handle, result);
+            return handle;
+        };
+        env.out.event(Event::PendingChanged);
+        let scope = env.registry.by_key(confirmation.tool).map(|t| t.scope);
+        let result = match scope {
+            Some(scope) if approve => {
+                // The approved run waits its turn on the scope like any call.
+                self.enqueue(NewCall {
+                    origin: Origin::Local(handle),
+                    tool: confirmation.tool,
+                    tool_name: confirmation.tool_name,
+                    scope,
+                    caller: Caller::Human,
+                    call_id: confirmation.call_id,
+                    input: confirmation.input,
+                    rev: None,
+                    approval: Some(Approval {
+                        confirm_id: confirmation.confirm_id,
+                        requester: confirmation.requester,
+                        state: confirmation.state,
+                    }),
+                    kept: confirmation.kept,
+                });
+                self.pump(env, now);
+                return handle;
+            }
+            // Declined.
+            _ if !approve => ToolResult::Cancelled {
+                by: CancelledBy::Operator,
+            },
+            // Approved, but the tool was unregistered meanwhile.
+            _ => env.gone_since_confirmation(),
+        };
+        // Not run: the answer goes to the requesting bridge too.
+        env.out.forget_validated(confirmation.kept);
+        env.send_confirmed(&confirmation.requester, confirm_id, result.clone());
+        env.out.complete(handle, result);
+        handle
+    }
+
+    /// Runs the restorer kept under a call id, or refuses `undo_unavailable`.
+    pub(crate) fn undo(&mut self, env: &mut Env, call_id: &str) -> Handle {
+        let handle = self.new_handle();
+        if let Some(restorer) = self.undo.take(call_id) {
+            let run = self.calls.new_run();
+            self.undo.restoring(run, handle, call_id.to_owned());
+            env.out.action(Action::Restore { run, restorer });
+        } else {
+            let result = env.refused(
+                RefusedCode::UndoUnavailable,
+                "No restorer for this call (never registered, already used or evicted)",
+            );
+            env.out.complete(handle, result);
+        }
+        handle
+    }
+
+    /// A restorer finished: its `tm.undo` request completes.
+    pub(crate) fn handle_restored(
+        &mut self,
+        env: &mut Env,
+        run: RunId,
+        restored: Result<(), String>,
+    ) {
+        let Some((handle, call_id)) = self.undo.restored(run) else {
+            return;
+        };
+        let result = match restored {
+            Ok(()) => ToolResult::Ok { data: None },
+            Err(detail) => {
+                env.out.error(
+                    ErrorEventCode::ToolThrew,
+                    format!("restorer of call {call_id} threw: {detail}"),
+                    None,
+                );
+                ToolResult::error(error_message::TOOL_FAILED)
+            }
+        };
+        env.out.complete(handle, result);
+    }
+    /// Confirmations expired at `now` are taken out and reported.
+    pub(crate) fn expire_due(&mut self, env: &mut Env, now: u64) {
+        let mut expired_any = false;
+        while let Some(confirmation) = self.confirmations.take_expired(now) {
+            self.expire(env, confirmation);
+            expired_any = true;
+        }
+        if expired_any {
+            env.out.event(Event::PendingChanged);
+        }
+    }
+}
+
+impl Env {
     /// The `confirmed` of a confirmation a bridge call created: to that
     /// bridge, or, when it has been detached since, to every bridge attached
     /// now (the server binds the confirmId to the page's clientId, not to a
@@ -409,173 +483,13 @@ impl Toolmark {
             self.out.transmit(bridge, text.clone());
         }
     }
-
-    /// `tm.confirmPending(confirmId, approve)`: completes with the final result,
-    /// which also goes to the requesting bridge as `confirmed`.
-    pub fn confirm(&mut self, confirm_id: &str, approve: bool, now: u64) -> Handle {
-        let handle = self.new_handle();
-        // A late timer must not let an expired confirmation through.
-        self.expire_due(now);
-        // Rule 5 holds for approved runs too. A busy scope refuses the
-        // approval but keeps the confirmation pending: the human can retry.
-        let busy_scope = self
-            .confirmations
-            .get(confirm_id)
-            .and_then(|c| self.registry.by_key(c.tool))
-            .is_some_and(|t| self.lanes.is_busy(t.scope));
-        if approve && busy_scope {
-            let result = self.refused(
-                RefusedCode::Busy,
-                "The tool's scope already has 32 pending calls; the confirmation is still pending",
-            );
-            self.out.complete(handle, result);
-            return handle;
-        }
-        let Some(confirmation) = self.confirmations.take(confirm_id) else {
-            let result = self.refused(
-                RefusedCode::ConfirmationExpired,
-                refused_message::CONFIRMATION_EXPIRED,
-            );
-            self.out.complete(handle, result);
-            return handle;
-        };
-        self.out.event(Event::PendingChanged);
-        let scope = self.registry.by_key(confirmation.tool).map(|t| t.scope);
-        let result = match scope {
-            Some(scope) if approve => {
-                // The approved run waits its turn on the scope like any call.
-                let key = self.enqueue(NewCall {
-                    origin: Origin::Local(handle),
-                    tool: confirmation.tool,
-                    tool_name: confirmation.tool_name,
-                    scope,
-                    caller: Caller::Human,
-                    call_id: confirmation.call_id,
-                    input: confirmation.input,
-                    rev: None,
-                    approval: Some(Approval {
-                        confirm_id: confirmation.confirm_id,
-                        requester: confirmation.requester,
-                        state: confirmation.state,
-                    }),
-                });
-                if let Some(call) = self.calls.get_mut(key) {
-                    call.validated = confirmation.validated;
-                }
-                self.pump(now);
-                return handle;
-            }
-            // Declined.
-            _ if !approve => ToolResult::Cancelled {
-                by: CancelledBy::Operator,
-            },
-            // Approved, but the tool was unregistered meanwhile.
-            _ => self.gone_since_confirmation(),
-        };
-        // Not run: the answer goes to the requesting bridge too.
-        self.out.forget_validated(confirmation.validated);
-        self.send_confirmed(&confirmation.requester, confirm_id, result.clone());
-        self.out.complete(handle, result);
-        handle
-    }
-
-    /// `tm.undo(callId)`: runs the restorer kept for that call, once.
-    pub fn undo(&mut self, call_id: &str) -> Handle {
-        let handle = self.new_handle();
-        if let Some(restorer) = self.undo.take(call_id) {
-            let run = self.calls.new_run();
-            self.undo.restoring(run, handle, call_id.to_owned());
-            self.out.action(Action::Restore { run, restorer });
-        } else {
-            let result = self.refused(
-                RefusedCode::UndoUnavailable,
-                "No restorer for this call (never registered, already used or evicted)",
-            );
-            self.out.complete(handle, result);
-        }
-        handle
-    }
-
-    /// A restorer ran (for `tm.undo`).
-    pub fn handle_restored(&mut self, run: RunId, restored: Result<(), String>) {
-        let Some((handle, call_id)) = self.undo.restored(run) else {
-            return;
-        };
-        let result = match restored {
-            Ok(()) => ToolResult::Ok { data: None },
-            Err(detail) => {
-                self.out.error(
-                    ErrorEventCode::ToolThrew,
-                    format!("restorer of call {call_id} threw: {detail}"),
-                    None,
-                );
-                error_result(error_message::TOOL_FAILED)
-            }
-        };
-        self.out.complete(handle, result);
-    }
-    /// Confirmations expired at `now` are taken out and reported.
-    pub(crate) fn expire_due(&mut self, now: u64) {
-        let mut expired_any = false;
-        while let Some(confirmation) = self.confirmations.take_expired(now) {
-            self.expire(confirmation);
-            expired_any = true;
-        }
-        if expired_any {
-            self.out.event(Event::PendingChanged);
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::REDACTED;
-
-    #[test]
-    fn prepared_reads_summary_changes_and_state() {
-        let prepared = Prepared::from_text(Some(
-            r#"{"summary":"Pay 5","changes":[{"path":"a","before":1,"after":2}],"state":{"n":1}}"#,
-        ));
-        let Ok(prepared) = prepared else {
-            panic!("{prepared:?}")
-        };
-        assert_eq!(prepared.summary.as_deref(), Some("Pay 5"));
-        assert_eq!(prepared.changes.as_ref().map(Vec::len), Some(1));
-        assert_eq!(prepared.state.as_deref(), Some(r#"{"n":1}"#));
-        let texts = Prepared::from_text(Some(r#"{"state":"s"}"#));
-        assert_eq!(texts.map(|p| p.state), Ok(Some(String::from("s"))));
-    }
-
-    #[test]
-    fn prepared_null_or_absent_is_none() {
-        assert_eq!(Prepared::from_text(Some("{}")), Ok(Prepared::default()));
-        assert_eq!(
-            Prepared::from_text(Some(r#"{"summary":null,"changes":null,"state":null}"#)),
-            Ok(Prepared::default())
-        );
-    }
-
-    #[test]
-    fn prepared_refuses_what_the_functions_must_not_return() {
-        assert_eq!(
-            Prepared::from_text(None),
-            Err(String::from("summary/changes are not JSON"))
-        );
-        assert_eq!(
-            Prepared::from_text(Some(r#"{"summary":1}"#)),
-            Err(String::from("summary() must return a string"))
-        );
-        for changes in [r#""x""#, r#"[{"nope":1}]"#, "{}"] {
-            assert_eq!(
-                Prepared::from_text(Some(&format!(r#"{{"changes":{changes}}}"#))),
-                Err(String::from(
-                    "changes() must return [{ path, before?, after? }]"
-                ))
-            );
-        }
-        assert!(Prepared::from_text(Some("{")).is_err());
-    }
+    use crate::forms::REDACTED;
+    use serde_json::Value;
 
     fn confirmation(id: &str, expires_at: u64) -> Confirmation {
         Confirmation {
@@ -589,7 +503,7 @@ mod tests {
             state: None,
             requester: Requester::Local,
             expires_at,
-            validated: None,
+            kept: None,
         }
     }
 
