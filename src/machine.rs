@@ -422,16 +422,31 @@ impl Toolmark {
         }
     }
 
-    /// Disposes a scope and its descendants (one revision if tools went).
-    pub fn dispose_scope(&mut self, scope: ScopeId, now: u64) -> Result<(), ToolmarkError> {
+    /// Disposes a scope and its descendants (one revision if tools went);
+    /// returns the keys of the tools removed, whose functions the driver
+    /// lets go (none when the scope is refused outside dev mode).
+    pub fn dispose_scope(
+        &mut self,
+        scope: ScopeId,
+        now: u64,
+    ) -> Result<Vec<ToolKey>, ToolmarkError> {
         match self.env.registry.dispose_scope(scope) {
-            Ok(0) => Ok(()),
-            Ok(_) => {
-                self.revised(now);
-                Ok(())
+            Ok(removed) => {
+                if !removed.is_empty() {
+                    self.revised(now);
+                }
+                Ok(removed)
             }
-            Err(error) => self.misconfigured(error, None).map(|_: Option<()>| ()),
+            Err(error) => self
+                .misconfigured(error, None)
+                .map(|_: Option<()>| Vec::new()),
         }
+    }
+
+    /// A scope's full dotted prefix (`""` for the root), `None` for one
+    /// this registry never made.
+    pub fn scope_prefix(&self, scope: ScopeId) -> Option<&str> {
+        self.env.registry.scope_prefix(scope)
     }
 
     /// After every change of the tool set: tell the bridges, check the budget,

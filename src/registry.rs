@@ -350,17 +350,9 @@ impl Registry {
         }
     }
 
-    fn join(prefix: &str, name: &str) -> String {
-        if prefix.is_empty() {
-            name.to_owned()
-        } else {
-            format!("{prefix}.{name}")
-        }
-    }
-
     /// Creates a child scope; its tools are named `<parent prefix>.<name>.<tool>`.
     pub fn create_scope(&mut self, parent: ScopeId, name: &str) -> Result<ScopeId, RegistryError> {
-        let prefix = Self::join(&self.live_scope(parent)?.prefix, name);
+        let prefix = joined(&self.live_scope(parent)?.prefix, name);
         if name.is_empty() || !is_valid_tool_name(&prefix) {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidName,
@@ -405,7 +397,7 @@ impl Registry {
         strict: bool,
         matcher: &dyn PatternMatcher,
     ) -> Result<(ToolKey, Vec<RegistryError>), RegistryError> {
-        let name = Self::join(&self.live_scope(scope)?.prefix, &def.name);
+        let name = joined(&self.live_scope(scope)?.prefix, &def.name);
         if def.name.is_empty() || !is_valid_tool_name(&name) {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidName,
@@ -495,8 +487,9 @@ impl Registry {
     }
 
     /// Disposes a scope and its descendants, unregistering their tools in
-    /// one revision. Returns how many tools were removed.
-    pub fn dispose_scope(&mut self, scope: ScopeId) -> Result<usize, RegistryError> {
+    /// one revision. Returns the keys of the tools removed (the driver lets
+    /// their functions go).
+    pub fn dispose_scope(&mut self, scope: ScopeId) -> Result<Vec<ToolKey>, RegistryError> {
         if scope == ScopeId::ROOT {
             return Err(RegistryError::new(
                 ErrorEventCode::InvalidScope,
@@ -514,17 +507,17 @@ impl Registry {
                 }
             }
         }
-        let mut removed = 0;
+        let mut removed = Vec::new();
         let mut index = 0;
         while let Some(tool) = self.tools.get(index) {
             if self.is_within(tool.scope, scope) {
+                removed.push(tool.key);
                 self.tools.remove(index);
-                removed += 1;
             } else {
                 index += 1;
             }
         }
-        if removed > 0 {
+        if !removed.is_empty() {
             self.rev += 1;
         }
         Ok(removed)
@@ -553,6 +546,16 @@ impl Registry {
 
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
+    }
+}
+
+/// The full name of `name` within a scope of `prefix`: `<prefix>.<name>`,
+/// or `name` itself in the root scope.
+pub fn joined(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}.{name}")
     }
 }
 
@@ -781,6 +784,37 @@ mod tests {
     }
 
     #[test]
+    fn disposing_a_scope_removes_the_tools_of_its_nested_scopes_and_says_which() {
+        let mut registry = Registry::new();
+        let patterns = LinearPatterns::new();
+        let signup = registry.create_scope(ScopeId::ROOT, "signup").unwrap();
+        let address = registry.create_scope(signup, "address").unwrap();
+        let other = registry.create_scope(ScopeId::ROOT, "other").unwrap();
+        let mut register = |scope, name| {
+            registry
+                .register(scope, ToolDef::new(name, "A tool"), true, &patterns)
+                .unwrap()
+                .0
+        };
+        let top = register(ScopeId::ROOT, "top");
+        let submit = register(signup, "submit");
+        let street = register(address, "street");
+        let kept = register(other, "kept");
+        let mut removed = registry.dispose_scope(signup).unwrap();
+        removed.sort();
+        assert_eq!(removed, [submit, street]);
+        let mut names: Vec<&str> = registry.tools().map(|t| t.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["other.kept", "top"]);
+        assert!(registry.by_key(top).is_some() && registry.by_key(kept).is_some());
+        assert_eq!(
+            registry.dispose_scope(address),
+            Ok(vec![]),
+            "a nested scope went with its parent"
+        );
+    }
+
+    #[test]
     fn a_revision_per_change_of_the_tool_set_and_none_without_one() {
         let mut registry = Registry::new();
         assert!(registry.is_empty());
@@ -794,7 +828,7 @@ mod tests {
                 &LinearPatterns::new(),
             )
             .unwrap();
-        registry
+        let (remove, _) = registry
             .register(
                 cart,
                 ToolDef::new("remove", "Removes an item"),
@@ -806,7 +840,7 @@ mod tests {
             (registry.len(), registry.is_empty(), registry.rev()),
             (2, false, 2)
         );
-        assert_eq!(registry.dispose_scope(empty), Ok(0));
+        assert_eq!(registry.dispose_scope(empty), Ok(vec![]));
         assert_eq!(
             registry.rev(),
             2,
@@ -815,7 +849,7 @@ mod tests {
         assert!(registry.unregister(key));
         assert!(!registry.unregister(key));
         assert_eq!((registry.len(), registry.rev()), (1, 3));
-        assert_eq!(registry.dispose_scope(cart), Ok(1));
+        assert_eq!(registry.dispose_scope(cart), Ok(vec![remove]));
         assert_eq!(
             (registry.len(), registry.is_empty(), registry.rev()),
             (0, true, 4)

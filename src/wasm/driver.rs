@@ -20,6 +20,7 @@
 //! future polled by `tasks`, the one executor.
 
 mod runs;
+use runs::RunStart;
 mod tasks;
 
 pub use tasks::spawn;
@@ -35,7 +36,7 @@ use super::host::{self, Callback};
 use super::values;
 use crate::machine::{Action, BridgeId, Event, Handle, Output, Toolmark as Machine, Transmit};
 use crate::protocol::{ErrorEventCode, ThrownErrorCode};
-use crate::registry::{ScopeId, ToolKey};
+use crate::registry::ToolKey;
 use crate::vecmap::VecMap;
 
 /// The app's functions of one registered tool.
@@ -48,8 +49,6 @@ pub struct ToolFns {
     /// The Standard Schemas, validated by their own `~standard.validate`.
     pub input_standard: Option<JsValue>,
     pub output_standard: Option<JsValue>,
-    pub full_name: String,
-    pub scope: ScopeId,
 }
 
 struct Run {
@@ -124,8 +123,6 @@ fn notify(listeners: Vec<JsValue>, argument: &JsValue) {
 #[derive(Default)]
 pub struct Host {
     pub tools: VecMap<u32, Rc<ToolFns>>,
-    /// Each scope's parent (for forgetting the functions of nested scopes).
-    pub scope_parents: VecMap<u32, u32>,
     runs: VecMap<u64, Run>,
     /// Restorers by the run that took the snapshot (unique per page; runs
     /// can share a call id).
@@ -446,16 +443,24 @@ impl Shared {
             Action::Run {
                 run,
                 tool,
+                name,
                 input,
                 caller,
                 call_id,
                 snapshot,
                 validated,
-                ..
             } => {
                 // The validated value itself when one was kept (used once).
                 let input = self.input_value(validated, true, &input);
-                self.start_run(run, tool, input, caller, call_id, snapshot);
+                let start = RunStart {
+                    run,
+                    tool,
+                    name,
+                    caller,
+                    call_id,
+                    snapshot,
+                };
+                self.start_run(start, input);
             }
             Action::Validate { run, tool, input } => self.validate(run, tool, input),
             Action::Prepare {
@@ -551,30 +556,11 @@ impl Shared {
         Ok(promise)
     }
 
-    /// The app's functions of every tool in `scope` and its nested scopes
-    /// are let go (the core has disposed of them).
-    pub fn forget_scope(&self, scope: ScopeId) -> Result<(), Busy> {
+    /// The app's functions of the tools the core removed are let go.
+    pub fn forget_tools(&self, keys: &[ToolKey]) -> Result<(), Busy> {
         self.host(|h| {
-            let mut gone = vec![scope.0];
-            loop {
-                let before = gone.len();
-                for (child, parent) in h.scope_parents.iter() {
-                    if gone.contains(parent) && !gone.contains(child) {
-                        gone.push(*child);
-                    }
-                }
-                if gone.len() == before {
-                    break;
-                }
-            }
-            let keys: Vec<u32> = h
-                .tools
-                .iter()
-                .filter(|(_, tool)| gone.contains(&tool.scope.0))
-                .map(|(key, _)| *key)
-                .collect();
             for key in keys {
-                h.tools.remove(&key);
+                h.tools.remove(&key.0);
             }
         })
     }

@@ -22,7 +22,7 @@ use super::values;
 use crate::machine::{Handle, Toolmark as Machine};
 use crate::policy::Caller;
 use crate::protocol::{to_json, ErrorEventCode, ThrownErrorCode};
-use crate::registry::{ScopeId, ToolKey};
+use crate::registry::{self, ScopeId, ToolKey};
 use crate::schema::pattern::LinearPatterns;
 
 /// A scope id for a scope the core refused (registering in it is `invalid_scope`).
@@ -54,12 +54,7 @@ pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
     Ok(Toolmark { shared })
 }
 
-fn register_in(
-    shared: &Rc<Shared>,
-    scope: ScopeId,
-    prefix: &str,
-    def: &JsValue,
-) -> Result<Function, Failure> {
+fn register_in(shared: &Rc<Shared>, scope: ScopeId, def: &JsValue) -> Result<Function, Failure> {
     if !def.is_object() {
         return Err(Failure::misuse(
             "register: a tool definition object is required",
@@ -68,11 +63,6 @@ fn register_in(
     let run = host::method(def, "run")
         .ok_or_else(|| Failure::misuse("register: run must be a function"))?;
     let spec = values::tool_def(def)?;
-    let full_name = if prefix.is_empty() {
-        spec.name.clone()
-    } else {
-        format!("{}.{}", prefix, &spec.name)
-    };
     let input_standard = Some(get(def, "inputSchema")).filter(values::is_standard_schema);
     let output_standard = Some(get(def, "outputSchema")).filter(values::is_standard_schema);
     let now = shared.now();
@@ -97,8 +87,6 @@ fn register_in(
         state: host::function(host::form_state(def)),
         input_standard,
         output_standard,
-        full_name,
-        scope,
     };
     // Kept before the outputs are handed out: a run of it may start then.
     shared.host(|h| h.tools.insert(key.0, Rc::new(tool)))?;
@@ -133,14 +121,10 @@ fn create_scope(
     let name = host::string(name);
     let created = shared.input(|core| core.create_scope(parent, &name))?;
     let id = created?.unwrap_or(NO_SCOPE);
-    if id != NO_SCOPE {
-        shared.host(|h| h.scope_parents.insert(id.0, parent.0))?;
-    }
-    let prefix = if prefix.is_empty() {
-        name
-    } else {
-        format!("{}.{}", prefix, &name)
-    };
+    // A scope refused outside dev mode still answers to its name.
+    let prefix = shared
+        .with_core(|core| core.scope_prefix(id).map(str::to_owned))?
+        .unwrap_or_else(|| registry::joined(prefix, &name));
     Ok(Scope {
         shared: shared.clone(),
         id,
@@ -173,7 +157,7 @@ impl Toolmark {
     /// Registers a tool under its own name; returns `unregister()`.
     #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn register(&self, def: JsValue) -> Result<Function, JsValue> {
-        Ok(register_in(&self.shared, ScopeId::ROOT, "", &def)?)
+        Ok(register_in(&self.shared, ScopeId::ROOT, &def)?)
     }
 
     /// A scope: its tools are `<name>.<tool>`.
@@ -426,7 +410,7 @@ impl Scope {
     /// Registers `<this name>.<name>`; returns `unregister()`.
     #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn register(&self, def: JsValue) -> Result<Function, JsValue> {
-        Ok(register_in(&self.shared, self.id, &self.prefix, &def)?)
+        Ok(register_in(&self.shared, self.id, &def)?)
     }
 
     /// A nested scope: `<this name>.<name>`.
@@ -440,9 +424,13 @@ impl Scope {
         let disposed = self
             .shared
             .with_core(|core| core.dispose_scope(self.id, now))?;
-        self.shared.forget_scope(self.id)?;
+        if let Ok(removed) = &disposed {
+            self.shared.forget_tools(removed)?;
+        }
         self.shared.flush();
-        disposed.map_err(|error| Failure::from(error).into())
+        disposed
+            .map(drop)
+            .map_err(|error| Failure::from(error).into())
     }
 
     /// The full dotted prefix, e.g. `signup` or `signup.address`.

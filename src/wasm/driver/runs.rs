@@ -33,6 +33,18 @@ async fn standard_validate(schema: Option<&JsValue>, value: &JsValue) -> super::
     settled(returned).await
 }
 
+/// The run [`Action::Run`](crate::machine::Action::Run) starts, as the
+/// core names it (its input apart: the driver makes that value).
+pub(super) struct RunStart {
+    pub run: RunId,
+    pub tool: ToolKey,
+    /// The tool's full name, for the run's late and failed reports.
+    pub name: String,
+    pub caller: Caller,
+    pub call_id: String,
+    pub snapshot: bool,
+}
+
 impl Shared {
     /// An answer from JS to the core; a core in use (module docs) is
     /// reported, as nobody called for it.
@@ -48,20 +60,16 @@ impl Shared {
         self.answer(|core| core.handle_outcome(run, outcome, now));
     }
 
-    pub(super) fn start_run(
-        self: &Rc<Self>,
-        run: RunId,
-        key: ToolKey,
-        input: JsValue,
-        caller: Caller,
-        call_id: String,
-        snapshot: bool,
-    ) {
+    pub(super) fn start_run(self: &Rc<Self>, start: RunStart, input: JsValue) {
+        let RunStart {
+            run,
+            tool: key,
+            name,
+            caller,
+            call_id,
+            snapshot,
+        } = start;
         let tool = self.tool(key);
-        let name = tool
-            .as_ref()
-            .map(|t| t.full_name.clone())
-            .unwrap_or_default();
         #[allow(clippy::cast_precision_loss)]
         let id = run.0 as f64;
         let caller = match caller {
