@@ -1824,6 +1824,11 @@ impl Model {
                 Ok(data) => json!({"status": "ok", "data": data}),
                 Err(_) => json!({"status": "error", "message": "Result not serializable"}),
             },
+            // Spec: a cancelled call's own result is normally `cancelled
+            // signal`; what an aborted run throws is its abort.
+            Outcome::Threw(_) if info.abort.is_some() => {
+                json!({"status": "cancelled", "by": "signal"})
+            }
             Outcome::Threw(_) => json!({"status": "error", "message": "Tool failed"}),
             Outcome::NotSerializable(_) => {
                 json!({"status": "error", "message": "Result not serializable"})

@@ -629,6 +629,48 @@ fn cancel_of_a_running_call_aborts_it_and_its_own_result_follows() {
 }
 
 #[test]
+fn what_an_aborted_run_throws_is_its_abort_in_its_grace_period_and_after() {
+    let mut page = Page::with_config(Config {
+        abort_grace_ms: 500,
+        ..Config::default()
+    });
+    page.register(tool("t"));
+    page.call("a", "t", json!({}));
+    let run = only_run(&mut page);
+    page.cancel("a");
+    page.settle(run, Outcome::Threw("AbortError: signal is aborted".into()));
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert_eq!(page.error_codes(), [], "an abort is no tool_threw");
+
+    page.call("b", "t", json!({}));
+    let run = only_run(&mut page);
+    page.cancel("b");
+    page.advance(500);
+    page.settle(run, Outcome::Threw("AbortError".into()));
+    assert_eq!(page.error_codes(), [ErrorEventCode::LateResult]);
+    let late = page.events.iter().find_map(|event| match event {
+        Event::Error { message, .. } => Some(message.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        late.as_deref(),
+        Some("tool 't' was aborted after its call was abandoned")
+    );
+
+    page.call("c", "t", json!({}));
+    let run = only_run(&mut page);
+    page.settle(run, Outcome::Threw("TypeError".into()));
+    assert_eq!(
+        page.result("c"),
+        json!({"status": "error", "message": "Tool failed"}),
+        "a run nobody aborted that throws failed"
+    );
+}
+
+#[test]
 fn a_repeated_cancel_neither_answers_early_nor_moves_the_grace_period() {
     let mut page = Page::with_config(Config {
         abort_grace_ms: 500,

@@ -33,6 +33,8 @@ pub enum Outcome {
     /// Returned a value: its JSON text (`JSON.stringify`), `None` for `undefined`.
     Ok(Option<String>),
     /// Threw or rejected (the detail goes to the `tool_threw` event only).
+    /// A run the core aborted that throws ended by its signal: the core
+    /// reads it as [`Outcome::Aborted`].
     Threw(String),
     /// Returned something JSON cannot carry.
     NotSerializable(String),
@@ -816,6 +818,12 @@ impl CallLife {
         else {
             return;
         };
+        let outcome = match outcome {
+            // Spec: a cancelled call's own result is normally `cancelled
+            // signal`: what an aborted run throws is its abort.
+            Outcome::Threw(_) if matches!(call.stage, Stage::Aborting { .. }) => Outcome::Aborted,
+            outcome => outcome,
+        };
         let tool_name = call.tool_name.clone();
         let call_id = call.call_id.clone();
         let tool = env.registry.by_key(call.tool);
@@ -906,11 +914,11 @@ impl CallLife {
         let Some(tool) = self.calls.take_abandoned(run) else {
             return;
         };
+        // Only an aborted run is abandoned: what it throws is its abort.
         let status = match outcome {
             Outcome::Ok(_) => "returned",
-            Outcome::Threw(_) => "threw",
             Outcome::NotSerializable(_) => "returned an unserializable value",
-            Outcome::Aborted => "was aborted",
+            Outcome::Threw(_) | Outcome::Aborted => "was aborted",
         };
         env.out.error(
             ErrorEventCode::LateResult,

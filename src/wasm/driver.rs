@@ -54,8 +54,6 @@ pub struct ToolFns {
 struct Run {
     /// The run's `ctx` (js/src/context.js).
     context: RunContext,
-    /// Whether the core aborted it: a rejection is then `aborted`.
-    aborted: bool,
     tool: String,
 }
 
@@ -478,12 +476,7 @@ impl Shared {
             }
             Action::ReadState { run, tool, input } => self.read_state(run, tool, &input),
             Action::Abort { run } => {
-                let context = self.host(|h| {
-                    h.runs.get_mut(&run.0).map(|r| {
-                        r.aborted = true;
-                        r.context.clone()
-                    })
-                });
+                let context = self.host(|h| h.runs.get(&run.0).map(|r| r.context.clone()));
                 if let Ok(Some(context)) = context {
                     abort_run(&context);
                 }

@@ -87,7 +87,6 @@ impl Shared {
         });
         let entry = Run {
             context: context.clone(),
-            aborted: false,
             tool: name,
         };
         if let Err(failure) = self.host(|h| h.runs.insert(run.0, entry)) {
@@ -151,18 +150,10 @@ impl Shared {
         self.finish_run(run, outcome);
     }
 
-    /// A run's `snapshot` or `run` threw or rejected: `aborted` when the
-    /// core had aborted it, else `tool_threw`.
+    /// A run's `snapshot` or `run` threw or rejected (the core reads a
+    /// throw of a run it aborted as its abort).
     fn run_failed(self: &Rc<Self>, run: RunId, error: &JsValue) {
-        let aborted = self
-            .host(|h| h.runs.get(&run.0).is_some_and(|r| r.aborted))
-            .unwrap_or(false);
-        let outcome = if aborted {
-            Outcome::Aborted
-        } else {
-            Outcome::Threw(host::detail(error))
-        };
-        self.finish_run(run, outcome);
+        self.finish_run(run, Outcome::Threw(host::detail(error)));
     }
 
     /// `ctx.confirm(message)`: the page's `onConfirm` for a human caller,
