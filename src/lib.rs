@@ -59,6 +59,7 @@ pub mod registry;
 pub mod schema;
 pub mod transport;
 pub mod vecmap;
+pub mod webmcp;
 
 #[cfg(all(target_arch = "wasm32", feature = "std"))]
 pub mod wasm;

@@ -3,7 +3,8 @@
 //! Cargo.toml): an app that never imports it does not ship it. Attached, it
 //! registers every tool visible to caller `inapp` with the model context's
 //! `registerTool`, one `AbortController` per registration, and after every
-//! registry revision re-registers what changed and aborts what is gone.
+//! registry revision re-registers what changed and aborts what is gone
+//! (which ones, and the annotations: [`crate::webmcp`]).
 //! Each `execute` is a held page call of the core ([`Machine::call_held`]):
 //! the same lanes, busy limit, validation and `inapp` policy as a bridge
 //! call, and for a tool that needs a human it waits in the page's pending
@@ -24,6 +25,7 @@ use web_sys::AbortController;
 use super::error::Failure;
 use super::host::{self, get, js_function, present};
 use super::values;
+use crate::webmcp::{self, Annotations};
 
 #[wasm_bindgen]
 extern "C" {
@@ -167,23 +169,23 @@ impl Registrations {
         Some(texts.iter().filter_map(|text| text.as_string()).collect())
     }
 
-    /// Brings the registrations in line with the tools visible to `inapp`;
-    /// only an entry registered anew is parsed.
+    /// Brings the registrations in line with the tools visible to `inapp`
+    /// ([`webmcp::sync`]); only an entry registered anew is parsed.
     fn sync(self: &Rc<Self>) {
-        let Some(entries) = self.entries() else {
+        let Some(mut entries) = self.entries() else {
             return;
         };
-        // Gone or changed: aborted (a changed one is registered again below).
+        let plan = {
+            let live = self.live.borrow();
+            let registered: Vec<&str> = live.iter().map(|r| r.entry.as_str()).collect();
+            webmcp::sync(&registered, &entries)
+        };
         let stale: Vec<Registration> = {
             let mut live = self.live.borrow_mut();
             let mut stale = Vec::new();
-            let mut index = 0;
-            while index < live.len() {
-                let current = live.get(index).is_some_and(|r| entries.contains(&r.entry));
-                if current {
-                    index += 1;
-                } else {
-                    stale.push(live.swap_remove(index));
+            for i in plan.stale {
+                if i < live.len() {
+                    stale.push(live.swap_remove(i));
                 }
             }
             stale
@@ -191,10 +193,9 @@ impl Registrations {
         for registration in stale {
             registration.controller.abort();
         }
-        for text in entries {
-            let registered = self.live.borrow().iter().any(|r| r.entry == text);
-            if !registered {
-                self.register_tool(text);
+        for i in plan.new {
+            if let Some(text) = entries.get_mut(i) {
+                self.register_tool(core::mem::take(text));
             }
         }
     }
@@ -215,19 +216,19 @@ impl Registrations {
             }
         };
         let hints = get(&value, "hints");
-        let hint = |key: &str| get(&hints, key) == JsValue::TRUE;
+        let hinted = Annotations::of(|key| get(&hints, key) == JsValue::TRUE);
         let annotations = host::object(&[
-            ("readOnlyHint", &JsValue::from_bool(hint("readOnly"))),
+            ("readOnlyHint", &JsValue::from_bool(hinted.read_only)),
             (
                 "untrustedContentHint",
-                &JsValue::from_bool(hint("untrustedContent")),
+                &JsValue::from_bool(hinted.untrusted_content),
             ),
             (
                 "consequentialHint",
-                &JsValue::from_bool(hint("consequential") || hint("destructive")),
+                &JsValue::from_bool(hinted.consequential),
             ),
         ]);
-        let execute = execute_fn(self.clone(), name.clone(), hint("untrustedContent"));
+        let execute = execute_fn(self.clone(), name.clone(), hinted.untrusted_content);
         let tool = host::object(&[
             ("name", &JsValue::from_str(&name)),
             ("description", &get(&value, "description")),

@@ -1,0 +1,131 @@
+//! What `webmcp()` offers a browser's model context (`registerTool`): which
+//! registrations follow the registry's `inapp` tools after a change, and
+//! the annotations a tool's hints become. The driver (src/wasm/webmcp.rs)
+//! reads the entries, registers and aborts.
+//!
+//! A registration is keyed by its manifest entry's JSON text: the text
+//! holds the tool's name and names are unique, so an equal text is the
+//! same tool unchanged, and a changed tool (description, schema, hints) is
+//! registered again under a fresh registration.
+
+use crate::prelude::*;
+
+/// How the registrations follow the entries visible to `inapp` now.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Sync {
+    /// Indexes into the registrations, highest first, of those to abort:
+    /// their tool is gone or changed (removing them in this order keeps
+    /// the lower indexes valid).
+    pub stale: Vec<usize>,
+    /// Indexes into the entries, in their order, of those to register: not
+    /// registered as they are now.
+    pub new: Vec<usize>,
+}
+
+/// The registrations' entries against the entries visible now.
+pub fn sync(registered: &[&str], entries: &[String]) -> Sync {
+    let mut plan = Sync::default();
+    for (i, text) in registered.iter().enumerate().rev() {
+        if !entries.iter().any(|entry| entry == text) {
+            plan.stale.push(i);
+        }
+    }
+    for (i, entry) in entries.iter().enumerate() {
+        if !registered.contains(&entry.as_str()) {
+            plan.new.push(i);
+        }
+    }
+    plan
+}
+
+/// The `annotations` of a registered tool, from its hints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub untrusted_content: bool,
+    /// WebMCP has one hint for both: a destructive tool is consequential.
+    pub consequential: bool,
+}
+
+impl Annotations {
+    /// `hint(name)`: whether the tool's hint of that name is `true`.
+    pub fn of(hint: impl Fn(&str) -> bool) -> Annotations {
+        Annotations {
+            read_only: hint("readOnly"),
+            untrusted_content: hint("untrustedContent"),
+            consequential: hint("consequential") || hint("destructive"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn unchanged_entries_stay_and_gone_or_changed_ones_are_replaced() {
+        let registered = ["a", "b1", "c", "d"];
+        let entries = texts(&["a", "b2", "d", "e"]);
+        assert_eq!(
+            sync(&registered, &entries),
+            Sync {
+                stale: vec![2, 1],
+                new: vec![1, 3],
+            }
+        );
+        assert_eq!(sync(&registered, &texts(&registered)), Sync::default());
+        assert_eq!(
+            sync(&[], &texts(&["x", "y"])),
+            Sync {
+                stale: vec![],
+                new: vec![0, 1],
+            }
+        );
+        assert_eq!(
+            sync(&["x", "y"], &[]),
+            Sync {
+                stale: vec![1, 0],
+                new: vec![],
+            }
+        );
+    }
+
+    #[test]
+    fn removing_the_stale_in_their_order_leaves_the_unchanged() {
+        let mut registered = vec!["a", "gone", "b", "old", "c"];
+        let entries = texts(&["c", "new", "a", "b"]);
+        let plan = sync(&registered, &entries);
+        for i in plan.stale {
+            registered.remove(i);
+        }
+        assert_eq!(registered, ["a", "b", "c"]);
+        assert_eq!(plan.new, [1]);
+    }
+
+    #[test]
+    fn a_destructive_tool_is_consequential_to_webmcp() {
+        let of = |hints: &[&str]| Annotations::of(|name| hints.contains(&name));
+        assert_eq!(
+            of(&["readOnly", "untrustedContent"]),
+            Annotations {
+                read_only: true,
+                untrusted_content: true,
+                consequential: false,
+            }
+        );
+        assert!(of(&["destructive"]).consequential);
+        assert!(of(&["consequential"]).consequential);
+        assert_eq!(
+            of(&[]),
+            Annotations {
+                read_only: false,
+                untrusted_content: false,
+                consequential: false,
+            }
+        );
+    }
+}
