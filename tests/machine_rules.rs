@@ -11,7 +11,7 @@ mod support {
 use serde_json::{json, Value};
 use support::harness::*;
 use toolmark_bridge::machine::{
-    Action, BridgeOptions, Config, Event, OnChange, Outcome, Output, Prepared, Validated,
+    Action, BridgeOptions, Config, Event, OnChange, Outcome, Output, Prepared, RunId, Validated,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{ErrorEventCode, FieldChange, Issue, ToolResult};
@@ -628,16 +628,28 @@ fn cancel_of_a_running_call_aborts_it_and_its_own_result_follows() {
     assert_eq!(page.results_for("a").len(), 1);
 }
 
-#[test]
-fn what_an_aborted_run_throws_is_its_abort_in_its_grace_period_and_after() {
+/// A page whose abort grace period is 500 ms, with tool `t`.
+fn graced_page() -> Page {
     let mut page = Page::with_config(Config {
         abort_grace_ms: 500,
         ..Config::default()
     });
     page.register(tool("t"));
-    page.call("a", "t", json!({}));
-    let run = only_run(&mut page);
-    page.cancel("a");
+    page
+}
+
+/// Calls `t` as `id`, the scope's only call, and cancels it once it runs.
+fn cancelled_run(page: &mut Page, id: &str) -> RunId {
+    page.call(id, "t", json!({}));
+    let run = only_run(page);
+    page.cancel(id);
+    run
+}
+
+#[test]
+fn what_an_aborted_run_throws_is_its_abort_in_its_grace_period_and_after() {
+    let mut page = graced_page();
+    let run = cancelled_run(&mut page, "a");
     page.settle(run, Outcome::Threw("AbortError: signal is aborted".into()));
     assert_eq!(
         page.result("a"),
@@ -645,9 +657,7 @@ fn what_an_aborted_run_throws_is_its_abort_in_its_grace_period_and_after() {
     );
     assert_eq!(page.error_codes(), [], "an abort is no tool_threw");
 
-    page.call("b", "t", json!({}));
-    let run = only_run(&mut page);
-    page.cancel("b");
+    let run = cancelled_run(&mut page, "b");
     page.advance(500);
     page.settle(run, Outcome::Threw("AbortError".into()));
     assert_eq!(page.error_codes(), [ErrorEventCode::LateResult]);
@@ -672,14 +682,8 @@ fn what_an_aborted_run_throws_is_its_abort_in_its_grace_period_and_after() {
 
 #[test]
 fn a_repeated_cancel_neither_answers_early_nor_moves_the_grace_period() {
-    let mut page = Page::with_config(Config {
-        abort_grace_ms: 500,
-        ..Config::default()
-    });
-    page.register(tool("slow"));
-    page.call("a", "slow", json!({}));
-    let run = only_run(&mut page);
-    page.cancel("a");
+    let mut page = graced_page();
+    let run = cancelled_run(&mut page, "a");
     page.advance(300);
     page.cancel("a");
     assert!(
@@ -697,13 +701,9 @@ fn a_repeated_cancel_neither_answers_early_nor_moves_the_grace_period() {
 
 #[test]
 fn a_tool_that_ignores_abort_is_answered_after_the_grace_period_and_reports_late_result() {
-    let mut page = Page::with_config(Config {
-        abort_grace_ms: 500,
-        ..Config::default()
-    });
-    page.register(tool("slow"));
-    page.call("a", "slow", json!({}));
-    page.call("b", "slow", json!({}));
+    let mut page = graced_page();
+    page.call("a", "t", json!({}));
+    page.call("b", "t", json!({}));
     let run = only_run(&mut page);
     page.cancel("a");
     assert_eq!(page.deadline(), Some(page.now + 500));
