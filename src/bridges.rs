@@ -39,12 +39,29 @@ impl Default for BridgeOptions {
     }
 }
 
-/// A `bridge(...)` option as the page gave it, with its JSON text
-/// (`undefined` for none) for the message that refuses it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Shown {
-    pub given: Given,
-    pub json: String,
+/// The `bridge(...)` option [`BridgeOptions::from_given`] refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefusedOption {
+    Caller,
+    OnChange,
+    MaxMessageBytes,
+}
+
+impl RefusedOption {
+    /// The refusal, showing the value as `JSON.stringify` wrote it
+    /// (`undefined` for none): only the refused value is ever written.
+    pub fn message(self, shown: &str) -> String {
+        let rule = match self {
+            RefusedOption::Caller => "bridge: caller must be 'inapp' in protocol v1, not ",
+            RefusedOption::OnChange => "bridge: onChange must be 'manifest' or 'changed', not ",
+            RefusedOption::MaxMessageBytes => {
+                "bridge: maxMessageBytes must be a positive integer, not "
+            }
+        };
+        let mut message = String::from(rule);
+        message.push_str(shown);
+        message
+    }
 }
 
 impl BridgeOptions {
@@ -52,42 +69,27 @@ impl BridgeOptions {
     /// `'changed'`, `maxMessageBytes` absent or a positive integer; the
     /// first refused, in that order, is the `Err`.
     pub fn from_given(
-        caller: &Shown,
-        on_change: &Shown,
-        max_message_bytes: &Shown,
-    ) -> Result<BridgeOptions, String> {
-        match &caller.given {
+        caller: &Given,
+        on_change: &Given,
+        max_message_bytes: &Given,
+    ) -> Result<BridgeOptions, RefusedOption> {
+        match caller {
             Given::Undefined => {}
             Given::Text(text) if text == "inapp" => {}
-            _ => {
-                return Err(format!(
-                    "bridge: caller must be 'inapp' in protocol v1, not {}",
-                    &caller.json
-                ))
-            }
+            _ => return Err(RefusedOption::Caller),
         }
-        let on_change = match &on_change.given {
+        let on_change = match on_change {
             Given::Undefined => OnChange::Manifest,
             Given::Text(text) if text == "manifest" => OnChange::Manifest,
             Given::Text(text) if text == "changed" => OnChange::Changed,
-            _ => {
-                return Err(format!(
-                    "bridge: onChange must be 'manifest' or 'changed', not {}",
-                    &on_change.json
-                ))
-            }
+            _ => return Err(RefusedOption::OnChange),
         };
-        let max = match max_message_bytes.given {
+        let max = match *max_message_bytes {
             Given::Undefined => DEFAULT_MAX_MESSAGE_BYTES,
             // `as` saturates: a whole number past usize::MAX is usize::MAX.
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             Given::Number(n) if n >= 1.0 && crate::schema::is_whole(n) => n as usize,
-            _ => {
-                return Err(format!(
-                    "bridge: maxMessageBytes must be a positive integer, not {}",
-                    &max_message_bytes.json
-                ))
-            }
+            _ => return Err(RefusedOption::MaxMessageBytes),
         };
         Ok(BridgeOptions {
             on_change,
@@ -300,6 +302,12 @@ mod tests {
     use super::*;
     use alloc::collections::VecDeque;
 
+    /// An option as the page gave it, with its `JSON.stringify` text.
+    struct Shown {
+        given: Given,
+        json: String,
+    }
+
     fn shown(given: Given, json: &str) -> Shown {
         Shown {
             given,
@@ -319,14 +327,26 @@ mod tests {
         shown(Given::Undefined, "undefined")
     }
 
+    /// The options, or the refusal's message as the boundary writes it.
+    fn options(caller: &Shown, on_change: &Shown, max: &Shown) -> Result<BridgeOptions, String> {
+        BridgeOptions::from_given(&caller.given, &on_change.given, &max.given).map_err(|refused| {
+            let value = match refused {
+                RefusedOption::Caller => caller,
+                RefusedOption::OnChange => on_change,
+                RefusedOption::MaxMessageBytes => max,
+            };
+            refused.message(&value.json)
+        })
+    }
+
     fn max_bytes(max: &Shown) -> Result<usize, String> {
-        BridgeOptions::from_given(&absent(), &absent(), max).map(|o| o.max_message_bytes)
+        options(&absent(), &absent(), max).map(|o| o.max_message_bytes)
     }
 
     #[test]
     fn bridge_options_default_when_absent() {
         assert_eq!(
-            BridgeOptions::from_given(&absent(), &absent(), &absent()),
+            options(&absent(), &absent(), &absent()),
             Ok(BridgeOptions::default())
         );
         assert_eq!(
@@ -337,16 +357,16 @@ mod tests {
 
     #[test]
     fn bridge_options_take_inapp_and_each_on_change() {
-        let changed = BridgeOptions::from_given(&text("inapp"), &text("changed"), &absent());
+        let changed = options(&text("inapp"), &text("changed"), &absent());
         assert_eq!(changed.map(|o| o.on_change), Ok(OnChange::Changed));
-        let manifest = BridgeOptions::from_given(&absent(), &text("manifest"), &absent());
+        let manifest = options(&absent(), &text("manifest"), &absent());
         assert_eq!(manifest.map(|o| o.on_change), Ok(OnChange::Manifest));
     }
 
     #[test]
     fn bridge_refuses_a_caller_or_on_change_it_does_not_know_showing_its_json() {
-        let caller = |c: &Shown| BridgeOptions::from_given(c, &absent(), &absent());
-        let on_change = |o: &Shown| BridgeOptions::from_given(&absent(), o, &absent());
+        let caller = |c: &Shown| options(c, &absent(), &absent());
+        let on_change = |o: &Shown| options(&absent(), o, &absent());
         let caller_is = "bridge: caller must be 'inapp' in protocol v1, not";
         let on_change_is = "bridge: onChange must be 'manifest' or 'changed', not";
         let null = shown(Given::Null, "null");
@@ -397,15 +417,13 @@ mod tests {
     #[test]
     fn bridge_options_refuse_the_caller_first() {
         assert_eq!(
-            BridgeOptions::from_given(&text("x"), &text("y"), &number(0.0, "0")),
+            options(&text("x"), &text("y"), &number(0.0, "0")),
             Err(String::from(
                 "bridge: caller must be 'inapp' in protocol v1, not \"x\""
             ))
         );
-        assert!(
-            BridgeOptions::from_given(&absent(), &text("y"), &number(0.0, "0"))
-                .is_err_and(|e| e.starts_with("bridge: onChange"))
-        );
+        assert!(options(&absent(), &text("y"), &number(0.0, "0"))
+            .is_err_and(|e| e.starts_with("bridge: onChange")));
     }
 
     #[test]

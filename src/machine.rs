@@ -458,7 +458,7 @@ impl Toolmark {
         for (bridge, on_change) in self.env.bridges.attached() {
             match on_change {
                 OnChange::Manifest => self.send_manifest(bridge),
-                OnChange::Changed => self.send(
+                OnChange::Changed => self.env.send(
                     bridge,
                     PageToAgent::Changed(Changed {
                         protocol: ProtocolV1,
@@ -509,10 +509,6 @@ impl Toolmark {
         self.life.pump(&mut self.env, now);
     }
 
-    fn send(&mut self, bridge: BridgeId, message: PageToAgent) {
-        self.env.send(bridge, message);
-    }
-
     fn send_manifest(&mut self, bridge: BridgeId) {
         let message = PageToAgent::Manifest(Manifest {
             protocol: ProtocolV1,
@@ -520,7 +516,7 @@ impl Toolmark {
             rev: self.env.registry.rev(),
             tools: self.manifest(Caller::Inapp),
         });
-        self.send(bridge, message);
+        self.env.send(bridge, message);
     }
 
     /// Rule 8: bounded, parsed, filtered by clientId, then validated.

@@ -22,7 +22,7 @@ use super::driver::{BridgeEntry, Shared};
 use super::error::{report, Failure};
 use super::host::{self, get, present};
 use super::{status, values};
-use crate::bridges::Shown;
+use crate::bridges::RefusedOption;
 use crate::machine::{BridgeId, BridgeOptions};
 use crate::protocol::ErrorEventCode;
 
@@ -46,16 +46,23 @@ pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
         )
         .into());
     };
-    let read = |key| {
-        let value = get(&options, key);
-        Shown {
-            given: values::given(&value),
-            json: values::copy_text(&value).unwrap_or_else(|| String::from("undefined")),
-        }
-    };
-    let options =
-        BridgeOptions::from_given(&read("caller"), &read("onChange"), &read("maxMessageBytes"))
-            .map_err(Failure::misuse)?;
+    let caller = get(&options, "caller");
+    let on_change = get(&options, "onChange");
+    let max_message_bytes = get(&options, "maxMessageBytes");
+    let options = BridgeOptions::from_given(
+        &values::given(&caller),
+        &values::given(&on_change),
+        &values::given(&max_message_bytes),
+    )
+    .map_err(|refused| {
+        let value = match refused {
+            RefusedOption::Caller => &caller,
+            RefusedOption::OnChange => &on_change,
+            RefusedOption::MaxMessageBytes => &max_message_bytes,
+        };
+        let shown = values::copy_text(value);
+        Failure::misuse(refused.message(shown.as_deref().unwrap_or("undefined")))
+    })?;
     Ok(Bridge {
         transport,
         send,

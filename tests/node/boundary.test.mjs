@@ -194,6 +194,23 @@ describe('detach', () => {
     assert.throws(() => tm.use({}), { name: 'ToolmarkError', code: 'invalid_argument' });
     assert.throws(() => tm.use(undefined), { name: 'ToolmarkError', code: 'invalid_argument' });
   });
+
+  test("bridge()'s options: each refusal shows the refused value as JSON, and only that value is written", () => {
+    const transport = { send() {}, onMessage: () => () => {} };
+    const refused = (options, message) =>
+      assert.throws(() => bridge({ transport, ...options }), { name: 'ToolmarkError', code: 'invalid_argument', message });
+    refused({ caller: 'human' }, `bridge: caller must be 'inapp' in protocol v1, not "human"`);
+    refused({ caller: null }, "bridge: caller must be 'inapp' in protocol v1, not null");
+    refused({ onChange: 'always' }, `bridge: onChange must be 'manifest' or 'changed', not "always"`);
+    refused({ maxMessageBytes: 1.5 }, 'bridge: maxMessageBytes must be a positive integer, not 1.5');
+    refused({ maxMessageBytes: () => 1 }, 'bridge: maxMessageBytes must be a positive integer, not undefined');
+    // The caller is refused first; the other options' values are never written.
+    let written = 0;
+    const spy = { toJSON: () => { written++; return 'x'; } };
+    refused({ caller: 'human', onChange: spy, maxMessageBytes: spy }, `bridge: caller must be 'inapp' in protocol v1, not "human"`);
+    assert.equal(written, 0);
+    assert.ok(bridge({ transport, caller: 'inapp', onChange: 'changed', maxMessageBytes: 1 }));
+  });
 });
 
 describe('the in-page channel\'s page end', () => {
