@@ -21,6 +21,7 @@ import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { launchChromium, launchWithExtensions, serve } from './support/browser.mjs';
+import { npmInstall } from './support/bundlers.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const pkgDir = join(root, 'pkg');
@@ -67,44 +68,6 @@ function run(file, args, { cwd, timeout = 120_000 } = {}) {
       }
     });
   });
-}
-
-// At most this many `npm install`s at once: they share one cache, and a
-// registry mirror may drop a request under eight at a time.
-const INSTALLS_AT_ONCE = 3;
-const ATTEMPTS = 3;
-let installing = 0;
-const waitingToInstall = [];
-
-/**
- * `npm install <specs>` in `dir`, tried up to ATTEMPTS times: a failed try
- * (a dropped download, a cache race between installs) is retried after a
- * pause, and the last failure carries the tail of npm's own debug log, which
- * `--loglevel=error` keeps off stderr.
- */
-async function installInto(dir, specs) {
-  if (installing >= INSTALLS_AT_ONCE) await new Promise((resolve) => waitingToInstall.push(resolve));
-  installing += 1;
-  try {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await run(
-          'npm',
-          ['install', ...specs, '--save-exact', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', '--loglevel=error'],
-          { cwd: dir, timeout: 150_000 },
-        );
-      } catch (error) {
-        const log = /A complete log of this run can be found in: (\S+)/.exec(error.message)?.[1];
-        if (log && existsSync(log)) error.message += `\n--- ${log} (last 40 lines)\n${readFileSync(log, 'utf8').split('\n').slice(-40).join('\n')}`;
-        if (attempt === ATTEMPTS) throw error;
-        console.log(`# npm install in ${basename(dir)} failed (try ${attempt} of ${ATTEMPTS}), trying again: ${error.message.split('\n')[0]}`);
-        await new Promise((resolve) => setTimeout(resolve, 2000 * attempt));
-      }
-    }
-  } finally {
-    installing -= 1;
-    waitingToInstall.shift()?.();
-  }
 }
 
 /** A project's installed CLI, run with this Node (its `bin` is a JS file). */
@@ -363,7 +326,7 @@ describe('packaging: the npm tarball under Node, Vite, webpack, esbuild, Rollup,
       mkdirSync(join(dir, 'src'), { recursive: true });
       writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `toolmark-packaging-${name}`, private: true, type: 'module' }, null, 2)}\n`);
       cpSync(appSource, join(dir, 'src', 'main.js'));
-      const installed = installInto(dir, [tarball, ...deps]);
+      const installed = npmInstall([tarball, ...deps, '--save-exact', '--ignore-scripts', '--prefer-offline'], { cwd: dir, timeout: 150_000 });
       installed.catch(() => {}); // reported by the test that awaits it
       projects[name] = { dir, installed };
     }

@@ -138,6 +138,42 @@ const childEnv = Object.fromEntries(
   ),
 );
 
+// At most this many `npm install`s at once: they share one cache, and a
+// registry mirror may drop a request when many run at a time.
+const INSTALLS_AT_ONCE = 3;
+const INSTALL_ATTEMPTS = 3;
+let installing = 0;
+const waitingToInstall = [];
+
+/**
+ * `npm install <args> --no-audit --no-fund --loglevel=error` in `cwd`, tried
+ * up to INSTALL_ATTEMPTS times: a failed try (a dropped download, a cache race
+ * between installs) is retried after a pause, and the last failure carries
+ * the tail of npm's own debug log, which `--loglevel=error` keeps off stderr.
+ */
+export async function npmInstall(args, { cwd, timeout = 180_000 }) {
+  if (installing >= INSTALLS_AT_ONCE) await new Promise((resolve) => waitingToInstall.push(resolve));
+  installing += 1;
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await run('npm', ['install', ...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, timeout });
+      } catch (error) {
+        const log = /A complete log of this run can be found in: (\S+)/.exec(error.message)?.[1];
+        if (log && existsSync(log)) {
+          error.message += `\n--- ${log} (last 40 lines)\n${readFileSync(log, 'utf8').split('\n').slice(-40).join('\n')}`;
+        }
+        if (attempt === INSTALL_ATTEMPTS) throw error;
+        console.log(`# npm install in ${cwd} failed (try ${attempt} of ${INSTALL_ATTEMPTS}), trying again: ${error.message.split('\n')[0]}`);
+        await new Promise((resolve) => setTimeout(resolve, 2000 * attempt));
+      }
+    }
+  } finally {
+    installing -= 1;
+    waitingToInstall.shift()?.();
+  }
+}
+
 export function run(file, args, { cwd, env = {}, timeout = 180_000 } = {}) {
   return new Promise((resolve, reject) => {
     execFile(file, args, { cwd, env: { ...childEnv, ...env }, timeout, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
@@ -161,7 +197,7 @@ export function run(file, args, { cwd, env = {}, timeout = 180_000 } = {}) {
  */
 async function bundlerModules(log) {
   const deps = Object.entries(VERSIONS).map(([name, version]) => `${name}@${version}`);
-  const flags = ['--save-exact', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', '--loglevel=error'];
+  const flags = ['--save-exact', '--ignore-scripts', '--prefer-offline'];
   const key = createHash('sha256')
     .update(JSON.stringify([VERSIONS, process.platform, process.arch, process.versions.modules]))
     .digest('hex')
@@ -174,7 +210,7 @@ async function bundlerModules(log) {
     const staging = mkdtempSync(join(REPO_ROOT, 'target', 'bundlers-staging-'));
     try {
       writeFileSync(join(staging, 'package.json'), `${JSON.stringify({ name: 'toolmark-bundlers', private: true }, null, 2)}\n`);
-      await run('npm', ['install', ...deps, ...flags], { cwd: staging, timeout: 300_000 });
+      await npmInstall([...deps, ...flags], { cwd: staging, timeout: 300_000 });
       // A concurrent run may have won: keep the first one complete.
       try {
         renameSync(staging, cache);
@@ -218,10 +254,10 @@ export async function prepareProject({ pkgDir, bundlers = Object.keys(BUNDLERS),
       const record = join(work, 'node_modules', '.package-lock.json');
       rmSync(record);
       cpSync(join(cache, 'node_modules', '.package-lock.json'), record);
-      await run('npm', ['install', tarball, ...flags], { cwd: work });
+      await npmInstall([tarball, ...flags], { cwd: work });
     } else {
       writeFileSync(join(work, 'package.json'), `${JSON.stringify({ name: 'toolmark-bundlers', private: true }, null, 2)}\n`);
-      await run('npm', ['install', tarball, ...deps, ...flags], { cwd: work, timeout: 300_000 });
+      await npmInstall([tarball, ...deps, ...flags], { cwd: work, timeout: 300_000 });
     }
     // Parcel takes the folder of the nearest lockfile for the project root and reads its
     // settings from that package.json: without one, each bundler's folder is its own root.
