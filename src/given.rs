@@ -34,6 +34,15 @@ pub enum GivenJson {
     NotJson,
 }
 
+/// A value the core takes as JSON text, as `JSON.stringify` wrote it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GivenText {
+    Undefined,
+    Json(String),
+    /// `JSON.stringify` gave no text or threw (a function, a BigInt, a cycle).
+    NotJson,
+}
+
 /// A required text: anything else is `refusal`.
 pub fn text(given: Given, refusal: &'static str) -> Result<String, &'static str> {
     match given {

@@ -6,6 +6,7 @@ use crate::vecmap::Queue;
 use serde::Serialize;
 
 use crate::bridges::BridgeId;
+use crate::given::Given;
 use crate::policy::Caller;
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, ToolResult};
@@ -134,6 +135,30 @@ pub enum Event {
     Status { bridge: BridgeId, status: Status },
 }
 
+/// The events `tm.events.on(name, listener)` subscribes to: the error
+/// events and the transports' states of [`Event`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    Error,
+    Status,
+}
+
+impl Topic {
+    /// `'error'` or `'status'`; `None` for anything else ([`Topic::unknown`]).
+    pub fn named(given: &Given) -> Option<Topic> {
+        match given {
+            Given::Text(name) if name == "error" => Some(Topic::Error),
+            Given::Text(name) if name == "status" => Some(Topic::Status),
+            _ => None,
+        }
+    }
+
+    /// The message refusing an event name, shown as `String(name)`.
+    pub fn unknown(shown: &str) -> String {
+        format!("events.on: unknown event '{shown}' (known: 'error', 'status')")
+    }
+}
+
 /// A message to send on a bridge's transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Transmit {
@@ -212,6 +237,27 @@ impl Outputs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_events_are_error_and_status_by_name_only() {
+        let text = |name: &str| Given::Text(String::from(name));
+        assert_eq!(Topic::named(&text("error")), Some(Topic::Error));
+        assert_eq!(Topic::named(&text("status")), Some(Topic::Status));
+        for other in [
+            text("Error"),
+            text("errors"),
+            text(""),
+            text("pending"),
+            Given::Undefined,
+            Given::Other,
+        ] {
+            assert_eq!(Topic::named(&other), None, "{other:?}");
+        }
+        assert_eq!(
+            Topic::unknown("pending"),
+            "events.on: unknown event 'pending' (known: 'error', 'status')"
+        );
+    }
 
     fn close(bridge: u32) -> Action {
         Action::Close {

@@ -31,6 +31,9 @@ pub enum SchemaSpec {
     /// A Standard Schema validated by its own `~standard.validate` in JS;
     /// `json` is its JSON Schema for the manifest, when one could be derived.
     External { json: Option<Value> },
+    /// A schema JSON cannot write (`JSON.stringify` threw or gave nothing:
+    /// a cycle, a BigInt): refused at registration, as a refused pattern is.
+    NotJson,
 }
 
 /// What an app registers (the functions stay in JS; flags say which exist).
@@ -82,6 +85,7 @@ pub mod field {
     use crate::given::{self, Given, GivenJson};
     use crate::prelude::*;
     use crate::protocol::{hints_from_value, Hints, ToolMode};
+    use crate::registry::SchemaSpec;
 
     /// `name`: a string (its syntax is the registry's `invalid_name`).
     pub fn name(given: Given) -> Result<String, &'static str> {
@@ -130,6 +134,17 @@ pub mod field {
 
     pub fn title(given: Given) -> Result<Option<String>, &'static str> {
         given::optional_text(given, "tool definition: title must be a string")
+    }
+
+    /// `inputSchema` / `outputSchema` when it is no Standard Schema: absent
+    /// is none, anything else a JSON Schema; one JSON cannot write is
+    /// refused when the tool registers ([`SchemaSpec::NotJson`]).
+    pub fn json_schema(given: GivenJson) -> Option<SchemaSpec> {
+        match given {
+            GivenJson::Absent => None,
+            GivenJson::Json(schema) => Some(SchemaSpec::Json(schema)),
+            GivenJson::NotJson => Some(SchemaSpec::NotJson),
+        }
     }
 
     #[cfg(test)]
@@ -595,6 +610,12 @@ fn compile_spec(
             });
             (Validator::External, json)
         }
+        Some(SchemaSpec::NotJson) => refused_schema(
+            name,
+            which,
+            "value is not JSON (JSON.stringify threw or gave no text)",
+            warnings,
+        ),
         Some(SchemaSpec::Json(schema)) => match CompiledSchema::compile(schema) {
             Ok(compiled) => {
                 let refused = compiled
@@ -608,21 +629,7 @@ fn compile_spec(
                     return (Validator::Json(Box::new(compiled)), schema.clone());
                 };
                 let refusal = format!("pattern \"{pattern}\" is refused: {why}");
-                let consequence = if which == "input" {
-                    ", and every call is answered invalid"
-                } else {
-                    ""
-                };
-                warnings.push(RegistryError::new(
-                    ErrorEventCode::SchemaConversionFailed,
-                    format!(
-                        "tool '{name}': its {which} schema's {refusal}; registered with {{}}\
-                         {consequence}"
-                    ),
-                ));
-                let issue =
-                    format!("the tool's {which} schema was refused at registration: {refusal}");
-                (Validator::Refused(issue), empty())
+                refused_schema(name, which, &refusal, warnings)
             }
             Err(error) => {
                 warnings.push(RegistryError::new(
@@ -641,9 +648,32 @@ fn compile_spec(
     }
 }
 
+/// A schema refused at registration: a warning, `{}` in the manifest, and
+/// a check that refuses every value (accepting would let through what the
+/// schema was meant to refuse).
+fn refused_schema(
+    name: &str,
+    which: &str,
+    refusal: &str,
+    warnings: &mut Vec<RegistryError>,
+) -> (Validator, Value) {
+    let consequence = if which == "input" {
+        ", and every call is answered invalid"
+    } else {
+        ""
+    };
+    warnings.push(RegistryError::new(
+        ErrorEventCode::SchemaConversionFailed,
+        format!("tool '{name}': its {which} schema's {refusal}; registered with {{}}{consequence}"),
+    ));
+    let issue = format!("the tool's {which} schema was refused at registration: {refusal}");
+    (Validator::Refused(issue), Value::Object(Map::new()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::given::GivenJson;
     use crate::schema::pattern::LinearPatterns;
 
     fn with_pattern(name: &str, pattern: &str) -> ToolDef {
@@ -711,6 +741,42 @@ mod tests {
             registry.by_key(key).map(|t| &t.input),
             Some(Validator::Json(_))
         ));
+    }
+
+    #[test]
+    fn a_schema_json_cannot_write_is_refused_at_registration_and_refuses_every_input() {
+        let matcher = LinearPatterns::new();
+        let mut registry = Registry::new();
+        let mut def = ToolDef::new("t", "Takes anything");
+        def.input_schema = field::json_schema(GivenJson::NotJson);
+        let error = registry
+            .register(ScopeId::ROOT, def.clone(), true, &matcher)
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(error.code, ErrorEventCode::SchemaConversionFailed);
+        assert_eq!(
+            error.message,
+            "tool 't': its input schema's value is not JSON (JSON.stringify threw or gave \
+             no text); registered with {}, and every call is answered invalid"
+        );
+        assert!(registry.is_empty());
+        let (key, warnings) = registry
+            .register(ScopeId::ROOT, def, false, &matcher)
+            .unwrap();
+        assert_eq!(warnings, vec![error]);
+        let tool = registry.by_key(key).unwrap();
+        assert_eq!(tool.input_json, serde_json::json!({}));
+        assert!(
+            matches!(&tool.input, Validator::Refused(_)),
+            "{:?}",
+            tool.input
+        );
+        // Absent is no schema; any JSON value is a JSON Schema to compile.
+        assert_eq!(field::json_schema(GivenJson::Absent), None);
+        assert_eq!(
+            field::json_schema(GivenJson::Json(serde_json::json!(true))),
+            Some(SchemaSpec::Json(serde_json::json!(true)))
+        );
     }
 
     #[test]

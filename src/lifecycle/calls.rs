@@ -10,6 +10,7 @@ use crate::vecmap::Queue;
 
 use super::{CallLife, Env};
 use crate::bridges::{BridgeId, IdKey};
+use crate::given::{Given, GivenText};
 use crate::ids::new_id;
 use crate::lanes::{over_input_budget, CallKey};
 use crate::outputs::{Action, Handle, KeptValue, RunId};
@@ -75,6 +76,72 @@ pub enum Requester {
     /// A held page request ([`Toolmark::call_held`](crate::machine::Toolmark::call_held)): completed with the
     /// outcome instead of a `confirmed` message.
     Waiting(Handle),
+}
+
+/// `tm.call(name, input, { caller, rev })` as the page gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageCall {
+    /// The input's JSON text: an absent input is `{}`; one JSON cannot write
+    /// is `null`, which the tool's input schema then judges.
+    pub input_json: String,
+    pub caller: Caller,
+    /// The registry revision the page saw, for rule 6's stale answer.
+    pub rev: Option<u64>,
+}
+
+/// The option of `tm.call` that [`PageCall::from_given`] refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefusedCallOption {
+    /// Not `'human'` or `'inapp'` ([`Caller::unknown`] says so).
+    Caller,
+    Rev,
+}
+
+impl RefusedCallOption {
+    /// The message for the value the page gave, shown as `String(value)`.
+    pub fn message(self, shown: &str) -> String {
+        match self {
+            RefusedCallOption::Caller => Caller::unknown("call", shown),
+            RefusedCallOption::Rev => {
+                format!("call: rev must be a registry revision, a whole number >= 0 (got {shown})")
+            }
+        }
+    }
+}
+
+impl PageCall {
+    /// `caller` absent is `'human'`; `rev` absent is none, else a whole
+    /// number `>= 0` (a revision the registry could have had: a fraction,
+    /// a negative or a numeric string is refused, not rounded into one).
+    pub fn from_given(
+        input: GivenText,
+        caller: &Given,
+        rev: &Given,
+    ) -> Result<PageCall, RefusedCallOption> {
+        let caller = Caller::from_given(caller, Caller::Human).ok_or(RefusedCallOption::Caller)?;
+        let rev = match rev {
+            Given::Undefined | Given::Null => None,
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            Given::Number(n) if n.is_finite() && *n >= 0.0 && crate::schema::is_whole(*n) => {
+                Some(*n as u64)
+            }
+            _ => return Err(RefusedCallOption::Rev),
+        };
+        Ok(PageCall {
+            input_json: PageCall::input_text(input),
+            caller,
+            rev,
+        })
+    }
+
+    /// A page call's input as JSON text (also a WebMCP `execute`'s).
+    pub fn input_text(input: GivenText) -> String {
+        match input {
+            GivenText::Undefined => String::from("{}"),
+            GivenText::Json(text) => text,
+            GivenText::NotJson => String::from("null"),
+        }
+    }
 }
 
 /// What a tool's `summary` / `changes` / form state gave for a confirmation.
@@ -1130,6 +1197,100 @@ impl CallLife {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn page_call(
+        input: GivenText,
+        caller: Given,
+        rev: Given,
+    ) -> Result<PageCall, RefusedCallOption> {
+        PageCall::from_given(input, &caller, &rev)
+    }
+
+    #[test]
+    fn a_page_call_is_a_human_s_with_no_rev_unless_its_options_say_otherwise() {
+        let json = || GivenText::Json(String::from(r#"{"a":1}"#));
+        assert_eq!(
+            page_call(json(), Given::Undefined, Given::Null),
+            Ok(PageCall {
+                input_json: String::from(r#"{"a":1}"#),
+                caller: Caller::Human,
+                rev: None
+            })
+        );
+        let inapp = page_call(
+            json(),
+            Given::Text(String::from("inapp")),
+            Given::Number(7.0),
+        )
+        .unwrap();
+        assert_eq!((inapp.caller, inapp.rev), (Caller::Inapp, Some(7)));
+        assert_eq!(
+            page_call(json(), Given::Null, Given::Number(0.0))
+                .unwrap()
+                .rev,
+            Some(0)
+        );
+        assert_eq!(
+            page_call(json(), Given::Null, Given::Number(-0.0))
+                .unwrap()
+                .rev,
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn an_absent_input_is_an_empty_object_and_one_json_cannot_write_is_null() {
+        let input = |given| {
+            page_call(given, Given::Undefined, Given::Undefined)
+                .unwrap()
+                .input_json
+        };
+        assert_eq!(input(GivenText::Undefined), "{}");
+        assert_eq!(input(GivenText::NotJson), "null");
+        assert_eq!(input(GivenText::Json(String::from("[]"))), "[]");
+    }
+
+    #[test]
+    fn a_rev_the_registry_could_not_have_had_or_an_unknown_caller_is_refused() {
+        let json = || GivenText::Json(String::from("{}"));
+        for rev in [
+            Given::Number(1.5),
+            Given::Number(-1.0),
+            Given::Number(f64::NAN),
+            Given::Number(f64::INFINITY),
+            Given::Text(String::from("1")),
+            Given::Other,
+        ] {
+            assert_eq!(
+                page_call(json(), Given::Undefined, rev.clone()),
+                Err(RefusedCallOption::Rev),
+                "{rev:?}"
+            );
+        }
+        for caller in [
+            Given::Text(String::from("agent")),
+            Given::Number(1.0),
+            Given::Other,
+        ] {
+            assert_eq!(
+                page_call(json(), caller, Given::Undefined),
+                Err(RefusedCallOption::Caller)
+            );
+        }
+        // The caller is read first.
+        assert_eq!(
+            page_call(json(), Given::Other, Given::Other),
+            Err(RefusedCallOption::Caller)
+        );
+        assert_eq!(
+            RefusedCallOption::Caller.message("agent"),
+            "call: unknown caller 'agent'"
+        );
+        assert_eq!(
+            RefusedCallOption::Rev.message("1.5"),
+            "call: rev must be a registry revision, a whole number >= 0 (got 1.5)"
+        );
+    }
 
     fn add(calls: &mut Calls, origin: Origin, id: &str) -> CallKey {
         calls.add(NewCall {

@@ -18,8 +18,8 @@ use super::error::{report, Busy, Failure};
 use super::host::{self, get, js_function, present};
 use super::properties::HostProperties;
 use super::protocol::CryptoRandom;
-use super::values;
-use crate::machine::{Handle, Toolmark as Machine};
+use super::values::{self, given};
+use crate::machine::{Handle, PageCall, RefusedCallOption, Toolmark as Machine, Topic};
 use crate::policy::Caller;
 use crate::protocol::{to_json, ErrorEventCode, ThrownErrorCode};
 use crate::registry::{self, ScopeId, ToolKey};
@@ -173,15 +173,22 @@ impl Toolmark {
         options: JsValue,
     ) -> Result<Promise, JsValue> {
         let options = present(options).unwrap_or(JsValue::UNDEFINED);
-        let caller = caller(get(&options, "caller"), Caller::Human, "call")?;
-        let rev = get(&options, "rev").as_f64().map(host::whole_ms);
+        let (caller, rev) = (get(&options, "caller"), get(&options, "rev"));
+        let call = PageCall::from_given(values::given_text(&input), &given(&caller), &given(&rev))
+            .map_err(|refused| {
+                let shown = match refused {
+                    RefusedCallOption::Caller => &caller,
+                    RefusedCallOption::Rev => &rev,
+                };
+                Failure::misuse(refused.message(&host::string(shown)))
+            })?;
         let signal = present(get(&options, "signal"));
         let name = host::string(&name);
-        let input = values::call_input(&input);
         let shared = &self.shared;
         let now = shared.now();
-        let (handle, promise) =
-            shared.request(false, |core| core.call(&name, &input, caller, rev, now))?;
+        let (handle, promise) = shared.request(false, |core| {
+            core.call(&name, &call.input_json, call.caller, call.rev, now)
+        })?;
         if let Some(signal) = signal {
             abort_on(shared, handle, &signal)
                 .map_err(|()| Failure::misuse("call: signal must be an AbortSignal"))?;
@@ -312,7 +319,7 @@ impl PluginLink {
             )
             .into());
         };
-        let input = values::call_input(&input);
+        let input = PageCall::input_text(values::given_text(&input));
         let now = shared.now();
         let (handle, promise) = shared.request(untrusted, |core| {
             core.call_held(&name, &input, Caller::Inapp, now)
@@ -452,16 +459,10 @@ impl Events {
     #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn on(&self, name: JsValue, listener: JsValue) -> Result<Function, JsValue> {
         let pick: fn(&mut super::driver::Host) -> &mut super::driver::Listeners =
-            match name.as_string().as_deref() {
-                Some("error") => |h| &mut h.error_listeners,
-                Some("status") => |h| &mut h.status_listeners,
-                _ => {
-                    return Err(Failure::misuse(format!(
-                        "events.on: unknown event '{}' (known: 'error', 'status')",
-                        &host::string(&name)
-                    ))
-                    .into())
-                }
+            match Topic::named(&given(&name)) {
+                Some(Topic::Error) => |h| &mut h.error_listeners,
+                Some(Topic::Status) => |h| &mut h.status_listeners,
+                None => return Err(Failure::misuse(Topic::unknown(&host::string(&name))).into()),
             };
         Ok(subscribe(&self.shared, listener, pick)?)
     }

@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
 use super::host::{self, get, present, Callback};
-use crate::given::{Given, GivenJson};
+use crate::given::{Given, GivenJson, GivenText};
 use crate::machine::{Config, PendingView, Prepared};
 use crate::protocol::{
     parse_value, to_json, Issue, ToolManifestSummary, ToolResult, UNTRUSTED_CONTENT_NOTE,
@@ -48,13 +48,12 @@ pub fn given(value: &JsValue) -> Given {
     }
 }
 
-/// A page call's input as JSON text: an absent input is `{}`; a value JSON
-/// cannot carry is `null` (which the input schema then judges).
-pub fn call_input(input: &JsValue) -> String {
-    if input.is_undefined() {
-        String::from("{}")
+/// A value the core takes as JSON text.
+pub fn given_text(value: &JsValue) -> GivenText {
+    if value.is_undefined() {
+        GivenText::Undefined
     } else {
-        copy_text(input).unwrap_or_else(|| String::from("null"))
+        copy_text(value).map_or(GivenText::NotJson, GivenText::Json)
     }
 }
 
@@ -178,14 +177,11 @@ fn standard_json_schema(schema: &JsValue, io: &str) -> Option<Value> {
 }
 
 fn schema_spec(schema: JsValue, io: &str) -> Option<SchemaSpec> {
-    let schema = present(schema)?;
-    Some(if is_standard_schema(&schema) {
-        SchemaSpec::External {
-            json: standard_json_schema(&schema, io),
-        }
-    } else {
-        SchemaSpec::Json(to_value(&schema).unwrap_or(Value::Bool(true)))
-    })
+    if is_standard_schema(&schema) {
+        let json = standard_json_schema(&schema, io);
+        return Some(SchemaSpec::External { json });
+    }
+    field::json_schema(given_json(schema))
 }
 
 /// A structured field, absent or as JSON, for the core's rules.

@@ -289,6 +289,12 @@ describe('one error channel', () => {
     misuse(() => tm.register({ name: 1, description: 'd', run: () => 0 }));
     misuse(() => tm.events.on('nope', () => {}));
     misuse(() => tm.call('x', {}, { caller: 'robot' }));
+    for (const rev of [1.5, -1, '1', NaN]) {
+      assert.throws(() => tm.call('x', {}, { rev }), {
+        code: 'invalid_argument',
+        message: `call: rev must be a registry revision, a whole number >= 0 (got ${rev})`,
+      });
+    }
     misuse(() => tm.manifest('robot'));
     misuse(() => createToolmark({ toolBudget: -1 }));
     misuse(() => bridge({}));
@@ -357,6 +363,22 @@ test("a tool definition carrying formTools' old global symbol changes nothing: o
   const final = await tm.confirmPending(asked.confirmId, true);
   assert.deepEqual(final, { status: 'ok', data: { paid: 1 } });
   assert.equal(stateCalls, 0);
+});
+
+test('a JSON Schema JSON.stringify cannot write is refused at registration: dev throws, otherwise every call is invalid', async () => {
+  const cyclic = { type: 'object' };
+  cyclic.properties = { self: cyclic };
+  const def = (inputSchema) => ({ name: 't', description: 'Takes a value', inputSchema, run: () => 'ran' });
+  assert.throws(() => createToolmark({ dev: true }).register(def(cyclic)), (e) =>
+    e instanceof ToolmarkError && e.code === 'schema_conversion_failed' && /input schema's value is not JSON/.test(e.message));
+  for (const inputSchema of [cyclic, { type: 'integer', maximum: 10n }]) {
+    const errors = [];
+    const tm = createToolmark({ onError: (e) => errors.push(e.code) });
+    tm.register(def(inputSchema));
+    assert.deepEqual(errors, ['schema_conversion_failed']);
+    const result = await tm.call('t', 5);
+    assert.equal(result.status, 'invalid', JSON.stringify(result));
+  }
 });
 
 test("tm.call without options calls as 'human', as its declaration says (caller optional)", async () => {

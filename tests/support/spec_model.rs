@@ -336,6 +336,10 @@ impl SpecModel {
                 let (schema, external) = match &def.input_schema {
                     Some(SchemaSpec::Json(v)) => (CompiledSchema::compile(v).ok(), false),
                     Some(SchemaSpec::External { .. }) => (None, true),
+                    // Refused at registration (registry.rs's own tests): not generated.
+                    Some(SchemaSpec::NotJson) => {
+                        return Err(String::from("the model has no schema JSON cannot write"))
+                    }
                     None => (None, false),
                 };
                 let info = ToolInfo {
