@@ -363,7 +363,7 @@ export interface CallOptions {
   caller?: Caller | undefined;
   /** Aborting it cancels the call (`cancelled` by `signal`). */
   signal?: AbortSignalLike | undefined;
-  /** The registry revision the caller saw (stale check). */
+  /** The registry revision the caller saw (stale check): a whole number ≥ 0, else the call throws. */
   rev?: number | undefined;
 }
 
