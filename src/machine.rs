@@ -700,6 +700,14 @@ impl Toolmark {
         self.life.ctx_confirm(&mut self.env, run)
     }
 
+    /// A run's `snapshot` settled: `true` when JS keeps the restorer it
+    /// gave under the run and calls `run`; `false` when the call was
+    /// cancelled meanwhile (or the run asked for no snapshot): neither, and
+    /// the run settles as [`Outcome::Aborted`].
+    pub fn runs_after_snapshot(&self, run: RunId) -> bool {
+        self.life.runs_after_snapshot(run)
+    }
+
     /// A tool run settled.
     pub fn handle_outcome(&mut self, run: RunId, outcome: Outcome, now: u64) {
         self.life.handle_outcome(&mut self.env, run, outcome, now)

@@ -1648,6 +1648,63 @@ fn the_undo_store_keeps_the_last_100_restorers() {
 }
 
 #[test]
+fn a_call_cancelled_while_its_snapshot_is_taken_never_runs_and_keeps_no_restorer() {
+    let mut page = Page::with_config(Config {
+        abort_grace_ms: 500,
+        ..Config::default()
+    });
+    let mut def = tool("edit");
+    def.has_snapshot = true;
+    page.register(def);
+    page.register(tool("plain"));
+
+    page.call("a", "edit", json!({}));
+    let running = only_run(&mut page);
+    assert!(page.tm.runs_after_snapshot(running), "still its call's run");
+
+    // Cancelled in its grace period: no run; what the run settles as is its abort.
+    page.cancel("a");
+    assert!(!page.tm.runs_after_snapshot(running));
+    page.settle(running, Outcome::Aborted);
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert!(page
+        .actions
+        .contains(&Action::DropRestorer { run: running }));
+    let undo = page.tm.undo("a");
+    page.drain();
+    assert!(matches!(
+        page.completed(undo),
+        Some(ToolResult::Refused { .. })
+    ));
+
+    // Abandoned after its grace period: the snapshot settling later starts nothing.
+    page.call("b", "edit", json!({}));
+    let abandoned = only_run(&mut page);
+    page.cancel("b");
+    page.advance(500);
+    assert_eq!(
+        page.result("b"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert!(!page.tm.runs_after_snapshot(abandoned));
+    page.settle(abandoned, Outcome::Aborted);
+    assert_eq!(page.results_for("b").len(), 1);
+
+    // A run that asked for no snapshot, or is over, is no snapshot's.
+    page.call("c", "plain", json!({}));
+    let plain = only_run(&mut page);
+    assert!(!page.tm.runs_after_snapshot(plain));
+    page.ok(plain, json!(null));
+    page.call("d", "edit", json!({}));
+    let done = only_run(&mut page);
+    page.ok(done, json!(null));
+    assert!(!page.tm.runs_after_snapshot(done));
+}
+
+#[test]
 fn output_schemas_are_checked_in_dev_mode_only() {
     for dev in [true, false] {
         let mut page = Page::with_config(Config {

@@ -125,8 +125,6 @@ pub struct Host {
     /// Restorers by the run that took the snapshot (unique per page; runs
     /// can share a call id).
     restorers: VecMap<u64, Function>,
-    /// Calls whose `snapshot()` has not resolved yet, and their run.
-    snapshotting: Vec<u64>,
     /// A Standard Schema's validated values (a `Date` stays a `Date`), by
     /// validation run, until the run they are for starts: the core names
     /// them in `Run` / `Prepare` actions, or says `ForgetValidated`.
@@ -483,11 +481,7 @@ impl Shared {
             }
             Action::Restore { run, restorer } => self.restore(run, restorer),
             Action::DropRestorer { run } => {
-                let _ = self.host(|h| {
-                    h.restorers.remove(&run.0);
-                    // Dropped before its snapshot resolved: it must not be kept afterwards.
-                    h.snapshotting.retain(|r| *r != run.0);
-                });
+                let _ = self.host(|h| h.restorers.remove(&run.0));
             }
             Action::ForgetValidated { run } => {
                 let _ = self.host(|h| h.validated.remove(&run.0));

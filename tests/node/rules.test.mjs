@@ -1297,6 +1297,39 @@ describe('cancel', () => {
     h.check();
   });
 
+  test('a call cancelled while its snapshot is taken never runs; its restorer is not kept', async () => {
+    const h = page();
+    const gate = deferred();
+    let runs = 0;
+    let restored = 0;
+    h.tm.register({
+      name: 'edit',
+      description: 'd',
+      snapshot: async () => {
+        await gate.promise;
+        return () => {
+          restored += 1;
+        };
+      },
+      run: () => {
+        runs += 1;
+        return 'ran';
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const id = h.call('edit', {});
+    await flush();
+    h.cancel(id);
+    await flush();
+    gate.resolve();
+    assert.deepEqual(await h.result(id), { status: 'cancelled', by: 'signal' });
+    await flush();
+    assert.equal(runs, 0, 'run never called');
+    assert.equal((await h.tm.undo(id)).code, 'undo_unavailable');
+    assert.equal(restored, 0);
+    h.check();
+  });
+
   test('the abort grace period defaults to 3000 ms', async (t) => {
     const clock = fakeClock(t);
     const h = page({ toolmark: { now: clock.now } });

@@ -111,24 +111,20 @@ impl Shared {
         snapshot: Option<Function>,
     ) {
         if let Some(take) = snapshot {
-            let _ = self.host(|h| h.snapshotting.push(run.0));
             let restorer = match settled(take.call1(&JsValue::NULL, &input)).await {
                 Ok(restorer) => restorer,
                 Err(error) => return self.run_failed(run, &error),
             };
-            // Not wanted any more when the core dropped it meanwhile.
-            let kept = self.host(|h| {
-                let before = h.snapshotting.len();
-                h.snapshotting.retain(|r| *r != run.0);
-                match host::function(restorer) {
-                    Some(restorer) if h.snapshotting.len() != before => {
-                        h.restorers.insert(run.0, restorer);
+            match self.with_core(|core| core.runs_after_snapshot(run)) {
+                Ok(true) => {
+                    if let Some(restorer) = host::function(restorer) {
+                        if let Err(failure) = self.host(|h| h.restorers.insert(run.0, restorer)) {
+                            report(failure);
+                        }
                     }
-                    _ => {}
                 }
-            });
-            if let Err(failure) = kept {
-                report(failure);
+                Ok(false) => return self.finish_run(run, Outcome::Aborted),
+                Err(busy) => report(busy),
             }
         }
         let value = match settled(tool.run.call2(&JsValue::NULL, &input, &context)).await {
