@@ -646,6 +646,22 @@ fn same_value(a: &Option<Value>, b: &Option<Value>) -> bool {
     }
 }
 
+/// The field `fill`'s input key names; a key naming none is not written
+/// (and not reported filled).
+pub fn field_named<'a>(fields: &'a mut [Field], key: &str) -> Option<&'a mut Field> {
+    fields.iter_mut().find(|field| field.name == key)
+}
+
+/// `fill`'s undo: the value `field` had when `fill`'s snapshot was taken
+/// (`before`, by name); none for a field added since, which is written
+/// back to no value like every other field.
+pub fn value_before<'a, T>(before: &'a [(String, T)], field: &Field) -> Option<&'a T> {
+    before
+        .iter()
+        .find(|(name, _)| *name == field.name)
+        .map(|(_, value)| value)
+}
+
 /// The sensitivity memory of one form. See the module docs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FormPolicy {
@@ -672,6 +688,28 @@ impl FormPolicy {
                     self.ever.insert(at, field.name.clone());
                 }
             }
+        }
+    }
+
+    /// Remembers a control seen sensitive outside the fields read: one
+    /// added to or removed from the form, with its `type` and
+    /// `autocomplete`. A control without a name is no field.
+    pub fn observe_control(&mut self, name: &str, input_type: &str, autocomplete: &str) {
+        if !name.is_empty() && Control::new(input_type, autocomplete).is_sensitive() {
+            if let Err(at) = self.ever.binary_search_by(|known| known.as_str().cmp(name)) {
+                self.ever.insert(at, name.into());
+            }
+        }
+    }
+
+    /// Remembers a control whose `type` or `autocomplete` attribute
+    /// (`attribute`) changed from `old`, if that made it sensitive: a
+    /// password shown as text stays sensitive. Other attributes say nothing.
+    pub fn observe_change(&mut self, name: &str, attribute: &str, old: &str) {
+        match attribute {
+            "type" => self.observe_control(name, old, ""),
+            "autocomplete" => self.observe_control(name, "", old),
+            _ => {}
         }
     }
 
@@ -880,6 +918,47 @@ mod tests {
 
     /// The fields of these controls, with a `Number(text)` that agrees with JS's on the texts
     /// used here.
+    #[test]
+    fn fill_writes_the_field_a_key_names_and_undo_writes_every_field_back() {
+        let mut fields = vec![
+            field("email", "email", "", None),
+            field("plan", "text", "", None),
+            field("note", "text", "", None),
+        ];
+        assert_eq!(
+            field_named(&mut fields, "plan").map(|f| f.name.as_str()),
+            Some("plan")
+        );
+        assert!(field_named(&mut fields, "nope").is_none());
+        assert!(field_named(&mut fields, "").is_none());
+        assert!(
+            field_named(&mut fields, "Plan").is_none(),
+            "names are exact"
+        );
+        let before = [(String::from("plan"), 1), (String::from("email"), 2)];
+        let values: Vec<_> = fields.iter().map(|f| value_before(&before, f)).collect();
+        // `note` was added after the snapshot: written back to no value.
+        assert_eq!(values, [Some(&2), Some(&1), None]);
+    }
+
+    #[test]
+    fn a_control_seen_sensitive_added_removed_or_before_a_change_stays_sensitive() {
+        let mut policy = FormPolicy::new(vec![]);
+        policy.observe_control("pin", "password", "");
+        policy.observe_control("card", "text", "cc-number");
+        policy.observe_control("", "password", "");
+        policy.observe_control("email", "email", "email");
+        assert_eq!(policy.known_sensitive(), ["card", "pin"]);
+
+        let mut policy = FormPolicy::new(vec![]);
+        policy.observe_change("secret", "type", "password");
+        policy.observe_change("exp", "autocomplete", "billing cc-exp");
+        policy.observe_change("plain", "type", "text");
+        policy.observe_change("odd", "class", "password");
+        policy.observe_change("", "type", "password");
+        assert_eq!(policy.known_sensitive(), ["exp", "secret"]);
+    }
+
     fn named(controls: Vec<(&str, Control)>) -> Vec<Field> {
         let mut fields = Vec::new();
         for (name, control) in controls {

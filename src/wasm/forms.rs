@@ -213,9 +213,9 @@ fn js(value: &Value) -> JsValue {
     values::parse_text(&serde_json::to_string(value).unwrap_or_default())
 }
 
-/// The sensitive controls at or under `node` (added to or removed from the
-/// form), as fields seen sensitive.
-fn sensitive_under(node: &JsValue, seen: &mut Vec<Field>) {
+/// The controls at or under `node` (added to or removed from the form):
+/// their name, `type` and `autocomplete`, for the policy to judge.
+fn controls_under(node: &JsValue, mut seen: impl FnMut(&str, &str, &str)) {
     let Some(element) = node.dyn_ref::<Element>() else {
         return;
     };
@@ -230,19 +230,11 @@ fn sensitive_under(node: &JsValue, seen: &mut Vec<Field>) {
         }
     }
     for control in controls {
-        let name = text(&control, "name");
-        let sensitive = Control::new(
+        seen(
+            &text(&control, "name"),
             &text(&control, "type"),
             &attribute(&control, "autocomplete"),
         );
-        if !name.is_empty() && sensitive.is_sensitive() {
-            seen.push(Field {
-                name,
-                controls: vec![sensitive],
-                value: None,
-                default: None,
-            });
-        }
     }
 }
 
@@ -299,36 +291,29 @@ impl Form {
     /// children, so does a sensitive control added or removed (a password
     /// input replaced by a text input of the same name is not re-typed).
     fn changed(&self, records: &JsValue) {
-        let mut seen = Vec::new();
+        // Each read before the policy is taken: a page's getter may call a tool.
+        let mut seen = |name: &str, input_type: &str, autocomplete: &str| {
+            self.with_policy(|policy| policy.observe_control(name, input_type, autocomplete));
+        };
         let records = host::array_from(records).unwrap_or_default();
         for record in records.iter() {
             let record: MutationRecord = record.unchecked_into();
             if record.type_() == "childList" {
                 for nodes in [get(&record, "addedNodes"), get(&record, "removedNodes")] {
                     for node in host::array_from(&nodes).unwrap_or_default().iter() {
-                        sensitive_under(&node, &mut seen);
+                        controls_under(&node, &mut seen);
                     }
                 }
                 continue;
             }
+            let name = record
+                .target()
+                .map(|t| text(&t, "name"))
+                .unwrap_or_default();
+            let attribute = record.attribute_name().unwrap_or_default();
             let old = record.old_value().unwrap_or_default();
-            let control = match record.attribute_name().as_deref() {
-                Some("type") => Control::new(&old, ""),
-                _ => Control::new("", &old),
-            };
-            if control.is_sensitive() {
-                seen.push(Field {
-                    name: record
-                        .target()
-                        .map(|t| text(&t, "name"))
-                        .unwrap_or_default(),
-                    controls: vec![control],
-                    value: None,
-                    default: None,
-                });
-            }
+            self.with_policy(|policy| policy.observe_change(&name, &attribute, &old));
         }
-        self.with_policy(|policy| policy.observe(&seen));
     }
 
     fn watch(self: &Rc<Self>) {
@@ -382,7 +367,7 @@ impl Form {
                     for entry in host::entries(&input)?.iter() {
                         let entry = Array::from(&entry);
                         let name = host::string(&entry.get(0));
-                        if let Some(field) = fields.iter_mut().find(|f| f.name == name) {
+                        if let Some(field) = forms::field_named(&mut fields, &name) {
                             write(&mut ctls, field, &entry.get(1));
                             filled.push(&name.into());
                         }
@@ -400,12 +385,8 @@ impl Form {
             }
             Op::Restore(before) => {
                 for field in &mut fields {
-                    let value = before.iter().find(|(name, _)| *name == field.name);
-                    write(
-                        &mut ctls,
-                        field,
-                        value.map_or(&JsValue::UNDEFINED, |(_, v)| v),
-                    );
+                    let value = forms::value_before(before, field);
+                    write(&mut ctls, field, value.unwrap_or(&JsValue::UNDEFINED));
                 }
                 JsValue::UNDEFINED
             }
