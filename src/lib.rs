@@ -48,6 +48,7 @@ pub mod bridges;
 pub mod forms;
 pub mod given;
 pub mod ids;
+pub mod input;
 pub mod json_value;
 pub mod lanes;
 pub mod lifecycle;

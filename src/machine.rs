@@ -21,7 +21,9 @@
 //! ([`Toolmark::handle_outcome`], [`Toolmark::handle_output_checked`],
 //! [`Toolmark::handle_validated`], [`Toolmark::handle_prepared`],
 //! [`Toolmark::handle_state`], [`Toolmark::handle_restored`],
-//! [`Toolmark::handle_failure`]) and [`Toolmark::handle_timeout`].
+//! [`Toolmark::handle_failure`]) and [`Toolmark::handle_timeout`]. Each is
+//! also one [`crate::input::Input`] value, which [`Toolmark::handle_input`]
+//! takes: the proptest and the machine fuzzer drive the core that way.
 //!
 //! # Outputs, and the drain order
 //! After any input, call [`Toolmark::poll_output`] until it returns

@@ -30,7 +30,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{json, Value};
 use support::harness::*;
-use support::spec_model::{Drained, Input, Reply, SpecModel};
+use support::spec_model::{Drained, Input, Reply, ReplyParts, SpecModel};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
     Validated, DEFAULT_ABORT_GRACE_MS,
@@ -1760,12 +1760,12 @@ impl Model {
                 def: Box::new(def),
             },
             |model, registered| {
-                if let Reply::Registered(Some(key)) = registered {
+                if let Reply::Registered(Ok(Some(key))) = registered {
                     model.tools.insert(index, *key);
                 }
             },
         )?;
-        let added = matches!(registered, Reply::Registered(Some(_)));
+        let added = matches!(registered, Reply::Registered(Ok(Some(_))));
         prop_assert_eq!(self.page.tm.rev(), rev_before + u64::from(added));
         Ok(())
     }
@@ -1799,7 +1799,7 @@ impl Model {
             |_, _| {},
         )?;
         prop_assert_eq!(step.transmits + step.actions, 0);
-        if let Reply::ScopeCreated(Some(scope)) = created {
+        if let Reply::ScopeCreated(Ok(Some(scope))) = created {
             self.scopes[slot] = Some(scope);
         }
         Ok(())

@@ -575,10 +575,16 @@ impl Driver {
                 let bridge = self.pick_bridge(cur);
                 self.apply(Input::Detach(bridge));
             }
-            7 | 8 => {
+            7 => {
                 let bridge = self.pick_bridge(cur);
                 let text = cur.text(255).replace("$C", &self.spec.client_id);
                 self.inbound(bridge, &text);
+            }
+            // The same text as a WebSocket frame (a non-JSON one dropped silently).
+            8 => {
+                let bridge = self.pick_bridge(cur);
+                let text = cur.text(255).replace("$C", &self.spec.client_id);
+                self.apply(Input::InboundFrame { bridge, text });
             }
             9..=11 => {
                 let bridge = self.pick_bridge(cur);

@@ -36,9 +36,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
+pub use toolmark_bridge::input::{Input, Reply};
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Event, Handle, Outcome, Output, Prepared, RunId, Toolmark,
-    Transmit, Validated,
+    Action, BridgeId, BridgeOptions, Event, Handle, Output, RunId, Toolmark, Transmit, Validated,
 };
 use toolmark_bridge::policy::{Caller, Decision, Policy};
 use toolmark_bridge::protocol::{
@@ -108,81 +108,22 @@ impl AnsweredModel {
 
 // ----- the shared model: inputs, outputs and the checks after every step ----
 
-/// Every input the page side gives the core. The proptest builds these from
-/// its generated operations and the fuzz driver decodes them from bytes;
-/// both hand them to [`SpecModel::apply`].
-#[derive(Debug, Clone)]
-pub enum Input {
-    Register {
-        scope: ScopeId,
-        def: Box<ToolDef>,
-    },
-    Unregister(ToolKey),
-    CreateScope {
-        parent: ScopeId,
-        name: String,
-    },
-    DisposeScope(ScopeId),
-    Attach(BridgeOptions),
-    Detach(BridgeId),
-    Inbound {
-        bridge: BridgeId,
-        text: String,
-    },
-    Call {
-        name: String,
-        input: String,
-        caller: Caller,
-        rev: Option<u64>,
-    },
-    /// A page call held through a confirmation (`call_held`, WebMCP's
-    /// `execute`): it completes with the outcome, never `needs_confirmation`.
-    /// Made by the fuzz driver; the proptest's own predictions do not cover it.
-    #[allow(dead_code)]
-    HeldCall {
-        name: String,
-        input: String,
-        caller: Caller,
-    },
-    Abort(Handle),
-    Confirm {
-        confirm_id: String,
-        approve: bool,
-    },
-    Undo(String),
-    Outcome(RunId, Outcome),
-    Validated(RunId, Validated),
-    Prepared(RunId, Result<Prepared, String>),
-    State(RunId, Result<Option<String>, String>),
-    Restored(RunId, Result<(), String>),
-    CtxConfirm(RunId),
-    /// `handle_timeout` at the input's `now`.
-    Timeout,
-}
-
-/// What the core returned for an input.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
-    None,
-    Registered(Option<ToolKey>),
-    ScopeCreated(Option<ScopeId>),
-    Disposed(bool),
-    Bridge(BridgeId),
-    Handle(Handle),
-    Inline(bool),
-}
-
-// The proptest reads replies; the fuzz driver does not.
+/// What the proptest reads of a reply (the fuzz driver reads none).
 #[allow(dead_code)]
-impl Reply {
-    pub fn handle(&self) -> Handle {
+pub trait ReplyParts {
+    fn handle(&self) -> Handle;
+    fn bridge(&self) -> BridgeId;
+}
+
+impl ReplyParts for Reply {
+    fn handle(&self) -> Handle {
         match self {
             Reply::Handle(handle) => *handle,
             other => panic!("no handle in {other:?}"),
         }
     }
 
-    pub fn bridge(&self) -> BridgeId {
+    fn bridge(&self) -> BridgeId {
         match self {
             Reply::Bridge(bridge) => *bridge,
             other => panic!("no bridge in {other:?}"),
@@ -331,84 +272,61 @@ impl SpecModel {
     }
 
     fn feed(&mut self, tm: &mut Toolmark, input: Input, now: u64) -> Result<Reply, String> {
-        Ok(match input {
-            Input::Register { scope, def } => {
-                let (schema, external) = match &def.input_schema {
-                    Some(SchemaSpec::Json(v)) => (CompiledSchema::compile(v).ok(), false),
-                    Some(SchemaSpec::External { .. }) => (None, true),
-                    // Refused at registration (registry.rs's own tests): not generated.
-                    Some(SchemaSpec::NotJson) => {
-                        return Err(String::from("the model has no schema JSON cannot write"))
-                    }
-                    None => (None, false),
-                };
-                let info = ToolInfo {
-                    name: match self.scopes.get(&scope) {
-                        Some((_, prefix)) if !prefix.is_empty() => {
-                            format!("{prefix}.{}", def.name)
-                        }
-                        _ => def.name.clone(),
-                    },
-                    scope,
-                    hints: def.hints.clone(),
-                    schema,
-                    external,
-                    has_summary: def.has_summary,
-                    has_changes: def.has_changes,
-                    has_state: def.has_state,
-                    has_snapshot: def.has_snapshot,
-                };
-                let key = tm.register(scope, *def, now).ok().flatten();
-                if let Some(key) = key {
-                    ensure!(
-                        !self.tools.contains_key(&key) && !self.gone_keys.contains(&key),
-                        "tool key {key:?} reused"
-                    );
-                    self.tools.insert(key, info);
-                }
-                Reply::Registered(key)
+        // What the model knows before the core takes the input.
+        let mut new_tool = None;
+        match &input {
+            Input::Register { scope, def } => new_tool = Some(self.tool_info(*scope, def)?),
+            Input::Inbound { bridge, text } | Input::InboundFrame { bridge, text } => {
+                self.note_inbound(*bridge, text)
             }
-            Input::Unregister(key) => {
-                tm.unregister(key, now);
-                if self.tools.remove(&key).is_some() {
+            Input::Validated(run, validated) => {
+                // The driver keeps every value it answers with, asked for
+                // or not (a late or repeated answer too); the core must
+                // then forget the ones no run takes.
+                self.validations.remove(run);
+                if matches!(validated, Validated::Valid(Some(_))) {
+                    self.validated_values.insert(*run);
+                }
+            }
+            _ => {}
+        }
+        let reply = tm.handle_input(input.clone(), now);
+        match (input, &reply) {
+            (_, Reply::Registered(Ok(Some(key)))) => {
+                ensure!(
+                    !self.tools.contains_key(key) && !self.gone_keys.contains(key),
+                    "tool key {key:?} reused"
+                );
+                if let Some(info) = new_tool {
+                    self.tools.insert(*key, info);
+                }
+            }
+            (Input::Unregister(key), _) if self.tools.remove(&key).is_some() => {
+                self.gone_keys.push(key);
+            }
+            (Input::CreateScope { parent, name }, Reply::ScopeCreated(Ok(Some(scope)))) => {
+                let prefix = match self.scopes.get(&parent) {
+                    Some((_, p)) if !p.is_empty() => format!("{p}.{name}"),
+                    _ => name,
+                };
+                self.scopes.insert(*scope, (Some(parent), prefix));
+            }
+            (Input::DisposeScope(scope), _)
+                if scope != ScopeId::ROOT && self.scopes.contains_key(&scope) =>
+            {
+                let doomed: Vec<ToolKey> = self
+                    .tools
+                    .iter()
+                    .filter(|(_, t)| self.is_within(t.scope, scope))
+                    .map(|(k, _)| *k)
+                    .collect();
+                for key in doomed {
+                    self.tools.remove(&key);
                     self.gone_keys.push(key);
                 }
-                Reply::None
             }
-            Input::CreateScope { parent, name } => {
-                let created = tm.create_scope(parent, &name).ok().flatten();
-                if let Some(scope) = created {
-                    let prefix = match self.scopes.get(&parent) {
-                        Some((_, p)) if !p.is_empty() => format!("{p}.{name}"),
-                        _ => name,
-                    };
-                    self.scopes.insert(scope, (Some(parent), prefix));
-                }
-                Reply::ScopeCreated(created)
-            }
-            Input::DisposeScope(scope) => {
-                let disposed = tm.dispose_scope(scope, now).is_ok();
-                if scope != ScopeId::ROOT && self.scopes.contains_key(&scope) {
-                    let doomed: Vec<ToolKey> = self
-                        .tools
-                        .iter()
-                        .filter(|(_, t)| self.is_within(t.scope, scope))
-                        .map(|(k, _)| *k)
-                        .collect();
-                    for key in doomed {
-                        self.tools.remove(&key);
-                        self.gone_keys.push(key);
-                    }
-                }
-                Reply::Disposed(disposed)
-            }
-            Input::Attach(options) => {
-                let bridge = tm.attach(options);
-                self.attached(bridge, options)?;
-                Reply::Bridge(bridge)
-            }
-            Input::Detach(bridge) => {
-                tm.detach(bridge, now);
+            (Input::Attach(options), Reply::Bridge(bridge)) => self.attached(*bridge, options)?,
+            (Input::Detach(bridge), _) => {
                 if let Some(model) = self.bridges.remove(&bridge) {
                     self.detached.push(bridge);
                     // (The core says which are still running: a run's
@@ -416,81 +334,46 @@ impl SpecModel {
                     self.orphans
                         .extend(model.owed.into_iter().filter(|id| tm.is_call_in_flight(id)));
                 }
-                Reply::None
             }
-            Input::Inbound { bridge, text } => {
-                self.note_inbound(bridge, &text);
-                tm.handle_inbound(bridge, &text, now);
-                Reply::None
+            (Input::Call { .. }, Reply::Handle(handle)) => {
+                self.issued(*handle, RequestKind::Call)?
             }
-            Input::Call {
-                name,
-                input,
-                caller,
-                rev,
-            } => {
-                let handle = tm.call(&name, &input, caller, rev, now);
-                self.issued(handle, RequestKind::Call)?;
-                Reply::Handle(handle)
+            (Input::HeldCall { .. }, Reply::Handle(handle)) => {
+                self.issued(*handle, RequestKind::HeldCall)?
             }
-            Input::HeldCall {
-                name,
-                input,
-                caller,
-            } => {
-                let handle = tm.call_held(&name, &input, caller, now);
-                self.issued(handle, RequestKind::HeldCall)?;
-                Reply::Handle(handle)
+            (Input::Confirm { .. }, Reply::Handle(handle)) => {
+                self.issued(*handle, RequestKind::Confirm)?
             }
-            Input::Abort(handle) => {
-                tm.abort(handle, now);
-                Reply::None
+            (Input::Undo(_), Reply::Handle(handle)) => self.issued(*handle, RequestKind::Undo)?,
+            _ => {}
+        }
+        Ok(reply)
+    }
+
+    /// What the model knows of a tool `def` registers in `scope`.
+    fn tool_info(&self, scope: ScopeId, def: &ToolDef) -> Result<ToolInfo, String> {
+        let (schema, external) = match &def.input_schema {
+            Some(SchemaSpec::Json(v)) => (CompiledSchema::compile(v).ok(), false),
+            Some(SchemaSpec::External { .. }) => (None, true),
+            // Refused at registration (registry.rs's own tests): not generated.
+            Some(SchemaSpec::NotJson) => {
+                return Err(String::from("the model has no schema JSON cannot write"))
             }
-            Input::Confirm {
-                confirm_id,
-                approve,
-            } => {
-                let handle = tm.confirm(&confirm_id, approve, now);
-                self.issued(handle, RequestKind::Confirm)?;
-                Reply::Handle(handle)
-            }
-            Input::Undo(call_id) => {
-                let handle = tm.undo(&call_id);
-                self.issued(handle, RequestKind::Undo)?;
-                Reply::Handle(handle)
-            }
-            Input::Outcome(run, outcome) => {
-                tm.handle_outcome(run, outcome, now);
-                Reply::None
-            }
-            Input::Validated(run, validated) => {
-                // The driver keeps every value it answers with, asked for
-                // or not (a late or repeated answer too); the core must
-                // then forget the ones no run takes.
-                self.validations.remove(&run);
-                if matches!(validated, Validated::Valid(Some(_))) {
-                    self.validated_values.insert(run);
-                }
-                tm.handle_validated(run, validated, now);
-                Reply::None
-            }
-            Input::Prepared(run, prepared) => {
-                tm.handle_prepared(run, prepared, now);
-                Reply::None
-            }
-            Input::State(run, state) => {
-                tm.handle_state(run, state, now);
-                Reply::None
-            }
-            Input::Restored(run, restored) => {
-                tm.handle_restored(run, restored);
-                Reply::None
-            }
-            Input::CtxConfirm(run) => Reply::Inline(tm.ctx_confirm(run)),
-            Input::Timeout => {
-                tm.handle_timeout(now);
-                Reply::None
-            }
+            None => (None, false),
+        };
+        Ok(ToolInfo {
+            name: match self.scopes.get(&scope) {
+                Some((_, prefix)) if !prefix.is_empty() => format!("{prefix}.{}", def.name),
+                _ => def.name.clone(),
+            },
+            scope,
+            hints: def.hints.clone(),
+            schema,
+            external,
+            has_summary: def.has_summary,
+            has_changes: def.has_changes,
+            has_state: def.has_state,
+            has_snapshot: def.has_snapshot,
         })
     }
 
