@@ -372,24 +372,26 @@ impl Calls {
         }
     }
 
-    /// A call's run starts (`Running`): the value JS kept for it (used up)
-    /// and its input's text, handed to JS (the call holds none from then on).
+    /// A call's run starts (`Running`, from `Active` or from reading its
+    /// form state): the new run, the value JS kept for it (used up) and its
+    /// input's text, handed to JS (the call holds none from then on).
+    /// `None` from any other stage.
     pub(crate) fn start_running(
         &mut self,
         key: CallKey,
-        run: RunId,
         snapshot: bool,
-    ) -> (Option<KeptValue>, String) {
-        let Some(index) = self.index(key) else {
-            return (None, String::from("null"));
-        };
-        let Some(call) = self.list.get_mut(index) else {
-            return (None, String::from("null"));
-        };
+    ) -> Option<(RunId, Option<KeptValue>, String)> {
+        let index = self.index(key)?;
+        let from = self.list.get(index)?.stage;
+        if !matches!(from, Stage::Active | Stage::ReadingState(_)) {
+            return None;
+        }
+        let run = self.new_run();
+        let call = self.list.get_mut(index)?;
         call.stage = Stage::Running { run, snapshot };
         let input = call.input.take().unwrap_or_else(JsonText::null);
         self.input_bytes = self.input_bytes.saturating_sub(input.len());
-        (call.kept.take(), input.into_string())
+        Some((run, call.kept.take(), input.into_string()))
     }
 
     fn held(call: &Call) -> usize {
@@ -401,10 +403,48 @@ impl Calls {
         call.input.clone().unwrap_or_else(JsonText::null)
     }
 
-    pub(crate) fn set_stage(&mut self, key: CallKey, stage: Stage) {
+    /// `Queued` → `Active` (its lane's turn), or `Validating` → `Active`
+    /// (JS found its input valid); from any other stage, nothing.
+    pub(crate) fn activate(&mut self, key: CallKey) {
         if let Some(call) = self.get_mut(key) {
-            call.stage = stage;
+            if matches!(call.stage, Stage::Queued | Stage::Validating(_)) {
+                call.stage = Stage::Active;
+            }
         }
+    }
+
+    /// `Active` → asking JS with a new run: `asking` is `Stage::Validating`,
+    /// `Stage::Preparing` or `Stage::ReadingState`. `None` (and no run) for
+    /// a call that is not `Active`.
+    pub(crate) fn ask(&mut self, key: CallKey, asking: fn(RunId) -> Stage) -> Option<RunId> {
+        let index = self.index(key)?;
+        if self.list.get(index)?.stage != Stage::Active {
+            return None;
+        }
+        let run = self.new_run();
+        let stage = asking(run);
+        let call = self.list.get_mut(index)?;
+        call.stage = match stage {
+            Stage::Validating(_) | Stage::Preparing(_) | Stage::ReadingState(_) => stage,
+            _ => return None,
+        };
+        Some(run)
+    }
+
+    /// `Running` → `Aborting` until `deadline`: the run to abort. `None`
+    /// for a call whose run is not running (an aborting one keeps its
+    /// deadline: a repeated cancel does not move it).
+    pub(crate) fn abort_run(&mut self, key: CallKey, deadline: u64) -> Option<RunId> {
+        let call = self.get_mut(key)?;
+        let Stage::Running { run, snapshot } = call.stage else {
+            return None;
+        };
+        call.stage = Stage::Aborting {
+            run,
+            deadline,
+            snapshot,
+        };
+        Some(run)
     }
 
     /// The call whose current stage waits for `run`.
@@ -703,20 +743,12 @@ impl CallLife {
     /// running one is aborted and gets the grace period to settle.
     pub(crate) fn cancel_call(&mut self, env: &mut Env, key: CallKey, now: u64) {
         let deadline = now.saturating_add(env.settings.abort_grace_ms);
-        let Some(call) = self.calls.get_mut(key) else {
-            return;
-        };
-        match call.stage {
-            Stage::Running { run, snapshot } => {
-                call.stage = Stage::Aborting {
-                    run,
-                    deadline,
-                    snapshot,
-                };
-                env.out.action(Action::Abort { run });
-            }
-            Stage::Aborting { .. } => {}
-            _ => {
+        if let Some(run) = self.calls.abort_run(key, deadline) {
+            return env.out.action(Action::Abort { run });
+        }
+        match self.calls.get(key).map(|call| call.stage) {
+            None | Some(Stage::Aborting { .. }) => {}
+            Some(_) => {
                 self.finish(
                     env,
                     key,
@@ -732,7 +764,7 @@ impl CallLife {
     /// Starts queued calls on every idle lane, until nothing more can start.
     pub(crate) fn pump(&mut self, env: &mut Env, now: u64) {
         while let Some(key) = self.lanes.next_to_start() {
-            self.calls.set_stage(key, Stage::Active);
+            self.calls.activate(key);
             self.start(env, key, now);
         }
     }
@@ -754,9 +786,9 @@ impl CallLife {
             if tool.def.has_state {
                 let input = Self::input_text(call);
                 let tool = call.tool;
-                let run = self.calls.new_run();
-                self.calls.set_stage(key, Stage::ReadingState(run));
-                env.out.action(Action::ReadState { run, tool, input });
+                if let Some(run) = self.calls.ask(key, Stage::ReadingState) {
+                    env.out.action(Action::ReadState { run, tool, input });
+                }
                 return;
             }
             return self.start_run(env, key, now);
@@ -783,9 +815,9 @@ impl CallLife {
             Validator::External => {
                 let input = Self::input_text(call);
                 let tool = call.tool;
-                let run = self.calls.new_run();
-                self.calls.set_stage(key, Stage::Validating(run));
-                env.out.action(Action::Validate { run, tool, input });
+                if let Some(run) = self.calls.ask(key, Stage::Validating) {
+                    env.out.action(Action::Validate { run, tool, input });
+                }
             }
         }
     }
@@ -806,8 +838,9 @@ impl CallLife {
             let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
             let input = Self::input_text(call);
             let (tool, validated) = (call.tool, call.kept.as_ref().map(KeptValue::run));
-            let run = self.calls.new_run();
-            self.calls.set_stage(key, Stage::Preparing(run));
+            let Some(run) = self.calls.ask(key, Stage::Preparing) else {
+                return;
+            };
             env.out.action(Action::Prepare {
                 run,
                 tool,
@@ -836,10 +869,11 @@ impl CallLife {
             call.caller,
             call.call_id.clone(),
         );
-        let run = self.calls.new_run();
         // The run uses up the kept value (JS forgets it as it starts), and
         // the input's text goes to JS: nothing after this reads it.
-        let (kept, input) = self.calls.start_running(key, run, snapshot);
+        let Some((run, kept, input)) = self.calls.start_running(key, snapshot) else {
+            return;
+        };
         env.out.action(Action::Run {
             run,
             tool,
@@ -1054,7 +1088,7 @@ impl CallLife {
                         }
                     }
                 }
-                self.calls.set_stage(key, Stage::Active);
+                self.calls.activate(key);
                 self.validated(env, key, now);
             }
             Validated::Invalid(issues) => self.finish(env, key, ToolResult::invalid(issues), now),
@@ -1152,14 +1186,10 @@ impl CallLife {
                 break;
             };
             match stage {
-                Stage::Running { run, snapshot } => {
-                    let aborting = Stage::Aborting {
-                        run,
-                        deadline,
-                        snapshot,
-                    };
-                    self.calls.set_stage(key, aborting);
-                    env.out.action(Action::Abort { run });
+                Stage::Running { .. } => {
+                    if let Some(run) = self.calls.abort_run(key, deadline) {
+                        env.out.action(Action::Abort { run });
+                    }
                 }
                 Stage::Aborting { .. } => {}
                 // No tool has run for it (only a snapshot run has a
@@ -1338,14 +1368,8 @@ mod tests {
         assert_eq!(calls.first_from(BridgeId(0), CallKey(0)), Some(a));
         assert_eq!(calls.first_from(BridgeId(0), CallKey(1)), None);
         assert_eq!(calls.first_from(BridgeId(1), CallKey(1)), Some(c));
-        let run = calls.new_run();
-        calls.set_stage(
-            b,
-            Stage::Running {
-                run,
-                snapshot: false,
-            },
-        );
+        calls.activate(b);
+        let (run, _, _) = calls.start_running(b, false).unwrap();
         assert_eq!(calls.waiting_for(run).map(|(k, _)| k), Some(b));
         assert_eq!(calls.new_run(), RunId(1), "runs are unique");
         assert_eq!(calls.remove(a).map(|c| c.key), Some(a));
@@ -1372,26 +1396,66 @@ mod tests {
         let a = add(&mut calls, Origin::Local(Handle(0)), "a");
         let b = add(&mut calls, Origin::Local(Handle(1)), "b");
         assert_eq!(calls.next_deadline(), None);
-        calls.set_stage(
-            b,
-            Stage::Aborting {
-                run: RunId(0),
-                deadline: 5,
-                snapshot: false,
-            },
-        );
-        calls.set_stage(
-            a,
-            Stage::Aborting {
-                run: RunId(1),
-                deadline: 9,
-                snapshot: false,
-            },
-        );
+        for (key, deadline) in [(b, 5), (a, 9)] {
+            calls.activate(key);
+            let (run, _, _) = calls.start_running(key, false).unwrap();
+            assert_eq!(calls.abort_run(key, deadline), Some(run));
+        }
         assert_eq!(calls.next_deadline(), Some(5));
         assert_eq!(calls.first_out_of_grace(4), None);
         assert_eq!(calls.first_out_of_grace(5), Some(b));
         assert_eq!(calls.first_out_of_grace(9), Some(a));
+    }
+
+    #[test]
+    fn a_call_moves_only_where_its_stage_allows() {
+        let mut calls = Calls::default();
+        let key = add(&mut calls, Origin::Local(Handle(0)), "a");
+        let stage = |calls: &Calls| calls.get(key).map(|c| c.stage);
+        // Queued: not asked, not started, not aborted.
+        assert_eq!(calls.ask(key, Stage::Validating), None);
+        assert_eq!(calls.abort_run(key, 5), None);
+        assert!(calls.start_running(key, false).is_none());
+        assert_eq!(stage(&calls), Some(Stage::Queued));
+        calls.activate(key);
+        assert_eq!(stage(&calls), Some(Stage::Active));
+        // Active: asks JS once; a second ask while it waits is refused.
+        let run = calls.ask(key, Stage::Validating).unwrap();
+        assert_eq!(stage(&calls), Some(Stage::Validating(run)));
+        assert_eq!(calls.ask(key, Stage::Preparing), None);
+        assert_eq!(
+            calls.ask(key, |_| Stage::Queued),
+            None,
+            "only the asking stages"
+        );
+        calls.activate(key);
+        assert_eq!(stage(&calls), Some(Stage::Active));
+        let reading = calls.ask(key, Stage::ReadingState).unwrap();
+        assert_ne!(reading, run);
+        // From reading the form state, the run starts; only then can it abort.
+        let (running, _, input) = calls.start_running(key, true).unwrap();
+        assert_eq!(input, "null");
+        assert_eq!(
+            stage(&calls),
+            Some(Stage::Running {
+                run: running,
+                snapshot: true
+            })
+        );
+        calls.activate(key);
+        assert_eq!(calls.ask(key, Stage::Preparing), None);
+        assert_eq!(calls.abort_run(key, 5), Some(running));
+        assert_eq!(calls.abort_run(key, 9), None, "the deadline does not move");
+        assert_eq!(
+            stage(&calls),
+            Some(Stage::Aborting {
+                run: running,
+                deadline: 5,
+                snapshot: true
+            })
+        );
+        assert!(calls.start_running(key, false).is_none());
+        assert_eq!(calls.next_deadline(), Some(5));
     }
 
     #[test]
