@@ -80,6 +80,8 @@ pub enum Input {
     },
     /// [`Toolmark::handle_transport_status`].
     TransportStatus(BridgeId, Status),
+    /// [`Toolmark::handle_unreadable_status`].
+    UnreadableStatus(BridgeId),
     /// [`Toolmark::handle_timeout`] at the input's time.
     Timeout,
 }
@@ -184,6 +186,10 @@ impl Toolmark {
             }
             Input::TransportStatus(bridge, status) => {
                 self.handle_transport_status(bridge, status);
+                Reply::None
+            }
+            Input::UnreadableStatus(bridge) => {
+                self.handle_unreadable_status(bridge);
                 Reply::None
             }
             Input::Timeout => {

@@ -630,6 +630,22 @@ impl Toolmark {
         }
     }
 
+    /// A state the bridge's transport reported that describes none (an
+    /// unknown `state`, a field of the wrong type): a `transport_failed`
+    /// event saying what it must be. Ignored once the bridge detached.
+    pub fn handle_unreadable_status(&mut self, bridge: BridgeId) {
+        if self.env.bridges.options(bridge).is_some() {
+            self.env.out.error(
+                ErrorEventCode::TransportFailed,
+                String::from(
+                    "bridge: transport.onStatus gave a state that is not connecting, open, \
+                     reconnecting or closed",
+                ),
+                None,
+            );
+        }
+    }
+
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub fn handle_timeout(&mut self, now: u64) {
         self.life.handle_timeout(&mut self.env, now);

@@ -2106,6 +2106,28 @@ fn transport_states_are_status_events_and_a_failed_attempt_is_transport_failed()
 }
 
 #[test]
+fn a_state_the_transport_could_not_describe_is_a_transport_failed_event_while_attached() {
+    let mut page = Page::new();
+    let bridge = page.bridge;
+    page.drain();
+    page.events.clear();
+    page.tm.handle_unreadable_status(bridge);
+    page.drain();
+    assert_eq!(
+        status_events(&page),
+        [(
+            "error transport_failed".into(),
+            json!("bridge: transport.onStatus gave a state that is not connecting, open, reconnecting or closed")
+        )]
+    );
+    page.events.clear();
+    page.tm.detach(bridge, page.now);
+    page.tm.handle_unreadable_status(bridge);
+    page.drain();
+    assert_eq!(status_events(&page), []);
+}
+
+#[test]
 fn a_detached_bridges_transport_states_are_not_told() {
     use toolmark_bridge::transport::status::Status;
     let mut page = Page::new();

@@ -183,9 +183,6 @@ fn listener(weak: Weak<Shared>, bridge: BridgeId, limit: Option<u32>) -> host::C
     })
 }
 
-const UNKNOWN_STATUS: &str =
-    "bridge: transport.onStatus gave a state that is not connecting, open, reconnecting or closed";
-
 /// A transport state to the core (a `status` event, and `transport_failed`
 /// for an attempt that failed); one the core cannot read is an error event.
 fn status_input(weak: &Weak<Shared>, bridge: BridgeId, value: &JsValue) {
@@ -193,11 +190,7 @@ fn status_input(weak: &Weak<Shared>, bridge: BridgeId, value: &JsValue) {
     let state = status::from_js(value);
     let input = shared.input(|core| match state {
         Some(state) => core.handle_transport_status(bridge, state),
-        None => core.handle_failure(
-            ErrorEventCode::TransportFailed,
-            String::from(UNKNOWN_STATUS),
-            None,
-        ),
+        None => core.handle_unreadable_status(bridge),
     });
     if let Err(failure) = input {
         report(failure);
