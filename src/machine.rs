@@ -59,7 +59,9 @@ pub use crate::lifecycle::calls::{Outcome, PageCall, Prepared, RefusedCallOption
 pub use crate::lifecycle::confirmations::{PendingView, DEFAULT_CONFIRM_EXPIRY_MS};
 use crate::lifecycle::{CallLife, Env, Settings};
 use crate::outputs::Outputs;
-pub use crate::outputs::{Action, Event, Handle, Output, RunId, Topic, Transmit};
+pub use crate::outputs::{
+    Action, Event, Handle, Output, PrepareOrder, RunId, RunOrder, Topic, Transmit,
+};
 use crate::policy::{Caller, ConfigIssue, ConfirmMode, Decision, Policy};
 use crate::protocol::codes::error_message;
 use crate::protocol::Issue;

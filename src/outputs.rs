@@ -48,6 +48,45 @@ impl KeptValue {
     }
 }
 
+/// A tool run to start: call the tool's `run(input, ctx)`; take its
+/// `snapshot(input)` first when asked, and keep the restorer under `run`
+/// (`call_id` is `ctx.callId`: runs can share it, see
+/// [`UndoStore`](crate::lifecycle::confirmations::UndoStore)). With
+/// `validated`, the input is the value JS kept from that validation run (a
+/// Standard Schema's live value, e.g. a `Date`), used and forgotten;
+/// `input` is its JSON copy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOrder {
+    pub run: RunId,
+    pub tool: ToolKey,
+    /// The tool's full name.
+    pub name: String,
+    pub input: String,
+    pub caller: Caller,
+    pub call_id: String,
+    pub snapshot: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub validated: Option<RunId>,
+}
+
+/// What a confirmation shows, to compute: the tool's `summary`, `changes`
+/// and form state, as asked; answer with
+/// [`Toolmark::handle_prepared`](crate::machine::Toolmark::handle_prepared).
+/// `validated` as in [`RunOrder`], but the value stays kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrepareOrder {
+    pub run: RunId,
+    pub tool: ToolKey,
+    pub input: String,
+    pub summary: bool,
+    pub changes: bool,
+    pub state: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub validated: Option<RunId>,
+}
+
 /// Work for JS. As JSON (the glue's): `{kind, …}`, the fields camelCase.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(
@@ -56,23 +95,8 @@ impl KeptValue {
     rename_all_fields = "camelCase"
 )]
 pub enum Action {
-    /// Call the tool's `run(input, ctx)`; take its `snapshot(input)` first
-    /// when asked, and keep the restorer under `run` (`call_id` is
-    /// `ctx.callId`: runs can share it, see [`UndoStore`](crate::lifecycle::confirmations::UndoStore)). With
-    /// `validated`, the input is the value JS kept from that validation run
-    /// (a Standard Schema's live value, e.g. a `Date`), used and forgotten;
-    /// `input` is its JSON copy.
-    Run {
-        run: RunId,
-        tool: ToolKey,
-        name: String,
-        input: String,
-        caller: Caller,
-        call_id: String,
-        snapshot: bool,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        validated: Option<RunId>,
-    },
+    /// Call the tool's `run(input, ctx)` ([`RunOrder`]).
+    Run(RunOrder),
     /// Validate the input with the tool's Standard Schema; answer with
     /// [`Toolmark::handle_validated`](crate::machine::Toolmark::handle_validated).
     Validate {
@@ -80,18 +104,8 @@ pub enum Action {
         tool: ToolKey,
         input: String,
     },
-    /// Compute what a confirmation shows; answer with [`Toolmark::handle_prepared`](crate::machine::Toolmark::handle_prepared).
-    /// `validated` as in [`Action::Run`], but the value stays kept.
-    Prepare {
-        run: RunId,
-        tool: ToolKey,
-        input: String,
-        summary: bool,
-        changes: bool,
-        state: bool,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        validated: Option<RunId>,
-    },
+    /// Compute what a confirmation shows ([`PrepareOrder`]).
+    Prepare(PrepareOrder),
     /// Read the form state again at approval; answer with [`Toolmark::handle_state`](crate::machine::Toolmark::handle_state).
     ReadState {
         run: RunId,

@@ -32,8 +32,8 @@ use serde_json::{json, Value};
 use support::harness::*;
 use support::spec_model::{Drained, Input, Reply, ReplyParts, SpecModel};
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, Prepared, RunId,
-    Validated, DEFAULT_ABORT_GRACE_MS,
+    Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, PrepareOrder,
+    Prepared, RunId, RunOrder, Validated, DEFAULT_ABORT_GRACE_MS,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{
@@ -1260,7 +1260,7 @@ impl Model {
 
     fn absorb_action(&mut self, action: Action, ctx: &Ctx, step: &mut Step) -> R {
         match action {
-            Action::Run {
+            Action::Run(RunOrder {
                 run,
                 tool,
                 name,
@@ -1269,7 +1269,7 @@ impl Model {
                 call_id,
                 snapshot,
                 validated,
-            } => {
+            }) => {
                 prop_assert!(
                     !self.runs.contains_key(&run) && !self.settled.contains(&run),
                     "run {:?} started twice",
@@ -1325,7 +1325,7 @@ impl Model {
                 );
             }
             Action::Validate { run, .. } => self.validates.push(run),
-            Action::Prepare { run, validated, .. } => {
+            Action::Prepare(PrepareOrder { run, validated, .. }) => {
                 if let Some(value) = validated {
                     prop_assert!(
                         self.validated_values.contains(&value),
@@ -2931,7 +2931,7 @@ fn a_tool_unregistered_during_an_approvals_state_read_is_not_run() {
     def.has_state = true;
     let key = page.register(def);
     page.call("c", "submit", json!({}));
-    let Some(Action::Prepare { run, .. }) = page.actions.pop() else {
+    let Some(Action::Prepare(PrepareOrder { run, .. })) = page.actions.pop() else {
         panic!("prepare expected: {:?}", page.actions)
     };
     let prepared = Prepared {

@@ -11,7 +11,8 @@ mod support {
 use serde_json::{json, Value};
 use support::harness::*;
 use toolmark_bridge::machine::{
-    Action, BridgeOptions, Config, Event, OnChange, Outcome, Output, Prepared, RunId, Validated,
+    Action, BridgeOptions, Config, Event, OnChange, Outcome, Output, PrepareOrder, Prepared, RunId,
+    RunOrder, Validated,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{ErrorEventCode, FieldChange, Issue, ToolResult};
@@ -932,7 +933,7 @@ fn a_validator_or_summary_that_throws_answers_tool_failed_and_reports_tool_threw
         .handle_validated(run, Validated::Threw("boom in validate".into()), page.now);
     page.drain();
     page.call("s", "pay", json!({}));
-    let Some(Action::Prepare { run, .. }) = page.actions.pop() else {
+    let Some(Action::Prepare(PrepareOrder { run, .. })) = page.actions.pop() else {
         panic!("prepare expected: {:?}", page.actions)
     };
     page.tm
@@ -986,13 +987,13 @@ fn a_summary_alone_is_prepared_before_the_confirmation() {
     def.has_summary = true;
     page.register(def);
     page.call("c1", "pay", json!({"amount": 5}));
-    let Some(Action::Prepare {
+    let Some(Action::Prepare(PrepareOrder {
         run,
         summary: true,
         changes: false,
         state: false,
         ..
-    }) = page.actions.pop()
+    })) = page.actions.pop()
     else {
         panic!("prepare expected: {:?}", page.actions)
     };
@@ -1019,13 +1020,13 @@ fn approval_runs_the_tool_as_human_and_sends_confirmed_after_the_result() {
     def.sensitive = vec!["password".into(), "card".into()];
     page.register(def);
     page.call("c1", "signup.submit", json!({"email": "a@b"}));
-    let Some(Action::Prepare {
+    let Some(Action::Prepare(PrepareOrder {
         run,
         summary: true,
         changes: true,
         state: false,
         ..
-    }) = page.actions.pop()
+    })) = page.actions.pop()
     else {
         panic!("prepare expected: {:?}", page.actions)
     };
@@ -1274,9 +1275,9 @@ fn a_form_changed_since_the_request_is_refused_stale() {
     page.register(def);
     for (id, later_state) in [("changed", "v2"), ("same", "v1")] {
         page.call(id, "form.submit", json!({}));
-        let Some(Action::Prepare {
+        let Some(Action::Prepare(PrepareOrder {
             run, state: true, ..
-        }) = page.actions.pop()
+        })) = page.actions.pop()
         else {
             panic!()
         };
@@ -1947,7 +1948,7 @@ fn detach_frees_each_lane_when_its_aborted_run_settles() {
                 Action::Abort { run } if *run == held[0].0 => "abort x".to_owned(),
                 Action::Abort { run } if *run == held[1].0 => "abort y".to_owned(),
                 Action::Close { .. } => "close".to_owned(),
-                Action::Run { name, .. } => format!("run {name}"),
+                Action::Run(RunOrder { name, .. }) => format!("run {name}"),
                 other => format!("{other:?}"),
             })
             .collect()
@@ -1997,7 +1998,7 @@ fn poll_output_enforces_the_drain_order_and_ends_with_the_deadline() {
             Output::Transmit(t) => order.push(format!("transmit {}", &t.text[..17])),
             Output::Event(Event::RevChanged { rev }) => order.push(format!("rev {rev}")),
             Output::Event(e) => order.push(format!("{e:?}")),
-            Output::Action(Action::Run { run: r, .. }) => {
+            Output::Action(Action::Run(RunOrder { run: r, .. })) => {
                 run = Some(r);
                 order.push("run".into());
             }

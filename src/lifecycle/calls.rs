@@ -13,7 +13,7 @@ use crate::bridges::{BridgeId, IdKey};
 use crate::given::{Given, GivenText};
 use crate::ids::new_id;
 use crate::lanes::{over_input_budget, CallKey};
-use crate::outputs::{Action, Handle, KeptValue, RunId};
+use crate::outputs::{Action, Handle, KeptValue, PrepareOrder, RunId, RunOrder};
 use crate::policy::{Caller, ConfirmMode, Decision};
 use crate::prelude::*;
 use crate::protocol::codes::{error_message, refused_message};
@@ -841,7 +841,7 @@ impl CallLife {
             let Some(run) = self.calls.ask(key, Stage::Preparing) else {
                 return;
             };
-            env.out.action(Action::Prepare {
+            env.out.action(Action::Prepare(PrepareOrder {
                 run,
                 tool,
                 input,
@@ -849,7 +849,7 @@ impl CallLife {
                 changes,
                 state,
                 validated,
-            });
+            }));
         } else {
             self.request_confirmation(env, key, Prepared::default(), now);
         }
@@ -874,7 +874,7 @@ impl CallLife {
         let Some((run, kept, input)) = self.calls.start_running(key, snapshot) else {
             return;
         };
-        env.out.action(Action::Run {
+        env.out.action(Action::Run(RunOrder {
             run,
             tool,
             name,
@@ -883,7 +883,7 @@ impl CallLife {
             call_id,
             snapshot,
             validated: kept.map(KeptValue::used),
-        });
+        }));
     }
 
     /// Whether a run's `ctx.confirm` may ask a human (else a

@@ -20,7 +20,6 @@
 //! future polled by `tasks`, the one executor.
 
 mod runs;
-use runs::RunStart;
 mod tasks;
 
 pub use tasks::spawn;
@@ -436,41 +435,16 @@ impl Shared {
 
     fn perform(self: &Rc<Self>, action: Action) {
         match action {
-            Action::Run {
-                run,
-                tool,
-                name,
-                input,
-                caller,
-                call_id,
-                snapshot,
-                validated,
-            } => {
+            Action::Run(order) => {
                 // The validated value itself when one was kept (used once).
-                let input = self.input_value(validated, true, &input);
-                let start = RunStart {
-                    run,
-                    tool,
-                    name,
-                    caller,
-                    call_id,
-                    snapshot,
-                };
-                self.start_run(start, input);
+                let input = self.input_value(order.validated, true, &order.input);
+                self.start_run(order, input);
             }
             Action::Validate { run, tool, input } => self.validate(run, tool, input),
-            Action::Prepare {
-                run,
-                tool,
-                input,
-                summary,
-                changes,
-                state,
-                validated,
-            } => {
+            Action::Prepare(order) => {
                 // As for a run, but the value stays kept for the run to come.
-                let input = self.input_value(validated, false, &input);
-                self.prepare(run, tool, &input, summary, changes, state);
+                let input = self.input_value(order.validated, false, &order.input);
+                self.prepare(&order, &input);
             }
             Action::ReadState { run, tool, input } => self.read_state(run, tool, &input),
             Action::Abort { run } => {

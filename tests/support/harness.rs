@@ -4,7 +4,8 @@
 
 use serde_json::{json, Value};
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Config, Event, Handle, Outcome, Output, RunId, Toolmark,
+    Action, BridgeId, BridgeOptions, Config, Event, Handle, Outcome, Output, RunId, RunOrder,
+    Toolmark,
 };
 use toolmark_bridge::protocol::{ErrorEventCode, ToolResult};
 use toolmark_bridge::registry::{ScopeId, ToolDef, ToolKey};
@@ -216,14 +217,14 @@ impl Page {
     pub fn take_runs(&mut self) -> Vec<(RunId, String, Value, String, String)> {
         let mut runs = Vec::new();
         self.actions.retain(|a| match a {
-            Action::Run {
+            Action::Run(RunOrder {
                 run,
                 name,
                 input,
                 caller,
                 call_id,
                 ..
-            } => {
+            }) => {
                 runs.push((
                     *run,
                     name.clone(),

@@ -27,8 +27,8 @@
 
 use serde_json::{json, Map, Value};
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Config, Handle, OnChange, Outcome, Prepared, RunId, Toolmark,
-    Validated,
+    Action, BridgeId, BridgeOptions, Config, Handle, OnChange, Outcome, PrepareOrder, Prepared,
+    RunId, RunOrder, Toolmark, Validated,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{
@@ -445,15 +445,15 @@ impl Driver {
         self.deadline = drained.deadline;
         for action in drained.actions {
             let work = match action {
-                Action::Run { run, .. } => Work::Run(run),
+                Action::Run(RunOrder { run, .. }) => Work::Run(run),
                 Action::Validate { run, .. } => Work::Validate(run),
-                Action::Prepare {
+                Action::Prepare(PrepareOrder {
                     run,
                     summary,
                     changes,
                     state,
                     ..
-                } => Work::Prepare {
+                }) => Work::Prepare {
                     run,
                     summary,
                     changes,

@@ -38,7 +38,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use serde_json::Value;
 pub use toolmark_bridge::input::{Input, Reply};
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Event, Handle, Output, RunId, Toolmark, Transmit, Validated,
+    Action, BridgeId, BridgeOptions, Event, Handle, Output, PrepareOrder, RunId, RunOrder,
+    Toolmark, Transmit, Validated,
 };
 use toolmark_bridge::policy::{Caller, Decision, Policy};
 use toolmark_bridge::protocol::{
@@ -740,7 +741,7 @@ impl SpecModel {
 
     fn check_action(&mut self, action: &Action) -> Result<(), String> {
         match action {
-            Action::Run {
+            Action::Run(RunOrder {
                 run,
                 tool,
                 name,
@@ -749,7 +750,7 @@ impl SpecModel {
                 call_id,
                 snapshot,
                 validated,
-            } => {
+            }) => {
                 self.fresh_run(*run)?;
                 if let Some(value) = validated {
                     ensure!(
@@ -800,7 +801,7 @@ impl SpecModel {
                 );
                 self.validations.insert(*run);
             }
-            Action::Prepare {
+            Action::Prepare(PrepareOrder {
                 run,
                 tool,
                 input,
@@ -808,7 +809,7 @@ impl SpecModel {
                 changes,
                 state,
                 validated,
-            } => {
+            }) => {
                 self.fresh_run(*run)?;
                 if let Some(value) = validated {
                     ensure!(

@@ -16,7 +16,7 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::{settled, spawn, Run, RunContext, Shared, ToolFns};
-use crate::machine::{Outcome, RunId, Toolmark as Machine, Validated};
+use crate::machine::{Outcome, PrepareOrder, RunId, RunOrder, Toolmark as Machine, Validated};
 use crate::policy::Caller;
 use crate::registry::ToolKey;
 use crate::wasm::error::report;
@@ -31,18 +31,6 @@ async fn standard_validate(schema: Option<&JsValue>, value: &JsValue) -> super::
         None => Err(js_sys::TypeError::new("~standard.validate is not a function").into()),
     };
     settled(returned).await
-}
-
-/// The run [`Action::Run`](crate::machine::Action::Run) starts, as the
-/// core names it (its input apart: the driver makes that value).
-pub(super) struct RunStart {
-    pub run: RunId,
-    pub tool: ToolKey,
-    /// The tool's full name, for the run's late and failed reports.
-    pub name: String,
-    pub caller: Caller,
-    pub call_id: String,
-    pub snapshot: bool,
 }
 
 impl Shared {
@@ -60,15 +48,18 @@ impl Shared {
         self.answer(|core| core.handle_outcome(run, outcome, now));
     }
 
-    pub(super) fn start_run(self: &Rc<Self>, start: RunStart, input: JsValue) {
-        let RunStart {
+    /// The run `order` starts, with `input` the value the driver made of
+    /// its input (the kept validated value, or the JSON copy).
+    pub(super) fn start_run(self: &Rc<Self>, order: RunOrder, input: JsValue) {
+        let RunOrder {
             run,
             tool: key,
             name,
             caller,
             call_id,
             snapshot,
-        } = start;
+            ..
+        } = order;
         let tool = self.tool(key);
         #[allow(clippy::cast_precision_loss)]
         let id = run.0 as f64;
@@ -230,16 +221,16 @@ impl Shared {
 
     /// What a confirmation shows: `summary(input)`, `changes(input)`, the
     /// form state; called synchronously.
-    pub(super) fn prepare(
-        self: &Rc<Self>,
-        run: RunId,
-        key: ToolKey,
-        input: &JsValue,
-        summary: bool,
-        changes: bool,
-        state: bool,
-    ) {
-        let tool = self.tool(key);
+    pub(super) fn prepare(self: &Rc<Self>, order: &PrepareOrder, input: &JsValue) {
+        let &PrepareOrder {
+            run,
+            tool,
+            summary,
+            changes,
+            state,
+            ..
+        } = order;
+        let tool = self.tool(tool);
         let call = |wanted: bool, f: Option<&Function>| -> Result<JsValue, JsValue> {
             if !wanted {
                 return Ok(JsValue::UNDEFINED);
