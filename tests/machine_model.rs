@@ -399,6 +399,8 @@ enum Op {
     Invalid {
         to: To,
         kind: u8,
+        /// Delivered as a WebSocket text frame (`handle_inbound_frame`).
+        frame: bool,
     },
     Oversized {
         to: To,
@@ -517,7 +519,7 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(to, id)| Op::Cancel { to, id }),
         2 => (to_sel(), 0..6u8, id_sel()).prop_map(|(to, kind, id)| Op::Foreign { to, kind, id }),
         2 => (to_sel(), 0..4u8, id_sel()).prop_map(|(to, kind, id)| Op::Protocol2 { to, kind, id }),
-        3 => (to_sel(), 0..15u8).prop_map(|(to, kind)| Op::Invalid { to, kind }),
+        3 => (to_sel(), 0..15u8, any::<bool>()).prop_map(|(to, kind, frame)| Op::Invalid { to, kind, frame }),
         1 => (to_sel(), any::<bool>()).prop_map(|(to, exact)| Op::Oversized { to, exact }),
         18 => (any::<u8>().prop_map(Pick), outcome_sel()).prop_map(|(run, outcome)| Op::Settle { run, outcome }),
         2 => any::<u8>().prop_map(Pick).prop_map(Op::SettleAgain),
@@ -1632,14 +1634,19 @@ impl Model {
     }
 
     fn inbound(&mut self, bridge: BridgeId, text: &str) -> R<Step> {
-        let (_, step) = self.step(
-            Ctx::default(),
-            Input::Inbound {
-                bridge,
-                text: text.to_owned(),
-            },
-            |_, _| {},
-        )?;
+        let text = text.to_owned();
+        self.deliver(Input::Inbound { bridge, text }, bridge)
+    }
+
+    /// `text` as a WebSocket frame: as a delivered message, but a frame
+    /// that is not JSON text is dropped silently (the spec's frame rule).
+    fn frame(&mut self, bridge: BridgeId, text: &str) -> R<Step> {
+        let text = text.to_owned();
+        self.deliver(Input::InboundFrame { bridge, text }, bridge)
+    }
+
+    fn deliver(&mut self, input: Input, bridge: BridgeId) -> R<Step> {
+        let (_, step) = self.step(Ctx::default(), input, |_, _| {})?;
         if !self.is_attached(bridge) {
             prop_assert!(step.silent(), "a detached bridge's message had effects");
         }
@@ -2471,7 +2478,7 @@ impl Model {
         Ok(())
     }
 
-    fn invalid(&mut self, to: To, kind: u8) -> R {
+    fn invalid(&mut self, to: To, kind: u8, frame: bool) -> R {
         let bridge = self.target(to);
         let cid = self.client_id.clone();
         let text = match kind {
@@ -2491,8 +2498,18 @@ impl Model {
             13 => json!({"protocol": 2, "type": "call", "clientId": cid, "id": ""}).to_string(),
             _ => json!({"protocol": 1, "type": "call", "clientId": cid, "id": "", "tool": "t0", "input": {}}).to_string(),
         };
-        let step = self.inbound(bridge, &text)?;
-        self.expect_invalid(bridge, &step)
+        if !frame {
+            let step = self.inbound(bridge, &text)?;
+            return self.expect_invalid(bridge, &step);
+        }
+        let step = self.frame(bridge, &text)?;
+        // Kinds 0 and 10 are not JSON text; the rest are JSON the bridge refuses.
+        if matches!(kind, 0 | 10) {
+            prop_assert!(step.silent(), "a frame that is not JSON had effects");
+            Ok(())
+        } else {
+            self.expect_invalid(bridge, &step)
+        }
     }
 
     fn oversized(&mut self, to: To, exact: bool) -> R {
@@ -2672,7 +2689,7 @@ impl Model {
             Op::Cancel { to, id } => self.cancel(to, id),
             Op::Foreign { to, kind, id } => self.foreign(to, kind, id),
             Op::Protocol2 { to, kind, id } => self.protocol2(to, kind, id),
-            Op::Invalid { to, kind } => self.invalid(to, kind),
+            Op::Invalid { to, kind, frame } => self.invalid(to, kind, frame),
             Op::Oversized { to, exact } => self.oversized(to, exact),
             Op::Settle { run, outcome } => {
                 if self.runs.is_empty() {
