@@ -916,8 +916,6 @@ mod tests {
         control
     }
 
-    /// The fields of these controls, with a `Number(text)` that agrees with JS's on the texts
-    /// used here.
     #[test]
     fn fill_writes_the_field_a_key_names_and_undo_writes_every_field_back() {
         let mut fields = vec![
@@ -959,6 +957,8 @@ mod tests {
         assert_eq!(policy.known_sensitive(), ["exp", "secret"]);
     }
 
+    /// The fields of these controls, with a `Number(text)` that agrees with JS's on the texts
+    /// used here.
     fn named(controls: Vec<(&str, Control)>) -> Vec<Field> {
         let mut fields = Vec::new();
         for (name, control) in controls {

@@ -909,8 +909,6 @@ impl CallLife {
 
     // ----- answers from JS ----------------------------------------------
 
-    /// A run's outcome answers its call (`late_result` for an abandoned
-    /// run); a snapshot run's restorer is kept on success, dropped otherwise.
     /// Whether a run goes on once its `snapshot` settled: only while its
     /// call still runs. A call cancelled meanwhile (aborting, or abandoned
     /// after its grace period, its [`Action::DropRestorer`] sent) has its
@@ -922,6 +920,8 @@ impl CallLife {
         )
     }
 
+    /// A run's outcome answers its call (`late_result` for an abandoned
+    /// run); a snapshot run's restorer is kept on success, dropped otherwise.
     pub(crate) fn handle_outcome(&mut self, env: &mut Env, run: RunId, outcome: Outcome, now: u64) {
         let Some((key, call)) = self.calls.waiting_for(run) else {
             return self.late(env, run, &outcome);
