@@ -229,6 +229,17 @@ impl Stage {
     }
 }
 
+/// What an `Active` call asks of JS before its run ([`Calls::ask`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ask {
+    /// The input, by the tool's Standard Schema (`Validating`).
+    Validate,
+    /// What its confirmation shows (`Preparing`).
+    Prepare,
+    /// The form state again, at approval (`ReadingState`).
+    ReadState,
+}
+
 #[derive(Debug)]
 pub(crate) struct Call {
     pub(crate) key: CallKey,
@@ -413,20 +424,18 @@ impl Calls {
         }
     }
 
-    /// `Active` → asking JS with a new run: `asking` is `Stage::Validating`,
-    /// `Stage::Preparing` or `Stage::ReadingState`. `None` (and no run) for
-    /// a call that is not `Active`.
-    pub(crate) fn ask(&mut self, key: CallKey, asking: fn(RunId) -> Stage) -> Option<RunId> {
+    /// `Active` → asking JS what `ask` names, under a new run. `None` (and
+    /// no run) for a call that is not `Active`.
+    pub(crate) fn ask(&mut self, key: CallKey, ask: Ask) -> Option<RunId> {
         let index = self.index(key)?;
         if self.list.get(index)?.stage != Stage::Active {
             return None;
         }
         let run = self.new_run();
-        let stage = asking(run);
-        let call = self.list.get_mut(index)?;
-        call.stage = match stage {
-            Stage::Validating(_) | Stage::Preparing(_) | Stage::ReadingState(_) => stage,
-            _ => return None,
+        self.list.get_mut(index)?.stage = match ask {
+            Ask::Validate => Stage::Validating(run),
+            Ask::Prepare => Stage::Preparing(run),
+            Ask::ReadState => Stage::ReadingState(run),
         };
         Some(run)
     }
@@ -786,7 +795,7 @@ impl CallLife {
             if tool.def.has_state {
                 let input = Self::input_text(call);
                 let tool = call.tool;
-                if let Some(run) = self.calls.ask(key, Stage::ReadingState) {
+                if let Some(run) = self.calls.ask(key, Ask::ReadState) {
                     env.out.action(Action::ReadState { run, tool, input });
                 }
                 return;
@@ -815,7 +824,7 @@ impl CallLife {
             Validator::External => {
                 let input = Self::input_text(call);
                 let tool = call.tool;
-                if let Some(run) = self.calls.ask(key, Stage::Validating) {
+                if let Some(run) = self.calls.ask(key, Ask::Validate) {
                     env.out.action(Action::Validate { run, tool, input });
                 }
             }
@@ -838,7 +847,7 @@ impl CallLife {
             let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
             let input = Self::input_text(call);
             let (tool, validated) = (call.tool, call.kept.as_ref().map(KeptValue::run));
-            let Some(run) = self.calls.ask(key, Stage::Preparing) else {
+            let Some(run) = self.calls.ask(key, Ask::Prepare) else {
                 return;
             };
             env.out.action(Action::Prepare(PrepareOrder {
@@ -1413,25 +1422,20 @@ mod tests {
         let key = add(&mut calls, Origin::Local(Handle(0)), "a");
         let stage = |calls: &Calls| calls.get(key).map(|c| c.stage);
         // Queued: not asked, not started, not aborted.
-        assert_eq!(calls.ask(key, Stage::Validating), None);
+        assert_eq!(calls.ask(key, Ask::Validate), None);
         assert_eq!(calls.abort_run(key, 5), None);
         assert!(calls.start_running(key, false).is_none());
         assert_eq!(stage(&calls), Some(Stage::Queued));
         calls.activate(key);
         assert_eq!(stage(&calls), Some(Stage::Active));
         // Active: asks JS once; a second ask while it waits is refused.
-        let run = calls.ask(key, Stage::Validating).unwrap();
+        let run = calls.ask(key, Ask::Validate).unwrap();
         assert_eq!(stage(&calls), Some(Stage::Validating(run)));
-        assert_eq!(calls.ask(key, Stage::Preparing), None);
-        assert_eq!(
-            calls.ask(key, |_| Stage::Queued),
-            None,
-            "only the asking stages"
-        );
+        assert_eq!(calls.ask(key, Ask::Prepare), None);
         calls.activate(key);
         assert_eq!(stage(&calls), Some(Stage::Active));
-        let reading = calls.ask(key, Stage::ReadingState).unwrap();
-        assert_ne!(reading, run);
+        let reading = calls.ask(key, Ask::ReadState).unwrap();
+        assert_eq!(reading, RunId(run.0 + 1), "a refused ask mints no run");
         // From reading the form state, the run starts; only then can it abort.
         let (running, _, input) = calls.start_running(key, true).unwrap();
         assert_eq!(input, "null");
@@ -1443,7 +1447,7 @@ mod tests {
             })
         );
         calls.activate(key);
-        assert_eq!(calls.ask(key, Stage::Preparing), None);
+        assert_eq!(calls.ask(key, Ask::Prepare), None);
         assert_eq!(calls.abort_run(key, 5), Some(running));
         assert_eq!(calls.abort_run(key, 9), None, "the deadline does not move");
         assert_eq!(
