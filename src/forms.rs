@@ -684,10 +684,15 @@ impl FormPolicy {
     pub fn observe(&mut self, fields: &[Field]) {
         for field in fields {
             if field.is_sensitive_now() {
-                if let Err(at) = self.ever.binary_search(&field.name) {
-                    self.ever.insert(at, field.name.clone());
-                }
+                self.remember(&field.name);
             }
+        }
+    }
+
+    /// `name` among the fields seen sensitive (kept sorted, once each).
+    fn remember(&mut self, name: &str) {
+        if let Err(at) = self.ever.binary_search_by(|known| known.as_str().cmp(name)) {
+            self.ever.insert(at, name.into());
         }
     }
 
@@ -696,9 +701,7 @@ impl FormPolicy {
     /// `autocomplete`. A control without a name is no field.
     pub fn observe_control(&mut self, name: &str, input_type: &str, autocomplete: &str) {
         if !name.is_empty() && Control::new(input_type, autocomplete).is_sensitive() {
-            if let Err(at) = self.ever.binary_search_by(|known| known.as_str().cmp(name)) {
-                self.ever.insert(at, name.into());
-            }
+            self.remember(name);
         }
     }
 
