@@ -57,11 +57,17 @@ pub fn count(given: &Given, default: u64, refusal: &'static str) -> Result<u64, 
     match given {
         Given::Undefined | Given::Null => Ok(default),
         Given::Number(n) if !n.is_finite() => Ok(default),
-        // `as` saturates: a whole number past u64::MAX is u64::MAX.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        Given::Number(n) if *n >= 0.0 && crate::schema::is_whole(*n) => Ok(*n as u64),
+        Given::Number(n) => whole(*n).ok_or(refusal),
         _ => Err(refusal),
     }
+}
+
+/// `n` when it is a whole number `>= 0` (`as` saturates: one past
+/// `u64::MAX` is `u64::MAX`); `None` for a fraction, a negative, NaN or an
+/// infinity.
+pub fn whole(n: f64) -> Option<u64> {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    (n >= 0.0 && crate::schema::is_whole(n)).then_some(n as u64)
 }
 
 /// An optional text: absent is `None`, any other non-text is `refusal`.

@@ -10,7 +10,7 @@ use crate::vecmap::Queue;
 
 use super::{CallLife, Env};
 use crate::bridges::{BridgeId, IdKey};
-use crate::given::{Given, GivenText};
+use crate::given::{self, Given, GivenText};
 use crate::ids::new_id;
 use crate::lanes::{over_input_budget, CallKey};
 use crate::outputs::{Action, Handle, KeptValue, PrepareOrder, RunId, RunOrder};
@@ -121,10 +121,7 @@ impl PageCall {
         let caller = Caller::from_given(caller, Caller::Human).ok_or(RefusedCallOption::Caller)?;
         let rev = match rev {
             Given::Undefined | Given::Null => None,
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            Given::Number(n) if n.is_finite() && *n >= 0.0 && crate::schema::is_whole(*n) => {
-                Some(*n as u64)
-            }
+            Given::Number(n) => Some(given::whole(*n).ok_or(RefusedCallOption::Rev)?),
             _ => return Err(RefusedCallOption::Rev),
         };
         Ok(PageCall {
