@@ -174,6 +174,18 @@ pub enum RequestKind {
     Undo,
 }
 
+/// What the model does with a reply, taken from the input the core consumed.
+enum Then {
+    Nothing,
+    Register(ToolInfo),
+    Unregister(ToolKey),
+    CreateScope(ScopeId, String),
+    DisposeScope(ScopeId),
+    Attach(BridgeOptions),
+    Detach(BridgeId),
+    Issued(RequestKind),
+}
+
 macro_rules! ensure {
     ($cond:expr, $($arg:tt)+) => {
         if !$cond {
@@ -273,12 +285,18 @@ impl SpecModel {
     }
 
     fn feed(&mut self, tm: &mut Toolmark, input: Input, now: u64) -> Result<Reply, String> {
-        // What the model knows before the core takes the input.
-        let mut new_tool = None;
-        match &input {
-            Input::Register { scope, def } => new_tool = Some(self.tool_info(*scope, def)?),
+        // What the model takes from the input before the core takes it (the
+        // input itself goes to the core: an inbound text is not copied).
+        let then = match &input {
+            Input::Register { scope, def } => Then::Register(self.tool_info(*scope, def)?),
+            Input::Unregister(key) => Then::Unregister(*key),
+            Input::CreateScope { parent, name } => Then::CreateScope(*parent, name.clone()),
+            Input::DisposeScope(scope) => Then::DisposeScope(*scope),
+            Input::Attach(options) => Then::Attach(*options),
+            Input::Detach(bridge) => Then::Detach(*bridge),
             Input::Inbound { bridge, text } | Input::InboundFrame { bridge, text } => {
-                self.note_inbound(*bridge, text)
+                self.note_inbound(*bridge, text);
+                Then::Nothing
             }
             Input::Validated(run, validated) => {
                 // The driver keeps every value it answers with, asked for
@@ -288,31 +306,34 @@ impl SpecModel {
                 if matches!(validated, Validated::Valid(Some(_))) {
                     self.validated_values.insert(*run);
                 }
+                Then::Nothing
             }
-            _ => {}
-        }
-        let reply = tm.handle_input(input.clone(), now);
-        match (input, &reply) {
-            (_, Reply::Registered(Ok(Some(key)))) => {
+            Input::Call { .. } => Then::Issued(RequestKind::Call),
+            Input::HeldCall { .. } => Then::Issued(RequestKind::HeldCall),
+            Input::Confirm { .. } => Then::Issued(RequestKind::Confirm),
+            Input::Undo(_) => Then::Issued(RequestKind::Undo),
+            _ => Then::Nothing,
+        };
+        let reply = tm.handle_input(input, now);
+        match (then, &reply) {
+            (Then::Register(info), Reply::Registered(Ok(Some(key)))) => {
                 ensure!(
                     !self.tools.contains_key(key) && !self.gone_keys.contains(key),
                     "tool key {key:?} reused"
                 );
-                if let Some(info) = new_tool {
-                    self.tools.insert(*key, info);
-                }
+                self.tools.insert(*key, info);
             }
-            (Input::Unregister(key), _) if self.tools.remove(&key).is_some() => {
+            (Then::Unregister(key), _) if self.tools.remove(&key).is_some() => {
                 self.gone_keys.push(key);
             }
-            (Input::CreateScope { parent, name }, Reply::ScopeCreated(Ok(Some(scope)))) => {
+            (Then::CreateScope(parent, name), Reply::ScopeCreated(Ok(Some(scope)))) => {
                 let prefix = match self.scopes.get(&parent) {
                     Some((_, p)) if !p.is_empty() => format!("{p}.{name}"),
                     _ => name,
                 };
                 self.scopes.insert(*scope, (Some(parent), prefix));
             }
-            (Input::DisposeScope(scope), _)
+            (Then::DisposeScope(scope), _)
                 if scope != ScopeId::ROOT && self.scopes.contains_key(&scope) =>
             {
                 let doomed: Vec<ToolKey> = self
@@ -326,8 +347,8 @@ impl SpecModel {
                     self.gone_keys.push(key);
                 }
             }
-            (Input::Attach(options), Reply::Bridge(bridge)) => self.attached(*bridge, options)?,
-            (Input::Detach(bridge), _) => {
+            (Then::Attach(options), Reply::Bridge(bridge)) => self.attached(*bridge, options)?,
+            (Then::Detach(bridge), _) => {
                 if let Some(model) = self.bridges.remove(&bridge) {
                     self.detached.push(bridge);
                     // (The core says which are still running: a run's
@@ -336,16 +357,7 @@ impl SpecModel {
                         .extend(model.owed.into_iter().filter(|id| tm.is_call_in_flight(id)));
                 }
             }
-            (Input::Call { .. }, Reply::Handle(handle)) => {
-                self.issued(*handle, RequestKind::Call)?
-            }
-            (Input::HeldCall { .. }, Reply::Handle(handle)) => {
-                self.issued(*handle, RequestKind::HeldCall)?
-            }
-            (Input::Confirm { .. }, Reply::Handle(handle)) => {
-                self.issued(*handle, RequestKind::Confirm)?
-            }
-            (Input::Undo(_), Reply::Handle(handle)) => self.issued(*handle, RequestKind::Undo)?,
+            (Then::Issued(kind), Reply::Handle(handle)) => self.issued(*handle, kind)?,
             _ => {}
         }
         Ok(reply)
