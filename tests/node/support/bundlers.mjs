@@ -152,8 +152,10 @@ const waitingToInstall = [];
  * the tail of npm's own debug log, which `--loglevel=error` keeps off stderr.
  */
 export async function npmInstall(args, { cwd, timeout = 180_000 }) {
+  // A finished install hands its place to the next waiting one directly,
+  // so one starting meanwhile cannot take it too.
   if (installing >= INSTALLS_AT_ONCE) await new Promise((resolve) => waitingToInstall.push(resolve));
-  installing += 1;
+  else installing += 1;
   try {
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -169,8 +171,9 @@ export async function npmInstall(args, { cwd, timeout = 180_000 }) {
       }
     }
   } finally {
-    installing -= 1;
-    waitingToInstall.shift()?.();
+    const next = waitingToInstall.shift();
+    if (next) next();
+    else installing -= 1;
   }
 }
 
