@@ -237,18 +237,25 @@ pub(crate) enum Ask {
     ReadState,
 }
 
+/// A call as it was admitted: who asked for which tool, under which id.
 #[derive(Debug)]
-pub(crate) struct Call {
-    pub(crate) key: CallKey,
+pub(crate) struct Admitted {
     pub(crate) origin: Origin,
     pub(crate) tool: ToolKey,
     pub(crate) tool_name: String,
     pub(crate) scope: ScopeId,
     pub(crate) caller: Caller,
     pub(crate) call_id: String,
+    pub(crate) rev: Option<u64>,
+}
+
+/// A call in flight.
+#[derive(Debug)]
+pub(crate) struct Call {
+    pub(crate) key: CallKey,
+    pub(crate) admitted: Admitted,
     /// Its input's text; `None` once its run started (JS holds the input).
     pub(crate) input: Option<JsonText>,
-    pub(crate) rev: Option<u64>,
     pub(crate) stage: Stage,
     pub(crate) approval: Option<Approval>,
     /// The value JS keeps for this call's run.
@@ -269,14 +276,8 @@ pub(crate) struct PageRequest<'a> {
 /// An admitted call, before it is queued.
 #[derive(Debug)]
 pub(crate) struct NewCall {
-    pub(crate) origin: Origin,
-    pub(crate) tool: ToolKey,
-    pub(crate) tool_name: String,
-    pub(crate) scope: ScopeId,
-    pub(crate) caller: Caller,
-    pub(crate) call_id: String,
+    pub(crate) admitted: Admitted,
     pub(crate) input: JsonText,
-    pub(crate) rev: Option<u64>,
     pub(crate) approval: Option<Approval>,
     /// The value JS keeps for an approved call's run.
     pub(crate) kept: Option<KeptValue>,
@@ -305,20 +306,14 @@ impl Calls {
     pub(crate) fn add(&mut self, new: NewCall) -> CallKey {
         let key = CallKey(self.next_key);
         self.next_key += 1;
-        if matches!(new.origin, Origin::Bridge(_)) {
-            self.bridge_ids.insert(IdKey::of(&new.call_id));
+        if matches!(new.admitted.origin, Origin::Bridge(_)) {
+            self.bridge_ids.insert(IdKey::of(&new.admitted.call_id));
         }
         self.input_bytes += new.input.len();
         self.list.push(Call {
             key,
-            origin: new.origin,
-            tool: new.tool,
-            tool_name: new.tool_name,
-            scope: new.scope,
-            caller: new.caller,
-            call_id: new.call_id,
+            admitted: new.admitted,
             input: Some(new.input),
-            rev: new.rev,
             stage: Stage::Queued,
             approval: new.approval,
             kept: new.kept,
@@ -354,8 +349,8 @@ impl Calls {
     pub(crate) fn remove(&mut self, key: CallKey) -> Option<Call> {
         let index = self.index(key)?;
         let call = (index < self.list.len()).then(|| self.list.remove(index))?;
-        if matches!(call.origin, Origin::Bridge(_)) {
-            self.bridge_ids.remove(&IdKey::of(&call.call_id));
+        if matches!(call.admitted.origin, Origin::Bridge(_)) {
+            self.bridge_ids.remove(&IdKey::of(&call.admitted.call_id));
         }
         self.input_bytes = self.input_bytes.saturating_sub(Self::held(&call));
         Some(call)
@@ -466,7 +461,7 @@ impl Calls {
 
     /// The call in flight from `bridge` under `id`.
     pub(crate) fn by_bridge_id(&self, bridge: BridgeId, id: &str) -> Option<CallKey> {
-        self.first(|c| c.origin == Origin::Bridge(bridge) && c.call_id == id)
+        self.first(|c| c.admitted.origin == Origin::Bridge(bridge) && c.admitted.call_id == id)
     }
 
     /// Rule 2's in-flight half: a call under `id` from any bridge.
@@ -476,7 +471,9 @@ impl Calls {
 
     /// The call of a page request.
     pub(crate) fn of_request(&self, handle: Handle) -> Option<CallKey> {
-        self.first(|c| c.origin == Origin::Local(handle) || c.origin == Origin::Held(handle))
+        self.first(|c| {
+            c.admitted.origin == Origin::Local(handle) || c.admitted.origin == Origin::Held(handle)
+        })
     }
 
     /// The approved run of the confirmation a held request waits for.
@@ -494,7 +491,7 @@ impl Calls {
         self.list
             .get(start..)?
             .iter()
-            .find(|c| c.origin == Origin::Bridge(bridge))
+            .find(|c| c.admitted.origin == Origin::Bridge(bridge))
             .map(|c| c.key)
     }
 
@@ -558,7 +555,7 @@ impl Env {
     pub(crate) fn tool_gone(&self, call: &Call) -> ToolResult {
         match call.approval {
             Some(_) => self.gone_since_confirmation(),
-            None => self.missing_tool(call.rev),
+            None => self.missing_tool(call.admitted.rev),
         }
     }
 
@@ -645,14 +642,16 @@ impl CallLife {
             Err(result) => env.answer_bridge(bridge, &id, result),
             Ok((key, scope)) => {
                 self.enqueue(NewCall {
-                    origin: Origin::Bridge(bridge),
-                    tool: key,
-                    tool_name: tool,
-                    scope,
-                    caller: Caller::Inapp,
-                    call_id: id,
+                    admitted: Admitted {
+                        origin: Origin::Bridge(bridge),
+                        tool: key,
+                        tool_name: tool,
+                        scope,
+                        caller: Caller::Inapp,
+                        call_id: id,
+                        rev,
+                    },
                     input,
-                    rev,
                     approval: None,
                     kept: None,
                 });
@@ -663,7 +662,7 @@ impl CallLife {
 
     /// Queues an admitted call in its scope's lane.
     pub(crate) fn enqueue(&mut self, new: NewCall) -> CallKey {
-        let scope = new.scope;
+        let scope = new.admitted.scope;
         let key = self.calls.add(new);
         self.lanes.push(scope, key);
         key
@@ -716,14 +715,16 @@ impl CallLife {
             Err(result) => env.out.complete(handle, result),
             Ok((key, scope)) => {
                 self.enqueue(NewCall {
-                    origin,
-                    tool: key,
-                    tool_name: name.to_owned(),
-                    scope,
-                    caller,
-                    call_id,
+                    admitted: Admitted {
+                        origin,
+                        tool: key,
+                        tool_name: name.to_owned(),
+                        scope,
+                        caller,
+                        call_id,
+                        rev,
+                    },
                     input,
-                    rev,
                     approval: None,
                     kept: None,
                 });
@@ -784,14 +785,14 @@ impl CallLife {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(tool) = env.registry.by_key(call.tool) else {
+        let Some(tool) = env.registry.by_key(call.admitted.tool) else {
             // Unregistered while the call waited.
             return self.finish(env, key, env.tool_gone(call), now);
         };
         if call.approval.is_some() {
             if tool.def.has_state {
                 let input = Self::input_text(call);
-                let tool = call.tool;
+                let tool = call.admitted.tool;
                 if let Some(run) = self.calls.ask(key, Ask::ReadState) {
                     env.out.action(Action::ReadState { run, tool, input });
                 }
@@ -820,7 +821,7 @@ impl CallLife {
             }
             Validator::External => {
                 let input = Self::input_text(call);
-                let tool = call.tool;
+                let tool = call.admitted.tool;
                 if let Some(run) = self.calls.ask(key, Ask::Validate) {
                     env.out.action(Action::Validate { run, tool, input });
                 }
@@ -833,17 +834,17 @@ impl CallLife {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(tool) = env.registry.by_key(call.tool) else {
-            return self.finish(env, key, env.missing_tool(call.rev), now);
+        let Some(tool) = env.registry.by_key(call.admitted.tool) else {
+            return self.finish(env, key, env.missing_tool(call.admitted.rev), now);
         };
-        if env.policy.decide(call.caller, &tool.def.hints) != Decision::Confirm {
+        if env.policy.decide(call.admitted.caller, &tool.def.hints) != Decision::Confirm {
             return self.start_run(env, key, now);
         }
         let def = &tool.def;
         if def.has_summary || def.has_changes || def.has_state {
             let (summary, changes, state) = (def.has_summary, def.has_changes, def.has_state);
             let input = Self::input_text(call);
-            let (tool, validated) = (call.tool, call.kept.as_ref().map(KeptValue::run));
+            let (tool, validated) = (call.admitted.tool, call.kept.as_ref().map(KeptValue::run));
             let Some(run) = self.calls.ask(key, Ask::Prepare) else {
                 return;
             };
@@ -866,14 +867,18 @@ impl CallLife {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(snapshot) = env.registry.by_key(call.tool).map(|t| t.def.has_snapshot) else {
+        let Some(snapshot) = env
+            .registry
+            .by_key(call.admitted.tool)
+            .map(|t| t.def.has_snapshot)
+        else {
             return self.finish(env, key, env.tool_gone(call), now);
         };
         let (tool, name, caller, call_id) = (
-            call.tool,
-            call.tool_name.clone(),
-            call.caller,
-            call.call_id.clone(),
+            call.admitted.tool,
+            call.admitted.tool_name.clone(),
+            call.admitted.caller,
+            call.admitted.call_id.clone(),
         );
         // The run uses up the kept value (JS forgets it as it starts), and
         // the input's text goes to JS: nothing after this reads it.
@@ -898,10 +903,10 @@ impl CallLife {
         let Some((_, call)) = self.calls.waiting_for(run) else {
             return false;
         };
-        if call.caller == Caller::Human && env.settings.inline_confirm {
+        if call.admitted.caller == Caller::Human && env.settings.inline_confirm {
             return true;
         }
-        let (caller, tool) = (call.caller, call.tool_name.clone());
+        let (caller, tool) = (call.admitted.caller, call.admitted.tool_name.clone());
         env.out.error(
             ErrorEventCode::CtxConfirmUnavailable,
             format!(
@@ -942,9 +947,9 @@ impl CallLife {
             Outcome::Threw(_) if matches!(call.stage, Stage::Aborting { .. }) => Outcome::Aborted,
             outcome => outcome,
         };
-        let tool_name = call.tool_name.clone();
-        let call_id = call.call_id.clone();
-        let tool = env.registry.by_key(call.tool);
+        let tool_name = call.admitted.tool_name.clone();
+        let call_id = call.admitted.call_id.clone();
+        let tool = env.registry.by_key(call.admitted.tool);
         let result = match outcome {
             // The text is kept as it is (`Data`): one copy of a large result.
             Outcome::Ok(text) => match text.map(Data::from_json) {
@@ -1015,7 +1020,7 @@ impl CallLife {
         let Some((_, call)) = self.calls.waiting_for(run) else {
             return;
         };
-        let tool_name = call.tool_name.clone();
+        let tool_name = call.admitted.tool_name.clone();
         let problem = match checked {
             Ok(issues) => match issues.first() {
                 Some(first) => problem_at(&first.path, &first.message),
@@ -1067,7 +1072,7 @@ impl CallLife {
         if call.stage != stage {
             return None;
         }
-        Some((key, call.tool_name.clone()))
+        Some((key, call.admitted.tool_name.clone()))
     }
 
     /// A Standard Schema validation answers `Validating`: on to `Active`
@@ -1156,7 +1161,7 @@ impl CallLife {
             };
             if let Stage::Aborting { run, snapshot, .. } = call.stage {
                 self.calls
-                    .abandon(run, core::mem::take(&mut call.tool_name));
+                    .abandon(run, core::mem::take(&mut call.admitted.tool_name));
                 if snapshot {
                     env.out.action(Action::DropRestorer { run });
                 }
@@ -1214,7 +1219,7 @@ impl CallLife {
     /// Takes a call out, which frees its place in its lane.
     pub(crate) fn remove_call(&mut self, env: &mut Env, key: CallKey) -> Option<Call> {
         let mut call = self.calls.remove(key)?;
-        self.lanes.remove(call.scope, key);
+        self.lanes.remove(call.admitted.scope, key);
         // A value kept for a run that never came.
         env.out.forget_validated(call.kept.take());
         Some(call)
@@ -1233,8 +1238,8 @@ impl CallLife {
         if let Some(approval) = &call.approval {
             env.send_confirmed(&approval.requester, &approval.confirm_id, result.clone());
         }
-        match call.origin {
-            Origin::Bridge(bridge) => env.answer_bridge(bridge, &call.call_id, result),
+        match call.admitted.origin {
+            Origin::Bridge(bridge) => env.answer_bridge(bridge, &call.admitted.call_id, result),
             Origin::Local(handle) | Origin::Held(handle) => env.out.complete(handle, result),
         }
         self.pump(env, now);
@@ -1341,14 +1346,16 @@ mod tests {
 
     fn add(calls: &mut Calls, origin: Origin, id: &str) -> CallKey {
         calls.add(NewCall {
-            origin,
-            tool: ToolKey(0),
-            tool_name: "t".into(),
-            scope: ScopeId::ROOT,
-            caller: Caller::Inapp,
-            call_id: id.into(),
+            admitted: Admitted {
+                origin,
+                tool: ToolKey(0),
+                tool_name: "t".into(),
+                scope: ScopeId::ROOT,
+                caller: Caller::Inapp,
+                call_id: id.into(),
+                rev: None,
+            },
             input: JsonText::null(),
-            rev: None,
             approval: None,
             kept: None,
         })

@@ -6,7 +6,7 @@
 
 use crate::vecmap::Queue;
 
-use super::calls::{Approval, Calls, NewCall, Origin, Prepared, Requester};
+use super::calls::{Admitted, Approval, Calls, NewCall, Origin, Prepared, Requester};
 use super::{CallLife, Env};
 use crate::bridges::{BridgeId, IdKey};
 use crate::ids::new_id;
@@ -219,8 +219,8 @@ impl CallLife {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(tool) = env.registry.by_key(call.tool) else {
-            return self.finish(env, key, env.missing_tool(call.rev), now);
+        let Some(tool) = env.registry.by_key(call.admitted.tool) else {
+            return self.finish(env, key, env.missing_tool(call.admitted.rev), now);
         };
         let summary = prepared.summary.unwrap_or_else(|| {
             tool.def
@@ -231,16 +231,16 @@ impl CallLife {
         let changes = prepared
             .changes
             .map(|changes| redact(changes, &tool.def.sensitive));
-        let requester = match call.origin {
+        let requester = match call.admitted.origin {
             Origin::Bridge(bridge) => Requester::Bridge(bridge.0),
             Origin::Local(_) => Requester::Local,
             Origin::Held(handle) => Requester::Waiting(handle),
         };
         let held = matches!(requester, Requester::Waiting(_));
         let (tool_key, tool_name, call_id, input) = (
-            call.tool,
+            call.admitted.tool,
             tool.name.clone(),
-            call.call_id.clone(),
+            call.admitted.call_id.clone(),
             Calls::input(call),
         );
         let confirm_id = match new_id(env.rng.as_mut()) {
@@ -365,14 +365,16 @@ impl CallLife {
             Some(scope) if approve => {
                 // The approved run waits its turn on the scope like any call.
                 self.enqueue(NewCall {
-                    origin: Origin::Local(handle),
-                    tool: confirmation.tool,
-                    tool_name: confirmation.tool_name,
-                    scope,
-                    caller: Caller::Human,
-                    call_id: confirmation.call_id,
+                    admitted: Admitted {
+                        origin: Origin::Local(handle),
+                        tool: confirmation.tool,
+                        tool_name: confirmation.tool_name,
+                        scope,
+                        caller: Caller::Human,
+                        call_id: confirmation.call_id,
+                        rev: None,
+                    },
                     input: confirmation.input,
-                    rev: None,
                     approval: Some(Approval {
                         confirm_id: confirmation.confirm_id,
                         requester: confirmation.requester,
