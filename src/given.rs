@@ -13,7 +13,8 @@ pub enum Given {
     Null,
     Text(String),
     Number(f64),
-    /// A boolean, an object, a function, a symbol or a BigInt.
+    Function,
+    /// A boolean, another object, a symbol or a BigInt.
     Other,
 }
 
@@ -41,6 +42,25 @@ pub enum GivenText {
     Json(String),
     /// `JSON.stringify` gave no text or threw (a function, a BigInt, a cycle).
     NotJson,
+}
+
+/// An array option, copied entry by entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GivenList<T> {
+    Undefined,
+    Items(Vec<T>),
+    /// Not an array (`null` too), or one whose reading threw.
+    NotList,
+}
+
+/// An optional callback: `undefined` is not given (`false`), a function is
+/// (`true`); anything else, `null` too, is `refusal`.
+pub fn optional_function<E>(given: &Given, refusal: E) -> Result<bool, E> {
+    match given {
+        Given::Undefined => Ok(false),
+        Given::Function => Ok(true),
+        _ => Err(refusal),
+    }
 }
 
 /// A required text: anything else is `refusal`.
@@ -146,6 +166,20 @@ mod tests {
             Given::Other,
         ] {
             assert_eq!(text(given, NO), Err(NO));
+        }
+    }
+
+    #[test]
+    fn optional_function_is_undefined_or_a_function() {
+        assert_eq!(optional_function(&Given::Undefined, NO), Ok(false));
+        assert_eq!(optional_function(&Given::Function, NO), Ok(true));
+        for given in [
+            Given::Null,
+            Given::Text(String::from("f")),
+            Given::Number(0.0),
+            Given::Other,
+        ] {
+            assert_eq!(optional_function(&given, NO), Err(NO), "{given:?}");
         }
     }
 

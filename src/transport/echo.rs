@@ -66,6 +66,7 @@ use serde_json::Value;
 
 use super::origin::{check_host, default_port, is_scheme, parse_port, split_host_port};
 use super::status::{Status, StatusLog, CLOSED_BY_CLOSE};
+use crate::given::{optional_function, Given};
 use crate::protocol::ErrorEventCode;
 
 /// The event listened for when `event` is left out.
@@ -96,15 +97,15 @@ pub enum PostUrlError {
 /// A bad `echoTransport` option; [`ConfigError::message`] is the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfigError {
-    /// `echo` has no `private` method (checked by the driver).
+    /// `echo` has no `private` method.
     Echo,
     Channel,
     Event,
-    /// `postUrl` is neither a string nor a `URL` (checked by the driver).
+    /// `postUrl` is neither a string nor a `URL`.
     PostUrlType,
-    /// `headers` is given and not a function (checked by the driver).
+    /// `headers` is given and not a function.
     Headers,
-    /// `fetch` is not a function (checked by the driver).
+    /// `fetch` is given and not a function.
     Fetch,
     PostUrl {
         post_url: String,
@@ -441,7 +442,49 @@ pub struct EchoPolicy {
     attempts: u32,
 }
 
+/// `echoTransport`'s options, by their JS types.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EchoOptions {
+    /// `echo.private`.
+    pub echo_private: Given,
+    pub channel: Given,
+    pub event: Given,
+    /// A `URL` object as its text.
+    pub post_url: Given,
+    pub headers: Given,
+    pub fetch: Given,
+}
+
 impl EchoPolicy {
+    /// Checks the options, each in turn: `echo` with a `private` method,
+    /// `channel` a string, `event` left out or a string, `postUrl` left out,
+    /// a string or a `URL`, `headers` and `fetch` left out or functions;
+    /// then their values ([`Self::new`]).
+    pub fn from_options(
+        options: &EchoOptions,
+        page_href: Option<&str>,
+    ) -> Result<Self, ConfigError> {
+        if !matches!(options.echo_private, Given::Function) {
+            return Err(ConfigError::Echo);
+        }
+        let Given::Text(channel) = &options.channel else {
+            return Err(ConfigError::Channel);
+        };
+        let event = match &options.event {
+            Given::Undefined => None,
+            Given::Text(event) => Some(event.as_str()),
+            _ => return Err(ConfigError::Event),
+        };
+        let post_url = match &options.post_url {
+            Given::Undefined => None,
+            Given::Text(url) => Some(url.as_str()),
+            _ => return Err(ConfigError::PostUrlType),
+        };
+        optional_function(&options.headers, ConfigError::Headers)?;
+        optional_function(&options.fetch, ConfigError::Fetch)?;
+        EchoPolicy::new(channel, event, post_url, page_href)
+    }
+
     /// `event` and `post_url` default to [`DEFAULT_EVENT`] and
     /// [`DEFAULT_POST_URL`]. `page_href` is `location.href`; without one
     /// (no location: Node) `postUrl` is used as given, as in the JS.
@@ -931,6 +974,75 @@ mod tests {
         ] {
             assert!(e.message().starts_with("echoTransport: "));
         }
+    }
+
+    /// Options with every one valid and the rest left out.
+    fn options() -> EchoOptions {
+        EchoOptions {
+            echo_private: Given::Function,
+            channel: Given::Text("toolmark.1.2".into()),
+            event: Given::Undefined,
+            post_url: Given::Undefined,
+            headers: Given::Undefined,
+            fetch: Given::Undefined,
+        }
+    }
+
+    #[test]
+    fn options_are_checked_by_their_js_types_in_order() {
+        assert_eq!(
+            EchoPolicy::from_options(&options(), None).unwrap(),
+            policy()
+        );
+        let given = EchoOptions {
+            event: Given::Text(".e".into()),
+            post_url: Given::Text("https://app.example/in".into()),
+            headers: Given::Function,
+            fetch: Given::Function,
+            ..options()
+        };
+        let p = EchoPolicy::from_options(&given, Some(PAGE)).unwrap();
+        assert_eq!((p.event(), p.url()), (".e", "https://app.example/in"));
+        let refused = |change: fn(&mut EchoOptions)| {
+            let mut options = options();
+            change(&mut options);
+            EchoPolicy::from_options(&options, Some(PAGE)).unwrap_err()
+        };
+        assert_eq!(
+            refused(|o| o.echo_private = Given::Undefined),
+            ConfigError::Echo
+        );
+        assert_eq!(
+            refused(|o| o.echo_private = Given::Other),
+            ConfigError::Echo
+        );
+        assert_eq!(
+            refused(|o| o.channel = Given::Number(1.0)),
+            ConfigError::Channel
+        );
+        assert_eq!(
+            refused(|o| o.channel = Given::Text(String::new())),
+            ConfigError::Channel
+        );
+        assert_eq!(refused(|o| o.event = Given::Null), ConfigError::Event);
+        assert_eq!(
+            refused(|o| o.post_url = Given::Other),
+            ConfigError::PostUrlType
+        );
+        assert_eq!(
+            refused(|o| o.post_url = Given::Null),
+            ConfigError::PostUrlType
+        );
+        assert_eq!(refused(|o| o.headers = Given::Other), ConfigError::Headers);
+        assert_eq!(refused(|o| o.fetch = Given::Null), ConfigError::Fetch);
+        // The values are checked after every type.
+        assert_eq!(
+            refused(|o| {
+                o.channel = Given::Text(String::new());
+                o.fetch = Given::Other;
+            }),
+            ConfigError::Fetch
+        );
     }
 
     #[test]

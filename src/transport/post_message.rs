@@ -40,6 +40,7 @@ use serde_json::{Map, Value};
 
 use super::origin::{parse_serialized_origin, OriginError};
 use super::status::{Status, StatusLog, CLOSED_BY_CLOSE};
+use crate::given::{Given, GivenList};
 
 /// The value of the envelope's `toolmark` key.
 pub const ENVELOPE_VERSION: u64 = 1;
@@ -48,21 +49,20 @@ pub const ENVELOPE_VERSION: u64 = 1;
 /// `TypeError` text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfigError {
-    /// `target` has no `postMessage` (checked by the driver).
+    /// `target` has no `postMessage`.
     Target,
     /// `targetOrigin` is `'*'`.
     TargetWildcard,
     /// `targetOrigin` is not a serialized origin.
     TargetOrigin { value: String, error: OriginError },
-    /// `allowedOrigins` is not a non-empty array (empty: checked here;
-    /// not an array: by the driver).
+    /// `allowedOrigins` is not a non-empty array.
     AllowedOriginsEmpty,
     /// An `allowedOrigins` entry is `'*'` or `'null'`.
     AllowedRefused { value: String },
     /// An `allowedOrigins` entry is not a serialized origin (the driver
     /// passes a non-string entry as its `JSON.stringify`).
     AllowedOrigin { value: String, error: OriginError },
-    /// `source` is not an event target (checked by the driver).
+    /// `source` is not an event target.
     Source,
 }
 
@@ -167,7 +167,62 @@ pub struct PostMessagePolicy {
     status: StatusLog,
 }
 
+/// `postMessageTransport`'s options, by their JS types. An origin is read
+/// as its text: a string as it is, anything else as its `JSON.stringify`
+/// (which is never a serialized origin).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PostMessageOptions {
+    /// `target.postMessage`.
+    pub target_post_message: Given,
+    pub target_origin: String,
+    pub allowed_origins: GivenList<String>,
+    /// `options.source`.
+    pub source: Given,
+    /// `addEventListener` and `removeEventListener` of `options.source`.
+    pub source_listens: [Given; 2],
+    /// The same of the host's global object.
+    pub global_listens: [Given; 2],
+}
+
+/// Where a transport listens for `message` events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageSource {
+    /// `options.source`.
+    Given,
+    /// The host's global object, when `options.source` is `undefined`.
+    Global,
+}
+
 impl PostMessagePolicy {
+    /// Checks the options, each in turn: `target` with a `postMessage`
+    /// method, `targetOrigin` and `allowedOrigins` ([`Self::new`]; an
+    /// `allowedOrigins` that is not an array is an empty one), then the
+    /// source (`options.source`, else the host's global object) with
+    /// `addEventListener` and `removeEventListener` methods.
+    pub fn from_options(
+        options: &PostMessageOptions,
+    ) -> Result<(Self, MessageSource), ConfigError> {
+        if !matches!(options.target_post_message, Given::Function) {
+            return Err(ConfigError::Target);
+        }
+        let allowed: &[String] = match &options.allowed_origins {
+            GivenList::Items(origins) => origins,
+            GivenList::Undefined | GivenList::NotList => &[],
+        };
+        let policy = PostMessagePolicy::new(&options.target_origin, allowed)?;
+        let (source, listens) = match options.source {
+            Given::Undefined => (MessageSource::Global, &options.global_listens),
+            _ => (MessageSource::Given, &options.source_listens),
+        };
+        if !listens
+            .iter()
+            .all(|method| matches!(method, Given::Function))
+        {
+            return Err(ConfigError::Source);
+        }
+        Ok((policy, source))
+    }
+
     /// Checks `targetOrigin` and `allowedOrigins` (see the module docs).
     pub fn new<S: AsRef<str>>(
         target_origin: &str,
@@ -326,6 +381,76 @@ mod tests {
 
     fn policy() -> PostMessagePolicy {
         PostMessagePolicy::new(PARENT, &[PARENT, "http://localhost:3000"]).unwrap()
+    }
+
+    /// Options with every one valid, listening on the host's global object.
+    fn options() -> PostMessageOptions {
+        PostMessageOptions {
+            target_post_message: Given::Function,
+            target_origin: PARENT.into(),
+            allowed_origins: GivenList::Items(vec![PARENT.into(), "http://localhost:3000".into()]),
+            source: Given::Undefined,
+            source_listens: [Given::Undefined, Given::Undefined],
+            global_listens: [Given::Function, Given::Function],
+        }
+    }
+
+    #[test]
+    fn options_are_checked_by_their_js_types_in_order() {
+        assert_eq!(
+            PostMessagePolicy::from_options(&options()).unwrap(),
+            (policy(), MessageSource::Global)
+        );
+        let given = PostMessageOptions {
+            source: Given::Other,
+            source_listens: [Given::Function, Given::Function],
+            global_listens: [Given::Undefined, Given::Undefined],
+            ..options()
+        };
+        assert_eq!(
+            PostMessagePolicy::from_options(&given).unwrap(),
+            (policy(), MessageSource::Given)
+        );
+        let refused = |change: fn(&mut PostMessageOptions)| {
+            let mut options = options();
+            change(&mut options);
+            PostMessagePolicy::from_options(&options).unwrap_err()
+        };
+        assert_eq!(
+            refused(|o| o.target_post_message = Given::Undefined),
+            ConfigError::Target
+        );
+        assert_eq!(
+            refused(|o| o.target_post_message = Given::Other),
+            ConfigError::Target
+        );
+        // Not an array: as an empty one.
+        for allowed in [
+            GivenList::NotList,
+            GivenList::Undefined,
+            GivenList::Items(vec![]),
+        ] {
+            let mut options = options();
+            options.allowed_origins = allowed;
+            assert_eq!(
+                PostMessagePolicy::from_options(&options).unwrap_err(),
+                ConfigError::AllowedOriginsEmpty
+            );
+        }
+        // `options.source` given: its own methods, not the global's.
+        assert_eq!(refused(|o| o.source = Given::Null), ConfigError::Source);
+        assert_eq!(
+            refused(|o| o.global_listens[1] = Given::Other),
+            ConfigError::Source
+        );
+        // The target and the origins are told before the source.
+        assert_eq!(
+            refused(|o| {
+                o.target_origin = "*".into();
+                o.source = Given::Null;
+            }),
+            ConfigError::TargetWildcard
+        );
     }
 
     #[test]

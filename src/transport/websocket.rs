@@ -43,10 +43,8 @@
 //!   throwing constructor, a rejecting `onOpen`, `close()`), then
 //!   `reconnecting` with the attempt and the delay the schedule above
 //!   chose. Queued at the transition ([`WebSocketPolicy::poll_status`]).
-//! - **Options**: `maxDelayMs` and `terminalCloseCodes` are validated here
-//!   ([`WebSocketConfig::new`]); the error texts of the checks only the
-//!   driver can make (url, WebSocket implementation, `onOpen` type) are in
-//!   [`ConfigError`] too, so every text lives in one place.
+//! - **Options**: every option is checked here, from the JS types the
+//!   driver read ([`WebSocketConfig::from_options`]).
 //!
 //! # What the driver does
 //! Create the policy, then after every `handle_*` call and after
@@ -66,6 +64,7 @@
 //! needs no call: a `close` event follows it.
 
 use super::status::{Status, StatusLog, CLOSED_BY_CLOSE};
+use crate::given::{optional_function, Given, GivenList};
 use crate::prelude::*;
 use crate::vecmap::Queue;
 
@@ -99,15 +98,15 @@ pub const ON_OPEN_REJECTED: &str = "onOpen rejected";
 /// `TypeError` text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConfigError {
-    /// `url` is neither a string nor a `URL` (checked by the driver).
+    /// `url` is neither a string nor a `URL`.
     Url,
-    /// No WebSocket constructor (checked by the driver).
+    /// No WebSocket constructor.
     NoWebSocket,
     /// `maxDelayMs` is not a number greater than 0.
     MaxDelay,
     /// `terminalCloseCodes` is not an array of integers.
     TerminalCloseCodes,
-    /// `onOpen` is given and not a function (checked by the driver).
+    /// `onOpen` is given and not a function.
     OnOpen,
 }
 
@@ -126,6 +125,30 @@ impl ConfigError {
     }
 }
 
+/// `websocketTransport`'s options, by their JS types.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebSocketOptions {
+    /// A `URL` object as its text.
+    pub url: Given,
+    /// `options.WebSocket`.
+    pub web_socket: Given,
+    /// The host's global `WebSocket`.
+    pub global_web_socket: Given,
+    pub max_delay_ms: Given,
+    /// Each entry as a JS number; `NaN` for one that is not a number.
+    pub terminal_close_codes: GivenList<f64>,
+    pub on_open: Given,
+}
+
+/// The WebSocket constructor a transport uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WebSocketClass {
+    /// `options.WebSocket`.
+    Given,
+    /// The host's, when `options.WebSocket` is `undefined`.
+    Global,
+}
+
 /// The validated options the policy needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebSocketConfig {
@@ -135,6 +158,39 @@ pub struct WebSocketConfig {
 }
 
 impl WebSocketConfig {
+    /// Checks the options, each in turn: `url` a string or a `URL`; the
+    /// constructor (`options.WebSocket`, else the host's) a function;
+    /// `maxDelayMs` left out or a number; `terminalCloseCodes` left out or
+    /// an array (an entry that is not a number is not an integer);
+    /// `onOpen` left out or a function; then their values ([`Self::new`]).
+    pub fn from_options(
+        options: &WebSocketOptions,
+    ) -> Result<(WebSocketConfig, WebSocketClass), ConfigError> {
+        if !matches!(options.url, Given::Text(_)) {
+            return Err(ConfigError::Url);
+        }
+        let (class, constructor) = match options.web_socket {
+            Given::Undefined => (WebSocketClass::Global, &options.global_web_socket),
+            _ => (WebSocketClass::Given, &options.web_socket),
+        };
+        if !matches!(constructor, Given::Function) {
+            return Err(ConfigError::NoWebSocket);
+        }
+        let max_delay_ms = match options.max_delay_ms {
+            Given::Undefined => None,
+            Given::Number(ms) => Some(ms),
+            _ => return Err(ConfigError::MaxDelay),
+        };
+        let codes = match &options.terminal_close_codes {
+            GivenList::Undefined => None,
+            GivenList::Items(codes) => Some(codes.as_slice()),
+            GivenList::NotList => return Err(ConfigError::TerminalCloseCodes),
+        };
+        let has_on_open = optional_function(&options.on_open, ConfigError::OnOpen)?;
+        let config = WebSocketConfig::new(max_delay_ms, codes, has_on_open)?;
+        Ok((config, class))
+    }
+
     /// `max_delay_ms`: `maxDelayMs` as a JS number (`None`: left out),
     /// greater than 0 (`Infinity` is allowed: no cap); a fraction is rounded
     /// up to whole ms. `terminal_close_codes`: each entry as a JS number
@@ -926,6 +982,89 @@ mod tests {
         assert!(ConfigError::OnOpen
             .message()
             .contains("onOpen must be a function"));
+    }
+
+    /// Options with every one valid: a string url, the host's WebSocket.
+    fn options() -> WebSocketOptions {
+        WebSocketOptions {
+            url: Given::Text("wss://a.test/".into()),
+            web_socket: Given::Undefined,
+            global_web_socket: Given::Function,
+            max_delay_ms: Given::Undefined,
+            terminal_close_codes: GivenList::Undefined,
+            on_open: Given::Undefined,
+        }
+    }
+
+    #[test]
+    fn options_are_checked_by_their_js_types_in_order() {
+        let by_default = WebSocketConfig::from_options(&options()).unwrap();
+        assert_eq!(
+            by_default,
+            (WebSocketConfig::default(), WebSocketClass::Global)
+        );
+        let given = WebSocketOptions {
+            url: Given::Text("wss://b.test/".into()),
+            web_socket: Given::Function,
+            global_web_socket: Given::Undefined,
+            max_delay_ms: Given::Number(1500.5),
+            terminal_close_codes: GivenList::Items(vec![4001.0]),
+            on_open: Given::Function,
+        };
+        assert_eq!(
+            WebSocketConfig::from_options(&given).unwrap(),
+            (config(Some(1500.5), &[4001.0], true), WebSocketClass::Given)
+        );
+        let refused = |change: fn(&mut WebSocketOptions)| {
+            let mut options = options();
+            change(&mut options);
+            WebSocketConfig::from_options(&options).unwrap_err()
+        };
+        assert_eq!(refused(|o| o.url = Given::Other), ConfigError::Url);
+        assert_eq!(refused(|o| o.url = Given::Undefined), ConfigError::Url);
+        // The host's WebSocket only when the option is undefined.
+        assert_eq!(
+            refused(|o| o.global_web_socket = Given::Undefined),
+            ConfigError::NoWebSocket
+        );
+        assert_eq!(
+            refused(|o| o.web_socket = Given::Null),
+            ConfigError::NoWebSocket
+        );
+        assert_eq!(
+            refused(|o| o.web_socket = Given::Other),
+            ConfigError::NoWebSocket
+        );
+        assert_eq!(
+            refused(|o| o.max_delay_ms = Given::Null),
+            ConfigError::MaxDelay
+        );
+        assert_eq!(
+            refused(|o| o.max_delay_ms = Given::Text("5".into())),
+            ConfigError::MaxDelay
+        );
+        assert_eq!(
+            refused(|o| o.max_delay_ms = Given::Number(0.0)),
+            ConfigError::MaxDelay
+        );
+        assert_eq!(
+            refused(|o| o.terminal_close_codes = GivenList::NotList),
+            ConfigError::TerminalCloseCodes
+        );
+        assert_eq!(
+            refused(|o| o.terminal_close_codes = GivenList::Items(vec![f64::NAN])),
+            ConfigError::TerminalCloseCodes
+        );
+        assert_eq!(refused(|o| o.on_open = Given::Null), ConfigError::OnOpen);
+        assert_eq!(refused(|o| o.on_open = Given::Other), ConfigError::OnOpen);
+        // In the options' order: the first bad one is the one told.
+        assert_eq!(
+            refused(|o| {
+                o.web_socket = Given::Other;
+                o.on_open = Given::Other;
+            }),
+            ConfigError::NoWebSocket
+        );
     }
 
     #[test]

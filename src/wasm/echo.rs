@@ -42,17 +42,11 @@ use web_sys::{RequestCredentials, RequestInit, RequestRedirect};
 use super::error::{thrown, Code};
 use super::host::{self, get};
 use super::status::{self, StatusSubscribers};
+use super::values;
 use crate::protocol::{ErrorEventCode, ThrownErrorCode};
 use crate::transport::echo::{
-    is_wrapped, response_outcome, ConfigError, EchoConnection, EchoPolicy, SendFailure,
+    is_wrapped, response_outcome, ConfigError, EchoConnection, EchoOptions, EchoPolicy, SendFailure,
 };
-
-#[wasm_bindgen]
-extern "C" {
-    /// The global `URL` class (for `postUrl instanceof URL`).
-    #[wasm_bindgen(js_name = URL)]
-    type JsUrl;
-}
 
 fn type_error(error: ConfigError) -> JsValue {
     thrown(ThrownErrorCode::InvalidArgument, &error.message())
@@ -373,48 +367,21 @@ pub struct EchoTransport {
 #[wasm_bindgen(js_name = echoTransport)]
 pub fn echo_transport(options: JsValue) -> Result<EchoTransport, JsValue> {
     let echo = get(&options, "echo");
-    if host::method(&echo, "private").is_none() {
-        return Err(type_error(ConfigError::Echo));
-    }
-    let Some(channel) = get(&options, "channel").as_string() else {
-        return Err(type_error(ConfigError::Channel));
-    };
-    let event = get(&options, "event");
-    let event = match (event.is_undefined(), event.as_string()) {
-        (true, _) => None,
-        (false, Some(event)) => Some(event),
-        (false, None) => return Err(type_error(ConfigError::Event)),
-    };
-    let post_url = get(&options, "postUrl");
-    let post_url = if post_url.is_undefined() {
-        None
-    } else if post_url.is_string() || post_url.has_type::<JsUrl>() {
-        Some(host::string(&post_url))
-    } else {
-        return Err(type_error(ConfigError::PostUrlType));
-    };
+    let private = get(&echo, "private");
     let headers = get(&options, "headers");
-    let headers = if headers.is_undefined() {
-        None
-    } else {
-        Some(host::function(headers).ok_or_else(|| type_error(ConfigError::Headers))?)
-    };
     let fetch = get(&options, "fetch");
-    let fetch = if fetch.is_undefined() {
-        None
-    } else {
-        Some(host::function(fetch).ok_or_else(|| type_error(ConfigError::Fetch))?)
-    };
     let page_href = get(&get(&host::global(), "location"), "href").as_string();
-    let policy = EchoPolicy::new(
-        &channel,
-        event.as_deref(),
-        post_url.as_deref(),
-        page_href.as_deref(),
-    )
-    .map_err(type_error)?;
+    let given = EchoOptions {
+        echo_private: values::given(&private),
+        channel: values::given(&get(&options, "channel")),
+        event: values::given(&get(&options, "event")),
+        post_url: values::given_url(&get(&options, "postUrl")),
+        headers: values::given(&headers),
+        fetch: values::given(&fetch),
+    };
+    let policy = EchoPolicy::from_options(&given, page_href.as_deref()).map_err(type_error)?;
     // Private channels only: the server authorizes them.
-    let private = host::method(&echo, "private").ok_or_else(|| type_error(ConfigError::Echo))?;
+    let private: &Function = private.unchecked_ref();
     let subscription = private.call1(&echo, &JsValue::from_str(policy.channel()))?;
     let event = JsValue::from_str(policy.event());
     let driver = Rc::new(Driver {
@@ -422,8 +389,8 @@ pub fn echo_transport(options: JsValue) -> Result<EchoTransport, JsValue> {
         echo,
         channel: subscription,
         event,
-        headers,
-        fetch,
+        headers: host::function(headers),
+        fetch: host::function(fetch),
         listeners: RefCell::new(Vec::new()),
         next_listener: Cell::new(0),
         statuses: Rc::default(),

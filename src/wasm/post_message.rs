@@ -34,7 +34,8 @@ use super::status::{self, StatusSubscribers};
 use super::values;
 use crate::protocol::ThrownErrorCode;
 use crate::transport::post_message::{
-    ConfigError, EnvelopeShape, PostMessagePolicy, ENVELOPE_VERSION,
+    ConfigError, EnvelopeShape, MessageSource, PostMessageOptions, PostMessagePolicy,
+    ENVELOPE_VERSION,
 };
 
 fn type_error(error: &ConfigError) -> JsValue {
@@ -165,25 +166,24 @@ pub struct PostMessageTransport {
 #[wasm_bindgen(js_name = postMessageTransport)]
 pub fn post_message_transport(options: JsValue) -> Result<PostMessageTransport, JsValue> {
     let target = get(&options, "target");
-    if !target.is_truthy() || !get(&target, "postMessage").is_function() {
-        return Err(type_error(&ConfigError::Target));
-    }
-    let target_origin = origin_text(&get(&options, "targetOrigin"));
-    let allowed = get(&options, "allowedOrigins");
-    // Not an array: checked as an empty list, after `targetOrigin`.
-    let allowed: Vec<String> = match host::array_copy(&allowed) {
-        Some(list) => list.iter().map(|o| origin_text(&o)).collect(),
-        None => Vec::new(),
+    let source = get(&options, "source");
+    let global = host::global();
+    let listens = |on: &JsValue| {
+        ["addEventListener", "removeEventListener"].map(|key| values::given(&get(on, key)))
     };
-    let policy = PostMessagePolicy::new(&target_origin, &allowed).map_err(|e| type_error(&e))?;
-    let mut source = get(&options, "source");
-    if source.is_undefined() {
-        source = host::global();
-    }
-    let listens = |key| get(&source, key).is_function();
-    if !source.is_truthy() || !listens("addEventListener") || !listens("removeEventListener") {
-        return Err(type_error(&ConfigError::Source));
-    }
+    let given = PostMessageOptions {
+        target_post_message: values::given(&get(&target, "postMessage")),
+        target_origin: origin_text(&get(&options, "targetOrigin")),
+        allowed_origins: values::given_list(&get(&options, "allowedOrigins"), origin_text),
+        source_listens: listens(&source),
+        global_listens: listens(&global),
+        source: values::given(&source),
+    };
+    let (policy, from) = PostMessagePolicy::from_options(&given).map_err(|e| type_error(&e))?;
+    let source = match from {
+        MessageSource::Given => source,
+        MessageSource::Global => global,
+    };
     Ok(PostMessageTransport {
         driver: Rc::new(Driver {
             policy: RefCell::new(policy),

@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
 use super::host::{self, get, present, Callback};
-use crate::given::{Given, GivenJson, GivenText};
+use crate::given::{Given, GivenJson, GivenList, GivenText};
 use crate::machine::{Config, PendingView, Prepared};
 use crate::protocol::{
     parse_value, to_json, Issue, ToolManifestSummary, ToolResult, UNTRUSTED_CONTENT_NOTE,
@@ -43,8 +43,39 @@ pub fn given(value: &JsValue) -> Given {
         Given::Text(text)
     } else if let Some(n) = value.as_f64() {
         Given::Number(n)
+    } else if value.is_function() {
+        Given::Function
     } else {
         Given::Other
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The global `URL` class (for `value instanceof URL`).
+    #[wasm_bindgen(js_name = URL)]
+    type JsUrl;
+}
+
+/// An option that takes a string or a `URL`: a `URL` object is read as
+/// its text.
+pub fn given_url(value: &JsValue) -> Given {
+    if value.has_type::<JsUrl>() {
+        Given::Text(host::string(value))
+    } else {
+        given(value)
+    }
+}
+
+/// An array option, each entry read by `entry` from a plain copy (a
+/// revoked proxy, a throwing trap: not an array).
+pub fn given_list<T>(value: &JsValue, entry: impl Fn(&JsValue) -> T) -> GivenList<T> {
+    if value.is_undefined() {
+        return GivenList::Undefined;
+    }
+    match host::array_copy(value) {
+        Some(items) => GivenList::Items(items.iter().map(|item| entry(&item)).collect()),
+        None => GivenList::NotList,
     }
 }
 

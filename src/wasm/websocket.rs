@@ -45,9 +45,11 @@ use super::driver::{settled, spawn};
 use super::error::thrown;
 use super::host::{self, get, Callback};
 use super::status::{self, StatusSubscribers};
+use super::values;
 use crate::protocol::ThrownErrorCode;
 use crate::transport::websocket::{
-    Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketConfig, WebSocketPolicy,
+    Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketClass, WebSocketConfig,
+    WebSocketOptions, WebSocketPolicy,
 };
 
 /// Transports created and not stopped yet.
@@ -61,10 +63,6 @@ static SOCKETS: AtomicU32 = AtomicU32::new(0);
 
 #[wasm_bindgen]
 extern "C" {
-    /// The global `URL` class (for `url instanceof URL`).
-    #[wasm_bindgen(js_name = URL)]
-    type JsUrl;
-
     /// The global `TextEncoder`.
     type TextEncoder;
 
@@ -496,45 +494,26 @@ pub struct WebSocketTransport {
 #[wasm_bindgen(js_name = websocketTransport)]
 pub fn websocket_transport(options: JsValue) -> Result<WebSocketTransport, JsValue> {
     let url = get(&options, "url");
-    if !url.is_string() && !url.has_type::<JsUrl>() {
-        return Err(type_error(ConfigError::Url));
-    }
-    let mut constructor = get(&options, "WebSocket");
-    if constructor.is_undefined() {
-        constructor = get(&host::global(), "WebSocket");
-    }
-    let Some(constructor) = host::function(constructor) else {
-        return Err(type_error(ConfigError::NoWebSocket));
-    };
-    let max_delay = get(&options, "maxDelayMs");
-    let max_delay = match (max_delay.is_undefined(), max_delay.as_f64()) {
-        (true, _) => None,
-        (false, Some(ms)) => Some(ms),
-        (false, None) => return Err(type_error(ConfigError::MaxDelay)),
-    };
-    let codes = get(&options, "terminalCloseCodes");
-    // Copied by guarded calls (a revoked proxy, a throwing trap: refused as
-    // not an array), then read from the plain copy.
-    let codes: Option<Vec<f64>> = if codes.is_undefined() {
-        None
-    } else if let Some(codes) = host::array_copy(&codes) {
-        Some(
-            codes
-                .iter()
-                .map(|c| c.as_f64().unwrap_or(f64::NAN))
-                .collect(),
-        )
-    } else {
-        return Err(type_error(ConfigError::TerminalCloseCodes));
-    };
+    let web_socket = get(&options, "WebSocket");
+    let global_web_socket = get(&host::global(), "WebSocket");
     let on_open = get(&options, "onOpen");
-    let on_open = if on_open.is_undefined() {
-        None
-    } else {
-        Some(host::function(on_open).ok_or_else(|| type_error(ConfigError::OnOpen))?)
-    };
-    let config =
-        WebSocketConfig::new(max_delay, codes.as_deref(), on_open.is_some()).map_err(type_error)?;
+    let (config, class) = WebSocketConfig::from_options(&WebSocketOptions {
+        url: values::given_url(&url),
+        web_socket: values::given(&web_socket),
+        global_web_socket: values::given(&global_web_socket),
+        max_delay_ms: values::given(&get(&options, "maxDelayMs")),
+        terminal_close_codes: values::given_list(&get(&options, "terminalCloseCodes"), |code| {
+            code.as_f64().unwrap_or(f64::NAN)
+        }),
+        on_open: values::given(&on_open),
+    })
+    .map_err(type_error)?;
+    let constructor: Function = match class {
+        WebSocketClass::Given => web_socket,
+        WebSocketClass::Global => global_web_socket,
+    }
+    .unchecked_into();
+    let on_open = host::function(on_open);
     let protocols = host::present(get(&options, "protocols"));
     let driver = Rc::new(Driver {
         policy: RefCell::new(WebSocketPolicy::new(config)),

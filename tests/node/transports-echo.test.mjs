@@ -60,6 +60,15 @@ test('the module exports only echoTransport, and validates its options', () => {
   const echo = { private: () => ({}) };
   assert.throws(() => echoTransport({ echo }), /channel/);
   assert.throws(() => echoTransport({ echo, channel: CHANNEL, headers: { 'X-XSRF-TOKEN': 'x' } }), /headers must be a function/);
+  // The rules are the core's, on the options' JS types: a URL object is its text;
+  // null is not a function.
+  assert.throws(() => echoTransport({ echo, channel: CHANNEL, fetch: null }), { code: 'invalid_argument', message: 'echoTransport: fetch must be a function' });
+  assert.throws(() => echoTransport({ echo, channel: CHANNEL, postUrl: { href: '/x' } }), { code: 'invalid_argument', message: 'echoTransport: postUrl must be a string or URL' });
+  assert.throws(() => echoTransport({ echo: { private: {} }, channel: CHANNEL }), /Echo instance/);
+  const subscribed = [];
+  const t = echoTransport({ echo: { private: (channel) => (subscribed.push(channel), {}) }, channel: CHANNEL, postUrl: new URL('http://127.0.0.1:1/in') });
+  t.close();
+  assert.deepEqual(subscribed, [CHANNEL]);
 });
 
 test('round trip over a private channel: manifest POSTed, { message } and bare payloads answered', async () => {

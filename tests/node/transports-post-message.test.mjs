@@ -238,9 +238,9 @@ test('construction rejects wildcard, null and non-origin values', async () => {
   const out = await page.evaluate(async (origin) => {
     const mod = await import('/pkg/bridge/post-message.js');
     const target = window; // any window
-    const attempt = (targetOrigin, allowedOrigins) => {
+    const attempt = (targetOrigin, allowedOrigins, more = {}) => {
       try {
-        mod.postMessageTransport({ target, targetOrigin, allowedOrigins }).close();
+        mod.postMessageTransport({ target, targetOrigin, allowedOrigins, ...more }).close();
         return 'accepted';
       } catch (error) {
         return `${error.name}: ${error.message}`;
@@ -257,7 +257,12 @@ test('construction rejects wildcard, null and non-origin values', async () => {
       allowedTrailing: attempt(origin, [`${origin}/`]),
       allowedEmpty: attempt(origin, []),
       allowedMissing: attempt(origin, undefined),
+      allowedNotArray: attempt(origin, origin),
+      noTarget: attempt(origin, [origin], { target: { postMessage: 'no' } }),
+      nullSource: attempt(origin, [origin], { source: null }),
+      sourceWithoutRemove: attempt(origin, [origin], { source: { addEventListener() {} } }),
       ok: attempt(origin, [origin, 'https://example.com', 'chrome-extension://abcdefghijklmnopabcdefghijklmnop']),
+      okWithSource: attempt(origin, [origin], { source: new EventTarget() }),
     };
   }, a.url);
   assert.deepEqual(out.exports, ['postMessageTransport']);
@@ -266,5 +271,11 @@ test('construction rejects wildcard, null and non-origin values', async () => {
     assert.match(out[key], /^ToolmarkError: /, key);
   }
   assert.equal(out.ok, 'accepted');
+  // The option rules are the core's, on the options' JS types.
+  assert.equal(out.allowedNotArray, 'ToolmarkError: postMessageTransport: allowedOrigins must be a non-empty array of origins');
+  assert.equal(out.noTarget, 'ToolmarkError: postMessageTransport: target must have postMessage (a window)');
+  assert.match(out.nullSource, /^ToolmarkError: postMessageTransport: source /);
+  assert.equal(out.sourceWithoutRemove, out.nullSource);
+  assert.equal(out.okWithSource, 'accepted');
   await page.close();
 });

@@ -76,6 +76,23 @@ test('the module exports only websocketTransport', () => {
   assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1', WebSocket, maxDelayMs: 0 }), { name: 'ToolmarkError', code: 'invalid_argument' });
   assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1', WebSocket, terminalCloseCodes: ['4001'] }), { name: 'ToolmarkError', code: 'invalid_argument' });
   assert.throws(() => websocketTransport({ url: 'not a url', WebSocket }), SyntaxError);
+  // The rules are the core's, on the options' JS types: a URL object is its text;
+  // null is no WebSocket and no onOpen.
+  const opened = [];
+  class Recording extends WebSocket {
+    constructor(url, ...rest) {
+      opened.push(url);
+      super(url, ...rest);
+    }
+  }
+  const url = new URL('ws://127.0.0.1:1/socket');
+  transport({ url, WebSocket: Recording });
+  assert.equal(opened[0], url, 'the URL object itself reaches the constructor');
+  const refused = (options, message) => assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1', WebSocket, ...options }), { name: 'ToolmarkError', code: 'invalid_argument', message });
+  refused({ url: { href: 'ws://127.0.0.1:1' } }, 'websocketTransport: url must be a string or URL');
+  assert.throws(() => websocketTransport({ url: 'ws://127.0.0.1:1', WebSocket: null }), { name: 'ToolmarkError', code: 'host_unsupported' });
+  refused({ onOpen: null }, 'websocketTransport: onOpen must be a function');
+  refused({ terminalCloseCodes: 4001 }, 'websocketTransport: terminalCloseCodes must be an array of integer close codes');
 });
 
 test('round trip: the manifest arrives, a call is answered, onOpen authenticates the socket', async () => {
