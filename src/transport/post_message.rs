@@ -27,10 +27,9 @@
 //! On each `message` event: [`PostMessagePolicy::accepts_sender`] with
 //! `event.source === target` and `event.origin` first, so the data of a
 //! foreign sender is never read or copied; then the envelope. The envelope
-//! check is decided on a [`serde_json::Value`] ([`open_envelope`]); a
-//! driver that would rather not copy `event.data` whole can check the same
-//! shape on the JS value and copy only `message`: [`EnvelopeShape`] says
-//! what it must find. The message is then handed to the bridge as JSON text.
+//! rule is [`EnvelopeShape::holds`], over what a driver read of the JS
+//! value, so that only `message` is copied (or [`open_envelope`] on a
+//! [`serde_json::Value`]). The message is then handed to the bridge as JSON text.
 //! To send: [`PostMessagePolicy::outbound`] gives the envelope (as text, to
 //! `JSON.parse` once, or as a value) and the target origin for
 //! `target.postMessage(envelope, targetOrigin)`.
@@ -127,25 +126,33 @@ impl SendAfterClose {
 }
 
 /// What an accepted `event.data` looks like, for a driver that checks it on
-/// the JS value: a plain object (not `null`, not an array) whose own
-/// `toolmark` property is the number 1 and which has an own `message`
-/// property (whatever its value). [`open_envelope`] is the same rule.
+/// the JS value ([`EnvelopeShape::holds`]) and for [`open_envelope`].
 pub struct EnvelopeShape;
 
 impl EnvelopeShape {
     pub const VERSION_KEY: &'static str = "toolmark";
     pub const MESSAGE_KEY: &'static str = "message";
+
+    /// An envelope is a plain object (not `null`, not an array) whose own
+    /// `toolmark` property is the number [`ENVELOPE_VERSION`] (`version`: that property as a
+    /// number, `None` when it is absent or no number) and which has an own
+    /// `message` property, whatever its value.
+    pub fn holds(plain_object: bool, version: Option<f64>, has_message: bool) -> bool {
+        // The number 1 in any JSON spelling (1, 1.0), as JS `=== 1` sees it.
+        #[allow(clippy::cast_precision_loss)]
+        let one = ENVELOPE_VERSION as f64;
+        plain_object && version == Some(one) && has_message
+    }
 }
 
 /// The message inside an envelope, or `None` when `data` is not one.
 pub fn open_envelope(data: &Value) -> Option<&Value> {
     let object = data.as_object()?;
-    let version = object.get(EnvelopeShape::VERSION_KEY)?;
-    // The number 1 in any JSON spelling (1, 1.0), as JS `=== 1` sees it.
-    if version.as_f64() != Some(1.0) {
-        return None;
-    }
-    object.get(EnvelopeShape::MESSAGE_KEY)
+    let version = object
+        .get(EnvelopeShape::VERSION_KEY)
+        .and_then(Value::as_f64);
+    let message = object.get(EnvelopeShape::MESSAGE_KEY)?;
+    EnvelopeShape::holds(true, version, true).then_some(message)
 }
 
 /// An envelope to post.
@@ -592,6 +599,20 @@ mod tests {
             open_envelope(&json!({"toolmark": 1, "message": 7, "x": 1})),
             Some(&json!(7))
         );
+    }
+
+    #[test]
+    fn the_envelope_rule_is_one_for_js_values_and_json() {
+        assert!(EnvelopeShape::holds(true, Some(1.0), true));
+        for (plain, version, message) in [
+            (false, Some(1.0), true),
+            (true, None, true),
+            (true, Some(2.0), true),
+            (true, Some(f64::NAN), true),
+            (true, Some(1.0), false),
+        ] {
+            assert!(!EnvelopeShape::holds(plain, version, message));
+        }
     }
 
     #[test]

@@ -139,17 +139,13 @@ impl Driver {
         // anything, a proxy too: its shape is read by guarded calls, and
         // data whose reading throws is dropped.
         let data = get(event, "data");
-        if !data.is_object() || host::is_array(&data).unwrap_or(true) {
-            return None;
-        }
-        let own = |key: &str| host::has_own(&data, &JsValue::from_str(key)).unwrap_or(false);
-        let version = get(&data, EnvelopeShape::VERSION_KEY).as_f64();
-        #[allow(clippy::cast_precision_loss)]
-        let one = ENVELOPE_VERSION as f64;
-        if !own(EnvelopeShape::VERSION_KEY)
-            || version != Some(one)
-            || !own(EnvelopeShape::MESSAGE_KEY)
-        {
+        let plain = data.is_object() && !host::is_array(&data).unwrap_or(true);
+        let own =
+            |key: &str| plain && host::has_own(&data, &JsValue::from_str(key)).unwrap_or(false);
+        let version = own(EnvelopeShape::VERSION_KEY)
+            .then(|| get(&data, EnvelopeShape::VERSION_KEY).as_f64())
+            .flatten();
+        if !EnvelopeShape::holds(plain, version, own(EnvelopeShape::MESSAGE_KEY)) {
             return None;
         }
         Some(get(&data, EnvelopeShape::MESSAGE_KEY))
