@@ -63,6 +63,13 @@ pub fn optional_function<E>(given: &Given, refusal: E) -> Result<bool, E> {
     }
 }
 
+/// A JS number as an HTTP status or a WebSocket close code (an unsigned
+/// short, a fraction truncated); `None` outside 0..=65535, and for NaN.
+pub fn status_code(n: f64) -> Option<u16> {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    (0.0..=f64::from(u16::MAX)).contains(&n).then_some(n as u16)
+}
+
 /// A required text: anything else is `refusal`.
 pub fn text(given: Given, refusal: &'static str) -> Result<String, &'static str> {
     match given {
@@ -180,6 +187,17 @@ mod tests {
             Given::Other,
         ] {
             assert_eq!(optional_function(&given, NO), Err(NO), "{given:?}");
+        }
+    }
+
+    #[test]
+    fn status_codes_are_unsigned_shorts() {
+        assert_eq!(status_code(0.0), Some(0));
+        assert_eq!(status_code(404.0), Some(404));
+        assert_eq!(status_code(1000.9), Some(1000));
+        assert_eq!(status_code(65535.0), Some(65535));
+        for n in [-1.0, 65535.5, 65536.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(status_code(n), None, "{n}");
         }
     }
 

@@ -64,7 +64,7 @@
 //! needs no call: a `close` event follows it.
 
 use super::status::{Status, StatusLog, CLOSED_BY_CLOSE};
-use crate::given::{optional_function, Given, GivenList};
+use crate::given::{optional_function, status_code, Given, GivenList};
 use crate::prelude::*;
 use crate::vecmap::Queue;
 
@@ -88,6 +88,14 @@ pub const MAX_FRAME_UTF16_UNITS: usize = 4 * 1_048_576;
 pub const PROVEN_AFTER_MS: u64 = 10_000;
 /// The close code sent by [`WebSocketPolicy::close`].
 pub const NORMAL_CLOSURE: u16 = 1000;
+/// The code the WebSocket API gives a close that carried none.
+pub const NO_STATUS_RECEIVED: u16 = 1005;
+
+/// A `close` event's `code` as read (`None`: not a number); one that is no
+/// close code reads as [`NO_STATUS_RECEIVED`].
+pub fn close_code(code: Option<f64>) -> u16 {
+    code.and_then(status_code).unwrap_or(NO_STATUS_RECEIVED)
+}
 
 /// The `closed` reason when the WebSocket constructor threw.
 pub const CONSTRUCTOR_THREW: &str = "the WebSocket constructor threw";
@@ -1065,6 +1073,14 @@ mod tests {
             }),
             ConfigError::NoWebSocket
         );
+    }
+
+    #[test]
+    fn a_close_without_a_close_code_is_no_status_received() {
+        assert_eq!(close_code(Some(4001.0)), 4001);
+        for code in [None, Some(-1.0), Some(70000.0), Some(f64::NAN)] {
+            assert_eq!(close_code(code), NO_STATUS_RECEIVED, "{code:?}");
+        }
     }
 
     #[test]

@@ -43,6 +43,7 @@ use super::error::{thrown, Code};
 use super::host::{self, get};
 use super::status::{self, StatusSubscribers};
 use super::values;
+use crate::given::status_code;
 use crate::protocol::{ErrorEventCode, ThrownErrorCode};
 use crate::transport::echo::{
     is_wrapped, response_outcome, ConfigError, EchoConnection, EchoOptions, EchoPolicy, SendFailure,
@@ -118,10 +119,7 @@ impl Driver {
         };
         let on_subscribed = on(|d, _| d.policy.borrow_mut().handle_subscribed());
         let on_error = on(|d, error| {
-            let status = get(&error, "status")
-                .as_f64()
-                .filter(|s| (0.0..=f64::from(u16::MAX)).contains(s))
-                .map(|s| s as u16);
+            let status = get(&error, "status").as_f64().and_then(status_code);
             d.policy.borrow_mut().handle_subscription_error(status);
         });
         let on_connection = on(|d, name| {
@@ -329,8 +327,7 @@ impl Driver {
             let status = if fulfilled.is_truthy() {
                 host::present(value.clone())
                     .and_then(|response| get(&response, "status").as_f64())
-                    .filter(|s| (0.0..=f64::from(u16::MAX)).contains(s))
-                    .map(|s| s as u16)
+                    .and_then(status_code)
             } else {
                 None
             };

@@ -48,7 +48,7 @@ use super::status::{self, StatusSubscribers};
 use super::values;
 use crate::protocol::ThrownErrorCode;
 use crate::transport::websocket::{
-    Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketClass, WebSocketConfig,
+    close_code, Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketClass, WebSocketConfig,
     WebSocketOptions, WebSocketPolicy,
 };
 
@@ -348,10 +348,7 @@ impl Driver {
     }
 
     fn on_close_event(self: &Rc<Self>, conn: ConnId, event: JsValue) {
-        let code = get(&event, "code")
-            .as_f64()
-            .filter(|c| (0.0..=f64::from(u16::MAX)).contains(c))
-            .map_or(1005, |c| c as u16);
+        let code = close_code(get(&event, "code").as_f64());
         let reason = get(&event, "reason").as_string().unwrap_or_default();
         self.policy(|p| p.handle_close(conn, code, &reason, now()));
         // This socket is done: its listeners go (the one running is freed
