@@ -1404,6 +1404,24 @@ mod tests {
     }
 
     #[test]
+    fn the_input_bytes_held_follow_each_input_in_flight() {
+        let mut calls = Calls::default();
+        let text = |json: &str| JsonText::parse(json).unwrap();
+        let a = add(&mut calls, Origin::Local(Handle(0)), "a");
+        let b = add(&mut calls, Origin::Local(Handle(1)), "b");
+        assert_eq!(calls.input_bytes(), 8, "two nulls");
+        calls.replace_input(a, text(r#"{"name":"ada"}"#), None);
+        assert_eq!(calls.input_bytes(), 14 + 4);
+        calls.replace_input(a, text("[1]"), None);
+        assert_eq!(calls.input_bytes(), 3 + 4);
+        calls.activate(b);
+        calls.start_running(b, false).unwrap();
+        assert_eq!(calls.input_bytes(), 3, "a run's input is JS's");
+        calls.remove(a);
+        assert_eq!(calls.input_bytes(), 0);
+    }
+
+    #[test]
     fn grace_deadlines_are_found_in_key_order() {
         let mut calls = Calls::default();
         let a = add(&mut calls, Origin::Local(Handle(0)), "a");
