@@ -1728,6 +1728,52 @@ fn output_schemas_are_checked_in_dev_mode_only() {
     }
 }
 
+#[test]
+fn a_standard_schema_output_check_reports_its_first_issue_or_its_throw() {
+    let mut page = Page::with_config(Config {
+        dev: true,
+        ..Config::default()
+    });
+    page.register(tool("t"));
+    let errors = |page: &Page| -> Vec<(ErrorEventCode, String)> {
+        page.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Error { code, message, .. } => Some((*code, message.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    let issue = |path: &str, message: &str| Issue {
+        path: path.into(),
+        message: message.into(),
+    };
+    let checks = [
+        (Ok(vec![]), None),
+        (
+            Ok(vec![issue("a.b", "must be a string"), issue("c", "other")]),
+            Some("output of 't' fails its output schema at 'a.b': must be a string"),
+        ),
+        (
+            Err("TypeError: boom".to_owned()),
+            Some("output of 't' fails its output schema: its validator threw (TypeError: boom)"),
+        ),
+    ];
+    for (id, (checked, expected)) in ["a", "b", "c"].into_iter().zip(checks) {
+        page.events.clear();
+        page.call(id, "t", json!({}));
+        let run = only_run(&mut page);
+        page.tm.handle_output_checked(run, checked);
+        page.ok(run, json!(5));
+        let expected: Vec<_> = expected
+            .map(|message| (ErrorEventCode::OutputInvalid, message.to_owned()))
+            .into_iter()
+            .collect();
+        assert_eq!(errors(&page), expected);
+        assert_eq!(page.result(id), json!({"status": "ok", "data": 5}));
+    }
+}
+
 // ----- rule 8: hostile input ------------------------------------------------------------------
 
 /// A page whose bridge takes messages of up to 200 bytes, with tool `t`: it,
