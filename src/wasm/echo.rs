@@ -37,7 +37,7 @@ use core::cell::{Cell, RefCell};
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{RequestCredentials, RequestInit, RequestRedirect};
+use web_sys::RequestInit;
 
 use super::error::{thrown, Code};
 use super::host::{self, get};
@@ -303,8 +303,14 @@ impl Driver {
             }
             let init = RequestInit::new();
             init.set_method(request.method);
-            init.set_credentials(RequestCredentials::SameOrigin);
-            init.set_redirect(RequestRedirect::Error);
+            // As the policy's request says (`RequestInit`'s setters take
+            // web-sys enums; the strings are the same values).
+            host::set(
+                &init,
+                "credentials",
+                &JsValue::from_str(request.credentials),
+            );
+            host::set(&init, "redirect", &JsValue::from_str(request.redirect));
             init.set_headers_record_from_str_to_str(&headers);
             init.set_body(&JsValue::from_str(&request.body));
             (String::from(request.url), init)
