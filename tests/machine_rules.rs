@@ -661,14 +661,12 @@ fn what_an_aborted_run_throws_is_its_abort_in_its_grace_period_and_after() {
     let run = cancelled_run(&mut page, "b");
     page.advance(500);
     page.settle(run, Outcome::Threw("AbortError".into()));
-    assert_eq!(page.error_codes(), [ErrorEventCode::LateResult]);
-    let late = page.events.iter().find_map(|event| match event {
-        Event::Error { message, .. } => Some(message.clone()),
-        _ => None,
-    });
     assert_eq!(
-        late.as_deref(),
-        Some("tool 't' was aborted after its call was abandoned")
+        page.errors(),
+        [(
+            ErrorEventCode::LateResult,
+            "tool 't' was aborted after its call was abandoned".to_owned()
+        )]
     );
 
     page.call("c", "t", json!({}));
@@ -1735,15 +1733,6 @@ fn a_standard_schema_output_check_reports_its_first_issue_or_its_throw() {
         ..Config::default()
     });
     page.register(tool("t"));
-    let errors = |page: &Page| -> Vec<(ErrorEventCode, String)> {
-        page.events
-            .iter()
-            .filter_map(|e| match e {
-                Event::Error { code, message, .. } => Some((*code, message.clone())),
-                _ => None,
-            })
-            .collect()
-    };
     let issue = |path: &str, message: &str| Issue {
         path: path.into(),
         message: message.into(),
@@ -1769,7 +1758,7 @@ fn a_standard_schema_output_check_reports_its_first_issue_or_its_throw() {
             .map(|message| (ErrorEventCode::OutputInvalid, message.to_owned()))
             .into_iter()
             .collect();
-        assert_eq!(errors(&page), expected);
+        assert_eq!(page.errors(), expected);
         assert_eq!(page.result(id), json!({"status": "ok", "data": 5}));
     }
 }

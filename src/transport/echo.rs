@@ -1008,33 +1008,35 @@ mod tests {
             change(&mut options);
             EchoPolicy::from_options(&options, Some(PAGE)).unwrap_err()
         };
-        assert_eq!(
-            refused(|o| o.echo_private = Given::Undefined),
-            ConfigError::Echo
-        );
-        assert_eq!(
-            refused(|o| o.echo_private = Given::Other),
-            ConfigError::Echo
-        );
-        assert_eq!(
-            refused(|o| o.channel = Given::Number(1.0)),
-            ConfigError::Channel
-        );
-        assert_eq!(
-            refused(|o| o.channel = Given::Text(String::new())),
-            ConfigError::Channel
-        );
-        assert_eq!(refused(|o| o.event = Given::Null), ConfigError::Event);
-        assert_eq!(
-            refused(|o| o.post_url = Given::Other),
-            ConfigError::PostUrlType
-        );
-        assert_eq!(
-            refused(|o| o.post_url = Given::Null),
-            ConfigError::PostUrlType
-        );
-        assert_eq!(refused(|o| o.headers = Given::Other), ConfigError::Headers);
-        assert_eq!(refused(|o| o.fetch = Given::Null), ConfigError::Fetch);
+        type Change = fn(&mut EchoOptions);
+        let refusals: [(ConfigError, &[Change]); 6] = [
+            (
+                ConfigError::Echo,
+                &[
+                    |o| o.echo_private = Given::Undefined,
+                    |o| o.echo_private = Given::Other,
+                ],
+            ),
+            (
+                ConfigError::Channel,
+                &[
+                    |o| o.channel = Given::Number(1.0),
+                    |o| o.channel = Given::Text(String::new()),
+                ],
+            ),
+            (ConfigError::Event, &[|o| o.event = Given::Null]),
+            (
+                ConfigError::PostUrlType,
+                &[|o| o.post_url = Given::Other, |o| o.post_url = Given::Null],
+            ),
+            (ConfigError::Headers, &[|o| o.headers = Given::Other]),
+            (ConfigError::Fetch, &[|o| o.fetch = Given::Null]),
+        ];
+        for (expected, changes) in refusals {
+            for change in changes {
+                assert_eq!(refused(*change), expected);
+            }
+        }
         // The values are checked after every type.
         assert_eq!(
             refused(|o| {

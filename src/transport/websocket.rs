@@ -1028,43 +1028,46 @@ mod tests {
             change(&mut options);
             WebSocketConfig::from_options(&options).unwrap_err()
         };
-        assert_eq!(refused(|o| o.url = Given::Other), ConfigError::Url);
-        assert_eq!(refused(|o| o.url = Given::Undefined), ConfigError::Url);
-        // The host's WebSocket only when the option is undefined.
-        assert_eq!(
-            refused(|o| o.global_web_socket = Given::Undefined),
-            ConfigError::NoWebSocket
-        );
-        assert_eq!(
-            refused(|o| o.web_socket = Given::Null),
-            ConfigError::NoWebSocket
-        );
-        assert_eq!(
-            refused(|o| o.web_socket = Given::Other),
-            ConfigError::NoWebSocket
-        );
-        assert_eq!(
-            refused(|o| o.max_delay_ms = Given::Null),
-            ConfigError::MaxDelay
-        );
-        assert_eq!(
-            refused(|o| o.max_delay_ms = Given::Text("5".into())),
-            ConfigError::MaxDelay
-        );
-        assert_eq!(
-            refused(|o| o.max_delay_ms = Given::Number(0.0)),
-            ConfigError::MaxDelay
-        );
-        assert_eq!(
-            refused(|o| o.terminal_close_codes = GivenList::NotList),
-            ConfigError::TerminalCloseCodes
-        );
-        assert_eq!(
-            refused(|o| o.terminal_close_codes = GivenList::Items(vec![f64::NAN])),
-            ConfigError::TerminalCloseCodes
-        );
-        assert_eq!(refused(|o| o.on_open = Given::Null), ConfigError::OnOpen);
-        assert_eq!(refused(|o| o.on_open = Given::Other), ConfigError::OnOpen);
+        type Change = fn(&mut WebSocketOptions);
+        let refusals: [(ConfigError, &[Change]); 5] = [
+            (
+                ConfigError::Url,
+                &[|o| o.url = Given::Other, |o| o.url = Given::Undefined],
+            ),
+            // The host's WebSocket only when the option is undefined.
+            (
+                ConfigError::NoWebSocket,
+                &[
+                    |o| o.global_web_socket = Given::Undefined,
+                    |o| o.web_socket = Given::Null,
+                    |o| o.web_socket = Given::Other,
+                ],
+            ),
+            (
+                ConfigError::MaxDelay,
+                &[
+                    |o| o.max_delay_ms = Given::Null,
+                    |o| o.max_delay_ms = Given::Text("5".into()),
+                    |o| o.max_delay_ms = Given::Number(0.0),
+                ],
+            ),
+            (
+                ConfigError::TerminalCloseCodes,
+                &[
+                    |o| o.terminal_close_codes = GivenList::NotList,
+                    |o| o.terminal_close_codes = GivenList::Items(vec![f64::NAN]),
+                ],
+            ),
+            (
+                ConfigError::OnOpen,
+                &[|o| o.on_open = Given::Null, |o| o.on_open = Given::Other],
+            ),
+        ];
+        for (expected, changes) in refusals {
+            for change in changes {
+                assert_eq!(refused(*change), expected);
+            }
+        }
         // In the options' order: the first bad one is the one told.
         assert_eq!(
             refused(|o| {

@@ -277,14 +277,19 @@ impl Page {
             .collect()
     }
 
-    pub fn error_codes(&self) -> Vec<ErrorEventCode> {
+    /// Every error event's code and message, in order.
+    pub fn errors(&self) -> Vec<(ErrorEventCode, String)> {
         self.events
             .iter()
             .filter_map(|e| match e {
-                Event::Error { code, .. } => Some(*code),
+                Event::Error { code, message, .. } => Some((*code, message.clone())),
                 _ => None,
             })
             .collect()
+    }
+
+    pub fn error_codes(&self) -> Vec<ErrorEventCode> {
+        self.errors().into_iter().map(|(code, _)| code).collect()
     }
 
     pub fn completed(&self, handle: Handle) -> Option<ToolResult> {
