@@ -124,6 +124,35 @@ string_enum! {
     }
 }
 
+/// A `ToolmarkError`'s code: an error event's (thrown in dev mode) or a
+/// thrown-only one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolmarkErrorCode {
+    Event(ErrorEventCode),
+    Thrown(ThrownErrorCode),
+}
+
+impl ToolmarkErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolmarkErrorCode::Event(code) => code.as_str(),
+            ToolmarkErrorCode::Thrown(code) => code.as_str(),
+        }
+    }
+}
+
+impl From<ErrorEventCode> for ToolmarkErrorCode {
+    fn from(code: ErrorEventCode) -> ToolmarkErrorCode {
+        ToolmarkErrorCode::Event(code)
+    }
+}
+
+impl From<ThrownErrorCode> for ToolmarkErrorCode {
+    fn from(code: ThrownErrorCode) -> ToolmarkErrorCode {
+        ToolmarkErrorCode::Thrown(code)
+    }
+}
+
 string_enum! {
     /// Which way a message travels.
     Direction {

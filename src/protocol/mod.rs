@@ -14,7 +14,9 @@ mod values;
 /// `protocol: 1`.
 pub const PROTOCOL_VERSION: u8 = 1;
 
-pub use codes::{CancelledBy, Direction, ErrorEventCode, RefusedCode, ThrownErrorCode};
+pub use codes::{
+    CancelledBy, Direction, ErrorEventCode, RefusedCode, ThrownErrorCode, ToolmarkErrorCode,
+};
 pub use inbound::{
     check_agent_to_page, check_page_to_agent, parse_agent_to_page, parse_for_page, parse_json,
     parse_page_to_agent, parse_value, peek_client_id, validate, Rejection,

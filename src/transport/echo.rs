@@ -67,7 +67,7 @@ use serde_json::Value;
 use super::origin::{check_host, default_port, is_scheme, parse_port, split_host_port};
 use super::status::{Status, StatusLog, CLOSED_BY_CLOSE};
 use crate::given::{optional_function, Given};
-use crate::protocol::ErrorEventCode;
+use crate::protocol::{ErrorEventCode, ThrownErrorCode, ToolmarkErrorCode};
 
 /// The event listened for when `event` is left out.
 pub const DEFAULT_EVENT: &str = ".toolmark.message";
@@ -345,9 +345,17 @@ pub enum SendFailure {
 }
 
 impl SendFailure {
-    /// The page-side error event code.
-    pub fn code(&self) -> ErrorEventCode {
-        ErrorEventCode::TransportFailed
+    /// The code the send rejects with: an argument the request cannot
+    /// carry, a send after close, else (the server's or the network's
+    /// failure) the event code `transport_failed`.
+    pub fn thrown_code(&self) -> ToolmarkErrorCode {
+        match self {
+            SendFailure::BadHeader { .. } => ThrownErrorCode::InvalidArgument.into(),
+            SendFailure::Closed => ThrownErrorCode::TransportClosed.into(),
+            SendFailure::Network { .. } | SendFailure::Status { .. } => {
+                ErrorEventCode::TransportFailed.into()
+            }
+        }
     }
 
     /// The rejection's text, as the JS transport has it.
@@ -1125,7 +1133,7 @@ mod tests {
         ] {
             let err = p.request(String::new(), &[(name, value)]).unwrap_err();
             assert_eq!(err, SendFailure::BadHeader { name: name.into() });
-            assert_eq!(err.code(), ErrorEventCode::TransportFailed);
+            assert_eq!(err.thrown_code().as_str(), "invalid_argument");
         }
     }
 
@@ -1137,7 +1145,7 @@ mod tests {
         assert_eq!(response_outcome(url, Some(299)), Ok(()));
         for status in [199, 301, 302, 404, 419, 500] {
             let err = response_outcome(url, Some(status)).unwrap_err();
-            assert_eq!(err.code().as_str(), "transport_failed");
+            assert_eq!(err.thrown_code().as_str(), "transport_failed");
             assert_eq!(
                 err.message(),
                 format!("echoTransport: POST {url} answered {status}")
@@ -1148,7 +1156,13 @@ mod tests {
             err.message(),
             format!("echoTransport: POST {url} answered nothing")
         );
-        assert_eq!(err.code(), ErrorEventCode::TransportFailed);
+        assert_eq!(
+            err.thrown_code(),
+            ToolmarkErrorCode::Event(ErrorEventCode::TransportFailed)
+        );
+        let closed = SendFailure::Closed;
+        assert_eq!(closed.thrown_code().as_str(), "transport_closed");
+        assert_eq!(closed.message(), "echoTransport: closed");
     }
 
     #[test]

@@ -39,12 +39,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::RequestInit;
 
-use super::error::{thrown, Code};
+use super::error::thrown;
 use super::host::{self, get};
 use super::status::{self, StatusSubscribers};
 use super::values;
 use crate::given::status_code;
-use crate::protocol::{ErrorEventCode, ThrownErrorCode};
+use crate::protocol::ThrownErrorCode;
 use crate::transport::echo::{
     is_wrapped, response_outcome, ConfigError, EchoConnection, EchoOptions, EchoPolicy, SendFailure,
 };
@@ -54,14 +54,7 @@ fn type_error(error: ConfigError) -> JsValue {
 }
 
 fn send_error(failure: &SendFailure) -> js_sys::Object {
-    let code: Code = match failure {
-        SendFailure::BadHeader { .. } => ThrownErrorCode::InvalidArgument.into(),
-        SendFailure::Closed => ThrownErrorCode::TransportClosed.into(),
-        SendFailure::Network { .. } | SendFailure::Status { .. } => {
-            ErrorEventCode::TransportFailed.into()
-        }
-    };
-    thrown(code, &failure.message()).unchecked_into()
+    thrown(failure.thrown_code(), &failure.message()).unchecked_into()
 }
 
 /// One `onMessage` subscriber: its callback and the listener Echo holds.

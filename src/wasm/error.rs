@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use super::host;
 use crate::machine::ToolmarkError as CoreError;
-use crate::protocol::{ErrorEventCode, ThrownErrorCode};
+use crate::protocol::ThrownErrorCode;
 
 // The class stays JS so that `instanceof ToolmarkError` holds for what the
 // paths helpers, forms and this module throw: one class, imported here. The
@@ -24,34 +24,7 @@ extern "C" {
     fn new(code: &str, message: &str) -> JsToolmarkError;
 }
 
-/// A `ToolmarkError`'s code: an error event's (thrown in dev mode) or a
-/// thrown-only one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Code {
-    Event(ErrorEventCode),
-    Thrown(ThrownErrorCode),
-}
-
-impl Code {
-    fn as_str(self) -> &'static str {
-        match self {
-            Code::Event(code) => code.as_str(),
-            Code::Thrown(code) => code.as_str(),
-        }
-    }
-}
-
-impl From<ErrorEventCode> for Code {
-    fn from(code: ErrorEventCode) -> Code {
-        Code::Event(code)
-    }
-}
-
-impl From<ThrownErrorCode> for Code {
-    fn from(code: ThrownErrorCode) -> Code {
-        Code::Thrown(code)
-    }
-}
+pub use crate::protocol::ToolmarkErrorCode as Code;
 
 /// Why a call into the boundary failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
