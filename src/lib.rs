@@ -54,6 +54,7 @@ pub mod lanes;
 pub mod lifecycle;
 pub mod machine;
 pub mod outputs;
+pub mod paths;
 pub mod policy;
 pub mod protocol;
 pub mod registry;
