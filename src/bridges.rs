@@ -42,6 +42,8 @@ impl Default for BridgeOptions {
 /// The `bridge(...)` option [`BridgeOptions::from_given`] refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefusedOption {
+    /// `transport` lacks `send` or `onMessage` as functions.
+    Transport,
     Caller,
     OnChange,
     MaxMessageBytes,
@@ -52,6 +54,11 @@ impl RefusedOption {
     /// (`undefined` for none): only the refused value is ever written.
     pub fn message(self, shown: &str) -> String {
         let rule = match self {
+            RefusedOption::Transport => {
+                return String::from(
+                    "bridge: transport must have send(message) and onMessage(callback)",
+                )
+            }
             RefusedOption::Caller => "bridge: caller must be 'inapp' in protocol v1, not ",
             RefusedOption::OnChange => "bridge: onChange must be 'manifest' or 'changed', not ",
             RefusedOption::MaxMessageBytes => {
@@ -65,14 +72,19 @@ impl RefusedOption {
 }
 
 impl BridgeOptions {
-    /// `caller` absent or `'inapp'`, `onChange` absent, `'manifest'` or
-    /// `'changed'`, `maxMessageBytes` absent or a positive integer; the
-    /// first refused, in that order, is the `Err`.
+    /// A transport with `send` and `onMessage` functions, `caller` absent
+    /// or `'inapp'`, `onChange` absent, `'manifest'` or `'changed'`,
+    /// `maxMessageBytes` absent or a positive integer; the first refused,
+    /// in that order, is the `Err`.
     pub fn from_given(
+        transport: [&Given; 2],
         caller: &Given,
         on_change: &Given,
         max_message_bytes: &Given,
     ) -> Result<BridgeOptions, RefusedOption> {
+        if transport != [&Given::Function; 2] {
+            return Err(RefusedOption::Transport);
+        }
         match caller {
             Given::Undefined => {}
             Given::Text(text) if text == "inapp" => {}
@@ -329,18 +341,43 @@ mod tests {
 
     /// The options, or the refusal's message as the boundary writes it.
     fn options(caller: &Shown, on_change: &Shown, max: &Shown) -> Result<BridgeOptions, String> {
-        BridgeOptions::from_given(&caller.given, &on_change.given, &max.given).map_err(|refused| {
-            let value = match refused {
-                RefusedOption::Caller => caller,
-                RefusedOption::OnChange => on_change,
-                RefusedOption::MaxMessageBytes => max,
-            };
-            refused.message(&value.json)
-        })
+        let send = &Given::Function;
+        let transport = [send, send];
+        BridgeOptions::from_given(transport, &caller.given, &on_change.given, &max.given).map_err(
+            |refused| {
+                let value = match refused {
+                    RefusedOption::Transport => unreachable!("the transport is given"),
+                    RefusedOption::Caller => caller,
+                    RefusedOption::OnChange => on_change,
+                    RefusedOption::MaxMessageBytes => max,
+                };
+                refused.message(&value.json)
+            },
+        )
     }
 
     fn max_bytes(max: &Shown) -> Result<usize, String> {
         options(&absent(), &absent(), max).map(|o| o.max_message_bytes)
+    }
+
+    #[test]
+    fn bridge_needs_a_transport_with_send_and_on_message_functions_first() {
+        let function = &Given::Function;
+        let human = &Given::Text(String::from("human"));
+        for transport in [
+            [&Given::Undefined, function],
+            [function, &Given::Object],
+            [&Given::Null, &Given::Null],
+            [&Given::Object, &Given::Object],
+        ] {
+            let refused =
+                BridgeOptions::from_given(transport, human, &Given::Undefined, &Given::Undefined);
+            assert_eq!(refused, Err(RefusedOption::Transport), "{transport:?}");
+        }
+        assert_eq!(
+            RefusedOption::Transport.message("{}"),
+            "bridge: transport must have send(message) and onMessage(callback)"
+        );
     }
 
     #[test]

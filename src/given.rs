@@ -14,7 +14,9 @@ pub enum Given {
     Text(String),
     Number(f64),
     Function,
-    /// A boolean, another object, a symbol or a BigInt.
+    /// An object that is not a function (an array too).
+    Object,
+    /// A boolean, a symbol or a BigInt.
     Other,
 }
 
@@ -51,6 +53,15 @@ pub enum GivenList<T> {
     Items(Vec<T>),
     /// Not an array (`null` too), or one whose reading threw.
     NotList,
+}
+
+/// An options argument: absent (`undefined`, `null`) or an object that is
+/// not a function; anything else is `refusal`.
+pub fn options_object<E>(given: &Given, refusal: E) -> Result<(), E> {
+    match given {
+        Given::Undefined | Given::Null | Given::Object => Ok(()),
+        _ => Err(refusal),
+    }
 }
 
 /// An optional callback: `undefined` is not given (`false`), a function is
@@ -202,11 +213,27 @@ mod tests {
     }
 
     #[test]
+    fn options_are_absent_or_an_object() {
+        for given in [Given::Undefined, Given::Null, Given::Object] {
+            assert_eq!(options_object(&given, NO), Ok(()), "{given:?}");
+        }
+        for given in [
+            Given::Function,
+            Given::Text(String::from("{}")),
+            Given::Number(1.0),
+            Given::Other,
+        ] {
+            assert_eq!(options_object(&given, NO), Err(NO), "{given:?}");
+        }
+    }
+
+    #[test]
     fn absent_is_undefined_or_null() {
         assert!(Given::Undefined.is_absent());
         assert!(Given::Null.is_absent());
         assert!(!Given::Text(String::new()).is_absent());
         assert!(!Given::Number(0.0).is_absent());
+        assert!(!Given::Object.is_absent());
         assert!(!Given::Other.is_absent());
     }
 }

@@ -80,6 +80,10 @@ pub const DEFAULT_TOOL_BUDGET: usize = 40;
 /// What FieldChange values of sensitive paths become.
 pub const REDACTED: &str = "[redacted]";
 
+/// `tm.use`'s refusal of what is not a plugin, or a plugin used twice.
+pub const NOT_A_PLUGIN: &str =
+    "use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)";
+
 /// Options of `createToolmark`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {

@@ -87,6 +87,22 @@ pub mod field {
     use crate::protocol::{hints_from_value, Hints, ToolMode};
     use crate::registry::SchemaSpec;
 
+    /// The definition itself: an object, not a function.
+    pub fn definition(given: &Given) -> Result<(), &'static str> {
+        match given {
+            Given::Object => Ok(()),
+            _ => Err("register: a tool definition object is required"),
+        }
+    }
+
+    /// `run`: a function (the boundary keeps it; the core runs by handle).
+    pub fn run(given: &Given) -> Result<(), &'static str> {
+        match given {
+            Given::Function => Ok(()),
+            _ => Err("register: run must be a function"),
+        }
+    }
+
     /// `name`: a string (its syntax is the registry's `invalid_name`).
     pub fn name(given: Given) -> Result<String, &'static str> {
         given::text(given, "tool definition: name must be a string")
@@ -154,6 +170,39 @@ pub mod field {
 
         fn text(text: &str) -> Given {
             Given::Text(String::from(text))
+        }
+
+        #[test]
+        fn a_definition_is_an_object_with_a_run_function() {
+            assert_eq!(definition(&Given::Object), Ok(()));
+            assert_eq!(run(&Given::Function), Ok(()));
+            for given in [
+                Given::Undefined,
+                Given::Null,
+                Given::Function,
+                text("tool"),
+                Given::Number(1.0),
+                Given::Other,
+            ] {
+                assert_eq!(
+                    definition(&given),
+                    Err("register: a tool definition object is required"),
+                    "{given:?}"
+                );
+            }
+            for given in [
+                Given::Undefined,
+                Given::Null,
+                Given::Object,
+                text("run"),
+                Given::Other,
+            ] {
+                assert_eq!(
+                    run(&given),
+                    Err("register: run must be a function"),
+                    "{given:?}"
+                );
+            }
         }
 
         #[test]

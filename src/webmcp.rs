@@ -8,7 +8,44 @@
 //! same tool unchanged, and a changed tool (description, schema, hints) is
 //! registered again under a fresh registration.
 
+use crate::given::{self, Given};
 use crate::prelude::*;
+
+/// Where `webmcp()` registers the tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContextChoice {
+    /// `options.modelContext`.
+    Given,
+    /// The host's, looked up when the plugin attaches: the first of
+    /// [`CONTEXT_OWNERS`]' `modelContext` that [`usable`] takes.
+    Host,
+}
+
+/// Whose `modelContext` is the host's: `document`'s, else the earlier
+/// `navigator`'s.
+pub const CONTEXT_OWNERS: [&str; 2] = ["document", "navigator"];
+
+/// A model context with a `registerTool` function.
+pub fn usable(context: &Given, register_tool: &Given) -> bool {
+    !context.is_absent() && *register_tool == Given::Function
+}
+
+/// `webmcp(options)`: `options` absent or an object, its `modelContext`
+/// absent or [`usable`].
+pub fn options(
+    options: &Given,
+    model_context: &Given,
+    register_tool: &Given,
+) -> Result<ContextChoice, &'static str> {
+    given::options_object(options, "webmcp: options must be an object")?;
+    if model_context.is_absent() {
+        Ok(ContextChoice::Host)
+    } else if usable(model_context, register_tool) {
+        Ok(ContextChoice::Given)
+    } else {
+        Err("webmcp: modelContext must have registerTool(tool, options)")
+    }
+}
 
 /// How the registrations follow the entries visible to `inapp` now.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -64,6 +101,45 @@ mod tests {
 
     fn texts(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn options_are_an_object_whose_model_context_can_register_tools() {
+        let f = &Given::Function;
+        let o = &Given::Object;
+        for absent in [Given::Undefined, Given::Null] {
+            assert_eq!(options(&absent, &absent, f), Ok(ContextChoice::Host));
+            assert_eq!(
+                options(o, &absent, &Given::Undefined),
+                Ok(ContextChoice::Host)
+            );
+        }
+        assert_eq!(options(o, o, f), Ok(ContextChoice::Given));
+        assert_eq!(options(o, f, f), Ok(ContextChoice::Given));
+        let lacking = Err("webmcp: modelContext must have registerTool(tool, options)");
+        assert_eq!(options(o, o, &Given::Undefined), lacking);
+        assert_eq!(options(o, o, o), lacking);
+        assert_eq!(options(o, &Given::Number(1.0), &Given::Undefined), lacking);
+        for refused in [
+            Given::Function,
+            Given::Text(String::from("x")),
+            Given::Other,
+        ] {
+            assert_eq!(
+                options(&refused, o, f),
+                Err("webmcp: options must be an object"),
+                "{refused:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_host_context_is_present_with_register_tool() {
+        assert!(usable(&Given::Object, &Given::Function));
+        assert!(!usable(&Given::Object, &Given::Undefined));
+        assert!(!usable(&Given::Null, &Given::Function));
+        assert!(!usable(&Given::Undefined, &Given::Function));
+        assert_eq!(CONTEXT_OWNERS, ["document", "navigator"]);
     }
 
     #[test]

@@ -39,33 +39,30 @@ pub struct Bridge {
 pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
     let options = present(options).unwrap_or(JsValue::UNDEFINED);
     let transport = get(&options, "transport");
-    let send = host::method(&transport, "send");
-    let (Some(send), true) = (send, get(&transport, "onMessage").is_function()) else {
-        return Err(Failure::misuse(
-            "bridge: transport must have send(message) and onMessage(callback)",
-        )
-        .into());
-    };
+    let send = get(&transport, "send");
+    let on_message = get(&transport, "onMessage");
     let caller = get(&options, "caller");
     let on_change = get(&options, "onChange");
     let max_message_bytes = get(&options, "maxMessageBytes");
     let options = BridgeOptions::from_given(
+        [&values::given(&send), &values::given(&on_message)],
         &values::given(&caller),
         &values::given(&on_change),
         &values::given(&max_message_bytes),
     )
     .map_err(|refused| {
         let value = match refused {
-            RefusedOption::Caller => &caller,
-            RefusedOption::OnChange => &on_change,
-            RefusedOption::MaxMessageBytes => &max_message_bytes,
+            RefusedOption::Transport => None,
+            RefusedOption::Caller => Some(&caller),
+            RefusedOption::OnChange => Some(&on_change),
+            RefusedOption::MaxMessageBytes => Some(&max_message_bytes),
         };
-        let shown = values::copy_text(value);
+        let shown = value.and_then(values::copy_text);
         Failure::misuse(refused.message(shown.as_deref().unwrap_or("undefined")))
     })?;
     Ok(Bridge {
         transport,
-        send,
+        send: send.unchecked_into(),
         options,
     })
 }

@@ -31,10 +31,12 @@ const NO_SCOPE: ScopeId = ScopeId(u32::MAX);
 /// `createToolmark(options)`: the page's registry.
 #[wasm_bindgen(js_name = createToolmark)]
 pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
+    crate::given::options_object(
+        &given(&options),
+        "createToolmark: options must be an object",
+    )
+    .map_err(Failure::misuse)?;
     let options = present(options).unwrap_or_else(|| js_sys::Object::new().into());
-    if !options.is_object() {
-        return Err(Failure::misuse("createToolmark: options must be an object").into());
-    }
     let config = values::config(&options)?;
     let dev = config.dev;
     // Linear time for every pattern; registration refuses the rest.
@@ -55,13 +57,10 @@ pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
 }
 
 fn register_in(shared: &Rc<Shared>, scope: ScopeId, def: &JsValue) -> Result<Function, Failure> {
-    if !def.is_object() {
-        return Err(Failure::misuse(
-            "register: a tool definition object is required",
-        ));
-    }
-    let run = host::method(def, "run")
-        .ok_or_else(|| Failure::misuse("register: run must be a function"))?;
+    registry::field::definition(&given(def)).map_err(Failure::misuse)?;
+    let run = get(def, "run");
+    registry::field::run(&given(&run)).map_err(Failure::misuse)?;
+    let run: Function = run.unchecked_into();
     let spec = values::tool_def(def)?;
     let input_standard = Some(get(def, "inputSchema")).filter(values::is_standard_schema);
     let output_standard = Some(get(def, "outputSchema")).filter(values::is_standard_schema);
@@ -252,10 +251,7 @@ impl Toolmark {
             Err(plugin) => plugin,
         };
         let Some(attach) = host::method(&plugin, "attachToRegistry") else {
-            return Err(Failure::misuse(
-                "use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)",
-            )
-            .into());
+            return Err(Failure::misuse(crate::machine::NOT_A_PLUGIN).into());
         };
         let link = PluginLink {
             shared: Rc::downgrade(&self.shared),

@@ -45,6 +45,8 @@ pub fn given(value: &JsValue) -> Given {
         Given::Number(n)
     } else if value.is_function() {
         Given::Function
+    } else if value.is_object() {
+        Given::Object
     } else {
         Given::Other
     }

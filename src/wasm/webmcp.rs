@@ -25,7 +25,7 @@ use web_sys::AbortController;
 use super::error::Failure;
 use super::host::{self, get, js_function, present};
 use super::values;
-use crate::webmcp::{self, Annotations};
+use crate::webmcp::{self, Annotations, ContextChoice};
 
 #[wasm_bindgen]
 extern "C" {
@@ -68,31 +68,27 @@ pub struct WebMcp {
 /// `webmcp(options?)`.
 #[wasm_bindgen]
 pub fn webmcp(options: JsValue) -> Result<WebMcp, JsValue> {
-    let options = present(options).unwrap_or(JsValue::UNDEFINED);
-    if !options.is_undefined() && !options.is_object() {
-        return Err(Failure::misuse("webmcp: options must be an object").into());
-    }
-    let model_context = present(get(&options, "modelContext"));
-    if let Some(context) = &model_context {
-        if host::method(context, "registerTool").is_none() {
-            return Err(Failure::misuse(
-                "webmcp: modelContext must have registerTool(tool, options)",
-            )
-            .into());
-        }
-    }
+    let model_context = get(&options, "modelContext");
+    let register_tool = get(&model_context, "registerTool");
+    let choice = webmcp::options(
+        &values::given(&options),
+        &values::given(&model_context),
+        &values::given(&register_tool),
+    )
+    .map_err(Failure::misuse)?;
     Ok(WebMcp {
-        model_context,
+        model_context: (choice == ContextChoice::Given).then_some(model_context),
         attached: Cell::new(false),
     })
 }
 
-/// `document.modelContext`, else the earlier `navigator.modelContext`.
+/// The host's model context ([`webmcp::CONTEXT_OWNERS`]).
 fn found_model_context() -> Option<JsValue> {
     let global = host::global();
-    ["document", "navigator"].into_iter().find_map(|owner| {
-        present(get(&get(&global, owner), "modelContext"))
-            .filter(|context| host::method(context, "registerTool").is_some())
+    webmcp::CONTEXT_OWNERS.into_iter().find_map(|owner| {
+        let context = get(&get(&global, owner), "modelContext");
+        let register_tool = get(&context, "registerTool");
+        webmcp::usable(&values::given(&context), &values::given(&register_tool)).then_some(context)
     })
 }
 
@@ -119,10 +115,7 @@ impl WebMcp {
     #[wasm_bindgen(js_name = attachToRegistry)]
     pub fn attach_to_registry(&self, link: RegistryLink) -> Result<Function, JsValue> {
         if self.attached.replace(true) {
-            return Err(Failure::misuse(
-                "use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)",
-            )
-            .into());
+            return Err(Failure::misuse(crate::machine::NOT_A_PLUGIN).into());
         }
         let Some(context) = self.model_context.clone().or_else(found_model_context) else {
             return Ok(js_function(|| {}));

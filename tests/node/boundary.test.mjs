@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-import { ToolmarkError, createToolmark } from '../../pkg/index.js';
+import { ToolmarkError, createToolmark, getPath } from '../../pkg/index.js';
 import { bridge } from '../../pkg/bridge/index.js';
 import { createInPageChannel } from '../../pkg/bridge/in-page.js';
+import { webmcp } from '../../pkg/webmcp/index.js';
 import { flush, until } from './support/page-agent.mjs';
 
 /** A page with an in-page agent, and every error event it emitted. */
@@ -284,8 +285,14 @@ describe('one error channel', () => {
   test('API misuse is a ToolmarkError invalid_argument', () => {
     const tm = createToolmark();
     const misuse = (fn) => assert.throws(fn, (e) => e instanceof ToolmarkError && e.code === 'invalid_argument');
-    misuse(() => tm.register(null));
-    misuse(() => tm.register({ name: 'x', description: 'd' }));
+    // The refusals are the core's (src/registry.rs, src/bridges.rs, src/machine.rs), texts and all.
+    const refused = (fn, message) => assert.throws(fn, { name: 'ToolmarkError', code: 'invalid_argument', message });
+    refused(() => tm.register(null), 'register: a tool definition object is required');
+    refused(() => tm.register(() => {}), 'register: a tool definition object is required');
+    refused(() => tm.register({ name: 'x', description: 'd' }), 'register: run must be a function');
+    refused(() => createToolmark('x'), 'createToolmark: options must be an object');
+    refused(() => bridge({ transport: { send() {} } }), 'bridge: transport must have send(message) and onMessage(callback)');
+    refused(() => tm.use({}), 'use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)');
     misuse(() => tm.register({ name: 1, description: 'd', run: () => 0 }));
     misuse(() => tm.events.on('nope', () => {}));
     misuse(() => tm.call('x', {}, { caller: 'robot' }));
@@ -299,6 +306,17 @@ describe('one error channel', () => {
     misuse(() => createToolmark({ toolBudget: -1 }));
     misuse(() => bridge({}));
     misuse(() => bridge({ transport: { send() {}, onMessage() {} }, maxMessageBytes: 1.5 }));
+  });
+
+  test("webmcp()'s options and a path argument: the core's refusals, thrown as they are", () => {
+    const refused = (fn, code, message) => assert.throws(fn, { name: 'ToolmarkError', code, message });
+    refused(() => webmcp(5), 'invalid_argument', 'webmcp: options must be an object');
+    refused(() => webmcp({ modelContext: {} }), 'invalid_argument', 'webmcp: modelContext must have registerTool(tool, options)');
+    assert.ok(webmcp({ modelContext: { registerTool() {} } }));
+    assert.ok(webmcp(null));
+    refused(() => getPath({}, 5), 'invalid_path', 'path must be a string, not number');
+    refused(() => getPath({}, 'a.__proto__'), 'invalid_path', 'path "a.__proto__" uses the unsafe segment "__proto__"');
+    assert.equal(getPath({ a: [{ b: 2 }] }, 'a.0.b'), 2);
   });
 
   test('ctx.files.resolve throws a ToolmarkError, ctx.confirm without onConfirm resolves false', async () => {
