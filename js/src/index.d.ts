@@ -395,7 +395,11 @@ export interface Toolmark extends ToolRegistrar {
   /** Summary entries visible to that caller (default `'inapp'`). */
   manifest(caller?: Caller): ToolManifestSummary[];
   pendingConfirmations(): PendingConfirmation[];
-  /** The listener runs on every change of `pendingConfirmations()`; returns unsubscribe. */
+  /**
+   * The listener runs on every change of `pendingConfirmations()`; returns
+   * unsubscribe. A listener here or in `events` that throws is reported as an
+   * uncaught error (`reportError`; `console.error` in Node) and stops no other.
+   */
   subscribePending(listener: () => void): () => void;
   /** Approves or rejects a deferred confirmation; resolves with the final result (also sent as `confirmed`). */
   confirmPending(confirmId: string, approve: boolean): Promise<ToolResult>;

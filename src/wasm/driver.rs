@@ -109,11 +109,14 @@ impl Listeners {
     }
 }
 
-/// Calls each listener with `argument`; one that throws (or is no
-/// function) does not keep the others from hearing.
+/// Calls each listener with `argument`; one that throws is reported as
+/// uncaught (as a transport's subscribers are) and does not keep the
+/// others from hearing.
 fn notify(listeners: Vec<JsValue>, argument: &JsValue) {
     for listener in listeners.into_iter().filter_map(host::function) {
-        let _ = listener.call1(&JsValue::NULL, argument);
+        if let Err(error) = listener.call1(&JsValue::NULL, argument) {
+            host::report_uncaught(&error);
+        }
     }
 }
 

@@ -226,15 +226,15 @@ impl PostMessageTransport {
     #[wasm_bindgen(js_name = onMessage, unchecked_return_type = "() => void")]
     pub fn on_message(&self, callback: JsValue) -> Result<JsValue, JsValue> {
         let driver = &self.driver;
-        if driver.policy.borrow().is_closed() {
-            return Ok(host::js_function(|| {}).into());
-        }
         let Some(callback) = host::function(callback) else {
             return Err(thrown(
                 ThrownErrorCode::InvalidArgument,
                 "postMessageTransport: onMessage(callback) needs a function",
             ));
         };
+        if driver.policy.borrow().is_closed() {
+            return Ok(host::js_function(|| {}).into());
+        }
         // Strong: while it is attached, the source's listener keeps the
         // transport alive, as a JS closure would (until close or unsubscribe).
         let owner = driver.clone();

@@ -25,7 +25,9 @@ async function attached(options = {}) {
 }
 
 describe('page functions that fail never break the bridge', () => {
-  test('a throwing tool, a rejecting tool and a throwing listener: each call is answered, the next calls work', async () => {
+  test('a throwing tool, a rejecting tool and a throwing listener: each call is answered, the next calls work', async (ctx) => {
+    const logged = [];
+    ctx.mock.method(console, 'error', (error) => logged.push(String(error?.message)));
     const { tm, agent, errors } = await attached();
     tm.events.on('error', () => {
       throw new Error('listener failure');
@@ -53,6 +55,7 @@ describe('page functions that fail never break the bridge', () => {
     assert.equal(tm.pendingConfirmations().length, 1);
     assert.deepEqual(await agent.call('ok', { a: 1 }), { status: 'ok', data: { got: { a: 1 } } });
     assert.deepEqual(await tm.call('ok', { b: 2 }, { caller: 'human' }), { status: 'ok', data: { got: { b: 2 } } });
+    assert.deepEqual(new Set(logged), new Set(['listener failure', 'pending listener failure']));
   });
 
   test('a transport whose send throws or rejects: transport_failed events, the registry keeps working', async () => {
@@ -79,6 +82,24 @@ describe('page functions that fail never break the bridge', () => {
     );
     assert.deepEqual(await tm.call('t', {}, { caller: 'human' }), { status: 'ok', data: 1 });
   });
+});
+
+test('a registry listener that throws is reported as uncaught (console.error in Node) and stops no other', async (ctx) => {
+  // Node has no reportError: the throw goes to console.error, as a transport subscriber's does.
+  const logged = [];
+  ctx.mock.method(console, 'error', (error) => logged.push(String(error?.message)));
+  const tm = createToolmark();
+  const heard = [];
+  tm.events.on('error', () => { throw new Error('error listener bug'); });
+  tm.events.on('error', (e) => heard.push(e.code));
+  tm.subscribePending(() => { throw new Error('pending listener bug'); });
+  tm.subscribePending(() => heard.push(`pending ${tm.pendingConfirmations().length}`));
+  tm.register({ name: 'bad name', description: 'd', run: () => 0 });
+  tm.register({ name: 'send', description: 'd', hints: { consequential: true }, run: () => 1 });
+  const asked = await tm.call('send', {}, { caller: 'inapp' });
+  assert.equal(asked.status, 'needs_confirmation');
+  assert.deepEqual(heard, ['invalid_name', 'pending 1']);
+  assert.deepEqual(logged, ['error listener bug', 'pending listener bug']);
 });
 
 describe('re-entrancy', () => {
