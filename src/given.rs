@@ -55,6 +55,48 @@ pub enum GivenList<T> {
     NotList,
 }
 
+/// A value `JSON.stringify` would drop or write as `null`: where a value
+/// must be JSON (a tool's result, a validated input) it is refused instead
+/// of silently changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotJson {
+    NaN,
+    Infinity,
+    NegativeInfinity,
+    Function,
+    Symbol,
+    BigInt,
+}
+
+impl NotJson {
+    /// A number JSON cannot write.
+    pub fn number(n: f64) -> Option<NotJson> {
+        if n.is_nan() {
+            Some(NotJson::NaN)
+        } else if n == f64::INFINITY {
+            Some(NotJson::Infinity)
+        } else if n == f64::NEG_INFINITY {
+            Some(NotJson::NegativeInfinity)
+        } else {
+            None
+        }
+    }
+
+    /// Why the value under `key` (its property name, `""` at the top) is
+    /// refused: `NaN at "price"`.
+    pub fn reason(self, key: &str) -> String {
+        let what = match self {
+            NotJson::NaN => "NaN",
+            NotJson::Infinity => "Infinity",
+            NotJson::NegativeInfinity => "-Infinity",
+            NotJson::Function => "function",
+            NotJson::Symbol => "symbol",
+            NotJson::BigInt => "bigint",
+        };
+        format!("{what} at \"{key}\"")
+    }
+}
+
 /// An options argument: absent (`undefined`, `null`) or an object that is
 /// not a function; anything else is `refusal`.
 pub fn options_object<E>(given: &Given, refusal: E) -> Result<(), E> {
@@ -210,6 +252,25 @@ mod tests {
         for n in [-1.0, 65535.5, 65536.0, f64::NAN, f64::INFINITY] {
             assert_eq!(status_code(n), None, "{n}");
         }
+    }
+
+    #[test]
+    fn numbers_json_cannot_write_are_named_with_their_key() {
+        assert_eq!(NotJson::number(f64::NAN), Some(NotJson::NaN));
+        assert_eq!(NotJson::number(f64::INFINITY), Some(NotJson::Infinity));
+        assert_eq!(
+            NotJson::number(f64::NEG_INFINITY),
+            Some(NotJson::NegativeInfinity)
+        );
+        for n in [0.0, -0.0, 1.5, f64::MAX, f64::MIN, f64::MIN_POSITIVE] {
+            assert_eq!(NotJson::number(n), None, "{n}");
+        }
+        assert_eq!(NotJson::NaN.reason("price"), "NaN at \"price\"");
+        assert_eq!(NotJson::NegativeInfinity.reason("t"), "-Infinity at \"t\"");
+        assert_eq!(NotJson::Function.reason(""), "function at \"\"");
+        assert_eq!(NotJson::Symbol.reason("s"), "symbol at \"s\"");
+        assert_eq!(NotJson::BigInt.reason("n"), "bigint at \"n\"");
+        assert_eq!(NotJson::Infinity.reason("0"), "Infinity at \"0\"");
     }
 
     #[test]

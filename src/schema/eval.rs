@@ -24,6 +24,7 @@ use super::{
     PatternMatcher, SchemaIssue, Work, MAX_EVAL_DEPTH, MAX_ISSUES, UNITS_PER_STEP,
 };
 use crate::prelude::*;
+use crate::protocol::push_path_segment;
 use core::cmp::Ordering;
 use serde_json::{Map, Number, Value};
 
@@ -233,14 +234,6 @@ fn int_text(n: usize) -> String {
     text
 }
 
-/// Appends a path segment: `.segment`, or `segment` to the empty path.
-fn push_segment(path: &mut String, segment: &str) {
-    if !path.is_empty() {
-        path.push('.');
-    }
-    path.push_str(segment);
-}
-
 /// `n` Unicode scalar values in `s` (`chars().count()`, without core's
 /// counter in the wasm): every byte but UTF-8 continuation bytes.
 fn char_count(s: &str) -> usize {
@@ -264,7 +257,7 @@ impl<'s> Evaluator<'s> {
     fn path_to(&self, key: Option<&str>) -> String {
         let mut path = self.path.clone();
         if let Some(key) = key {
-            push_segment(&mut path, key);
+            push_path_segment(&mut path, key);
         }
         path
     }
@@ -419,7 +412,7 @@ impl<'s> Evaluator<'s> {
     /// Appends a child to the path; returns the length to truncate back to.
     fn enter(&mut self, i: usize, key: Option<&str>) -> usize {
         let len = self.path.len();
-        push_segment(&mut self.path, key.unwrap_or(""));
+        push_path_segment(&mut self.path, key.unwrap_or(""));
         if key.is_none() {
             self.path.push_str(itoa::Buffer::new().format(i));
         }

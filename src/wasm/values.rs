@@ -17,10 +17,11 @@ use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
 use super::host::{self, get, present, Callback};
-use crate::given::{Given, GivenJson, GivenList, GivenText};
+use crate::given::{Given, GivenJson, GivenList, GivenText, NotJson};
 use crate::machine::{Config, PendingView, Prepared};
 use crate::protocol::{
-    parse_value, to_json, Issue, ToolManifestSummary, ToolResult, UNTRUSTED_CONTENT_NOTE,
+    parse_value, push_path_segment, to_json, Issue, ToolManifestSummary, ToolResult,
+    UNTRUSTED_CONTENT_NOTE,
 };
 use crate::registry::{field, SchemaSpec, ToolDef};
 use serde::Serialize;
@@ -138,22 +139,17 @@ impl Strict {
         let slot = refusal.clone();
         let replacer = host::callback(move |key, value| {
             // Called after toJSON, so `value` is what would be written.
-            let what = match value.as_f64() {
-                Some(n) if n.is_nan() => Some(String::from("NaN")),
-                Some(n) if n.is_infinite() && n > 0.0 => Some(String::from("Infinity")),
-                Some(n) if n.is_infinite() => Some(String::from("-Infinity")),
-                Some(_) => None,
-                None if value.is_object() || value.is_string() => None,
-                None if value.is_function() => Some(String::from("function")),
-                None if value.is_symbol() => Some(String::from("symbol")),
-                None if value.is_bigint() => Some(String::from("bigint")),
+            let refused = match value.as_f64() {
+                Some(n) => NotJson::number(n),
+                None if value.is_function() => Some(NotJson::Function),
+                None if value.is_symbol() => Some(NotJson::Symbol),
+                None if value.is_bigint() => Some(NotJson::BigInt),
                 None => None,
             };
-            match what {
+            match refused {
                 None => Ok(value),
-                Some(what) => {
-                    let key = key.as_string().unwrap_or_default();
-                    let reason = format!("{} at \"{}\"", &what, &key);
+                Some(refused) => {
+                    let reason = refused.reason(&key.as_string().unwrap_or_default());
                     let error = js_sys::Error::new(&reason).into();
                     slot.set(Some(reason));
                     Err(error)
@@ -289,22 +285,19 @@ pub fn prepared(summary: JsValue, changes: JsValue, state: JsValue) -> Result<Pr
     Prepared::from_text(copy_text(&all).as_deref())
 }
 
-/// A Standard Schema issue path as the protocol writes it: keys joined by `.`.
+/// A Standard Schema issue path as the protocol writes it ([`push_path_segment`]).
 fn issue_path(path: &JsValue) -> String {
     let Some(path) = host::array_copy(path) else {
         return String::new();
     };
     let mut out = String::new();
-    for (i, segment) in path.iter().enumerate() {
-        if i > 0 {
-            out.push('.');
-        }
+    for segment in path.iter() {
         let key = if segment.is_object() {
             get(&segment, "key")
         } else {
             segment
         };
-        out.push_str(&host::string(&key));
+        push_path_segment(&mut out, &host::string(&key));
     }
     out
 }
