@@ -82,7 +82,7 @@ impl BridgeOptions {
         on_change: &Given,
         max_message_bytes: &Given,
     ) -> Result<BridgeOptions, RefusedOption> {
-        if transport != [&Given::Function; 2] {
+        if !matches!(transport, [Given::Function, Given::Function]) {
             return Err(RefusedOption::Transport);
         }
         match caller {

@@ -27,7 +27,7 @@ pub const CONTEXT_OWNERS: [&str; 2] = ["document", "navigator"];
 
 /// A model context with a `registerTool` function.
 pub fn usable(context: &Given, register_tool: &Given) -> bool {
-    !context.is_absent() && *register_tool == Given::Function
+    !context.is_absent() && matches!(register_tool, Given::Function)
 }
 
 /// `webmcp(options)`: `options` absent or an object, its `modelContext`
