@@ -15,6 +15,7 @@
 //! its output, whatever the input.
 
 use crate::prelude::*;
+use crate::protocol::DEFAULT_MAX_MESSAGE_BYTES;
 
 /// Segments never walked or written, keys `flatten` refuses.
 pub const FORBIDDEN: [&str; 3] = ["__proto__", "prototype", "constructor"];
@@ -25,7 +26,7 @@ pub const MAX_PATH_SEGMENTS: usize = 1000;
 /// Longest path argument, in UTF-16 code units (the protocol's message
 /// limit; no real path is near it). The paths `flatten` writes are shorter
 /// still: [`MAX_FLATTEN_PATH_BYTES`].
-pub const MAX_PATH_LENGTH: usize = 1 << 20;
+pub const MAX_PATH_LENGTH: usize = DEFAULT_MAX_MESSAGE_BYTES;
 
 /// Longest path `flatten` writes, in UTF-8 bytes (so at most as many
 /// UTF-16 units): V8 hashes a string of more than 16,383 units by its
@@ -37,7 +38,7 @@ pub const MAX_FLATTEN_PATH_BYTES: usize = 16_000;
 /// each string leaf's (any other leaf counts 8). Four times the protocol's
 /// message limit: paths repeat their prefixes, so the output of a 1 MiB
 /// input is larger than the input.
-pub const MAX_FLATTEN_OUTPUT_BYTES: usize = 4 * 1_048_576;
+pub const MAX_FLATTEN_OUTPUT_BYTES: usize = 4 * DEFAULT_MAX_MESSAGE_BYTES;
 
 /// Most values (containers and leaves) one `flatten` visits: a value that
 /// shares its parts (`a = {x: b, y: b}`, `b = {x: c, y: c}`, …) has
@@ -134,6 +135,17 @@ mod tests {
             segments(&dots),
             Err(String::from("path has more than 1000 segments"))
         );
+    }
+
+    #[test]
+    fn the_bounds_are_the_figures_js_and_the_docs_name() {
+        // js/src/paths.js reads them (pathRules); tests/node/flatten-bounds
+        // and API users see them in refusals.
+        assert_eq!(MAX_PATH_LENGTH, 1_048_576);
+        assert_eq!(MAX_FLATTEN_OUTPUT_BYTES, 4_194_304);
+        assert_eq!(MAX_FLATTEN_PATH_BYTES, 16_000);
+        assert_eq!(MAX_FLATTEN_VALUES, 20_000);
+        assert_eq!(FORBIDDEN, ["__proto__", "prototype", "constructor"]);
     }
 
     #[test]
