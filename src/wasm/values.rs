@@ -346,7 +346,8 @@ pub fn result(result: &ToolResult) -> JsValue {
 }
 
 /// A result of a tool marked `untrustedContent`, wrapped as
-/// [`UntrustedResult`] has it: `{ untrustedContent, note, result }`.
+/// the spec has servers hand it to a model: `{ untrustedContent: true,
+/// note, result }`.
 pub fn untrusted_result(result: &ToolResult) -> JsValue {
     host::object(&[
         ("untrustedContent", &JsValue::TRUE),
