@@ -39,6 +39,31 @@ impl Default for BridgeOptions {
     }
 }
 
+/// A call of the app's transport that threw (or whose promise rejected).
+/// `send`, `close` and `onStatus` failing are `transport_failed` events;
+/// `onMessage` failing at attach is thrown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportCall {
+    Send,
+    Close,
+    OnStatus,
+    OnMessage,
+}
+
+impl TransportCall {
+    /// The failure's text, with the error as the boundary describes it
+    /// (`detail`: `Error: message`).
+    pub fn failed(self, detail: &str) -> String {
+        let call = match self {
+            TransportCall::Send => "transport.send",
+            TransportCall::Close => "transport.close",
+            TransportCall::OnStatus => "bridge: transport.onStatus",
+            TransportCall::OnMessage => "bridge: transport.onMessage",
+        };
+        format!("{call} failed: {detail}")
+    }
+}
+
 /// The `bridge(...)` option [`BridgeOptions::from_given`] refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefusedOption {
@@ -358,6 +383,24 @@ mod tests {
 
     fn max_bytes(max: &Shown) -> Result<usize, String> {
         options(&absent(), &absent(), max).map(|o| o.max_message_bytes)
+    }
+
+    #[test]
+    fn a_failed_transport_call_is_named_with_the_error() {
+        for (call, text) in [
+            (TransportCall::Send, "transport.send failed: Error: e"),
+            (TransportCall::Close, "transport.close failed: Error: e"),
+            (
+                TransportCall::OnStatus,
+                "bridge: transport.onStatus failed: Error: e",
+            ),
+            (
+                TransportCall::OnMessage,
+                "bridge: transport.onMessage failed: Error: e",
+            ),
+        ] {
+            assert_eq!(call.failed("Error: e"), text);
+        }
     }
 
     #[test]

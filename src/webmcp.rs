@@ -47,6 +47,39 @@ pub fn options(
     }
 }
 
+/// A tool the model context did not take (an `error` event; the page
+/// goes on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegistrationFailure {
+    /// `new AbortController()` threw: no registration without one.
+    NoController,
+    /// `registerTool` threw or rejected (a duplicate name, a permissions
+    /// policy, an insecure context).
+    Rejected,
+}
+
+impl RegistrationFailure {
+    /// A rejection whose error has the name `error_name`: none for an
+    /// `AbortError`, the abort of the registration's own controller (the
+    /// tool went meanwhile).
+    pub fn rejected(error_name: Option<&str>) -> Option<RegistrationFailure> {
+        (error_name != Some("AbortError")).then_some(RegistrationFailure::Rejected)
+    }
+
+    /// The event's text for `tool`, with the error as the boundary
+    /// describes it.
+    pub fn message(self, tool: &str, detail: &str) -> String {
+        match self {
+            RegistrationFailure::NoController => {
+                format!("webmcp: {tool} not registered: new AbortController() failed: {detail}")
+            }
+            RegistrationFailure::Rejected => {
+                format!("webmcp: registerTool({tool}) was rejected: {detail}")
+            }
+        }
+    }
+}
+
 /// How the registrations follow the entries visible to `inapp` now.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Sync {
@@ -131,6 +164,31 @@ mod tests {
                 "{refused:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_rejected_registration_is_a_failure_unless_it_was_our_abort() {
+        assert_eq!(RegistrationFailure::rejected(Some("AbortError")), None);
+        for name in [
+            None,
+            Some("Error"),
+            Some("NotAllowedError"),
+            Some("aborterror"),
+        ] {
+            assert_eq!(
+                RegistrationFailure::rejected(name),
+                Some(RegistrationFailure::Rejected),
+                "{name:?}"
+            );
+        }
+        assert_eq!(
+            RegistrationFailure::Rejected.message("later", "Error: refused"),
+            "webmcp: registerTool(later) was rejected: Error: refused"
+        );
+        assert_eq!(
+            RegistrationFailure::NoController.message("t", "Error: none"),
+            "webmcp: t not registered: new AbortController() failed: Error: none"
+        );
     }
 
     #[test]

@@ -523,7 +523,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (to_sel(), any::<bool>()).prop_map(|(to, exact)| Op::Oversized { to, exact }),
         18 => (any::<u8>().prop_map(Pick), outcome_sel()).prop_map(|(run, outcome)| Op::Settle { run, outcome }),
         2 => any::<u8>().prop_map(Pick).prop_map(Op::SettleAgain),
-        4 => (any::<u8>().prop_map(Pick), 0..5u8).prop_map(|(pick, kind)| Op::Validate { pick, kind }),
+        4 => (any::<u8>().prop_map(Pick), 0..6u8).prop_map(|(pick, kind)| Op::Validate { pick, kind }),
         5 => (any::<u8>().prop_map(Pick), 0..4u8).prop_map(|(pick, kind)| Op::Prepare { pick, kind }),
         3 => (any::<u8>().prop_map(Pick), 0..4u8).prop_map(|(pick, kind)| Op::ReadState { pick, kind }),
         2 => (any::<u8>().prop_map(Pick), any::<bool>()).prop_map(|(pick, ok)| Op::Restore { pick, ok }),
@@ -1950,7 +1950,8 @@ impl Model {
                 path: "a".into(),
                 message: "Required".into(),
             }]),
-            _ => Validated::Threw("schema blew up".into()),
+            4 => Validated::Threw("schema blew up".into()),
+            _ => Validated::NotJson("bigint at \"n\"".into()),
         };
         if matches!(validated, Validated::Valid(Some(_))) {
             self.validated_values.insert(run);

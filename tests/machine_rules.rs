@@ -913,6 +913,38 @@ fn standard_schema_inputs_are_validated_by_js_and_may_be_transformed() {
 }
 
 #[test]
+fn a_validated_value_json_cannot_write_fails_the_call_with_its_reason() {
+    let mut page = Page::new();
+    let mut ext = tool("ext");
+    ext.input_schema = Some(SchemaSpec::External {
+        json: Some(json!({"type": "object"})),
+    });
+    page.register(ext);
+    page.call("v", "ext", json!({"n": "5"}));
+    let Some(Action::Validate { run, .. }) = page.actions.pop() else {
+        panic!("validate expected: {:?}", page.actions)
+    };
+    page.tm.handle_validated(
+        run,
+        Validated::NotJson(String::from("bigint at \"n\"")),
+        page.now,
+    );
+    page.drain();
+    assert_eq!(
+        page.result("v"),
+        json!({"status": "error", "message": "Tool failed"})
+    );
+    assert_eq!(
+        page.errors(),
+        [(
+            ErrorEventCode::ToolThrew,
+            String::from("validated input is not JSON-safe: bigint at \"n\"")
+        )]
+    );
+    assert!(page.take_runs().is_empty(), "nothing ran");
+}
+
+#[test]
 fn a_validator_or_summary_that_throws_answers_tool_failed_and_reports_tool_threw() {
     let mut page = Page::new();
     let mut ext = tool("ext");

@@ -50,6 +50,10 @@ pub enum Validated {
     Valid(Option<String>),
     Invalid(Vec<Issue>),
     Threw(String),
+    /// Valid, but its value is not JSON-safe, and why
+    /// ([`crate::given::NotJson::reason`]): the tool fails rather than run
+    /// on the raw input.
+    NotJson(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1104,6 +1108,10 @@ impl CallLife {
             }
             Validated::Invalid(issues) => self.finish(env, key, ToolResult::invalid(issues), now),
             Validated::Threw(detail) => self.tool_failed(env, key, tool_name, detail, now),
+            Validated::NotJson(reason) => {
+                let detail = format!("validated input is not JSON-safe: {reason}");
+                self.tool_failed(env, key, tool_name, detail, now)
+            }
         }
     }
 

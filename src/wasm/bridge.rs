@@ -22,7 +22,7 @@ use super::driver::{BridgeEntry, Shared};
 use super::error::{report, Failure};
 use super::host::{self, get, present};
 use super::{status, values};
-use crate::bridges::RefusedOption;
+use crate::bridges::{RefusedOption, TransportCall};
 use crate::machine::{BridgeId, BridgeOptions};
 use crate::protocol::ErrorEventCode;
 
@@ -210,10 +210,7 @@ fn watch_status(shared: &Rc<Shared>, bridge: BridgeId, transport: &JsValue) {
     let off = match on_status.call1(transport, &callback) {
         Ok(off) => off,
         Err(error) => {
-            let message = format!(
-                "bridge: transport.onStatus failed: {}",
-                &host::detail(&error)
-            );
+            let message = TransportCall::OnStatus.failed(&host::detail(&error));
             shared.failed(ErrorEventCode::TransportFailed, message, None);
             return;
         }
@@ -260,10 +257,7 @@ impl Bridge {
                 forget_route(callback.as_ref());
                 let now = shared.now();
                 shared.input(|core| core.detach(id, now))?;
-                let message = format!(
-                    "bridge: transport.onMessage failed: {}",
-                    &host::detail(&error)
-                );
+                let message = TransportCall::OnMessage.failed(&host::detail(&error));
                 return Err(Failure::misuse(message));
             }
         };

@@ -33,6 +33,7 @@ use wasm_bindgen::prelude::*;
 use super::error::{report, Busy, Failure};
 use super::host::{self, Callback};
 use super::values;
+use crate::bridges::TransportCall;
 use crate::machine::{Action, BridgeId, Event, Handle, Output, Toolmark as Machine, Transmit};
 use crate::protocol::{ErrorEventCode, ThrownErrorCode};
 use crate::registry::ToolKey;
@@ -338,7 +339,7 @@ impl Shared {
     }
 
     fn send_failed(self: &Rc<Self>, error: &JsValue) {
-        let message = format!("transport.send failed: {}", &host::detail(error));
+        let message = TransportCall::Send.failed(&host::detail(error));
         self.failed(ErrorEventCode::TransportFailed, message, None);
     }
 
@@ -487,7 +488,7 @@ impl Shared {
             }
         }
         if let Some(error) = failure {
-            let message = format!("transport.close failed: {}", &host::detail(&error));
+            let message = TransportCall::Close.failed(&host::detail(&error));
             self.failed(ErrorEventCode::TransportFailed, message, None);
         }
         drop(entry);

@@ -25,7 +25,7 @@ use web_sys::AbortController;
 use super::error::Failure;
 use super::host::{self, get, js_function, present};
 use super::values;
-use crate::webmcp::{self, Annotations, ContextChoice};
+use crate::webmcp::{self, Annotations, ContextChoice, RegistrationFailure};
 
 #[wasm_bindgen]
 extern "C" {
@@ -201,10 +201,8 @@ impl Registrations {
         let controller = match AbortController::new() {
             Ok(controller) => controller,
             Err(error) => {
-                let message = format!(
-                    "webmcp: {name} not registered: new AbortController() failed: {}",
-                    &host::detail(&error)
-                );
+                let message =
+                    RegistrationFailure::NoController.message(&name, &host::detail(&error));
                 return self.link.failed(&message, &name);
             }
         };
@@ -258,15 +256,13 @@ impl Registrations {
     /// A registration the model context refused (duplicate name, permissions
     /// policy, insecure context): an `error` event, the page goes on.
     fn rejected(&self, name: &str, error: &JsValue) {
-        // An abort of our own controller (the tool went meanwhile) is no failure.
-        if get(error, "name").as_string().as_deref() == Some("AbortError") {
+        let Some(failure) =
+            RegistrationFailure::rejected(get(error, "name").as_string().as_deref())
+        else {
             return;
-        }
-        let message = format!(
-            "webmcp: registerTool({name}) was rejected: {}",
-            &host::detail(error)
-        );
-        self.link.failed(&message, name);
+        };
+        self.link
+            .failed(&failure.message(name, &host::detail(error)), name);
     }
 }
 

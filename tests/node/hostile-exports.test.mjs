@@ -697,7 +697,10 @@ test('Chromium: every export driven with hostile values; no trap, and the bridge
   await page.waitForFunction(() => window.ready === true);
   const out = await page.evaluate(`(${driveHostile.toString()})(window.m)`);
   check(out);
-  assert.deepEqual(page.errors.map(String), []);
+  // A hostile function taken as a listener (tm.events.on, subscribePending)
+  // throws its own error when called: reported as uncaught, as a DOM
+  // listener's is. Nothing else reaches the page (no trap, no error of ours).
+  assert.deepEqual(page.errors.map(String).filter((error) => error !== 'Error: boom'), []);
 });
 
 test('Chromium: values read from the page\'s objects, hostile thousands of times: a clear error or a dropped value, never a trap', async () => {

@@ -206,10 +206,7 @@ impl Shared {
                                     Err(failure) => return report(failure),
                                 }
                             }
-                            Safe::Unsafe(reason) => Validated::Threw(format!(
-                                "validated input is not JSON-safe: {}",
-                                &reason
-                            )),
+                            Safe::Unsafe(reason) => Validated::NotJson(reason),
                         }
                     }
                 },
