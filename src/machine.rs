@@ -264,6 +264,11 @@ impl Toolmark {
         self.env.registry.rev()
     }
 
+    /// Whether the page is in dev mode (`createToolmark({ dev })`).
+    pub fn is_dev(&self) -> bool {
+        self.env.settings.dev
+    }
+
     /// The manifest entries visible to `caller`, sorted by name.
     pub fn manifest(&self, caller: Caller) -> Vec<ToolManifestSummary> {
         let mut entries = Vec::new();

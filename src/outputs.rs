@@ -66,6 +66,11 @@ pub struct RunOrder {
     pub caller: Caller,
     pub call_id: String,
     pub snapshot: bool,
+    /// Check the output with the tool's Standard Schema and answer
+    /// [`Toolmark::handle_output_checked`](crate::machine::Toolmark::handle_output_checked)
+    /// before the outcome: in dev mode, for such an output schema (a JSON
+    /// Schema output is checked by the core itself).
+    pub check_output: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub validated: Option<RunId>,
 }

@@ -1270,6 +1270,8 @@ impl Model {
                 caller,
                 call_id,
                 snapshot,
+                // Checked by the shared spec model (its tools' output schemas).
+                check_output: _,
                 validated,
             }) => {
                 prop_assert!(

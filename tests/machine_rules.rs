@@ -1759,6 +1759,39 @@ fn output_schemas_are_checked_in_dev_mode_only() {
 }
 
 #[test]
+fn a_run_checks_its_output_only_in_dev_mode_with_a_standard_schema_output() {
+    let external = || {
+        Some(SchemaSpec::External {
+            json: Some(json!({"type": "object"})),
+        })
+    };
+    for (dev, output, check) in [
+        (true, external(), true),
+        (false, external(), false),
+        (
+            true,
+            Some(SchemaSpec::Json(json!({"type": "object"}))),
+            false,
+        ),
+        (true, None, false),
+    ] {
+        let mut page = Page::with_config(Config {
+            dev,
+            ..Config::default()
+        });
+        let mut t = tool("t");
+        t.output_schema = output.clone();
+        page.register(t);
+        page.call("a", "t", json!({}));
+        let order = page.actions.iter().find_map(|action| match action {
+            Action::Run(order) => Some(order.check_output),
+            _ => None,
+        });
+        assert_eq!(order, Some(check), "dev {dev}, output {output:?}");
+    }
+}
+
+#[test]
 fn a_standard_schema_output_check_reports_its_first_issue_or_its_throw() {
     let mut page = Page::with_config(Config {
         dev: true,

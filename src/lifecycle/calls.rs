@@ -871,11 +871,10 @@ impl CallLife {
         let Some(call) = self.calls.get(key) else {
             return;
         };
-        let Some(snapshot) = env
-            .registry
-            .by_key(call.admitted.tool)
-            .map(|t| t.def.has_snapshot)
-        else {
+        let Some((snapshot, check_output)) = env.registry.by_key(call.admitted.tool).map(|t| {
+            let external = matches!(t.output, Some(Validator::External));
+            (t.def.has_snapshot, env.settings.dev && external)
+        }) else {
             return self.finish(env, key, env.tool_gone(call), now);
         };
         let (tool, name, caller, call_id) = (
@@ -897,6 +896,7 @@ impl CallLife {
             caller,
             call_id,
             snapshot,
+            check_output,
             validated: kept.map(KeptValue::used),
         }));
     }

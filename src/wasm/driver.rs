@@ -192,7 +192,6 @@ pub struct Shared {
     host: RefCell<Host>,
     clock: Option<Function>,
     on_confirm: Option<Function>,
-    dev: bool,
     /// A flush is handing out outputs (further up the stack).
     flushing: Cell<bool>,
     /// Callbacks made once per registry and handed to JS many times.
@@ -221,7 +220,6 @@ impl Shared {
         core: Machine,
         clock: Option<Function>,
         on_confirm: Option<Function>,
-        dev: bool,
         on_error: Option<Function>,
     ) -> Rc<Shared> {
         let mut host = Host::default();
@@ -233,7 +231,6 @@ impl Shared {
             host: RefCell::new(host),
             clock,
             on_confirm,
-            dev,
             flushing: Cell::new(false),
             timer: bound(weak, |shared, _, _| {
                 shared.host(|h| h.timer = None)?;

@@ -38,7 +38,6 @@ pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
     .map_err(Failure::misuse)?;
     let options = present(options).unwrap_or_else(|| js_sys::Object::new().into());
     let config = values::config(&options)?;
-    let dev = config.dev;
     // Linear time for every pattern; registration refuses the rest.
     // `\p{…}` as the page's RegExp enumerates it.
     let patterns = LinearPatterns::with_properties(Box::new(HostProperties));
@@ -48,7 +47,6 @@ pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
         core,
         host::method(&options, "now"),
         host::method(&options, "onConfirm"),
-        dev,
         host::method(&options, "onError"),
     );
     // Events from the constructor (a bad policy outside dev mode).

@@ -151,6 +151,8 @@ pub struct ToolInfo {
     pub hints: Hints,
     pub schema: Option<CompiledSchema>,
     pub external: bool,
+    /// Its output schema is a Standard Schema (checked in JS, in dev mode).
+    pub external_output: bool,
     pub has_summary: bool,
     pub has_changes: bool,
     pub has_state: bool,
@@ -201,6 +203,8 @@ macro_rules! ensure {
 /// deadline passed. `Err` says which rule broke.
 pub struct SpecModel {
     pub client_id: String,
+    /// Dev mode: a Standard Schema output is checked before the outcome.
+    dev: bool,
     policy: Policy,
     patterns: Box<dyn PatternMatcher>,
     // registry mirror
@@ -248,6 +252,7 @@ impl SpecModel {
         scopes.insert(ScopeId::ROOT, (None, String::new()));
         SpecModel {
             client_id: tm.client_id().to_owned(),
+            dev: tm.is_dev(),
             policy: Policy::from_options(policy, confirm_mode).0,
             patterns,
             tools: BTreeMap::new(),
@@ -383,6 +388,7 @@ impl SpecModel {
             hints: def.hints.clone(),
             schema,
             external,
+            external_output: matches!(def.output_schema, Some(SchemaSpec::External { .. })),
             has_summary: def.has_summary,
             has_changes: def.has_changes,
             has_state: def.has_state,
@@ -761,6 +767,7 @@ impl SpecModel {
                 caller,
                 call_id,
                 snapshot,
+                check_output,
                 validated,
             }) => {
                 self.fresh_run(*run)?;
@@ -779,6 +786,11 @@ impl SpecModel {
                     info.name
                 );
                 ensure!(*snapshot == info.has_snapshot, "snapshot flag of {name}");
+                ensure!(
+                    *check_output == (self.dev && info.external_output),
+                    "output check flag of {name} (dev {})",
+                    self.dev
+                );
                 if *caller == Caller::Inapp {
                     let decision = self.policy.decide(Caller::Inapp, &info.hints);
                     ensure!(

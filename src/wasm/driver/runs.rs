@@ -58,6 +58,7 @@ impl Shared {
             caller,
             call_id,
             snapshot,
+            check_output,
             ..
         } = order;
         let tool = self.tool(key);
@@ -87,12 +88,16 @@ impl Shared {
             return self.finish_run(run, Outcome::Threw("tool definition missing".into()));
         };
         let snapshot = tool.snapshot.clone().filter(|_| snapshot);
-        spawn(self.clone().run(tool, run, input, context, snapshot));
+        let output_check = tool.output_standard.clone().filter(|_| check_output);
+        spawn(
+            self.clone()
+                .run(tool, run, input, context, snapshot, output_check),
+        );
     }
 
     /// `snapshot(input)` when one is asked for, then `run(input, ctx)`,
-    /// then (dev mode) the output check. The `ctx` is made with the run
-    /// (before its snapshot), so an abort meanwhile reaches its `signal`.
+    /// then the output check the core asked for. The `ctx` is made with the
+    /// run (before its snapshot), so an abort meanwhile reaches its `signal`.
     async fn run(
         self: Rc<Self>,
         tool: Rc<ToolFns>,
@@ -100,6 +105,7 @@ impl Shared {
         input: JsValue,
         context: RunContext,
         snapshot: Option<Function>,
+        output_check: Option<JsValue>,
     ) {
         if let Some(take) = snapshot {
             let restorer = match settled(take.call1(&JsValue::NULL, &input)).await {
@@ -122,8 +128,8 @@ impl Shared {
             Ok(value) => value,
             Err(error) => return self.run_failed(run, &error),
         };
-        if let Some(schema) = tool.output_standard.as_ref().filter(|_| self.dev) {
-            let checked = match standard_validate(Some(schema), &value).await {
+        if let Some(schema) = output_check {
+            let checked = match standard_validate(Some(&schema), &value).await {
                 Ok(result) => Ok(values::standard_issues(&result).unwrap_or_default()),
                 Err(error) => Err(host::detail(&error)),
             };
