@@ -30,7 +30,7 @@ pub use message::{
     ResultMessage,
 };
 pub use result::{
-    push_path_segment, Data, FieldChange, Issue, ToolResult, MAX_REPORTED_ISSUES, MAX_RESULT_DEPTH,
+    Data, FieldChange, Issue, ToolResult, MAX_REPORTED_ISSUES, MAX_RESULT_DEPTH,
     UNTRUSTED_CONTENT_NOTE,
 };
 pub use values::{field_changes_from_value, hints_from_value, issues_from_value};

@@ -102,15 +102,6 @@ pub struct Issue {
     pub message: String,
 }
 
-/// Appends a segment to an issue path: `.segment`, or `segment` to the
-/// empty path (the validator's paths and a Standard Schema's alike).
-pub fn push_path_segment(path: &mut String, segment: &str) {
-    if !path.is_empty() {
-        path.push('.');
-    }
-    path.push_str(segment);
-}
-
 /// One field a tool would change: absent `before`/`after` mean "no value"
 /// (left out of the JSON).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -424,20 +415,6 @@ mod tests {
 
     fn issues_of(value: Value) -> Vec<Issue> {
         check(&value).err().unwrap_or_default()
-    }
-
-    #[test]
-    fn issue_paths_join_segments_with_dots() {
-        let mut path = String::new();
-        for segment in ["items", "0", "name"] {
-            push_path_segment(&mut path, segment);
-        }
-        assert_eq!(path, "items.0.name");
-        let mut root = String::new();
-        push_path_segment(&mut root, "");
-        assert_eq!(root, "");
-        push_path_segment(&mut root, "x");
-        assert_eq!(root, "x");
     }
 
     #[test]

@@ -20,11 +20,10 @@
 use super::equal;
 use super::num;
 use super::{
-    count_message, len_u64, types, CompiledSchema, Keyword, Node, ObjNode, OutOfBudget,
-    PatternMatcher, SchemaIssue, Work, MAX_EVAL_DEPTH, MAX_ISSUES, UNITS_PER_STEP,
+    count_message, len_u64, push_path_segment, types, CompiledSchema, Keyword, Node, ObjNode,
+    OutOfBudget, PatternMatcher, SchemaIssue, Work, MAX_EVAL_DEPTH, MAX_ISSUES, UNITS_PER_STEP,
 };
 use crate::prelude::*;
-use crate::protocol::push_path_segment;
 use core::cmp::Ordering;
 use serde_json::{Map, Number, Value};
 

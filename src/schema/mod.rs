@@ -160,6 +160,16 @@ impl Work {
     }
 }
 
+/// Appends a segment to an issue path: `.segment`, or `segment` to the
+/// empty path (the validator's paths, and a Standard Schema's by the
+/// boundary).
+pub fn push_path_segment(path: &mut String, segment: &str) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(segment);
+}
+
 /// An ECMA-262 regex matcher (`u` flag), injected: in WebAssembly it is
 /// [`pattern::LinearPatterns`]; natively tests also use the `regex` crate.
 pub trait PatternMatcher {

@@ -50,6 +50,20 @@ fn with_small_stack(f: impl FnOnce() + Send + 'static) {
 }
 
 #[test]
+fn issue_paths_join_segments_with_dots() {
+    let mut path = String::new();
+    for segment in ["items", "0", "name"] {
+        push_path_segment(&mut path, segment);
+    }
+    assert_eq!(path, "items.0.name");
+    let mut root = String::new();
+    push_path_segment(&mut root, "");
+    assert_eq!(root, "");
+    push_path_segment(&mut root, "x");
+    assert_eq!(root, "x");
+}
+
+#[test]
 fn dotted_issue_paths() {
     let schema = json!({
         "type": "object",

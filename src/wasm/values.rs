@@ -20,10 +20,10 @@ use super::host::{self, get, present, Callback};
 use crate::given::{Given, GivenJson, GivenList, GivenText, NotJson};
 use crate::machine::{Config, PendingView, Prepared};
 use crate::protocol::{
-    parse_value, push_path_segment, to_json, Issue, ToolManifestSummary, ToolResult,
-    UNTRUSTED_CONTENT_NOTE,
+    parse_value, to_json, Issue, ToolManifestSummary, ToolResult, UNTRUSTED_CONTENT_NOTE,
 };
 use crate::registry::{field, SchemaSpec, ToolDef};
+use crate::schema::push_path_segment;
 use serde::Serialize;
 use serde_json::Value;
 
