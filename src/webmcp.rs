@@ -92,21 +92,16 @@ pub struct Sync {
     pub new: Vec<usize>,
 }
 
-/// The registrations' entries against the entries visible now; each side
-/// looked up in the other sorted, so `n log n` comparisons for `n` tools.
+/// The registrations' entries against the entries visible now.
 pub fn sync(registered: &[&str], entries: &[String]) -> Sync {
-    let mut now: Vec<&str> = entries.iter().map(String::as_str).collect();
-    now.sort_unstable();
-    let mut had = registered.to_vec();
-    had.sort_unstable();
     let mut plan = Sync::default();
     for (i, text) in registered.iter().enumerate().rev() {
-        if now.binary_search(text).is_err() {
+        if !entries.iter().any(|entry| entry == text) {
             plan.stale.push(i);
         }
     }
     for (i, entry) in entries.iter().enumerate() {
-        if had.binary_search(&entry.as_str()).is_err() {
+        if !registered.contains(&entry.as_str()) {
             plan.new.push(i);
         }
     }
