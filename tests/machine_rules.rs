@@ -1779,6 +1779,7 @@ fn a_run_checks_its_output_only_in_dev_mode_with_a_standard_schema_output() {
             dev,
             ..Config::default()
         });
+        assert_eq!(page.tm.is_dev(), dev);
         let mut t = tool("t");
         t.output_schema = output.clone();
         page.register(t);
