@@ -47,12 +47,13 @@ pub const MAX_FLATTEN_OUTPUT_BYTES: usize = 4 * DEFAULT_MAX_MESSAGE_BYTES;
 /// 20,000 keep `flatten` well under 50 ms).
 pub const MAX_FLATTEN_VALUES: usize = 20_000;
 
-/// A path argument before its text is read: a string (`type_of` is its
-/// `typeof`) of at most [`MAX_PATH_LENGTH`] UTF-16 units (`length`).
-pub fn argument(type_of: &str, length: usize) -> Result<(), String> {
-    if type_of != "string" {
-        return Err(format!("path must be a string, not {type_of}"));
-    }
+/// A path argument before its text is read: a string (`length`, its
+/// UTF-16 units; `None` for any other value, whose `typeof` is asked for
+/// only to say so) of at most [`MAX_PATH_LENGTH`] units.
+pub fn argument(length: Option<usize>, type_of: impl FnOnce() -> String) -> Result<(), String> {
+    let Some(length) = length else {
+        return Err(format!("path must be a string, not {}", type_of()));
+    };
     if length > MAX_PATH_LENGTH {
         return Err(format!("path is longer than {MAX_PATH_LENGTH} characters"));
     }
@@ -150,15 +151,16 @@ mod tests {
 
     #[test]
     fn a_path_argument_is_a_string_of_at_most_a_mebibyte() {
-        assert_eq!(argument("string", 0), Ok(()));
-        assert_eq!(argument("string", MAX_PATH_LENGTH), Ok(()));
+        let string = || String::from("string");
+        assert_eq!(argument(Some(0), string), Ok(()));
+        assert_eq!(argument(Some(MAX_PATH_LENGTH), string), Ok(()));
         assert_eq!(
-            argument("string", MAX_PATH_LENGTH + 1),
+            argument(Some(MAX_PATH_LENGTH + 1), string),
             Err(String::from("path is longer than 1048576 characters"))
         );
         for type_of in ["number", "undefined", "object", "symbol"] {
             assert_eq!(
-                argument(type_of, 0),
+                argument(None, || String::from(type_of)),
                 Err(format!("path must be a string, not {type_of}"))
             );
         }

@@ -22,11 +22,10 @@ fn invalid(message: String) -> Failure {
 /// `''`); a `ToolmarkError('invalid_path')` for any other.
 #[wasm_bindgen(js_name = pathSegments)]
 pub fn path_segments(path: JsValue) -> Result<Array, JsValue> {
-    let type_of = host::string(&path.js_typeof());
     let length = path
         .dyn_ref::<JsString>()
-        .map_or(0, |text| text.length() as usize);
-    paths::argument(&type_of, length).map_err(invalid)?;
+        .map(|text| text.length() as usize);
+    paths::argument(length, || host::string(&path.js_typeof())).map_err(invalid)?;
     let path = path.as_string().unwrap_or_default();
     Ok(paths::segments(&path)
         .map_err(invalid)?

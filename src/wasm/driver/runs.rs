@@ -88,10 +88,9 @@ impl Shared {
             return self.finish_run(run, Outcome::Threw("tool definition missing".into()));
         };
         let snapshot = tool.snapshot.clone().filter(|_| snapshot);
-        let output_check = tool.output_standard.clone().filter(|_| check_output);
         spawn(
             self.clone()
-                .run(tool, run, input, context, snapshot, output_check),
+                .run(tool, run, input, context, snapshot, check_output),
         );
     }
 
@@ -105,7 +104,7 @@ impl Shared {
         input: JsValue,
         context: RunContext,
         snapshot: Option<Function>,
-        output_check: Option<JsValue>,
+        check_output: bool,
     ) {
         if let Some(take) = snapshot {
             let restorer = match settled(take.call1(&JsValue::NULL, &input)).await {
@@ -128,8 +127,8 @@ impl Shared {
             Ok(value) => value,
             Err(error) => return self.run_failed(run, &error),
         };
-        if let Some(schema) = output_check {
-            let checked = match standard_validate(Some(&schema), &value).await {
+        if let Some(schema) = tool.output_standard.as_ref().filter(|_| check_output) {
+            let checked = match standard_validate(Some(schema), &value).await {
                 Ok(result) => Ok(values::standard_issues(&result).unwrap_or_default()),
                 Err(error) => Err(host::detail(&error)),
             };
