@@ -59,6 +59,7 @@ pub mod policy;
 pub mod protocol;
 pub mod registry;
 pub mod schema;
+pub mod timer;
 pub mod transport;
 pub mod vecmap;
 pub mod webmcp;

@@ -336,6 +336,9 @@ pub fn unwrap_payload(payload: &Value) -> &Value {
 pub enum SendFailure {
     /// After [`EchoPolicy::close`].
     Closed,
+    /// `JSON.stringify` wrote no text for the message (`undefined`, a
+    /// function, a symbol).
+    NotJson,
     /// An app header fetch would refuse (its name, as given).
     BadHeader { name: String },
     /// fetch rejected (network error, CORS, a redirect) or gave nothing.
@@ -350,7 +353,9 @@ impl SendFailure {
     /// failure) the event code `transport_failed`.
     pub fn thrown_code(&self) -> ToolmarkErrorCode {
         match self {
-            SendFailure::BadHeader { .. } => ThrownErrorCode::InvalidArgument.into(),
+            SendFailure::BadHeader { .. } | SendFailure::NotJson => {
+                ThrownErrorCode::InvalidArgument.into()
+            }
             SendFailure::Closed => ThrownErrorCode::TransportClosed.into(),
             SendFailure::Network { .. } | SendFailure::Status { .. } => {
                 ErrorEventCode::TransportFailed.into()
@@ -362,6 +367,7 @@ impl SendFailure {
     pub fn message(&self) -> String {
         match self {
             SendFailure::Closed => "echoTransport: closed".into(),
+            SendFailure::NotJson => "echoTransport: message is not JSON-serializable".into(),
             SendFailure::BadHeader { name } => {
                 format!("echoTransport: header {} cannot be sent", quoted(name))
             }
@@ -1176,5 +1182,15 @@ mod tests {
         let err = p.request(String::new(), &none).unwrap_err();
         assert_eq!(err, SendFailure::Closed);
         assert_eq!(err.message(), "echoTransport: closed");
+    }
+
+    #[test]
+    fn a_message_json_cannot_write_is_an_invalid_argument() {
+        let err = SendFailure::NotJson;
+        assert_eq!(err.thrown_code().as_str(), "invalid_argument");
+        assert_eq!(
+            err.message(),
+            "echoTransport: message is not JSON-serializable"
+        );
     }
 }

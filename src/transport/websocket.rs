@@ -66,6 +66,7 @@
 use super::status::{Status, StatusLog, CLOSED_BY_CLOSE};
 use crate::given::{optional_function, status_code, Given, GivenList};
 use crate::prelude::*;
+use crate::protocol::ThrownErrorCode;
 use crate::vecmap::Queue;
 
 /// The first reconnect delay.
@@ -352,14 +353,31 @@ pub enum DropReason {
     TooLongToHold,
 }
 
-/// [`WebSocketPolicy::send`] after the transport stopped.
+/// Why the transport's `send` refuses a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SendAfterStop;
+pub enum SendRefused {
+    /// The transport stopped ([`WebSocketPolicy::send`] after it).
+    Stopped,
+    /// `JSON.stringify` wrote no text for it (`undefined`, a function, a
+    /// symbol).
+    NotJson,
+}
 
-impl SendAfterStop {
+impl SendRefused {
+    /// The code `send` throws with.
+    pub fn thrown_code(self) -> ThrownErrorCode {
+        match self {
+            SendRefused::Stopped => ThrownErrorCode::TransportClosed,
+            SendRefused::NotJson => ThrownErrorCode::InvalidArgument,
+        }
+    }
+
     /// The error text, as the JS transport has it.
     pub fn message(self) -> &'static str {
-        "websocketTransport: closed, not reconnecting"
+        match self {
+            SendRefused::Stopped => "websocketTransport: closed, not reconnecting",
+            SendRefused::NotJson => "websocketTransport: message is not JSON-serializable",
+        }
     }
 }
 
@@ -721,9 +739,9 @@ impl WebSocketPolicy {
 
     /// Sends `text` now if ready, else buffers it (at most [`MAX_BUFFERED`],
     /// oldest evicted). An error once stopped.
-    pub fn send(&mut self, text: String) -> Result<(), SendAfterStop> {
+    pub fn send(&mut self, text: String) -> Result<(), SendRefused> {
         match self.state {
-            State::Stopped => Err(SendAfterStop),
+            State::Stopped => Err(SendRefused::Stopped),
             State::Ready(conn, _) => {
                 self.actions.push_back(Action::Send { conn, text });
                 Ok(())
@@ -1226,10 +1244,25 @@ mod tests {
         );
         assert!(p.is_stopped());
         assert_eq!(p.poll_timeout(), None);
-        assert_eq!(p.send("x".into()), Err(SendAfterStop));
+        assert_eq!(p.send("x".into()), Err(SendRefused::Stopped));
         assert_eq!(
-            SendAfterStop.message(),
+            SendRefused::Stopped.message(),
             "websocketTransport: closed, not reconnecting"
+        );
+        assert_eq!(
+            SendRefused::Stopped.thrown_code(),
+            ThrownErrorCode::TransportClosed
+        );
+    }
+    #[test]
+    fn a_message_json_cannot_write_is_an_invalid_argument() {
+        assert_eq!(
+            SendRefused::NotJson.thrown_code(),
+            ThrownErrorCode::InvalidArgument
+        );
+        assert_eq!(
+            SendRefused::NotJson.message(),
+            "websocketTransport: message is not JSON-serializable"
         );
     }
 
@@ -1277,7 +1310,7 @@ mod tests {
         assert_eq!(drain(&mut p), closed_by_close(conn));
         p.close();
         assert!(drain(&mut p).is_empty());
-        assert_eq!(p.send("x".into()), Err(SendAfterStop));
+        assert_eq!(p.send("x".into()), Err(SendRefused::Stopped));
         assert_eq!(
             p.handle_message(conn, Frame::Text("{}".into())),
             Inbound::Dropped(DropReason::Stopped)

@@ -37,6 +37,7 @@ use crate::bridges::TransportCall;
 use crate::machine::{Action, BridgeId, Event, Handle, Output, Toolmark as Machine, Transmit};
 use crate::protocol::{ErrorEventCode, ThrownErrorCode};
 use crate::registry::ToolKey;
+use crate::timer::{self, Arm, Rearm};
 use crate::vecmap::VecMap;
 
 /// The app's functions of one registered tool.
@@ -312,18 +313,23 @@ impl Shared {
         let Ok(armed) = self.host(|h| h.timer.take()) else {
             return;
         };
-        if let Some((timer, at)) = armed {
-            if Some(at) == deadline {
-                let _ = self.host(|h| h.timer = Some((timer, at)));
-                return;
+        match timer::rearm(armed.as_ref().map(|(_, at)| *at), deadline, self.now()) {
+            Rearm::Keep => {
+                let _ = self.host(|h| h.timer = armed);
             }
-            host::clear_timeout(&timer);
-        }
-        let Some(deadline) = deadline else { return };
-        #[allow(clippy::cast_precision_loss)]
-        let delay = (deadline.saturating_sub(self.now()) as f64).min(2_147_483_647.0);
-        if let Some(handle) = host::set_timeout(self.timer.as_ref().unchecked_ref(), delay) {
-            let _ = self.host(|h| h.timer = Some((handle, deadline)));
+            Rearm::Replace { arm } => {
+                if let Some((timer, _)) = armed {
+                    host::clear_timeout(&timer);
+                }
+                let Some(Arm { deadline, delay_ms }) = arm else {
+                    return;
+                };
+                if let Some(handle) =
+                    host::set_timeout(self.timer.as_ref().unchecked_ref(), delay_ms)
+                {
+                    let _ = self.host(|h| h.timer = Some((handle, deadline)));
+                }
+            }
         }
     }
 

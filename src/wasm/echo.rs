@@ -269,12 +269,7 @@ impl Driver {
         }
         let body = JsValue::from(js_sys::JSON::stringify(message)?)
             .as_string()
-            .ok_or_else(|| {
-                thrown(
-                    ThrownErrorCode::InvalidArgument,
-                    "echoTransport: message is not JSON-serializable",
-                )
-            })?;
+            .ok_or_else(|| send_error(&SendFailure::NotJson))?;
         let mut app_headers: Vec<(String, String)> = Vec::new();
         if let Some(headers) = &self.headers {
             let record = headers.call0(&JsValue::UNDEFINED)?;

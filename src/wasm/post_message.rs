@@ -33,6 +33,7 @@ use super::host::{self, get, Callback};
 use super::status::{self, StatusSubscribers};
 use super::values;
 use crate::protocol::ThrownErrorCode;
+use crate::timer;
 use crate::transport::post_message::{
     ConfigError, EnvelopeShape, MessageSource, PostMessageOptions, PostMessagePolicy,
     ENVELOPE_VERSION,
@@ -110,8 +111,7 @@ impl Driver {
             Ok(JsValue::UNDEFINED)
         })
         .into_js_value();
-        #[allow(clippy::cast_precision_loss)]
-        let delay = at.saturating_sub(now) as f64;
+        let delay = timer::delay_ms(at, now);
         *self.check.borrow_mut() = host::set_timeout(callback.unchecked_ref(), delay);
     }
 

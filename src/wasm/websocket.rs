@@ -47,8 +47,9 @@ use super::host::{self, get, Callback};
 use super::status::{self, StatusSubscribers};
 use super::values;
 use crate::protocol::ThrownErrorCode;
+use crate::timer::{self, Arm, Rearm};
 use crate::transport::websocket::{
-    close_code, Action, ConfigError, ConnId, Frame, SendAfterStop, WebSocketClass, WebSocketConfig,
+    close_code, Action, ConfigError, ConnId, Frame, SendRefused, WebSocketClass, WebSocketConfig,
     WebSocketOptions, WebSocketPolicy,
 };
 
@@ -424,13 +425,16 @@ impl Driver {
 
     /// One timer at the policy's deadline, replacing an earlier one.
     fn arm_timer(self: &Rc<Self>) {
-        let at = self.policy(|p| p.poll_timeout());
-        if self.io(|io| io.timer.as_ref().map(|t| t.at)) == at {
+        let wanted = self.policy(|p| p.poll_timeout());
+        let armed = self.io(|io| io.timer.as_ref().map(|t| t.at));
+        let Rearm::Replace { arm } = timer::rearm(armed, wanted, now()) else {
             return;
-        }
+        };
         let old = self.io(|io| io.timer.take());
         drop(old);
-        let Some(at) = at else { return };
+        let Some(Arm { deadline, delay_ms }) = arm else {
+            return;
+        };
         let driver = self.clone();
         let callback = host::callback(move |_, _| {
             // Fired: forgotten first, so a timer that fires a little early
@@ -442,15 +446,15 @@ impl Driver {
             drop(fired);
             Ok(JsValue::UNDEFINED)
         });
-        #[allow(clippy::cast_precision_loss)]
-        let delay = (at.saturating_sub(now()) as f64).min(2_147_483_647.0);
         // Not `host::set_timeout`, which `unref()`s in Node: a transport
         // waiting to reconnect keeps the process alive, as its socket does.
-        let handle =
-            host::set_timeout_kept(callback.as_ref().unchecked_ref(), &JsValue::from_f64(delay));
+        let handle = host::set_timeout_kept(
+            callback.as_ref().unchecked_ref(),
+            &JsValue::from_f64(delay_ms),
+        );
         let old = self.io(|io| {
             io.timer.replace(Timer {
-                at,
+                at: deadline,
                 handle,
                 callback,
             })
@@ -536,22 +540,15 @@ impl WebSocketTransport {
     /// Sends `message` as a JSON text frame, or buffers it until the socket
     /// is ready (at most 100, oldest evicted). Throws once stopped.
     pub fn send(&self, message: JsValue) -> Result<(), JsValue> {
+        let refused = |why: SendRefused| thrown(why.thrown_code(), why.message());
         if self.driver.policy(|p| p.is_stopped()) {
-            return Err(thrown(
-                ThrownErrorCode::TransportClosed,
-                SendAfterStop.message(),
-            ));
+            return Err(refused(SendRefused::Stopped));
         }
         let text = js_sys::JSON::stringify(&message)?;
-        let Some(text) = JsValue::from(text).as_string() else {
-            return Err(thrown(
-                ThrownErrorCode::InvalidArgument,
-                "websocketTransport: message is not JSON-serializable",
-            ));
-        };
-        self.driver
-            .policy(|p| p.send(text))
-            .map_err(|error| thrown(ThrownErrorCode::TransportClosed, error.message()))?;
+        let text = JsValue::from(text)
+            .as_string()
+            .ok_or_else(|| refused(SendRefused::NotJson))?;
+        self.driver.policy(|p| p.send(text)).map_err(refused)?;
         self.driver.pump();
         Ok(())
     }
