@@ -552,6 +552,40 @@ pub fn validate(value: &Value, direction: Direction) -> Result<(), Vec<Issue>> {
         .map_err(|rejection| rejection.issues())
 }
 
+/// `validateMessage`'s refusal of a direction other than `'toPage'` and
+/// `'toAgent'`.
+pub const BAD_DIRECTION: &str = "validateMessage: direction must be 'toPage' or 'toAgent'";
+
+/// A value `validateMessage` is handed, as `JSON.stringify` writes it: the
+/// value is judged as it would travel.
+#[derive(Debug, Clone, Copy)]
+pub enum Written<'a> {
+    /// Its JSON text.
+    Text(&'a str),
+    /// `JSON.stringify` threw (a BigInt, a cycle): the error's message.
+    Threw(&'a str),
+    /// `JSON.stringify` wrote nothing (`undefined`, a function, a symbol).
+    Nothing,
+}
+
+/// `validateMessage` on a value as JSON writes it: its text when it
+/// matches the published schema of `direction`, else its issues.
+pub fn validate_written(written: Written<'_>, direction: Direction) -> Result<&str, Vec<Issue>> {
+    let not_json = |message: String| {
+        vec![Issue {
+            path: String::new(),
+            message,
+        }]
+    };
+    let text = match written {
+        Written::Text(text) => text,
+        Written::Threw(reason) => return Err(not_json(format!("must be JSON: {reason}"))),
+        Written::Nothing => return Err(not_json("must be object".into())),
+    };
+    let value = parse_value(text).map_err(|rejection| rejection.issues())?;
+    validate(&value, direction).map(|()| text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -765,5 +799,39 @@ mod tests {
         );
         assert_eq!(issues[7], []);
         assert_eq!(issues[8].len(), 2);
+    }
+
+    #[test]
+    fn validate_message_judges_a_value_as_json_writes_it() {
+        let call = r#"{"protocol":1,"type":"call","clientId":"c","id":"1","tool":"t","input":{}}"#;
+        assert_eq!(
+            validate_written(Written::Text(call), Direction::ToPage),
+            Ok(call)
+        );
+        let wrong_way = validate_written(Written::Text(call), Direction::ToAgent).unwrap_err();
+        assert!(!wrong_way.is_empty());
+        let issue = |message: &str| {
+            vec![Issue {
+                path: String::new(),
+                message: message.into(),
+            }]
+        };
+        assert_eq!(
+            validate_written(
+                Written::Threw("BigInt value can't be serialized in JSON"),
+                Direction::ToPage
+            ),
+            Err(issue(
+                "must be JSON: BigInt value can't be serialized in JSON"
+            ))
+        );
+        assert_eq!(
+            validate_written(Written::Nothing, Direction::ToAgent),
+            Err(issue("must be object"))
+        );
+        assert_eq!(
+            validate_written(Written::Text("not json"), Direction::ToPage),
+            Err(parse_value("not json").unwrap_err().issues())
+        );
     }
 }

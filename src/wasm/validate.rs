@@ -4,13 +4,13 @@
 //! app that validates messages loads it, the README's app does not.
 
 use crate::prelude::*;
-use js_sys::{Array, Object};
+use js_sys::Object;
 use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
 use super::host;
 use super::values;
-use crate::protocol::{self, to_json, Direction};
+use crate::protocol::{self, to_json, Direction, Written, BAD_DIRECTION};
 
 /// `PROTOCOL_VERSION`.
 #[wasm_bindgen(js_name = protocolVersion)]
@@ -51,32 +51,13 @@ pub fn protocol_schemas_text() -> String {
     text
 }
 
-/// The problems `validateMessage` finds in the JSON text of a value
-/// (`None` when valid).
-fn validation_issues(
-    text: &str,
-    direction: &str,
-) -> Result<Option<Vec<protocol::Issue>>, &'static str> {
-    let direction = Direction::parse(direction).ok_or("direction must be 'toPage' or 'toAgent'")?;
-    Ok(match protocol::parse_value(text) {
-        Ok(value) => protocol::validate(&value, direction).err(),
-        Err(rejection) => Some(rejection.issues()),
-    })
-}
-
 /// `validateMessage` on the JSON text of a value: `None` when valid, else
 /// the JSON text of the `[{ path, message }]` errors.
 pub fn validate_message_text(text: &str, direction: &str) -> Result<Option<String>, &'static str> {
-    Ok(validation_issues(text, direction)?.map(|issues| to_json(&issues)))
-}
-
-fn failed(path: &str, message: &str) -> JsValue {
-    let error = host::object(&[
-        ("path", &JsValue::from_str(path)),
-        ("message", &JsValue::from_str(message)),
-    ]);
-    let errors = Array::of1(&error);
-    host::object(&[("ok", &JsValue::FALSE), ("errors", &errors)]).into()
+    let direction = Direction::parse(direction).ok_or(BAD_DIRECTION)?;
+    Ok(protocol::validate_written(Written::Text(text), direction)
+        .err()
+        .map(|issues| to_json(&issues)))
 }
 
 /// `validateMessage(value, 'toPage' | 'toAgent')`: `{ ok: true, message }`
@@ -84,33 +65,27 @@ fn failed(path: &str, message: &str) -> JsValue {
 /// copy, so getters and prototypes do not count.
 #[wasm_bindgen(js_name = validateMessage)]
 pub fn validate_message(value: JsValue, direction: JsValue) -> Result<JsValue, JsValue> {
-    let direction = direction.as_string().unwrap_or_default();
-    if Direction::parse(&direction).is_none() {
-        return Err(
-            Failure::misuse("validateMessage: direction must be 'toPage' or 'toAgent'").into(),
-        );
-    }
-    let text = match js_sys::JSON::stringify(&value) {
-        Err(error) => {
-            let reason = host::string(&host::get(&error, "message"));
-            return Ok(failed("", &format!("must be JSON: {}", &reason)));
-        }
-        Ok(text) => match JsValue::from(text).as_string() {
-            Some(text) => text,
-            None => return Ok(failed("", "must be object")),
-        },
+    let direction = direction
+        .as_string()
+        .and_then(|direction| Direction::parse(&direction))
+        .ok_or_else(|| Failure::misuse(BAD_DIRECTION))?;
+    let written = js_sys::JSON::stringify(&value)
+        .map(|text| JsValue::from(text).as_string())
+        .map_err(|error| host::string(&host::get(&error, "message")));
+    let written = match &written {
+        Ok(Some(text)) => Written::Text(text),
+        Ok(None) => Written::Nothing,
+        Err(reason) => Written::Threw(reason),
     };
-    match validation_issues(&text, &direction) {
-        Ok(None) => Ok(host::object(&[
+    let answer = match protocol::validate_written(written, direction) {
+        Ok(text) => host::object(&[
             ("ok", &JsValue::TRUE),
-            ("message", &values::parse_text(&text)),
-        ])
-        .into()),
-        Ok(Some(issues)) => Ok(host::object(&[
+            ("message", &values::parse_text(text)),
+        ]),
+        Err(issues) => host::object(&[
             ("ok", &JsValue::FALSE),
             ("errors", &values::issues(&issues)),
-        ])
-        .into()),
-        Err(message) => Err(Failure::misuse(message).into()),
-    }
+        ]),
+    };
+    Ok(answer.into())
 }

@@ -11,6 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { ToolmarkError, createToolmark, getPath } from '../../pkg/index.js';
 import { bridge } from '../../pkg/bridge/index.js';
 import { createInPageChannel } from '../../pkg/bridge/in-page.js';
+import { websocketTransport } from '../../pkg/bridge/websocket.js';
+import { echoTransport } from '../../pkg/bridge/echo.js';
+import { validateMessage } from '../../pkg/protocol/index.js';
 import { webmcp } from '../../pkg/webmcp/index.js';
 import { flush, until } from './support/page-agent.mjs';
 
@@ -338,6 +341,31 @@ describe('one error channel', () => {
     refused(() => getPath({}, 5), 'invalid_path', 'path must be a string, not number');
     refused(() => getPath({}, 'a.__proto__'), 'invalid_path', 'path "a.__proto__" uses the unsafe segment "__proto__"');
     assert.equal(getPath({ a: [{ b: 2 }] }, 'a.0.b'), 2);
+  });
+
+  test("a value JSON cannot write: the core's answer from validateMessage and the transports' send", () => {
+    const issue = (value, direction) => validateMessage(value, direction).errors;
+    assert.deepEqual(issue(undefined, 'toAgent'), [{ path: '', message: 'must be object' }]);
+    const [bigint] = issue({ n: 1n }, 'toPage');
+    assert.equal(bigint.path, '');
+    assert.match(bigint.message, /^must be JSON: \S/);
+    assert.throws(() => validateMessage({}, 'sideways'), {
+      name: 'ToolmarkError', code: 'invalid_argument', message: "validateMessage: direction must be 'toPage' or 'toAgent'",
+    });
+    const ws = websocketTransport({ url: 'ws://127.0.0.1:9/', WebSocket: class { addEventListener() {} removeEventListener() {} close() {} } });
+    try {
+      assert.throws(() => ws.send(undefined), {
+        name: 'ToolmarkError', code: 'invalid_argument', message: 'websocketTransport: message is not JSON-serializable',
+      });
+    } finally {
+      ws.close();
+    }
+    assert.throws(() => ws.send({}), { name: 'ToolmarkError', code: 'transport_closed', message: 'websocketTransport: closed, not reconnecting' });
+    const echo = { private: () => ({ listen() {}, stopListening() {} }), leave() {} };
+    const page = echoTransport({ echo, channel: 'toolmark.1', postUrl: 'https://app.example/toolmark' });
+    return assert.rejects(Promise.resolve().then(() => page.send(() => {})), {
+      name: 'ToolmarkError', code: 'invalid_argument', message: 'echoTransport: message is not JSON-serializable',
+    });
   });
 
   test('ctx.files.resolve throws a ToolmarkError, ctx.confirm without onConfirm resolves false', async () => {
