@@ -163,6 +163,30 @@ pub mod field {
         }
     }
 
+    /// How a Standard Schema gives the JSON Schema the manifest shows.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum JsonSchemaOf {
+        /// The Standard JSON Schema interface: `~standard.jsonSchema[io]({ target })`.
+        StandardJsonSchema,
+        /// zod's `schema.toJSONSchema({ io, target })`.
+        ToJsonSchema,
+    }
+
+    /// The JSON Schema draft asked of a Standard Schema's converter.
+    pub const JSON_SCHEMA_TARGET: &str = "draft-2020-12";
+
+    /// The converter a Standard Schema is asked for its JSON Schema: the
+    /// Standard interface's method for `io` where it has one (a function),
+    /// else zod's `toJSONSchema` where that is a function, else none (the
+    /// tool is listed without a schema).
+    pub fn json_schema_of(standard_for_io: &Given, to_json_schema: &Given) -> Option<JsonSchemaOf> {
+        match (standard_for_io, to_json_schema) {
+            (Given::Function, _) => Some(JsonSchemaOf::StandardJsonSchema),
+            (_, Given::Function) => Some(JsonSchemaOf::ToJsonSchema),
+            _ => None,
+        }
+    }
+
     #[cfg(test)]
     mod tests {
         use super::*;
@@ -170,6 +194,32 @@ pub mod field {
 
         fn text(text: &str) -> Given {
             Given::Text(String::from(text))
+        }
+
+        #[test]
+        fn a_standard_schema_is_asked_by_its_standard_interface_first_then_by_zods_method() {
+            let (function, absent) = (Given::Function, Given::Undefined);
+            assert_eq!(
+                json_schema_of(&function, &function),
+                Some(JsonSchemaOf::StandardJsonSchema)
+            );
+            assert_eq!(
+                json_schema_of(&function, &absent),
+                Some(JsonSchemaOf::StandardJsonSchema)
+            );
+            assert_eq!(
+                json_schema_of(&absent, &function),
+                Some(JsonSchemaOf::ToJsonSchema)
+            );
+            assert_eq!(
+                json_schema_of(&Given::Object, &function),
+                Some(JsonSchemaOf::ToJsonSchema)
+            );
+            assert_eq!(json_schema_of(&absent, &absent), None);
+            assert_eq!(
+                json_schema_of(&Given::Object, &Given::Text("f".into())),
+                None
+            );
         }
 
         #[test]

@@ -13,6 +13,7 @@ use crate::prelude::*;
 use alloc::borrow::Cow;
 use alloc::rc::Rc;
 use core::cell::Cell;
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
@@ -22,7 +23,8 @@ use crate::machine::{Config, PendingView, Prepared};
 use crate::protocol::{
     parse_value, to_json, Issue, ToolManifestSummary, ToolResult, UNTRUSTED_CONTENT_NOTE,
 };
-use crate::registry::{field, SchemaSpec, ToolDef};
+use crate::registry::field::{self, JsonSchemaOf};
+use crate::registry::{SchemaSpec, ToolDef};
 use crate::schema::push_path_segment;
 use serde::Serialize;
 use serde_json::Value;
@@ -185,22 +187,26 @@ pub fn is_standard_schema(value: &JsValue) -> bool {
     value.is_object() && get(value, "~standard").is_object()
 }
 
-/// The JSON Schema a Standard Schema converts itself to (`~standard.jsonSchema`,
-/// else zod's `toJSONSchema`), if it can.
+/// The JSON Schema a Standard Schema converts itself to, by the converter
+/// the core chooses ([`field::json_schema_of`]), if it can.
 fn standard_json_schema(schema: &JsValue, io: &str) -> Option<Value> {
-    let target = JsValue::from_str("draft-2020-12");
-    let standard = get(schema, "~standard");
-    let converter = get(&standard, "jsonSchema");
-    let json = if converter.is_truthy() && get(&converter, io).is_function() {
-        let options = host::object(&[("target", &target)]);
-        host::method(&converter, io)?
-            .call1(&converter, &options)
-            .ok()?
-    } else if let Some(to_json_schema) = host::method(schema, "toJSONSchema") {
-        let options = host::object(&[("io", &JsValue::from_str(io)), ("target", &target)]);
-        to_json_schema.call1(schema, &options).ok()?
-    } else {
-        return None;
+    let target = JsValue::from_str(field::JSON_SCHEMA_TARGET);
+    let converter = get(&get(schema, "~standard"), "jsonSchema");
+    let standard_for_io = get(&converter, io);
+    let to_json_schema = get(schema, "toJSONSchema");
+    let json = match field::json_schema_of(&given(&standard_for_io), &given(&to_json_schema))? {
+        JsonSchemaOf::StandardJsonSchema => {
+            let options = host::object(&[("target", &target)]);
+            Function::from(standard_for_io)
+                .call1(&converter, &options)
+                .ok()?
+        }
+        JsonSchemaOf::ToJsonSchema => {
+            let options = host::object(&[("io", &JsValue::from_str(io)), ("target", &target)]);
+            Function::from(to_json_schema)
+                .call1(schema, &options)
+                .ok()?
+        }
     };
     to_value(&json)
 }
