@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { cargoBuildArgs, WASM_OPT_FEATURES, WASM_OPT_PASSES, WASM_OPT_STRIP, wasmOptBin } from '../js/build/toolchain.mjs';
+import { cargoBuildArgs, WASM_OPT_FEATURES, WASM_OPT_INLINE_TINY, WASM_OPT_PASSES, WASM_OPT_STRIP, wasmOptBin } from '../js/build/toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const work = join(root, 'target', 'opt-levels');
@@ -39,7 +39,9 @@ const LEVELS = {
   // rounds, whole-module flow analysis, repeated to a fixed point).
   'long chain': ['--low-memory-unused', '-Oz', '--flatten', '--rereloop', '-Oz', '--gufa', '-Oz', '--converge'],
   '-O1, by name': ['-O1', '--reorder-functions-by-name'],
-  // The build's passes (js/build/toolchain.mjs).
+  // The build's passes (js/build/toolchain.mjs), without and with its
+  // inlining of tiny functions.
+  "the build's, no inlining": WASM_OPT_PASSES.filter((p) => !WASM_OPT_STRIP.includes(p) && !WASM_OPT_INLINE_TINY.includes(p)),
   "the build's": WASM_OPT_PASSES.filter((p) => !WASM_OPT_STRIP.includes(p)),
 };
 
