@@ -177,13 +177,18 @@ pub mod field {
 
     /// The converter a Standard Schema is asked for its JSON Schema: the
     /// Standard interface's method for `io` where it has one (a function),
-    /// else zod's `toJSONSchema` where that is a function, else none (the
-    /// tool is listed without a schema).
-    pub fn json_schema_of(standard_for_io: &Given, to_json_schema: &Given) -> Option<JsonSchemaOf> {
-        match (standard_for_io, to_json_schema) {
-            (Given::Function, _) => Some(JsonSchemaOf::StandardJsonSchema),
-            (_, Given::Function) => Some(JsonSchemaOf::ToJsonSchema),
-            _ => None,
+    /// else zod's `toJSONSchema` where that is a function (read only then),
+    /// else none (the tool is listed without a schema).
+    pub fn json_schema_of(
+        standard_for_io: &Given,
+        to_json_schema: impl FnOnce() -> Given,
+    ) -> Option<JsonSchemaOf> {
+        if matches!(standard_for_io, Given::Function) {
+            Some(JsonSchemaOf::StandardJsonSchema)
+        } else if matches!(to_json_schema(), Given::Function) {
+            Some(JsonSchemaOf::ToJsonSchema)
+        } else {
+            None
         }
     }
 
@@ -198,26 +203,24 @@ pub mod field {
 
         #[test]
         fn a_standard_schema_is_asked_by_its_standard_interface_first_then_by_zods_method() {
-            let (function, absent) = (Given::Function, Given::Undefined);
+            let (function, absent) = (|| Given::Function, || Given::Undefined);
+            let unread =
+                || -> Given { panic!("toJSONSchema read though the Standard interface serves") };
             assert_eq!(
-                json_schema_of(&function, &function),
+                json_schema_of(&Given::Function, unread),
                 Some(JsonSchemaOf::StandardJsonSchema)
             );
             assert_eq!(
-                json_schema_of(&function, &absent),
-                Some(JsonSchemaOf::StandardJsonSchema)
-            );
-            assert_eq!(
-                json_schema_of(&absent, &function),
+                json_schema_of(&Given::Undefined, function),
                 Some(JsonSchemaOf::ToJsonSchema)
             );
             assert_eq!(
-                json_schema_of(&Given::Object, &function),
+                json_schema_of(&Given::Object, function),
                 Some(JsonSchemaOf::ToJsonSchema)
             );
-            assert_eq!(json_schema_of(&absent, &absent), None);
+            assert_eq!(json_schema_of(&Given::Undefined, absent), None);
             assert_eq!(
-                json_schema_of(&Given::Object, &Given::Text("f".into())),
+                json_schema_of(&Given::Object, || Given::Text("f".into())),
                 None
             );
         }

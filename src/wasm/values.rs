@@ -193,8 +193,12 @@ fn standard_json_schema(schema: &JsValue, io: &str) -> Option<Value> {
     let target = JsValue::from_str(field::JSON_SCHEMA_TARGET);
     let converter = get(&get(schema, "~standard"), "jsonSchema");
     let standard_for_io = get(&converter, io);
-    let to_json_schema = get(schema, "toJSONSchema");
-    let json = match field::json_schema_of(&given(&standard_for_io), &given(&to_json_schema))? {
+    let mut to_json_schema = JsValue::UNDEFINED;
+    let choice = field::json_schema_of(&given(&standard_for_io), || {
+        to_json_schema = get(schema, "toJSONSchema");
+        given(&to_json_schema)
+    });
+    let json = match choice? {
         JsonSchemaOf::StandardJsonSchema => {
             let options = host::object(&[("target", &target)]);
             Function::from(standard_for_io)
