@@ -48,12 +48,11 @@
 
 use crate::given::{self, Given};
 use crate::prelude::*;
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::bridges::Bridges;
 pub use crate::bridges::{BridgeId, BridgeOptions, OnChange};
-use crate::ids::{new_id, RandomSource};
+use crate::ids::{new_id, RandomError, RandomSource};
 use crate::lifecycle::calls::PageRequest;
 pub use crate::lifecycle::calls::{Outcome, PageCall, Prepared, RefusedCallOption, Validated};
 pub use crate::lifecycle::confirmations::{PendingView, DEFAULT_CONFIRM_EXPIRY_MS};
@@ -67,7 +66,8 @@ use crate::protocol::codes::error_message;
 use crate::protocol::Issue;
 use crate::protocol::{
     inbound::is_json_text, parse_for_page, AgentToPage, Changed, ErrorEventCode, Manifest,
-    PageToAgent, ProtocolV1, RefusedCode, Rejection, ToolManifest, ToolManifestSummary, ToolResult,
+    PageToAgent, ProtocolV1, RefusedCode, Rejection, ThrownErrorCode, ToolManifest,
+    ToolManifestSummary, ToolResult, ToolmarkErrorCode,
 };
 use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey};
 use crate::schema::PatternMatcher;
@@ -143,17 +143,17 @@ impl Config {
     }
 }
 
-/// A misconfiguration, as thrown in dev mode.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A misconfiguration, as thrown in dev mode, or what the host lacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolmarkError {
-    pub code: ErrorEventCode,
+    pub code: ToolmarkErrorCode,
     pub message: String,
 }
 
 impl From<RegistryError> for ToolmarkError {
     fn from(e: RegistryError) -> Self {
         ToolmarkError {
-            code: e.code,
+            code: e.code.into(),
             message: e.message,
         }
     }
@@ -162,15 +162,30 @@ impl From<RegistryError> for ToolmarkError {
 impl From<ConfigIssue> for ToolmarkError {
     fn from(e: ConfigIssue) -> Self {
         ToolmarkError {
-            code: e.code,
+            code: e.code.into(),
             message: e.message,
+        }
+    }
+}
+
+impl ToolmarkError {
+    /// `api` got no random bytes: the host lacks Web Crypto
+    /// (docs/protocol.md's `host_unsupported`), for `createToolmark` and
+    /// `newId` alike.
+    pub fn no_random(api: &str, error: &RandomError) -> ToolmarkError {
+        let mut message = String::from(api);
+        message.push_str(": ");
+        message.push_str(&error.message());
+        ToolmarkError {
+            code: ThrownErrorCode::HostUnsupported.into(),
+            message,
         }
     }
 }
 
 impl core::fmt::Display for ToolmarkError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
+        write!(f, "{}: {}", self.code.as_str(), self.message)
     }
 }
 
@@ -223,10 +238,8 @@ impl Toolmark {
                 return Err(issue.clone().into());
             }
         }
-        let client_id = new_id(rng.as_mut()).map_err(|e| ToolmarkError {
-            code: ErrorEventCode::TransportFailed,
-            message: e.message(),
-        })?;
+        let client_id = new_id(rng.as_mut())
+            .map_err(|error| ToolmarkError::no_random("createToolmark", &error))?;
         let settings = Settings {
             dev: config.dev,
             confirm_expiry_ms: config.confirm_expiry_ms,
@@ -377,7 +390,7 @@ impl Toolmark {
             && self.env.policy.confirm_mode() == ConfirmMode::None;
         if self.config.dev && needs_path {
             return Err(ToolmarkError {
-                code: ErrorEventCode::MissingConfirmHandler,
+                code: ErrorEventCode::MissingConfirmHandler.into(),
                 message: no_confirmation_path(&tool_name),
             });
         }

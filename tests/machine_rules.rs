@@ -1437,7 +1437,7 @@ fn dev_mode_turns_misconfiguration_into_errors() {
         .register(ScopeId::ROOT, tool("bad name"), 0)
         .err()
         .map(|e| e.code);
-    assert_eq!(error, Some(ErrorEventCode::InvalidName));
+    assert_eq!(error, Some(ErrorEventCode::InvalidName.into()));
     let mut def = tool("remote");
     def.input_schema = Some(SchemaSpec::Json(
         json!({"$ref": "https://example.com/s.json"}),
@@ -1447,7 +1447,7 @@ fn dev_mode_turns_misconfiguration_into_errors() {
         .register(ScopeId::ROOT, def.clone(), 0)
         .err()
         .map(|e| e.code);
-    assert_eq!(error, Some(ErrorEventCode::SchemaConversionFailed));
+    assert_eq!(error, Some(ErrorEventCode::SchemaConversionFailed.into()));
     assert_eq!(page.tm.rev(), 0, "nothing registered");
     let mut prod = Page::new();
     prod.register(def);
@@ -1470,7 +1470,33 @@ fn dev_mode_turns_misconfiguration_into_errors() {
     );
     assert_eq!(
         core.err().map(|e| e.code),
-        Some(ErrorEventCode::InvalidPolicy)
+        Some(ErrorEventCode::InvalidPolicy.into())
+    );
+}
+
+/// Without random bytes the page has no `clientId`: `createToolmark`
+/// throws `host_unsupported` (what the host lacks), naming itself.
+#[test]
+fn a_registry_without_random_bytes_is_refused_host_unsupported() {
+    struct NoCrypto;
+    impl toolmark_bridge::ids::RandomSource for NoCrypto {
+        fn fill(&mut self, _: &mut [u8]) -> Result<(), toolmark_bridge::ids::RandomError> {
+            Err(toolmark_bridge::ids::RandomError("no crypto".into()))
+        }
+    }
+    let error = toolmark_bridge::machine::Toolmark::new(
+        Config::default(),
+        Box::new(NoCrypto),
+        Box::new(RegexPatterns),
+    )
+    .err()
+    .map(|e| (e.code.as_str(), e.message));
+    assert_eq!(
+        error,
+        Some((
+            "host_unsupported",
+            "createToolmark: random source failed: no crypto".to_owned()
+        ))
     );
 }
 
@@ -1491,7 +1517,7 @@ fn a_refused_pattern_is_reported_at_registration_and_answers_every_call_invalid(
     let error = dev.tm.register(ScopeId::ROOT, def.clone(), 0).err();
     assert_eq!(
         error.as_ref().map(|e| e.code),
-        Some(ErrorEventCode::SchemaConversionFailed)
+        Some(ErrorEventCode::SchemaConversionFailed.into())
     );
     let message = error.map(|e| e.message).unwrap_or_default();
     assert!(
@@ -1589,7 +1615,7 @@ fn without_a_confirmation_path_consequential_tools_are_not_allowed() {
         .register(ScopeId::ROOT, consequential("pay"), 0)
         .err()
         .map(|e| e.code);
-    assert_eq!(error, Some(ErrorEventCode::MissingConfirmHandler));
+    assert_eq!(error, Some(ErrorEventCode::MissingConfirmHandler.into()));
 }
 
 #[test]

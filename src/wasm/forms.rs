@@ -42,7 +42,7 @@ use super::error::Failure;
 use super::host::{self, get};
 use super::values;
 use crate::forms::{self, form_state, Choice, Control, Field, FormPolicy, Step, Wanted};
-use crate::protocol::ThrownErrorCode;
+use crate::machine::ToolmarkError;
 
 /// `target[key] = value`; a setter that throws is ignored.
 fn set_prop(target: &JsValue, key: &str, value: &JsValue) {
@@ -495,8 +495,8 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
         }
     }
     let mut key = [0u8; 32];
-    getrandom::fill(&mut key)
-        .map_err(|_| Failure::toolmark(ThrownErrorCode::HostUnsupported, "formTools: Web Crypto API is unavailable (crypto.getRandomValues): run it where globalThis.crypto is"))?;
+    host::web_crypto(&mut key)
+        .map_err(|error| Failure::from(ToolmarkError::no_random("formTools", &error)))?;
     let element = form;
     let label = label_of(&element, &options, &scope);
     let form = Rc::new(Form {

@@ -337,3 +337,12 @@ pub fn throw_in_microtask(error: JsValue) {
     let thrower = callback(move |_, _| Err(error.take().unwrap_or(JsValue::UNDEFINED)));
     let _ = queue_microtask_of(&thrower.into_js_value().unchecked_into());
 }
+
+/// `crypto.getRandomValues`, through getrandom's `wasm_js` backend.
+pub fn web_crypto(buf: &mut [u8]) -> Result<(), crate::ids::RandomError> {
+    // The backend's one error is `WEB_CRYPTO`; its text is written here,
+    // since getrandom's `Display` would bring `core::fmt` and every
+    // backend's error texts into the module.
+    getrandom::fill(buf)
+        .map_err(|_| crate::ids::RandomError("Web Crypto API is unavailable".into()))
+}

@@ -4,7 +4,9 @@ use crate::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use super::error::Failure;
+use super::host;
 use crate::ids::{self, RandomError, RandomSource};
+use crate::machine::ToolmarkError as CoreError;
 
 /// `crypto.getRandomValues`, through getrandom's `wasm_js` backend, drawn
 /// from a pool of `POOL` bytes refilled by one call: in Node one
@@ -28,30 +30,23 @@ std::thread_local! {
         const { core::cell::RefCell::new(Pool { bytes: [0; POOL], next: POOL }) };
 }
 
-fn web_crypto(buf: &mut [u8]) -> Result<(), RandomError> {
-    // The backend's one error is `WEB_CRYPTO`; its text is written here,
-    // since getrandom's `Display` would bring `core::fmt` and every
-    // backend's error texts into the module.
-    getrandom::fill(buf).map_err(|_| RandomError("Web Crypto API is unavailable".into()))
-}
-
 impl RandomSource for CryptoRandom {
     fn fill(&mut self, buf: &mut [u8]) -> Result<(), RandomError> {
         if buf.len() > POOL / 4 {
-            return web_crypto(buf);
+            return host::web_crypto(buf);
         }
         RANDOM_POOL.with(|pool| {
             let Ok(mut pool) = pool.try_borrow_mut() else {
-                return web_crypto(buf);
+                return host::web_crypto(buf);
             };
             if POOL - pool.next < buf.len() {
-                web_crypto(&mut pool.bytes)?;
+                host::web_crypto(&mut pool.bytes)?;
                 pool.next = 0;
             }
             let start = pool.next;
             let end = start + buf.len();
             let Some(taken) = pool.bytes.get_mut(start..end) else {
-                return web_crypto(buf);
+                return host::web_crypto(buf);
             };
             buf.copy_from_slice(taken);
             taken.fill(0);
@@ -65,7 +60,7 @@ impl RandomSource for CryptoRandom {
 #[wasm_bindgen(js_name = newId)]
 pub fn new_id() -> Result<String, JsValue> {
     ids::new_id(&mut CryptoRandom)
-        .map_err(|error| Failure::misuse(format!("newId: {}", &error.message())).into())
+        .map_err(|error| Failure::from(CoreError::no_random("newId", &error)).into())
 }
 
 /// `llmName(name)`: `.` → `__`, long names truncated and hashed.

@@ -368,6 +368,31 @@ describe('one error channel', () => {
     });
   });
 
+  test('without Web Crypto, createToolmark, newId and formTools each throw host_unsupported', async () => {
+    const index = fileURLToPath(new URL('../../pkg/index.js', import.meta.url));
+    // A realm without crypto (Node has it, so it is taken away before the package loads).
+    const script = `
+      Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });
+      const { createToolmark, newId, formTools } = await import(${JSON.stringify(index)});
+      const thrown = (f) => { try { f(); return 'returned'; } catch (e) { return [e.name, e.code, e.message]; } };
+      console.log(JSON.stringify({
+        createToolmark: thrown(() => createToolmark()),
+        newId: thrown(() => newId()),
+        formTools: thrown(() => formTools({ elements: [], requestSubmit() {} }, { scope: { register() {} } })),
+      }));
+    `;
+    const stdout = await new Promise((resolve, reject) => {
+      execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, out, err) =>
+        error ? reject(new Error(err || String(error))) : resolve(out),
+      );
+    });
+    assert.deepEqual(JSON.parse(stdout), {
+      createToolmark: ['ToolmarkError', 'host_unsupported', 'createToolmark: random source failed: Web Crypto API is unavailable'],
+      newId: ['ToolmarkError', 'host_unsupported', 'newId: random source failed: Web Crypto API is unavailable'],
+      formTools: ['ToolmarkError', 'host_unsupported', 'formTools: random source failed: Web Crypto API is unavailable'],
+    });
+  });
+
   test('ctx.files.resolve throws a ToolmarkError, ctx.confirm without onConfirm resolves false', async () => {
     const tm = createToolmark();
     const seen = {};
