@@ -476,24 +476,18 @@ fn label_of(form: &JsValue, options: &JsValue, scope: &JsValue) -> String {
 /// `.submit` for the form; returns the function that unregisters them.
 #[wasm_bindgen(js_name = formTools)]
 pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> {
-    if !get(&form, "elements").is_object() || !get(&form, "requestSubmit").is_function() {
-        return Err(Failure::misuse("formTools: form must be an HTMLFormElement").into());
-    }
     let scope = get(&options, "scope");
-    let register = host::method(&scope, "register").ok_or_else(|| {
-        Failure::misuse("formTools: options.scope must be a scope (tm.scope('name'))")
-    })?;
-    let mut declared = Vec::new();
-    if let Some(paths) = host::present(get(&options, "sensitive")) {
-        let Some(paths) = host::array_copy(&paths) else {
-            return Err(
-                Failure::misuse("formTools: options.sensitive must be an array of paths").into(),
-            );
-        };
-        for path in paths.iter() {
-            declared.push(host::string(&path));
-        }
-    }
+    let register = get(&scope, "register");
+    let sensitive = get(&options, "sensitive");
+    let declared = forms::arguments(forms::Arguments {
+        elements: values::given(&get(&form, "elements")),
+        request_submit: values::given(&get(&form, "requestSubmit")),
+        register: values::given(&register),
+        sensitive: values::given(&sensitive),
+        sensitive_paths: values::given_list(&sensitive, host::string),
+    })
+    .map_err(Failure::misuse)?;
+    let register: Function = register.unchecked_into();
     let mut key = [0u8; 32];
     host::web_crypto(&mut key)
         .map_err(|error| Failure::from(ToolmarkError::no_random("formTools", &error)))?;

@@ -47,6 +47,32 @@ test('the manifest lists fill, read and submit with their hints and schema', asy
   assert.deepEqual(page.errors, []);
 });
 
+test("formTools' arguments: the core's refusals thrown as invalid_argument, in order; sensitive null is none", async () => {
+  await openForm();
+  const out = await page.evaluate(() => {
+    const thrown = (f) => { try { f(); return 'returned'; } catch (e) { return `${e.code}: ${e.message}`; } };
+    const scope = tm.scope('other');
+    const refused = {
+      form: thrown(() => formTools({ elements: form.elements }, { scope: {} })),
+      scope: thrown(() => formTools(form, { scope: {}, sensitive: 'card' })),
+      sensitive: thrown(() => formTools(form, { scope, sensitive: 'card' })),
+    };
+    const offNull = formTools(form, { scope, sensitive: null });
+    const registered = tm.manifest().filter((t) => t.name.startsWith('other.')).length;
+    offNull();
+    return { refused, registered };
+  });
+  assert.deepEqual(out, {
+    refused: {
+      form: 'invalid_argument: formTools: form must be an HTMLFormElement',
+      scope: "invalid_argument: formTools: options.scope must be a scope (tm.scope('name'))",
+      sensitive: 'invalid_argument: formTools: options.sensitive must be an array of paths',
+    },
+    registered: 3,
+  });
+  assert.deepEqual(page.errors, []);
+});
+
 test('fill writes the DOM with input events, read redacts sensitive fields, undo restores', async () => {
   await openForm();
   const out = await page.evaluate(async () => {
