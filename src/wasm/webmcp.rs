@@ -60,8 +60,9 @@ extern "C" {
 /// A WebMCP plugin, for one `tm.use`.
 #[wasm_bindgen]
 pub struct WebMcp {
-    /// The model context given in the options; else looked up on attach.
-    model_context: Option<JsValue>,
+    /// The model context given in the options and its `registerTool`;
+    /// else looked up on attach.
+    model_context: Option<(JsValue, Function)>,
     attached: Cell<bool>,
 }
 
@@ -77,18 +78,21 @@ pub fn webmcp(options: JsValue) -> Result<WebMcp, JsValue> {
     )
     .map_err(Failure::misuse)?;
     Ok(WebMcp {
-        model_context: (choice == ContextChoice::Given).then_some(model_context),
+        model_context: (choice == ContextChoice::Given)
+            .then(|| (model_context, register_tool.unchecked_into())),
         attached: Cell::new(false),
     })
 }
 
-/// The host's model context ([`webmcp::CONTEXT_OWNERS`]).
-fn found_model_context() -> Option<JsValue> {
+/// The host's model context ([`webmcp::CONTEXT_OWNERS`]) and its
+/// `registerTool`.
+fn found_model_context() -> Option<(JsValue, Function)> {
     let global = host::global();
     webmcp::CONTEXT_OWNERS.into_iter().find_map(|owner| {
         let context = get(&get(&global, owner), "modelContext");
         let register_tool = get(&context, "registerTool");
-        webmcp::usable(&values::given(&context), &values::given(&register_tool)).then_some(context)
+        webmcp::usable(&values::given(&context), &values::given(&register_tool))
+            .then(|| (context, register_tool.unchecked_into()))
     })
 }
 
@@ -117,10 +121,8 @@ impl WebMcp {
         if self.attached.replace(true) {
             return Err(Failure::misuse(crate::machine::NOT_A_PLUGIN).into());
         }
-        let Some(context) = self.model_context.clone().or_else(found_model_context) else {
-            return Ok(js_function(|| {}));
-        };
-        let Some(register) = host::method(&context, "registerTool") else {
+        let Some((context, register)) = self.model_context.clone().or_else(found_model_context)
+        else {
             return Ok(js_function(|| {}));
         };
         let registrations = Rc::new(Registrations {
