@@ -12,7 +12,8 @@
 // download, parse, compile and run) to ready: "cold" in a fresh browser
 // profile each run (no HTTP or code cache), "warm" the same page loaded
 // again in that browser. The apps' runs are interleaved. Prints medians and
-// the ratios to each peer; asserts nothing.
+// the ratios to each peer (of the medians, and the median of each run's
+// own ratio); asserts nothing.
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -126,5 +127,8 @@ for (const cache of ['cold', 'warm']) {
     .map(([name, t]) => `${name} ${median(t[cache]).toFixed(1)} ms`)
     .join(', ');
   const ours = median(times.ours[cache]);
-  console.log(`${cache}: ${line}; ours × global ${(ours / median(times.global[cache])).toFixed(2)}, × polyfill ${(ours / median(times.polyfill[cache])).toFixed(2)}`);
+  // Each run's own ratio (its loads follow one another, so the machine's
+  // load at that moment is in both), then their median.
+  const paired = (peer) => median(times.ours[cache].map((t, run) => t / times[peer][cache][run])).toFixed(2);
+  console.log(`${cache}: ${line}; ours × global ${(ours / median(times.global[cache])).toFixed(2)}, × polyfill ${(ours / median(times.polyfill[cache])).toFixed(2)}; per run: × global ${paired('global')}, × polyfill ${paired('polyfill')}`);
 }
