@@ -2,17 +2,19 @@
 //! same ECMA-262 translation and lookahead plans,
 //! tests/support/pattern_oracle.rs): the same answers, the same refusals
 //! with the same messages, and the same size and nesting limits, on seeded
-//! random patterns and at the limits' edges.
+//! random patterns and at the limits' edges; and `\p{…}` in every form
+//! against the `regex` crate's Unicode tables, code point by code point.
 // Native only: the oracle is a native dev-dependency.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support {
     pub mod pattern_check;
     pub mod pattern_oracle;
+    pub mod regex_properties;
 }
 
-use support::pattern_oracle;
-use toolmark_bridge::schema::pattern::LinearPatterns;
+use support::{pattern_oracle, regex_properties};
+use toolmark_bridge::schema::pattern::{LinearPatterns, PropertyRanges};
 use toolmark_bridge::schema::PatternMatcher;
 
 /// xorshift32: `next(n)` picks a number below `n`, the same on every run.
@@ -301,4 +303,85 @@ fn counted_repetition_is_charged_by_its_program() {
     };
     assert!(small.is_valid(&json!("aaaab"), &m));
     assert!(!small.is_valid(&json!("ab"), &m));
+}
+
+/// The `regex` crate's tables as the host (natively, no `RegExp`).
+struct RegexProperties;
+
+impl PropertyRanges for RegexProperties {
+    fn ranges(&self, property: &str) -> Option<Vec<(u32, u32)>> {
+        regex_properties::property_ranges(property)
+    }
+}
+
+/// The forms ECMA-262 has (General_Category values and aliases,
+/// `gc=`, `Script=`, `sc=`, `Script_Extensions=`, `scx=`, binary
+/// properties), as `\p`, `\P`, in classes and negated classes, on
+/// the boundaries of every range and a spread of other code points.
+#[test]
+fn property_escapes_match_their_code_points() {
+    let m = LinearPatterns::with_properties(Box::new(RegexProperties));
+    for property in [
+        "L",
+        "Letter",
+        "Lu",
+        "Nd",
+        "digit",
+        "gc=L",
+        "General_Category=Letter",
+        "Script=Greek",
+        "sc=Latin",
+        "Script_Extensions=Greek",
+        "scx=Deva",
+        "Alphabetic",
+        "White_Space",
+        "Emoji",
+        "ASCII",
+        "Any",
+        "Assigned",
+    ] {
+        let ranges =
+            regex_properties::property_ranges(property).unwrap_or_else(|| panic!("{property}"));
+        let inside = |c: u32| ranges.iter().any(|&(low, high)| low <= c && c <= high);
+        let mut points: Vec<u32> = (0..0x11_0000).step_by(97).collect();
+        for &(low, high) in &ranges {
+            points.extend([low.saturating_sub(1), low, high, high + 1]);
+        }
+        let points: Vec<char> = points.into_iter().filter_map(char::from_u32).collect();
+        let forms = [
+            (format!("^\\p{{{property}}}$"), true),
+            (format!("^\\P{{{property}}}$"), false),
+            (format!("^[\\p{{{property}}}]$"), true),
+            (format!("^[^\\p{{{property}}}]$"), false),
+            (format!("^[^\\P{{{property}}}]$"), true),
+            (format!("^[\\P{{{property}}}\\p{{{property}}}]$"), true),
+        ];
+        for (i, (pattern, want)) in forms.iter().enumerate() {
+            for &c in &points {
+                let mut text = [0; 4];
+                let expected = match i {
+                    5 => true,
+                    _ => inside(u32::from(c)) == *want,
+                };
+                assert_eq!(
+                    m.is_match(pattern, c.encode_utf8(&mut text)),
+                    Ok(expected),
+                    "{pattern} {c:?}"
+                );
+            }
+        }
+    }
+    // With other class items, quantified, in both lookahead forms.
+    assert_eq!(m.is_match("^[^\\P{Any}]$", "🐲"), Ok(true));
+    assert_eq!(m.is_match("[\\P{Any}]", "a"), Ok(false));
+    assert_eq!(m.is_match("^[\\p{L}\\d_]+$", "Élan_2"), Ok(true));
+    assert_eq!(m.is_match("^[\\p{L}\\d_]+$", "Élan-2"), Ok(false));
+    assert_eq!(m.is_match("^\\p{Lu}\\p{Ll}*$", "Ωmega"), Ok(true));
+    assert_eq!(m.is_match("^\\p{sc=Greek}{2,3}$", "αβγδ"), Ok(false));
+    let password = "^(?=.*\\p{Lu})(?=.*\\p{Nd})(?!.*\\p{White_Space}).{8,}$";
+    assert_eq!(m.is_match(password, "Éclair٣ok"), Ok(true));
+    assert_eq!(m.is_match(password, "éclair٣ok"), Ok(false));
+    assert_eq!(m.is_match(password, "Éclair٣ ok"), Ok(false));
+    assert_eq!(m.is_match("(?=.*\\p{Lu})(?=.*\\P{L})", "a\nB1"), Ok(true));
+    assert_eq!(m.is_match("(?=.*\\p{Lu})(?=.*\\P{L})", "a1\nB"), Ok(false));
 }

@@ -2,7 +2,8 @@
 //! for the page's `RegExp` (src/wasm: js/src/unicode-property.js). Its
 //! names are looser than ECMA-262's (`\p{greek}` passes), which the tests
 //! do not rely on; its Unicode version may differ from the browser's.
-//! Shared with src/schema/pattern.rs's unit tests (hence no crate paths).
+//! Shared with src/schema/pattern.rs's unit tests and tests/pattern_engine.rs
+//! (hence no crate paths).
 
 extern crate std;
 use std::{format, string::String, sync::OnceLock, vec::Vec};
