@@ -853,61 +853,6 @@ pub fn arguments(given: Arguments) -> Result<Vec<String>, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn form_arguments(sensitive: Given, sensitive_paths: GivenList<String>) -> Arguments {
-        Arguments {
-            elements: Given::Object,
-            request_submit: Given::Function,
-            register: Given::Function,
-            sensitive,
-            sensitive_paths,
-        }
-    }
-
-    #[test]
-    fn form_tools_takes_a_form_a_scope_and_sensitive_paths_in_that_order() {
-        let paths = || GivenList::Items(vec!["card.number".to_owned()]);
-        assert_eq!(
-            arguments(form_arguments(Given::Object, paths())),
-            Ok(vec!["card.number".to_owned()])
-        );
-        for absent in [Given::Undefined, Given::Null] {
-            assert_eq!(
-                arguments(form_arguments(absent, GivenList::NotList)),
-                Ok(Vec::new())
-            );
-        }
-        let not_form = "formTools: form must be an HTMLFormElement";
-        for (elements, request_submit) in [
-            (Given::Undefined, Given::Function),
-            (Given::Function, Given::Function),
-            (Given::Object, Given::Undefined),
-            (Given::Object, Given::Object),
-        ] {
-            let mut given = form_arguments(Given::Text("x".into()), GivenList::NotList);
-            (given.elements, given.request_submit, given.register) =
-                (elements, request_submit, Given::Undefined);
-            assert_eq!(arguments(given), Err(not_form), "the form is checked first");
-        }
-        for register in [Given::Undefined, Given::Object, Given::Text("f".into())] {
-            let mut given = form_arguments(Given::Text("x".into()), GivenList::NotList);
-            given.register = register;
-            assert_eq!(
-                arguments(given),
-                Err("formTools: options.scope must be a scope (tm.scope('name'))")
-            );
-        }
-        for (sensitive, list) in [
-            (Given::Text("card".into()), GivenList::NotList),
-            (Given::Object, GivenList::NotList),
-            (Given::Number(1.0), GivenList::NotList),
-        ] {
-            assert_eq!(
-                arguments(form_arguments(sensitive, list)),
-                Err("formTools: options.sensitive must be an array of paths")
-            );
-        }
-    }
     use serde_json::json;
 
     fn field(name: &str, input_type: &str, autocomplete: &str, value: Option<Value>) -> Field {
@@ -1815,5 +1760,60 @@ mod tests {
             lane_b(&format!("x{tail}")),
             lane_b(&format!("x{}g", &tail[..14]))
         );
+    }
+
+    fn form_arguments(sensitive: Given, sensitive_paths: GivenList<String>) -> Arguments {
+        Arguments {
+            elements: Given::Object,
+            request_submit: Given::Function,
+            register: Given::Function,
+            sensitive,
+            sensitive_paths,
+        }
+    }
+
+    #[test]
+    fn form_tools_takes_a_form_a_scope_and_sensitive_paths_in_that_order() {
+        let paths = || GivenList::Items(vec!["card.number".to_owned()]);
+        assert_eq!(
+            arguments(form_arguments(Given::Object, paths())),
+            Ok(vec!["card.number".to_owned()])
+        );
+        for absent in [Given::Undefined, Given::Null] {
+            assert_eq!(
+                arguments(form_arguments(absent, GivenList::NotList)),
+                Ok(Vec::new())
+            );
+        }
+        let not_form = "formTools: form must be an HTMLFormElement";
+        for (elements, request_submit) in [
+            (Given::Undefined, Given::Function),
+            (Given::Function, Given::Function),
+            (Given::Object, Given::Undefined),
+            (Given::Object, Given::Object),
+        ] {
+            let mut given = form_arguments(Given::Text("x".into()), GivenList::NotList);
+            (given.elements, given.request_submit, given.register) =
+                (elements, request_submit, Given::Undefined);
+            assert_eq!(arguments(given), Err(not_form), "the form is checked first");
+        }
+        for register in [Given::Undefined, Given::Object, Given::Text("f".into())] {
+            let mut given = form_arguments(Given::Text("x".into()), GivenList::NotList);
+            given.register = register;
+            assert_eq!(
+                arguments(given),
+                Err("formTools: options.scope must be a scope (tm.scope('name'))")
+            );
+        }
+        for (sensitive, list) in [
+            (Given::Text("card".into()), GivenList::NotList),
+            (Given::Object, GivenList::NotList),
+            (Given::Number(1.0), GivenList::NotList),
+        ] {
+            assert_eq!(
+                arguments(form_arguments(sensitive, list)),
+                Err("formTools: options.sensitive must be an array of paths")
+            );
+        }
     }
 }
