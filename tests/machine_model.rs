@@ -1254,7 +1254,7 @@ impl Model {
                 step.completed.push((handle, value));
             }
             Event::RevChanged { rev } => step.rev_events.push(rev),
-            // Transport states: not driven here (tests/machine_rules.rs).
+            // Transport states: not driven here (tests/machine_rules/).
             Event::PendingChanged | Event::Status { .. } => {}
         }
         Ok(())

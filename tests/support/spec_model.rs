@@ -745,7 +745,7 @@ impl SpecModel {
                 ensure!(*rev <= tm.rev(), "RevChanged {rev} ahead");
             }
             // Transport states come from the page's transports, which
-            // this model does not drive (tests/machine_rules.rs has them).
+            // this model does not drive (tests/machine_rules/ has them).
             Event::Error { .. } | Event::PendingChanged | Event::Status { .. } => {}
         }
         Ok(())

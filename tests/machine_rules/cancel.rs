@@ -1,0 +1,137 @@
+//! Cancel and the abort grace period.
+
+use super::*;
+
+#[test]
+fn cancel_of_a_queued_call_answers_cancelled_signal_at_once() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.call("a", "t", json!({}));
+    page.call("b", "t", json!({}));
+    page.cancel("b");
+    assert_eq!(
+        page.result("b"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert_eq!(
+        page.sent.iter().filter(|m| m["id"] == "b").count(),
+        1,
+        "cancel itself is never answered"
+    );
+}
+
+#[test]
+fn cancel_of_a_running_call_aborts_it_and_its_own_result_follows() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.call("a", "t", json!({}));
+    let run = only_run(&mut page);
+    page.cancel("a");
+    assert!(page.actions.contains(&Action::Abort { run }));
+    assert!(
+        page.results_for("a").is_empty(),
+        "not answered before the tool settles"
+    );
+    page.settle(run, Outcome::Aborted);
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    page.cancel("a");
+    page.cancel("nobody");
+    assert_eq!(page.results_for("a").len(), 1);
+}
+
+/// A page whose abort grace period is 500 ms, with tool `t`.
+fn graced_page() -> Page {
+    let mut page = Page::with_config(Config {
+        abort_grace_ms: 500,
+        ..Config::default()
+    });
+    page.register(tool("t"));
+    page
+}
+
+/// Calls `t` as `id`, the scope's only call, and cancels it once it runs.
+fn cancelled_run(page: &mut Page, id: &str) -> RunId {
+    page.call(id, "t", json!({}));
+    let run = only_run(page);
+    page.cancel(id);
+    run
+}
+
+#[test]
+fn what_an_aborted_run_throws_is_its_abort_in_its_grace_period_and_after() {
+    let mut page = graced_page();
+    let run = cancelled_run(&mut page, "a");
+    page.settle(run, Outcome::Threw("AbortError: signal is aborted".into()));
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert_eq!(page.error_codes(), [], "an abort is no tool_threw");
+
+    let run = cancelled_run(&mut page, "b");
+    page.advance(500);
+    page.settle(run, Outcome::Threw("AbortError".into()));
+    assert_eq!(
+        page.errors(),
+        [(
+            ErrorEventCode::LateResult,
+            "tool 't' was aborted after its call was abandoned".to_owned()
+        )]
+    );
+
+    page.call("c", "t", json!({}));
+    let run = only_run(&mut page);
+    page.settle(run, Outcome::Threw("TypeError".into()));
+    assert_eq!(
+        page.result("c"),
+        json!({"status": "error", "message": "Tool failed"}),
+        "a run nobody aborted that throws failed"
+    );
+}
+
+#[test]
+fn a_repeated_cancel_neither_answers_early_nor_moves_the_grace_period() {
+    let mut page = graced_page();
+    let run = cancelled_run(&mut page, "a");
+    page.advance(300);
+    page.cancel("a");
+    assert!(
+        page.results_for("a").is_empty(),
+        "still in its grace period"
+    );
+    assert_eq!(page.deadline(), Some(page.now + 200));
+    page.ok(run, json!("settled in time"));
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "ok", "data": "settled in time"})
+    );
+    assert!(page.error_codes().is_empty(), "{:?}", page.events);
+}
+
+#[test]
+fn a_tool_that_ignores_abort_is_answered_after_the_grace_period_and_reports_late_result() {
+    let mut page = graced_page();
+    page.call("a", "t", json!({}));
+    page.call("b", "t", json!({}));
+    let run = only_run(&mut page);
+    page.cancel("a");
+    assert_eq!(page.deadline(), Some(page.now + 500));
+    page.advance(499);
+    assert!(page.results_for("a").is_empty());
+    page.advance(1);
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert_eq!(
+        page.take_runs().len(),
+        1,
+        "the scope moves on to the next call"
+    );
+    page.ok(run, json!("too late"));
+    assert_eq!(page.results_for("a").len(), 1);
+    assert_eq!(page.error_codes(), [ErrorEventCode::LateResult]);
+}

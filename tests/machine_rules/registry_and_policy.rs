@@ -1,0 +1,513 @@
+//! Registry and policy.
+
+use super::*;
+
+#[test]
+fn registry_names_scopes_and_duplicates() {
+    let mut page = Page::new();
+    let tm = &mut page.tm;
+    let now = 0;
+    assert!(tm
+        .register(ScopeId::ROOT, tool("bad name"), now)
+        .ok()
+        .flatten()
+        .is_none());
+    assert!(tm
+        .register(ScopeId::ROOT, tool(&"x".repeat(129)), now)
+        .ok()
+        .flatten()
+        .is_none());
+    assert!(tm
+        .register(ScopeId::ROOT, tool("a.b"), now)
+        .ok()
+        .flatten()
+        .is_some());
+    assert!(tm
+        .register(ScopeId::ROOT, tool("a.b"), now)
+        .ok()
+        .flatten()
+        .is_none());
+    assert!(
+        tm.register(ScopeId::ROOT, tool("a__b"), now)
+            .ok()
+            .flatten()
+            .is_none(),
+        "same llmName"
+    );
+    let scope = tm
+        .create_scope(ScopeId::ROOT, "signup")
+        .ok()
+        .flatten()
+        .unwrap_or(ScopeId::ROOT);
+    let inner = tm
+        .create_scope(scope, "address")
+        .ok()
+        .flatten()
+        .unwrap_or(ScopeId::ROOT);
+    assert!(tm
+        .register(inner, tool("fill"), now)
+        .ok()
+        .flatten()
+        .is_some());
+    assert!(tm
+        .register(ScopeId(999), tool("x"), now)
+        .ok()
+        .flatten()
+        .is_none());
+    assert_eq!(tm.rev(), 2);
+    tm.dispose_scope(scope, now).ok();
+    assert_eq!(tm.rev(), 3, "one revision for the whole scope");
+    assert!(tm
+        .register(inner, tool("again"), now)
+        .ok()
+        .flatten()
+        .is_none());
+    page.drain();
+    assert_eq!(
+        page.error_codes(),
+        [
+            ErrorEventCode::InvalidName,
+            ErrorEventCode::InvalidName,
+            ErrorEventCode::DuplicateName,
+            ErrorEventCode::DuplicateName,
+            ErrorEventCode::InvalidScope,
+            ErrorEventCode::ScopeDisposed
+        ]
+    );
+    let names: Vec<String> = page
+        .tm
+        .manifest(Caller::Inapp)
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["a.b"]);
+}
+
+#[test]
+fn dev_mode_turns_misconfiguration_into_errors() {
+    let mut page = Page::with_config(Config {
+        dev: true,
+        ..Config::default()
+    });
+    let error = page
+        .tm
+        .register(ScopeId::ROOT, tool("bad name"), 0)
+        .err()
+        .map(|e| e.code);
+    assert_eq!(error, Some(ErrorEventCode::InvalidName.into()));
+    let mut def = tool("remote");
+    def.input_schema = Some(SchemaSpec::Json(
+        json!({"$ref": "https://example.com/s.json"}),
+    ));
+    let error = page
+        .tm
+        .register(ScopeId::ROOT, def.clone(), 0)
+        .err()
+        .map(|e| e.code);
+    assert_eq!(error, Some(ErrorEventCode::SchemaConversionFailed.into()));
+    assert_eq!(page.tm.rev(), 0, "nothing registered");
+    let mut prod = Page::new();
+    prod.register(def);
+    assert_eq!(prod.error_codes(), [ErrorEventCode::SchemaConversionFailed]);
+    prod.describe("d", "remote");
+    assert_eq!(
+        prod.result("d")["data"]["inputSchema"],
+        json!({}),
+        "production registers it with {{}}"
+    );
+    let bad_policy = Config {
+        dev: true,
+        policy: json!({"human": {"x": "deny"}}),
+        ..Config::default()
+    };
+    let core = toolmark_bridge::machine::Toolmark::new(
+        bad_policy,
+        Box::new(SeededRandom::new(1)),
+        Box::new(RegexPatterns),
+    );
+    assert_eq!(
+        core.err().map(|e| e.code),
+        Some(ErrorEventCode::InvalidPolicy.into())
+    );
+}
+
+/// Without random bytes the page has no `clientId`: `createToolmark`
+/// throws `host_unsupported` (what the host lacks), naming itself.
+#[test]
+fn a_registry_without_random_bytes_is_refused_host_unsupported() {
+    struct NoCrypto;
+    impl toolmark_bridge::ids::RandomSource for NoCrypto {
+        fn fill(&mut self, _: &mut [u8]) -> Result<(), toolmark_bridge::ids::RandomError> {
+            Err(toolmark_bridge::ids::RandomError("no crypto".into()))
+        }
+    }
+    let error = toolmark_bridge::machine::Toolmark::new(
+        Config::default(),
+        Box::new(NoCrypto),
+        Box::new(RegexPatterns),
+    )
+    .err()
+    .map(|e| (e.code.as_str(), e.message));
+    assert_eq!(
+        error,
+        Some((
+            "host_unsupported",
+            "createToolmark: random source failed: no crypto".to_owned()
+        ))
+    );
+}
+
+/// A pattern the page's matcher cannot run: registration says so (dev:
+/// thrown), and no input gets past it, even one the pattern sits under a
+/// `not` for (an error there must not turn into "valid").
+#[test]
+fn a_refused_pattern_is_reported_at_registration_and_answers_every_call_invalid() {
+    let mut def = tool("guarded");
+    def.input_schema = Some(SchemaSpec::Json(json!({
+        "type": "object",
+        "properties": {"path": {"type": "string", "not": {"pattern": "(?<=a)b"}}},
+    })));
+    let mut dev = Page::with_config(Config {
+        dev: true,
+        ..Config::default()
+    });
+    let error = dev.tm.register(ScopeId::ROOT, def.clone(), 0).err();
+    assert_eq!(
+        error.as_ref().map(|e| e.code),
+        Some(ErrorEventCode::SchemaConversionFailed.into())
+    );
+    let message = error.map(|e| e.message).unwrap_or_default();
+    assert!(
+        message.starts_with("tool 'guarded': its input schema's pattern \"(?<=a)b\" is refused: "),
+        "{message}"
+    );
+    assert_eq!(dev.tm.rev(), 0, "nothing registered");
+    let mut prod = Page::new();
+    prod.register(def);
+    assert_eq!(prod.error_codes(), [ErrorEventCode::SchemaConversionFailed]);
+    prod.call("c1", "guarded", json!({"path": "xb"}));
+    assert!(prod.take_runs().is_empty(), "the tool never runs");
+    let result = prod.result("c1");
+    assert_eq!(result["status"], "invalid", "{result}");
+    assert_eq!(result["issues"][0]["path"], "");
+    let issue = result["issues"][0]["message"].as_str().unwrap_or_default();
+    assert!(
+        issue.starts_with(
+            "the tool's input schema was refused at registration: pattern \"(?<=a)b\" is refused: "
+        ),
+        "{issue}"
+    );
+    prod.describe("d", "guarded");
+    assert_eq!(prod.result("d")["data"]["inputSchema"], json!({}));
+}
+
+#[test]
+fn policy_deny_is_not_allowed_and_bad_policies_are_reported() {
+    let mut page = Page::with_config(Config {
+        policy: json!({"inapp": {"untrustedContent": "deny", "consequential": "allow", "bogus": "allow"}}),
+        confirm_mode: json!({"inapp": "inline"}),
+        ..Config::default()
+    });
+    assert_eq!(
+        page.error_codes(),
+        [
+            ErrorEventCode::InvalidPolicy,
+            ErrorEventCode::InvalidPolicy,
+            ErrorEventCode::InvalidConfirmMode
+        ]
+    );
+    let mut reader = tool("read.page");
+    reader.hints.untrusted_content = Some(true);
+    page.register(reader);
+    page.call("r", "read.page", json!({}));
+    assert_eq!(page.result("r")["code"], "not_allowed");
+    let human = page
+        .tm
+        .call("read.page", "{}", Caller::Human, None, page.now);
+    page.drain();
+    let run = only_run(&mut page);
+    page.ok(run, json!("text"));
+    assert_eq!(
+        page.completed(human),
+        Some(ToolResult::Ok {
+            data: Some(json!("text").into())
+        }),
+        "policy binds the agent, not the human"
+    );
+    page.register(consequential("pay"));
+    page.call("p", "pay", json!({}));
+    assert_eq!(
+        page.result("p")["status"],
+        "needs_confirmation",
+        "'allow' for consequential was refused"
+    );
+}
+
+#[test]
+fn without_a_confirmation_path_consequential_tools_are_not_allowed() {
+    let mut page = Page::with_config(Config {
+        confirm_mode: json!({"inapp": "none"}),
+        ..Config::default()
+    });
+    page.register(consequential("pay"));
+    assert_eq!(page.error_codes(), [ErrorEventCode::MissingConfirmHandler]);
+    page.register(tool("read"));
+    assert_eq!(
+        page.error_codes(),
+        [ErrorEventCode::MissingConfirmHandler],
+        "a tool that needs no confirmation needs no path"
+    );
+    page.call("p", "pay", json!({}));
+    assert_eq!(page.result("p")["code"], "not_allowed");
+    let mut deferred = Page::new();
+    deferred.register(consequential("pay"));
+    assert_eq!(deferred.error_codes(), [], "deferred mode is a path");
+    let mut dev = Page::with_config(Config {
+        dev: true,
+        confirm_mode: json!({"inapp": "none"}),
+        ..Config::default()
+    });
+    let error = dev
+        .tm
+        .register(ScopeId::ROOT, consequential("pay"), 0)
+        .err()
+        .map(|e| e.code);
+    assert_eq!(error, Some(ErrorEventCode::MissingConfirmHandler.into()));
+}
+
+#[test]
+fn ctx_confirm_is_only_for_callers_with_an_inline_path() {
+    let mut page = Page::with_config(Config {
+        inline_confirm: true,
+        ..Config::default()
+    });
+    page.register(tool("t"));
+    page.call("a", "t", json!({}));
+    let run = only_run(&mut page);
+    assert!(!page.tm.ctx_confirm(run));
+    page.drain();
+    assert_eq!(page.error_codes(), [ErrorEventCode::CtxConfirmUnavailable]);
+    page.tm.call("t", "{}", Caller::Human, None, page.now);
+    page.ok(run, json!(null));
+    let human_run = only_run(&mut page);
+    assert!(page.tm.ctx_confirm(human_run));
+}
+
+#[test]
+fn the_tool_budget_warns_in_dev_mode_once_per_revision() {
+    let mut page = Page::with_config(Config {
+        dev: true,
+        tool_budget: 2,
+        ..Config::default()
+    });
+    for name in ["a", "b", "c", "d"] {
+        page.register(tool(name));
+    }
+    assert_eq!(
+        page.error_codes(),
+        [
+            ErrorEventCode::ToolBudgetExceeded,
+            ErrorEventCode::ToolBudgetExceeded
+        ]
+    );
+    let mut prod = Page::with_config(Config {
+        tool_budget: 2,
+        ..Config::default()
+    });
+    for name in ["a", "b", "c"] {
+        prod.register(tool(name));
+    }
+    assert!(prod.error_codes().is_empty(), "dev only");
+}
+
+#[test]
+fn the_undo_store_keeps_the_last_100_restorers() {
+    let mut page = Page::new();
+    let mut def = tool("edit");
+    def.has_snapshot = true;
+    page.register(def);
+    let mut runs_of = Vec::new();
+    for i in 0..101 {
+        page.call(&format!("e{i}"), "edit", json!({}));
+        let runs = page.take_runs();
+        assert_eq!(runs[0].4, format!("e{i}"));
+        runs_of.push(runs[0].0);
+        page.ok(runs[0].0, json!(null));
+    }
+    assert!(page
+        .actions
+        .contains(&Action::DropRestorer { run: runs_of[0] }));
+    let evicted = page.tm.undo("e0");
+    let kept = page.tm.undo("e100");
+    page.drain();
+    assert!(matches!(
+        page.completed(evicted),
+        Some(ToolResult::Refused {
+            code: toolmark_bridge::protocol::RefusedCode::UndoUnavailable,
+            ..
+        })
+    ));
+    assert!(page.completed(kept).is_none(), "its restorer runs");
+    // A failed run keeps no restorer.
+    page.call("f", "edit", json!({}));
+    let run = only_run(&mut page);
+    page.settle(run, Outcome::Threw("boom".into()));
+    assert!(page.actions.contains(&Action::DropRestorer { run }));
+    let none = page.tm.undo("f");
+    page.drain();
+    assert!(matches!(
+        page.completed(none),
+        Some(ToolResult::Refused { .. })
+    ));
+}
+
+#[test]
+fn a_call_cancelled_while_its_snapshot_is_taken_never_runs_and_keeps_no_restorer() {
+    let mut page = Page::with_config(Config {
+        abort_grace_ms: 500,
+        ..Config::default()
+    });
+    let mut def = tool("edit");
+    def.has_snapshot = true;
+    page.register(def);
+    page.register(tool("plain"));
+
+    page.call("a", "edit", json!({}));
+    let running = only_run(&mut page);
+    assert!(page.tm.runs_after_snapshot(running), "still its call's run");
+
+    // Cancelled in its grace period: no run; what the run settles as is its abort.
+    page.cancel("a");
+    assert!(!page.tm.runs_after_snapshot(running));
+    page.settle(running, Outcome::Aborted);
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert!(page
+        .actions
+        .contains(&Action::DropRestorer { run: running }));
+    let undo = page.tm.undo("a");
+    page.drain();
+    assert!(matches!(
+        page.completed(undo),
+        Some(ToolResult::Refused { .. })
+    ));
+
+    // Abandoned after its grace period: the snapshot settling later starts nothing.
+    page.call("b", "edit", json!({}));
+    let abandoned = only_run(&mut page);
+    page.cancel("b");
+    page.advance(500);
+    assert_eq!(
+        page.result("b"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert!(!page.tm.runs_after_snapshot(abandoned));
+    page.settle(abandoned, Outcome::Aborted);
+    assert_eq!(page.results_for("b").len(), 1);
+
+    // A run that asked for no snapshot, or is over, is no snapshot's.
+    page.call("c", "plain", json!({}));
+    let plain = only_run(&mut page);
+    assert!(!page.tm.runs_after_snapshot(plain));
+    page.ok(plain, json!(null));
+    page.call("d", "edit", json!({}));
+    let done = only_run(&mut page);
+    page.ok(done, json!(null));
+    assert!(!page.tm.runs_after_snapshot(done));
+}
+
+#[test]
+fn output_schemas_are_checked_in_dev_mode_only() {
+    for dev in [true, false] {
+        let mut page = Page::with_config(Config {
+            dev,
+            ..Config::default()
+        });
+        let mut def = tool("t");
+        def.output_schema = Some(SchemaSpec::Json(json!({"type": "string"})));
+        page.register(def);
+        page.call("a", "t", json!({}));
+        let run = only_run(&mut page);
+        page.ok(run, json!(5));
+        assert_eq!(page.result("a"), json!({"status": "ok", "data": 5}));
+        let expected: &[ErrorEventCode] = if dev {
+            &[ErrorEventCode::OutputInvalid]
+        } else {
+            &[]
+        };
+        assert_eq!(page.error_codes(), expected);
+    }
+}
+
+#[test]
+fn a_run_checks_its_output_only_in_dev_mode_with_a_standard_schema_output() {
+    let external = || {
+        Some(SchemaSpec::External {
+            json: Some(json!({"type": "object"})),
+        })
+    };
+    for (dev, output, check) in [
+        (true, external(), true),
+        (false, external(), false),
+        (
+            true,
+            Some(SchemaSpec::Json(json!({"type": "object"}))),
+            false,
+        ),
+        (true, None, false),
+    ] {
+        let mut page = Page::with_config(Config {
+            dev,
+            ..Config::default()
+        });
+        assert_eq!(page.tm.is_dev(), dev);
+        let mut t = tool("t");
+        t.output_schema = output.clone();
+        page.register(t);
+        page.call("a", "t", json!({}));
+        let order = page.actions.iter().find_map(|action| match action {
+            Action::Run(order) => Some(order.check_output),
+            _ => None,
+        });
+        assert_eq!(order, Some(check), "dev {dev}, output {output:?}");
+    }
+}
+
+#[test]
+fn a_standard_schema_output_check_reports_its_first_issue_or_its_throw() {
+    let mut page = Page::with_config(Config {
+        dev: true,
+        ..Config::default()
+    });
+    page.register(tool("t"));
+    let issue = |path: &str, message: &str| Issue {
+        path: path.into(),
+        message: message.into(),
+    };
+    let checks = [
+        (Ok(vec![]), None),
+        (
+            Ok(vec![issue("a.b", "must be a string"), issue("c", "other")]),
+            Some("output of 't' fails its output schema at 'a.b': must be a string"),
+        ),
+        (
+            Err("TypeError: boom".to_owned()),
+            Some("output of 't' fails its output schema: its validator threw (TypeError: boom)"),
+        ),
+    ];
+    for (id, (checked, expected)) in ["a", "b", "c"].into_iter().zip(checks) {
+        page.events.clear();
+        page.call(id, "t", json!({}));
+        let run = only_run(&mut page);
+        page.tm.handle_output_checked(run, checked);
+        page.ok(run, json!(5));
+        let expected: Vec<_> = expected
+            .map(|message| (ErrorEventCode::OutputInvalid, message.to_owned()))
+            .into_iter()
+            .collect();
+        assert_eq!(page.errors(), expected);
+        assert_eq!(page.result(id), json!({"status": "ok", "data": 5}));
+    }
+}

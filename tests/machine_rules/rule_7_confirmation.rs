@@ -1,0 +1,357 @@
+//! Rule 7 and deferred confirmation.
+
+use super::*;
+
+#[test]
+fn rule_7_consequential_and_destructive_tools_need_confirmation() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    let mut wipe = tool("wipe");
+    wipe.hints.destructive = Some(true);
+    page.register(wipe);
+    page.call("a", "pay", json!({"amount": 5}));
+    page.call("b", "wipe", json!({}));
+    assert!(
+        page.take_runs().is_empty(),
+        "nothing runs for the agent without a human"
+    );
+    let id = confirm_id_of(&page.result("a"));
+    assert_eq!(id.len(), 36, "a UUID");
+    assert_eq!(page.result("a")["summary"], "Run pay");
+    confirm_id_of(&page.result("b"));
+    assert_eq!(page.tm.pending_confirmations().len(), 2);
+    assert!(page.events.contains(&Event::PendingChanged));
+}
+
+#[test]
+fn a_summary_alone_is_prepared_before_the_confirmation() {
+    let mut page = Page::new();
+    let mut def = consequential("pay");
+    def.has_summary = true;
+    page.register(def);
+    page.call("c1", "pay", json!({"amount": 5}));
+    let Some(Action::Prepare(PrepareOrder {
+        run,
+        summary: true,
+        changes: false,
+        state: false,
+        ..
+    })) = page.actions.pop()
+    else {
+        panic!("prepare expected: {:?}", page.actions)
+    };
+    assert!(page.results_for("c1").is_empty(), "not before the summary");
+    page.tm.handle_prepared(
+        run,
+        Ok(Prepared {
+            summary: Some("Pay 5".into()),
+            ..Prepared::default()
+        }),
+        page.now,
+    );
+    page.drain();
+    assert_eq!(page.result("c1")["summary"], "Pay 5");
+}
+
+#[test]
+fn approval_runs_the_tool_as_human_and_sends_confirmed_after_the_result() {
+    let mut page = Page::new();
+    let mut def = consequential("signup.submit");
+    def.has_summary = true;
+    def.has_changes = true;
+    def.has_snapshot = true;
+    def.sensitive = vec!["password".into(), "card".into()];
+    page.register(def);
+    page.call("c1", "signup.submit", json!({"email": "a@b"}));
+    let Some(Action::Prepare(PrepareOrder {
+        run,
+        summary: true,
+        changes: true,
+        state: false,
+        ..
+    })) = page.actions.pop()
+    else {
+        panic!("prepare expected: {:?}", page.actions)
+    };
+    page.tm.handle_prepared(
+        run,
+        Ok(Prepared {
+            summary: Some("Create the account a@b".into()),
+            changes: Some(vec![
+                FieldChange {
+                    path: "email".into(),
+                    before: None,
+                    after: Some(json!("a@b")),
+                },
+                FieldChange {
+                    path: "password".into(),
+                    before: Some(json!("old")),
+                    after: Some(json!("hunter2")),
+                },
+                FieldChange {
+                    path: "card.number".into(),
+                    before: None,
+                    after: Some(json!("4111")),
+                },
+                FieldChange {
+                    path: "cardholder".into(),
+                    before: None,
+                    after: Some(json!("Ann")),
+                },
+            ]),
+            state: None,
+        }),
+        page.now,
+    );
+    page.drain();
+    let result = page.result("c1");
+    let confirm_id = confirm_id_of(&result);
+    assert_eq!(result["summary"], "Create the account a@b");
+    assert_eq!(
+        result["changes"],
+        json!([
+            {"path": "email", "after": "a@b"},
+            {"path": "password", "before": "[redacted]", "after": "[redacted]"},
+            {"path": "card.number", "after": "[redacted]"},
+            {"path": "cardholder", "after": "Ann"}
+        ])
+    );
+    let pending = page.tm.pending_confirmations();
+    assert_eq!(pending[0].expires_at, page.now + 600_000);
+    let handle = page.tm.confirm(&confirm_id, true, page.now);
+    page.drain();
+    let runs = page.take_runs();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(
+        (runs[0].1.as_str(), runs[0].3.as_str(), runs[0].4.as_str()),
+        ("signup.submit", "human", "c1")
+    );
+    assert_eq!(runs[0].2, json!({"email": "a@b"}));
+    let approved_run = runs[0].0;
+    page.ok(runs[0].0, json!({"account": 42}));
+    assert_eq!(
+        page.confirmed_for(&confirm_id),
+        [json!({"status": "ok", "data": {"account": 42}})]
+    );
+    assert_eq!(
+        page.completed(handle),
+        Some(ToolResult::Ok {
+            data: Some(json!({"account": 42}).into())
+        })
+    );
+    let result_at = page.sent.iter().position(|m| m["id"] == "c1");
+    let confirmed_at = page.sent.iter().position(|m| m["type"] == "confirmed");
+    assert!(result_at < confirmed_at);
+    // Already used: refused, and no second confirmed.
+    let again = page.tm.confirm(&confirm_id, true, page.now);
+    page.drain();
+    assert_eq!(
+        page.completed(again),
+        Some(ToolResult::Refused {
+            code: toolmark_bridge::protocol::RefusedCode::ConfirmationExpired,
+            message: "The confirmation expired or was already used".into(),
+            rev: None
+        })
+    );
+    assert_eq!(page.confirmed_for(&confirm_id).len(), 1);
+    // The approved run's restorer is kept under the call's id.
+    let undo = page.tm.undo("c1");
+    page.drain();
+    assert!(page
+        .actions
+        .iter()
+        .any(|a| matches!(a, Action::Restore { restorer, .. } if *restorer == approved_run)));
+    let Some(Action::Restore { run, .. }) = page.actions.pop() else {
+        panic!()
+    };
+    page.tm.handle_restored(run, Ok(()));
+    page.drain();
+    assert_eq!(page.completed(undo), Some(ToolResult::Ok { data: None }));
+}
+
+#[test]
+fn rejection_is_cancelled_operator() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    page.call("c", "pay", json!({}));
+    let id = confirm_id_of(&page.result("c"));
+    page.tm.confirm(&id, false, page.now);
+    page.drain();
+    assert_eq!(
+        page.confirmed_for(&id),
+        [json!({"status": "cancelled", "by": "operator"})]
+    );
+    assert!(page.take_runs().is_empty());
+    assert!(page.tm.pending_confirmations().is_empty());
+}
+
+#[test]
+fn an_approval_whose_tool_is_gone_is_refused_stale_not_cancelled() {
+    let mut page = Page::new();
+    let key = page.register(consequential("pay"));
+    page.call("c", "pay", json!({}));
+    let id = confirm_id_of(&page.result("c"));
+    page.tm.unregister(key, page.now);
+    page.drain();
+    let handle = page.tm.confirm(&id, true, page.now);
+    page.drain();
+    let refused = page.confirmed_for(&id);
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(
+        (refused[0]["status"].as_str(), refused[0]["code"].as_str()),
+        (Some("refused"), Some("stale"))
+    );
+    assert_eq!(refused[0]["rev"], page.tm.rev());
+    assert!(page.take_runs().is_empty());
+    assert!(matches!(
+        page.completed(handle),
+        Some(ToolResult::Refused { .. })
+    ));
+}
+
+#[test]
+fn confirmations_expire_after_600000_ms_by_default() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    page.call("c", "pay", json!({}));
+    let id = confirm_id_of(&page.result("c"));
+    assert_eq!(page.deadline(), Some(page.now + 600_000));
+    page.advance(599_999);
+    assert!(page.confirmed_for(&id).is_empty());
+    page.advance(1);
+    assert_eq!(
+        page.confirmed_for(&id),
+        [
+            json!({"status": "refused", "code": "confirmation_expired", "message": "The confirmation expired or was already used"})
+        ]
+    );
+    let late = page.tm.confirm(&id, true, page.now);
+    page.drain();
+    assert!(matches!(
+        page.completed(late),
+        Some(ToolResult::Refused { .. })
+    ));
+    assert!(page.take_runs().is_empty());
+    assert_eq!(page.deadline(), None);
+}
+
+#[test]
+fn a_confirmed_whose_bridge_has_gone_goes_out_on_the_bridges_attached_then() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    page.call("a", "pay", json!({}));
+    page.call("b", "pay", json!({}));
+    page.call("c", "pay", json!({}));
+    let approved = confirm_id_of(&page.result("a"));
+    let rejected = confirm_id_of(&page.result("b"));
+    let expired = confirm_id_of(&page.result("c"));
+    let first = page.bridge;
+    page.tm.detach(first, page.now);
+    page.drain();
+    let second = page.attach(BridgeOptions::default());
+    let third = page.attach(BridgeOptions::default());
+    page.tm.confirm(&approved, true, page.now);
+    page.drain();
+    let run = only_run(&mut page);
+    page.ok(run, json!("paid"));
+    page.tm.confirm(&rejected, false, page.now);
+    page.drain();
+    let confirmed = |page: &Page, bridge, id: &str| -> Vec<Value> {
+        page.sent_on(bridge)
+            .into_iter()
+            .filter(|m| m["type"] == "confirmed" && m["confirmId"] == id)
+            .map(|m| m["result"].clone())
+            .collect()
+    };
+    for bridge in [second, third] {
+        assert_eq!(
+            confirmed(&page, bridge, &approved),
+            [json!({"status": "ok", "data": "paid"})]
+        );
+        assert_eq!(
+            confirmed(&page, bridge, &rejected),
+            [json!({"status": "cancelled", "by": "operator"})]
+        );
+    }
+    assert!(
+        confirmed(&page, first, &approved).is_empty(),
+        "not on the gone bridge"
+    );
+    // No bridge attached: dropped, but the page's list and events still move on.
+    page.tm.detach(second, page.now);
+    page.tm.detach(third, page.now);
+    page.drain();
+    let sent = page.sent_all.len();
+    page.events.clear();
+    page.advance(600_000);
+    assert_eq!(page.sent_all.len(), sent, "nowhere to send it");
+    assert!(page.tm.pending_confirmations().is_empty());
+    assert!(page.events.contains(&Event::PendingChanged));
+    // A bridge attached later does not get it.
+    let fourth = page.attach(BridgeOptions::default());
+    assert!(confirmed(&page, fourth, &expired).is_empty());
+}
+
+#[test]
+fn the_101st_pending_confirmation_expires_the_oldest() {
+    let mut page = Page::new();
+    page.register(consequential("pay"));
+    for i in 0..101 {
+        page.call(&format!("c{i}"), "pay", json!({}));
+    }
+    assert_eq!(page.tm.pending_confirmation_count(), 100);
+    let oldest = confirm_id_of(&page.result("c0"));
+    assert_eq!(
+        page.confirmed_for(&oldest)[0]["code"],
+        "confirmation_expired"
+    );
+    let result_at = page.sent.iter().position(|m| m["id"] == "c0");
+    let confirmed_at = page.sent.iter().position(|m| m["type"] == "confirmed");
+    assert!(result_at < confirmed_at);
+}
+
+#[test]
+fn a_form_changed_since_the_request_is_refused_stale() {
+    let mut page = Page::new();
+    let mut def = consequential("form.submit");
+    def.has_state = true;
+    page.register(def);
+    for (id, later_state) in [("changed", "v2"), ("same", "v1")] {
+        page.call(id, "form.submit", json!({}));
+        let Some(Action::Prepare(PrepareOrder {
+            run, state: true, ..
+        })) = page.actions.pop()
+        else {
+            panic!()
+        };
+        page.tm.handle_prepared(
+            run,
+            Ok(Prepared {
+                state: Some("v1".into()),
+                ..Prepared::default()
+            }),
+            page.now,
+        );
+        page.drain();
+        let confirm_id = confirm_id_of(&page.result(id));
+        page.tm.confirm(&confirm_id, true, page.now);
+        page.drain();
+        let Some(Action::ReadState { run, .. }) = page.actions.pop() else {
+            panic!("{:?}", page.actions)
+        };
+        page.tm
+            .handle_state(run, Ok(Some(later_state.into())), page.now);
+        page.drain();
+        if id == "changed" {
+            assert!(page.take_runs().is_empty());
+            assert_eq!(
+                page.confirmed_for(&confirm_id),
+                [
+                    json!({"status": "refused", "code": "stale", "message": "Form changed since confirmation was requested", "rev": 1})
+                ]
+            );
+        } else {
+            assert_eq!(page.take_runs().len(), 1);
+        }
+    }
+}
