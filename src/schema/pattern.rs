@@ -48,7 +48,7 @@ pub mod nfa;
 
 use super::PatternMatcher;
 use crate::prelude::*;
-use crate::vecmap::VecMap;
+use crate::vecmap::{heap_sort, VecMap};
 use core::cell::RefCell;
 use core::iter::Peekable;
 use core::str::Chars;
@@ -274,7 +274,7 @@ fn is_line_terminator(c: char) -> bool {
 /// ones past U+10FFFF dropped (so that the highs ascend, as
 /// [`Set::contains`] needs).
 fn canonical(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
-    ranges.sort_unstable();
+    heap_sort(&mut ranges);
     let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
     for (low, high) in ranges {
         if low > high || high > 0x10_FFFF {
