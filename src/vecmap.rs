@@ -21,11 +21,16 @@ pub struct VecMap<K, V> {
 
 impl<K, V> Default for VecMap<K, V> {
     fn default() -> Self {
-        VecMap {
-            keys: Vec::new(),
-            values: Vec::new(),
-        }
+        VecMap::EMPTY
     }
+}
+
+impl<K, V> VecMap<K, V> {
+    /// An empty map (a constant: a `thread_local!` can start with it).
+    pub const EMPTY: Self = VecMap {
+        keys: Vec::new(),
+        values: Vec::new(),
+    };
 }
 
 impl<K: Eq, V> FromIterator<(K, V)> for VecMap<K, V> {

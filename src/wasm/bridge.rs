@@ -122,7 +122,7 @@ impl TextRoute {
 
 std::thread_local! {
     /// The attached bridges' callbacks, each with its route.
-    static ROUTES: RefCell<Vec<(Function, TextRoute)>> = RefCell::default();
+    static ROUTES: RefCell<Vec<(Function, TextRoute)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The route of `callback` when it is an attached bridge's own.

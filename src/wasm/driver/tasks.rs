@@ -30,7 +30,6 @@ const ROUNDS: usize = 64;
 
 type Task = Pin<Box<dyn Future<Output = ()>>>;
 
-#[derive(Default)]
 struct Queue {
     /// Each live task (`None` while it is being polled) and its waker.
     tasks: VecMap<u32, (Option<Task>, Waker)>,
@@ -42,7 +41,15 @@ struct Queue {
 }
 
 std::thread_local! {
-    static QUEUE: RefCell<Queue> = RefCell::default();
+    // Constant-initialized: no lazy-initialization check on each access.
+    static QUEUE: RefCell<Queue> = const {
+        RefCell::new(Queue {
+            tasks: VecMap::EMPTY,
+            ready: Vec::new(),
+            next_id: 0,
+            scheduled: false,
+        })
+    };
     static RUN: Function = host::js_function(run);
 }
 
