@@ -396,18 +396,20 @@ impl Program {
 
     /// Searches `text`, calling `found(at)` at each position `at` where
     /// some match ends, in order, until it says to stop; whether it did.
-    pub fn search(&self, text: &str, found: impl FnMut(usize) -> bool) -> bool {
-        self.scan(text, 0, self.anchored, found)
+    pub fn search(&self, text: &str, mut found: impl FnMut(usize) -> bool) -> bool {
+        self.scan(text, 0, self.anchored, &mut found)
     }
 
     /// [`Program::search`] from byte `from` of `text` (a character
-    /// boundary), with matches starting there only when `once`.
+    /// boundary), with matches starting there only when `once`. (`found`
+    /// is called only where a match ends: one copy of this loop for
+    /// every caller.)
     fn scan(
         &self,
         text: &str,
         from: usize,
         once: bool,
-        mut found: impl FnMut(usize) -> bool,
+        found: &mut dyn FnMut(usize) -> bool,
     ) -> bool {
         let count = self.states.len();
         let mut seen = vec![0usize; count];
@@ -485,7 +487,7 @@ impl Program {
     /// Whether a match starts at byte `at` of `text`.
     #[cfg(test)]
     pub fn matches_at(&self, text: &str, at: usize) -> bool {
-        self.scan(text, at, true, |_| true)
+        self.scan(text, at, true, &mut |_| true)
     }
 }
 
