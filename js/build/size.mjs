@@ -16,13 +16,18 @@
 // --twiggy adds the module's 20 largest functions and its size by crate:
 // it rebuilds a copy of the module with names (wasm-opt with the build's
 // passes and -g, on target/bindgen's output of `npm run build`) and reads
-// it with twiggy (`cargo install twiggy`).
+// it with twiggy (`cargo install twiggy`). Then what each part of the code
+// costs gzipped, the unit of the size budget: the module's gzip bytes that
+// go when that part's function bodies are replaced by `unreachable` (read
+// and written by binaryen's JS API, the module as shipped otherwise).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { build, buildSync } from 'esbuild';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import binaryen from 'binaryen';
+import { gzipSync } from 'node:zlib';
 import { compressedSizes } from './compressed.mjs';
 import { WASM_OPT_FEATURES, WASM_OPT_LEVEL, WASM_OPT_ORDER, wasmOptBin } from './toolchain.mjs';
 import { WASM_OPT_SHORT_NAMES } from './short-names.mjs';
@@ -202,7 +207,66 @@ function twiggy() {
     for (const [crate, bytes] of [...byCrate].sort((a, b) => b[1] - a[1]).slice(0, 20)) {
       console.log(`${pad(bytes, 8)}  ${crate}`);
     }
+    gzipByPart(readFileSync(named));
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The part of the module a function's name places it in: a module of this
+ * crate (a submodule of the larger ones), or another crate; a type's drop
+ * glue and trait impls go with the type, a generic `T`'s with the trait.
+ */
+function partOf(name) {
+  const bare = name.replace(/^(?:<|&|mut )+/, '');
+  const dropped = bare.match(/^core(?:\[\w+\])?::ptr::drop_in_place<(?:&(?:mut )?)?(.*)$/);
+  const path = dropped ? dropped[1] : bare;
+  const ours = path.match(/^toolmark_bridge::(\w+)(?:::([a-z_]\w*))?/);
+  if (ours) {
+    // This crate's modules, and the submodules of the larger ones.
+    const split = ['schema', 'wasm', 'protocol', 'lifecycle', 'transport'].includes(ours[1]) && ours[2];
+    return `toolmark_bridge::${ours[1]}${split ? `::${ours[2]}` : ''}`;
+  }
+  const generic = path.match(/^[A-Z]\w* as (?:<|&)*([A-Za-z_]\w*)/);
+  const crate = generic?.[1] ?? path.match(/^([A-Za-z_]\w*)(?:\[\w+\])?::/)?.[1];
+  if (!crate) return "(wasm-bindgen's generated functions)";
+  return ['str', 'u8', 'u16', 'u32', 'u64', 'usize', 'i32', 'i64', 'f64', 'char', 'bool'].includes(crate) ? 'core' : crate;
+}
+
+/**
+ * The gzip bytes (level 9, Node's zlib) each part of `module`'s code costs
+ * ([partOf]): the module with that part's function bodies replaced by
+ * `unreachable`, against the module as it is, both without names. The parts
+ * share what gzip finds repeated, so the column adds up to less than the
+ * whole; data segments are apart (not code).
+ */
+function gzipByPart(module) {
+  const mod = binaryen.readBinary(module);
+  try {
+    mod.setFeatures(binaryen.Features.All);
+    const gzipped = () => gzipSync(mod.emitBinary(), { level: 9 }).length;
+    const whole = gzipped();
+    const parts = new Map();
+    for (let i = 0; i < mod.getNumFunctions(); i++) {
+      const func = mod.getFunctionByIndex(i);
+      const { name, module: imported } = binaryen.getFunctionInfo(func);
+      if (imported) continue;
+      const part = partOf(name);
+      (parts.get(part) ?? parts.set(part, []).get(part)).push(func);
+    }
+    const rows = [];
+    for (const [part, funcs] of parts) {
+      const bodies = funcs.map((func) => binaryen.getFunctionInfo(func).body);
+      for (const func of funcs) binaryen.Function.setBody(func, mod.unreachable());
+      rows.push({ part, gzip: whole - gzipped(), functions: funcs.length });
+      funcs.forEach((func, k) => binaryen.Function.setBody(func, bodies[k]));
+    }
+    console.log(`\ngzip by part (bytes the module loses gzipped without the part's code; ${whole} bytes gzip in all, without names)`);
+    for (const row of rows.sort((a, b) => b.gzip - a.gzip).slice(0, 30)) {
+      console.log(`${pad(row.gzip, 8)}  ${row.part} (${row.functions} functions)`);
+    }
+  } finally {
+    mod.dispose();
   }
 }
