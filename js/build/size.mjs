@@ -26,7 +26,6 @@ import { build, buildSync } from 'esbuild';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import binaryen from 'binaryen';
 import { gzipSync } from 'node:zlib';
 import { compressedSizes } from './compressed.mjs';
 import { WASM_OPT_FEATURES, WASM_OPT_LEVEL, WASM_OPT_ORDER, wasmOptBin } from './toolchain.mjs';
@@ -72,7 +71,8 @@ if (existsSync(peerFile)) {
 }
 sourceCounts();
 
-if (process.argv.includes('--twiggy')) twiggy();
+// binaryen's JS API (a large module) only for --twiggy.
+if (process.argv.includes('--twiggy')) twiggy((await import('binaryen')).default);
 
 /**
  * The apps: each imports the names it uses through the package's `exports`
@@ -168,7 +168,7 @@ function sourceCounts() {
  * exports' shims (their Rust bodies inlined) and data segments apart. The
  * names section itself is not shipped and is left out.
  */
-function twiggy() {
+function twiggy(binaryen) {
   // The README app's part.
   const input = join(root, 'target', 'bindgen', 'parts', 'toolmark', 'toolmark_bg.wasm');
   if (!existsSync(input)) throw new Error('no target/bindgen/parts/toolmark/toolmark_bg.wasm: npm run build first');
@@ -207,7 +207,7 @@ function twiggy() {
     for (const [crate, bytes] of [...byCrate].sort((a, b) => b[1] - a[1]).slice(0, 20)) {
       console.log(`${pad(bytes, 8)}  ${crate}`);
     }
-    gzipByPart(readFileSync(named));
+    gzipByPart(binaryen, readFileSync(named));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -236,12 +236,12 @@ function partOf(name) {
 
 /**
  * The gzip bytes (level 9, Node's zlib) each part of `module`'s code costs
- * ([partOf]): the module with that part's function bodies replaced by
+ * ([partOf]), read and written with `binaryen`'s JS API: the module with that part's function bodies replaced by
  * `unreachable`, against the module as it is, both without names. The parts
  * share what gzip finds repeated, so the column adds up to less than the
  * whole; data segments are apart (not code).
  */
-function gzipByPart(module) {
+function gzipByPart(binaryen, module) {
   const mod = binaryen.readBinary(module);
   try {
     mod.setFeatures(binaryen.Features.All);
