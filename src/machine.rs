@@ -744,10 +744,11 @@ impl Toolmark {
 
     /// A run's `snapshot` settled: `true` when JS keeps the restorer it
     /// gave under the run and calls `run`; `false` when the call was
-    /// cancelled meanwhile (or the run asked for no snapshot): neither, and
-    /// the run settles as [`Outcome::Aborted`].
-    pub fn runs_after_snapshot(&self, run: RunId) -> bool {
-        self.life.runs_after_snapshot(run)
+    /// cancelled meanwhile: neither, and the run is over (settled here as
+    /// aborted). `false` too, changing nothing, for a run that asked for no
+    /// snapshot or is over.
+    pub fn handle_snapshot_taken(&mut self, run: RunId, now: u64) -> bool {
+        self.life.handle_snapshot_taken(&mut self.env, run, now)
     }
 
     /// A tool run settled.

@@ -924,15 +924,21 @@ impl CallLife {
 
     // ----- answers from JS ----------------------------------------------
 
-    /// Whether a run goes on once its `snapshot` settled: only while its
+    /// A run's `snapshot` settled: whether the run goes on, only while its
     /// call still runs. A call cancelled meanwhile (aborting, or abandoned
     /// after its grace period, its [`Action::DropRestorer`] sent) has its
-    /// work stopped before it starts: no `run`, no restorer kept.
-    pub(crate) fn runs_after_snapshot(&self, run: RunId) -> bool {
-        matches!(
-            self.calls.waiting_for(run).map(|(_, call)| &call.stage),
-            Some(Stage::Running { snapshot: true, .. })
-        )
+    /// work stopped before it starts, no `run` and no restorer kept: its run
+    /// is over here, settled as aborted. (Any other run, one without a
+    /// snapshot or over, is left as it is.)
+    pub(crate) fn handle_snapshot_taken(&mut self, env: &mut Env, run: RunId, now: u64) -> bool {
+        match self.calls.waiting_for(run).map(|(_, call)| &call.stage) {
+            Some(Stage::Running { snapshot: true, .. }) => true,
+            Some(Stage::Aborting { snapshot: true, .. }) | None => {
+                self.handle_outcome(env, run, Outcome::Aborted, now);
+                false
+            }
+            Some(_) => false,
+        }
     }
 
     /// A run's outcome answers its call (`late_result` for an abandoned

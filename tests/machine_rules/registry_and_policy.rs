@@ -372,14 +372,21 @@ fn a_call_cancelled_while_its_snapshot_is_taken_never_runs_and_keeps_no_restorer
     page.register(def);
     page.register(tool("plain"));
 
+    // Its call still running: the run goes on, its restorer kept.
+    page.call("z", "edit", json!({}));
+    let going_on = only_run(&mut page);
+    assert!(page.snapshot_taken(going_on), "still its call's run");
+    assert!(page.results_for("z").is_empty());
+    page.ok(going_on, json!(null));
+    assert_eq!(page.result("z"), json!({"status": "ok", "data": null}));
+
+    // Cancelled in its grace period: no run, and the run is over at once,
+    // answered as its abort is.
     page.call("a", "edit", json!({}));
     let running = only_run(&mut page);
-    assert!(page.tm.runs_after_snapshot(running), "still its call's run");
-
-    // Cancelled in its grace period: no run; what the run settles as is its abort.
     page.cancel("a");
-    assert!(!page.tm.runs_after_snapshot(running));
-    page.settle(running, Outcome::Aborted);
+    assert!(page.results_for("a").is_empty(), "its grace period runs");
+    assert!(!page.snapshot_taken(running));
     assert_eq!(
         page.result("a"),
         json!({"status": "cancelled", "by": "signal"})
@@ -394,7 +401,8 @@ fn a_call_cancelled_while_its_snapshot_is_taken_never_runs_and_keeps_no_restorer
         Some(ToolResult::Refused { .. })
     ));
 
-    // Abandoned after its grace period: the snapshot settling later starts nothing.
+    // Abandoned after its grace period: the snapshot settling later starts
+    // nothing and answers nothing again; it is the run's late settling.
     page.call("b", "edit", json!({}));
     let abandoned = only_run(&mut page);
     page.cancel("b");
@@ -403,19 +411,32 @@ fn a_call_cancelled_while_its_snapshot_is_taken_never_runs_and_keeps_no_restorer
         page.result("b"),
         json!({"status": "cancelled", "by": "signal"})
     );
-    assert!(!page.tm.runs_after_snapshot(abandoned));
-    page.settle(abandoned, Outcome::Aborted);
+    page.events.clear();
+    assert!(!page.snapshot_taken(abandoned));
     assert_eq!(page.results_for("b").len(), 1);
+    assert_eq!(
+        page.errors(),
+        [(
+            ErrorEventCode::LateResult,
+            "tool 'edit' was aborted after its call was abandoned".to_owned()
+        )]
+    );
 
-    // A run that asked for no snapshot, or is over, is no snapshot's.
+    // A run that asked for no snapshot, or is over, is left as it is.
     page.call("c", "plain", json!({}));
     let plain = only_run(&mut page);
-    assert!(!page.tm.runs_after_snapshot(plain));
+    assert!(!page.snapshot_taken(plain));
+    assert!(
+        page.results_for("c").is_empty(),
+        "a plain run is not stopped"
+    );
     page.ok(plain, json!(null));
+    assert_eq!(page.result("c"), json!({"status": "ok", "data": null}));
     page.call("d", "edit", json!({}));
     let done = only_run(&mut page);
     page.ok(done, json!(null));
-    assert!(!page.tm.runs_after_snapshot(done));
+    assert!(!page.snapshot_taken(done));
+    assert_eq!(page.results_for("d").len(), 1);
 }
 
 #[test]

@@ -244,6 +244,13 @@ impl Page {
         self.drain();
     }
 
+    /// A run's `snapshot` settled: whether the run goes on.
+    pub fn snapshot_taken(&mut self, run: RunId) -> bool {
+        let goes_on = self.tm.handle_snapshot_taken(run, self.now);
+        self.drain();
+        goes_on
+    }
+
     pub fn ok(&mut self, run: RunId, data: Value) {
         self.settle(run, Outcome::Ok(Some(data.to_string())));
     }

@@ -111,7 +111,8 @@ impl Shared {
                 Ok(restorer) => restorer,
                 Err(error) => return self.run_failed(run, &error),
             };
-            match self.with_core(|core| core.runs_after_snapshot(run)) {
+            let now = self.now();
+            match self.with_core(|core| core.handle_snapshot_taken(run, now)) {
                 Ok(true) => {
                     if let Some(restorer) = host::function(restorer) {
                         if let Err(failure) = self.host(|h| h.restorers.insert(run.0, restorer)) {
@@ -119,7 +120,10 @@ impl Shared {
                         }
                     }
                 }
-                Ok(false) => return self.finish_run(run, Outcome::Aborted),
+                Ok(false) => {
+                    let _ = self.host(|h| h.runs.remove(&run.0));
+                    return self.flush();
+                }
                 Err(busy) => report(busy),
             }
         }
