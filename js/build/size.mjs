@@ -236,8 +236,9 @@ function partOf(name) {
 
 /**
  * The gzip bytes (level 9, Node's zlib) each part of `module`'s code costs
- * ([partOf]), read and written with `binaryen`'s JS API: the module with that part's function bodies replaced by
- * `unreachable`, against the module as it is, both without names. The parts
+ * ([partOf]), read and written with `binaryen`'s JS API: the module with
+ * that part's function bodies replaced by `unreachable`, against the module
+ * as it is, both without names. The parts
  * share what gzip finds repeated, so the column adds up to less than the
  * whole; data segments are apart (not code).
  */
