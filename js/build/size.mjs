@@ -183,23 +183,21 @@ function twiggy(binaryen) {
       const at = line.lastIndexOf(',', line.lastIndexOf(',', line.lastIndexOf(',') - 1) - 1);
       const name = line.slice(0, line.lastIndexOf(',', at - 1)).replace(/^"|"$/g, '').replace(/""/g, '"');
       return { name, bytes: Number(line.slice(line.lastIndexOf(',', at - 1) + 1, at)) };
-    }).filter((item) => item.name !== '"function names" subsection');
+    }).filter((item) => !/" subsection$|^custom section 'name' headers$/.test(item.name));
     const total = items.reduce((sum, item) => sum + item.bytes, 0);
     const short = (name) => name.replace(/\[[0-9a-f]{16}\]/g, '');
     console.log(`\ntwiggy: the 20 largest items (shallow bytes; ${total} bytes in all, without the names section)`);
     for (const item of items.slice(0, 20)) console.log(`${pad(item.bytes, 8)}  ${short(item.name).slice(0, 150)}`);
+    // Functions by the crate of their part ([partOf]); the rest by what
+    // it is.
     const crateOf = (name) => {
       if (name.startsWith('data segment')) return '(data segments)';
       if (/ shim/.test(name) && !name.includes('::')) return '(#[wasm_bindgen] exports, bodies inlined)';
-      const inner = name.match(/^<(?:&(?:mut )?)?([A-Za-z_][\w]*)/) ?? name.match(/^core::ptr::drop_in_place<(?:&(?:mut )?)?([A-Za-z_][\w]*)/);
-      if (/^code\[\d+\]$/.test(name)) return '(functions without a name: wasm-bindgen\'s and wasm-opt\'s)';
-      const first = inner ? inner[1] : name.match(/^([A-Za-z_][\w]*)(?:\[|::)/)?.[1];
-      // Methods of primitive types are core's.
-      if (['str', 'u8', 'u16', 'u32', 'u64', 'usize', 'i32', 'i64', 'f64', 'char', 'bool'].includes(first)) return 'core';
-      if (!first || ['type', 'elem', 'export', 'import', 'table', 'global', 'custom'].includes(first)) {
+      if (/^(?:type|import|export|table|global|memory|elem|custom section|wasm magic)\b|section headers$/.test(name)) {
         return '(module structure: types, imports, tables, exports)';
       }
-      return first;
+      const part = partOf(name);
+      return part.startsWith('(') ? part : part.split('::')[0];
     };
     const byCrate = new Map();
     for (const item of items) byCrate.set(crateOf(item.name), (byCrate.get(crateOf(item.name)) ?? 0) + item.bytes);
@@ -219,8 +217,8 @@ function twiggy(binaryen) {
  * glue and trait impls go with the type, a generic `T`'s with the trait.
  */
 function partOf(name) {
-  const bare = name.replace(/^(?:<|&|mut )+/, '');
-  const dropped = bare.match(/^core(?:\[\w+\])?::ptr::drop_in_place<(?:&(?:mut )?)?(.*)$/);
+  const bare = name.replace(/^(?:<|&|mut |dyn |\()+/, '');
+  const dropped = bare.match(/^core(?:\[\w+\])?::ptr::drop_in_place<(?:<|&|mut |\()*(.*)$/);
   const path = dropped ? dropped[1] : bare;
   const ours = path.match(/^toolmark_bridge::(\w+)(?:::([a-z_]\w*))?/);
   if (ours) {
@@ -228,8 +226,10 @@ function partOf(name) {
     const split = ['schema', 'wasm', 'protocol', 'lifecycle', 'transport'].includes(ours[1]) && ours[2];
     return `toolmark_bridge::${ours[1]}${split ? `::${ours[2]}` : ''}`;
   }
-  const generic = path.match(/^[A-Z]\w* as (?:<|&)*([A-Za-z_]\w*)/);
-  const crate = generic?.[1] ?? path.match(/^([A-Za-z_]\w*)(?:\[\w+\])?::/)?.[1];
+  // A type named without its crate (a generic `T`, a primitive, a slice or
+  // array): its trait's crate, or core's for the primitives' own methods.
+  const unnamed = path.match(/^(?:\w+|\[[^\]]*\])(?: as (?:<|&|mut )*([A-Za-z_]\w*)|>::)/);
+  const crate = unnamed ? (unnamed[1] ?? 'core') : path.match(/^([A-Za-z_]\w*)(?:\[\w+\])?::/)?.[1];
   if (!crate) return "(wasm-bindgen's generated functions)";
   return ['str', 'u8', 'u16', 'u32', 'u64', 'usize', 'i32', 'i64', 'f64', 'char', 'bool'].includes(crate) ? 'core' : crate;
 }
