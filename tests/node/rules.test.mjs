@@ -1,23 +1,24 @@
-// End-to-end tests of the built package against the text of the bridge
-// protocol v1 spec. The test plays the agent over createInPageChannel() with
-// raw protocol messages; the page registers tools with createToolmark and
-// attaches tm.use(bridge(...)).
-// Every expectation is derived from the spec (and API.md for the page API).
+// The built package's wiring, per rule group of the bridge protocol v1 spec:
+// that createToolmark and tm.use(bridge(...)) reach each of the core's rules
+// (the rules themselves are proved against the core natively, in
+// tests/machine_rules/ and the core's unit tests), and what only the JS side
+// shows: JS values converted, ctx and its AbortSignal, Standard Schema,
+// ToolmarkError, events to JS listeners, timers through the JS driver, the
+// in-page channel's agent helpers, formTools and the path helpers. The test
+// plays the agent over createInPageChannel() with raw protocol messages.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { ToolmarkError, createToolmark, flatten, formTools, getPath, llmName, newId, setPath } from '../../pkg/index.js';
 import { bridge } from '../../pkg/bridge/index.js';
 import { createInPageChannel } from '../../pkg/bridge/in-page.js';
-import { PROTOCOL_VERSION, validateMessage } from '../../pkg/protocol/index.js';
+import { validateMessage } from '../../pkg/protocol/index.js';
 import {
   EXPIRED_MESSAGE,
   UUID_V4,
   deferred,
-  depthOf,
   fakeClock,
   flush,
-  fnv1a32,
   page,
   until,
   untilAborted,
@@ -53,20 +54,6 @@ async function pageCounting(name) {
 
 // ---------------------------------------------------------------------------
 describe('manifest', () => {
-  test('attach sends a manifest (may be empty) with a UUID v4 clientId and rev = tm.rev', async () => {
-    const h = page();
-    await h.ready();
-    assert.equal(PROTOCOL_VERSION, 1);
-    assert.equal(h.manifests().length, 1, 'exactly one manifest on attach');
-    const m = h.lastManifest();
-    assert.match(m.clientId, UUID_V4, 'clientId is an RFC 4122 v4 UUID');
-    assert.equal(m.rev, h.tm.rev);
-    assert.ok(Number.isInteger(m.rev) && m.rev >= 0, 'rev is an integer ≥ 0');
-    assert.deepEqual(m.tools, []);
-    assert.deepEqual(Object.keys(m).sort(), ['clientId', 'protocol', 'rev', 'tools', 'type']);
-    h.check();
-  });
-
   test('attach after registration lists the tools already registered', async () => {
     const h = page({ attach: false });
     h.tm.register(echo('early'));
@@ -81,7 +68,7 @@ describe('manifest', () => {
     h.check();
   });
 
-  test('a manifest on every registry revision, rev +1 per change, sorted by name, llmName, hints, title, mode', async () => {
+  test('register() and its unregister function each send a manifest with rev +1; the entries carry the definitions\' fields', async () => {
     const h = page();
     await h.ready();
     const rev0 = h.lastManifest().rev;
@@ -90,9 +77,6 @@ describe('manifest', () => {
       echo('zeta', { hints: { readOnly: true } }),
       echo('alpha', { title: 'Alpha (localized)', hints: { untrustedContent: true, readOnly: true } }),
       echo('Beta', { mode: 'stepwise' }),
-      echo('a.b'),
-      echo('a-b'),
-      echo('a_b', { hints: {} }),
     ];
     for (const [i, def] of defs.entries()) {
       offs.push(h.tm.register(def));
@@ -101,23 +85,18 @@ describe('manifest', () => {
       assert.equal(h.tm.rev, rev0 + i + 1);
     }
     const m = h.lastManifest();
-    const names = m.tools.map((t) => t.name);
-    assert.deepEqual(names, [...names].sort(), 'tools sorted by name');
-    assert.deepEqual(new Set(names), new Set(defs.map((d) => d.name)));
-    for (const t of m.tools) {
-      assert.equal(t.llmName, t.name.replaceAll('.', '__'), 'llmName: name with . → __');
-      assert.match(t.llmName, /^[a-zA-Z0-9_-]{1,64}$/);
-      assert.equal(t.description, `Echo ${t.name}`);
-      assert.equal(typeof t.hints, 'object');
-      assert.ok(!('inputSchema' in t), 'the summary manifest carries no inputSchema');
-    }
     const byName = Object.fromEntries(m.tools.map((t) => [t.name, t]));
-    assert.deepEqual(byName.zeta.hints, { readOnly: true });
-    assert.deepEqual(byName.alpha.hints, { untrustedContent: true, readOnly: true });
-    assert.equal(byName.alpha.title, 'Alpha (localized)');
-    assert.ok(!('title' in byName.zeta), 'title only when given');
-    assert.equal(byName.Beta.mode, 'stepwise');
-    assert.ok(!('mode' in byName.zeta));
+    assert.deepEqual(byName, {
+      zeta: { name: 'zeta', llmName: 'zeta', description: 'Echo zeta', hints: { readOnly: true } },
+      alpha: {
+        name: 'alpha',
+        llmName: 'alpha',
+        title: 'Alpha (localized)',
+        description: 'Echo alpha',
+        hints: { untrustedContent: true, readOnly: true },
+      },
+      Beta: { name: 'Beta', llmName: 'Beta', description: 'Echo Beta', hints: {}, mode: 'stepwise' },
+    });
     assert.deepEqual(m.tools, h.tm.manifest('inapp'), 'the manifest lists what inapp sees');
 
     // Unregistering is a change too: one manifest, rev +1.
@@ -133,22 +112,20 @@ describe('manifest', () => {
     h.check();
   });
 
-  test("onChange: 'changed' sends the attach manifest, then only `changed` with the new rev", async () => {
+  test("bridge({ onChange: 'changed' }) sends the attach manifest, then `changed` with the new rev instead of a manifest", async () => {
     const h = page({ bridge: { onChange: 'changed' } });
     await h.ready();
     assert.equal(h.manifests().length, 1, 'manifest on attach');
     const rev0 = h.lastManifest().rev;
-    const off = h.tm.register(echo('one'));
+    h.tm.register(echo('one'));
     await until(() => h.changes().length === 1, 'changed');
     assert.deepEqual(h.changes()[0], { protocol: 1, type: 'changed', clientId: h.clientId, rev: rev0 + 1 });
-    off();
-    await until(() => h.changes().length === 2, 'changed 2');
-    assert.equal(h.changes()[1].rev, rev0 + 2);
+    await flush();
     assert.equal(h.manifests().length, 1, 'no manifest after attach in changed mode');
     h.check();
   });
 
-  test("scopes join names with '.', nest, and s.dispose() removes their tools in a new revision", async () => {
+  test("tm.scope() and scope.scope() join names with '.'; s.dispose() removes their tools in a new revision; registering into it is scope_disposed", async () => {
     const h = page();
     await h.ready();
     const s = h.tm.scope('signup');
@@ -180,11 +157,6 @@ describe('manifest', () => {
       ['other'],
       'the scope and its descendants are gone',
     );
-    // Calls to the gone tool: unknown_tool with the current rev (no rev given).
-    const gone = await h.callAndWait('signup.fill', {});
-    assert.equal(gone.status, 'refused');
-    assert.equal(gone.code, 'unknown_tool');
-    assert.equal(gone.rev, h.tm.rev);
     // Registering into the disposed scope: scope_disposed, no revision.
     const revNow = h.tm.rev;
     const manifests = h.manifests().length;
@@ -197,30 +169,16 @@ describe('manifest', () => {
     h.check();
   });
 
-  test('llmName: names longer than 64 chars are truncated to 55 chars + _ + 8 hex chars of FNV-1a', async () => {
+  test('llmName() gives the llmName the manifest carries, for a name past 64 characters too', async () => {
     const h = page();
     await h.ready();
-    const longA = `${'a'.repeat(40)}.${'b'.repeat(40)}`;
-    const longB = `${'a'.repeat(40)}.${'b'.repeat(39)}c`;
-    const exact = `${'x'.repeat(61)}.y`; // llmName is exactly 64 chars
-    h.tm.register(echo(longA));
-    h.tm.register(echo(longB));
-    h.tm.register(echo(exact));
-    await until(() => h.lastManifest().tools.length === 3, 'three tools');
-    const byName = Object.fromEntries(h.lastManifest().tools.map((t) => [t.name, t.llmName]));
-    for (const name of [longA, longB]) {
-      const l = byName[name];
-      const replaced = name.replaceAll('.', '__');
-      assert.equal(l.length, 64);
-      assert.match(l, /^[a-zA-Z0-9_-]{1,64}$/);
-      assert.equal(l.slice(0, 55), replaced.slice(0, 55));
-      assert.equal(l[55], '_');
-      assert.match(l.slice(56), /^[0-9a-f]{8}$/);
-      assert.ok([fnv1a32(name), fnv1a32(replaced)].includes(l.slice(56)), 'the 8 hex chars are an FNV-1a hash');
-      assert.equal(llmName(name), l, 'llmName() agrees with the manifest');
-    }
-    assert.notEqual(byName[longA], byName[longB]);
-    assert.equal(byName[exact], exact.replaceAll('.', '__'), 'a 64-char llmName is not truncated');
+    const long = `${'a'.repeat(40)}.${'b'.repeat(40)}`;
+    h.tm.register(echo('a.b'));
+    h.tm.register(echo(long));
+    await until(() => h.lastManifest().tools.length === 2, 'two tools');
+    for (const t of h.lastManifest().tools) assert.equal(llmName(t.name), t.llmName, t.name);
+    assert.equal(llmName('a.b'), 'a__b');
+    assert.equal(llmName(long).length, 64, 'truncated to 64 characters');
     h.check();
   });
 });
@@ -288,11 +246,6 @@ describe('in-page channel agent helpers', () => {
     assert.deepEqual(await h.agent.call('e', null), { status: 'ok', data: { echoed: null } });
     const inputs = h.inbound.filter((m) => m.type === 'call').map((m) => m.input);
     assert.deepEqual(inputs, [{}, {}, null]);
-    // A page whose schema wants an object answers null per its validation.
-    h.tm.register(echo('obj', { inputSchema: { type: 'object' } }));
-    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
-    const invalid = await h.agent.call('obj', null);
-    assert.equal(invalid.status, 'invalid');
     h.check();
   });
 
@@ -328,10 +281,6 @@ describe('rule 1: other clientIds', () => {
     const other = newId();
     const messages = [
       { protocol: 1, type: 'call', clientId: other, id: newId(), tool: 'act', input: {} },
-      { protocol: 1, type: 'describe', clientId: other, id: newId(), tool: 'act' },
-      { protocol: 1, type: 'cancel', clientId: other, id: newId() },
-      { protocol: 2, type: 'call', clientId: other, id: newId(), tool: 'act', input: {} },
-      { protocol: 1, type: 'call', clientId: other, id: 5, tool: 'act', input: {}, extra: true },
       { protocol: 1, type: 'bogus', clientId: other },
     ];
     for (const m of messages) h.send(m);
@@ -375,49 +324,6 @@ describe('rule 2: answered exactly once, duplicate ids ignored', () => {
     assert.equal(h.results(id).length, 1);
     h.check();
   });
-
-  test('a duplicate of an answered id is ignored', async () => {
-    const { h, runs } = await pageCounting('count');
-    const id = h.call('count', {});
-    assert.deepEqual(await h.result(id), { status: 'ok', data: 1 });
-    h.call('count', {}, { id });
-    h.describe('count', { id });
-    const d = h.describe('count');
-    await h.result(d);
-    h.describe('count', { id: d });
-    h.call('count', {}, { id: d });
-    await flush();
-    assert.equal(runs(), 1);
-    assert.equal(h.results(id).length, 1);
-    assert.equal(h.results(d).length, 1);
-    h.check();
-  });
-
-  test('the last 1000 answered call/describe ids are remembered; the 1001st-oldest is forgotten', async () => {
-    const { h, runs } = await pageCounting('n');
-    const ids = Array.from({ length: 1001 }, (_, i) => `id-${i}-${newId()}`);
-    // Alternate calls and describes: the memory covers both. In batches of
-    // 16, so that the scope never has more than 32 pending calls (rule 5).
-    for (const [i, id] of ids.entries()) {
-      if (i % 2 === 0) h.call('n', {}, { id });
-      else h.describe('n', { id });
-      // Describes are answered before calls still running: wait for the first
-      // two answers one by one so that ids[0] is the oldest answered id.
-      if (i < 2 || i % 16 === 15) await until(() => h.results().length === i + 1, `results up to ${i}`);
-    }
-    await until(() => h.results().length === 1001, '1001 results');
-    assert.equal(runs(), 501);
-    // ids[1] is still among the last 1000 answered: ignored.
-    h.describe('n', { id: ids[1] });
-    h.call('n', {}, { id: ids[1000] });
-    await flush();
-    assert.equal(h.results().length, 1001);
-    // ids[0] is the 1001st-oldest: forgotten, so answered again.
-    h.sent.length = 0; // (per-test invariant: each id once in what we keep)
-    h.call('n', {}, { id: ids[0] });
-    assert.deepEqual(await h.result(ids[0]), { status: 'ok', data: 502 });
-    h.check();
-  });
 });
 
 // ---------------------------------------------------------------------------
@@ -445,37 +351,14 @@ describe('rule 3: timeouts are the server side’s', () => {
 describe('rule 4: unsupported protocol', () => {
   test('protocol other than 1, string id, this clientId → error "unsupported protocol", once', async () => {
     const { h, runs } = await pageCounting('act');
-    const ids = [newId(), newId(), newId()];
-    h.send({ protocol: 2, type: 'call', clientId: h.clientId, id: ids[0], tool: 'act', input: {} });
-    h.send({ protocol: 0, type: 'describe', clientId: h.clientId, id: ids[1], tool: 'act' });
-    h.send({ protocol: 2, type: 'something-new', clientId: h.clientId, id: ids[2], newField: [1, 2] });
-    for (const id of ids) {
-      assert.deepEqual(await h.result(id), { status: 'error', message: 'unsupported protocol' });
-    }
-    // Answered once: the same id again (any protocol) is a duplicate.
-    h.send({ protocol: 2, type: 'call', clientId: h.clientId, id: ids[0], tool: 'act', input: {} });
-    h.call('act', {}, { id: ids[1] });
+    const id = newId();
+    h.send({ protocol: 2, type: 'call', clientId: h.clientId, id, tool: 'act', input: {} });
+    assert.deepEqual(await h.result(id), { status: 'error', message: 'unsupported protocol' });
+    // Answered once: the same id again is a duplicate.
+    h.call('act', {}, { id });
     await flush();
-    for (const id of ids) assert.equal(h.results(id).length, 1);
+    assert.equal(h.results(id).length, 1);
     assert.equal(runs(), 0, 'nothing ran');
-    h.check();
-  });
-
-  test('protocol other than 1 without a string id or without this clientId is dropped (invalid_message), never answered', async () => {
-    const h = page();
-    await h.ready();
-    const sentBefore = h.sent.length;
-    h.send({ protocol: 2, type: 'call', clientId: h.clientId, tool: 'act', input: {} }); // no id
-    h.send({ protocol: 2, type: 'call', clientId: h.clientId, id: 7, tool: 'act', input: {} }); // numeric id
-    h.send({ protocol: 2, type: 'call', id: newId(), tool: 'act', input: {} }); // no clientId
-    await flush();
-    assert.equal(h.sent.length, sentBefore, 'never answered');
-    assert.equal(h.errorsOf('invalid_message').length, 3);
-    // Another page's clientId: ignored silently (rules 1 and 8).
-    h.send({ protocol: 2, type: 'call', clientId: newId(), id: newId(), tool: 'act', input: {} });
-    await flush();
-    assert.equal(h.sent.length, sentBefore);
-    assert.equal(h.errors.length, 3);
     h.check();
   });
 });
@@ -526,47 +409,6 @@ describe('rule 5: per-scope serialization', () => {
     assert.deepEqual(order, [c4, c1, c2, c3]);
     h.check();
   });
-
-  test('more than 32 pending calls on one scope → the 33rd is refused busy; other scopes unaffected', async () => {
-    const h = page();
-    await h.ready();
-    const gate = deferred();
-    let started = 0;
-    const a = h.tm.scope('a');
-    a.register({
-      name: 'wait',
-      description: 'd',
-      run: async () => {
-        started += 1;
-        await gate.promise;
-        return 'ok';
-      },
-    });
-    h.tm.scope('b').register(echo('echo'));
-    await until(() => h.lastManifest().tools.length === 2, 'tools');
-    const ids = [];
-    for (let i = 0; i < 32; i++) ids.push(h.call('a.wait', {}));
-    await until(() => started === 1, 'first started');
-    await flush();
-    assert.equal(h.results().length, 0, '32 pending calls are accepted');
-    const busy = h.call('a.wait', {});
-    const busyResult = await h.result(busy);
-    assert.equal(busyResult.status, 'refused');
-    assert.equal(busyResult.code, 'busy');
-    assert.equal(typeof busyResult.message, 'string');
-    assert.ok(!('rev' in busyResult), 'rev only for unknown_tool / stale');
-    assert.deepEqual(await h.callAndWait('b.echo', { x: 1 }), { status: 'ok', data: { echoed: { x: 1 } } });
-    gate.resolve();
-    for (const id of ids) assert.deepEqual(await h.result(id), { status: 'ok', data: 'ok' });
-    assert.equal(started, 32);
-    assert.deepEqual(await h.callAndWait('a.wait', {}), { status: 'ok', data: 'ok' }, 'accepted again once drained');
-    // The refused id was answered: sending it again is a duplicate (rule 2).
-    h.call('a.wait', {}, { id: busy });
-    await flush();
-    assert.equal(h.results(busy).length, 1);
-    assert.equal(started, 33);
-    h.check();
-  });
 });
 
 // ---------------------------------------------------------------------------
@@ -574,9 +416,8 @@ describe('rule 6: stale and unknown_tool', () => {
   test('older rev + tool gone → stale with the current rev; unknown tool → unknown_tool with the current rev', async () => {
     const h = page();
     await h.ready();
-    h.tm.register(echo('keep'));
     const off = h.tm.register(echo('gone'));
-    await until(() => h.lastManifest().tools.length === 2, 'tools');
+    await until(() => h.lastManifest().tools.length === 1, 'tool');
     const seenRev = h.lastManifest().rev;
     off();
     await until(() => h.lastManifest().rev === seenRev + 1, 'manifest');
@@ -588,18 +429,10 @@ describe('rule 6: stale and unknown_tool', () => {
     assert.equal(stale.rev, current);
     assert.equal(typeof stale.message, 'string');
 
-    for (const extra of [{ rev: current }, {}]) {
-      const unknown = await h.callAndWait('never-was', {}, extra);
-      assert.equal(unknown.status, 'refused');
-      assert.equal(unknown.code, 'unknown_tool');
-      assert.equal(unknown.rev, current);
-    }
-    const goneNow = await h.callAndWait('gone', {}, { rev: current });
-    assert.equal(goneNow.code, 'unknown_tool', 'with the current rev the tool is simply unknown');
-    assert.equal(goneNow.rev, current);
-
-    // An older rev does not matter when the tool is still there.
-    assert.deepEqual(await h.callAndWait('keep', { a: 1 }, { rev: seenRev }), { status: 'ok', data: { echoed: { a: 1 } } });
+    const unknown = await h.callAndWait('never-was', {});
+    assert.equal(unknown.status, 'refused');
+    assert.equal(unknown.code, 'unknown_tool');
+    assert.equal(unknown.rev, current);
     h.check();
   });
 });
@@ -619,15 +452,6 @@ describe('rule 7 and deferred confirmation', () => {
         return { sent: input.order ?? null };
       },
     });
-    h.tm.scope('acct').register({
-      name: 'delete',
-      description: 'd',
-      hints: { destructive: true },
-      run: (_input, ctx) => {
-        runs.push({ tool: 'acct.delete', caller: ctx.caller });
-        return 'deleted';
-      },
-    });
     h.tm.register({
       name: 'profile',
       description: 'd',
@@ -645,28 +469,16 @@ describe('rule 7 and deferred confirmation', () => {
         return 'saved';
       },
     });
-    h.tm.register({
-      name: 'boom',
-      description: 'd',
-      hints: { consequential: true },
-      run: () => {
-        throw new Error('exploded');
-      },
-    });
     return { h, runs };
   }
 
-  test('step 1: consequential/destructive inapp calls answer needs_confirmation (confirmId, summary, changes) and do not run', async () => {
+  test('step 1: a consequential call answers needs_confirmation (confirmId; the title or summary(); changes(), redacted), listed by pendingConfirmations(); the tool does not run', async () => {
     const { h, runs } = confirmPage();
-    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
     const r1 = await h.callAndWait('send', { order: 7 });
     assert.equal(r1.status, 'needs_confirmation');
     assert.match(r1.confirmId, UUID_V4, 'confirmId minted as a UUID v4');
     assert.equal(r1.summary, 'Send the order', "the tool's title");
-    const r2 = await h.callAndWait('acct.delete', {});
-    assert.equal(r2.status, 'needs_confirmation');
-    assert.equal(r2.summary, 'Run acct.delete', 'default summary');
-    assert.notEqual(r2.confirmId, r1.confirmId);
     const r3 = await h.callAndWait('profile', { email: 'new@example.com', password: 'hunter2' });
     assert.deepEqual(r3, {
       status: 'needs_confirmation',
@@ -686,18 +498,17 @@ describe('rule 7 and deferred confirmation', () => {
       pending.map((p) => [p.confirmId, p.tool, p.summary]),
       [
         [r1.confirmId, 'send', 'Send the order'],
-        [r2.confirmId, 'acct.delete', 'Run acct.delete'],
         [r3.confirmId, 'profile', 'Save profile for new@example.com'],
       ],
     );
-    assert.deepEqual(pending[2].changes, r3.changes);
+    assert.deepEqual(pending[1].changes, r3.changes);
     assert.equal(h.confirmeds().length, 0);
     h.check();
   });
 
-  test('steps 2–3: approval runs the tool as caller human and sends confirmed with its outcome, after the result', async () => {
+  test('steps 2–3: confirmPending(id, true) runs the tool as caller human, resolves its outcome and sends confirmed after the result', async () => {
     const { h, runs } = confirmPage();
-    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
     const id = h.call('send', { order: 42 });
     const r = await h.result(id);
     const final = await h.tm.confirmPending(r.confirmId, true);
@@ -713,29 +524,12 @@ describe('rule 7 and deferred confirmation', () => {
     });
     assert.ok(h.sent.indexOf(confirmed) > h.sent.indexOf(h.results(id)[0]), 'confirmed after the result');
     assert.deepEqual(h.tm.pendingConfirmations(), []);
-    // The approved tool's outcome can be an error.
-    const rb = await h.callAndWait('boom', {});
-    assert.deepEqual(await h.tm.confirmPending(rb.confirmId, true), { status: 'error', message: 'Tool failed' });
-    const cb = await until(() => h.confirmeds(rb.confirmId)[0], 'confirmed boom');
-    assert.deepEqual(cb.result, { status: 'error', message: 'Tool failed' });
-    assert.equal(h.errorsOf('tool_threw').length, 1);
-    h.check();
-  });
-
-  test('rejection → confirmed cancelled operator; the tool never runs', async () => {
-    const { h, runs } = confirmPage();
-    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
-    const r = await h.callAndWait('acct.delete', {});
-    assert.deepEqual(await h.tm.confirmPending(r.confirmId, false), { status: 'cancelled', by: 'operator' });
-    const c = await until(() => h.confirmeds(r.confirmId)[0], 'confirmed');
-    assert.deepEqual(c.result, { status: 'cancelled', by: 'operator' });
-    assert.deepEqual(runs, []);
     h.check();
   });
 
   test('approval/rejection from a synchronous pending-list subscriber still sends result before confirmed', async () => {
     const { h } = confirmPage();
-    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
     let approve = true;
     h.tm.subscribePending(() => {
       for (const p of h.tm.pendingConfirmations()) void h.tm.confirmPending(p.confirmId, approve);
@@ -758,7 +552,7 @@ describe('rule 7 and deferred confirmation', () => {
   test('expiry (confirmExpiryMs, fake clock) → confirmed refused confirmation_expired; approving later gets the same', async (t) => {
     const clock = fakeClock(t);
     const { h, runs } = confirmPage(t, { confirmExpiryMs: 1000, now: clock.now });
-    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
     const r = await h.callAndWait('send', { order: 1 });
     const [p] = h.tm.pendingConfirmations();
     assert.equal(p.expiresAt, clock.value + 1000);
@@ -779,60 +573,25 @@ describe('rule 7 and deferred confirmation', () => {
     h.check();
   });
 
-  test('default expiry is 600000 ms', async (t) => {
+  test('approving after the expiry time, its timer not yet run, reads now() → refused confirmation_expired; the tool does not run', async (t) => {
     const clock = fakeClock(t);
-    const { h } = confirmPage(t, { now: clock.now });
-    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
-    const r = await h.callAndWait('send', {});
-    await clock.advance(599_999);
-    assert.equal(h.confirmeds().length, 0);
-    await clock.advance(2);
-    const c = await until(() => h.confirmeds(r.confirmId)[0], 'expired');
-    assert.deepEqual(c.result, { status: 'refused', code: 'confirmation_expired', message: EXPIRED_MESSAGE });
-    h.check();
-  });
-
-  test('an already used confirmId → refused confirmation_expired, no second confirmed', async () => {
-    const { h, runs } = confirmPage();
-    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
-    const r = await h.callAndWait('send', { order: 5 });
-    assert.equal((await h.tm.confirmPending(r.confirmId, true)).status, 'ok');
-    const expired = { status: 'refused', code: 'confirmation_expired', message: EXPIRED_MESSAGE };
-    assert.deepEqual(await h.tm.confirmPending(r.confirmId, true), expired);
-    assert.deepEqual(await h.tm.confirmPending(r.confirmId, false), expired);
-    assert.deepEqual(await h.tm.confirmPending('no-such-confirm-id', true), expired);
+    const h = page({ toolmark: { now: clock.now, confirmExpiryMs: 1000 } });
+    let runs = 0;
+    h.tm.register({ name: 'pay', description: 'd', hints: { consequential: true }, run: () => ++runs });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const r = await h.callAndWait('pay', {});
+    // The clock moves on but the timer is late (throttled background tab, suspended laptop…).
+    clock.value += 5000;
+    const final = await h.tm.confirmPending(r.confirmId, true);
     await flush();
-    assert.equal(runs.length, 1);
-    assert.equal(h.confirmeds().length, 1);
-    h.check();
-  });
-
-  test('at most 100 pending: the 101st expires the oldest, whose confirmed carries confirmation_expired', async () => {
-    const { h } = confirmPage();
-    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
-    const ids = [];
-    for (let i = 0; i < 100; i++) ids.push(h.call('send', { order: i }));
-    await until(() => h.results().length === 100, '100 needs_confirmation');
-    assert.equal(h.tm.pendingConfirmations().length, 100);
-    assert.equal(h.confirmeds().length, 0);
-    const oldest = (await h.result(ids[0])).confirmId;
-    const last = h.call('send', { order: 100 });
-    const rLast = await h.result(last);
-    assert.equal(rLast.status, 'needs_confirmation');
-    const c = await until(() => h.confirmeds(oldest)[0], 'oldest expired');
-    assert.deepEqual(c.result, { status: 'refused', code: 'confirmation_expired', message: EXPIRED_MESSAGE });
-    assert.equal(h.confirmeds().length, 1, 'only the oldest expired');
-    const pending = h.tm.pendingConfirmations();
-    assert.equal(pending.length, 100);
-    assert.ok(!pending.some((p) => p.confirmId === oldest));
-    assert.ok(pending.some((p) => p.confirmId === rLast.confirmId));
-    assert.equal((await h.tm.confirmPending(oldest, true)).code, 'confirmation_expired');
+    assert.deepEqual(final, { status: 'refused', code: 'confirmation_expired', message: EXPIRED_MESSAGE });
+    assert.equal(runs, 0);
     h.check();
   });
 
   test('confirmed is sent only for confirmations created by a bridge call', async () => {
     const { h, runs } = confirmPage();
-    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    await until(() => h.lastManifest()?.tools.length === 2, 'tools');
     const local = await h.tm.call('send', { order: 3 }, { caller: 'inapp' });
     assert.equal(local.status, 'needs_confirmation');
     assert.deepEqual(await h.tm.confirmPending(local.confirmId, true), { status: 'ok', data: { sent: 3 } });
@@ -870,46 +629,17 @@ describe('rule 8: hostile input', () => {
     const { h, runs } = await hostilePage();
     const cid = h.clientId;
     const call = (fields) => ({ protocol: 1, type: 'call', clientId: cid, id: newId(), tool: 'act', input: {}, ...fields });
-    const cycle = { protocol: 1, type: 'call', clientId: cid, id: newId(), tool: 'act', input: {} };
-    cycle.input.self = cycle;
     const values = [
-      undefined,
-      null,
       'a string',
-      42,
-      true,
       [call({})],
-      {},
-      { protocol: 1, clientId: cid, id: newId() }, // no type
       { protocol: 1, type: 'bogus', clientId: cid, id: newId() },
-      // wrong direction: page→agent message types
+      // wrong direction: a page→agent message type
       { protocol: 1, type: 'result', clientId: cid, id: newId(), result: { status: 'ok' } },
-      { protocol: 1, type: 'manifest', clientId: cid, rev: 0, tools: [] },
-      { protocol: 1, type: 'changed', clientId: cid, rev: 1 },
-      { protocol: 1, type: 'confirmed', clientId: cid, confirmId: newId(), result: { status: 'ok' } },
-      // unknown top-level properties
+      // an unknown top-level property
       call({ extra: 1 }),
-      { protocol: 1, type: 'describe', clientId: cid, id: newId(), tool: 'act', input: {} },
-      { protocol: 1, type: 'cancel', clientId: cid, id: newId(), tool: 'act' },
       // missing / bad fields
       (({ input, ...rest }) => rest)(call({})), // no input
-      (({ id, ...rest }) => rest)(call({})), // no id
-      (({ clientId, ...rest }) => rest)(call({})), // no clientId
-      (({ tool, ...rest }) => rest)(call({})), // no tool
       call({ id: 7 }),
-      call({ id: '' }),
-      call({ clientId: 7 }),
-      call({ tool: 7 }),
-      call({ tool: '' }),
-      call({ rev: -1 }),
-      call({ rev: 1.5 }),
-      call({ rev: '1' }),
-      call({ type: 'CALL' }),
-      { protocol: 1, type: 'describe', clientId: cid, id: newId() }, // describe without tool
-      { protocol: 1, type: 'cancel', clientId: cid }, // cancel without id
-      // not JSON at all
-      call({ input: { n: 10n } }),
-      cycle,
     ];
     await expectDropped(h, runs, values);
     // Still working afterwards.
@@ -928,20 +658,6 @@ describe('rule 8: hostile input', () => {
     const messages = h.errorsOf('invalid_message').map((e) => e.message);
     assert.equal(messages.length, 4);
     for (const message of messages) assert.match(message, /^message is not JSON: JSON\.stringify gave no text/);
-    h.check();
-  });
-
-  test('invalid messages carrying another page’s string clientId are ignored silently (no event)', async () => {
-    const { h, runs } = await hostilePage();
-    const other = newId();
-    const sentBefore = h.sent.length;
-    h.send({ protocol: 1, type: 'call', clientId: other, id: newId(), tool: 'act', input: {}, extra: 1 });
-    h.send({ protocol: 1, type: 'result', clientId: other, id: newId(), result: { status: 'ok' } });
-    h.send({ protocol: 1, type: 'call', clientId: other, id: 5 });
-    await flush();
-    assert.equal(h.sent.length, sentBefore);
-    assert.deepEqual(h.errors, []);
-    assert.deepEqual(runs, []);
     h.check();
   });
 
@@ -970,42 +686,6 @@ describe('rule 8: hostile input', () => {
     const otherPage = { ...sized(limit + 1, 'x'), clientId: newId() };
     otherPage.input = { pad: `${otherPage.input.pad}${'x'.repeat(10)}` };
     await expectDropped(h, runs, [over, multibyte, otherPage]);
-    h.check();
-  });
-
-  test('the default maxMessageBytes is 1048576', async () => {
-    const { h, runs } = await hostilePage();
-    const sized = (bytes) => {
-      const message = { protocol: 1, type: 'call', clientId: h.clientId, id: newId(), tool: 'act', input: { pad: '' } };
-      message.input.pad = 'x'.repeat(bytes - Buffer.byteLength(JSON.stringify(message)));
-      return message;
-    };
-    const atLimit = sized(1048576);
-    h.send(atLimit);
-    assert.deepEqual(await h.result(atLimit.id), { status: 'ok', data: 'ran' });
-    runs.length = 0;
-    await expectDropped(h, runs, [sized(1048577)]);
-    h.check();
-  });
-
-  test('nesting deeper than 64 → dropped with invalid_message; moderate nesting accepted', async () => {
-    const { h, runs } = await hostilePage();
-    const nested = (levels) => {
-      let value = {};
-      for (let i = 1; i < levels; i++) value = i % 2 ? [value] : { v: value };
-      return value;
-    };
-    // The whole message counts: the message object is 1 level, input adds the rest.
-    const ok = h.msg('call', { id: newId(), tool: 'act', input: nested(63) });
-    assert.equal(depthOf(ok), 64);
-    h.send(ok);
-    assert.deepEqual(await h.result(ok.id), { status: 'ok', data: 'ran' });
-    runs.length = 0;
-    const tooDeep = h.msg('call', { id: newId(), tool: 'act', input: nested(65) });
-    assert.equal(depthOf(tooDeep), 66);
-    const wayTooDeep = h.msg('call', { id: newId(), tool: 'act', input: nested(5000) });
-    const otherPage = { ...h.msg('call', { id: newId(), tool: 'act', input: nested(100) }), clientId: newId() };
-    await expectDropped(h, runs, [tooDeep, wayTooDeep, otherPage]);
     h.check();
   });
 
@@ -1165,25 +845,11 @@ describe('describe', () => {
     assert.ok(!('outputSchema' in plain.data), 'outputSchema is optional');
     h.check();
   });
-
-  test('unknown or hidden tools → refused unknown_tool with the current rev', async () => {
-    const h = page({ toolmark: { policy: { inapp: { destructive: 'hide' } } } });
-    h.tm.register({ name: 'wipe', description: 'd', hints: { destructive: true }, run: () => 1 });
-    await until(() => h.tm.rev === 1 && h.manifests().length === 2, 'manifest');
-    for (const tool of ['nope', 'wipe']) {
-      const r = await h.result(h.describe(tool));
-      assert.equal(r.status, 'refused');
-      assert.equal(r.code, 'unknown_tool');
-      assert.equal(r.rev, h.tm.rev);
-      assert.equal(typeof r.message, 'string');
-    }
-    h.check();
-  });
 });
 
 // ---------------------------------------------------------------------------
 describe('cancel', () => {
-  test('cancel aborts the call; the call’s own result follows as cancelled signal; cancel itself is never answered', async () => {
+  test('cancel aborts the running call’s ctx.signal; the call’s own result follows as cancelled signal', async () => {
     const h = page();
     let signal;
     h.tm.register(hangTool((value) => (signal = value)));
@@ -1194,13 +860,6 @@ describe('cancel', () => {
     h.cancel(id);
     assert.deepEqual(await h.result(id), { status: 'cancelled', by: 'signal' });
     assert.equal(signal.aborted, true);
-    // Cancelling again, an unknown id, an answered id: no message, no event.
-    const count = h.sent.length;
-    h.cancel(id);
-    h.cancel(newId());
-    await flush();
-    assert.equal(h.sent.length, count);
-    assert.deepEqual(h.errors, []);
     h.check();
   });
 
@@ -1234,32 +893,6 @@ describe('cancel', () => {
     assert.equal(abortedWhenRead, true);
     assert.equal(ctx.signal, ctx.signal, 'one signal per run');
     assert.ok(ctx.signal instanceof AbortSignal);
-    h.check();
-  });
-
-  test('a queued call that is cancelled is answered cancelled signal and never runs', async () => {
-    const h = page();
-    const gate = deferred();
-    const runs = [];
-    h.tm.scope('s').register({
-      name: 'slow',
-      description: 'd',
-      run: async (input) => {
-        runs.push(input.n);
-        await gate.promise;
-        return input.n;
-      },
-    });
-    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
-    const first = h.call('s.slow', { n: 1 });
-    const second = h.call('s.slow', { n: 2 });
-    await until(() => runs.length === 1, 'first run');
-    h.cancel(second);
-    assert.deepEqual(await h.result(second), { status: 'cancelled', by: 'signal' });
-    gate.resolve();
-    assert.deepEqual(await h.result(first), { status: 'ok', data: 1 });
-    await flush();
-    assert.deepEqual(runs, [1]);
     h.check();
   });
 
@@ -1327,30 +960,6 @@ describe('cancel', () => {
     assert.equal(runs, 0, 'run never called');
     assert.equal((await h.tm.undo(id)).code, 'undo_unavailable');
     assert.equal(restored, 0);
-    h.check();
-  });
-
-  test('the abort grace period defaults to 3000 ms', async (t) => {
-    const clock = fakeClock(t);
-    const h = page({ toolmark: { now: clock.now } });
-    let started = false;
-    h.tm.register({
-      name: 'stubborn',
-      description: 'd',
-      run: () => {
-        started = true;
-        return new Promise(() => {});
-      },
-    });
-    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
-    const id = h.call('stubborn', {});
-    await until(() => started, 'run');
-    h.cancel(id);
-    await flush();
-    await clock.advance(2999);
-    assert.equal(h.results(id).length, 0);
-    await clock.advance(1);
-    assert.deepEqual(await h.result(id), { status: 'cancelled', by: 'signal' });
     h.check();
   });
 });
@@ -1454,7 +1063,6 @@ describe('input validation', () => {
       inputSchema: {
         type: 'object',
         properties: {
-          email: { type: 'string' },
           items: {
             type: 'array',
             items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
@@ -1470,9 +1078,6 @@ describe('input validation', () => {
     assert.ok(Array.isArray(r.issues) && r.issues.length >= 1);
     assert.ok(r.issues.some((i) => i.path === 'items.0.name'), JSON.stringify(r.issues));
     for (const issue of r.issues) assert.equal(typeof issue.message, 'string');
-    const r2 = await h.callAndWait('order', { email: 5, items: [] });
-    assert.equal(r2.status, 'invalid');
-    assert.ok(r2.issues.some((i) => i.path === 'email'), JSON.stringify(r2.issues));
     assert.deepEqual(runs, []);
     assert.deepEqual(await h.callAndWait('order', { items: [{ name: 'tea' }] }), { status: 'ok', data: 'ordered' });
     h.check();
@@ -1500,31 +1105,27 @@ describe('input validation', () => {
 
 // ---------------------------------------------------------------------------
 describe('registry errors', () => {
-  test('invalid_name and duplicate_name (incl. llmName collisions) are error events; nothing is registered', async () => {
+  test('invalid_name and duplicate_name (incl. full names joined in a scope) are error events; nothing is registered', async () => {
     const h = page();
     await h.ready();
     h.tm.register(echo('a.b'));
-    h.tm.register(echo('taken'));
-    await until(() => h.lastManifest().tools.length === 2, 'tools');
+    await until(() => h.lastManifest().tools.length === 1, 'tool');
     const rev = h.tm.rev;
     const manifests = h.manifests().length;
-    for (const name of ['', 'has space', 'sla/sh', 'ümlaut', 'x'.repeat(129)]) h.tm.register(echo(name));
+    h.tm.register(echo('has space'));
     const ten = h.tm.scope('s'.repeat(10));
     ten.register(echo('n'.repeat(118))); // 129 after joining
     await flush();
-    assert.equal(h.errorsOf('invalid_name').length, 6);
-    h.tm.register(echo('taken'));
-    h.tm.register(echo('a__b')); // llmName a__b collides with a.b's
+    assert.equal(h.errorsOf('invalid_name').length, 2);
     h.tm.scope('a').register(echo('b')); // same full name a.b
     await flush();
-    assert.equal(h.errorsOf('duplicate_name').length, 3);
+    assert.equal(h.errorsOf('duplicate_name').length, 1);
     assert.equal(h.tm.rev, rev, 'no revision');
     assert.equal(h.manifests().length, manifests, 'no manifest');
-    // The boundaries that are valid.
-    h.tm.register(echo('x'.repeat(128)));
+    // The longest full name a scope can join is valid.
     ten.register(echo('n'.repeat(117))); // 128 after joining
-    await until(() => h.lastManifest().tools.length === 4, 'valid names');
-    assert.equal(h.errors.length, 9);
+    await until(() => h.lastManifest().tools.length === 2, 'valid name');
+    assert.equal(h.errors.length, 3);
     h.check();
   });
 
@@ -1553,25 +1154,6 @@ describe('registry errors', () => {
 
 // ---------------------------------------------------------------------------
 describe('policy', () => {
-  test("inapp destructive 'hide' → not in the manifest, calls refused unknown_tool with rev", async () => {
-    const h = page({ toolmark: { policy: { inapp: { destructive: 'hide' } } } });
-    let runs = 0;
-    h.tm.register({ name: 'wipe', description: 'd', hints: { destructive: true }, run: () => ++runs });
-    h.tm.register({ name: 'look', description: 'd', hints: { readOnly: true }, run: () => 'seen' });
-    await until(() => h.tm.rev === 2 && h.lastManifest()?.rev === 2, 'manifest');
-    assert.deepEqual(
-      h.lastManifest().tools.map((t) => t.name),
-      ['look'],
-    );
-    const r = await h.callAndWait('wipe', {});
-    assert.equal(r.status, 'refused');
-    assert.equal(r.code, 'unknown_tool');
-    assert.equal(r.rev, h.tm.rev);
-    assert.deepEqual(await h.callAndWait('look', {}), { status: 'ok', data: 'seen' });
-    assert.equal(runs, 0);
-    h.check();
-  });
-
   test("inapp destructive 'deny' → listed, calls refused not_allowed (no rev); the human can still run it", async () => {
     const h = page({ toolmark: { policy: { inapp: { destructive: 'deny' } } } });
     let runs = 0;
@@ -1624,17 +1206,6 @@ describe('undo, files, bridge lifecycle', () => {
     assert.ok(!('rev' in unavailable));
     assert.equal((await h.tm.undo('never-called')).code, 'undo_unavailable');
     assert.equal(restores, 1);
-
-    // The undo store keeps 100 entries: the 101st evicts the oldest.
-    callIds.length = 0;
-    for (let i = 0; i < 101; i++) {
-      h.call('set', { value: `v${i}` });
-      if (i % 16 === 15) await until(() => callIds.length === i + 1 && h.results().length === i + 2, 'batch');
-    }
-    await until(() => callIds.length === 101 && h.results().length === 102, '101 calls');
-    assert.equal((await h.tm.undo(callIds[0])).code, 'undo_unavailable', 'evicted');
-    assert.deepEqual(await h.tm.undo(callIds[1]), { status: 'ok' });
-    assert.deepEqual(await h.tm.undo(callIds[100]), { status: 'ok' });
     h.check();
   });
 
@@ -1720,6 +1291,7 @@ describe('undo, files, bridge lifecycle', () => {
     h.detach();
     await flush();
     assert.equal(signal.aborted, true, 'in-flight call aborted');
+    assert.deepEqual(h.errorsOf('late_result'), [], 'a tool that honours the abort raises no late_result');
     assert.equal(h.closes, 1, 'transport.close() called');
     h.detach(); // idempotent
     await flush();
@@ -1943,18 +1515,12 @@ describe('page-side error event codes', () => {
     h.check();
   });
 
-  test("missing_confirm_handler: a consequential tool without a confirmation path (confirmMode.inapp 'none') → refused not_allowed", async () => {
+  test("missing_confirm_handler: registering a consequential tool without a confirmation path (confirmMode.inapp 'none') raises the event; dev throws ToolmarkError", async () => {
     const h = page({ toolmark: { confirmMode: { inapp: 'none' } } });
-    let runs = 0;
-    h.tm.register({ name: 'pay', description: 'd', hints: { consequential: true }, run: () => ++runs });
+    h.tm.register({ name: 'pay', description: 'd', hints: { consequential: true }, run: () => 1 });
     await until(() => h.tm.rev === 1, 'registered');
     await flush();
     assert.equal(h.errorsOf('missing_confirm_handler').length, 1);
-    const r = await h.callAndWait('pay', {});
-    assert.equal(r.status, 'refused');
-    assert.equal(r.code, 'not_allowed');
-    assert.ok(!('rev' in r));
-    assert.equal(runs, 0);
     const dev = createToolmark({ dev: true, confirmMode: { inapp: 'none' } });
     assert.throws(
       () => dev.register({ name: 'pay', description: 'd', hints: { consequential: true }, run: () => 1 }),
@@ -1997,7 +1563,7 @@ describe('page-side error event codes', () => {
     }
   });
 
-  test('tool_budget_exceeded: dev only, once per revision, visible tools over the budget (default 40)', async () => {
+  test('tool_budget_exceeded: in dev, raised when the tools visible to inapp exceed toolBudget (hidden ones do not count)', async () => {
     const h = page({ toolmark: { dev: true, toolBudget: 2, policy: { inapp: { destructive: 'hide' } } } });
     await h.ready();
     h.tm.register(echo('one'));
@@ -2008,28 +1574,10 @@ describe('page-side error event codes', () => {
     h.tm.register(echo('three'));
     await flush();
     assert.equal(h.errorsOf('tool_budget_exceeded').length, 1);
-    h.tm.register(echo('four'));
-    await flush();
-    assert.equal(h.errorsOf('tool_budget_exceeded').length, 2, 'once per revision');
-
-    const prod = page({ toolmark: { toolBudget: 2 } });
-    for (const n of ['a', 'b', 'c']) prod.tm.register(echo(n));
-    await flush();
-    assert.equal(prod.errorsOf('tool_budget_exceeded').length, 0, 'dev only');
-
-    const dflt = page({ toolmark: { dev: true } });
-    for (let i = 0; i < 40; i++) dflt.tm.register(echo(`t${String(i).padStart(2, '0')}`));
-    await flush();
-    assert.equal(dflt.errorsOf('tool_budget_exceeded').length, 0);
-    dflt.tm.register(echo('t40'));
-    await flush();
-    assert.equal(dflt.errorsOf('tool_budget_exceeded').length, 1);
     h.check();
-    prod.check();
-    dflt.check();
   });
 
-  test('output_invalid: a tool output failing its outputSchema is reported in development only', async () => {
+  test('output_invalid: in dev, a tool output failing its outputSchema raises the event', async () => {
     const def = {
       name: 'count',
       description: 'd',
@@ -2043,14 +1591,7 @@ describe('page-side error event codes', () => {
     await flush();
     assert.equal(dev.errorsOf('output_invalid').length, 1);
     assert.equal(typeof r.status, 'string');
-    const prod = page();
-    prod.tm.register(def);
-    await until(() => prod.lastManifest()?.tools.length === 1, 'tool');
-    await prod.callAndWait('count', {});
-    await flush();
-    assert.equal(prod.errorsOf('output_invalid').length, 0);
     dev.check();
-    prod.check();
   });
 
   test('schema_conversion_failed: no JSON Schema for the input → production registers it with inputSchema {}; dev throws', async () => {
@@ -2096,59 +1637,4 @@ describe('ToolmarkError invalid_path (path helpers)', () => {
     assert.deepEqual(setPath({}, 'items.0.name', 'tea'), { items: [{ name: 'tea' }] });
     assert.deepEqual(flatten({ a: { b: 1 }, c: [2] }), { 'a.b': 1, 'c.0': 2 });
   });
-});
-
-// ---------------------------------------------------------------------------
-// Edge cases found by these tests (fixed in the core).
-describe('spec edge cases', () => {
-  test(
-    'rule 4 + schemas: an unsupported-protocol message with an empty string id never yields an invalid page→agent message',
-    async () => {
-      const h = page();
-      await h.ready();
-      h.send({ protocol: 2, type: 'call', clientId: h.clientId, id: '', tool: 'x', input: {} });
-      await flush();
-      assert.deepEqual(
-        h.invalidOut.map((x) => x.message),
-        [],
-        'every page→agent message passes validateMessage(m, "toAgent")',
-      );
-      h.check();
-    },
-  );
-
-  test(
-    'deferred confirmation: approving after the expiry time (timer not yet run) → refused confirmation_expired, the tool does not run',
-    async (t) => {
-      const clock = fakeClock(t);
-      const h = page({ toolmark: { now: clock.now, confirmExpiryMs: 1000 } });
-      let runs = 0;
-      h.tm.register({ name: 'pay', description: 'd', hints: { consequential: true }, run: () => ++runs });
-      await until(() => h.lastManifest()?.tools.length === 1, 'tool');
-      const r = await h.callAndWait('pay', {});
-      // The clock moves on but the timer is late (throttled background tab, suspended laptop…).
-      clock.value += 5000;
-      const final = await h.tm.confirmPending(r.confirmId, true);
-      await flush();
-      assert.deepEqual(final, { status: 'refused', code: 'confirmation_expired', message: EXPIRED_MESSAGE });
-      assert.equal(runs, 0);
-      h.check();
-    },
-  );
-
-  test(
-    'disposing the bridge: a tool that honours the abort promptly does not raise late_result',
-    async () => {
-      const h = page();
-      let signal;
-      h.tm.register(hangTool((value) => (signal = value)));
-      await until(() => h.lastManifest()?.tools.length === 1, 'tool');
-      h.call('hang', {});
-      await until(() => signal, 'run');
-      h.detach();
-      await flush();
-      assert.equal(signal.aborted, true);
-      assert.deepEqual(h.errorsOf('late_result'), [], 'late_result is for settling after the abort grace period');
-    },
-  );
 });

@@ -49,24 +49,6 @@ export function untilAborted(signal) {
   });
 }
 
-/** Maximum nesting of arrays/objects in a JSON value (a scalar is 0, `{}` is 1). */
-export function depthOf(value) {
-  if (value === null || typeof value !== 'object') return 0;
-  let max = 0;
-  for (const child of Object.values(value)) max = Math.max(max, depthOf(child));
-  return max + 1;
-}
-
-/** 32-bit FNV-1a over the UTF-8 bytes, as 8 lowercase hex digits. */
-export function fnv1a32(text) {
-  let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, '0');
-}
-
 /**
  * Creates a page and an agent.
  * @param {object} [options]
