@@ -60,3 +60,26 @@ fn changed_mode_sends_changed_instead_of_manifest() {
         json!({"type": "changed", "protocol": 1, "clientId": page.client_id(), "rev": 1})
     );
 }
+
+#[test]
+fn a_bridge_attached_after_registration_gets_a_manifest_of_the_tools_already_registered() {
+    let mut page = Page::new();
+    page.tm.detach(page.bridge, page.now);
+    page.drain();
+    page.register(tool("early"));
+    page.register(consequential("also.early"));
+    let later = page.attach(BridgeOptions::default());
+    assert_eq!(
+        page.sent_on(later),
+        [
+            json!({"type": "manifest", "protocol": 1, "clientId": page.client_id(), "rev": 2,
+            "tools": [
+                {"name": "also.early", "llmName": "also__early",
+                 "description": "The also.early tool", "hints": {"consequential": true}},
+                {"name": "early", "llmName": "early", "description": "The early tool",
+                 "hints": {}}
+            ]})
+        ],
+        "one manifest, at the current revision, listing what is registered"
+    );
+}

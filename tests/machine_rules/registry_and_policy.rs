@@ -83,6 +83,64 @@ fn registry_names_scopes_and_duplicates() {
     assert_eq!(names, ["a.b"]);
 }
 
+/// A tool's name is its full name, joined with its scopes' prefixes: the
+/// 128-character limit and the duplicate check apply to that.
+#[test]
+fn scoped_names_are_checked_and_compared_joined_with_their_scopes() {
+    let mut page = Page::new();
+    let outer = page.scope(&"s".repeat(10));
+    let inner = page
+        .tm
+        .create_scope(outer, &"t".repeat(10))
+        .ok()
+        .flatten()
+        .unwrap_or(ScopeId::ROOT);
+    // "ssssssssss.tttttttttt." is 22 characters.
+    assert!(page
+        .tm
+        .register(inner, tool(&"n".repeat(107)), page.now)
+        .ok()
+        .flatten()
+        .is_none());
+    page.register(tool("a.b"));
+    let a = page.scope("a");
+    assert!(page
+        .tm
+        .register(a, tool("b"), page.now)
+        .ok()
+        .flatten()
+        .is_none());
+    page.drain();
+    let long = format!(
+        "{}.{}.{}",
+        "s".repeat(10),
+        "t".repeat(10),
+        "n".repeat(129 - 22)
+    );
+    assert_eq!(
+        page.errors(),
+        [
+            (
+                ErrorEventCode::InvalidName,
+                format!("tool name '{long}' does not match ^[A-Za-z0-9_.-]{{1,128}}$")
+            ),
+            (
+                ErrorEventCode::DuplicateName,
+                "a tool named 'a.b' is already registered".to_owned()
+            )
+        ]
+    );
+    assert_eq!(page.tm.rev(), 1, "only a.b was registered");
+    page.register_in(inner, tool(&"n".repeat(106)));
+    let names: Vec<String> = page
+        .tm
+        .manifest(Caller::Inapp)
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["a.b", &long[..128]]);
+}
+
 #[test]
 fn dev_mode_turns_misconfiguration_into_errors() {
     let mut page = Page::with_config(Config {
@@ -318,6 +376,34 @@ fn the_tool_budget_warns_in_dev_mode_once_per_revision() {
         prod.register(tool(name));
     }
     assert!(prod.error_codes().is_empty(), "dev only");
+}
+
+#[test]
+fn tools_hidden_by_policy_do_not_count_toward_the_tool_budget() {
+    let mut page = Page::with_config(Config {
+        dev: true,
+        tool_budget: 2,
+        policy: json!({"inapp": {"destructive": "hide"}}),
+        ..Config::default()
+    });
+    page.register(tool("one"));
+    page.register(tool("two"));
+    let mut hidden = tool("hidden");
+    hidden.hints.destructive = Some(true);
+    page.register(hidden);
+    assert_eq!(
+        page.error_codes(),
+        [],
+        "two visible tools are within the budget"
+    );
+    page.register(tool("three"));
+    assert_eq!(
+        page.errors(),
+        [(
+            ErrorEventCode::ToolBudgetExceeded,
+            "3 tools are visible to the agent, over the budget of 2".to_owned()
+        )]
+    );
 }
 
 #[test]

@@ -53,6 +53,53 @@ fn a_summary_alone_is_prepared_before_the_confirmation() {
     assert_eq!(page.result("c1")["summary"], "Pay 5");
 }
 
+/// The summary is the tool's `summary()` when it has one, else its title,
+/// else "Run <name>".
+#[test]
+fn a_tools_title_is_the_summary_when_it_has_no_summary_function() {
+    let mut page = Page::new();
+    let mut send = consequential("send");
+    send.title = Some("Send the order".into());
+    page.register(send);
+    let mut profile = consequential("profile");
+    profile.title = Some("Save the profile".into());
+    profile.has_summary = true;
+    page.register(profile);
+
+    page.call("s", "send", json!({"order": 7}));
+    assert!(
+        page.actions.is_empty(),
+        "nothing to prepare: {:?}",
+        page.actions
+    );
+    let result = page.result("s");
+    confirm_id_of(&result);
+    assert_eq!(result["summary"], "Send the order");
+    assert_eq!(page.tm.pending_confirmations()[0].summary, "Send the order");
+
+    page.call("p", "profile", json!({}));
+    let Some(Action::Prepare(PrepareOrder {
+        run, summary: true, ..
+    })) = page.actions.pop()
+    else {
+        panic!("prepare expected: {:?}", page.actions)
+    };
+    page.tm.handle_prepared(
+        run,
+        Ok(Prepared {
+            summary: Some("Save profile for a@b".into()),
+            ..Prepared::default()
+        }),
+        page.now,
+    );
+    page.drain();
+    assert_eq!(
+        page.result("p")["summary"],
+        "Save profile for a@b",
+        "summary() before the title"
+    );
+}
+
 #[test]
 fn approval_runs_the_tool_as_human_and_sends_confirmed_after_the_result() {
     let mut page = Page::new();
@@ -354,4 +401,56 @@ fn a_form_changed_since_the_request_is_refused_stale() {
             assert_eq!(page.take_runs().len(), 1);
         }
     }
+}
+
+/// A confirmation created by a page-side call (`tm.call`) is answered to
+/// that call alone: no `confirmed` goes out, even with a bridge attached.
+#[test]
+fn a_page_side_calls_confirmation_sends_no_confirmed_when_approved_or_rejected() {
+    let mut page = Page::new();
+    page.register(consequential("send"));
+    let confirm_id_of_call = |page: &mut Page| {
+        let handle = page
+            .tm
+            .call("send", r#"{"order":3}"#, Caller::Inapp, None, page.now);
+        page.drain();
+        match page.completed(handle) {
+            Some(ToolResult::NeedsConfirmation { confirm_id, .. }) => confirm_id,
+            other => panic!("needs_confirmation expected: {other:?}"),
+        }
+    };
+    let confirmeds = |page: &Page| {
+        page.sent_all
+            .iter()
+            .filter(|(_, m)| m["type"] == "confirmed")
+            .count()
+    };
+
+    let approved = confirm_id_of_call(&mut page);
+    let handle = page.tm.confirm(&approved, true, page.now);
+    page.drain();
+    let runs = page.take_runs();
+    assert_eq!(runs.len(), 1);
+    assert_eq!((runs[0].1.as_str(), runs[0].3.as_str()), ("send", "human"));
+    page.ok(runs[0].0, json!({"sent": 3}));
+    assert_eq!(
+        page.completed(handle),
+        Some(ToolResult::Ok {
+            data: Some(json!({"sent": 3}).into())
+        })
+    );
+    assert_eq!(confirmeds(&page), 0, "none when approved");
+
+    let rejected = confirm_id_of_call(&mut page);
+    let handle = page.tm.confirm(&rejected, false, page.now);
+    page.drain();
+    assert_eq!(
+        page.completed(handle),
+        Some(ToolResult::Cancelled {
+            by: toolmark_bridge::protocol::CancelledBy::Operator
+        })
+    );
+    assert!(page.take_runs().is_empty());
+    assert_eq!(confirmeds(&page), 0, "none when rejected");
+    assert!(page.tm.pending_confirmations().is_empty());
 }
