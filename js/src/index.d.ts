@@ -401,7 +401,7 @@ export interface Toolmark extends ToolRegistrar {
    * uncaught error (`reportError`; `console.error` in Node) and stops no other.
    */
   subscribePending(listener: () => void): () => void;
-  /** Approves or rejects a deferred confirmation; resolves with the final result (also sent as `confirmed`). */
+  /** Approves or rejects a deferred confirmation; resolves with the final result (also sent as `confirmed` when a bridge call asked for it). */
   confirmPending(confirmId: string, approve: boolean): Promise<ToolResult>;
   /** Runs the restorer of that call; `refused undo_unavailable` when there is none. */
   undo(callId: string): Promise<ToolResult>;
