@@ -67,6 +67,7 @@ export function renameGlue(glue, names, module) {
   // entries added to it.
   let target;
   const added = [];
+  const namespaceModules = new Set();
   for (const property of returned.argument.properties) {
     if (property.type !== 'Property') throw new Error('short names: an unexpected entry in the imports object');
     const from = keyName(property);
@@ -89,6 +90,16 @@ export function renameGlue(glue, names, module) {
       }
     } else if (namespaces.has(held)) {
       // A JS module the wasm imports from directly (`import * as`): its names, one by one.
+      // wasm-bindgen may import one such module twice (the whole module's
+      // glue: `import1`, `import2` of form-state.js); the second adds
+      // nothing but duplicate keys, so it goes, with its import.
+      if (namespaceModules.has(from)) {
+        const declaration = tree.body.find((node) => node.type === 'ImportDeclaration'
+          && node.specifiers.some((spec) => spec.local.name === held));
+        edits.push([declaration.start, declaration.end, '']);
+        continue;
+      }
+      namespaceModules.add(from);
       for (const [module, name, short] of names.imports) {
         if (module === from) added.push(`${JSON.stringify(short)}: ${held}[${JSON.stringify(name)}]`);
       }

@@ -68,3 +68,15 @@ test('a glue that reads an export the module does not have, or has imports of an
   assert.throws(() => renameGlue(GLUE.replace('"./toolmark_bg.js": import0', '"./toolmark_bg.js": makeImports()'), NAMES, 'a'), /are not named/);
   assert.throws(() => renameGlue(GLUE.replace('function __wbg_get_imports', 'function getImports'), NAMES, 'a'), /no function __wbg_get_imports/);
 });
+
+test('a JS module imported twice (wasm-bindgen’s whole-module glue) gives its keys once, and its second import goes', () => {
+  const twice = GLUE
+    .replace('import * as import1 from "./snippets/x/context.js"\n', 'import * as import1 from "./snippets/x/context.js"\nimport * as import2 from "./snippets/x/context.js"\n')
+    .replace('"./snippets/x/context.js": import1,\n', '"./snippets/x/context.js": import1,\n        "./snippets/x/context.js": import2,\n');
+  const renamed = renameGlue(twice, NAMES, 'a');
+  assert.doesNotMatch(renamed, /import2/);
+  assert.equal(renamed.match(/"d": import1\["abortRun"\]/g).length, 1);
+  const glue = load(renamed);
+  assert.deepEqual(Object.keys(glue.imports.a).sort(), ['__wbg_gone_0123456789abcdef', 'a', 'b', 'c', 'd']);
+  assert.equal(glue.imports.a.d, 'abortRun');
+});
