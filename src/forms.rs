@@ -9,7 +9,7 @@
 //! - **Which elements are fields** ([`is_field_control`], [`add_control`]): an
 //!   `<input>`, `<select>` or `<textarea>`, named, enabled, not a button or
 //!   a file input; the controls sharing a name are one field.
-//! - **Values** ([`Kind`], [`read_values`], [`write`]): how a field's value is
+//! - **Values** ([`Kind`], [`read_values`], [`write()`]): how a field's value is
 //!   read from its controls (a checkbox's `checked`, the checked radio's
 //!   value, the selected options', a number…) and what writing a value
 //!   sets on each control.
@@ -48,7 +48,7 @@
 //! Keeps one [`FormPolicy`] per `formTools()` call, with the declared
 //! paths, and a random key (16 bytes or more, `crypto.getRandomValues`) for
 //! [`form_state`]. Registers the [`tools`] with their functions. On
-//! `fill`: reads the field's controls again and applies [`write`]'s steps.
+//! `fill`: reads the field's controls again and applies [`write()`]'s steps.
 //! On `read`: the fields, then [`FormPolicy::read`]. On
 //! `submit`'s confirmation: [`FormPolicy::changes`] and the registry's
 //! `sensitive` list from [`FormPolicy::sensitive_paths`]; the form state

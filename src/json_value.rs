@@ -13,7 +13,7 @@
 //! (docs/benchmarks.md, "serde_json's build").
 //!
 //! The numbers are matched to their texts by order: serde_json visits
-//! every number once, in the order of the text, and [`NumberTexts`] walks
+//! every number once, in the order of the text, and `NumberTexts` walks
 //! the same text outside its strings, once, before serde_json reads it. A
 //! value built here (rather than by `Value`'s own reading) sees the
 //! numbers of a repeated key too.

@@ -1,11 +1,11 @@
-//! A call's lifecycle, owned in one place: [`CallLife`] holds the calls in
+//! A call's lifecycle, owned in one place: `CallLife` holds the calls in
 //! flight ([`calls`]), the per-scope lanes ([`crate::lanes`]), the pending
 //! deferred confirmations and the undo store ([`confirmations`]), and the
 //! page requests' handles. It decides every move of a call, from its
 //! admission to its one answer, and what a confirmation, an expiry or an
 //! undo does.
 //!
-//! It never sees the machine: each input lends it the [`Env`], what it
+//! It never sees the machine: each input lends it the `Env`, what it
 //! reads (the registry, the policy, the settings, the randomness and the
 //! pattern matcher) and where its effects go (the bridges, for the
 //! answered-id memory and who is attached; the output queues).

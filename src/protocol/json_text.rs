@@ -8,7 +8,7 @@
 //! serde_json's `RawValue` would hold such text too, but its feature adds
 //! raw-value paths to every `Value` reading and writing: 13.5 KB gzip on the
 //! shipped module. Here serde_json reads and checks the text (`Checked`);
-//! [`member_span`] only finds where a member's value sits in a message
+//! `member_span` only finds where a member's value sits in a message
 //! serde_json has already read whole.
 
 use crate::prelude::*;

@@ -72,7 +72,7 @@ pub const MAX_SCHEMA_DEPTH: usize = 512;
 
 /// The work budget of one `validate` / `is_valid` call, in steps: a step is
 /// one schema evaluation, or keyword work over the instance of about the
-/// same cost (see [`Work`]: bytes scanned, compared, hashed or matched by a
+/// same cost (see `Work`: bytes scanned, compared, hashed or matched by a
 /// pattern; values compared; names looked up). Guards against exponential
 /// schemas (nested `anyOf` of refs...) and large hostile instances hanging
 /// the page; exceeded, validation stops with an issue.

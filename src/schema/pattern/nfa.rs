@@ -6,7 +6,7 @@
 //! The parsed form keeps the shapes of `regex-lite`'s HIR and the compiler
 //! builds its states the same way, with the same limits: groups nested at
 //! most [`NEST_LIMIT`] deep, the tree at most as deep, and the states'
-//! memory (counted as `regex-lite` counts its own) at most [`SIZE_LIMIT`].
+//! memory (counted as `regex-lite` counts its own) at most `SIZE_LIMIT`.
 //! The limits bound the work per text character of every pattern taken,
 //! and the validator's charge per match (`eval.rs`) is sized against them.
 
