@@ -24,6 +24,36 @@ fn only_run(page: &mut Page) -> toolmark_bridge::machine::RunId {
     runs[0].0
 }
 
+/// The `Prepare` the page was asked for last.
+fn take_prepare(page: &mut Page) -> PrepareOrder {
+    match page.actions.pop() {
+        Some(Action::Prepare(order)) => order,
+        other => panic!("prepare expected: {other:?}, then {:?}", page.actions),
+    }
+}
+
+/// Answers the run's `Prepare` with `summary` as its `summary()`'s text.
+fn answer_summary(page: &mut Page, run: RunId, summary: &str) {
+    page.tm.handle_prepared(
+        run,
+        Ok(Prepared {
+            summary: Some(summary.into()),
+            ..Prepared::default()
+        }),
+        page.now,
+    );
+    page.drain();
+}
+
+/// The names of the tools `inapp` sees, in the manifest's order.
+fn inapp_names(page: &Page) -> Vec<String> {
+    page.tm
+        .manifest(Caller::Inapp)
+        .into_iter()
+        .map(|t| t.name)
+        .collect()
+}
+
 /// A `needs_confirmation` result's `confirmId`.
 fn confirm_id_of(result: &Value) -> String {
     assert_eq!(result["status"], "needs_confirmation", "{result}");

@@ -74,13 +74,7 @@ fn registry_names_scopes_and_duplicates() {
             ErrorEventCode::ScopeDisposed
         ]
     );
-    let names: Vec<String> = page
-        .tm
-        .manifest(Caller::Inapp)
-        .into_iter()
-        .map(|t| t.name)
-        .collect();
-    assert_eq!(names, ["a.b"]);
+    assert_eq!(inapp_names(&page), ["a.b"]);
 }
 
 /// A tool's name is its full name, joined with its scopes' prefixes: the
@@ -132,13 +126,7 @@ fn scoped_names_are_checked_and_compared_joined_with_their_scopes() {
     );
     assert_eq!(page.tm.rev(), 1, "only a.b was registered");
     page.register_in(inner, tool(&"n".repeat(106)));
-    let names: Vec<String> = page
-        .tm
-        .manifest(Caller::Inapp)
-        .into_iter()
-        .map(|t| t.name)
-        .collect();
-    assert_eq!(names, ["a.b", &long[..128]]);
+    assert_eq!(inapp_names(&page), ["a.b", &long[..128]]);
 }
 
 #[test]

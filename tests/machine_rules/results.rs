@@ -240,9 +240,7 @@ fn a_validator_or_summary_that_throws_answers_tool_failed_and_reports_tool_threw
         .handle_validated(run, Validated::Threw("boom in validate".into()), page.now);
     page.drain();
     page.call("s", "pay", json!({}));
-    let Some(Action::Prepare(PrepareOrder { run, .. })) = page.actions.pop() else {
-        panic!("prepare expected: {:?}", page.actions)
-    };
+    let run = take_prepare(&mut page).run;
     page.tm
         .handle_prepared(run, Err("boom in summary".into()), page.now);
     page.drain();

@@ -30,26 +30,13 @@ fn a_summary_alone_is_prepared_before_the_confirmation() {
     def.has_summary = true;
     page.register(def);
     page.call("c1", "pay", json!({"amount": 5}));
-    let Some(Action::Prepare(PrepareOrder {
-        run,
-        summary: true,
-        changes: false,
-        state: false,
-        ..
-    })) = page.actions.pop()
-    else {
-        panic!("prepare expected: {:?}", page.actions)
-    };
-    assert!(page.results_for("c1").is_empty(), "not before the summary");
-    page.tm.handle_prepared(
-        run,
-        Ok(Prepared {
-            summary: Some("Pay 5".into()),
-            ..Prepared::default()
-        }),
-        page.now,
+    let order = take_prepare(&mut page);
+    assert_eq!(
+        (order.summary, order.changes, order.state),
+        (true, false, false)
     );
-    page.drain();
+    assert!(page.results_for("c1").is_empty(), "not before the summary");
+    answer_summary(&mut page, order.run, "Pay 5");
     assert_eq!(page.result("c1")["summary"], "Pay 5");
 }
 
@@ -78,21 +65,9 @@ fn a_tools_title_is_the_summary_when_it_has_no_summary_function() {
     assert_eq!(page.tm.pending_confirmations()[0].summary, "Send the order");
 
     page.call("p", "profile", json!({}));
-    let Some(Action::Prepare(PrepareOrder {
-        run, summary: true, ..
-    })) = page.actions.pop()
-    else {
-        panic!("prepare expected: {:?}", page.actions)
-    };
-    page.tm.handle_prepared(
-        run,
-        Ok(Prepared {
-            summary: Some("Save profile for a@b".into()),
-            ..Prepared::default()
-        }),
-        page.now,
-    );
-    page.drain();
+    let order = take_prepare(&mut page);
+    assert!(order.summary);
+    answer_summary(&mut page, order.run, "Save profile for a@b");
     assert_eq!(
         page.result("p")["summary"],
         "Save profile for a@b",
@@ -110,18 +85,13 @@ fn approval_runs_the_tool_as_human_and_sends_confirmed_after_the_result() {
     def.sensitive = vec!["password".into(), "card".into()];
     page.register(def);
     page.call("c1", "signup.submit", json!({"email": "a@b"}));
-    let Some(Action::Prepare(PrepareOrder {
-        run,
-        summary: true,
-        changes: true,
-        state: false,
-        ..
-    })) = page.actions.pop()
-    else {
-        panic!("prepare expected: {:?}", page.actions)
-    };
+    let order = take_prepare(&mut page);
+    assert_eq!(
+        (order.summary, order.changes, order.state),
+        (true, true, false)
+    );
     page.tm.handle_prepared(
-        run,
+        order.run,
         Ok(Prepared {
             summary: Some("Create the account a@b".into()),
             changes: Some(vec![
@@ -365,14 +335,10 @@ fn a_form_changed_since_the_request_is_refused_stale() {
     page.register(def);
     for (id, later_state) in [("changed", "v2"), ("same", "v1")] {
         page.call(id, "form.submit", json!({}));
-        let Some(Action::Prepare(PrepareOrder {
-            run, state: true, ..
-        })) = page.actions.pop()
-        else {
-            panic!()
-        };
+        let order = take_prepare(&mut page);
+        assert!(order.state);
         page.tm.handle_prepared(
-            run,
+            order.run,
             Ok(Prepared {
                 state: Some("v1".into()),
                 ..Prepared::default()
