@@ -252,6 +252,16 @@ mod tests {
         }
     }
 
+    /// A closed state without a close code (a rejected `onOpen`, a target
+    /// window gone) has no `code` field, not `code: null`.
+    #[test]
+    fn a_closed_state_without_a_code_has_no_code_field() {
+        assert_eq!(
+            serde_json::to_string(&closed(None, "onOpen rejected", true)).unwrap(),
+            r#"{"state":"closed","reason":"onOpen rejected","terminal":true}"#
+        );
+    }
+
     #[test]
     fn a_failure_names_code_and_reason_when_there_are_some() {
         let text = |code, reason, terminal| failed_attempt_text(1, code, reason, terminal);
