@@ -81,16 +81,6 @@ test('a server that refuses: each attempt is told, closed and retried, and is a 
   assert.equal(page.bridged.length, bridgedBefore);
 });
 
-test('nothing listening: the first attempt fails with an error event, not silence', async () => {
-  const server = await agentServer();
-  const url = server.url;
-  await server.close();
-  const page = watchedPage(url, { maxDelayMs: 60_000 });
-  await waitFor(() => page.errors.length === 1, { what: 'the error event' });
-  assert.deepEqual(page.errors, [{ code: 'transport_failed', message: 'transport: connection attempt 1 failed (code 1006); retrying' }]);
-  assert.deepEqual(page.transport.status, { state: 'reconnecting', attempt: 2, delayMs: 500 });
-});
-
 test('a terminal close code and a rejecting onOpen end in a terminal closed state with code and reason', async () => {
   const server = await agentServer();
   server.onConnection = (socket) => setTimeout(() => socket.close(4001, 'unauthorized'), 10);
