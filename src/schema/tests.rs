@@ -1329,3 +1329,113 @@ fn enum_const_and_unique_items_compare_structurally() {
         )
     );
 }
+
+/// The JSON text of an array of `make(i)` items, as long as it takes to
+/// reach `bytes` (the hostile inputs of tests/node/support/hostile-validation-cases.mjs).
+fn array_text(bytes: usize, make: impl Fn(usize) -> Value) -> String {
+    let mut text = String::from("[");
+    let mut i = 0;
+    while text.len() + 1 < bytes {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&make(i).to_string());
+        i += 1;
+    }
+    text.push(']');
+    text
+}
+
+/// What `validate_text` answers for `schema` over `text`, as (path, message) pairs.
+fn text_issues(schema: &Value, text: &str) -> Vec<(String, String)> {
+    let compiled = CompiledSchema::compile(schema).expect("schema compiles");
+    compiled
+        .validate_text(text, &Re)
+        .into_iter()
+        .map(|i| (i.path, i.message))
+        .collect()
+}
+
+/// The validator's worst cases as an agent sends them (a call's input
+/// text): large inputs of enum members and distinct items stay within the
+/// budget and are valid; inputs whose value alone would spend it are refused
+/// at the root, unbuilt; work past it is refused where it ran out.
+#[test]
+fn hostile_inputs_are_answered_within_the_budget_or_refused_by_it() {
+    const MIB: usize = 1 << 20;
+    let zones: Vec<String> = (0..600)
+        .map(|i| format!("Area_{}/City_Name_{i}", i % 12))
+        .collect();
+    // `amount` written as JS writes it: whole numbers without a fraction.
+    let object = |i: usize| {
+        let amount = if i % 2 == 0 {
+            json!(i / 2 * 7)
+        } else {
+            json!(i as f64 * 3.5)
+        };
+        json!({ "id": i, "name": format!("item {i}"), "tags": ["a", format!("t{}", i % 7)], "price": { "amount": amount, "currency": "EUR" } })
+    };
+    let objects: Vec<Value> = (0..100).map(object).collect();
+    let small = |i: usize| json!({ "k": i % 10, "v": [i, "x"] });
+    let required_abcd =
+        json!({ "type": "array", "items": { "type": "object", "required": ["a", "b", "c", "d"] } });
+
+    let zone_enum = json!({ "type": "array", "items": { "enum": zones } });
+    let zone_text = array_text(MIB, |i| json!(zones[(i * 7919) % zones.len()]));
+    assert_eq!(text_issues(&zone_enum, &zone_text), []);
+    let object_enum = json!({ "type": "array", "items": { "enum": objects } });
+    let object_text = |bytes| array_text(bytes, |i| objects[(i * 31) % objects.len()].clone());
+    assert_eq!(text_issues(&object_enum, &object_text(200 * 1024)), []);
+    let unique = json!({ "uniqueItems": true });
+    assert_eq!(text_issues(&unique, &array_text(100 * 1024, small)), []);
+
+    let empties = |n: usize| format!("[{}{{}}]", "{},".repeat(n - 1));
+    let strings = json!({ "type": "array", "items": { "type": "string" } });
+    for (name, schema, text) in [
+        ("required × 40,000 {}", &required_abcd, empties(40_000)),
+        (
+            "enum of 100 objects, 1 MiB of them",
+            &object_enum,
+            object_text(MIB),
+        ),
+        (
+            "uniqueItems, 1 MiB of distinct objects",
+            &unique,
+            array_text(MIB, small),
+        ),
+        (
+            "items string, 1 MiB of 0s",
+            &strings,
+            array_text(MIB, |_| json!(0)),
+        ),
+    ] {
+        assert_eq!(
+            text_issues(schema, &text),
+            one("", eval::STEPS_MESSAGE),
+            "{name}"
+        );
+    }
+
+    // A chain of `anyOf`s, two refs each to the next: 2^40 paths, all failing.
+    let mut defs = Map::new();
+    for i in 0..40 {
+        let next = if i + 1 < 40 {
+            json!({ "$ref": format!("#/$defs/d{}", i + 1) })
+        } else {
+            json!(false)
+        };
+        defs.insert(format!("d{i}"), json!({ "anyOf": [next, next] }));
+    }
+    let chain = json!({ "$defs": defs, "$ref": "#/$defs/d0" });
+    assert_eq!(text_issues(&chain, "1"), one("", eval::STEPS_MESSAGE));
+    let names: Vec<String> = (0..20_000).map(|i| format!("name_{i}")).collect();
+    let many_required = json!({ "type": "array", "items": { "required": names } });
+    let found = text_issues(&many_required, &empties(1_000));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].1, eval::STEPS_MESSAGE);
+    assert!(
+        !found[0].0.is_empty() && found[0].0.bytes().all(|b| b.is_ascii_digit()),
+        "at the item where it ran out: {:?}",
+        found[0].0
+    );
+}
