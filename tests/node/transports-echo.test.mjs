@@ -1,7 +1,9 @@
 // echoTransport with the real laravel-echo + pusher-js (Node build) clients against a
 // minimal Pusher-protocol server and a Laravel-like HTTP backend on 127.0.0.1
 // (tests/node/support/echo-backend.mjs). The same flow in Chromium, with real cookies
-// and a real same-origin check, is in transports-echo-browser.test.mjs.
+// and a real same-origin check, is in transports-echo-browser.test.mjs; the policy's
+// rules (postUrl's origin, the request's shape, the payloads) are the unit tests of
+// src/transport/echo.rs.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import Echo from 'laravel-echo';
@@ -249,31 +251,4 @@ test('unsubscribing uses stopListening; close() leaves the private channel and e
   await waitFor(() => backend.unsubscriptions.includes(PRIVATE), { what: 'unsubscribe' });
   assert.equal(echo.connector.channels[PRIVATE], undefined);
   await assert.rejects(transport.send({ n: 3 }), /closed/);
-});
-
-test('postUrl must be same-origin when a location exists', async (t) => {
-  const echo = { private: () => ({ listen() {}, stopListening() {} }), leaveChannel() {} };
-  const saved = Object.getOwnPropertyDescriptor(globalThis, 'location');
-  t.after(() => {
-    if (saved) Object.defineProperty(globalThis, 'location', saved);
-    else delete globalThis.location;
-  });
-  Object.defineProperty(globalThis, 'location', { value: new URL('https://app.test/chat/5'), configurable: true });
-  for (const postUrl of ['https://evil.test/toolmark/bridge', '//evil.test/x', 'http://app.test/toolmark/bridge', 'https://app.test:8443/x', 'data:text/plain,x']) {
-    assert.throws(() => echoTransport({ echo, channel: CHANNEL, postUrl }), /same-origin/, postUrl);
-  }
-  const calls = [];
-  const fetch = async (url) => {
-    calls.push(url);
-    return { ok: true, status: 200 };
-  };
-  for (const postUrl of ['/toolmark/bridge', 'toolmark/bridge', 'https://app.test/api/bridge', undefined]) {
-    await echoTransport({ echo, channel: CHANNEL, postUrl, fetch }).send({});
-  }
-  assert.deepEqual(calls, [
-    'https://app.test/toolmark/bridge',
-    'https://app.test/chat/toolmark/bridge',
-    'https://app.test/api/bridge',
-    'https://app.test/toolmark/bridge',
-  ]);
 });
