@@ -2,8 +2,9 @@
 // program may do per character, counted repetition expanded: `a{40000}b`
 // is 9 bytes of pattern but 40,000 states visited per character, and a
 // pattern of empty repetitions visits its states without reading anything.
-// Each input here ends in the budget's issue before the search; charged by
-// the pattern's bytes they ran for seconds to minutes (prints the times).
+// Each input here ends in the budget's issue before the search (charged by
+// the pattern's bytes, they would run for seconds to minutes); the times are
+// printed, not asserted: a time is no test on a shared machine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
@@ -32,7 +33,6 @@ test('pattern: an expanded counted repetition is charged by its program, not its
     times.push(`${pattern} on ${n}: ${ms.toFixed(1)} ms`);
     assert.equal(result.status, 'invalid', pattern);
     assert.match(JSON.stringify(result), /exceeded/, pattern);
-    assert.ok(ms < 1000, `${pattern}: ${ms} ms`);
   }
   console.log(times.join('; '));
   // A short text under the same pattern is still matched.

@@ -172,23 +172,6 @@ test('reconnects with exponential backoff from 500 ms, capped by maxDelayMs, not
   assert.deepEqual(delaysOf(statuses).slice(chosen), [1200]);
 });
 
-test('a connection that stayed up 10 s resets the delay to 500 ms', { timeout: 30000 }, async () => {
-  const server = await agentServer();
-  const statuses = statusesOf(transport({ url: server.url, maxDelayMs: 4000 }));
-  await waitFor(() => server.sockets.length === 1, { what: 'first connection' });
-  for (let n = 2; n <= 3; n++) {
-    server.latest().terminate(); // short-lived: the delay grows (500, then 1000)
-    await waitFor(() => server.sockets.length === n, { timeoutMs: 3000, what: `connection ${n}` });
-  }
-  assert.deepEqual(delaysOf(statuses), [500, 1000]);
-  // The driver's clock is the page's: 10 s of it must pass for a connection to prove itself.
-  await sleep(10_100);
-  const before = server.attempts.length;
-  server.latest().terminate();
-  await waitFor(() => server.attempts.length > before, { timeoutMs: 3000, what: 'reconnect after reset' });
-  assert.deepEqual(delaysOf(statuses), [500, 1000, 500]);
-});
-
 test('a close code in terminalCloseCodes stops reconnecting; other codes do not', async () => {
   const server = await agentServer();
   const { tm, errors } = page();
