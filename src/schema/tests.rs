@@ -30,6 +30,11 @@ fn issues(schema: Value, instance: Value) -> Vec<(String, String)> {
         compiled.is_valid(&instance, &Re),
         "validate and is_valid disagree"
     );
+    pairs(found)
+}
+
+/// Issues as (path, message) pairs.
+fn pairs(found: Vec<SchemaIssue>) -> Vec<(String, String)> {
     found.into_iter().map(|i| (i.path, i.message)).collect()
 }
 
@@ -787,13 +792,10 @@ fn a_text_pays_for_its_value_out_of_the_same_budget() {
             message: "is not JSON text".into()
         }]
     );
-    let over = |issues: Vec<SchemaIssue>| -> Vec<(String, String)> {
-        issues.into_iter().map(|i| (i.path, i.message)).collect()
-    };
     // 1 MiB of zeros: about 540M units to build, over the 64M of the budget.
     let zeros = format!("[{}0]", "0,".repeat(524_287));
     assert_eq!(
-        over(compiled.validate_text(&zeros, &Re)),
+        pairs(compiled.validate_text(&zeros, &Re)),
         one("", eval::STEPS_MESSAGE)
     );
     // 60,000 nulls: building costs about 62M units and evaluating them
@@ -803,7 +805,7 @@ fn a_text_pays_for_its_value_out_of_the_same_budget() {
     let value = crate::json_value::parse(&nulls).unwrap();
     assert!(build_units(&nulls) < MAX_EVAL_STEPS * UNITS_PER_STEP);
     assert!(items_true.validate(&value, &Re).is_empty());
-    let found = over(items_true.validate_text(&nulls, &Re));
+    let found = pairs(items_true.validate_text(&nulls, &Re));
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].1, eval::STEPS_MESSAGE);
     assert!(!found[0].0.is_empty(), "stopped at an item, after building");
@@ -1349,11 +1351,7 @@ fn array_text(bytes: usize, make: impl Fn(usize) -> Value) -> String {
 /// What `validate_text` answers for `schema` over `text`, as (path, message) pairs.
 fn text_issues(schema: &Value, text: &str) -> Vec<(String, String)> {
     let compiled = CompiledSchema::compile(schema).expect("schema compiles");
-    compiled
-        .validate_text(text, &Re)
-        .into_iter()
-        .map(|i| (i.path, i.message))
-        .collect()
+    pairs(compiled.validate_text(text, &Re))
 }
 
 /// The validator's worst cases as an agent sends them (a call's input
@@ -1389,10 +1387,13 @@ fn hostile_inputs_are_answered_within_the_budget_or_refused_by_it() {
     let unique = json!({ "uniqueItems": true });
     assert_eq!(text_issues(&unique, &array_text(100 * 1024, small)), []);
 
-    let empties = |n: usize| format!("[{}{{}}]", "{},".repeat(n - 1));
     let strings = json!({ "type": "array", "items": { "type": "string" } });
     for (name, schema, text) in [
-        ("required × 40,000 {}", &required_abcd, empties(40_000)),
+        (
+            "required × 40,000 {}",
+            &required_abcd,
+            empties(40_000).to_string(),
+        ),
         (
             "enum of 100 objects, 1 MiB of them",
             &object_enum,
@@ -1430,7 +1431,7 @@ fn hostile_inputs_are_answered_within_the_budget_or_refused_by_it() {
     assert_eq!(text_issues(&chain, "1"), one("", eval::STEPS_MESSAGE));
     let names: Vec<String> = (0..20_000).map(|i| format!("name_{i}")).collect();
     let many_required = json!({ "type": "array", "items": { "required": names } });
-    let found = text_issues(&many_required, &empties(1_000));
+    let found = text_issues(&many_required, &empties(1_000).to_string());
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].1, eval::STEPS_MESSAGE);
     assert!(
