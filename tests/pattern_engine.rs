@@ -185,6 +185,10 @@ fn the_limits_fall_where_the_oracles_do() {
         (|n| format!("\\W{{0,{n}}}"), 1, 1 << 20),
         (|n| format!("(?:a|b|){{{n},}}"), 1, 1 << 20),
         (|n| format!("(?:a+)*b{{{n}}}"), 1, 1 << 20),
+        // A star's loop takes more states when its body can match empty.
+        (|n| format!("(?:a*b){{{n}}}"), 1, 1 << 20),
+        (|n| format!("(?:(?:a|)*b){{{n}}}"), 1, 1 << 20),
+        (|n| format!("(?:(?:a*)*b){{{n}}}"), 1, 1 << 20),
         (|n| format!("^(?=.*\\d)(?:.?){{{n}}}"), 1, 1 << 20),
         (|n| format!("(?=.*(?:a|b){{{n}}})(?=.*c)"), 1, 1 << 20),
     ] {

@@ -1739,6 +1739,34 @@ mod tests {
         assert_eq!(intersection(&[0, 2, 5], &[1, 2, 5, 6]), vec![2, 5]);
     }
 
+    #[test]
+    fn a_search_starts_only_at_the_start_when_every_match_does() {
+        for (pattern, anchored) in [
+            ("^a", true),
+            ("^a|^b", true),
+            ("^(?:a|b)c", true),
+            ("(?:^a)+b", true),
+            ("(?:^a){2,3}b", true),
+            ("a", false),
+            ("a^", false),
+            ("^a|b", false),
+            ("(?:^a)*b", false),
+            ("(?:^a)?b", false),
+            ("(?:^a){0,2}b", false),
+        ] {
+            let Some(p) = program(pattern) else {
+                panic!("{pattern}")
+            };
+            assert_eq!(p.is_anchored(), anchored, "{pattern}");
+        }
+        // A repetition that may be skipped leaves the rest free to match anywhere.
+        for pattern in ["(?:^a)*b", "(?:^a)?b", "(?:^a){0,2}b", "^a|b"] {
+            assert!(matches(pattern, "xb"), "{pattern}");
+        }
+        assert!(!matches("^a|^b", "xa"));
+        assert!(!matches("(?:^a)+b", "xab"));
+    }
+
     /// The `regex` crate's tables as the host (natively, no `RegExp`),
     /// counting its enumerations.
     #[derive(Default)]

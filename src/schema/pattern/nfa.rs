@@ -489,6 +489,12 @@ impl Program {
     pub fn matches_at(&self, text: &str, at: usize) -> bool {
         self.scan(text, at, true, &mut |_| true)
     }
+
+    /// Whether a search looks for matches at the input's start only.
+    #[cfg(test)]
+    pub fn is_anchored(&self) -> bool {
+        self.anchored
+    }
 }
 
 fn is_word(c: Option<char>) -> bool {
