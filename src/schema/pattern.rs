@@ -1704,6 +1704,8 @@ mod tests {
     fn the_limits() {
         let nested = |depth: usize| format!("{}a{}", "(".repeat(depth), ")".repeat(depth));
         assert!(program(&nested(50)).is_some());
+        // At the limit the innermost group still matches what it says.
+        assert!(matches(&nested(50), "a") && !matches(&nested(50), "b"));
         assert_eq!(refused(&nested(51)), TOO_BIG);
         assert_eq!(refused(&nested(100_000)), TOO_BIG);
         assert!(matches(&format!("^(?={})", nested(49)), "a"));
@@ -1737,6 +1739,33 @@ mod tests {
         };
         assert_eq!(lines_with_match(&b, "ab\nc\nb\n"), vec![0, 2, 3]);
         assert_eq!(intersection(&[0, 2, 5], &[1, 2, 5, 6]), vec![2, 5]);
+    }
+
+    #[test]
+    fn a_sets_ranges_are_sorted_merged_and_within_unicode() {
+        let ranges = vec![
+            (0x61, 0x63),
+            (5, 3),
+            (0x10_FFFF, 0x11_0000),
+            (0x20, 0x30),
+            (0x31, 0x40),
+            (0x62, 0x70),
+        ];
+        assert_eq!(canonical(ranges), vec![(0x20, 0x40), (0x61, 0x70)]);
+    }
+
+    #[test]
+    fn alternatives_split_at_top_level_bars_outside_escapes_and_classes() {
+        assert_eq!(split_alternatives("a|(b|c)"), Some(vec!["a", "(b|c)"]));
+        assert_eq!(split_alternatives("a\\|b|c"), Some(vec!["a\\|b", "c"]));
+        assert_eq!(split_alternatives("[|]|c"), Some(vec!["[|]", "c"]));
+        assert_eq!(split_alternatives("[(]|c"), Some(vec!["[(]", "c"]));
+        assert_eq!(split_alternatives("[\\]|]|c"), Some(vec!["[\\]|]", "c"]));
+        for unbalanced in ["(a|b", "a)|b", "[a|b", "a\\"] {
+            assert_eq!(split_alternatives(unbalanced), None, "{unbalanced}");
+        }
+        assert_eq!(group_end("(a[)]b)c"), Some(6));
+        assert_eq!(group_end("(a\\)b)c"), Some(5));
     }
 
     #[test]
