@@ -431,6 +431,40 @@ mod tests {
         assert!(!eq(&forward, &other));
     }
 
+    /// Distinct numbers hash apart (an integral float hashes as its
+    /// integer, and only those): no comparison is charged.
+    #[test]
+    fn distinct_numbers_hash_apart() {
+        let mut many: Vec<Value> = (0..50_000u64).map(Value::from).collect();
+        #[allow(clippy::cast_precision_loss)]
+        many.extend((0..50_000u64).map(|i| json!(i as f64 + 0.5)));
+        many.extend([
+            json!(u64::MAX),
+            json!(18_446_744_073_709_551_616.0_f64),
+            json!(-1),
+            json!(-1.5),
+        ]);
+        let mut work = Work::unlimited();
+        assert_eq!(find_duplicate(&many, &mut work), Ok(None));
+        assert_eq!(work.spent(), many.len() * (VALUE_UNITS + LOOKUP_UNITS));
+        assert_eq!(dup(&[json!(3), json!(-3.0), json!(3.0)]), Some((0, 2)));
+    }
+
+    /// A hash reads the first 64 levels of a value: deeper ones cost nothing.
+    #[test]
+    fn hashing_reads_64_levels() {
+        let wraps: [fn(Value) -> Value; 2] = [|v| json!([v]), |v| json!({ "a": v })];
+        for wrap in wraps {
+            let mut deep = json!(1);
+            for _ in 0..200 {
+                deep = wrap(deep);
+            }
+            let mut work = Work::unlimited();
+            assert!(hash(&deep, &mut work).is_ok());
+            assert!(work.spent() <= (HASH_DEPTH + 1) * (VALUE_UNITS + 1));
+        }
+    }
+
     /// Every comparison is charged: a budget too small for the work stops it.
     #[test]
     fn comparisons_are_charged() {
