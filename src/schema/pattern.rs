@@ -1742,6 +1742,22 @@ mod tests {
     }
 
     #[test]
+    fn more_lookaheads_than_a_word_has_bits_are_each_met_on_one_line() {
+        for count in [64, 65] {
+            let chars: Vec<char> = (0x4E00..0x4E00 + count)
+                .filter_map(char::from_u32)
+                .collect();
+            let pattern: String = chars.iter().map(|c| format!("(?=.*{c})")).collect();
+            let (head, tail) = chars.split_at(chars.len() / 2);
+            let (head, tail): (String, String) = (head.iter().collect(), tail.iter().collect());
+            assert!(matches(&pattern, &format!("x\n{tail}{head}")), "{count}");
+            assert!(!matches(&pattern, &format!("{head}\n{tail}")), "{count}");
+            let one_missing: String = chars.iter().skip(1).collect();
+            assert!(!matches(&pattern, &one_missing), "{count}");
+        }
+    }
+
+    #[test]
     fn a_sets_ranges_are_sorted_merged_and_within_unicode() {
         let ranges = vec![
             (0x61, 0x63),
