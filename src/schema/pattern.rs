@@ -1892,6 +1892,13 @@ mod tests {
         ] {
             assert_eq!(refused(pattern), INVALID, "{pattern}");
         }
+        // A name is at most 100 characters.
+        let long = "a".repeat(100);
+        assert_eq!(
+            refused(&format!("\\p{{{long}}}")),
+            format!("\\p{{{long}}} is not a Unicode property this host's RegExp knows (u flag)")
+        );
+        assert_eq!(refused(&format!("\\p{{{long}a}}")), INVALID);
         // Known properties let the refusal name what else is wrong.
         assert_eq!(refused("(?<=\\p{L})a"), LOOKBEHIND);
         assert_eq!(refused("\\p{L}(?i:a)"), MODIFIERS);
