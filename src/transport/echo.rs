@@ -119,6 +119,12 @@ fn quoted(value: &str) -> String {
 }
 
 impl ConfigError {
+    /// The code `echoTransport` throws with: every refusal is of an option
+    /// the caller gave.
+    pub fn thrown_code(&self) -> ThrownErrorCode {
+        ThrownErrorCode::InvalidArgument
+    }
+
     /// The error text, as the JS transport has it (with the reason added
     /// for an invalid `postUrl`).
     pub fn message(&self) -> String {
@@ -341,6 +347,8 @@ pub enum SendFailure {
     NotJson,
     /// An app header fetch would refuse (its name, as given).
     BadHeader { name: String },
+    /// No `fetch` option and no `globalThis.fetch` to fall back on.
+    NoFetch,
     /// fetch rejected (network error, CORS, a redirect) or gave nothing.
     Network { url: String },
     /// A status outside 200–299.
@@ -349,14 +357,15 @@ pub enum SendFailure {
 
 impl SendFailure {
     /// The code the send rejects with: an argument the request cannot
-    /// carry, a send after close, else (the server's or the network's
-    /// failure) the event code `transport_failed`.
+    /// carry, a send after close, a host without `fetch`, else (the
+    /// server's or the network's failure) the event code `transport_failed`.
     pub fn thrown_code(&self) -> ToolmarkErrorCode {
         match self {
             SendFailure::BadHeader { .. } | SendFailure::NotJson => {
                 ThrownErrorCode::InvalidArgument.into()
             }
             SendFailure::Closed => ThrownErrorCode::TransportClosed.into(),
+            SendFailure::NoFetch => ThrownErrorCode::HostUnsupported.into(),
             SendFailure::Network { .. } | SendFailure::Status { .. } => {
                 ErrorEventCode::TransportFailed.into()
             }
@@ -370,6 +379,9 @@ impl SendFailure {
             SendFailure::NotJson => "echoTransport: message is not JSON-serializable".into(),
             SendFailure::BadHeader { name } => {
                 format!("echoTransport: header {} cannot be sent", quoted(name))
+            }
+            SendFailure::NoFetch => {
+                "echoTransport: globalThis.fetch is not a function (pass options.fetch)".into()
             }
             SendFailure::Network { url } => format!("echoTransport: POST {url} answered nothing"),
             SendFailure::Status { url, status } => {
@@ -1048,7 +1060,9 @@ mod tests {
         ];
         for (expected, changes) in refusals {
             for change in changes {
-                assert_eq!(refused(*change), expected);
+                let error = refused(*change);
+                assert_eq!(error, expected);
+                assert_eq!(error.thrown_code(), ThrownErrorCode::InvalidArgument);
             }
         }
         // The values are checked after every type.
@@ -1169,6 +1183,16 @@ mod tests {
         let closed = SendFailure::Closed;
         assert_eq!(closed.thrown_code().as_str(), "transport_closed");
         assert_eq!(closed.message(), "echoTransport: closed");
+    }
+
+    #[test]
+    fn a_host_without_fetch_is_host_unsupported() {
+        let err = SendFailure::NoFetch;
+        assert_eq!(err.thrown_code().as_str(), "host_unsupported");
+        assert_eq!(
+            err.message(),
+            "echoTransport: globalThis.fetch is not a function (pass options.fetch)"
+        );
     }
 
     #[test]

@@ -40,6 +40,7 @@ use serde_json::{Map, Value};
 use super::origin::{parse_serialized_origin, OriginError};
 use super::status::{Status, StatusLog, CLOSED_BY_CLOSE};
 use crate::given::{Given, GivenList};
+use crate::protocol::ThrownErrorCode;
 
 /// The value of the envelope's `toolmark` key.
 pub const ENVELOPE_VERSION: u64 = 1;
@@ -70,6 +71,12 @@ fn quoted(value: &str) -> String {
 }
 
 impl ConfigError {
+    /// The code `postMessageTransport` throws with: every refusal is of an
+    /// option the caller gave.
+    pub fn thrown_code(&self) -> ThrownErrorCode {
+        ThrownErrorCode::InvalidArgument
+    }
+
     /// The error text, as the JS transport has it, with the reason added.
     pub fn message(&self) -> String {
         match self {
@@ -116,6 +123,11 @@ pub struct SendAfterClose {
 }
 
 impl SendAfterClose {
+    /// The code `send` throws with, whichever way the transport stopped.
+    pub fn thrown_code(self) -> ThrownErrorCode {
+        ThrownErrorCode::TransportClosed
+    }
+
     pub fn message(self) -> &'static str {
         if self.target_closed {
             "postMessageTransport: the target window closed"
@@ -451,13 +463,14 @@ mod tests {
             ConfigError::Source
         );
         // The target and the origins are told before the source.
-        assert_eq!(
-            refused(|o| {
-                o.target_origin = "*".into();
-                o.source = Given::Null;
-            }),
-            ConfigError::TargetWildcard
-        );
+        let first = refused(|o| {
+            o.target_origin = "*".into();
+            o.source = Given::Null;
+        });
+        assert_eq!(first, ConfigError::TargetWildcard);
+        for error in [first, ConfigError::Target, ConfigError::Source] {
+            assert_eq!(error.thrown_code(), ThrownErrorCode::InvalidArgument);
+        }
     }
 
     #[test]
@@ -646,6 +659,7 @@ mod tests {
         assert_eq!(p.outbound("{}"), Err(closed));
         assert_eq!(p.outbound_value(json!({})), Err(closed));
         assert_eq!(closed.message(), "postMessageTransport: closed");
+        assert_eq!(closed.thrown_code(), ThrownErrorCode::TransportClosed);
         assert!(!p.accepts_sender(true, PARENT));
     }
     #[test]
@@ -681,10 +695,11 @@ mod tests {
             })
         );
         assert!(!p.accepts_sender(true, PARENT));
-        let error = p.outbound("{}").err().map(SendAfterClose::message);
+        let error = p.outbound("{}").unwrap_err();
         assert_eq!(
-            error,
-            Some("postMessageTransport: the target window closed")
+            error.message(),
+            "postMessageTransport: the target window closed"
         );
+        assert_eq!(error.thrown_code(), ThrownErrorCode::TransportClosed);
     }
 }

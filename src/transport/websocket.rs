@@ -120,6 +120,15 @@ pub enum ConfigError {
 }
 
 impl ConfigError {
+    /// The code `websocketTransport` throws with: a host without a
+    /// WebSocket lacks what it needs; every other refusal is the caller's.
+    pub fn thrown_code(self) -> ThrownErrorCode {
+        match self {
+            ConfigError::NoWebSocket => ThrownErrorCode::HostUnsupported,
+            _ => ThrownErrorCode::InvalidArgument,
+        }
+    }
+
     /// The error text, as the JS transport has it.
     pub fn message(self) -> &'static str {
         match self {
@@ -1008,6 +1017,15 @@ mod tests {
         assert!(ConfigError::OnOpen
             .message()
             .contains("onOpen must be a function"));
+    }
+
+    #[test]
+    fn a_host_without_a_websocket_is_host_unsupported_and_a_bad_option_invalid_argument() {
+        use ConfigError::*;
+        assert_eq!(NoWebSocket.thrown_code(), ThrownErrorCode::HostUnsupported);
+        for refused in [Url, MaxDelay, TerminalCloseCodes, OnOpen] {
+            assert_eq!(refused.thrown_code(), ThrownErrorCode::InvalidArgument);
+        }
     }
 
     /// Options with every one valid: a string url, the host's WebSocket.

@@ -41,7 +41,7 @@ use web_sys::RequestInit;
 
 use super::error::thrown;
 use super::host::{self, get};
-use super::status::{self, StatusSubscribers};
+use super::status::{self, Subscribers};
 use super::values;
 use crate::given::status_code;
 use crate::protocol::ThrownErrorCode;
@@ -50,7 +50,7 @@ use crate::transport::echo::{
 };
 
 fn type_error(error: ConfigError) -> JsValue {
-    thrown(ThrownErrorCode::InvalidArgument, &error.message())
+    thrown(error.thrown_code(), &error.message())
 }
 
 fn send_error(failure: &SendFailure) -> js_sys::Object {
@@ -75,7 +75,7 @@ struct Driver {
     fetch: Option<Function>,
     listeners: RefCell<Vec<Listener>>,
     next_listener: Cell<u32>,
-    statuses: Rc<StatusSubscribers>,
+    statuses: Rc<Subscribers>,
     /// What `onConnectionChange` returned.
     off_connection: RefCell<Option<Function>>,
 }
@@ -191,9 +191,7 @@ impl Driver {
         } else {
             payload.clone()
         };
-        if let Err(error) = callback.call1(&JsValue::UNDEFINED, &message) {
-            host::report_uncaught(&error);
-        }
+        host::call_reporting(&callback, &message);
     }
 
     fn subscribe(self: &Rc<Self>, callback: Function) -> Result<JsValue, JsValue> {
@@ -307,12 +305,8 @@ impl Driver {
         let (fetch, this) = match &self.fetch {
             Some(fetch) => (fetch.clone(), JsValue::UNDEFINED),
             None => (
-                host::method(&global, "fetch").ok_or_else(|| {
-                    thrown(
-                        ThrownErrorCode::HostUnsupported,
-                        "echoTransport: globalThis.fetch is not a function (pass options.fetch)",
-                    )
-                })?,
+                host::method(&global, "fetch")
+                    .ok_or_else(|| JsValue::from(send_error(&SendFailure::NoFetch)))?,
                 global,
             ),
         };
@@ -426,7 +420,7 @@ impl EchoTransport {
     /// its unsubscribe.
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
     pub fn on_status(&self, callback: JsValue) -> Result<Function, JsValue> {
-        self.driver.statuses.on_status(
+        self.driver.statuses.subscribe(
             callback,
             self.driver.is_closed(),
             "echoTransport: onStatus(callback) needs a function",

@@ -330,6 +330,13 @@ pub fn report_uncaught(error: &JsValue) {
     }
 }
 
+/// A subscriber's `callback(value)`, a throw reported as uncaught.
+pub fn call_reporting(callback: &Function, value: &JsValue) {
+    if let Err(error) = callback.call1(&JsValue::UNDEFINED, value) {
+        report_uncaught(&error);
+    }
+}
+
 /// Throws `error` from a microtask of its own (`queueMicrotask`), where the
 /// host reports it as any uncaught error.
 pub fn throw_in_microtask(error: JsValue) {

@@ -30,7 +30,7 @@ use wasm_bindgen::prelude::*;
 
 use super::error::thrown;
 use super::host::{self, get, Callback};
-use super::status::{self, StatusSubscribers};
+use super::status::{self, Subscribers};
 use super::values;
 use crate::protocol::ThrownErrorCode;
 use crate::timer;
@@ -40,7 +40,7 @@ use crate::transport::post_message::{
 };
 
 fn type_error(error: &ConfigError) -> JsValue {
-    thrown(ThrownErrorCode::InvalidArgument, &error.message())
+    thrown(error.thrown_code(), &error.message())
 }
 
 /// An option value as the policy reads it: a string as it is, anything else
@@ -57,7 +57,7 @@ struct Driver {
     source: JsValue,
     listeners: RefCell<Vec<(u32, Callback)>>,
     next_listener: Cell<u32>,
-    statuses: Rc<StatusSubscribers>,
+    statuses: Rc<Subscribers>,
     /// The armed check of the target window, if any.
     check: RefCell<Option<JsValue>>,
 }
@@ -204,7 +204,7 @@ impl PostMessageTransport {
         let origin = {
             let policy = self.driver.policy.borrow();
             if let Err(error) = policy.check_send() {
-                return Err(thrown(ThrownErrorCode::TransportClosed, error.message()));
+                return Err(thrown(error.thrown_code(), error.message()));
             }
             JsValue::from_str(policy.target_origin())
         };
@@ -245,9 +245,7 @@ impl PostMessageTransport {
                 return Ok(JsValue::UNDEFINED);
             }
             if let Some(message) = owner.accept(&event) {
-                if let Err(error) = callback.call1(&JsValue::UNDEFINED, &message) {
-                    host::report_uncaught(&error);
-                }
+                host::call_reporting(&callback, &message);
             }
             Ok(JsValue::UNDEFINED)
         });
@@ -289,7 +287,7 @@ impl PostMessageTransport {
     /// every second.
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
     pub fn on_status(&self, callback: JsValue) -> Result<js_sys::Function, JsValue> {
-        let off = self.driver.statuses.on_status(
+        let off = self.driver.statuses.subscribe(
             callback,
             self.driver.policy.borrow().is_closed(),
             "postMessageTransport: onStatus(callback) needs a function",

@@ -53,21 +53,22 @@ pub fn from_js(value: &JsValue) -> Option<Status> {
     })
 }
 
-/// A transport's `onStatus` subscribers, in the order they subscribed,
-/// shared by the three transport drivers. A `RefCell` borrowed only around
-/// Rust code, never while a subscriber runs, so one may subscribe,
-/// unsubscribe or close from its callback.
+/// A transport's subscribers (its `onStatus` ones, and the WebSocket
+/// driver's `onMessage` ones), in the order they subscribed. A `RefCell`
+/// borrowed only around Rust code, never while a subscriber runs, so one
+/// may subscribe, unsubscribe or close from its callback.
 #[derive(Default)]
-pub struct StatusSubscribers {
+pub struct Subscribers {
     list: RefCell<Vec<(u32, Function)>>,
     next: Cell<u32>,
 }
 
-impl StatusSubscribers {
-    /// `onStatus(callback)`: subscribes it unless the transport has
-    /// `stopped`; returns its unsubscribe, which holds the list weakly.
-    /// `refusal` is the error text for a callback that is not a function.
-    pub fn on_status(
+impl Subscribers {
+    /// `onStatus(callback)` / `onMessage(callback)`: subscribes it unless
+    /// the transport has `stopped`; returns its unsubscribe, which holds
+    /// the list weakly. `refusal` is the error text for a callback that is
+    /// not a function.
+    pub fn subscribe(
         self: &Rc<Self>,
         callback: JsValue,
         stopped: bool,
@@ -82,7 +83,7 @@ impl StatusSubscribers {
         let id = self.next.get().wrapping_add(1);
         self.next.set(id);
         self.list.borrow_mut().push((id, callback));
-        let weak: Weak<StatusSubscribers> = Rc::downgrade(self);
+        let weak: Weak<Subscribers> = Rc::downgrade(self);
         Ok(host::js_function(move || {
             let Some(list) = weak.upgrade() else { return };
             let gone = {
@@ -101,22 +102,24 @@ impl StatusSubscribers {
         !self.list.borrow().is_empty()
     }
 
-    /// Calls each subscriber still subscribed when its turn comes with the
-    /// state; one that throws is reported as uncaught and stops no other.
-    pub fn tell(&self, status: &Status) {
+    /// `visit` with each subscriber still subscribed when its turn comes.
+    pub fn each(&self, mut visit: impl FnMut(&Function)) {
         let snapshot = self.list.borrow().clone();
-        if snapshot.is_empty() {
+        for (id, callback) in snapshot {
+            if self.list.borrow().iter().any(|(s, _)| *s == id) {
+                visit(&callback);
+            }
+        }
+    }
+
+    /// Calls each subscriber with the state; one that throws is reported
+    /// as uncaught and stops no other.
+    pub fn tell(&self, status: &Status) {
+        if self.list.borrow().is_empty() {
             return;
         }
         let value = to_js(status);
-        for (id, callback) in snapshot {
-            if !self.list.borrow().iter().any(|(s, _)| *s == id) {
-                continue;
-            }
-            if let Err(error) = callback.call1(&JsValue::UNDEFINED, &value) {
-                host::report_uncaught(&error);
-            }
-        }
+        self.each(|callback| host::call_reporting(callback, &value));
     }
 
     /// Drops every subscriber (the transport stopped).

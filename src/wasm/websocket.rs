@@ -33,7 +33,7 @@
 //!   ([`host::report_uncaught`]).
 
 use crate::prelude::*;
-use alloc::rc::{Rc, Weak};
+use alloc::rc::Rc;
 use core::cell::{Cell, RefCell};
 use core::sync::atomic::{AtomicU32, Ordering};
 use js_sys::{Array, Function, JsString};
@@ -44,9 +44,8 @@ use super::bridge;
 use super::driver::{settled, spawn};
 use super::error::thrown;
 use super::host::{self, get, Callback};
-use super::status::{self, StatusSubscribers};
+use super::status::{self, Subscribers};
 use super::values;
-use crate::protocol::ThrownErrorCode;
 use crate::timer::{self, Arm, Rearm};
 use crate::transport::websocket::{
     close_code, Action, ConfigError, ConnId, Frame, SendRefused, WebSocketClass, WebSocketConfig,
@@ -101,14 +100,8 @@ fn text_frame(policy: &RefCell<WebSocketPolicy>, conn: ConnId, text: &JsString) 
     String::from_utf8(bytes.to_vec()).map_or(Frame::Binary, Frame::Text)
 }
 
-/// A bad option: `invalid_argument`, or `host_unsupported` for a host
-/// without a WebSocket.
 fn type_error(error: ConfigError) -> JsValue {
-    let code = match error {
-        ConfigError::NoWebSocket => ThrownErrorCode::HostUnsupported,
-        _ => ThrownErrorCode::InvalidArgument,
-    };
-    thrown(code, error.message())
+    thrown(error.thrown_code(), error.message())
 }
 
 /// A socket and the listeners it holds; dropping it detaches them.
@@ -166,8 +159,6 @@ struct Io {
     /// `close` event.
     closing: Vec<Socket>,
     timer: Option<Timer>,
-    subscribers: Vec<(u32, Function)>,
-    next_subscriber: u32,
     /// Counted in [`LIVE`] (from the first socket to the stop).
     live: bool,
 }
@@ -183,7 +174,9 @@ struct Driver {
     on_open: RefCell<Option<Function>>,
     /// A [`Driver::pump`] is running.
     pumping: Cell<bool>,
-    statuses: Rc<StatusSubscribers>,
+    statuses: Rc<Subscribers>,
+    /// The `onMessage` subscribers.
+    messages: Rc<Subscribers>,
 }
 
 fn now() -> u64 {
@@ -268,15 +261,15 @@ impl Driver {
                 }
             }
             Action::Stopped { .. } => {
-                let (socket, timer, subscribers, live) = self.io(|io| {
+                let (socket, timer, live) = self.io(|io| {
                     (
                         io.socket.take(),
                         io.timer.take(),
-                        core::mem::take(&mut io.subscribers),
                         core::mem::replace(&mut io.live, false),
                     )
                 });
-                drop((socket, timer, subscribers));
+                drop((socket, timer));
+                self.messages.clear();
                 self.statuses.clear();
                 if live {
                     LIVE.fetch_sub(1, Ordering::Relaxed);
@@ -402,25 +395,20 @@ impl Driver {
     /// a text that is not JSON reaches no other subscriber (the spec drops
     /// such a frame).
     fn deliver(&self, text: &str) {
-        let subscribers = self.io(|io| io.subscribers.clone());
         let mut message: Option<Option<JsValue>> = None;
-        for (id, callback) in subscribers {
-            let subscribed = self.io(|io| io.subscribers.iter().any(|(s, _)| *s == id));
-            if !subscribed || self.policy(|p| p.is_stopped()) {
-                continue;
+        self.messages.each(|callback| {
+            if self.policy(|p| p.is_stopped()) {
+                return;
             }
-            if let Some(route) = bridge::text_route(&callback) {
+            if let Some(route) = bridge::text_route(callback) {
                 route.deliver_frame(text);
-                continue;
+                return;
             }
             let parsed = message.get_or_insert_with(|| js_sys::JSON::parse(text).ok());
-            let Some(parsed) = parsed.clone() else {
-                continue;
-            };
-            if let Err(error) = callback.call1(&JsValue::UNDEFINED, &parsed) {
-                host::report_uncaught(&error);
+            if let Some(parsed) = parsed {
+                host::call_reporting(callback, parsed);
             }
-        }
+        });
     }
 
     /// One timer at the policy's deadline, replacing an earlier one.
@@ -460,28 +448,6 @@ impl Driver {
             })
         });
         drop(old);
-    }
-
-    /// Adds an `onMessage` subscriber; returns its unsubscribe.
-    fn subscribe(self: &Rc<Self>, callback: Function) -> Function {
-        let stopped = self.policy(|p| p.is_stopped());
-        let id = self.io(|io| {
-            io.next_subscriber = io.next_subscriber.wrapping_add(1);
-            if !stopped {
-                io.subscribers.push((io.next_subscriber, callback));
-            }
-            io.next_subscriber
-        });
-        let weak: Weak<Driver> = Rc::downgrade(self);
-        host::js_function(move || {
-            if let Some(driver) = weak.upgrade() {
-                let gone = driver.io(|io| {
-                    let at = io.subscribers.iter().position(|(s, _)| *s == id)?;
-                    Some(io.subscribers.remove(at))
-                });
-                drop(gone);
-            }
-        })
     }
 }
 
@@ -525,6 +491,7 @@ pub fn websocket_transport(options: JsValue) -> Result<WebSocketTransport, JsVal
         on_open: RefCell::new(on_open),
         pumping: Cell::new(false),
         statuses: Rc::default(),
+        messages: Rc::default(),
     });
     // The first socket: a constructor that throws now (a bad url or
     // protocol list) is a configuration error, thrown as it is.
@@ -556,13 +523,11 @@ impl WebSocketTransport {
     /// Calls `callback(message)` with each inbound message; returns its unsubscribe.
     #[wasm_bindgen(js_name = onMessage, unchecked_return_type = "() => void")]
     pub fn on_message(&self, callback: JsValue) -> Result<Function, JsValue> {
-        let Some(callback) = host::function(callback) else {
-            return Err(thrown(
-                ThrownErrorCode::InvalidArgument,
-                "websocketTransport: onMessage(callback) needs a function",
-            ));
-        };
-        Ok(self.driver.subscribe(callback))
+        self.driver.messages.subscribe(
+            callback,
+            self.driver.policy(|p| p.is_stopped()),
+            "websocketTransport: onMessage(callback) needs a function",
+        )
     }
 
     /// The connection state now: `{ state: 'connecting' | 'open' |
@@ -576,7 +541,7 @@ impl WebSocketTransport {
     /// its unsubscribe. The last one told is `closed` with `terminal: true`.
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
     pub fn on_status(&self, callback: JsValue) -> Result<Function, JsValue> {
-        self.driver.statuses.on_status(
+        self.driver.statuses.subscribe(
             callback,
             self.driver.policy(|p| p.is_stopped()),
             "websocketTransport: onStatus(callback) needs a function",
