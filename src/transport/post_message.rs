@@ -380,10 +380,11 @@ impl PostMessagePolicy {
         self.status.poll()
     }
 
-    /// When a transport whose state is watched checks its target window
-    /// next (`None` once closed).
-    pub fn next_check(&self, now: u64) -> Option<u64> {
-        (!self.is_closed()).then(|| now.saturating_add(TARGET_CHECK_MS))
+    /// When the transport checks its target next: only a window (a target
+    /// with a boolean `closed`) whose state an `onStatus` subscriber
+    /// `watched`, and never once closed. A send checks it besides.
+    pub fn next_check(&self, now: u64, watched: bool, window: bool) -> Option<u64> {
+        (watched && window && !self.is_closed()).then(|| now.saturating_add(TARGET_CHECK_MS))
     }
 
     pub fn is_closed(&self) -> bool {
@@ -667,7 +668,10 @@ mod tests {
         let mut p = policy();
         assert_eq!(p.status(), &Status::Open);
         assert_eq!(p.poll_status(), None);
-        assert_eq!(p.next_check(5), Some(5 + TARGET_CHECK_MS));
+        assert_eq!(p.next_check(5, true, true), Some(5 + TARGET_CHECK_MS));
+        // Unwatched, or a target that is no window: never checked.
+        assert_eq!(p.next_check(5, false, true), None);
+        assert_eq!(p.next_check(5, true, false), None);
         p.close();
         p.close();
         p.handle_target_closed();
@@ -679,7 +683,7 @@ mod tests {
         assert_eq!(p.poll_status(), Some(closed.clone()));
         assert_eq!(p.poll_status(), None);
         assert_eq!(p.status(), &closed);
-        assert_eq!(p.next_check(5), None);
+        assert_eq!(p.next_check(5, true, true), None);
     }
 
     #[test]

@@ -88,16 +88,16 @@ impl Driver {
         true
     }
 
-    /// The next check of the target window, for a window target watched
-    /// by a subscriber.
+    /// The next check of the target window, when the policy wants one and
+    /// none is armed.
     fn arm_check(self: &Rc<Self>) {
-        let watched = self.statuses.is_watched();
-        let window = get(&self.target, "closed").as_bool().is_some();
-        if !watched || !window || self.check.borrow().is_some() {
+        if self.check.borrow().is_some() {
             return;
         }
+        let watched = self.statuses.is_watched();
+        let window = get(&self.target, "closed").as_bool().is_some();
         let now = host::now_ms(None);
-        let Some(at) = self.policy.borrow().next_check(now) else {
+        let Some(at) = self.policy.borrow().next_check(now, watched, window) else {
             return;
         };
         let weak = Rc::downgrade(self);
