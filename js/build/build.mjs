@@ -364,9 +364,39 @@ export function initialize(source: object | string | PromiseLike<object>): Promi
 }
 
 // Its own target directory: the shipped build's flags differ from the tests'.
-// Its own target directory: the shipped build's flags differ from the tests'.
 const shippedTarget = join(root, 'target', 'shipped');
 const cargoWasm = join(shippedTarget, 'wasm32-unknown-unknown', 'release', `${crateName}.wasm`);
+// The files cargo read for the last build (its dep-info, Makefile syntax).
+const cargoDepInfo = join(shippedTarget, 'wasm32-unknown-unknown', 'release', `${crateName}.d`);
+
+// What wasm-bindgen and wasm-opt make of a module depends on besides it.
+const postTools = createHash('sha256')
+  .update(JSON.stringify([pinnedBindgenVersion(), jsOnly ? '' : execFileSync(wasmOptBin, ['--version'], { encoding: 'utf8' }), WASM_OPT_PASSES, WASM_OPT_FEATURES]))
+  .update(readFileSync(join(root, 'js', 'build', 'short-names.mjs')))
+  .digest('hex');
+
+/** The source files listed by cargo's dep-info for the module it built last. */
+function cargoSources() {
+  const first = readFileSync(cargoDepInfo, 'utf8').split('\n', 1)[0];
+  const deps = first.slice(first.indexOf(': ') + 2);
+  return deps.split(/(?<!\\) /).filter(Boolean).map((file) => file.replaceAll('\\ ', ' '));
+}
+
+/**
+ * Everything a part's shipped module is made from: the cargo command (its
+ * features, its flags), rustc, the manifests and the lock file, the cargo
+ * config and environment, the crate's source files as cargo listed them
+ * (a file gone counts as changed), and the tools after cargo.
+ */
+function sourcesDigest(cargoArgs, files) {
+  const hash = createHash('sha256').update(JSON.stringify(cargoArgs));
+  hash.update(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }));
+  hash.update(JSON.stringify(Object.entries(process.env).filter(([key]) => /^(CARGO|RUST)/.test(key)).sort()));
+  for (const file of [join(root, 'Cargo.toml'), join(root, 'Cargo.lock'), join(root, '.cargo', 'config.toml'), ...files]) {
+    hash.update(`\0${file}\0`).update(existsSync(file) ? readFileSync(file) : '(none)');
+  }
+  return hash.update(postTools).digest('hex');
+}
 
 /**
  * One module: cargo with `features` (none: the default, every feature),
@@ -379,23 +409,34 @@ function compileModule(features, outDir, name) {
     if (!existsSync(out.wasm) || !existsSync(out.glue)) throw new Error('no compiled module yet: npm run build');
     return out;
   }
+  // The parts share one target directory, where cargo rebuilds the crate
+  // whenever the features differ from the last build's (a cdylib's
+  // artifacts are not kept per feature set): a part none of whose sources
+  // changed since it was built is not compiled again.
+  const cargoArgs = cargoBuildArgs(shippedTarget, features ? ['--no-default-features', '--features', features] : []);
+  const sources = join(outDir, 'sources.json');
+  if (existsSync(sources) && existsSync(out.wasm) && existsSync(out.glue)) {
+    const last = JSON.parse(readFileSync(sources, 'utf8'));
+    if (sourcesDigest(cargoArgs, last.files) === last.digest) {
+      console.error(`build: ${name}: no source changed since it was built: cargo, wasm-bindgen and wasm-opt skipped`);
+      return out;
+    }
+  }
   // 1. compile (stable Rust; the release profile in Cargo.toml)
-  run('cargo', cargoBuildArgs(shippedTarget, features ? ['--no-default-features', '--features', features] : []));
+  run('cargo', cargoArgs);
   // wasm-bindgen and wasm-opt take most of a rebuild; skipped when cargo's
-  // output, the wasm-bindgen version and the passes are those of the last
-  // successful build (its stamp; cargo itself is incremental).
+  // output and the tools after it are those of the last successful build
+  // (its stamp).
   const stamp = join(outDir, 'stamp');
-  const inputs = createHash('sha256')
-    .update(readFileSync(cargoWasm))
-    .update(JSON.stringify([pinnedBindgenVersion(), execFileSync(wasmOptBin, ['--version'], { encoding: 'utf8' }), WASM_OPT_PASSES, WASM_OPT_FEATURES]))
-    .update(readFileSync(join(root, 'js', 'build', 'short-names.mjs')))
-    .digest('hex');
+  const inputs = createHash('sha256').update(readFileSync(cargoWasm)).update(postTools).digest('hex');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === inputs && existsSync(out.wasm) && existsSync(out.glue)) {
     console.error(`build: ${name}: the compiled module is unchanged: wasm-bindgen and wasm-opt skipped`);
   } else {
     bindgenAndOptimize(outDir, name, out);
     writeFileSync(stamp, inputs);
   }
+  const files = cargoSources();
+  writeFileSync(sources, JSON.stringify({ files, digest: sourcesDigest(cargoArgs, files) }));
   return out;
 }
 
