@@ -545,6 +545,29 @@ pub fn invalid_fields(
     issues
 }
 
+/// What `submit` answers: `{ submitted: true }` once the form is
+/// submitted, or, for a form failing its constraints ([`invalid_fields`]),
+/// `{ submitted: false, invalid: [{ path, message }] }`: nothing was
+/// submitted, and the agent is told which fields are at fault (a thrown
+/// error would reach it as a bare "Tool failed").
+pub fn submit_answer(invalid: &[Issue]) -> Value {
+    let mut answer = Map::new();
+    answer.insert("submitted".into(), Value::Bool(invalid.is_empty()));
+    if !invalid.is_empty() {
+        let issues = invalid
+            .iter()
+            .map(|issue| {
+                let mut entry = Map::new();
+                entry.insert("path".into(), issue.path.clone().into());
+                entry.insert("message".into(), issue.message.clone().into());
+                Value::Object(entry)
+            })
+            .collect();
+        answer.insert("invalid".into(), Value::Array(issues));
+    }
+    Value::Object(answer)
+}
+
 /// `path` is `base` or below it (`base.x`, `base.0.y`).
 fn at_or_below(path: &str, base: &str) -> bool {
     path == base
@@ -1413,6 +1436,11 @@ mod tests {
         // The control after a failing one of its field is not asked.
         assert_eq!(asked, [0, 1, 2, 3, 4]);
         assert_eq!(invalid_fields(&fields, |_| None), []);
+        assert_eq!(
+            submit_answer(&issues[..1]),
+            json!({"submitted": false, "invalid": [{"path": "user", "message": "Fill in this field."}]})
+        );
+        assert_eq!(submit_answer(&[]), json!({"submitted": true}));
     }
 
     #[test]

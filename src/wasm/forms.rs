@@ -408,10 +408,8 @@ impl Form {
             Op::State => form_state(&fields, &self.key).into(),
             Op::Submit => {
                 // requestSubmit() on a form failing its constraints (a
-                // `required` field left empty…) submits nothing: say so,
-                // with the fields at fault as issues (a thrown error would
-                // reach the agent as a bare "Tool failed"), and show the
-                // person what is missing.
+                // `required` field left empty…) submits nothing: the
+                // person is shown what is missing, the agent told.
                 let invalid = forms::invalid_fields(&fields, |control| {
                     let element = &ctls.get(control.element)?.element;
                     let valid = host::method(element, "checkValidity")?
@@ -419,25 +417,14 @@ impl Form {
                         .ok()?;
                     valid.is_falsy().then(|| text(element, "validationMessage"))
                 });
-                if !invalid.is_empty() {
-                    let issues = Array::new();
-                    for issue in invalid {
-                        issues.push(&host::object(&[
-                            ("path", &issue.path.into()),
-                            ("message", &issue.message.into()),
-                        ]));
-                    }
+                if invalid.is_empty() {
+                    let submit = host::method(&self.element, "requestSubmit")
+                        .ok_or_else(|| Failure::misuse("formTools: form.requestSubmit is gone"))?;
+                    submit.call0(&self.element)?;
+                } else {
                     call(&self.element, "reportValidity", &JsValue::UNDEFINED);
-                    return Ok(host::object(&[
-                        ("submitted", &JsValue::FALSE),
-                        ("invalid", &issues),
-                    ])
-                    .into());
                 }
-                let submit = host::method(&self.element, "requestSubmit")
-                    .ok_or_else(|| Failure::misuse("formTools: form.requestSubmit is gone"))?;
-                submit.call0(&self.element)?;
-                host::object(&[("submitted", &JsValue::TRUE)]).into()
+                js(&forms::submit_answer(&invalid))
             }
         })
     }
