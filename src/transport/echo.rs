@@ -1186,16 +1186,6 @@ mod tests {
     }
 
     #[test]
-    fn a_host_without_fetch_is_host_unsupported() {
-        let err = SendFailure::NoFetch;
-        assert_eq!(err.thrown_code().as_str(), "host_unsupported");
-        assert_eq!(
-            err.message(),
-            "echoTransport: globalThis.fetch is not a function (pass options.fetch)"
-        );
-    }
-
-    #[test]
     fn send_after_close_fails() {
         let mut p = EchoPolicy::new("c", None, None, Some(PAGE)).unwrap();
         assert!(!p.is_closed());
@@ -1209,12 +1199,22 @@ mod tests {
     }
 
     #[test]
-    fn a_message_json_cannot_write_is_an_invalid_argument() {
-        let err = SendFailure::NotJson;
-        assert_eq!(err.thrown_code().as_str(), "invalid_argument");
-        assert_eq!(
-            err.message(),
-            "echoTransport: message is not JSON-serializable"
-        );
+    fn a_message_json_cannot_write_is_an_invalid_argument_and_a_host_without_fetch_unsupported() {
+        let refusals = [
+            (
+                SendFailure::NotJson,
+                "invalid_argument",
+                "echoTransport: message is not JSON-serializable",
+            ),
+            (
+                SendFailure::NoFetch,
+                "host_unsupported",
+                "echoTransport: globalThis.fetch is not a function (pass options.fetch)",
+            ),
+        ];
+        for (err, code, text) in refusals {
+            assert_eq!(err.thrown_code().as_str(), code);
+            assert_eq!(err.message(), text);
+        }
     }
 }
