@@ -554,6 +554,9 @@ pub fn submit_answer(invalid: &[Issue]) -> Value {
     let mut answer = Map::new();
     answer.insert("submitted".into(), Value::Bool(invalid.is_empty()));
     if !invalid.is_empty() {
+        // Built as values (as `protocol::manifest` builds entries):
+        // `serde_json::to_value` of the issues, `Issue`'s derived
+        // serializer, makes forms.wasm 0.4 KB gzip larger.
         let issues = invalid
             .iter()
             .map(|issue| {
