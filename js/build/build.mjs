@@ -382,20 +382,38 @@ function cargoSources() {
   return deps.split(/(?<!\\) /).filter(Boolean).map((file) => file.replaceAll('\\ ', ' '));
 }
 
+/** A file's path and contents into `hash` (one that is gone, as such). */
+function hashFile(hash, file) {
+  hash.update(`\0${file}\0`).update(existsSync(file) ? readFileSync(file) : '(none)');
+}
+
+// What every part is made from besides its own sources: rustc, the cargo
+// environment, the manifests, the lock file, the cargo config and the tools
+// after cargo; read once a build, when a part is first checked.
+let commonInputs;
+function partsCommonInputs() {
+  if (commonInputs === undefined) {
+    const hash = createHash('sha256').update(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }));
+    hash.update(JSON.stringify(Object.entries(process.env).filter(([key]) => /^(CARGO|RUST)/.test(key)).sort()));
+    for (const file of [join(root, 'Cargo.toml'), join(root, 'Cargo.lock'), join(root, '.cargo', 'config.toml')]) {
+      hashFile(hash, file);
+    }
+    commonInputs = hash.update(postTools).digest('hex');
+  }
+  return commonInputs;
+}
+
 /**
  * Everything a part's shipped module is made from: the cargo command (its
- * features, its flags), rustc, the manifests and the lock file, the cargo
- * config and environment, the crate's source files as cargo listed them
- * (a file gone counts as changed), and the tools after cargo.
+ * features, its flags), what every part is made from, and the crate's
+ * source files as cargo listed them (a file gone counts as changed).
  */
 function sourcesDigest(cargoArgs, files) {
-  const hash = createHash('sha256').update(JSON.stringify(cargoArgs));
-  hash.update(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }));
-  hash.update(JSON.stringify(Object.entries(process.env).filter(([key]) => /^(CARGO|RUST)/.test(key)).sort()));
-  for (const file of [join(root, 'Cargo.toml'), join(root, 'Cargo.lock'), join(root, '.cargo', 'config.toml'), ...files]) {
-    hash.update(`\0${file}\0`).update(existsSync(file) ? readFileSync(file) : '(none)');
+  const hash = createHash('sha256').update(JSON.stringify(cargoArgs)).update(partsCommonInputs());
+  for (const file of files) {
+    hashFile(hash, file);
   }
-  return hash.update(postTools).digest('hex');
+  return hash.digest('hex');
 }
 
 /**
