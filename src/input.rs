@@ -13,7 +13,7 @@ use crate::machine::{Toolmark, ToolmarkError};
 use crate::outputs::{Handle, RunId};
 use crate::policy::Caller;
 use crate::protocol::{ErrorEventCode, Issue};
-use crate::registry::{ScopeId, ToolDef, ToolKey};
+use crate::registry::{ScopeId, ScopeMade, ToolDef, ToolKey};
 use crate::transport::status::Status;
 
 /// One input to the core, with what its method takes besides the time.
@@ -91,7 +91,7 @@ pub enum Input {
 pub enum Reply {
     None,
     Registered(Result<Option<ToolKey>, ToolmarkError>),
-    ScopeCreated(Result<Option<ScopeId>, ToolmarkError>),
+    ScopeCreated(Result<ScopeMade, ToolmarkError>),
     /// The keys of the tools the disposal removed.
     Disposed(Result<Vec<ToolKey>, ToolmarkError>),
     Bridge(BridgeId),

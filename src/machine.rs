@@ -69,7 +69,7 @@ use crate::protocol::{
     PageToAgent, ProtocolV1, RefusedCode, Rejection, ThrownErrorCode, ToolManifest,
     ToolManifestSummary, ToolResult, ToolmarkErrorCode,
 };
-use crate::registry::{Registry, RegistryError, ScopeId, Tool, ToolDef, ToolKey};
+use crate::registry::{Registry, RegistryError, ScopeId, ScopeMade, Tool, ToolDef, ToolKey};
 use crate::schema::PatternMatcher;
 use crate::transport::status::Status;
 
@@ -436,15 +436,23 @@ impl Toolmark {
         }
     }
 
-    /// Creates a child scope.
+    /// Creates a child scope. A refused one is an `Err` in dev mode;
+    /// otherwise an error event, and a [`ScopeMade::Refused`] scope that
+    /// keeps its name ([`Toolmark::scope_prefix`]) and refuses what is done
+    /// in it.
     pub fn create_scope(
         &mut self,
         parent: ScopeId,
         name: &str,
-    ) -> Result<Option<ScopeId>, ToolmarkError> {
+    ) -> Result<ScopeMade, ToolmarkError> {
         match self.env.registry.create_scope(parent, name) {
-            Ok(scope) => Ok(Some(scope)),
-            Err(error) => self.misconfigured(error, None),
+            Ok(scope) => Ok(ScopeMade::Live(scope)),
+            Err(error) => {
+                self.misconfigured::<()>(error, None)?;
+                Ok(ScopeMade::Refused(
+                    self.env.registry.refuse_scope(parent, name),
+                ))
+            }
         }
     }
 

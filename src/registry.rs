@@ -19,6 +19,32 @@ impl ScopeId {
     pub const ROOT: ScopeId = ScopeId(0);
 }
 
+/// What creating a scope made. Outside dev mode a scope whose creation
+/// was refused still exists for the page that asked (`tm.scope(name)`
+/// returns an object): it has its name, and everything done in it is
+/// refused as `invalid_scope`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeMade {
+    Live(ScopeId),
+    Refused(ScopeId),
+}
+
+impl ScopeMade {
+    pub fn id(self) -> ScopeId {
+        match self {
+            ScopeMade::Live(id) | ScopeMade::Refused(id) => id,
+        }
+    }
+
+    /// The scope, if its creation was not refused.
+    pub fn live(self) -> Option<ScopeId> {
+        match self {
+            ScopeMade::Live(id) => Some(id),
+            ScopeMade::Refused(_) => None,
+        }
+    }
+}
+
 /// A registered tool, for as long as it is registered (never reused).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct ToolKey(pub u32);
@@ -403,7 +429,14 @@ impl Tool {
 struct Scope {
     parent: Option<ScopeId>,
     prefix: String,
-    disposed: bool,
+    state: ScopeState,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ScopeState {
+    Live,
+    Disposed,
+    Refused,
 }
 
 /// A registration problem: `Err` rejects, a warning registers anyway.
@@ -428,8 +461,8 @@ impl RegistryError {
 #[derive(Debug, Default)]
 pub struct Registry {
     tools: Vec<Tool>,
-    /// Indexed by scope id: scopes are never removed (a disposed one stays,
-    /// marked), so a new scope's id is the count so far.
+    /// Indexed by scope id: scopes are never removed (a disposed or a
+    /// refused one stays, marked), so a new scope's id is the count so far.
     scopes: Vec<Scope>,
     rev: u64,
     next_key: u32,
@@ -441,7 +474,7 @@ impl Registry {
             scopes: vec![Scope {
                 parent: None,
                 prefix: String::new(),
-                disposed: false,
+                state: ScopeState::Live,
             }],
             ..Registry::default()
         }
@@ -457,14 +490,23 @@ impl Registry {
     }
 
     fn live_scope(&self, scope: ScopeId) -> Result<&Scope, RegistryError> {
-        match self.scope(scope) {
-            None => Err(not_ours(scope)),
-            Some(s) if s.disposed => Err(RegistryError::new(
+        let s = self.scope(scope).ok_or_else(|| not_ours(scope))?;
+        match s.state {
+            ScopeState::Live => Ok(s),
+            ScopeState::Disposed => Err(RegistryError::new(
                 ErrorEventCode::ScopeDisposed,
                 format!("scope '{}' is disposed", s.prefix),
             )),
-            Some(s) => Ok(s),
+            ScopeState::Refused => Err(refused(&s.prefix)),
         }
+    }
+
+    /// A new scope's id: the count so far.
+    fn push_scope(&mut self, scope: Scope) -> ScopeId {
+        // (Scopes run out of memory long before ids run out of u32.)
+        let id = ScopeId(u32::try_from(self.scopes.len()).unwrap_or(u32::MAX));
+        self.scopes.push(scope);
+        id
     }
 
     /// Creates a child scope; its tools are named `<parent prefix>.<name>.<tool>`.
@@ -476,14 +518,27 @@ impl Registry {
                 format!("scope name '{name}' does not make a valid tool name prefix ('{prefix}')"),
             ));
         }
-        // (Scopes run out of memory long before ids run out of u32.)
-        let id = ScopeId(u32::try_from(self.scopes.len()).unwrap_or(u32::MAX));
-        self.scopes.push(Scope {
+        Ok(self.push_scope(Scope {
             parent: Some(parent),
             prefix,
-            disposed: false,
-        });
-        Ok(id)
+            state: ScopeState::Live,
+        }))
+    }
+
+    /// A scope whose creation [`Registry::create_scope`] refused, kept for
+    /// the page that holds it: named as it would have been (its parent's
+    /// prefix, whatever the parent's state, joined with `name`), and
+    /// nothing can be registered or created in it, nor can it be disposed.
+    pub fn refuse_scope(&mut self, parent: ScopeId, name: &str) -> ScopeId {
+        let (parent, prefix) = match self.scope(parent) {
+            Some(p) => (Some(parent), joined(&p.prefix, name)),
+            None => (None, name.to_owned()),
+        };
+        self.push_scope(Scope {
+            parent,
+            prefix,
+            state: ScopeState::Refused,
+        })
     }
 
     /// The full dotted prefix of a scope (`""` for the root).
@@ -613,14 +668,18 @@ impl Registry {
                 "the root scope cannot be disposed",
             ));
         }
-        if self.scope(scope).is_none() {
-            return Err(not_ours(scope));
+        match self.scope(scope) {
+            None => return Err(not_ours(scope)),
+            Some(s) if s.state == ScopeState::Refused => return Err(refused(&s.prefix)),
+            Some(_) => {}
         }
         // Marking changes no parent link, so the walk up stays the same.
         for id in 0..self.scopes.len() {
             if self.is_within(ScopeId(u32::try_from(id).unwrap_or(u32::MAX)), scope) {
                 if let Some(entry) = self.scopes.get_mut(id) {
-                    entry.disposed = true;
+                    if entry.state == ScopeState::Live {
+                        entry.state = ScopeState::Disposed;
+                    }
                 }
             }
         }
@@ -674,6 +733,14 @@ pub fn joined(prefix: &str, name: &str) -> String {
     } else {
         format!("{prefix}.{name}")
     }
+}
+
+/// `invalid_scope`: the scope's creation was refused.
+fn refused(prefix: &str) -> RegistryError {
+    RegistryError::new(
+        ErrorEventCode::InvalidScope,
+        format!("scope '{prefix}' was refused when it was created"),
+    )
 }
 
 /// `invalid_scope`: no scope of this registry has that id.
@@ -949,6 +1016,43 @@ mod tests {
                 "{name:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_refused_scope_is_named_after_its_parent_and_refuses_everything_done_in_it() {
+        let mut registry = Registry::new();
+        let patterns = LinearPatterns::new();
+        let signup = registry.create_scope(ScopeId::ROOT, "signup").unwrap();
+        let refused = registry.refuse_scope(signup, "bad name");
+        let nested = registry.refuse_scope(refused, "x");
+        let orphan = registry.refuse_scope(ScopeId(99), "y");
+        assert_eq!(registry.scope_prefix(refused), Some("signup.bad name"));
+        assert_eq!(registry.scope_prefix(nested), Some("signup.bad name.x"));
+        assert_eq!(registry.scope_prefix(orphan), Some("y"));
+        let refusal = |prefix: &str| RegistryError {
+            code: ErrorEventCode::InvalidScope,
+            message: format!("scope '{prefix}' was refused when it was created"),
+        };
+        let tool = || ToolDef::new("fill", "Fills");
+        assert_eq!(
+            registry.register(refused, tool(), true, &patterns).err(),
+            Some(refusal("signup.bad name"))
+        );
+        assert_eq!(
+            registry.create_scope(refused, "ok"),
+            Err(refusal("signup.bad name"))
+        );
+        assert_eq!(
+            registry.dispose_scope(nested),
+            Err(refusal("signup.bad name.x"))
+        );
+        registry.dispose_scope(signup).unwrap();
+        assert_eq!(
+            registry.register(refused, tool(), true, &patterns).err(),
+            Some(refusal("signup.bad name")),
+            "still refused, not disposed, once its parent is"
+        );
+        assert!(registry.is_empty() && registry.rev() == 0);
     }
 
     #[test]

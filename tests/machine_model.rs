@@ -39,7 +39,7 @@ use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{
     validate, Direction, ErrorEventCode, FieldChange, Issue, DEFAULT_MAX_MESSAGE_BYTES,
 };
-use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
+use toolmark_bridge::registry::{SchemaSpec, ScopeId, ScopeMade, ToolDef, ToolKey};
 
 // ----- the fixed pools ------------------------------------------------------
 
@@ -1808,7 +1808,7 @@ impl Model {
             |_, _| {},
         )?;
         prop_assert_eq!(step.transmits + step.actions, 0);
-        if let Reply::ScopeCreated(Ok(Some(scope))) = created {
+        if let Reply::ScopeCreated(Ok(ScopeMade::Live(scope))) = created {
             self.scopes[slot] = Some(scope);
         }
         Ok(())

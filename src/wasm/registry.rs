@@ -25,9 +25,6 @@ use crate::protocol::{to_json, ErrorEventCode, ThrownErrorCode};
 use crate::registry::{self, ScopeId, ToolKey};
 use crate::schema::pattern::LinearPatterns;
 
-/// A scope id for a scope the core refused (registering in it is `invalid_scope`).
-const NO_SCOPE: ScopeId = ScopeId(u32::MAX);
-
 /// `createToolmark(options)`: the page's registry.
 #[wasm_bindgen(js_name = createToolmark)]
 pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
@@ -109,23 +106,12 @@ fn unregister(shared: &Rc<Shared>, key: ToolKey) -> Result<(), Failure> {
     Ok(())
 }
 
-fn create_scope(
-    shared: &Rc<Shared>,
-    parent: ScopeId,
-    prefix: &str,
-    name: &JsValue,
-) -> Result<Scope, Failure> {
+fn create_scope(shared: &Rc<Shared>, parent: ScopeId, name: &JsValue) -> Result<Scope, Failure> {
     let name = host::string(name);
-    let created = shared.input(|core| core.create_scope(parent, &name))?;
-    let id = created?.unwrap_or(NO_SCOPE);
-    // A scope refused outside dev mode still answers to its name.
-    let prefix = shared
-        .with_core(|core| core.scope_prefix(id).map(str::to_owned))?
-        .unwrap_or_else(|| registry::joined(prefix, &name));
+    let made = shared.input(|core| core.create_scope(parent, &name))??;
     Ok(Scope {
         shared: shared.clone(),
-        id,
-        prefix,
+        id: made.id(),
     })
 }
 
@@ -159,7 +145,7 @@ impl Toolmark {
 
     /// A scope: its tools are `<name>.<tool>`.
     pub fn scope(&self, name: JsValue) -> Result<Scope, JsValue> {
-        Ok(create_scope(&self.shared, ScopeId::ROOT, "", &name)?)
+        Ok(create_scope(&self.shared, ScopeId::ROOT, &name)?)
     }
 
     /// Calls a tool by its full name; resolves with its `ToolResult`, never rejects.
@@ -403,7 +389,6 @@ pub(super) fn abort_on(shared: &Rc<Shared>, handle: Handle, signal: &JsValue) ->
 pub struct Scope {
     shared: Rc<Shared>,
     id: ScopeId,
-    prefix: String,
 }
 
 #[wasm_bindgen]
@@ -416,7 +401,7 @@ impl Scope {
 
     /// A nested scope: `<this name>.<name>`.
     pub fn scope(&self, name: JsValue) -> Result<Scope, JsValue> {
-        Ok(create_scope(&self.shared, self.id, &self.prefix, &name)?)
+        Ok(create_scope(&self.shared, self.id, &name)?)
     }
 
     /// Unregisters every tool of this scope and its nested scopes.
@@ -436,8 +421,11 @@ impl Scope {
 
     /// The full dotted prefix, e.g. `signup` or `signup.address`.
     #[wasm_bindgen(getter)]
-    pub fn name(&self) -> String {
-        self.prefix.clone()
+    pub fn name(&self) -> Result<String, JsValue> {
+        let prefix = self
+            .shared
+            .with_core(|core| core.scope_prefix(self.id).map(str::to_owned))?;
+        Ok(prefix.unwrap_or_default())
     }
 }
 

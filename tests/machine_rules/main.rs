@@ -16,7 +16,7 @@ use toolmark_bridge::machine::{
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{ErrorEventCode, FieldChange, Issue, ToolResult};
-use toolmark_bridge::registry::{SchemaSpec, ScopeId};
+use toolmark_bridge::registry::{SchemaSpec, ScopeId, ScopeMade};
 
 fn only_run(page: &mut Page) -> toolmark_bridge::machine::RunId {
     let runs = page.take_runs();

@@ -37,12 +37,12 @@ fn registry_names_scopes_and_duplicates() {
     let scope = tm
         .create_scope(ScopeId::ROOT, "signup")
         .ok()
-        .flatten()
+        .and_then(ScopeMade::live)
         .unwrap_or(ScopeId::ROOT);
     let inner = tm
         .create_scope(scope, "address")
         .ok()
-        .flatten()
+        .and_then(ScopeMade::live)
         .unwrap_or(ScopeId::ROOT);
     assert!(tm
         .register(inner, tool("fill"), now)
@@ -87,7 +87,7 @@ fn scoped_names_are_checked_and_compared_joined_with_their_scopes() {
         .tm
         .create_scope(outer, &"t".repeat(10))
         .ok()
-        .flatten()
+        .and_then(ScopeMade::live)
         .unwrap_or(ScopeId::ROOT);
     // "ssssssssss.tttttttttt." is 22 characters.
     assert!(page
@@ -127,6 +127,50 @@ fn scoped_names_are_checked_and_compared_joined_with_their_scopes() {
     assert_eq!(page.tm.rev(), 1, "only a.b was registered");
     page.register_in(inner, tool(&"n".repeat(106)));
     assert_eq!(inapp_names(&page), ["a.b", &long[..128]]);
+}
+
+/// A scope refused outside dev mode is an error event and a scope the page
+/// still holds: it keeps the name it was asked for (joined to its
+/// parent's), and registering in it is refused as `invalid_scope`, naming
+/// it. In dev mode the creation itself is the error.
+#[test]
+fn a_refused_scope_keeps_its_name_and_refuses_registrations() {
+    let mut page = Page::new();
+    let signup = page.scope("signup");
+    let made = page.tm.create_scope(signup, "no spaces");
+    let Ok(ScopeMade::Refused(refused)) = made else {
+        panic!("not refused: {made:?}");
+    };
+    assert_eq!(page.tm.scope_prefix(refused), Some("signup.no spaces"));
+    let nested = page.tm.create_scope(refused, "x").ok().map(ScopeMade::id);
+    let nested = nested.unwrap_or(ScopeId::ROOT);
+    assert_eq!(page.tm.scope_prefix(nested), Some("signup.no spaces.x"));
+    let registered = page.tm.register(refused, tool("fill"), page.now);
+    assert_eq!(registered.ok().flatten(), None);
+    page.drain();
+    let refusal = "scope 'signup.no spaces' was refused when it was created".to_owned();
+    assert_eq!(
+        page.errors(),
+        [
+            (
+                ErrorEventCode::InvalidName,
+                "scope name 'no spaces' does not make a valid tool name prefix ('signup.no spaces')"
+                    .to_owned()
+            ),
+            (ErrorEventCode::InvalidScope, refusal.clone()),
+            (ErrorEventCode::InvalidScope, refusal)
+        ]
+    );
+    assert_eq!(page.tm.rev(), 0, "nothing registered");
+    let mut dev = Page::with_config(Config {
+        dev: true,
+        ..Config::default()
+    });
+    let error = dev.tm.create_scope(ScopeId::ROOT, "no spaces").err();
+    assert_eq!(
+        error.map(|e| e.code),
+        Some(ErrorEventCode::InvalidName.into())
+    );
 }
 
 #[test]

@@ -306,6 +306,19 @@ describe('one error channel', () => {
     assert.throws(() => s.register({ name: 'x', description: 'd', run: () => 0 }), isCode('scope_disposed'));
   });
 
+  test('outside dev mode a refused scope is an error event and keeps its name', () => {
+    const errors = [];
+    const tm = createToolmark({ onError: (e) => errors.push([e.code, e.message]) });
+    const refused = tm.scope('a').scope('no spaces');
+    assert.equal(refused.name, 'a.no spaces');
+    refused.register({ name: 'x', description: 'd', run: () => 0 });
+    assert.deepEqual(errors, [
+      ['invalid_name', "scope name 'no spaces' does not make a valid tool name prefix ('a.no spaces')"],
+      ['invalid_scope', "scope 'a.no spaces' was refused when it was created"],
+    ]);
+    assert.equal(tm.rev, 0);
+  });
+
   test('API misuse is a ToolmarkError invalid_argument', () => {
     const tm = createToolmark();
     const misuse = (fn) => assert.throws(fn, (e) => e instanceof ToolmarkError && e.code === 'invalid_argument');

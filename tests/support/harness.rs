@@ -119,6 +119,7 @@ impl Page {
         self.tm
             .create_scope(ScopeId::ROOT, name)
             .unwrap_or_else(|e| panic!("create_scope: {e}"))
+            .live()
             .unwrap_or_else(|| panic!("create_scope rejected"))
     }
 

@@ -46,7 +46,7 @@ use toolmark_bridge::protocol::{
     check_agent_to_page, parse_json, peek_client_id, validate, AgentToPage, Direction, Hints,
     Rejection, ToolResult,
 };
-use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
+use toolmark_bridge::registry::{SchemaSpec, ScopeId, ScopeMade, ToolDef, ToolKey};
 use toolmark_bridge::schema::{CompiledSchema, PatternMatcher};
 
 /// Spec rule 5: pending calls per scope.
@@ -331,7 +331,7 @@ impl SpecModel {
             (Then::Unregister(key), _) if self.tools.remove(&key).is_some() => {
                 self.gone_keys.push(key);
             }
-            (Then::CreateScope(parent, name), Reply::ScopeCreated(Ok(Some(scope)))) => {
+            (Then::CreateScope(parent, name), Reply::ScopeCreated(Ok(ScopeMade::Live(scope)))) => {
                 let prefix = match self.scopes.get(&parent) {
                     Some((_, p)) if !p.is_empty() => format!("{p}.{name}"),
                     _ => name,
