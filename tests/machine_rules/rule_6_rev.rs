@@ -47,3 +47,28 @@ fn rule_6_a_queued_call_whose_tool_goes_away_is_answered_not_run() {
     );
     assert_eq!(page.result("third")["code"], "unknown_tool", "no rev given");
 }
+
+/// Disposing a scope is one revision for all of its tools, sent to the
+/// bridges as one manifest; disposing a scope that has none changes no
+/// revision and sends nothing.
+#[test]
+fn rule_6_disposing_a_scope_is_one_revision_and_an_empty_one_none() {
+    let mut page = Page::new();
+    let cart = page.scope("cart");
+    let empty = page.scope("empty");
+    page.register_in(cart, tool("add"));
+    page.register_in(cart, tool("remove"));
+    let sent = page.manifests().len();
+    page.tm.dispose_scope(empty, page.now).ok();
+    page.drain();
+    assert_eq!((page.tm.rev(), page.manifests().len()), (2, sent));
+    page.tm.dispose_scope(cart, page.now).ok();
+    page.drain();
+    let manifests = page.manifests();
+    assert_eq!((page.tm.rev(), manifests.len()), (3, sent + 1));
+    assert_eq!(manifests.last().map(|m| &m["rev"]), Some(&json!(3)));
+    assert!(page
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::RevChanged { rev: 3 })));
+}
