@@ -200,7 +200,7 @@ mod tests {
         assert!(is_valid_llm_name(&llm_name(&"a.".repeat(64))));
     }
 
-    /// The old formulation (`chars().count()`, `take().collect()`,
+    /// The straightforward formulation (`chars().count()`, `take().collect()`,
     /// `format!("{:08x}")`), as the oracle for the plain loop.
     fn llm_name_oracle(name: &str) -> String {
         // `name.replace('.', "__")` without its pattern searcher: `.` is one
