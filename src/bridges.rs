@@ -40,14 +40,18 @@ impl Default for BridgeOptions {
 }
 
 /// A call of the app's transport that threw (or whose promise rejected).
-/// `send`, `close` and `onStatus` failing are `transport_failed` events;
-/// `onMessage` failing at attach is thrown.
+/// `send`, `close`, `onStatus` and the unsubscribes failing are
+/// `transport_failed` events; `onMessage` failing at attach is thrown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransportCall {
     Send,
     Close,
     OnStatus,
     OnMessage,
+    /// What `onStatus` returned, called when the bridge closes.
+    OnStatusUnsubscribe,
+    /// What `onMessage` returned, called when the bridge closes.
+    OnMessageUnsubscribe,
 }
 
 impl TransportCall {
@@ -59,6 +63,8 @@ impl TransportCall {
             TransportCall::Close => "transport.close",
             TransportCall::OnStatus => "bridge: transport.onStatus",
             TransportCall::OnMessage => "bridge: transport.onMessage",
+            TransportCall::OnStatusUnsubscribe => "bridge: unsubscribing from transport.onStatus",
+            TransportCall::OnMessageUnsubscribe => "bridge: unsubscribing from transport.onMessage",
         };
         format!("{call} failed: {detail}")
     }
@@ -397,6 +403,14 @@ mod tests {
             (
                 TransportCall::OnMessage,
                 "bridge: transport.onMessage failed: Error: e",
+            ),
+            (
+                TransportCall::OnStatusUnsubscribe,
+                "bridge: unsubscribing from transport.onStatus failed: Error: e",
+            ),
+            (
+                TransportCall::OnMessageUnsubscribe,
+                "bridge: unsubscribing from transport.onMessage failed: Error: e",
             ),
         ] {
             assert_eq!(call.failed("Error: e"), text);

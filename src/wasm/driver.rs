@@ -471,28 +471,32 @@ impl Shared {
         }
     }
 
-    /// A bridge closed: the transport's listener removed, `close()` called,
-    /// the callback freed.
+    /// A bridge closed: the transport's `onStatus` and `onMessage`
+    /// unsubscribed, `close()` called (each even if one before it threw:
+    /// disposing unsubscribes and closes), the callback freed.
     fn close(self: &Rc<Self>, bridge: BridgeId) {
         let Ok(Some(entry)) = self.host(|h| h.bridges.remove(&bridge.0)) else {
             return;
         };
         super::bridge::forget_route(entry.callback.as_ref());
-        let mut failure = None;
-        if let Some(off) = host::function(entry.off_status.clone()) {
-            failure = off.call0(&JsValue::NULL).err();
-        }
-        if let (None, Some(off)) = (&failure, host::function(entry.off.clone())) {
-            failure = off.call0(&JsValue::NULL).err();
-        }
-        if failure.is_none() {
-            if let Some(close) = host::method(&entry.transport, "close") {
-                failure = close.call0(&entry.transport).err();
+        let unsubscribe =
+            |off: &JsValue| host::function(off.clone()).map(|f| f.call0(&JsValue::NULL));
+        let calls = [
+            (
+                TransportCall::OnStatusUnsubscribe,
+                unsubscribe(&entry.off_status),
+            ),
+            (TransportCall::OnMessageUnsubscribe, unsubscribe(&entry.off)),
+            (
+                TransportCall::Close,
+                host::method(&entry.transport, "close").map(|f| f.call0(&entry.transport)),
+            ),
+        ];
+        for (call, made) in calls {
+            if let Some(Err(error)) = made {
+                let message = call.failed(&host::detail(&error));
+                self.failed(ErrorEventCode::TransportFailed, message, None);
             }
-        }
-        if let Some(error) = failure {
-            let message = TransportCall::Close.failed(&host::detail(&error));
-            self.failed(ErrorEventCode::TransportFailed, message, None);
         }
         drop(entry);
     }

@@ -85,6 +85,27 @@ describe('page functions that fail never break the bridge', () => {
     );
     assert.deepEqual(await tm.call('t', {}, { caller: 'human' }), { status: 'ok', data: 1 });
   });
+
+  test('disposing a bridge whose unsubscribes throw still closes the transport: a transport_failed event per failure', async () => {
+    const errors = [];
+    const tm = createToolmark({ onError: (e) => errors.push([e.code, e.message]) });
+    const made = [];
+    const transport = {
+      send() {},
+      onMessage: () => () => { made.push('offMessage'); throw new Error('no off'); },
+      onStatus: () => () => { made.push('offStatus'); throw new Error('no off status'); },
+      close() { made.push('close'); throw new Error('no close'); },
+    };
+    const dispose = tm.use(bridge({ transport }));
+    dispose();
+    await flush();
+    assert.deepEqual(made, ['offStatus', 'offMessage', 'close']);
+    assert.deepEqual(errors, [
+      ['transport_failed', 'bridge: unsubscribing from transport.onStatus failed: Error: no off status'],
+      ['transport_failed', 'bridge: unsubscribing from transport.onMessage failed: Error: no off'],
+      ['transport_failed', 'transport.close failed: Error: no close'],
+    ]);
+  });
 });
 
 test('a registry listener that throws is reported as uncaught (console.error in Node) and stops no other', async (ctx) => {
