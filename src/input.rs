@@ -38,6 +38,9 @@ pub enum Input {
     InboundFrame { bridge: BridgeId, text: String },
     /// [`Toolmark::handle_inbound_not_json`].
     InboundNotJson(BridgeId),
+    /// [`Toolmark::handle_inbound_unread`]: a message's length in UTF-16
+    /// units, over the limit.
+    InboundUnread { bridge: BridgeId, units: usize },
     /// [`Toolmark::call`].
     Call {
         name: String,
@@ -129,6 +132,10 @@ impl Toolmark {
             }
             Input::InboundNotJson(bridge) => {
                 self.handle_inbound_not_json(bridge);
+                Reply::None
+            }
+            Input::InboundUnread { bridge, units } => {
+                self.handle_inbound_unread(bridge, units);
                 Reply::None
             }
             Input::Call {

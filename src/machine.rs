@@ -606,6 +606,30 @@ impl Toolmark {
         }
     }
 
+    /// Whether a message of `units` UTF-16 units (its `JSON.stringify`
+    /// text) is read for `bridge`: one longer than the bridge's limit in
+    /// units is longer in UTF-8 bytes too, so it is refused unread
+    /// ([`Toolmark::handle_inbound_unread`]) and never copied into wasm
+    /// memory. `false` for a bridge that is not attached.
+    pub fn inbound_reads(&self, bridge: BridgeId, units: usize) -> bool {
+        self.env
+            .bridges
+            .options(bridge)
+            .is_some_and(|options| units <= options.max_message_bytes)
+    }
+
+    /// A message [`Toolmark::inbound_reads`] left unread: dropped with an
+    /// `invalid_message` event, as one over the limit in bytes is (before
+    /// the clientId filter: its size is all that is known of it).
+    pub fn handle_inbound_unread(&mut self, bridge: BridgeId, units: usize) {
+        if let Some(options) = self.env.bridges.options(bridge) {
+            let limit = options.max_message_bytes;
+            if units > limit {
+                self.invalid_message(&Rejection::TooLong { units, limit });
+            }
+        }
+    }
+
     /// A message the transport handed over that has no JSON text (see
     /// [`Rejection::NotJson`]): dropped with an `invalid_message` event, as
     /// malformed text is.

@@ -47,6 +47,12 @@ pub enum Rejection {
         bytes: usize,
         limit: usize,
     },
+    /// Longer than the limit in UTF-16 units, so at least as many UTF-8
+    /// bytes: refused unread (the bytes are never counted).
+    TooLong {
+        units: usize,
+        limit: usize,
+    },
     TooDeep {
         limit: usize,
     },
@@ -108,6 +114,12 @@ impl core::fmt::Display for Rejection {
                 write!(
                     f,
                     "message of {bytes} bytes exceeds maxMessageBytes {limit}"
+                )
+            }
+            Rejection::TooLong { units, limit } => {
+                write!(
+                    f,
+                    "message of at least {units} bytes exceeds maxMessageBytes {limit}"
                 )
             }
             Rejection::TooDeep { limit } => write!(f, "message nested deeper than {limit}"),
@@ -768,6 +780,10 @@ mod tests {
             Rejection::Invalid {
                 issues: vec![issue("", "must be object"), issue("a.0", "must be string")],
             },
+            Rejection::TooLong {
+                units: 5_000_000,
+                limit: DEFAULT_MAX_MESSAGE_BYTES,
+            },
         ];
         // The texts as `Display` wrote them with `write!` before.
         let texts = [
@@ -780,6 +796,7 @@ mod tests {
             "unknown property 'x'".into(),
             "invalid message:".into(),
             "invalid message: (root): must be object; a.0: must be string;".into(),
+            "message of at least 5000000 bytes exceeds maxMessageBytes 1048576".into(),
         ];
         for (rejection, text) in cases.iter().zip(&texts) {
             assert_eq!(&rejection.message(), text);
@@ -799,6 +816,7 @@ mod tests {
         );
         assert_eq!(issues[7], []);
         assert_eq!(issues[8].len(), 2);
+        assert_eq!(issues[9], [issue("", &texts[9])]);
     }
 
     #[test]

@@ -67,21 +67,28 @@ pub fn bridge(options: JsValue) -> Result<Bridge, JsValue> {
     })
 }
 
-/// An agent's message from the transport: its JSON text to the core.
-fn inbound(weak: &Weak<Shared>, bridge: BridgeId, limit: u32, message: &JsValue) {
-    match js_sys::JSON::stringify(message) {
-        Ok(text) if JsValue::from(&text).is_string() => {
-            // Longer than the limit in UTF-16 units means longer in UTF-8
-            // bytes too: only a prefix crosses into wasm memory (which never
-            // shrinks), and the core still rejects it as too large.
-            let text = if text.length() > limit {
-                text.slice(0, limit.saturating_add(1))
-            } else {
-                text
-            };
-            inbound_text(weak, bridge, &String::from(text));
+/// An agent's message from the transport: its JSON text to the core, if
+/// the core reads one of its length (wasm memory never shrinks).
+fn inbound(weak: &Weak<Shared>, bridge: BridgeId, message: &JsValue) {
+    let text = match js_sys::JSON::stringify(message) {
+        Ok(text) if JsValue::from(&text).is_string() => text,
+        _ => return inbound_not_json(weak, bridge),
+    };
+    let Some(shared) = weak.upgrade() else { return };
+    if !attached(&shared, bridge) {
+        return;
+    }
+    let units = usize::try_from(text.length()).unwrap_or(usize::MAX);
+    let now = shared.now();
+    let input = shared.input(|core| {
+        if core.inbound_reads(bridge, units) {
+            core.handle_inbound(bridge, &String::from(text), now);
+        } else {
+            core.handle_inbound_unread(bridge, units);
         }
-        _ => inbound_not_json(weak, bridge),
+    });
+    if let Err(failure) = input {
+        report(failure);
     }
 }
 
@@ -145,18 +152,6 @@ pub(super) fn forget_route(callback: &JsValue) {
     });
 }
 
-/// A message's text to the core.
-fn inbound_text(weak: &Weak<Shared>, bridge: BridgeId, text: &str) {
-    let Some(shared) = weak.upgrade() else { return };
-    if !attached(&shared, bridge) {
-        return;
-    }
-    let now = shared.now();
-    if let Err(failure) = shared.input(|core| core.handle_inbound(bridge, text, now)) {
-        report(failure);
-    }
-}
-
 /// The bridge's transport is attached (a message its `onMessage` hands
 /// over while subscribing, before that returned, is not taken).
 fn attached(shared: &Shared, bridge: BridgeId) -> bool {
@@ -168,13 +163,14 @@ fn attached(shared: &Shared, bridge: BridgeId) -> bool {
         })
 }
 
-/// The bridge's `onMessage` callback (`Some(limit)`: the message size
-/// limit) or its `onStatus` callback (`None`): one closure type for both.
-fn listener(weak: Weak<Shared>, bridge: BridgeId, limit: Option<u32>) -> host::Callback {
+/// The bridge's `onMessage` callback (`messages`) or its `onStatus`
+/// callback: one closure type for both.
+fn listener(weak: Weak<Shared>, bridge: BridgeId, messages: bool) -> host::Callback {
     host::callback(move |value, _| {
-        match limit {
-            Some(limit) => inbound(&weak, bridge, limit, &value),
-            None => status_input(&weak, bridge, &value),
+        if messages {
+            inbound(&weak, bridge, &value);
+        } else {
+            status_input(&weak, bridge, &value);
         }
         Ok(JsValue::UNDEFINED)
     })
@@ -206,7 +202,7 @@ fn watch_status(shared: &Rc<Shared>, bridge: BridgeId, transport: &JsValue) {
         status_input(&weak, bridge, &now);
     }
     // Freed by the collector with the function, once the transport lets go.
-    let callback = listener(weak, bridge, None).into_js_value();
+    let callback = listener(weak, bridge, false).into_js_value();
     let off = match on_status.call1(transport, &callback) {
         Ok(off) => off,
         Err(error) => {
@@ -234,13 +230,12 @@ impl Bridge {
     /// Attaches to the registry: the core sends the manifest; returns `dispose()`.
     pub(super) fn attach(self, shared: &Rc<Shared>) -> Result<Function, Failure> {
         let id = shared.with_core(|core| core.attach(self.options))?;
-        let limit = u32::try_from(self.options.max_message_bytes).unwrap_or(u32::MAX);
         let weak = Rc::downgrade(shared);
         let route = TextRoute {
             shared: weak.clone(),
             bridge: id,
         };
-        let callback = listener(weak, id, Some(limit));
+        let callback = listener(weak, id, true);
         let function: &Function = callback.as_ref().unchecked_ref();
         ROUTES.with(|routes| {
             if let Ok(mut routes) = routes.try_borrow_mut() {

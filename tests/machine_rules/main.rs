@@ -11,8 +11,8 @@ mod harness;
 use harness::*;
 use serde_json::{json, Value};
 use toolmark_bridge::machine::{
-    Action, BridgeOptions, Config, Event, OnChange, Outcome, Output, PrepareOrder, Prepared, RunId,
-    RunOrder, Validated,
+    Action, BridgeId, BridgeOptions, Config, Event, OnChange, Outcome, Output, PrepareOrder,
+    Prepared, RunId, RunOrder, Validated,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{ErrorEventCode, FieldChange, Issue, ToolResult};

@@ -249,6 +249,34 @@ fn a_message_without_json_text_is_dropped_with_invalid_message() {
     assert_eq!(page.sent_on(page.bridge).len(), sent, "never answered");
 }
 
+/// A message longer than the limit in UTF-16 units is longer in UTF-8
+/// bytes too: the core reads messages up to the limit in units and refuses
+/// a longer one unread, with `invalid_message` giving the length it knows
+/// as a lower bound; a detached bridge reads nothing.
+#[test]
+fn a_message_longer_than_the_limit_in_units_is_refused_unread() {
+    let (mut page, _, before) = limited_page();
+    let bridge = page.bridge;
+    assert!(page.tm.inbound_reads(bridge, 200), "at the limit: read");
+    assert!(!page.tm.inbound_reads(bridge, 201), "one unit over: unread");
+    assert!(!page.tm.inbound_reads(BridgeId(99), 1), "not attached");
+    page.tm.handle_inbound_unread(bridge, 5_000_000);
+    page.tm.handle_inbound_unread(bridge, 200);
+    page.tm.handle_inbound_unread(BridgeId(99), 5_000_000);
+    page.drain();
+    assert_eq!(
+        page.errors(),
+        [(
+            ErrorEventCode::InvalidMessage,
+            "message of at least 5000000 bytes exceeds maxMessageBytes 200".to_owned()
+        )],
+        "one unit count within the limit is no rejection"
+    );
+    assert_eq!(page.sent.len(), before, "never answered");
+    page.tm.detach(bridge, page.now);
+    assert!(!page.tm.inbound_reads(bridge, 1));
+}
+
 /// `poll_output` hands out what several inputs queued in the drain order
 /// (every message, then every event, then every action), not in the order
 /// they were queued, and ends with the next deadline, again and again.

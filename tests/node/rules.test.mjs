@@ -686,6 +686,13 @@ describe('rule 8: hostile input', () => {
     const otherPage = { ...sized(limit + 1, 'x'), clientId: newId() };
     otherPage.input = { pad: `${otherPage.input.pad}${'x'.repeat(10)}` };
     await expectDropped(h, runs, [over, multibyte, otherPage]);
+    // Over the limit in UTF-16 units: refused unread, its length a lower bound of its bytes.
+    const units = (value) => JSON.stringify(value).length;
+    assert.deepEqual(h.errorsOf('invalid_message').map((e) => e.message), [
+      `message of at least ${units(over)} bytes exceeds maxMessageBytes ${limit}`,
+      `message of ${Buffer.byteLength(JSON.stringify(multibyte))} bytes exceeds maxMessageBytes ${limit}`,
+      `message of at least ${units(otherPage)} bytes exceeds maxMessageBytes ${limit}`,
+    ]);
     h.check();
   });
 
