@@ -80,12 +80,14 @@ fn inbound(weak: &Weak<Shared>, bridge: BridgeId, message: &JsValue) {
     }
     let units = usize::try_from(text.length()).unwrap_or(usize::MAX);
     let now = shared.now();
-    let input = shared.input(|core| {
-        if core.inbound_reads(bridge, units) {
-            core.handle_inbound(bridge, &String::from(text), now);
-        } else {
-            core.handle_inbound_unread(bridge, units);
-        }
+    // Copied before the core is borrowed: the copy runs the glue's JS.
+    let text = match shared.with_core(|core| core.inbound_reads(bridge, units)) {
+        Ok(reads) => reads.then(|| String::from(text)),
+        Err(busy) => return report(busy),
+    };
+    let input = shared.input(|core| match &text {
+        Some(text) => core.handle_inbound(bridge, text, now),
+        None => core.handle_inbound_unread(bridge, units),
     });
     if let Err(failure) = input {
         report(failure);
