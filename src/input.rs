@@ -63,6 +63,8 @@ pub enum Input {
     Undo(String),
     /// [`Toolmark::handle_outcome`].
     Outcome(RunId, Outcome),
+    /// [`Toolmark::handle_tool_gone`].
+    ToolGone(RunId),
     /// [`Toolmark::handle_output_checked`].
     OutputChecked(RunId, Result<Vec<Issue>, String>),
     /// [`Toolmark::handle_validated`].
@@ -160,6 +162,10 @@ impl Toolmark {
             Input::Undo(call_id) => Reply::Handle(self.undo(&call_id)),
             Input::Outcome(run, outcome) => {
                 self.handle_outcome(run, outcome, now);
+                Reply::None
+            }
+            Input::ToolGone(run) => {
+                self.handle_tool_gone(run, now);
                 Reply::None
             }
             Input::OutputChecked(run, checked) => {

@@ -783,6 +783,15 @@ impl Toolmark {
         self.life.handle_snapshot_taken(&mut self.env, run, now)
     }
 
+    /// JS has no functions for the tool of `run` (it was unregistered
+    /// after the core asked for the run, validation, preparation or form
+    /// state and before JS started it): the call is answered as one whose
+    /// tool is gone (`stale` / `unknown_tool`, or `stale` after approval),
+    /// not run.
+    pub fn handle_tool_gone(&mut self, run: RunId, now: u64) {
+        self.life.handle_tool_gone(&mut self.env, run, now)
+    }
+
     /// A tool run settled.
     pub fn handle_outcome(&mut self, run: RunId, outcome: Outcome, now: u64) {
         self.life.handle_outcome(&mut self.env, run, outcome, now)

@@ -941,6 +941,24 @@ impl CallLife {
         }
     }
 
+    /// JS has no functions for the tool of `run`'s call: the tool was
+    /// unregistered by JS that ran between the order and its start (a
+    /// listener of an earlier output). Nothing of it runs: the call is
+    /// answered as one whose tool is gone ([`Env::tool_gone`]), or as
+    /// aborted when it was cancelled meanwhile.
+    pub(crate) fn handle_tool_gone(&mut self, env: &mut Env, run: RunId, now: u64) {
+        let Some((key, call)) = self.calls.waiting_for(run) else {
+            return;
+        };
+        match call.stage {
+            Stage::Aborting { .. } => self.handle_outcome(env, run, Outcome::Aborted, now),
+            _ => {
+                let result = env.tool_gone(call);
+                self.finish(env, key, result, now);
+            }
+        }
+    }
+
     /// A run's outcome answers its call (`late_result` for an abandoned
     /// run); a snapshot run's restorer is kept on success, dropped otherwise.
     pub(crate) fn handle_outcome(&mut self, env: &mut Env, run: RunId, outcome: Outcome, now: u64) {

@@ -226,6 +226,46 @@ fn an_approval_whose_tool_is_gone_is_refused_stale_not_cancelled() {
     ));
 }
 
+/// The form state is read again at approval; a tool unregistered before
+/// JS read it is gone since confirmation was requested.
+#[test]
+fn an_approval_whose_tool_went_before_its_form_state_was_read_is_refused_stale() {
+    let mut page = Page::new();
+    let mut def = consequential("form.submit");
+    def.has_state = true;
+    let key = page.register(def);
+    page.call("c", "form.submit", json!({}));
+    let order = take_prepare(&mut page);
+    page.tm.handle_prepared(
+        order.run,
+        Ok(Prepared {
+            state: Some("v1".into()),
+            ..Prepared::default()
+        }),
+        page.now,
+    );
+    page.drain();
+    let id = confirm_id_of(&page.result("c"));
+    let handle = page.tm.confirm(&id, true, page.now);
+    page.drain();
+    let Some(Action::ReadState { run, .. }) = page.actions.pop() else {
+        panic!("read state expected: {:?}", page.actions)
+    };
+    page.tm.unregister(key, page.now);
+    page.tm.handle_tool_gone(run, page.now);
+    page.drain();
+    assert_eq!(
+        page.confirmed_for(&id),
+        [json!({"status": "refused", "code": "stale",
+            "message": "The tool is gone since confirmation was requested", "rev": page.tm.rev()})]
+    );
+    assert!(matches!(
+        page.completed(handle),
+        Some(ToolResult::Refused { .. })
+    ));
+    assert!(page.take_runs().is_empty());
+}
+
 #[test]
 fn confirmations_expire_after_600000_ms_by_default() {
     let mut page = Page::new();

@@ -435,6 +435,31 @@ describe('rule 6: stale and unknown_tool', () => {
     assert.equal(unknown.rev, current);
     h.check();
   });
+
+  test('a tool unregistered by a listener after the core ordered its next run: that call is refused stale, not run, not "Tool failed"', async () => {
+    const h = page();
+    await h.ready();
+    const gate = deferred();
+    let runs = 0;
+    const off = h.tm.register({ name: 'flaky', description: 'd', run: () => { runs += 1; return gate.promise; } });
+    // Events are handed out before actions: this runs between the core's
+    // order to run the queued call and the driver's start of it.
+    h.tm.events.on('error', (e) => { if (e.code === 'tool_threw') off(); });
+    await until(() => h.lastManifest().tools.length === 1, 'tool');
+    const seenRev = h.lastManifest().rev;
+    const first = h.call('flaky', {});
+    const second = h.call('flaky', {}, { rev: seenRev });
+    await until(() => runs === 1, 'first run');
+    await flush();
+    gate.reject(new Error('boom'));
+    assert.deepEqual(await h.result(first), { status: 'error', message: 'Tool failed' });
+    assert.deepEqual(await h.result(second), {
+      status: 'refused', code: 'stale', message: 'The tool is gone: use the latest manifest', rev: seenRev + 1,
+    });
+    assert.equal(runs, 1);
+    assert.deepEqual(h.errorsOf('tool_threw').map((e) => e.message), ['Error: boom']);
+    h.check();
+  });
 });
 
 // ---------------------------------------------------------------------------

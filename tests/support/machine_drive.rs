@@ -857,16 +857,19 @@ impl Driver {
                     2 => Outcome::Threw(cur.text(16)),
                     3 => Outcome::NotSerializable(cur.text(16)),
                     4 => Outcome::Aborted,
+                    // JS found the tool's functions gone (unregistered since).
+                    7 => return self.tool_gone(run),
                     _ => Outcome::Ok(Some(gen_value(cur, 0).to_string())),
                 };
                 Input::Outcome(run, outcome)
             }
             Work::Validate(run) => {
-                let validated = match cur.below(5) {
+                let validated = match cur.below(6) {
                     0 => Validated::Valid(None),
                     1 => Validated::Valid(Some(gen_json_text(cur))),
                     2 => Validated::Invalid(gen_issues(cur)),
                     3 => Validated::Threw(cur.text(16)),
+                    4 => return self.tool_gone(run),
                     _ => Validated::Valid(Some(gen_value(cur, 0).to_string())),
                 };
                 Input::Validated(run, validated)
@@ -877,22 +880,25 @@ impl Driver {
                 changes,
                 state,
             } => {
-                let prepared = if cur.below(6) == 0 {
-                    Err(cur.text(16))
-                } else {
-                    // Mostly what was asked for; sometimes more or less.
-                    let loose = cur.below(4) == 0;
-                    Ok(Prepared {
-                        summary: (summary || loose).then(|| cur.text(24)),
-                        changes: (changes || loose).then(|| gen_changes(cur)),
-                        state: if state || loose { gen_state(cur) } else { None },
-                    })
+                let prepared = match cur.below(6) {
+                    0 => Err(cur.text(16)),
+                    1 => return self.tool_gone(run),
+                    _ => {
+                        // Mostly what was asked for; sometimes more or less.
+                        let loose = cur.below(4) == 0;
+                        Ok(Prepared {
+                            summary: (summary || loose).then(|| cur.text(24)),
+                            changes: (changes || loose).then(|| gen_changes(cur)),
+                            state: if state || loose { gen_state(cur) } else { None },
+                        })
+                    }
                 };
                 Input::Prepared(run, prepared)
             }
             Work::ReadState(run) => {
                 let state = match cur.below(5) {
                     0 => Err(cur.text(16)),
+                    1 => return self.tool_gone(run),
                     _ => Ok(gen_state(cur)),
                 };
                 Input::State(run, state)
@@ -909,10 +915,16 @@ impl Driver {
         self.apply(input);
     }
 
+    /// JS has no functions for `run`'s tool.
+    fn tool_gone(&mut self, run: RunId) {
+        self.apply(Input::ToolGone(run));
+    }
+
     /// Any kind of answer to any run: the core must ignore what does not fit.
     fn junk_answer(&mut self, cur: &mut Cursor<'_>) {
         let run = self.pick_run(cur);
-        let input = match cur.below(5) {
+        let input = match cur.below(6) {
+            5 => Input::ToolGone(run),
             0 => {
                 let outcome = match cur.below(3) {
                     0 => Outcome::Aborted,

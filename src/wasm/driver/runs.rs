@@ -48,6 +48,17 @@ impl Shared {
         self.answer(|core| core.handle_outcome(run, outcome, now));
     }
 
+    /// The functions of `key`'s tool, or the core told that they are gone
+    /// (unregistered since it asked for `run`).
+    fn tool_of(self: &Rc<Self>, run: RunId, key: ToolKey) -> Option<Rc<ToolFns>> {
+        let tool = self.tool(key);
+        if tool.is_none() {
+            let now = self.now();
+            self.answer(|core| core.handle_tool_gone(run, now));
+        }
+        tool
+    }
+
     /// The run `order` starts, with `input` the value the driver made of
     /// its input (the kept validated value, or the JSON copy).
     pub(super) fn start_run(self: &Rc<Self>, order: RunOrder, input: JsValue) {
@@ -61,7 +72,9 @@ impl Shared {
             check_output,
             ..
         } = order;
-        let tool = self.tool(key);
+        let Some(tool) = self.tool_of(run, key) else {
+            return;
+        };
         #[allow(clippy::cast_precision_loss)]
         let id = run.0 as f64;
         let caller = match caller {
@@ -84,9 +97,6 @@ impl Shared {
         if let Err(failure) = self.host(|h| h.runs.insert(run.0, entry)) {
             return report(failure);
         }
-        let Some(tool) = tool else {
-            return self.finish_run(run, Outcome::Threw("tool definition missing".into()));
-        };
         let snapshot = tool.snapshot.clone().filter(|_| snapshot);
         spawn(
             self.clone()
@@ -194,7 +204,10 @@ impl Shared {
     /// A Standard Schema input: `~standard.validate(input)`; the validated
     /// value replaces the input.
     pub(super) fn validate(self: &Rc<Self>, run: RunId, key: ToolKey, input: String) {
-        let schema = self.tool(key).and_then(|t| t.input_standard.clone());
+        let Some(tool) = self.tool_of(run, key) else {
+            return;
+        };
+        let schema = tool.input_standard.clone();
         let shared = self.clone();
         spawn(async move {
             let input = values::parse_text(&input);
@@ -236,20 +249,17 @@ impl Shared {
             state,
             ..
         } = order;
-        let tool = self.tool(tool);
-        let call = |wanted: bool, f: Option<&Function>| -> Result<JsValue, JsValue> {
-            if !wanted {
-                return Ok(JsValue::UNDEFINED);
-            }
-            match f {
-                Some(f) => f.call1(&JsValue::NULL, input),
-                None => Err(js_sys::TypeError::new("tool definition missing").into()),
-            }
+        let Some(tool) = self.tool_of(run, tool) else {
+            return;
         };
-        let tool = tool.as_deref();
-        let prepared = call(summary, tool.and_then(|t| t.summary.as_ref()))
-            .and_then(|s| Ok((s, call(changes, tool.and_then(|t| t.changes.as_ref()))?)))
-            .and_then(|(s, c)| Ok((s, c, call(state, tool.and_then(|t| t.state.as_ref()))?)))
+        // (The core asks only for what the definition has.)
+        let call = |wanted: bool, f: Option<&Function>| match f.filter(|_| wanted) {
+            Some(f) => f.call1(&JsValue::NULL, input),
+            None => Ok(JsValue::UNDEFINED),
+        };
+        let prepared = call(summary, tool.summary.as_ref())
+            .and_then(|s| Ok((s, call(changes, tool.changes.as_ref())?)))
+            .and_then(|(s, c)| Ok((s, c, call(state, tool.state.as_ref())?)))
             .map_err(|error| host::detail(&error))
             .and_then(|(s, c, f)| values::prepared(s, c, f));
         let now = self.now();
@@ -258,10 +268,14 @@ impl Shared {
 
     /// The form state again, at approval.
     pub(super) fn read_state(self: &Rc<Self>, run: RunId, key: ToolKey, input: &str) {
+        let Some(tool) = self.tool_of(run, key) else {
+            return;
+        };
         let input = values::parse_text(input);
-        let state = match self.tool(key).and_then(|t| t.state.clone()) {
+        // (The core asks only for a definition with a form state.)
+        let state = match &tool.state {
             Some(state) => state.call1(&JsValue::NULL, &input),
-            None => Err(js_sys::TypeError::new("tool definition missing").into()),
+            None => Ok(JsValue::UNDEFINED),
         };
         let state = match state {
             Ok(value) if value.is_undefined() => Ok(None),
