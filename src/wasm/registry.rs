@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::bridge::Bridge;
-use super::driver::{Shared, ToolFns};
+use super::driver::Shared;
 use super::error::{report, Busy, Failure};
 use super::host::{self, get, js_function, present};
 use super::properties::HostProperties;
@@ -55,10 +55,7 @@ fn register_in(shared: &Rc<Shared>, scope: ScopeId, def: &JsValue) -> Result<Fun
     registry::field::definition(&given(def)).map_err(Failure::misuse)?;
     let run = get(def, "run");
     registry::field::run(&given(&run)).map_err(Failure::misuse)?;
-    let run: Function = run.unchecked_into();
-    let spec = values::tool_def(def)?;
-    let input_standard = Some(get(def, "inputSchema")).filter(values::is_standard_schema);
-    let output_standard = Some(get(def, "outputSchema")).filter(values::is_standard_schema);
+    let (spec, tool) = values::tool_def(def, run.unchecked_into())?;
     let now = shared.now();
     let registered = shared.with_core(|core| core.register(scope, spec, now))?;
     let key = match registered {
@@ -72,15 +69,6 @@ fn register_in(shared: &Rc<Shared>, scope: ScopeId, def: &JsValue) -> Result<Fun
             return Ok(js_function(|| {}));
         }
         Ok(Some(key)) => key,
-    };
-    let tool = ToolFns {
-        run,
-        summary: host::method(def, "summary"),
-        changes: host::method(def, "changes"),
-        snapshot: host::method(def, "snapshot"),
-        state: host::function(host::form_state(def)),
-        input_standard,
-        output_standard,
     };
     // Kept before the outputs are handed out: a run of it may start then.
     shared.host(|h| h.tools.insert(key.0, Rc::new(tool)))?;

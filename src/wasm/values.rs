@@ -16,6 +16,8 @@ use core::cell::Cell;
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "toolmark")]
+use super::driver::ToolFns;
 use super::error::Failure;
 use super::host::{self, get, present, Callback};
 use crate::given::{Given, GivenJson, GivenList, GivenText, NotJson};
@@ -183,7 +185,7 @@ impl Strict {
 }
 
 /// `typeof value === 'object'` with a `~standard` object: a Standard Schema.
-pub fn is_standard_schema(value: &JsValue) -> bool {
+fn is_standard_schema(value: &JsValue) -> bool {
     value.is_object() && get(value, "~standard").is_object()
 }
 
@@ -215,12 +217,12 @@ fn standard_json_schema(schema: &JsValue, io: &str) -> Option<Value> {
     to_value(&json)
 }
 
-fn schema_spec(schema: JsValue, io: &str) -> Option<SchemaSpec> {
+fn schema_spec(schema: JsValue, io: &str) -> (Option<SchemaSpec>, Option<JsValue>) {
     if is_standard_schema(&schema) {
         let json = standard_json_schema(&schema, io);
-        return Some(SchemaSpec::External { json });
+        return (Some(SchemaSpec::External { json }), Some(schema));
     }
-    field::json_schema(given_json(schema))
+    (field::json_schema(given_json(schema)), None)
 }
 
 /// A structured field, absent or as JSON, for the core's rules.
@@ -231,34 +233,50 @@ fn given_json(value: JsValue) -> GivenJson {
     }
 }
 
-/// The core's view of a tool definition object (the app's functions stay
-/// with the boundary; the core learns which of them exist). Its fields are
-/// checked by [`field`]'s rules, read in that order.
-pub fn tool_def(def: &JsValue) -> Result<ToolDef, Failure> {
-    checked_def(def).map_err(Failure::misuse)
+/// A tool definition object read once, property by property: the core's
+/// view of it (which of the app's functions exist, checked by [`field`]'s
+/// rules in that order) and the functions the boundary keeps. One read
+/// each, so a getter cannot tell the core one thing and the driver another.
+#[cfg(feature = "toolmark")]
+pub fn tool_def(def: &JsValue, run: Function) -> Result<(ToolDef, ToolFns), Failure> {
+    checked_def(def, run).map_err(Failure::misuse)
 }
 
-fn checked_def(def: &JsValue) -> Result<ToolDef, Cow<'static, str>> {
+#[cfg(feature = "toolmark")]
+fn checked_def(def: &JsValue, run: Function) -> Result<(ToolDef, ToolFns), Cow<'static, str>> {
     let read = |key| given(&get(def, key));
     let name = field::name(read("name"))?;
     let description = field::description(read("description"))?;
     let hints = field::hints(given_json(get(def, "hints")))?;
     let mode = field::mode(read("mode"))?;
     let sensitive = field::sensitive(given_json(get(def, "sensitive")))?;
-    Ok(ToolDef {
+    let title = field::title(read("title"))?;
+    let (input_schema, input_standard) = schema_spec(get(def, "inputSchema"), "input");
+    let (output_schema, output_standard) = schema_spec(get(def, "outputSchema"), "output");
+    let fns = ToolFns {
+        run,
+        summary: host::method(def, "summary"),
+        changes: host::method(def, "changes"),
+        snapshot: host::method(def, "snapshot"),
+        state: host::function(host::form_state(def)),
+        input_standard,
+        output_standard,
+    };
+    let spec = ToolDef {
         name,
-        title: field::title(read("title"))?,
+        title,
         description,
-        input_schema: schema_spec(get(def, "inputSchema"), "input"),
-        output_schema: schema_spec(get(def, "outputSchema"), "output"),
+        input_schema,
+        output_schema,
         hints,
         mode,
         sensitive,
-        has_summary: get(def, "summary").is_function(),
-        has_changes: get(def, "changes").is_function(),
-        has_snapshot: get(def, "snapshot").is_function(),
-        has_state: host::form_state(def).is_function(),
-    })
+        has_summary: fns.summary.is_some(),
+        has_changes: fns.changes.is_some(),
+        has_snapshot: fns.snapshot.is_some(),
+        has_state: fns.state.is_some(),
+    };
+    Ok((spec, fns))
 }
 
 /// The core's configuration from `createToolmark` options.

@@ -126,6 +126,35 @@ test('a registry listener that throws is reported as uncaught (console.error in 
   assert.deepEqual(logged, ['error listener bug', 'pending listener bug']);
 });
 
+describe('a tool definition', () => {
+  test('is read once at registration: what the core is told exists is what the bridge calls', async () => {
+    const { tm, agent, errors } = await attached();
+    const reads = {};
+    const def = {};
+    // Each getter gives its value once, then undefined.
+    const once = (key, value) => Object.defineProperty(def, key, {
+      enumerable: true,
+      get() {
+        reads[key] = (reads[key] ?? 0) + 1;
+        return reads[key] === 1 ? value : undefined;
+      },
+    });
+    once('name', 'pay');
+    once('description', 'Pays');
+    once('hints', { consequential: true });
+    once('inputSchema', { type: 'object' });
+    once('summary', () => 'Pay 3 EUR');
+    once('snapshot', () => () => {});
+    once('run', () => 'paid');
+    tm.register(def);
+    assert.deepEqual(reads, { name: 1, description: 1, hints: 1, inputSchema: 1, summary: 1, snapshot: 1, run: 1 });
+    const asked = await agent.call('pay', {});
+    assert.equal(asked.status, 'needs_confirmation');
+    assert.equal(asked.summary, 'Pay 3 EUR');
+    assert.deepEqual(errors, []);
+  });
+});
+
 describe('re-entrancy', () => {
   test('a tool that calls back into the registry synchronously (register, call, manifest, rev, unregister)', async () => {
     const { tm, agent } = await attached();
