@@ -63,6 +63,9 @@ pub enum Input {
     Undo(String),
     /// [`Toolmark::handle_outcome`].
     Outcome(RunId, Outcome),
+    /// [`Toolmark::handle_snapshot_taken`]: whether the snapshot returned
+    /// a restorer.
+    SnapshotTaken { run: RunId, restorer: bool },
     /// [`Toolmark::handle_tool_gone`].
     ToolGone(RunId),
     /// [`Toolmark::handle_output_checked`].
@@ -103,6 +106,8 @@ pub enum Reply {
     Handle(Handle),
     /// [`Toolmark::ctx_confirm`]'s answer.
     Inline(bool),
+    /// [`Toolmark::handle_snapshot_taken`]'s answer: the run goes on.
+    GoesOn(bool),
 }
 
 impl Toolmark {
@@ -163,6 +168,9 @@ impl Toolmark {
             Input::Outcome(run, outcome) => {
                 self.handle_outcome(run, outcome, now);
                 Reply::None
+            }
+            Input::SnapshotTaken { run, restorer } => {
+                Reply::GoesOn(self.handle_snapshot_taken(run, restorer, now))
             }
             Input::ToolGone(run) => {
                 self.handle_tool_gone(run, now);

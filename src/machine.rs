@@ -774,13 +774,15 @@ impl Toolmark {
         self.life.ctx_confirm(&mut self.env, run)
     }
 
-    /// A run's `snapshot` settled: `true` when JS keeps the restorer it
-    /// gave under the run and calls `run`; `false` when the call was
-    /// cancelled meanwhile: neither, and the run is over (settled here as
-    /// aborted). `false` too, changing nothing, for a run that asked for no
-    /// snapshot or is over.
-    pub fn handle_snapshot_taken(&mut self, run: RunId, now: u64) -> bool {
-        self.life.handle_snapshot_taken(&mut self.env, run, now)
+    /// A run's `snapshot` settled, `restorer` whether it returned a
+    /// function: `true` when JS keeps that restorer under the run (if any)
+    /// and calls `run`; `false` when the call was cancelled meanwhile:
+    /// neither, and the run is over (settled here as aborted). `false` too,
+    /// changing nothing, for a run that asked for no snapshot or is over. A
+    /// snapshot that returned no restorer gives its call no undo.
+    pub fn handle_snapshot_taken(&mut self, run: RunId, restorer: bool, now: u64) -> bool {
+        self.life
+            .handle_snapshot_taken(&mut self.env, run, restorer, now)
     }
 
     /// JS has no functions for the tool of `run` (it was unregistered

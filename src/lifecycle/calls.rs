@@ -203,8 +203,9 @@ pub(crate) enum Stage {
     Validating(RunId),
     Preparing(RunId),
     ReadingState(RunId),
-    /// Its tool runs in JS; `snapshot`: the run took one (decided at its
-    /// start, as the tool may be gone by its end).
+    /// Its tool runs in JS; `snapshot`: JS keeps (or is taking) a restorer
+    /// for the run (decided at its start, as the tool may be gone by its
+    /// end; cleared when the snapshot gave none).
     Running {
         run: RunId,
         snapshot: bool,
@@ -450,6 +451,18 @@ impl Calls {
             snapshot,
         };
         Some(run)
+    }
+
+    /// The running (or aborting) call's snapshot gave no restorer: none is
+    /// kept for it, to use or to drop.
+    pub(crate) fn without_restorer(&mut self, key: CallKey) {
+        if let Some(call) = self.get_mut(key) {
+            if let Stage::Running { snapshot, .. } | Stage::Aborting { snapshot, .. } =
+                &mut call.stage
+            {
+                *snapshot = false;
+            }
+        }
     }
 
     /// The call whose current stage waits for `run`.
@@ -924,21 +937,39 @@ impl CallLife {
 
     // ----- answers from JS ----------------------------------------------
 
-    /// A run's `snapshot` settled: whether the run goes on, only while its
-    /// call still runs. A call cancelled meanwhile (aborting, or abandoned
-    /// after its grace period, its [`Action::DropRestorer`] sent) has its
-    /// work stopped before it starts, no `run` and no restorer kept: its run
-    /// is over here, settled as aborted. (Any other run, one without a
-    /// snapshot or over, is left as it is.)
-    pub(crate) fn handle_snapshot_taken(&mut self, env: &mut Env, run: RunId, now: u64) -> bool {
-        match self.calls.waiting_for(run).map(|(_, call)| &call.stage) {
-            Some(Stage::Running { snapshot: true, .. }) => true,
-            Some(Stage::Aborting { snapshot: true, .. }) | None => {
-                self.handle_outcome(env, run, Outcome::Aborted, now);
-                false
-            }
-            Some(_) => false,
+    /// A run's `snapshot` settled, `restorer` whether it gave one (a
+    /// function): whether the run goes on, only while its call still runs.
+    /// A snapshot that gave none leaves nothing to keep or drop: the call
+    /// has no undo (`undo_unavailable`). A call cancelled meanwhile
+    /// (aborting, or abandoned after its grace period, its
+    /// [`Action::DropRestorer`] sent) has its work stopped before it
+    /// starts, no `run` and no restorer kept: its run is over here, settled
+    /// as aborted. (Any other run, one without a snapshot or over, is left
+    /// as it is.)
+    pub(crate) fn handle_snapshot_taken(
+        &mut self,
+        env: &mut Env,
+        run: RunId,
+        restorer: bool,
+        now: u64,
+    ) -> bool {
+        let Some((key, call)) = self.calls.waiting_for(run) else {
+            self.handle_outcome(env, run, Outcome::Aborted, now);
+            return false;
+        };
+        let (Stage::Running { snapshot: true, .. } | Stage::Aborting { snapshot: true, .. }) =
+            call.stage
+        else {
+            return false;
+        };
+        let goes_on = matches!(call.stage, Stage::Running { .. });
+        if !restorer {
+            self.calls.without_restorer(key);
         }
+        if !goes_on {
+            self.handle_outcome(env, run, Outcome::Aborted, now);
+        }
+        goes_on
     }
 
     /// JS has no functions for the tool of `run`'s call: the tool was

@@ -479,6 +479,54 @@ fn the_undo_store_keeps_the_last_100_restorers() {
     ));
 }
 
+/// A snapshot that returned no function leaves no restorer: nothing to
+/// keep, drop or run, and `tm.undo` of its call is `undo_unavailable`.
+#[test]
+fn a_snapshot_that_gives_no_restorer_leaves_its_call_no_undo() {
+    let mut page = Page::new();
+    let mut def = tool("edit");
+    def.has_snapshot = true;
+    page.register(def);
+
+    page.call("a", "edit", json!({}));
+    let run = only_run(&mut page);
+    assert!(
+        page.tm.handle_snapshot_taken(run, false, page.now),
+        "the run goes on"
+    );
+    page.drain();
+    page.ok(run, json!(null));
+    assert_eq!(page.result("a"), json!({"status": "ok", "data": null}));
+    let undo = page.tm.undo("a");
+    page.drain();
+    assert!(matches!(
+        page.completed(undo),
+        Some(ToolResult::Refused {
+            code: toolmark_bridge::protocol::RefusedCode::UndoUnavailable,
+            ..
+        })
+    ));
+
+    // Cancelled while its snapshot was taken: over as an abort, nothing to drop.
+    page.call("b", "edit", json!({}));
+    let run = only_run(&mut page);
+    page.cancel("b");
+    assert!(!page.tm.handle_snapshot_taken(run, false, page.now));
+    page.drain();
+    assert_eq!(
+        page.result("b"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert!(
+        !page
+            .actions
+            .iter()
+            .any(|a| matches!(a, Action::Restore { .. } | Action::DropRestorer { .. })),
+        "{:?}",
+        page.actions
+    );
+}
+
 #[test]
 fn a_call_cancelled_while_its_snapshot_is_taken_never_runs_and_keeps_no_restorer() {
     let mut page = Page::with_config(Config {

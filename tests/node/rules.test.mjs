@@ -1241,6 +1241,27 @@ describe('undo, files, bridge lifecycle', () => {
     h.check();
   });
 
+  test('a snapshot that returns no function leaves its call no undo: undo_unavailable, no tool_threw', async () => {
+    const h = page();
+    const callIds = [];
+    h.tm.register({
+      name: 'set',
+      description: 'd',
+      snapshot: () => undefined,
+      run: (_input, ctx) => {
+        callIds.push(ctx.callId);
+        return 'done';
+      },
+    });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    assert.deepEqual(await h.callAndWait('set', {}), { status: 'ok', data: 'done' });
+    const unavailable = await h.tm.undo(callIds[0]);
+    assert.equal(unavailable.status, 'refused');
+    assert.equal(unavailable.code, 'undo_unavailable');
+    assert.deepEqual(h.errorsOf('tool_threw'), []);
+    h.check();
+  });
+
   test('restorers are the runs\': a later run under the same call id cannot drop or replace the kept one', async () => {
     const h = page();
     const state = { value: 'before' };

@@ -247,7 +247,7 @@ impl Page {
 
     /// A run's `snapshot` settled: whether the run goes on.
     pub fn snapshot_taken(&mut self, run: RunId) -> bool {
-        let goes_on = self.tm.handle_snapshot_taken(run, self.now);
+        let goes_on = self.tm.handle_snapshot_taken(run, true, self.now);
         self.drain();
         goes_on
     }

@@ -43,7 +43,7 @@ mod seeded_random;
 use seeded_random::SeededRandom;
 #[path = "spec_model.rs"]
 mod spec_model;
-use spec_model::{Drained, Input, SpecModel};
+use spec_model::{Drained, Input, Reply, SpecModel};
 
 /// JSON the driver makes up is kept to the inbound depth limit, so that a
 /// message wrapping it stays well inside serde_json's default limit of 128
@@ -348,6 +348,8 @@ fn gen_state(cur: &mut Cursor<'_>) -> Option<String> {
 /// Work handed to JS that waits for an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Work {
+    /// A run's `snapshot`, before its `run`.
+    Snapshot(RunId),
     Run(RunId),
     Validate(RunId),
     Prepare {
@@ -363,7 +365,8 @@ enum Work {
 impl Work {
     fn run(self) -> RunId {
         match self {
-            Work::Run(run)
+            Work::Snapshot(run)
+            | Work::Run(run)
             | Work::Validate(run)
             | Work::ReadState(run)
             | Work::Restore(run)
@@ -445,7 +448,13 @@ impl Driver {
         self.deadline = drained.deadline;
         for action in drained.actions {
             let work = match action {
-                Action::Run(RunOrder { run, .. }) => Work::Run(run),
+                Action::Run(RunOrder { run, snapshot, .. }) => {
+                    if snapshot {
+                        Work::Snapshot(run)
+                    } else {
+                        Work::Run(run)
+                    }
+                }
                 Action::Validate { run, .. } => Work::Validate(run),
                 Action::Prepare(PrepareOrder {
                     run,
@@ -850,6 +859,8 @@ impl Driver {
 
     fn answer(&mut self, work: Work, cur: &mut Cursor<'_>) {
         let input = match work {
+            // Mostly a restorer; then the run goes on.
+            Work::Snapshot(run) => return self.snapshot_taken(run, cur.below(4) != 0),
             Work::Run(run) => {
                 let outcome = match cur.below(8) {
                     0 => Outcome::Ok(None),
@@ -915,6 +926,14 @@ impl Driver {
         self.apply(input);
     }
 
+    /// `run`'s snapshot settled, with a `restorer` or not: its run starts
+    /// if the core says it goes on.
+    fn snapshot_taken(&mut self, run: RunId, restorer: bool) {
+        if self.apply(Input::SnapshotTaken { run, restorer }) == Reply::GoesOn(true) {
+            self.outstanding.push(Work::Run(run));
+        }
+    }
+
     /// JS has no functions for `run`'s tool.
     fn tool_gone(&mut self, run: RunId) {
         self.apply(Input::ToolGone(run));
@@ -923,8 +942,12 @@ impl Driver {
     /// Any kind of answer to any run: the core must ignore what does not fit.
     fn junk_answer(&mut self, cur: &mut Cursor<'_>) {
         let run = self.pick_run(cur);
-        let input = match cur.below(6) {
+        let input = match cur.below(7) {
             5 => Input::ToolGone(run),
+            6 => Input::SnapshotTaken {
+                run,
+                restorer: cur.below(2) == 0,
+            },
             0 => {
                 let outcome = match cur.below(3) {
                     0 => Outcome::Aborted,
@@ -944,6 +967,7 @@ impl Driver {
     /// The unremarkable answer, for the settling phase.
     fn answer_plainly(&mut self, work: Work) {
         let input = match work {
+            Work::Snapshot(run) => return self.snapshot_taken(run, true),
             Work::Run(run) => Input::Outcome(run, Outcome::Ok(None)),
             Work::Validate(run) => Input::Validated(run, Validated::Valid(None)),
             Work::Prepare { run, .. } => Input::Prepared(run, Ok(Prepared::default())),

@@ -186,6 +186,8 @@ enum Then {
     Attach(BridgeOptions),
     Detach(BridgeId),
     Issued(RequestKind),
+    /// A snapshot that gave no restorer.
+    NoRestorer(RunId),
 }
 
 macro_rules! ensure {
@@ -313,6 +315,10 @@ impl SpecModel {
                 }
                 Then::Nothing
             }
+            Input::SnapshotTaken {
+                run,
+                restorer: false,
+            } => Then::NoRestorer(*run),
             Input::Call { .. } => Then::Issued(RequestKind::Call),
             Input::HeldCall { .. } => Then::Issued(RequestKind::HeldCall),
             Input::Confirm { .. } => Then::Issued(RequestKind::Confirm),
@@ -363,6 +369,11 @@ impl SpecModel {
                 }
             }
             (Then::Issued(kind), Reply::Handle(handle)) => self.issued(*handle, kind)?,
+            // Its run goes on with no restorer: the core must never
+            // restore or drop one for it.
+            (Then::NoRestorer(run), Reply::GoesOn(true)) => {
+                self.restorers.remove(&run);
+            }
             _ => {}
         }
         Ok(reply)

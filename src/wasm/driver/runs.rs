@@ -121,10 +121,12 @@ impl Shared {
                 Ok(restorer) => restorer,
                 Err(error) => return self.run_failed(run, &error),
             };
+            let restorer = host::function(restorer);
             let now = self.now();
-            match self.with_core(|core| core.handle_snapshot_taken(run, now)) {
+            let kept = restorer.is_some();
+            match self.with_core(|core| core.handle_snapshot_taken(run, kept, now)) {
                 Ok(true) => {
-                    if let Some(restorer) = host::function(restorer) {
+                    if let Some(restorer) = restorer {
                         if let Err(failure) = self.host(|h| h.restorers.insert(run.0, restorer)) {
                             report(failure);
                         }
