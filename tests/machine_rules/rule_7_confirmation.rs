@@ -226,16 +226,16 @@ fn an_approval_whose_tool_is_gone_is_refused_stale_not_cancelled() {
     ));
 }
 
-/// The form state is read again at approval; a tool unregistered before
-/// JS read it is gone since confirmation was requested.
-#[test]
-fn an_approval_whose_tool_went_before_its_form_state_was_read_is_refused_stale() {
-    let mut page = Page::new();
-    let mut def = consequential("form.submit");
-    def.has_state = true;
-    let key = page.register(def);
-    page.call("c", "form.submit", json!({}));
-    let order = take_prepare(&mut page);
+/// Calls `form.submit` as `id`, its form state `v1` when the confirmation
+/// is asked for, and approves it: the confirmId, the approval's request
+/// and the run that reads the form state again.
+fn approved_form_submit(
+    page: &mut Page,
+    id: &str,
+) -> (String, toolmark_bridge::machine::Handle, RunId) {
+    page.call(id, "form.submit", json!({}));
+    let order = take_prepare(page);
+    assert!(order.state);
     page.tm.handle_prepared(
         order.run,
         Ok(Prepared {
@@ -245,12 +245,24 @@ fn an_approval_whose_tool_went_before_its_form_state_was_read_is_refused_stale()
         page.now,
     );
     page.drain();
-    let id = confirm_id_of(&page.result("c"));
-    let handle = page.tm.confirm(&id, true, page.now);
+    let confirm_id = confirm_id_of(&page.result(id));
+    let handle = page.tm.confirm(&confirm_id, true, page.now);
     page.drain();
     let Some(Action::ReadState { run, .. }) = page.actions.pop() else {
         panic!("read state expected: {:?}", page.actions)
     };
+    (confirm_id, handle, run)
+}
+
+/// The form state is read again at approval; a tool unregistered before
+/// JS read it is gone since confirmation was requested.
+#[test]
+fn an_approval_whose_tool_went_before_its_form_state_was_read_is_refused_stale() {
+    let mut page = Page::new();
+    let mut def = consequential("form.submit");
+    def.has_state = true;
+    let key = page.register(def);
+    let (id, handle, run) = approved_form_submit(&mut page, "c");
     page.tm.unregister(key, page.now);
     page.tm.handle_tool_gone(run, page.now);
     page.drain();
@@ -374,24 +386,7 @@ fn a_form_changed_since_the_request_is_refused_stale() {
     def.has_state = true;
     page.register(def);
     for (id, later_state) in [("changed", "v2"), ("same", "v1")] {
-        page.call(id, "form.submit", json!({}));
-        let order = take_prepare(&mut page);
-        assert!(order.state);
-        page.tm.handle_prepared(
-            order.run,
-            Ok(Prepared {
-                state: Some("v1".into()),
-                ..Prepared::default()
-            }),
-            page.now,
-        );
-        page.drain();
-        let confirm_id = confirm_id_of(&page.result(id));
-        page.tm.confirm(&confirm_id, true, page.now);
-        page.drain();
-        let Some(Action::ReadState { run, .. }) = page.actions.pop() else {
-            panic!("{:?}", page.actions)
-        };
+        let (confirm_id, _, run) = approved_form_submit(&mut page, id);
         page.tm
             .handle_state(run, Ok(Some(later_state.into())), page.now);
         page.drain();
