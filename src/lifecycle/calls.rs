@@ -203,18 +203,20 @@ pub(crate) enum Stage {
     Validating(RunId),
     Preparing(RunId),
     ReadingState(RunId),
-    /// Its tool runs in JS; `snapshot`: JS keeps (or is taking) a restorer
-    /// for the run (decided at its start, as the tool may be gone by its
-    /// end; cleared when the snapshot gave none).
+    /// Its tool runs in JS; `snapshot`: the run takes one first (decided
+    /// at its start, as the tool may be gone by its end); `restorer`: JS
+    /// keeps one for it, or will (cleared when its snapshot gave none).
     Running {
         run: RunId,
         snapshot: bool,
+        restorer: bool,
     },
     /// Its run was aborted and has until `deadline` to settle.
     Aborting {
         run: RunId,
         deadline: u64,
         snapshot: bool,
+        restorer: bool,
     },
 }
 
@@ -396,7 +398,11 @@ impl Calls {
         }
         let run = self.new_run();
         let call = self.list.get_mut(index)?;
-        call.stage = Stage::Running { run, snapshot };
+        call.stage = Stage::Running {
+            run,
+            snapshot,
+            restorer: snapshot,
+        };
         let input = call.input.take().unwrap_or_else(JsonText::null);
         self.input_bytes = self.input_bytes.saturating_sub(input.len());
         Some((run, call.kept.take(), input.into_string()))
@@ -442,13 +448,19 @@ impl Calls {
     /// deadline: a repeated cancel does not move it).
     pub(crate) fn abort_run(&mut self, key: CallKey, deadline: u64) -> Option<RunId> {
         let call = self.get_mut(key)?;
-        let Stage::Running { run, snapshot } = call.stage else {
+        let Stage::Running {
+            run,
+            snapshot,
+            restorer,
+        } = call.stage
+        else {
             return None;
         };
         call.stage = Stage::Aborting {
             run,
             deadline,
             snapshot,
+            restorer,
         };
         Some(run)
     }
@@ -457,10 +469,10 @@ impl Calls {
     /// kept for it, to use or to drop.
     pub(crate) fn without_restorer(&mut self, key: CallKey) {
         if let Some(call) = self.get_mut(key) {
-            if let Stage::Running { snapshot, .. } | Stage::Aborting { snapshot, .. } =
+            if let Stage::Running { restorer, .. } | Stage::Aborting { restorer, .. } =
                 &mut call.stage
             {
-                *snapshot = false;
+                *restorer = false;
             }
         }
     }
@@ -996,7 +1008,7 @@ impl CallLife {
         let Some((key, call)) = self.calls.waiting_for(run) else {
             return self.late(env, run, &outcome);
         };
-        let (Stage::Running { snapshot, .. } | Stage::Aborting { snapshot, .. }) = call.stage
+        let (Stage::Running { restorer, .. } | Stage::Aborting { restorer, .. }) = call.stage
         else {
             return;
         };
@@ -1057,7 +1069,7 @@ impl CallLife {
                 by: CancelledBy::Signal,
             },
         };
-        if snapshot {
+        if restorer {
             if matches!(result, ToolResult::Ok { .. }) {
                 for forgotten in self.undo.insert(&call_id, run) {
                     env.out.action(Action::DropRestorer { run: forgotten });
@@ -1222,10 +1234,10 @@ impl CallLife {
             let Some(mut call) = self.remove_call(env, key) else {
                 break;
             };
-            if let Stage::Aborting { run, snapshot, .. } = call.stage {
+            if let Stage::Aborting { run, restorer, .. } = call.stage {
                 self.calls
                     .abandon(run, core::mem::take(&mut call.admitted.tool_name));
-                if snapshot {
+                if restorer {
                     env.out.action(Action::DropRestorer { run });
                 }
             }
@@ -1528,7 +1540,8 @@ mod tests {
             stage(&calls),
             Some(Stage::Running {
                 run: running,
-                snapshot: true
+                snapshot: true,
+                restorer: true
             })
         );
         calls.activate(key);
@@ -1540,7 +1553,8 @@ mod tests {
             Some(Stage::Aborting {
                 run: running,
                 deadline: 5,
-                snapshot: true
+                snapshot: true,
+                restorer: true
             })
         );
         assert!(calls.start_running(key, false).is_none());

@@ -494,6 +494,10 @@ fn a_snapshot_that_gives_no_restorer_leaves_its_call_no_undo() {
         page.tm.handle_snapshot_taken(run, false, page.now),
         "the run goes on"
     );
+    assert!(
+        page.tm.handle_snapshot_taken(run, false, page.now),
+        "told again: still its call's run"
+    );
     page.drain();
     page.ok(run, json!(null));
     assert_eq!(page.result("a"), json!({"status": "ok", "data": null}));
