@@ -32,25 +32,13 @@ use wasm_bindgen::prelude::*;
 
 use super::error::{report, Busy, Failure};
 use super::host::{self, Callback};
-use super::values;
+use super::values::{self, ToolFns};
 use crate::bridges::TransportCall;
 use crate::machine::{Action, BridgeId, Event, Handle, Output, Toolmark as Machine, Transmit};
 use crate::protocol::{ErrorEventCode, ThrownErrorCode};
 use crate::registry::ToolKey;
 use crate::timer::{self, Arm, Rearm};
 use crate::vecmap::VecMap;
-
-/// The app's functions of one registered tool.
-pub struct ToolFns {
-    pub run: Function,
-    pub summary: Option<Function>,
-    pub changes: Option<Function>,
-    pub snapshot: Option<Function>,
-    pub state: Option<Function>,
-    /// The Standard Schemas, validated by their own `~standard.validate`.
-    pub input_standard: Option<JsValue>,
-    pub output_standard: Option<JsValue>,
-}
 
 struct Run {
     /// The run's `ctx` (js/src/context.js).

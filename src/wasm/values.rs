@@ -16,8 +16,6 @@ use core::cell::Cell;
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
-#[cfg(feature = "toolmark")]
-use super::driver::ToolFns;
 use super::error::Failure;
 use super::host::{self, get, present, Callback};
 use crate::given::{Given, GivenJson, GivenList, GivenText, NotJson};
@@ -231,6 +229,18 @@ fn given_json(value: JsValue) -> GivenJson {
         None => GivenJson::Absent,
         Some(value) => to_value(&value).map_or(GivenJson::NotJson, GivenJson::Json),
     }
+}
+
+/// The app's functions of one registered tool.
+pub struct ToolFns {
+    pub run: Function,
+    pub summary: Option<Function>,
+    pub changes: Option<Function>,
+    pub snapshot: Option<Function>,
+    pub state: Option<Function>,
+    /// The Standard Schemas, validated by their own `~standard.validate`.
+    pub input_standard: Option<JsValue>,
+    pub output_standard: Option<JsValue>,
 }
 
 /// A tool definition object read once, property by property: the core's

@@ -15,13 +15,13 @@ use alloc::rc::Rc;
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::{settled, spawn, Run, RunContext, Shared, ToolFns};
+use super::{settled, spawn, Run, RunContext, Shared};
 use crate::machine::{Outcome, PrepareOrder, RunId, RunOrder, Toolmark as Machine, Validated};
 use crate::policy::Caller;
 use crate::registry::ToolKey;
 use crate::wasm::error::report;
 use crate::wasm::host::{self, get, present};
-use crate::wasm::values::{self, Safe};
+use crate::wasm::values::{self, Safe, ToolFns};
 
 /// `schema['~standard'].validate(value)`, settled.
 async fn standard_validate(schema: Option<&JsValue>, value: &JsValue) -> super::Settled {
