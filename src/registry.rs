@@ -727,7 +727,7 @@ impl Registry {
 
 /// The full name of `name` within a scope of `prefix`: `<prefix>.<name>`,
 /// or `name` itself in the root scope.
-pub fn joined(prefix: &str, name: &str) -> String {
+fn joined(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
         name.to_owned()
     } else {
