@@ -75,9 +75,6 @@ fn inbound(weak: &Weak<Shared>, bridge: BridgeId, message: &JsValue) {
         _ => return inbound_not_json(weak, bridge),
     };
     let Some(shared) = weak.upgrade() else { return };
-    if !attached(&shared, bridge) {
-        return;
-    }
     let units = usize::try_from(text.length()).unwrap_or(usize::MAX);
     let now = shared.now();
     // Copied before the core is borrowed: the copy runs the glue's JS.
@@ -96,9 +93,6 @@ fn inbound(weak: &Weak<Shared>, bridge: BridgeId, message: &JsValue) {
 
 fn inbound_not_json(weak: &Weak<Shared>, bridge: BridgeId) {
     let Some(shared) = weak.upgrade() else { return };
-    if !attached(&shared, bridge) {
-        return;
-    }
     if let Err(failure) = shared.input(|core| core.handle_inbound_not_json(bridge)) {
         report(failure);
     }
@@ -118,9 +112,6 @@ impl TextRoute {
         let Some(shared) = self.shared.upgrade() else {
             return;
         };
-        if !attached(&shared, self.bridge) {
-            return;
-        }
         let now = shared.now();
         if let Err(failure) = shared.input(|core| core.handle_inbound_frame(self.bridge, text, now))
         {
@@ -152,17 +143,6 @@ pub(super) fn forget_route(callback: &JsValue) {
             routes.retain(|(known, _)| !js_sys::Object::is(known, callback));
         }
     });
-}
-
-/// The bridge's transport is attached (a message its `onMessage` hands
-/// over while subscribing, before that returned, is not taken).
-fn attached(shared: &Shared, bridge: BridgeId) -> bool {
-    shared
-        .host(|h| h.bridges.contains_key(&bridge.0))
-        .unwrap_or_else(|failure| {
-            report(failure);
-            false
-        })
 }
 
 /// The bridge's `onMessage` callback (`messages`) or its `onStatus`
@@ -213,14 +193,24 @@ fn watch_status(shared: &Rc<Shared>, bridge: BridgeId, transport: &JsValue) {
             return;
         }
     };
+    keep_unsubscribe(shared, bridge, off, |entry| &mut entry.off_status);
+}
+
+/// Keeps what a subscription returned with the bridge's entry, in `slot`;
+/// a bridge detached while subscribing keeps nothing, so it is called at once.
+fn keep_unsubscribe(
+    shared: &Shared,
+    bridge: BridgeId,
+    off: JsValue,
+    slot: fn(&mut BridgeEntry) -> &mut JsValue,
+) {
     let kept = shared.host(|h| match h.bridges.get_mut(&bridge.0) {
         Some(entry) => {
-            entry.off_status = off.clone();
+            *slot(entry) = off.clone();
             true
         }
         None => false,
     });
-    // Detached while subscribing: nothing keeps the subscription.
     if !matches!(kept, Ok(true)) {
         if let Some(off) = host::function(off) {
             let _ = off.call0(&JsValue::NULL);
@@ -238,26 +228,14 @@ impl Bridge {
             bridge: id,
         };
         let callback = listener(weak, id, true);
-        let function: &Function = callback.as_ref().unchecked_ref();
+        let function: Function = callback.as_ref().clone().unchecked_into();
         ROUTES.with(|routes| {
             if let Ok(mut routes) = routes.try_borrow_mut() {
                 routes.push((function.clone(), route));
             }
         });
-        let subscribed = match host::method(&self.transport, "onMessage") {
-            Some(on_message) => on_message.call1(&self.transport, callback.as_ref()),
-            None => Err(JsValue::from_str("transport.onMessage is not a function")),
-        };
-        let off = match subscribed {
-            Ok(off) => off,
-            Err(error) => {
-                forget_route(callback.as_ref());
-                let now = shared.now();
-                shared.input(|core| core.detach(id, now))?;
-                let message = TransportCall::OnMessage.failed(&host::detail(&error));
-                return Err(Failure::misuse(message));
-            }
-        };
+        // Kept before subscribing: a transport may hand over messages
+        // inside `onMessage`, which the core takes and may answer at once.
         shared.host(|h| {
             h.bridges.insert(
                 id.0,
@@ -265,11 +243,29 @@ impl Bridge {
                     transport: self.transport.clone(),
                     send: self.send.clone(),
                     callback,
-                    off,
+                    off: JsValue::UNDEFINED,
                     off_status: JsValue::UNDEFINED,
                 },
             )
         })?;
+        let subscribed = match host::method(&self.transport, "onMessage") {
+            Some(on_message) => on_message.call1(&self.transport, &function),
+            None => Err(JsValue::from_str("transport.onMessage is not a function")),
+        };
+        let off = match subscribed {
+            Ok(off) => off,
+            Err(error) => {
+                // Taken out first: a transport never subscribed is not closed.
+                let entry = shared.host(|h| h.bridges.remove(&id.0));
+                forget_route(&function);
+                let now = shared.now();
+                shared.input(|core| core.detach(id, now))?;
+                drop(entry);
+                let message = TransportCall::OnMessage.failed(&host::detail(&error));
+                return Err(Failure::misuse(message));
+            }
+        };
+        keep_unsubscribe(shared, id, off, |entry| &mut entry.off);
         watch_status(shared, id, &self.transport);
         shared.flush();
         let shared = shared.clone();

@@ -249,6 +249,46 @@ fn a_message_without_json_text_is_dropped_with_invalid_message() {
     assert_eq!(page.sent_on(page.bridge).len(), sent, "never answered");
 }
 
+/// A bridge takes messages from its attach on, before anything it queued is
+/// handed out (a transport may deliver inside its subscription): its
+/// manifest goes first, then the answer; an invalid message is
+/// `invalid_message`. A detached bridge takes none, in any form.
+#[test]
+fn a_bridge_takes_messages_from_its_attach_and_none_after_its_detach() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    let cid = page.client_id();
+    let bridge = page.tm.attach(BridgeOptions::default());
+    let call = json!({"protocol": 1, "type": "call", "clientId": cid, "id": "c1", "tool": "t", "input": {}});
+    page.tm.handle_inbound(bridge, &call.to_string(), page.now);
+    let invalid = json!({"protocol": 1, "type": "call", "clientId": cid, "id": "c2"});
+    page.tm
+        .handle_inbound(bridge, &invalid.to_string(), page.now);
+    page.drain();
+    assert_eq!(page.error_codes(), [ErrorEventCode::InvalidMessage]);
+    let run = only_run(&mut page);
+    page.ok(run, json!("ran"));
+    let sent = page.sent_on(bridge);
+    let kinds: Vec<_> = sent.iter().map(|m| m["type"].clone()).collect();
+    assert_eq!(kinds, [json!("manifest"), json!("result")]);
+    assert_eq!(sent[1]["result"], json!({"status": "ok", "data": "ran"}));
+
+    page.tm.detach(bridge, page.now);
+    page.drain();
+    let events = page.events.len();
+    let again = json!({"protocol": 1, "type": "call", "clientId": cid, "id": "c3", "tool": "t", "input": {}});
+    page.tm.handle_inbound(bridge, &again.to_string(), page.now);
+    page.tm
+        .handle_inbound_frame(bridge, &again.to_string(), page.now);
+    page.tm.handle_inbound(bridge, "{not json", page.now);
+    page.tm.handle_inbound_not_json(bridge);
+    page.tm.handle_inbound_unread(bridge, 5_000_000);
+    page.drain();
+    assert_eq!(page.events.len(), events, "no event");
+    assert!(page.take_runs().is_empty(), "nothing runs");
+    assert_eq!(page.sent_on(bridge).len(), 2, "nothing is sent");
+}
+
 /// A message longer than the limit in UTF-16 units is longer in UTF-8
 /// bytes too: the core reads messages up to the limit in units and refuses
 /// a longer one unread, with `invalid_message` giving the length it knows

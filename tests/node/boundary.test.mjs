@@ -15,7 +15,7 @@ import { websocketTransport } from '../../pkg/bridge/websocket.js';
 import { echoTransport } from '../../pkg/bridge/echo.js';
 import { validateMessage } from '../../pkg/protocol/index.js';
 import { webmcp } from '../../pkg/webmcp/index.js';
-import { flush, until } from './support/page-agent.mjs';
+import { UUID_V4, flush, until } from './support/page-agent.mjs';
 
 /** A page with an in-page agent, and every error event it emitted. */
 async function attached(options = {}) {
@@ -230,6 +230,33 @@ describe('re-entrancy', () => {
     tm.register({ name: 't', description: 'd', run: () => 1 });
     await flush();
     assert.equal(sent.at(-1).type, 'manifest');
+  });
+  test('a transport that hands over messages inside onMessage(cb), before it returns: each is taken (a call answered after the manifest, an invalid one reported)', async () => {
+    const errors = [];
+    const tm = createToolmark({ onError: (e) => errors.push(e.code) });
+    tm.register({ name: 't', description: 'd', run: () => 'ran' });
+    // The page's clientId, from a first bridge the page then disposes.
+    let clientId;
+    const first = { send: (m) => (clientId ??= m.clientId), onMessage: () => () => {} };
+    tm.use(bridge({ transport: first }))();
+    assert.match(clientId, UUID_V4);
+    const sent = [];
+    const transport = {
+      send: (message) => sent.push(message),
+      // Messages that came while the page had no bridge, replayed on subscribe.
+      onMessage(cb) {
+        cb({ protocol: 1, type: 'call', clientId, id: 'c1', tool: 't', input: {} });
+        cb({ protocol: 1, type: 'call', clientId, id: 'c2' });
+        return () => {};
+      },
+    };
+    tm.use(bridge({ transport }));
+    await until(() => sent.some((m) => m.type === 'result'), 'the replayed call answered');
+    await flush();
+    assert.equal(sent[0].type, 'manifest');
+    const results = sent.filter((m) => m.type === 'result').map((m) => [m.id, m.result]);
+    assert.deepEqual(results, [['c1', { status: 'ok', data: 'ran' }]]);
+    assert.deepEqual(errors, ['invalid_message']);
   });
 });
 
