@@ -994,7 +994,11 @@ impl CallLife {
             return;
         };
         match call.stage {
-            Stage::Aborting { .. } => self.handle_outcome(env, run, Outcome::Aborted, now),
+            Stage::Aborting { .. } => {
+                // JS took no snapshot either: it keeps no restorer to drop.
+                self.calls.without_restorer(key);
+                self.handle_outcome(env, run, Outcome::Aborted, now);
+            }
             _ => {
                 let result = env.tool_gone(call);
                 self.finish(env, key, result, now);

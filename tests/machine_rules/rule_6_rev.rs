@@ -108,11 +108,14 @@ fn rule_6_a_call_whose_tool_went_before_js_started_it_is_answered_stale_or_unkno
     assert!(page.tm.pending_confirmations().is_empty());
 }
 
-/// A run cancelled before JS found its tool gone ends as a cancelled one does.
+/// A run cancelled before JS found its tool gone ends as a cancelled one
+/// does; JS took no snapshot for it, so there is no restorer to drop.
 #[test]
 fn rule_6_a_cancelled_run_whose_tool_went_before_it_started_is_cancelled_signal() {
     let mut page = Page::new();
-    let key = page.register(tool("t"));
+    let mut def = tool("t");
+    def.has_snapshot = true;
+    let key = page.register(def);
     page.call("a", "t", json!({}));
     let run = only_run(&mut page);
     page.cancel("a");
@@ -124,6 +127,11 @@ fn rule_6_a_cancelled_run_whose_tool_went_before_it_started_is_cancelled_signal(
         json!({"status": "cancelled", "by": "signal"})
     );
     assert_eq!(page.deadline(), None, "no grace period left to wait for");
+    assert!(
+        !page.actions.contains(&Action::DropRestorer { run }),
+        "{:?}",
+        page.actions
+    );
 }
 
 /// Disposing a scope is one revision for all of its tools, sent to the
