@@ -54,7 +54,9 @@ use crate::bridges::Bridges;
 pub use crate::bridges::{BridgeId, BridgeOptions, OnChange};
 use crate::ids::{new_id, RandomError, RandomSource};
 use crate::lifecycle::calls::PageRequest;
-pub use crate::lifecycle::calls::{Outcome, PageCall, Prepared, RefusedCallOption, Validated};
+pub use crate::lifecycle::calls::{
+    GivenSignal, Outcome, PageCall, Prepared, RefusedCallOption, SignalUse, Validated,
+};
 pub use crate::lifecycle::confirmations::{PendingView, DEFAULT_CONFIRM_EXPIRY_MS};
 use crate::lifecycle::{CallLife, Env, Settings};
 use crate::outputs::Outputs;

@@ -82,7 +82,7 @@ pub enum Requester {
     Waiting(Handle),
 }
 
-/// `tm.call(name, input, { caller, rev })` as the page gave it.
+/// `tm.call(name, input, { caller, rev, signal })` as the page gave it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageCall {
     /// The input's JSON text: an absent input is `{}`; one JSON cannot write
@@ -91,6 +91,47 @@ pub struct PageCall {
     pub caller: Caller,
     /// The registry revision the page saw, for rule 6's stale answer.
     pub rev: Option<u64>,
+    pub signal: SignalUse,
+}
+
+/// A page request's `signal` option, as the boundary found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GivenSignal {
+    /// `undefined` or `null`.
+    Absent,
+    /// `signal.aborted` is true.
+    Aborted,
+    /// Not aborted, with an `addEventListener` method.
+    Listenable,
+    /// Neither: no `AbortSignal`.
+    Other,
+}
+
+/// What a page request does with its `signal`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignalUse {
+    None,
+    /// Aborted once the request is made (it has been already).
+    Abort,
+    /// Its `abort` event listened to before the request is made; `required`:
+    /// a listener that cannot be added refuses the request (nothing is
+    /// made), else the request goes on uncancellable.
+    Listen {
+        required: bool,
+    },
+}
+
+impl SignalUse {
+    /// A held request's signal (a WebMCP `execute`'s, from the browser's
+    /// agent): one that is no `AbortSignal` leaves the call uncancellable,
+    /// as no signal does.
+    pub fn held(signal: GivenSignal) -> SignalUse {
+        match signal {
+            GivenSignal::Aborted => SignalUse::Abort,
+            GivenSignal::Listenable => SignalUse::Listen { required: false },
+            GivenSignal::Absent | GivenSignal::Other => SignalUse::None,
+        }
+    }
 }
 
 /// The option of `tm.call` that [`PageCall::from_given`] refused.
@@ -99,6 +140,8 @@ pub enum RefusedCallOption {
     /// Not `'human'` or `'inapp'` ([`Caller::unknown`] says so).
     Caller,
     Rev,
+    /// No `AbortSignal`, or one whose `addEventListener` threw.
+    Signal,
 }
 
 impl RefusedCallOption {
@@ -109,6 +152,9 @@ impl RefusedCallOption {
             RefusedCallOption::Rev => {
                 format!("call: rev must be a registry revision, a whole number >= 0 (got {shown})")
             }
+            RefusedCallOption::Signal => {
+                format!("call: signal must be an AbortSignal (got {shown})")
+            }
         }
     }
 }
@@ -116,11 +162,13 @@ impl RefusedCallOption {
 impl PageCall {
     /// `caller` absent is `'human'`; `rev` absent is none, else a whole
     /// number `>= 0` (a revision the registry could have had: a fraction,
-    /// a negative or a numeric string is refused, not rounded into one).
+    /// a negative or a numeric string is refused, not rounded into one);
+    /// `signal` absent or an `AbortSignal`, which must take a listener.
     pub fn from_given(
         input: GivenText,
         caller: &Given,
         rev: &Given,
+        signal: GivenSignal,
     ) -> Result<PageCall, RefusedCallOption> {
         let caller = Caller::from_given(caller, Caller::Human).ok_or(RefusedCallOption::Caller)?;
         let rev = match rev {
@@ -128,10 +176,17 @@ impl PageCall {
             Given::Number(n) => Some(given::whole(*n).ok_or(RefusedCallOption::Rev)?),
             _ => return Err(RefusedCallOption::Rev),
         };
+        let signal = match signal {
+            GivenSignal::Absent => SignalUse::None,
+            GivenSignal::Aborted => SignalUse::Abort,
+            GivenSignal::Listenable => SignalUse::Listen { required: true },
+            GivenSignal::Other => return Err(RefusedCallOption::Signal),
+        };
         Ok(PageCall {
             input_json: PageCall::input_text(input),
             caller,
             rev,
+            signal,
         })
     }
 
@@ -1334,7 +1389,33 @@ mod tests {
         caller: Given,
         rev: Given,
     ) -> Result<PageCall, RefusedCallOption> {
-        PageCall::from_given(input, &caller, &rev)
+        PageCall::from_given(input, &caller, &rev, GivenSignal::Absent)
+    }
+
+    #[test]
+    fn a_page_call_s_signal_is_absent_or_an_abort_signal_and_a_held_call_s_may_be_anything() {
+        let with = |signal| {
+            PageCall::from_given(GivenText::Undefined, &Given::Null, &Given::Null, signal)
+                .map(|call| call.signal)
+        };
+        assert_eq!(with(GivenSignal::Absent), Ok(SignalUse::None));
+        assert_eq!(with(GivenSignal::Aborted), Ok(SignalUse::Abort));
+        assert_eq!(
+            with(GivenSignal::Listenable),
+            Ok(SignalUse::Listen { required: true })
+        );
+        assert_eq!(with(GivenSignal::Other), Err(RefusedCallOption::Signal));
+        assert_eq!(
+            RefusedCallOption::Signal.message("[object Object]"),
+            "call: signal must be an AbortSignal (got [object Object])"
+        );
+        assert_eq!(SignalUse::held(GivenSignal::Other), SignalUse::None);
+        assert_eq!(SignalUse::held(GivenSignal::Absent), SignalUse::None);
+        assert_eq!(SignalUse::held(GivenSignal::Aborted), SignalUse::Abort);
+        assert_eq!(
+            SignalUse::held(GivenSignal::Listenable),
+            SignalUse::Listen { required: false }
+        );
     }
 
     #[test]
@@ -1345,7 +1426,8 @@ mod tests {
             Ok(PageCall {
                 input_json: String::from(r#"{"a":1}"#),
                 caller: Caller::Human,
-                rev: None
+                rev: None,
+                signal: SignalUse::None,
             })
         );
         let inapp = page_call(

@@ -14,12 +14,12 @@ use wasm_bindgen::JsCast;
 
 use super::bridge::Bridge;
 use super::driver::Shared;
-use super::error::{report, Busy, Failure};
+use super::error::{Busy, Failure};
 use super::host::{self, get, js_function, present};
 use super::properties::HostProperties;
 use super::protocol::CryptoRandom;
 use super::values::{self, given};
-use crate::machine::{Handle, PageCall, RefusedCallOption, Toolmark as Machine, Topic};
+use crate::machine::{Handle, PageCall, RefusedCallOption, SignalUse, Toolmark as Machine, Topic};
 use crate::policy::Caller;
 use crate::protocol::{to_json, ErrorEventCode, ThrownErrorCode};
 use crate::registry::{self, ScopeId, ToolKey};
@@ -145,25 +145,30 @@ impl Toolmark {
     ) -> Result<Promise, JsValue> {
         let options = present(options).unwrap_or(JsValue::UNDEFINED);
         let (caller, rev) = (get(&options, "caller"), get(&options, "rev"));
-        let call = PageCall::from_given(values::given_text(&input), &given(&caller), &given(&rev))
-            .map_err(|refused| {
-                let shown = match refused {
-                    RefusedCallOption::Caller => &caller,
-                    RefusedCallOption::Rev => &rev,
-                };
-                Failure::misuse(refused.message(&host::string(shown)))
-            })?;
-        let signal = present(get(&options, "signal"));
+        let signal = get(&options, "signal");
+        let given_signal = values::given_signal(&signal);
+        let call = PageCall::from_given(
+            values::given_text(&input),
+            &given(&caller),
+            &given(&rev),
+            given_signal,
+        )
+        .map_err(|refused| {
+            let shown = match refused {
+                RefusedCallOption::Caller => &caller,
+                RefusedCallOption::Rev => &rev,
+                RefusedCallOption::Signal => &signal,
+            };
+            Failure::misuse(refused.message(&host::string(shown)))
+        })?;
         let name = host::string(&name);
         let shared = &self.shared;
         let now = shared.now();
+        let made = listen(shared, call.signal, &signal)?;
         let (handle, promise) = shared.request(false, |core| {
             core.call(&name, &call.input_json, call.caller, call.rev, now)
         })?;
-        if let Some(signal) = signal {
-            abort_on(shared, handle, &signal)
-                .map_err(|()| Failure::misuse("call: signal must be an AbortSignal"))?;
-        }
+        made.watched(handle, &signal);
         Ok(promise)
     }
 
@@ -289,13 +294,15 @@ impl PluginLink {
         };
         let input = PageCall::input_text(values::given_text(&input));
         let now = shared.now();
+        let made = listen(
+            &shared,
+            SignalUse::held(values::given_signal(&signal)),
+            &signal,
+        )?;
         let (handle, promise) = shared.request(untrusted, |core| {
             core.call_held(&name, &input, Caller::Inapp, now)
         })?;
-        if let Some(signal) = present(signal) {
-            // Not an AbortSignal: the call runs uncancellable, as without one.
-            let _ = abort_on(&shared, handle, &signal);
-        }
+        made.watched(handle, &signal);
         Ok(promise)
     }
 
@@ -340,36 +347,55 @@ fn subscribe(
     .unchecked_into())
 }
 
-/// Aborts the page request `handle` when `signal` aborts (in a microtask
-/// if it has); `Err` when `signal` is no `AbortSignal`.
-pub(super) fn abort_on(shared: &Rc<Shared>, handle: Handle, signal: &JsValue) -> Result<(), ()> {
-    let weak = Rc::downgrade(shared);
-    let abort = move || -> Result<(), Failure> {
-        if let Some(shared) = weak.upgrade() {
-            let now = shared.now();
-            shared.input(|core| core.abort(handle, now))?;
-        }
-        Ok(())
-    };
-    if get(signal, "aborted").is_truthy() {
-        super::driver::spawn(async move {
-            if let Err(failure) = abort() {
-                report(failure);
+/// A page request's signal, watched as [`SignalUse`] says: the request it
+/// is for, once made, is aborted when the signal aborts.
+struct SignalWatch {
+    made: Rc<Cell<Option<Handle>>>,
+    /// Aborts the request made, if any.
+    on_abort: Option<Function>,
+}
+
+impl SignalWatch {
+    /// The request is made: aborted (in a microtask) if the signal has
+    /// aborted already, or while the request's first outputs were handed out.
+    fn watched(self, handle: Handle, signal: &JsValue) {
+        self.made.set(Some(handle));
+        if let Some(on_abort) = &self.on_abort {
+            if get(signal, "aborted").is_truthy() {
+                host::queue_microtask(on_abort);
             }
-        });
-        return Ok(());
+        }
     }
-    let on_abort = host::callback(move |_, _| {
-        abort()?;
-        Ok(JsValue::UNDEFINED)
-    })
-    .into_js_value();
-    let listen = host::method(signal, "addEventListener").ok_or(())?;
-    let once = host::object(&[("once", &JsValue::TRUE)]);
-    listen
-        .call3(signal, &JsValue::from_str("abort"), &on_abort, &once)
-        .map(|_| ())
-        .map_err(|_| ())
+}
+
+/// Listens to `signal` before its request is made; when a required
+/// listener cannot be added, the request is refused and nothing is made.
+fn listen(shared: &Rc<Shared>, watch: SignalUse, signal: &JsValue) -> Result<SignalWatch, Failure> {
+    let made: Rc<Cell<Option<Handle>>> = Rc::default();
+    let on_abort = (watch != SignalUse::None).then(|| {
+        let (weak, made) = (Rc::downgrade(shared), made.clone());
+        let on_abort = host::callback(move |_, _| {
+            if let (Some(shared), Some(handle)) = (weak.upgrade(), made.get()) {
+                let now = shared.now();
+                shared.input(|core| core.abort(handle, now))?;
+            }
+            Ok(JsValue::UNDEFINED)
+        });
+        on_abort.into_js_value().unchecked_into::<Function>()
+    });
+    if let (SignalUse::Listen { required }, Some(on_abort)) = (watch, &on_abort) {
+        let once = host::object(&[("once", &JsValue::TRUE)]);
+        let listened = host::method(signal, "addEventListener").is_some_and(|listen| {
+            listen
+                .call3(signal, &JsValue::from_str("abort"), on_abort, &once)
+                .is_ok()
+        });
+        if required && !listened {
+            let shown = host::string(signal);
+            return Err(Failure::misuse(RefusedCallOption::Signal.message(&shown)));
+        }
+    }
+    Ok(SignalWatch { made, on_abort })
 }
 
 /// `tm.scope(name)`: registers `<name>.<tool>`; disposing it unregisters everything in it.

@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 use super::error::Failure;
 use super::host::{self, get, present, Callback};
 use crate::given::{Given, GivenJson, GivenList, GivenText, NotJson};
-use crate::machine::{Config, PendingView, Prepared};
+use crate::machine::{Config, GivenSignal, PendingView, Prepared};
 use crate::protocol::{
     parse_value, to_json, Issue, ToolManifestSummary, ToolResult, UNTRUSTED_CONTENT_NOTE,
 };
@@ -34,6 +34,19 @@ pub fn copy_text(value: &JsValue) -> Option<String> {
     js_sys::JSON::stringify(value)
         .ok()
         .and_then(|text| JsValue::from(text).as_string())
+}
+
+/// A page request's `signal` option, as the core judges it.
+pub fn given_signal(signal: &JsValue) -> GivenSignal {
+    if host::present(signal.clone()).is_none() {
+        GivenSignal::Absent
+    } else if get(signal, "aborted").is_truthy() {
+        GivenSignal::Aborted
+    } else if host::method(signal, "addEventListener").is_some() {
+        GivenSignal::Listenable
+    } else {
+        GivenSignal::Other
+    }
 }
 
 /// A property's value by its JS type, for the core's option rules.

@@ -422,6 +422,45 @@ describe('one error channel', () => {
     misuse(() => bridge({ transport: { send() {}, onMessage() {} }, maxMessageBytes: 1.5 }));
   });
 
+  test('tm.call with a signal that is no AbortSignal, or takes no listener, is refused before anything runs; an AbortSignal cancels the call', async () => {
+    const tm = createToolmark();
+    let runs = 0;
+    tm.register({
+      name: 'hang',
+      description: 'Runs until aborted',
+      run: (input, { signal }) => {
+        runs++;
+        return new Promise((resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+      },
+    });
+    const refused = (signal, shown) =>
+      assert.throws(() => tm.call('hang', {}, { signal }), {
+        name: 'ToolmarkError',
+        code: 'invalid_argument',
+        message: `call: signal must be an AbortSignal (got ${shown})`,
+      });
+    refused({}, '[object Object]');
+    refused(5, '5');
+    const throwing = {
+      addEventListener() {
+        throw new Error('no listeners here');
+      },
+      toString: () => 'throwing signal',
+    };
+    refused(throwing, 'throwing signal');
+    await flush();
+    assert.equal(runs, 0, 'no refused call ran');
+
+    const controller = new AbortController();
+    const pending = tm.call('hang', {}, { signal: controller.signal });
+    await flush();
+    assert.equal(runs, 1);
+    controller.abort();
+    assert.deepEqual(await pending, { status: 'cancelled', by: 'signal' });
+    const aborted = AbortSignal.abort();
+    assert.deepEqual(await tm.call('hang', {}, { signal: aborted }), { status: 'cancelled', by: 'signal' });
+  });
+
   test("webmcp()'s options and a path argument: the core's refusals, thrown as they are", () => {
     const refused = (fn, code, message) => assert.throws(fn, { name: 'ToolmarkError', code, message });
     refused(() => webmcp(5), 'invalid_argument', 'webmcp: options must be an object');
