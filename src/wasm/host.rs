@@ -63,10 +63,6 @@ pub fn global() -> JsValue {
 // the module's stack, which then traps for good).
 #[wasm_bindgen]
 extern "C" {
-    /// `Object.keys(value)`.
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
-    pub fn keys(value: &JsValue) -> Result<js_sys::Array, JsValue>;
-
     /// `Promise.resolve(value)` (it reads a promise's `constructor`).
     #[wasm_bindgen(catch, js_namespace = Promise, js_name = resolve)]
     pub fn promise_resolve(value: &JsValue) -> Result<js_sys::Promise, JsValue>;
@@ -74,10 +70,6 @@ extern "C" {
     /// `Object.entries(value)`.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = entries)]
     pub fn entries(value: &JsValue) -> Result<js_sys::Array, JsValue>;
-
-    /// `Object.getPrototypeOf(value)`.
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = getPrototypeOf)]
-    pub fn prototype_of(value: &JsValue) -> Result<JsValue, JsValue>;
 
     /// `Object.hasOwn(value, key)`.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = hasOwn)]
@@ -113,23 +105,9 @@ extern "C" {
     #[wasm_bindgen(thread_local_v2, static_string)]
     static THEN: JsString = "then";
     #[wasm_bindgen(thread_local_v2, static_string)]
-    pub static TYPE: JsString = "type";
-    #[wasm_bindgen(thread_local_v2, static_string)]
-    pub static ID: JsString = "id";
-    #[wasm_bindgen(thread_local_v2, static_string)]
-    pub static RESULT: JsString = "result";
-    #[wasm_bindgen(thread_local_v2, static_string)]
     pub static INAPP: JsString = "inapp";
     #[wasm_bindgen(thread_local_v2, static_string)]
     pub static HUMAN: JsString = "human";
-    #[wasm_bindgen(thread_local_v2, static_string)]
-    pub static MANIFEST: JsString = "manifest";
-    #[wasm_bindgen(thread_local_v2, static_string)]
-    pub static CHANGED: JsString = "changed";
-    #[wasm_bindgen(thread_local_v2, static_string)]
-    pub static CONFIRMED: JsString = "confirmed";
-    #[wasm_bindgen(thread_local_v2, static_string)]
-    pub static TO_JSON: JsString = "toJSON";
     #[wasm_bindgen(thread_local_v2, static_string)]
     pub static STATUS: JsString = "status";
     #[wasm_bindgen(thread_local_v2, static_string)]
