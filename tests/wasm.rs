@@ -99,7 +99,7 @@ fn new_id_takes_its_bytes_from_crypto_get_random_values() {
 fn llm_name_matches_native() {
     assert_eq!(llm_name("signup.fill"), "signup__fill");
     assert_eq!(
-        wasm::llm_name("billing.invoices.line_items.adjustments.create_with_a_really_long_name"),
+        llm_name("billing.invoices.line_items.adjustments.create_with_a_really_long_name"),
         "billing__invoices__line_items__adjustments__create_with_14142769"
     );
     assert!(is_valid_tool_name("signup.fill"));
@@ -245,16 +245,25 @@ fn inbound_parsing_in_wasm() {
     ));
 }
 
+/// `validateMessage`'s core on a message's JSON text: `None` when valid,
+/// else the errors' JSON text.
+fn validate_text(text: &str, direction: &str) -> Result<Option<String>, &'static str> {
+    let direction = Direction::parse(direction).ok_or(BAD_DIRECTION)?;
+    Ok(validate_written(Written::Text(text), direction)
+        .err()
+        .map(|issues| serde_json::to_string(&issues).unwrap_or_default()))
+}
+
 #[wasm_bindgen_test]
-fn validate_message_glue() {
-    assert_eq!(wasm::validate_message_text(CALL, "toPage").ok(), Some(None));
-    let errors = wasm::validate_message_text(CALL, "toAgent")
+fn validate_message_in_wasm() {
+    assert_eq!(validate_text(CALL, "toPage").ok(), Some(None));
+    let errors = validate_text(CALL, "toAgent")
         .ok()
         .flatten()
         .unwrap_or_default();
     assert!(errors.contains("\"path\":\"type\""), "{errors}");
-    assert!(wasm::validate_message_text(CALL, "sideways").is_err());
-    let errors = wasm::validate_message_text("not json", "toPage")
+    assert!(validate_text(CALL, "sideways").is_err());
+    let errors = validate_text("not json", "toPage")
         .ok()
         .flatten()
         .unwrap_or_default();

@@ -718,7 +718,7 @@ const freeze = (value) => {
 };
 
 /** The published JSON Schemas (draft 2020-12), the same objects as protocol/v1/*.json. */
-export const protocolSchemas = /* @__PURE__ */ freeze(${text(glue.protocolSchemas())});
+export const protocolSchemas = /* @__PURE__ */ freeze(${text(JSON.parse(glue.protocolSchemas()))});
 `,
   );
 }

@@ -71,8 +71,3 @@ pub fn llm_name_of(name: JsValue) -> Result<String, JsValue> {
         None => Err(Failure::misuse("llmName: name must be a string").into()),
     }
 }
-
-/// `llmName` on a Rust string.
-pub fn llm_name(name: &str) -> String {
-    ids::llm_name(name)
-}
