@@ -176,14 +176,14 @@ impl Toolmark {
     pub fn manifest(&self, caller_name: JsValue) -> Result<JsValue, JsValue> {
         let caller = caller(caller_name, Caller::Inapp, "manifest")?;
         let list = self.shared.with_core(|core| core.manifest(caller))?;
-        Ok(values::manifest(&list))
+        Ok(values::js(&list))
     }
 
     /// The deferred confirmations waiting for a human.
     #[wasm_bindgen(js_name = pendingConfirmations)]
     pub fn pending_confirmations(&self) -> Result<JsValue, JsValue> {
         let pending = self.shared.with_core(|core| core.pending_confirmations())?;
-        Ok(values::pending(&pending))
+        Ok(values::js(&pending))
     }
 
     /// `listener()` on every change of `pendingConfirmations()`; returns unsubscribe.

@@ -52,10 +52,7 @@ pub fn validate_message(value: JsValue, direction: JsValue) -> Result<JsValue, J
             ("ok", &JsValue::TRUE),
             ("message", &values::parse_text(text)),
         ]),
-        Err(issues) => host::object(&[
-            ("ok", &JsValue::FALSE),
-            ("errors", &values::issues(&issues)),
-        ]),
+        Err(issues) => host::object(&[("ok", &JsValue::FALSE), ("errors", &values::js(&issues))]),
     };
     Ok(answer.into())
 }

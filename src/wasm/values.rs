@@ -19,10 +19,8 @@ use wasm_bindgen::prelude::*;
 use super::error::Failure;
 use super::host::{self, get, present, Callback};
 use crate::given::{Given, GivenJson, GivenList, GivenText, NotJson};
-use crate::machine::{Config, GivenSignal, PendingView, Prepared};
-use crate::protocol::{
-    parse_value, to_json, Issue, ToolManifestSummary, ToolResult, UNTRUSTED_CONTENT_NOTE,
-};
+use crate::machine::{Config, GivenSignal, Prepared};
+use crate::protocol::{parse_value, to_json, Issue, ToolResult, UNTRUSTED_CONTENT_NOTE};
 use crate::registry::field::{self, JsonSchemaOf};
 use crate::registry::{SchemaSpec, ToolDef};
 use crate::schema::push_path_segment;
@@ -369,7 +367,7 @@ pub fn standard_issues(result: &JsValue) -> Option<Vec<Issue>> {
 
 /// A core value as a plain JS value, built by serde-wasm-bindgen (objects,
 /// not `Map`s; integers as numbers), as `JSON.parse` of its JSON would be.
-fn js<T: Serialize>(value: &T) -> JsValue {
+pub fn js<T: Serialize>(value: &T) -> JsValue {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .unwrap_or(JsValue::UNDEFINED)
@@ -406,20 +404,4 @@ pub fn untrusted_result(result: &ToolResult) -> JsValue {
         ("result", &self::result(result)),
     ])
     .into()
-}
-
-/// A manifest's summary entries for JS.
-pub fn manifest(list: &[ToolManifestSummary]) -> JsValue {
-    js(&list)
-}
-
-/// `[{confirmId, tool, summary, changes?, expiresAt}]` for JS.
-pub fn pending(pending: &[PendingView]) -> JsValue {
-    js(&pending)
-}
-
-/// `[{path, message}]` for JS (`validateMessage`).
-#[cfg(feature = "protocol")]
-pub fn issues(issues: &[Issue]) -> JsValue {
-    js(&issues)
 }
