@@ -148,15 +148,28 @@ impl Drop for Host {
         let bridges = core::mem::take(&mut self.bridges);
         for entry in bridges.values() {
             // Nobody is left to tell of a failure.
-            for off in [&entry.off_status, &entry.off] {
-                if let Some(off) = host::function(off.clone()) {
-                    let _ = off.call0(&JsValue::NULL);
-                }
-            }
-            if let Some(close) = host::method(&entry.transport, "close") {
-                let _ = close.call0(&entry.transport);
-            }
+            let _ = entry.shut();
         }
+    }
+}
+
+impl BridgeEntry {
+    /// Unsubscribes the transport's `onStatus` and `onMessage` and calls its
+    /// `close()`, each even if one before it threw; what each call gave.
+    fn shut(&self) -> [(TransportCall, Option<Settled>); 3] {
+        let unsubscribe =
+            |off: &JsValue| host::function(off.clone()).map(|f| f.call0(&JsValue::NULL));
+        [
+            (
+                TransportCall::OnStatusUnsubscribe,
+                unsubscribe(&self.off_status),
+            ),
+            (TransportCall::OnMessageUnsubscribe, unsubscribe(&self.off)),
+            (
+                TransportCall::Close,
+                host::method(&self.transport, "close").map(|f| f.call0(&self.transport)),
+            ),
+        ]
     }
 }
 
@@ -467,20 +480,7 @@ impl Shared {
             return;
         };
         super::bridge::forget_route(entry.callback.as_ref());
-        let unsubscribe =
-            |off: &JsValue| host::function(off.clone()).map(|f| f.call0(&JsValue::NULL));
-        let calls = [
-            (
-                TransportCall::OnStatusUnsubscribe,
-                unsubscribe(&entry.off_status),
-            ),
-            (TransportCall::OnMessageUnsubscribe, unsubscribe(&entry.off)),
-            (
-                TransportCall::Close,
-                host::method(&entry.transport, "close").map(|f| f.call0(&entry.transport)),
-            ),
-        ];
-        for (call, made) in calls {
+        for (call, made) in entry.shut() {
             if let Some(Err(error)) = made {
                 let message = call.failed(&host::detail(&error));
                 self.failed(ErrorEventCode::TransportFailed, message, None);
