@@ -78,9 +78,10 @@ impl Driver {
         self.statuses.clear();
     }
 
-    /// Whether the target window is found closed (then the transport stops).
+    /// Whether the target window of a running transport is found closed
+    /// (then the transport stops).
     fn target_gone(&self) -> bool {
-        if get(&self.target, "closed") != JsValue::TRUE {
+        if self.policy.borrow().is_closed() || get(&self.target, "closed") != JsValue::TRUE {
             return false;
         }
         self.policy.borrow_mut().handle_target_closed();
@@ -198,9 +199,7 @@ impl PostMessageTransport {
     /// Posts `{ toolmark: 1, message }` to the target with the exact
     /// `targetOrigin`. Throws once closed.
     pub fn send(&self, message: JsValue) -> Result<(), JsValue> {
-        if !self.driver.policy.borrow().is_closed() {
-            self.driver.target_gone();
-        }
+        self.driver.target_gone();
         let origin = {
             let policy = self.driver.policy.borrow();
             if let Err(error) = policy.check_send() {
@@ -276,9 +275,7 @@ impl PostMessageTransport {
     /// `close()` or once the target window is found closed.
     #[wasm_bindgen(getter)]
     pub fn status(&self) -> JsValue {
-        if !self.driver.policy.borrow().is_closed() {
-            self.driver.target_gone();
-        }
+        self.driver.target_gone();
         status::to_js(self.driver.policy.borrow().status())
     }
 
