@@ -208,8 +208,8 @@ fn write(ctls: &mut [Ctl], field: &mut Field, value: &JsValue) {
     }
 }
 
-/// A JSON value as a JS value (its text and one `JSON.parse`).
-fn js(value: &Value) -> JsValue {
+/// A core value as a JS value (its JSON text and one `JSON.parse`).
+fn js(value: &impl serde::Serialize) -> JsValue {
     values::parse_text(&serde_json::to_string(value).unwrap_or_default())
 }
 
@@ -392,19 +392,7 @@ impl Form {
             }
             Op::Read => js(&Value::Object(self.with_policy(|p| p.read(&fields)))),
             Op::Summary(summary) => summary.clone(),
-            Op::Changes => {
-                let out = Array::new();
-                for change in self.with_policy(|p| p.changes(&fields)) {
-                    let entry = host::object(&[("path", &change.path.into())]);
-                    for (key, value) in [("before", change.before), ("after", change.after)] {
-                        if let Some(value) = value {
-                            host::set(&entry, key, &js(&value));
-                        }
-                    }
-                    out.push(&entry);
-                }
-                out.into()
-            }
+            Op::Changes => js(&self.with_policy(|p| p.changes(&fields))),
             Op::State => form_state(&fields, &self.key).into(),
             Op::Submit => {
                 // requestSubmit() on a form failing its constraints (a
