@@ -196,7 +196,7 @@ impl Toolmark {
                 self.handle_restored(run, restored);
                 Reply::None
             }
-            Input::CtxConfirm(run) => Reply::Inline(self.ctx_confirm(run)),
+            Input::CtxConfirm(run) => Reply::Inline(self.ctx_confirm(run).is_some()),
             Input::Failure {
                 code,
                 message,

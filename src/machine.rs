@@ -770,9 +770,9 @@ impl Toolmark {
         self.life.pending_confirmations()
     }
 
-    /// `ctx.confirm` was used by a run: true when its caller has an inline
-    /// confirmation path (a human, with the page's handler).
-    pub fn ctx_confirm(&mut self, run: RunId) -> bool {
+    /// `ctx.confirm` was used by a run: the tool to name when its caller
+    /// has an inline confirmation path (a human, with the page's handler).
+    pub fn ctx_confirm(&mut self, run: RunId) -> Option<String> {
         self.life.ctx_confirm(&mut self.env, run)
     }
 

@@ -981,14 +981,12 @@ impl CallLife {
         }));
     }
 
-    /// Whether a run's `ctx.confirm` may ask a human (else a
-    /// `ctx_confirm_unavailable` event).
-    pub(crate) fn ctx_confirm(&mut self, env: &mut Env, run: RunId) -> bool {
-        let Some((_, call)) = self.calls.waiting_for(run) else {
-            return false;
-        };
+    /// The tool whose run's `ctx.confirm` may ask a human, or `None` (with
+    /// a `ctx_confirm_unavailable` event for a run that is live).
+    pub(crate) fn ctx_confirm(&mut self, env: &mut Env, run: RunId) -> Option<String> {
+        let (_, call) = self.calls.waiting_for(run)?;
         if call.admitted.caller == Caller::Human && env.settings.inline_confirm {
-            return true;
+            return Some(call.admitted.tool_name.clone());
         }
         let (caller, tool) = (call.admitted.caller, call.admitted.tool_name.clone());
         env.out.error(
@@ -999,7 +997,7 @@ impl CallLife {
             ),
             Some(tool),
         );
-        false
+        None
     }
 
     // ----- answers from JS ----------------------------------------------

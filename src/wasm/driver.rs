@@ -40,12 +40,6 @@ use crate::registry::ToolKey;
 use crate::timer::{self, Arm, Rearm};
 use crate::vecmap::VecMap;
 
-struct Run {
-    /// The run's `ctx` (js/src/context.js).
-    context: RunContext,
-    tool: String,
-}
-
 #[wasm_bindgen(module = "/js/src/context.js")]
 extern "C" {
     /// A run's `ctx`.
@@ -113,7 +107,8 @@ fn notify(listeners: Vec<JsValue>, argument: &JsValue) {
 #[derive(Default)]
 pub struct Host {
     pub tools: VecMap<u32, Rc<ToolFns>>,
-    runs: VecMap<u64, Run>,
+    /// Each run's `ctx` (js/src/context.js).
+    runs: VecMap<u64, RunContext>,
     /// Restorers by the run that took the snapshot (unique per page; runs
     /// can share a call id).
     restorers: VecMap<u64, Function>,
@@ -456,7 +451,7 @@ impl Shared {
             }
             Action::ReadState { run, tool, input } => self.read_state(run, tool, &input),
             Action::Abort { run } => {
-                let context = self.host(|h| h.runs.get(&run.0).map(|r| r.context.clone()));
+                let context = self.host(|h| h.runs.get(&run.0).cloned());
                 if let Ok(Some(context)) = context {
                     abort_run(&context);
                 }

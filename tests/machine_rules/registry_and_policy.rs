@@ -374,13 +374,13 @@ fn ctx_confirm_is_only_for_callers_with_an_inline_path() {
     page.register(tool("t"));
     page.call("a", "t", json!({}));
     let run = only_run(&mut page);
-    assert!(!page.tm.ctx_confirm(run));
+    assert_eq!(page.tm.ctx_confirm(run), None);
     page.drain();
     assert_eq!(page.error_codes(), [ErrorEventCode::CtxConfirmUnavailable]);
     page.tm.call("t", "{}", Caller::Human, None, page.now);
     page.ok(run, json!(null));
     let human_run = only_run(&mut page);
-    assert!(page.tm.ctx_confirm(human_run));
+    assert_eq!(page.tm.ctx_confirm(human_run).as_deref(), Some("t"));
 }
 
 #[test]

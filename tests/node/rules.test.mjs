@@ -1595,6 +1595,21 @@ describe('page-side error event codes', () => {
     h.check();
   });
 
+  test('ctx.confirm by a human caller asks onConfirm({ tool, message }) with the full tool name and resolves its answer', async () => {
+    const asked = [];
+    const tm = createToolmark({ onConfirm: (request) => asked.push(request) === 1 });
+    tm.scope('shop').register({
+      name: 'ask',
+      description: 'd',
+      run: async (_input, ctx) => [await ctx.confirm('Really?'), await ctx.confirm()],
+    });
+    assert.deepEqual(await tm.call('shop.ask', {}), { status: 'ok', data: [true, false] });
+    assert.deepEqual(asked, [
+      { tool: 'shop.ask', message: 'Really?' },
+      { tool: 'shop.ask', message: '' },
+    ]);
+  });
+
   test('invalid_policy (policy.human entry, unknown hint class) and invalid_confirm_mode: events, thrown in dev', () => {
     for (const [options, code] of [
       [{ policy: { human: { destructive: 'deny' } } }, 'invalid_policy'],

@@ -15,7 +15,7 @@ use alloc::rc::Rc;
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::{settled, spawn, Run, RunContext, Shared};
+use super::{settled, spawn, RunContext, Shared};
 use crate::machine::{Outcome, PrepareOrder, RunId, RunOrder, Toolmark as Machine, Validated};
 use crate::policy::Caller;
 use crate::registry::ToolKey;
@@ -65,7 +65,6 @@ impl Shared {
         let RunOrder {
             run,
             tool: key,
-            name,
             caller,
             call_id,
             snapshot,
@@ -90,11 +89,7 @@ impl Shared {
                 self.files_resolve.as_ref(),
             )
         });
-        let entry = Run {
-            context: context.clone(),
-            tool: name,
-        };
-        if let Err(failure) = self.host(|h| h.runs.insert(run.0, entry)) {
+        if let Err(failure) = self.host(|h| h.runs.insert(run.0, context.clone())) {
             return report(failure);
         }
         let snapshot = tool.snapshot.clone().filter(|_| snapshot);
@@ -169,19 +164,13 @@ impl Shared {
     /// `ctx_confirm_unavailable`).
     pub(super) fn ctx_confirm(self: &Rc<Self>, run: &JsValue, message: &JsValue) -> JsValue {
         let run = RunId(host::whole_ms(run.as_f64().unwrap_or(-1.0)));
-        let allowed = match self.input(|core| core.ctx_confirm(run)) {
-            Ok(allowed) => allowed,
+        let tool = match self.input(|core| core.ctx_confirm(run)) {
+            Ok(tool) => tool,
             Err(failure) => return Promise::reject(&failure.into()).into(),
         };
-        let on_confirm = match (&self.on_confirm, allowed) {
-            (Some(on_confirm), true) => on_confirm.clone(),
-            _ => return Promise::resolve(&JsValue::FALSE).into(),
+        let (Some(on_confirm), Some(tool)) = (&self.on_confirm, tool) else {
+            return Promise::resolve(&JsValue::FALSE).into();
         };
-        let tool = self
-            .host(|h| h.runs.get(&run.0).map(|r| r.tool.clone()))
-            .ok()
-            .flatten()
-            .unwrap_or_default();
         let message = present(message.clone()).map_or_else(String::new, |m| host::string(&m));
         let request = host::object(&[
             ("tool", &JsValue::from_str(&tool)),
