@@ -6,18 +6,19 @@
 //! Every transport, ours and an app's, is used through that public
 //! interface (docs/benchmarks.md, "One transport interface"), with one
 //! shortcut: the WebSocket transport of this module knows that callback
-//! ([`text_route`]) and hands it a frame's text, not the message object
+//! ([`routes::text_route`]) and hands it a frame's text, not the message object
 //! that the bridge would write back into text. For a large message that
 //! round trip (`JSON.parse`, then `JSON.stringify`) was most of what the
 //! frame cost the page (docs/benchmarks.md, "An agent's worst frames").
 
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
-use core::cell::{Cell, RefCell};
+use core::cell::Cell;
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::driver::routes::{self, TextRoute};
 use super::driver::{BridgeEntry, Shared};
 use super::error::{report, Failure};
 use super::host::{self, get, present};
@@ -96,53 +97,6 @@ fn inbound_not_json(weak: &Weak<Shared>, bridge: BridgeId) {
     if let Err(failure) = shared.input(|core| core.handle_inbound_not_json(bridge)) {
         report(failure);
     }
-}
-
-/// Where a bridge's `onMessage` callback delivers: the core behind it.
-#[derive(Clone)]
-pub(super) struct TextRoute {
-    shared: Weak<Shared>,
-    bridge: BridgeId,
-}
-
-impl TextRoute {
-    /// A WebSocket frame's text, unread by its transport: the core drops it
-    /// if it is not JSON, as the transport would.
-    pub(super) fn deliver_frame(&self, text: &str) {
-        let Some(shared) = self.shared.upgrade() else {
-            return;
-        };
-        let now = shared.now();
-        if let Err(failure) = shared.input(|core| core.handle_inbound_frame(self.bridge, text, now))
-        {
-            report(failure);
-        }
-    }
-}
-
-std::thread_local! {
-    /// The attached bridges' callbacks, each with its route.
-    static ROUTES: RefCell<Vec<(Function, TextRoute)>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The route of `callback` when it is an attached bridge's own.
-pub(super) fn text_route(callback: &Function) -> Option<TextRoute> {
-    ROUTES.with(|routes| {
-        let routes = routes.try_borrow().ok()?;
-        let (_, route) = routes
-            .iter()
-            .find(|(known, _)| js_sys::Object::is(known, callback))?;
-        Some(route.clone())
-    })
-}
-
-/// The bridge closed: its callback no longer routes.
-pub(super) fn forget_route(callback: &JsValue) {
-    ROUTES.with(|routes| {
-        if let Ok(mut routes) = routes.try_borrow_mut() {
-            routes.retain(|(known, _)| !js_sys::Object::is(known, callback));
-        }
-    });
 }
 
 /// The bridge's `onMessage` callback (`messages`) or its `onStatus`
@@ -229,11 +183,7 @@ impl Bridge {
         };
         let callback = listener(weak, id, true);
         let function: Function = callback.as_ref().clone().unchecked_into();
-        ROUTES.with(|routes| {
-            if let Ok(mut routes) = routes.try_borrow_mut() {
-                routes.push((function.clone(), route));
-            }
-        });
+        routes::remember(&function, route);
         // Kept before subscribing: a transport may hand over messages
         // inside `onMessage`, which the core takes and may answer at once.
         shared.host(|h| {
@@ -257,7 +207,7 @@ impl Bridge {
             Err(error) => {
                 // Taken out first: a transport never subscribed is not closed.
                 let entry = shared.host(|h| h.bridges.remove(&id.0));
-                forget_route(&function);
+                routes::forget(&function);
                 let now = shared.now();
                 shared.input(|core| core.detach(id, now))?;
                 drop(entry);

@@ -19,6 +19,7 @@
 //! restorers) are called by `runs`; a promise one returns is awaited in a
 //! future polled by `tasks`, the one executor.
 
+pub mod routes;
 mod runs;
 mod tasks;
 
@@ -474,7 +475,7 @@ impl Shared {
         let Ok(Some(entry)) = self.host(|h| h.bridges.remove(&bridge.0)) else {
             return;
         };
-        super::bridge::forget_route(entry.callback.as_ref());
+        routes::forget(entry.callback.as_ref());
         for (call, made) in entry.shut() {
             if let Some(Err(error)) = made {
                 let message = call.failed(&host::detail(&error));

@@ -40,8 +40,7 @@ use js_sys::{Array, Function, JsString};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::bridge;
-use super::driver::{settled, spawn};
+use super::driver::{routes, settled, spawn};
 use super::error::thrown;
 use super::host::{self, get, Callback};
 use super::status::{self, Subscribers};
@@ -390,7 +389,7 @@ impl Driver {
     /// `JSON.parse(text)` to each subscriber still subscribed when its turn
     /// comes, while the transport runs (one that unsubscribes another, or
     /// closes, is heeded at once); a bridge of this module gets the text
-    /// itself (see `bridge::text_route`), which it drops if it is not JSON.
+    /// itself (see `routes::text_route`), which it drops if it is not JSON.
     /// The text is parsed once, when a subscriber first needs the object;
     /// a text that is not JSON reaches no other subscriber (the spec drops
     /// such a frame).
@@ -400,7 +399,7 @@ impl Driver {
             if self.policy(|p| p.is_stopped()) {
                 return;
             }
-            if let Some(route) = bridge::text_route(callback) {
+            if let Some(route) = routes::text_route(callback) {
                 route.deliver_frame(text);
                 return;
             }
