@@ -34,7 +34,7 @@ pub fn copy_text(value: &JsValue) -> Option<String> {
         .and_then(|text| JsValue::from(text).as_string())
 }
 
-/// A page request's `signal` option, as the core judges it.
+/// A page request's `signal` option as found, for the core to judge.
 pub fn given_signal(signal: &JsValue) -> GivenSignal {
     if host::present(signal.clone()).is_none() {
         GivenSignal::Absent
