@@ -8,7 +8,7 @@
 use crate::prelude::*;
 
 use crate::bridges::{BridgeId, BridgeOptions};
-use crate::lifecycle::calls::{Outcome, Prepared, Validated};
+use crate::lifecycle::calls::{Outcome, PageCall, Prepared, Validated};
 use crate::machine::{Toolmark, ToolmarkError};
 use crate::outputs::{Handle, RunId};
 use crate::policy::Caller;
@@ -55,6 +55,8 @@ pub enum Input {
         input: String,
         caller: Caller,
     },
+    /// [`Toolmark::page_call`].
+    PageCall { name: String, call: PageCall },
     /// [`Toolmark::abort`].
     Abort(Handle),
     /// [`Toolmark::confirm`].
@@ -156,6 +158,7 @@ impl Toolmark {
                 input,
                 caller,
             } => Reply::Handle(self.call_held(&name, &input, caller, now)),
+            Input::PageCall { name, call } => Reply::Handle(self.page_call(&name, &call, now)),
             Input::Abort(handle) => {
                 self.abort(handle, now);
                 Reply::None

@@ -747,6 +747,18 @@ impl Toolmark {
         self.life.call(&mut self.env, request, now)
     }
 
+    /// `tm.call`, or WebMCP's `execute` (`call.held`), as the page gave it.
+    /// One whose signal had aborted already completes `cancelled signal` at
+    /// once, with nothing looked up, validated or run (as `fetch` refuses an
+    /// aborted signal); else as [`Toolmark::call`] or [`Toolmark::call_held`].
+    pub fn page_call(&mut self, name: &str, call: &PageCall, now: u64) -> Handle {
+        match (call.signal, call.held) {
+            (SignalUse::Abort, _) => self.life.aborted_request(&mut self.env),
+            (_, true) => self.call_held(name, &call.input_json, call.caller, now),
+            (_, false) => self.call(name, &call.input_json, call.caller, call.rev, now),
+        }
+    }
+
     /// The `signal` of a page call was aborted. A held call is cancelled in
     /// whichever stage it is: its own run, its pending confirmation (taken
     /// out of the pending list), or the approved run.

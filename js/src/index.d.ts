@@ -361,7 +361,7 @@ export interface ToolmarkOptions {
 export interface CallOptions {
   /** Who calls; default `'human'` (the user in the page). */
   caller?: Caller | undefined;
-  /** Aborting it cancels the call (`cancelled` by `signal`). */
+  /** Aborting it cancels the call (`cancelled` by `signal`); one aborted already runs nothing. */
   signal?: AbortSignalLike | undefined;
   /** The registry revision the caller saw (stale check): a whole number ≥ 0, else the call throws. */
   rev?: number | undefined;

@@ -92,6 +92,9 @@ pub struct PageCall {
     /// The registry revision the page saw, for rule 6's stale answer.
     pub rev: Option<u64>,
     pub signal: SignalUse,
+    /// Held through a deferred confirmation (WebMCP's `execute`, whose
+    /// agent has no protocol for `needs_confirmation`).
+    pub held: bool,
 }
 
 /// A page request's `signal` option, as the boundary found it.
@@ -111,7 +114,8 @@ pub enum GivenSignal {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SignalUse {
     None,
-    /// Aborted once the request is made (it has been already).
+    /// Aborted before the request: it completes `cancelled signal` and
+    /// nothing is made ([`Toolmark::page_call`](crate::machine::Toolmark::page_call)).
     Abort,
     /// Its `abort` event listened to before the request is made; `required`:
     /// a listener that cannot be added refuses the request (nothing is
@@ -187,11 +191,24 @@ impl PageCall {
             caller,
             rev,
             signal,
+            held: false,
         })
     }
 
-    /// A page call's input as JSON text (also a WebMCP `execute`'s).
-    pub fn input_text(input: GivenText) -> String {
+    /// A WebMCP `execute`: the browser's agent calls as `inapp`, held
+    /// through a deferred confirmation; its signal as [`SignalUse::held`].
+    pub fn held(input: GivenText, signal: GivenSignal) -> PageCall {
+        PageCall {
+            input_json: PageCall::input_text(input),
+            caller: Caller::Inapp,
+            rev: None,
+            signal: SignalUse::held(signal),
+            held: true,
+        }
+    }
+
+    /// A page call's input as JSON text.
+    fn input_text(input: GivenText) -> String {
         match input {
             GivenText::Undefined => String::from("{}"),
             GivenText::Json(text) => text,
@@ -818,6 +835,19 @@ impl CallLife {
         handle
     }
 
+    /// A page request whose signal had aborted before it was made: answered
+    /// `cancelled signal` at once, with nothing looked up, validated or run.
+    pub(crate) fn aborted_request(&mut self, env: &mut Env) -> Handle {
+        let handle = self.new_handle();
+        env.out.complete(
+            handle,
+            ToolResult::Cancelled {
+                by: CancelledBy::Signal,
+            },
+        );
+        handle
+    }
+
     /// A page request's signal aborted: its call, its approved run or its
     /// pending confirmation is cancelled.
     pub(crate) fn abort(&mut self, env: &mut Env, handle: Handle, now: u64) {
@@ -1414,6 +1444,16 @@ mod tests {
             SignalUse::held(GivenSignal::Listenable),
             SignalUse::Listen { required: false }
         );
+        assert_eq!(
+            PageCall::held(GivenText::NotJson, GivenSignal::Aborted),
+            PageCall {
+                input_json: String::from("null"),
+                caller: Caller::Inapp,
+                rev: None,
+                signal: SignalUse::Abort,
+                held: true,
+            }
+        );
     }
 
     #[test]
@@ -1426,6 +1466,7 @@ mod tests {
                 caller: Caller::Human,
                 rev: None,
                 signal: SignalUse::None,
+                held: false,
             })
         );
         let inapp = page_call(

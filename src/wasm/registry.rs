@@ -165,9 +165,7 @@ impl Toolmark {
         let shared = &self.shared;
         let now = shared.now();
         let made = listen(shared, call.signal, &signal)?;
-        let (handle, promise) = shared.request(false, |core| {
-            core.call(&name, &call.input_json, call.caller, call.rev, now)
-        })?;
+        let (handle, promise) = shared.request(false, |core| core.page_call(&name, &call, now))?;
         made.watched(handle, &signal);
         Ok(promise)
     }
@@ -292,16 +290,11 @@ impl PluginLink {
             )
             .into());
         };
-        let input = PageCall::input_text(values::given_text(&input));
+        let call = PageCall::held(values::given_text(&input), values::given_signal(&signal));
         let now = shared.now();
-        let made = listen(
-            &shared,
-            SignalUse::held(values::given_signal(&signal)),
-            &signal,
-        )?;
-        let (handle, promise) = shared.request(untrusted, |core| {
-            core.call_held(&name, &input, Caller::Inapp, now)
-        })?;
+        let made = listen(&shared, call.signal, &signal)?;
+        let (handle, promise) =
+            shared.request(untrusted, |core| core.page_call(&name, &call, now))?;
         made.watched(handle, &signal);
         Ok(promise)
     }
@@ -356,8 +349,9 @@ struct SignalWatch {
 }
 
 impl SignalWatch {
-    /// The request is made: aborted (in a microtask) if the signal has
-    /// aborted already, or while the request's first outputs were handed out.
+    /// The request is made: aborted (in a microtask) if the signal aborted
+    /// while its first outputs were handed out, before its listener could
+    /// know the request.
     fn watched(self, handle: Handle, signal: &JsValue) {
         self.made.set(Some(handle));
         if let Some(on_abort) = &self.on_abort {
@@ -372,30 +366,36 @@ impl SignalWatch {
 /// listener cannot be added, the request is refused and nothing is made.
 fn listen(shared: &Rc<Shared>, watch: SignalUse, signal: &JsValue) -> Result<SignalWatch, Failure> {
     let made: Rc<Cell<Option<Handle>>> = Rc::default();
-    let on_abort = (watch != SignalUse::None).then(|| {
-        let (weak, made) = (Rc::downgrade(shared), made.clone());
-        let on_abort = host::callback(move |_, _| {
-            if let (Some(shared), Some(handle)) = (weak.upgrade(), made.get()) {
-                let now = shared.now();
-                shared.input(|core| core.abort(handle, now))?;
-            }
-            Ok(JsValue::UNDEFINED)
+    let SignalUse::Listen { required } = watch else {
+        return Ok(SignalWatch {
+            made,
+            on_abort: None,
         });
-        on_abort.into_js_value().unchecked_into::<Function>()
-    });
-    if let (SignalUse::Listen { required }, Some(on_abort)) = (watch, &on_abort) {
-        let once = host::object(&[("once", &JsValue::TRUE)]);
-        let listened = host::method(signal, "addEventListener").is_some_and(|listen| {
-            listen
-                .call3(signal, &JsValue::from_str("abort"), on_abort, &once)
-                .is_ok()
-        });
-        if required && !listened {
-            let shown = host::string(signal);
-            return Err(Failure::misuse(RefusedCallOption::Signal.message(&shown)));
+    };
+    let (weak, request) = (Rc::downgrade(shared), made.clone());
+    let on_abort: Function = host::callback(move |_, _| {
+        if let (Some(shared), Some(handle)) = (weak.upgrade(), request.get()) {
+            let now = shared.now();
+            shared.input(|core| core.abort(handle, now))?;
         }
+        Ok(JsValue::UNDEFINED)
+    })
+    .into_js_value()
+    .unchecked_into();
+    let once = host::object(&[("once", &JsValue::TRUE)]);
+    let listened = host::method(signal, "addEventListener").is_some_and(|listen| {
+        listen
+            .call3(signal, &JsValue::from_str("abort"), &on_abort, &once)
+            .is_ok()
+    });
+    if required && !listened {
+        let shown = host::string(signal);
+        return Err(Failure::misuse(RefusedCallOption::Signal.message(&shown)));
     }
-    Ok(SignalWatch { made, on_abort })
+    Ok(SignalWatch {
+        made,
+        on_abort: Some(on_abort),
+    })
 }
 
 /// `tm.scope(name)`: registers `<name>.<tool>`; disposing it unregisters everything in it.

@@ -135,3 +135,73 @@ fn a_tool_that_ignores_abort_is_answered_after_the_grace_period_and_reports_late
     assert_eq!(page.results_for("a").len(), 1);
     assert_eq!(page.error_codes(), [ErrorEventCode::LateResult]);
 }
+
+/// A page call with `signal`, held (WebMCP's `execute`) or not (`tm.call`).
+fn page_call(held: bool, signal: GivenSignal) -> PageCall {
+    if held {
+        PageCall::held(GivenText::Undefined, signal)
+    } else {
+        PageCall::from_given(
+            GivenText::Undefined,
+            &Given::Undefined,
+            &Given::Undefined,
+            signal,
+        )
+        .unwrap_or_else(|refused| panic!("{refused:?}"))
+    }
+}
+
+#[test]
+fn a_page_call_whose_signal_had_aborted_is_cancelled_signal_with_nothing_run_or_asked() {
+    let mut page = Page::new();
+    page.register(tool("t"));
+    page.register(consequential("pay"));
+    page.drain();
+    let events_before = page.events.len();
+    for (name, held) in [
+        ("t", false),
+        ("t", true),
+        ("pay", false),
+        ("pay", true),
+        ("gone", false),
+    ] {
+        let handle = page
+            .tm
+            .page_call(name, &page_call(held, GivenSignal::Aborted), page.now);
+        page.drain();
+        assert_eq!(
+            page.completed(handle),
+            Some(ToolResult::Cancelled {
+                by: CancelledBy::Signal
+            }),
+            "{name} held {held}"
+        );
+    }
+    assert_eq!(
+        page.actions,
+        [],
+        "no run, validation or preparation asked for"
+    );
+    assert_eq!(page.tm.calls_in_flight(), 0);
+    assert!(page.tm.pending_confirmations().is_empty());
+    assert!(
+        page.events[events_before..]
+            .iter()
+            .all(|event| matches!(event, Event::Completed { .. })),
+        "only the completions: {:?}",
+        &page.events[events_before..]
+    );
+
+    // The same calls with a live signal are made: `t` runs, `pay` waits.
+    let live = GivenSignal::Listenable;
+    let run = page.tm.page_call("t", &page_call(false, live), page.now);
+    page.drain();
+    assert_eq!(page.completed(run), None);
+    let started = only_run(&mut page);
+    page.ok(started, json!(1));
+    assert!(page.completed(run).is_some());
+    let held = page.tm.page_call("pay", &page_call(true, live), page.now);
+    page.drain();
+    assert_eq!(page.completed(held), None);
+    assert_eq!(page.tm.pending_confirmations().len(), 1);
+}

@@ -10,12 +10,13 @@ mod harness;
 
 use harness::*;
 use serde_json::{json, Value};
+use toolmark_bridge::given::{Given, GivenText};
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Config, Event, OnChange, Outcome, Output, PrepareOrder,
-    Prepared, RunId, RunOrder, Validated,
+    Action, BridgeId, BridgeOptions, Config, Event, GivenSignal, OnChange, Outcome, Output,
+    PageCall, PrepareOrder, Prepared, RunId, RunOrder, Validated,
 };
 use toolmark_bridge::policy::Caller;
-use toolmark_bridge::protocol::{ErrorEventCode, FieldChange, Issue, ToolResult};
+use toolmark_bridge::protocol::{CancelledBy, ErrorEventCode, FieldChange, Issue, ToolResult};
 use toolmark_bridge::registry::{SchemaSpec, ScopeId, ScopeMade};
 
 fn only_run(page: &mut Page) -> toolmark_bridge::machine::RunId {

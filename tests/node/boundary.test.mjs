@@ -422,7 +422,7 @@ describe('one error channel', () => {
     misuse(() => bridge({ transport: { send() {}, onMessage() {} }, maxMessageBytes: 1.5 }));
   });
 
-  test('tm.call with a signal that is no AbortSignal, or takes no listener, is refused before anything runs; an AbortSignal cancels the call', async () => {
+  test('tm.call with a signal that is no AbortSignal, or takes no listener, is refused before anything runs; an AbortSignal cancels the call, one aborted already before it runs', async () => {
     const tm = createToolmark();
     let runs = 0;
     tm.register({
@@ -459,6 +459,7 @@ describe('one error channel', () => {
     assert.deepEqual(await pending, { status: 'cancelled', by: 'signal' });
     const aborted = AbortSignal.abort();
     assert.deepEqual(await tm.call('hang', {}, { signal: aborted }), { status: 'cancelled', by: 'signal' });
+    assert.equal(runs, 1, 'a call whose signal had aborted runs nothing');
   });
 
   test("webmcp()'s options and a path argument: the core's refusals, thrown as they are", () => {

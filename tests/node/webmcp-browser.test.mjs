@@ -303,7 +303,7 @@ test('with no model context it attaches nothing and raises nothing', async () =>
   }
 });
 
-test('the draft passes execute(input, { signal }): aborting it cancels the call (a stand-in context)', async () => {
+test('the draft passes execute(input, { signal }): aborting it cancels the call, one aborted already before it runs or waits (a stand-in context)', async () => {
   const page = await chromium.open();
   try {
     const state = await page.evaluate(async () => {
@@ -347,14 +347,23 @@ test('the draft passes execute(input, { signal }): aborting it cancels the call 
       waiting.abort();
       const cancelledWait = await second;
       const pendingAfter = tm.pendingConfirmations().length;
+      // A signal aborted already: cancelled before anything runs or waits.
+      let pendingChanges = 0;
+      const unwatch = tm.subscribePending(() => pendingChanges++);
+      const before = await registered.get('pay').execute({}, { signal: AbortSignal.abort() });
+      const neverRan = await registered.get('wait').execute({}, { signal: AbortSignal.abort() });
+      unwatch();
       const annotations = registered.get('pay').annotations;
       detach();
-      return { cancelledRun, cancelledWait, pendingAfter, seen, annotations, left: registered.size };
+      return { cancelledRun, cancelledWait, pendingAfter, before, neverRan, pendingChanges, seen, annotations, left: registered.size };
     });
     assert.deepEqual(state, {
       cancelledRun: { status: 'cancelled', by: 'signal' },
       cancelledWait: { status: 'cancelled', by: 'signal' },
       pendingAfter: 0,
+      before: { status: 'cancelled', by: 'signal' },
+      neverRan: { status: 'cancelled', by: 'signal' },
+      pendingChanges: 0,
       seen: ['started', 'aborted'],
       annotations: { readOnlyHint: false, untrustedContentHint: false, consequentialHint: true }, // destructive: consequential
       left: 0,

@@ -27,8 +27,8 @@
 
 use serde_json::{json, Map, Value};
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Config, Handle, OnChange, Outcome, PrepareOrder, Prepared,
-    RunId, RunOrder, Toolmark, Validated,
+    Action, BridgeId, BridgeOptions, Config, Handle, OnChange, Outcome, PageCall, PrepareOrder,
+    Prepared, RunId, RunOrder, SignalUse, Toolmark, Validated,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{
@@ -801,12 +801,25 @@ impl Driver {
             Caller::Inapp
         };
         let rev = self.pick_rev(cur);
-        if cur.below(4) == 0 {
+        // `% 4 == 0` is the held share `below(4) == 0` was before the
+        // aborted page call took 7, so earlier inputs keep their held calls.
+        let pick = cur.below(8);
+        if pick % 4 == 0 {
             self.apply(Input::HeldCall {
                 name,
                 input,
                 caller,
             });
+        } else if pick == 7 {
+            // Its signal had aborted before it was made.
+            let call = PageCall {
+                input_json: input,
+                caller,
+                rev,
+                signal: SignalUse::Abort,
+                held: caller == Caller::Inapp,
+            };
+            self.apply(Input::PageCall { name, call });
         } else {
             self.apply(Input::Call {
                 name,

@@ -39,12 +39,12 @@ use serde_json::Value;
 pub use toolmark_bridge::input::{Input, Reply};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Event, Handle, Output, PrepareOrder, RunId, RunOrder,
-    Toolmark, Transmit, Validated,
+    SignalUse, Toolmark, Transmit, Validated,
 };
 use toolmark_bridge::policy::{Caller, Decision, Policy};
 use toolmark_bridge::protocol::{
-    check_agent_to_page, parse_json, peek_client_id, validate, AgentToPage, Direction, Hints,
-    Rejection, ToolResult,
+    check_agent_to_page, parse_json, peek_client_id, validate, AgentToPage, CancelledBy, Direction,
+    Hints, Rejection, ToolResult,
 };
 use toolmark_bridge::registry::{SchemaSpec, ScopeId, ScopeMade, ToolDef, ToolKey};
 use toolmark_bridge::schema::{CompiledSchema, PatternMatcher};
@@ -172,6 +172,8 @@ pub struct BridgeOwed {
 pub enum RequestKind {
     Call,
     HeldCall,
+    /// A page call whose signal had aborted before it was made.
+    AbortedCall,
     Confirm,
     Undo,
 }
@@ -321,6 +323,11 @@ impl SpecModel {
             } => Then::NoRestorer(*run),
             Input::Call { .. } => Then::Issued(RequestKind::Call),
             Input::HeldCall { .. } => Then::Issued(RequestKind::HeldCall),
+            Input::PageCall { call, .. } => Then::Issued(match (call.signal, call.held) {
+                (SignalUse::Abort, _) => RequestKind::AbortedCall,
+                (_, true) => RequestKind::HeldCall,
+                (_, false) => RequestKind::Call,
+            }),
             Input::Confirm { .. } => Then::Issued(RequestKind::Confirm),
             Input::Undo(_) => Then::Issued(RequestKind::Undo),
             _ => Then::Nothing,
@@ -739,6 +746,15 @@ impl SpecModel {
                     self.completed.insert(*handle),
                     "page request {handle:?} completed twice"
                 );
+                if kind == Some(RequestKind::AbortedCall) {
+                    ensure!(
+                        *result
+                            == ToolResult::Cancelled {
+                                by: CancelledBy::Signal
+                            },
+                        "a page call whose signal had aborted answered {result:?}"
+                    );
+                }
                 if let ToolResult::NeedsConfirmation { confirm_id, .. } = result {
                     ensure!(
                         kind == Some(RequestKind::Call),
