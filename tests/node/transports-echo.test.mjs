@@ -10,7 +10,7 @@ import Echo from 'laravel-echo';
 import Pusher from 'pusher-js';
 import { startEchoBackend } from './support/echo-backend.mjs';
 import { waitFor } from './support/ws-agent.mjs';
-import { greeterPage, pusherEchoOptions } from './support/transport-page.mjs';
+import { greeterPage, nonFunctionRefusals, pusherEchoOptions } from './support/transport-page.mjs';
 
 const { newId } = await import(new URL('../../pkg/index.js', import.meta.url));
 const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
@@ -71,6 +71,21 @@ test('the module exports only echoTransport, and validates its options', () => {
   const t = echoTransport({ echo: { private: (channel) => (subscribed.push(channel), {}) }, channel: CHANNEL, postUrl: new URL('http://127.0.0.1:1/in') });
   t.close();
   assert.deepEqual(subscribed, [CHANNEL]);
+});
+
+test('onMessage and onStatus refuse a callback that is no function, also once closed; once closed they keep nothing', () => {
+  const transport = newTransport({ echo: newEcho(), channel: CHANNEL });
+  const refused = ['onMessage', 'onStatus'].flatMap((method) =>
+    Array(3).fill(`${method}: ToolmarkError invalid_argument: echoTransport: ${method}(callback) needs a function`),
+  );
+  assert.deepEqual(nonFunctionRefusals(transport), refused);
+  transport.close();
+  assert.deepEqual(nonFunctionRefusals(transport), refused);
+  const late = [];
+  const offs = [transport.onMessage((m) => late.push(m)), transport.onStatus((s) => late.push(s))];
+  assert.deepEqual(offs.map((f) => typeof f), ['function', 'function']);
+  for (const unsubscribe of offs) unsubscribe();
+  assert.deepEqual(late, []);
 });
 
 test('round trip over a private channel: manifest POSTed, { message } and bare payloads answered', async () => {

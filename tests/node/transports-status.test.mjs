@@ -7,11 +7,12 @@ import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
 import { perTestCleanups, waitFor } from './support/ws-agent.mjs';
-import { greeterPage } from './support/transport-page.mjs';
+import { greeterPage, nonFunctionRefusals } from './support/transport-page.mjs';
 
 const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
 const { websocketTransport } = await import(new URL('../../pkg/bridge/websocket.js', import.meta.url));
 const { createInPageChannel } = await import(new URL('../../pkg/bridge/in-page.js', import.meta.url));
+const { postMessageTransport } = await import(new URL('../../pkg/bridge/post-message.js', import.meta.url));
 
 const { cleanups, agentServer } = perTestCleanups(afterEach);
 
@@ -118,6 +119,49 @@ test('onStatus: unsubscribing stops the calls, a throwing subscriber stops no ot
   await waitFor(() => server.attempts.length >= 3, { what: 'more attempts' });
   assert.equal(seen.length, count);
   assert.ok(logged.length >= 1 && logged.every((m) => m === 'listener bug'), JSON.stringify(logged));
+});
+
+/** What nonFunctionRefusals tells of a transport named `name`: each try refused. */
+const refusals = (name) =>
+  ['onMessage', 'onStatus'].flatMap((method) =>
+    Array(3).fill(`${method}: ToolmarkError invalid_argument: ${name}: ${method}(callback) needs a function`),
+  );
+
+test('onMessage and onStatus of websocketTransport and postMessageTransport refuse a callback that is no function, also once closed; once closed they keep nothing', async () => {
+  const target = { postMessage() {} };
+  const source = new EventTarget();
+  const origin = 'https://agent.example';
+  const post = postMessageTransport({ target, targetOrigin: origin, allowedOrigins: [origin], source });
+  const deliver = () => {
+    const event = new Event('message');
+    Object.assign(event, { data: { toolmark: 1, message: { n: 1 } }, origin, source: target });
+    source.dispatchEvent(event);
+  };
+  const got = [];
+  const off = post.onMessage((message) => got.push(message));
+  deliver();
+  off();
+  deliver();
+  assert.deepEqual(got, [{ n: 1 }], 'delivered while subscribed');
+  assert.deepEqual(nonFunctionRefusals(post), refusals('postMessageTransport'));
+  post.close();
+  assert.deepEqual(nonFunctionRefusals(post), refusals('postMessageTransport'));
+  const late = [];
+  const offs = [post.onMessage((m) => late.push(m)), post.onStatus((s) => late.push(s))];
+  deliver();
+  for (const unsubscribe of offs) unsubscribe();
+  assert.deepEqual(late, [], 'a closed transport keeps no subscriber');
+
+  const server = await agentServer();
+  const ws = websocketTransport({ url: server.url, WebSocket, maxDelayMs: 100 });
+  cleanups.push(() => ws.close());
+  assert.deepEqual(nonFunctionRefusals(ws), refusals('websocketTransport'));
+  ws.close();
+  assert.deepEqual(nonFunctionRefusals(ws), refusals('websocketTransport'));
+  const wsOffs = [ws.onMessage((m) => late.push(m)), ws.onStatus((s) => late.push(s))];
+  assert.deepEqual(wsOffs.map((f) => typeof f), ['function', 'function']);
+  for (const unsubscribe of wsOffs) unsubscribe();
+  assert.deepEqual(late, []);
 });
 
 test("an app's own transport: its states are told, an unknown one is an error event", async () => {

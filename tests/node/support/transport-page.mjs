@@ -46,3 +46,22 @@ export function pusherEchoOptions({ key, wsHost, wsPort }) {
     disableStats: true,
   };
 }
+
+/**
+ * What `transport.onMessage(callback)` and `transport.onStatus(callback)` do with
+ * callbacks that are no functions: per try, `method: subscribed` or what it threw.
+ */
+export function nonFunctionRefusals(transport) {
+  const seen = [];
+  for (const method of ['onMessage', 'onStatus']) {
+    for (const callback of ['nope', undefined, {}]) {
+      try {
+        transport[method](callback);
+        seen.push(`${method}: subscribed`);
+      } catch (error) {
+        seen.push(`${method}: ${error.name} ${error.code}: ${error.message}`);
+      }
+    }
+  }
+  return seen;
+}
