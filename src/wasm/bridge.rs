@@ -181,8 +181,7 @@ impl Bridge {
             shared: weak.clone(),
             bridge: id,
         };
-        let callback = listener(weak, id, true);
-        let function: Function = callback.as_ref().clone().unchecked_into();
+        let function: Function = listener(weak, id, true).into_js_value().unchecked_into();
         routes::remember(&function, route);
         // Kept before subscribing: a transport may hand over messages
         // inside `onMessage`, which the core takes and may answer at once.
@@ -192,7 +191,7 @@ impl Bridge {
                 BridgeEntry {
                     transport: self.transport.clone(),
                     send: self.send.clone(),
-                    callback,
+                    callback: function.clone(),
                     off: JsValue::UNDEFINED,
                     off_status: JsValue::UNDEFINED,
                 },

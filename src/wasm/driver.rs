@@ -65,10 +65,11 @@ extern "C" {
 pub struct BridgeEntry {
     pub transport: JsValue,
     pub send: Function,
-    /// The `onMessage` callback, only kept: dropped (freed) with the entry
-    /// when the bridge closes.
-    #[allow(dead_code)]
-    pub callback: Callback,
+    /// The `onMessage` callback: freed by the collector once the transport
+    /// lets go of it, so a transport calling it after the bridge closed (a
+    /// dispatch over the subscribers it had) reaches a core that drops what
+    /// a closed bridge is given.
+    pub callback: Function,
     /// What `onMessage` returned: the transport's unsubscribe.
     pub off: JsValue,
     /// What `onStatus` returned, for a transport that has it.
@@ -470,12 +471,12 @@ impl Shared {
 
     /// A bridge closed: the transport's `onStatus` and `onMessage`
     /// unsubscribed, `close()` called (each even if one before it threw:
-    /// disposing unsubscribes and closes), the callback freed.
+    /// disposing unsubscribes and closes), the callback's route forgotten.
     fn close(self: &Rc<Self>, bridge: BridgeId) {
         let Ok(Some(entry)) = self.host(|h| h.bridges.remove(&bridge.0)) else {
             return;
         };
-        routes::forget(entry.callback.as_ref());
+        routes::forget(&entry.callback);
         for (call, made) in entry.shut() {
             if let Some(Err(error)) = made {
                 let message = call.failed(&host::detail(&error));

@@ -4,11 +4,12 @@
 //! decision is the policy's.
 //!
 //! - **In**: `echo.private(channel)` at construction, then per `onMessage`
-//!   one listener `Closure` given to `channel.listen(event, listener)`,
-//!   owned by the transport and removed with
-//!   `channel.stopListening(event, listener)` on unsubscribe or close, then
-//!   freed (gloo-net's model); none is forgotten. While listening, a listener holds the
-//!   transport (as a JS transport's closures would); close breaks that.
+//!   one listener given to `channel.listen(event, listener)`, removed with
+//!   `channel.stopListening(event, listener)` on unsubscribe or close; one
+//!   called after that (Pusher calls the listeners an event began with)
+//!   delivers nothing, and the collector frees it once Echo lets go. While
+//!   listening, a listener holds the transport (as a JS transport's
+//!   closures would); close breaks that.
 //!   Close leaves `private-{channel}` with `echo.leaveChannel`, or the
 //!   channel with `echo.leave` where that is all there is.
 //! - **Out**: each `send` reads `headers()`, asks the policy for the
@@ -61,7 +62,7 @@ fn send_error(failure: &SendFailure) -> js_sys::Object {
 struct Listener {
     id: u32,
     callback: Function,
-    closure: host::Callback,
+    listener: Function,
 }
 
 struct Driver {
@@ -201,15 +202,17 @@ impl Driver {
         let id = self.next_listener.get().wrapping_add(1);
         self.next_listener.set(id);
         let driver = self.clone();
-        let closure = host::callback(move |payload, _| {
+        let listener: Function = host::callback(move |payload, _| {
             driver.deliver(id, &payload);
             Ok(JsValue::UNDEFINED)
-        });
-        self.channel_call("listen", closure.as_ref())?;
+        })
+        .into_js_value()
+        .unchecked_into();
+        self.channel_call("listen", &listener)?;
         self.listeners.borrow_mut().push(Listener {
             id,
             callback,
-            closure,
+            listener,
         });
         let weak = Rc::downgrade(self);
         Ok(host::js_function(move || {
@@ -227,7 +230,7 @@ impl Driver {
             at.map(|at| listeners.remove(at))
         };
         if let Some(listener) = listener {
-            let _ = self.channel_call("stopListening", listener.closure.as_ref());
+            let _ = self.channel_call("stopListening", &listener.listener);
         }
     }
 
@@ -243,7 +246,7 @@ impl Driver {
         self.statuses.clear();
         let listeners = core::mem::take(&mut *self.listeners.borrow_mut());
         for listener in &listeners {
-            let _ = self.channel_call("stopListening", listener.closure.as_ref());
+            let _ = self.channel_call("stopListening", &listener.listener);
         }
         drop(listeners);
         let (private_name, name) = {

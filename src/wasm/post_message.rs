@@ -8,9 +8,10 @@
 //!   allowed, then its `data` must be the envelope (checked on the JS value,
 //!   [`EnvelopeShape`]) and the callback gets `data.message` as it came.
 //! - **Outbound**: `target.postMessage({ toolmark: 1, message }, targetOrigin)`.
-//! - **Listeners** (gloo-net's model): each is a closure owned by the
-//!   transport; its unsubscribe and `close()` remove it with
-//!   `removeEventListener`, then free it. None is forgotten.
+//! - **Listeners**: its unsubscribe and `close()` remove each with
+//!   `removeEventListener`; one a source still calls after that (one that
+//!   dispatches to the listeners an event began with) ignores the event,
+//!   and the collector frees it once the source lets go.
 //! - **Re-entrancy**: a `RefCell` is borrowed only around Rust code, never
 //!   while JS runs, so a callback may `send`, unsubscribe or `close`; a
 //!   listener removed or closed while an event is dispatched ignores it. A
@@ -26,10 +27,12 @@
 use crate::prelude::*;
 use alloc::rc::{Rc, Weak};
 use core::cell::{Cell, RefCell};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::error::thrown;
-use super::host::{self, get, Callback};
+use super::host::{self, get};
 use super::status::{self, Subscribers};
 use super::values;
 use crate::protocol::ThrownErrorCode;
@@ -55,7 +58,7 @@ struct Driver {
     policy: RefCell<PostMessagePolicy>,
     target: JsValue,
     source: JsValue,
-    listeners: RefCell<Vec<(u32, Callback)>>,
+    listeners: RefCell<Vec<(u32, Function)>>,
     next_listener: Cell<u32>,
     statuses: Rc<Subscribers>,
     /// The armed check of the target window, if any.
@@ -116,15 +119,11 @@ impl Driver {
         *self.check.borrow_mut() = host::set_timeout(callback.unchecked_ref(), delay);
     }
 
-    /// `source.removeEventListener('message', listener)` for each, then frees them.
-    fn remove(&self, listeners: Vec<(u32, Callback)>) {
+    /// `source.removeEventListener('message', listener)` for each.
+    fn remove(&self, listeners: Vec<(u32, Function)>) {
         if let Some(remove) = host::method(&self.source, "removeEventListener") {
             for (_, listener) in &listeners {
-                let _ = remove.call2(
-                    &self.source,
-                    &JsValue::from_str("message"),
-                    listener.as_ref(),
-                );
+                let _ = remove.call2(&self.source, &JsValue::from_str("message"), listener);
             }
         }
     }
@@ -239,7 +238,7 @@ impl PostMessageTransport {
         let owner = driver.clone();
         let id = driver.next_listener.get().wrapping_add(1);
         driver.next_listener.set(id);
-        let listener = host::callback(move |event, _| {
+        let listener: Function = host::callback(move |event, _| {
             if !owner.listeners.borrow().iter().any(|(l, _)| *l == id) {
                 return Ok(JsValue::UNDEFINED);
             }
@@ -247,13 +246,11 @@ impl PostMessageTransport {
                 host::call_reporting(&callback, &message);
             }
             Ok(JsValue::UNDEFINED)
-        });
+        })
+        .into_js_value()
+        .unchecked_into();
         if let Some(add) = host::method(&driver.source, "addEventListener") {
-            add.call2(
-                &driver.source,
-                &JsValue::from_str("message"),
-                listener.as_ref(),
-            )?;
+            add.call2(&driver.source, &JsValue::from_str("message"), &listener)?;
         }
         driver.listeners.borrow_mut().push((id, listener));
         let weak: Weak<Driver> = Rc::downgrade(driver);
@@ -283,7 +280,7 @@ impl PostMessageTransport {
     /// unsubscribe. While one is subscribed, a target window is checked
     /// every second.
     #[wasm_bindgen(js_name = onStatus, unchecked_return_type = "() => void")]
-    pub fn on_status(&self, callback: JsValue) -> Result<js_sys::Function, JsValue> {
+    pub fn on_status(&self, callback: JsValue) -> Result<Function, JsValue> {
         let off = self.driver.statuses.subscribe(
             callback,
             self.driver.policy.borrow().is_closed(),

@@ -13,6 +13,7 @@ import { bridge } from '../../pkg/bridge/index.js';
 import { createInPageChannel } from '../../pkg/bridge/in-page.js';
 import { websocketTransport } from '../../pkg/bridge/websocket.js';
 import { echoTransport } from '../../pkg/bridge/echo.js';
+import { postMessageTransport } from '../../pkg/bridge/post-message.js';
 import { validateMessage } from '../../pkg/protocol/index.js';
 import { webmcp } from '../../pkg/webmcp/index.js';
 import { UUID_V4, flush, until } from './support/page-agent.mjs';
@@ -261,13 +262,19 @@ describe('re-entrancy', () => {
 });
 
 describe('detach', () => {
-  test('dispose removes the transport\'s callback, closes the transport and frees the callback', async () => {
-    const tm = createToolmark();
+  test('dispose removes the transport\'s callback and closes the transport; the callback, called after, takes nothing', async () => {
+    const errors = [];
+    const tm = createToolmark({ onError: (e) => errors.push(e) });
+    let runs = 0;
+    tm.register({ name: 't', description: 'Counts its runs', run: () => ++runs });
     const callbacks = new Set();
+    const sent = [];
     let closed = 0;
     let kept;
     const transport = {
-      send() {},
+      send(message) {
+        sent.push(message);
+      },
       onMessage(cb) {
         kept = cb;
         callbacks.add(cb);
@@ -284,8 +291,70 @@ describe('detach', () => {
     dispose();
     assert.equal(callbacks.size, 0, 'the unsubscribe onMessage returned was called');
     assert.equal(closed, 1, 'close() called once');
-    // The Rust closure behind the callback is gone: calling it is an error, not a delivery.
-    assert.throws(() => kept({ protocol: 1, type: 'cancel', clientId: 'x', id: 'y' }));
+    // A transport may still call it (a dispatch over the subscribers an event began with).
+    const [{ clientId }] = sent;
+    kept({ protocol: 1, type: 'call', clientId, id: 'late', tool: 't', input: {} });
+    kept('not even an object');
+    await flush();
+    assert.deepEqual([runs, sent.length, errors], [0, 1, []], 'nothing run, answered or reported');
+  });
+
+  test('a subscriber that detaches the bridge or closes the transport while a message is dispatched stops no later subscriber', async () => {
+    // The usual JS transport: each message to the subscribers it had when it began.
+    const subscribers = new Set();
+    const transport = {
+      send() {},
+      onMessage(cb) {
+        subscribers.add(cb);
+        return () => subscribers.delete(cb);
+      },
+      close() {},
+    };
+    const tm = createToolmark();
+    const seen = [];
+    let detach;
+    transport.onMessage((m) => {
+      seen.push(`first ${m.type}`);
+      detach();
+    });
+    detach = tm.use(bridge({ transport }));
+    transport.onMessage((m) => seen.push(`last ${m.type}`));
+    for (const subscriber of [...subscribers]) subscriber({ type: 'bye' });
+    assert.deepEqual(seen, ['first bye', 'last bye']);
+
+    // The in-page channel's page end dispatches the same way.
+    const { transport: page, agent } = createInPageChannel();
+    const other = createToolmark();
+    const heard = [];
+    page.onMessage((m) => {
+      heard.push(`first ${m.type}`);
+      stop();
+    });
+    const stop = other.use(bridge({ transport: page }));
+    page.onMessage((m) => heard.push(`last ${m.type}`));
+    agent.send({ type: 'bye' });
+    await until(() => heard.length === 2, 'both page subscribers');
+    assert.deepEqual(heard, ['first bye', 'last bye']);
+
+    // postMessageTransport on a source that dispatches the same way: the
+    // closed transport's other listener ignores the event, and nothing throws.
+    const listeners = [];
+    const source = {
+      addEventListener: (type, l) => listeners.push(l),
+      removeEventListener: (type, l) => listeners.includes(l) && listeners.splice(listeners.indexOf(l), 1),
+    };
+    const target = { postMessage() {} };
+    const origin = 'https://agent.example';
+    const posted = postMessageTransport({ target, targetOrigin: origin, allowedOrigins: [origin], source });
+    const got = [];
+    posted.onMessage((m) => {
+      got.push(`first ${m.n}`);
+      posted.close();
+    });
+    posted.onMessage((m) => got.push(`second ${m.n}`));
+    const event = { source: target, origin, data: { toolmark: 1, message: { n: 1 } } };
+    for (const listener of listeners.slice()) listener(event);
+    assert.deepEqual([got, listeners.length], [['first 1'], 0]);
   });
 
   test('a bridge is attached once; tm.use takes only plugins', () => {

@@ -88,6 +88,20 @@ test('onMessage and onStatus refuse a callback that is no function, also once cl
   assert.deepEqual(late, []);
 });
 
+test('a subscriber that closes the transport while Pusher dispatches a broadcast: nothing throws, the closed transport delivers no more', () => {
+  const echo = newEcho();
+  const transport = newTransport({ echo, channel: CHANNEL });
+  const got = [];
+  transport.onMessage((m) => {
+    got.push(`first ${m.n}`);
+    transport.close();
+  });
+  transport.onMessage((m) => got.push(`second ${m.n}`));
+  // As pusher-js hands a frame's event to the channel: its listeners as the event began.
+  echo.connector.pusher.channel(PRIVATE).emit('toolmark.message', { n: 1 });
+  assert.deepEqual(got, ['first 1']);
+});
+
 test('round trip over a private channel: manifest POSTed, { message } and bare payloads answered', async () => {
   const echo = newEcho();
   let token = 'xsrf-1';
