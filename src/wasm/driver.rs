@@ -106,6 +106,16 @@ fn notify(listeners: Vec<JsValue>, argument: &JsValue) {
     }
 }
 
+/// How a page request completes: its promise's `resolve`, whether its
+/// result is handed out wrapped as untrusted content, and the `abort`
+/// listener on its signal (the signal and the listener), removed then: a
+/// signal that outlives its calls keeps none of their listeners.
+struct Completion {
+    resolve: Function,
+    untrusted: bool,
+    listened: Option<(JsValue, Function)>,
+}
+
 #[derive(Default)]
 pub struct Host {
     pub tools: VecMap<u32, Rc<ToolFns>>,
@@ -119,9 +129,8 @@ pub struct Host {
     /// them in `Run` / `Prepare` actions, or says `ForgetValidated`.
     validated: VecMap<u64, JsValue>,
     pub bridges: VecMap<u32, BridgeEntry>,
-    /// Each request's `resolve`, and whether its result is handed out
-    /// wrapped as untrusted content.
-    completions: VecMap<u64, (Function, bool)>,
+    /// Each request's completion, by handle.
+    completions: VecMap<u64, Completion>,
     pub error_listeners: Listeners,
     /// `tm.events.on('status')`: the bridges' transports' connection states.
     pub status_listeners: Listeners,
@@ -386,10 +395,19 @@ impl Shared {
                 notify(listeners, &event);
             }
             Event::Completed { handle, result } => {
-                let Ok(Some((resolve, untrusted))) = self.host(|h| h.completions.remove(&handle.0))
-                else {
+                let Ok(Some(completion)) = self.host(|h| h.completions.remove(&handle.0)) else {
                     return;
                 };
+                let Completion {
+                    resolve,
+                    untrusted,
+                    listened,
+                } = completion;
+                if let Some((signal, listener)) = listened {
+                    if let Some(remove) = host::method(&signal, "removeEventListener") {
+                        let _ = remove.call2(&signal, &JsValue::from_str("abort"), &listener);
+                    }
+                }
                 let value = if untrusted {
                     values::untrusted_result(&result)
                 } else {
@@ -490,24 +508,37 @@ impl Shared {
     /// promise resolved with its result when the core completes it
     /// (wrapped with the spec's note for an `untrustedContent` tool). The
     /// promise's `resolve` is kept before the outputs are handed out, so a
-    /// request the core completes at once is not missed.
+    /// request the core completes at once is not missed. `listened`: the
+    /// signal and the `abort` listener added for it, removed when it
+    /// completes.
     pub fn request(
         self: &Rc<Self>,
         untrusted: bool,
+        listened: Option<(JsValue, Function)>,
         f: impl FnOnce(&mut Machine) -> Handle,
     ) -> Result<(Handle, Promise), Busy> {
         let handle = self.with_core(f)?;
-        Ok((handle, self.completion(handle, untrusted)?))
+        Ok((handle, self.completion(handle, untrusted, listened)?))
     }
 
     /// The promise of request `handle`, its `resolve` kept for the core's
     /// completion; then the outputs handed out. Apart from [`Self::request`]
     /// so that each of its callers does not carry a copy.
-    fn completion(self: &Rc<Self>, handle: Handle, untrusted: bool) -> Result<Promise, Busy> {
+    fn completion(
+        self: &Rc<Self>,
+        handle: Handle,
+        untrusted: bool,
+        listened: Option<(JsValue, Function)>,
+    ) -> Result<Promise, Busy> {
         let mut resolve = None;
         let promise = Promise::new(&mut |r, _| resolve = Some(r));
         if let Some(resolve) = resolve {
-            self.host(|h| h.completions.insert(handle.0, (resolve, untrusted)))?;
+            let completion = Completion {
+                resolve,
+                untrusted,
+                listened,
+            };
+            self.host(|h| h.completions.insert(handle.0, completion))?;
         }
         self.flush();
         Ok(promise)

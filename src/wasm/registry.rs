@@ -165,7 +165,9 @@ impl Toolmark {
         let shared = &self.shared;
         let now = shared.now();
         let made = listen(shared, call.signal, &signal)?;
-        let (handle, promise) = shared.request(false, |core| core.page_call(&name, &call, now))?;
+        let listened = made.listened(&signal);
+        let (handle, promise) =
+            shared.request(false, listened, |core| core.page_call(&name, &call, now))?;
         made.watched(handle, &signal);
         Ok(promise)
     }
@@ -197,7 +199,7 @@ impl Toolmark {
     pub fn confirm_pending(&self, confirm_id: JsValue, approve: JsValue) -> Promise {
         let confirm_id = host::string(&confirm_id);
         let now = self.shared.now();
-        settle(self.shared.request(false, |core| {
+        settle(self.shared.request(false, None, |core| {
             core.confirm(&confirm_id, approve.is_truthy(), now)
         }))
     }
@@ -205,7 +207,7 @@ impl Toolmark {
     /// Runs the restorer of that call (`refused undo_unavailable` when there is none).
     pub fn undo(&self, call_id: JsValue) -> Promise {
         let call_id = host::string(&call_id);
-        settle(self.shared.request(false, |core| core.undo(&call_id)))
+        settle(self.shared.request(false, None, |core| core.undo(&call_id)))
     }
 
     /// `tm.events.on('error', listener)`.
@@ -293,8 +295,9 @@ impl PluginLink {
         let call = PageCall::held(values::given_text(&input), values::given_signal(&signal));
         let now = shared.now();
         let made = listen(&shared, call.signal, &signal)?;
-        let (handle, promise) =
-            shared.request(untrusted, |core| core.page_call(&name, &call, now))?;
+        let (handle, promise) = shared.request(untrusted, made.listened(&signal), |core| {
+            core.page_call(&name, &call, now)
+        })?;
         made.watched(handle, &signal);
         Ok(promise)
     }
@@ -349,6 +352,13 @@ struct SignalWatch {
 }
 
 impl SignalWatch {
+    /// The signal and its `abort` listener, to remove when the request
+    /// completes.
+    fn listened(&self, signal: &JsValue) -> Option<(JsValue, Function)> {
+        let listener = self.on_abort.clone()?;
+        Some((signal.clone(), listener))
+    }
+
     /// The request is made: aborted (in a microtask) if the signal aborted
     /// while its first outputs were handed out, before its listener could
     /// know the request.

@@ -6,6 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 import { ToolmarkError, createToolmark, getPath } from '../../pkg/index.js';
@@ -491,7 +492,7 @@ describe('one error channel', () => {
     misuse(() => bridge({ transport: { send() {}, onMessage() {} }, maxMessageBytes: 1.5 }));
   });
 
-  test('tm.call with a signal that is no AbortSignal, or takes no listener, is refused before anything runs; an AbortSignal cancels the call, one aborted already before it runs', async () => {
+  test('tm.call with a signal that is no AbortSignal, or takes no listener, is refused before anything runs; an AbortSignal cancels the call, one aborted already before it runs, and keeps no listener of a settled call', async () => {
     const tm = createToolmark();
     let runs = 0;
     tm.register({
@@ -529,6 +530,24 @@ describe('one error channel', () => {
     const aborted = AbortSignal.abort();
     assert.deepEqual(await tm.call('hang', {}, { signal: aborted }), { status: 'cancelled', by: 'signal' });
     assert.equal(runs, 1, 'a call whose signal had aborted runs nothing');
+
+    // A signal that outlives its calls keeps none of their listeners: tm.call's and
+    // a WebMCP execute's.
+    tm.register({ name: 'quick', description: 'Answers at once', run: () => 1 });
+    const registered = new Map();
+    tm.use(webmcp({ modelContext: { registerTool: (tool) => registered.set(tool.name, tool) } }));
+    const longLived = new AbortController();
+    const { signal } = longLived;
+    for (let i = 0; i < 20; i++) {
+      assert.deepEqual(await tm.call('quick', {}, { signal }), { status: 'ok', data: 1 });
+      assert.deepEqual(await registered.get('quick').execute({}, { signal }), { status: 'ok', data: 1 });
+    }
+    assert.equal(getEventListeners(signal, 'abort').length, 0, 'no abort listener left by a settled call');
+    const running = tm.call('hang', {}, { signal });
+    await flush();
+    assert.equal(getEventListeners(signal, 'abort').length, 1, 'a running call listens');
+    longLived.abort();
+    assert.deepEqual(await running, { status: 'cancelled', by: 'signal' });
   });
 
   test("webmcp()'s options and a path argument: the core's refusals, thrown as they are", () => {
