@@ -494,14 +494,25 @@ pub fn form_tools(form: JsValue, options: JsValue) -> Result<Function, JsValue> 
 
     let mut offs = Vec::with_capacity(3);
     for def in [fill, read, submit] {
-        offs.push(register.call1(&scope, &def)?);
-    }
-    Ok(host::js_function(move || {
-        form.unwatch();
-        for off in &offs {
-            if let Some(off) = off.dyn_ref::<Function>() {
-                let _ = off.call0(&JsValue::NULL);
+        match register.call1(&scope, &def) {
+            Ok(off) => offs.push(off),
+            Err(error) => {
+                // Refused (a tool of that name in dev mode): none of them stays.
+                unregister(&form, &offs);
+                return Err(error);
             }
         }
-    }))
+    }
+    Ok(host::js_function(move || unregister(&form, &offs)))
+}
+
+/// The form's tools unregistered (each `register` answer called) and its
+/// observer disconnected.
+fn unregister(form: &Form, offs: &[JsValue]) {
+    form.unwatch();
+    for off in offs {
+        if let Some(off) = off.dyn_ref::<Function>() {
+            let _ = off.call0(&JsValue::NULL);
+        }
+    }
 }

@@ -73,6 +73,29 @@ test("formTools' arguments: the core's refusals thrown as invalid_argument, in o
   assert.deepEqual(page.errors, []);
 });
 
+test('formTools whose scope refuses one of its tools throws and leaves none of them registered', async () => {
+  await openForm();
+  const out = await page.evaluate(async () => {
+    const { createToolmark } = await import('/pkg/index.js');
+    const dev = createToolmark({ dev: true });
+    const scope = dev.scope('signup');
+    scope.register({ name: 'read', description: "The app's own", run: () => 'mine' });
+    let thrown;
+    try {
+      formTools(form, { scope });
+    } catch (error) {
+      thrown = `${error.code}: ${error.message}`;
+    }
+    return { thrown, tools: dev.manifest().map((t) => t.name), read: await dev.call('signup.read', {}) };
+  });
+  assert.deepEqual(out, {
+    thrown: "duplicate_name: a tool named 'signup.read' is already registered",
+    tools: ['signup.read'],
+    read: { status: 'ok', data: 'mine' },
+  });
+  assert.deepEqual(page.errors, []);
+});
+
 test('fill writes the DOM with input events, read redacts sensitive fields, undo restores', async () => {
   await openForm();
   const out = await page.evaluate(async () => {
