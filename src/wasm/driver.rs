@@ -93,16 +93,8 @@ impl Listeners {
     fn snapshot(&self) -> Vec<JsValue> {
         self.0.clone()
     }
-}
-
-/// Calls each listener with `argument`; one that throws is reported as
-/// uncaught (as a transport's subscribers are) and does not keep the
-/// others from hearing.
-fn notify(listeners: Vec<JsValue>, argument: &JsValue) {
-    for listener in listeners.into_iter().filter_map(host::function) {
-        if let Err(error) = listener.call1(&JsValue::NULL, argument) {
-            host::report_uncaught(&error);
-        }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }
 
@@ -372,17 +364,34 @@ impl Shared {
         }
     }
 
+    /// Calls each listener `pick` names with `argument`, each still
+    /// listening when its turn comes (an earlier one may unsubscribe it);
+    /// one that throws is reported as uncaught (as a transport's
+    /// subscribers are) and does not keep the others from hearing.
+    fn notify(&self, pick: fn(&Host) -> &Listeners, argument: &JsValue) {
+        let listeners = self.host(|h| pick(h).snapshot()).unwrap_or_default();
+        for listener in listeners {
+            if !matches!(self.host(|h| pick(h).0.contains(&listener)), Ok(true)) {
+                continue;
+            }
+            if let Some(listener) = host::function(listener) {
+                if let Err(error) = listener.call1(&JsValue::NULL, argument) {
+                    host::report_uncaught(&error);
+                }
+            }
+        }
+    }
+
     fn event(&self, event: Event) {
-        let listeners =
-            |pick: fn(&Host) -> &Listeners| self.host(|h| pick(h).snapshot()).unwrap_or_default();
+        let unheard =
+            |pick: fn(&Host) -> &Listeners| self.host(|h| pick(h).is_empty()).unwrap_or(true);
         match event {
             Event::Error {
                 code,
                 message,
                 tool,
             } => {
-                let listeners = listeners(|h| &h.error_listeners);
-                if listeners.is_empty() {
+                if unheard(|h| &h.error_listeners) {
                     return;
                 }
                 let event = host::object(&[
@@ -392,7 +401,7 @@ impl Shared {
                 if let Some(tool) = tool {
                     host::set(&event, "tool", &JsValue::from_str(&tool));
                 }
-                notify(listeners, &event);
+                self.notify(|h| &h.error_listeners, &event);
             }
             Event::Completed { handle, result } => {
                 let Ok(Some(completion)) = self.host(|h| h.completions.remove(&handle.0)) else {
@@ -416,16 +425,15 @@ impl Shared {
                 let _ = resolve.call1(&JsValue::NULL, &value);
             }
             Event::Status { status, .. } => {
-                let listeners = listeners(|h| &h.status_listeners);
-                if !listeners.is_empty() {
-                    notify(listeners, &super::status::to_js(&status));
+                if !unheard(|h| &h.status_listeners) {
+                    self.notify(|h| &h.status_listeners, &super::status::to_js(&status));
                 }
             }
             Event::PendingChanged => {
-                notify(listeners(|h| &h.pending_listeners), &JsValue::UNDEFINED);
+                self.notify(|h| &h.pending_listeners, &JsValue::UNDEFINED);
             }
             Event::RevChanged { .. } => {
-                notify(listeners(|h| &h.rev_listeners), &JsValue::UNDEFINED);
+                self.notify(|h| &h.rev_listeners, &JsValue::UNDEFINED);
             }
         }
     }

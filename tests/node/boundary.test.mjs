@@ -207,6 +207,37 @@ describe('re-entrancy', () => {
     assert.deepEqual(seen, [1, 0]);
   });
 
+  test('a listener unsubscribed by an earlier listener of the same notification is not called for it', async () => {
+    const tm = createToolmark();
+    tm.register({ name: 'pay', description: 'Pays', hints: { consequential: true }, run: () => 1 });
+    const heard = [];
+    const unsubscribeFirst = (what, subscribe) => {
+      let offSecond;
+      subscribe(() => {
+        heard.push(`${what} first`);
+        offSecond();
+      });
+      offSecond = subscribe(() => heard.push(`${what} second`));
+    };
+    unsubscribeFirst('pending', (listener) => tm.subscribePending(listener));
+    unsubscribeFirst('error', (listener) => tm.events.on('error', listener));
+    unsubscribeFirst('status', (listener) => tm.events.on('status', listener));
+    let tellStatus;
+    const transport = {
+      send() {},
+      onMessage: () => () => {},
+      onStatus(cb) {
+        tellStatus = cb;
+        return () => {};
+      },
+    };
+    tm.use(bridge({ transport }));
+    assert.equal((await tm.call('pay', {}, { caller: 'inapp' })).status, 'needs_confirmation');
+    tm.register({ name: 'bad name!', description: 'Refused', run: () => 1 });
+    tellStatus({ state: 'open' });
+    assert.deepEqual(heard, ['pending first', 'error first', 'status first']);
+  });
+
   test('a transport that delivers synchronously from send (echoing back into onMessage)', async () => {
     const errors = [];
     const tm = createToolmark({ onError: (e) => errors.push(e) });
