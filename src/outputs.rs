@@ -178,6 +178,23 @@ impl Topic {
     }
 }
 
+/// A page listener given to `method` (`subscribePending`, `events.on`):
+/// refused unless it is a function, with this message (`shown`: the value
+/// as `String(value)`, asked for only then).
+pub fn check_listener(
+    method: &str,
+    listener: &Given,
+    shown: impl FnOnce() -> String,
+) -> Result<(), String> {
+    match listener {
+        Given::Function => Ok(()),
+        _ => Err(format!(
+            "{method}: listener must be a function (got {})",
+            shown()
+        )),
+    }
+}
+
 /// A message to send on a bridge's transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Transmit {
@@ -256,6 +273,25 @@ impl Outputs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_listener_is_a_function() {
+        let shown = || String::from("42");
+        assert_eq!(check_listener("events.on", &Given::Function, shown), Ok(()));
+        for given in [
+            Given::Number(42.0),
+            Given::Null,
+            Given::Undefined,
+            Given::Object,
+        ] {
+            assert_eq!(
+                check_listener("subscribePending", &given, shown),
+                Err(String::from(
+                    "subscribePending: listener must be a function (got 42)"
+                ))
+            );
+        }
+    }
 
     #[test]
     fn the_events_are_error_and_status_by_name_only() {

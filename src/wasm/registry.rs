@@ -20,6 +20,7 @@ use super::properties::HostProperties;
 use super::protocol::CryptoRandom;
 use super::values::{self, given};
 use crate::machine::{Handle, PageCall, RefusedCallOption, SignalUse, Toolmark as Machine, Topic};
+use crate::outputs::check_listener;
 use crate::policy::Caller;
 use crate::protocol::{to_json, ErrorEventCode, ThrownErrorCode};
 use crate::registry::{self, ScopeId, ToolKey};
@@ -189,9 +190,12 @@ impl Toolmark {
     /// `listener()` on every change of `pendingConfirmations()`; returns unsubscribe.
     #[wasm_bindgen(js_name = subscribePending, unchecked_return_type = "() => void")]
     pub fn subscribe_pending(&self, listener: JsValue) -> Result<Function, JsValue> {
-        Ok(subscribe(&self.shared, listener, |h| {
-            &mut h.pending_listeners
-        })?)
+        Ok(subscribe(
+            &self.shared,
+            "subscribePending",
+            listener,
+            |h| &mut h.pending_listeners,
+        )?)
     }
 
     /// Approves or rejects a deferred confirmation; resolves with the final result.
@@ -271,7 +275,9 @@ impl PluginLink {
         let Some(shared) = self.shared.upgrade() else {
             return Ok(js_function(|| {}));
         };
-        Ok(subscribe(&shared, listener, |h| &mut h.rev_listeners)?)
+        Ok(subscribe(&shared, "onRevision", listener, |h| {
+            &mut h.rev_listeners
+        })?)
     }
 
     /// A held page call as caller `inapp` (waiting in the pending list when
@@ -318,12 +324,16 @@ fn settle(request: Result<(Handle, Promise), Busy>) -> Promise {
     }
 }
 
-/// Adds `listener` to the listeners `pick` names; returns its unsubscribe.
+/// `method(listener)`: adds it to the listeners `pick` names; returns its
+/// unsubscribe.
 fn subscribe(
     shared: &Rc<Shared>,
+    method: &str,
     listener: JsValue,
     pick: fn(&mut super::driver::Host) -> &mut super::driver::Listeners,
 ) -> Result<Function, Failure> {
+    check_listener(method, &given(&listener), || host::string(&listener))
+        .map_err(Failure::misuse)?;
     shared.host(|h| pick(h).add(listener.clone()))?;
     let shared = shared.clone();
     // Let go of on unsubscribe: a listener kept by the unsubscribe function
@@ -470,6 +480,6 @@ impl Events {
                 Some(Topic::Status) => |h| &mut h.status_listeners,
                 None => return Err(Failure::misuse(Topic::unknown(&host::string(&name))).into()),
             };
-        Ok(subscribe(&self.shared, listener, pick)?)
+        Ok(subscribe(&self.shared, "events.on", listener, pick)?)
     }
 }

@@ -510,6 +510,9 @@ describe('one error channel', () => {
     refused(() => tm.use({}), 'use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)');
     misuse(() => tm.register({ name: 1, description: 'd', run: () => 0 }));
     misuse(() => tm.events.on('nope', () => {}));
+    refused(() => tm.subscribePending(42), 'subscribePending: listener must be a function (got 42)');
+    refused(() => tm.events.on('error', 'nope'), 'events.on: listener must be a function (got nope)');
+    refused(() => tm.events.on('status', null), 'events.on: listener must be a function (got null)');
     misuse(() => tm.call('x', {}, { caller: 'robot' }));
     for (const rev of [1.5, -1, '1', NaN]) {
       assert.throws(() => tm.call('x', {}, { rev }), {
