@@ -704,6 +704,14 @@ impl Toolmark {
         }
     }
 
+    /// Whether an aborted run is in its grace period: its call is answered
+    /// at a deadline at the latest, so a host that exits once only timers
+    /// are left (Node) keeps its timer alive meanwhile. A confirmation's
+    /// expiry holds no host: the person may never come.
+    pub fn awaits_grace(&self) -> bool {
+        self.life.awaits_grace()
+    }
+
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub fn handle_timeout(&mut self, now: u64) {
         self.life.handle_timeout(&mut self.env, now);

@@ -143,6 +143,11 @@ impl CallLife {
         }
     }
 
+    /// Whether an aborted run is in its grace period.
+    pub(crate) fn awaits_grace(&self) -> bool {
+        self.calls.next_deadline().is_some()
+    }
+
     /// Deadlines: expired confirmations, and aborted runs out of grace.
     pub(crate) fn handle_timeout(&mut self, env: &mut Env, now: u64) {
         self.expire_due(env, now);

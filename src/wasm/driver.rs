@@ -129,8 +129,9 @@ pub struct Host {
     pub pending_listeners: Listeners,
     /// Called after every registry revision (the WebMCP registrations).
     pub rev_listeners: Listeners,
-    /// The armed `setTimeout` and the deadline it is for.
-    timer: Option<(JsValue, u64)>,
+    /// The armed `setTimeout`, the deadline it is for, and whether it keeps
+    /// a Node process alive.
+    timer: Option<(JsValue, u64, bool)>,
 }
 
 impl Drop for Host {
@@ -140,7 +141,7 @@ impl Drop for Host {
     /// kept calling the freed `onMessage` callback would throw on the next
     /// agent message.
     fn drop(&mut self) {
-        if let Some((timer, _)) = self.timer.take() {
+        if let Some((timer, _, _)) = self.timer.take() {
             host::clear_timeout(&timer);
         }
         let bridges = core::mem::take(&mut self.bridges);
@@ -307,26 +308,42 @@ impl Shared {
         self.flushing.set(false);
     }
 
-    /// Arms the timer for `deadline` (unless it already is).
+    /// Arms the timer for `deadline` (unless it already is), keeping a
+    /// Node process alive for it while the core awaits a grace period.
     fn schedule(&self, deadline: Option<u64>) {
         let Ok(armed) = self.host(|h| h.timer.take()) else {
             return;
         };
-        match timer::rearm(armed.as_ref().map(|(_, at)| *at), deadline, self.now()) {
+        let kept = self.with_core(|core| core.awaits_grace()).unwrap_or(false);
+        // A timer that holds the process when it should not, or the other
+        // way round, is replaced.
+        let armed = match armed {
+            Some((timer, _, was_kept)) if was_kept != kept => {
+                host::clear_timeout(&timer);
+                None
+            }
+            armed => armed,
+        };
+        match timer::rearm(armed.as_ref().map(|(_, at, _)| *at), deadline, self.now()) {
             Rearm::Keep => {
                 let _ = self.host(|h| h.timer = armed);
             }
             Rearm::Replace { arm } => {
-                if let Some((timer, _)) = armed {
+                if let Some((timer, _, _)) = armed {
                     host::clear_timeout(&timer);
                 }
                 let Some(Arm { deadline, delay_ms }) = arm else {
                     return;
                 };
-                if let Some(handle) =
-                    host::set_timeout(self.timer.as_ref().unchecked_ref(), delay_ms)
-                {
-                    let _ = self.host(|h| h.timer = Some((handle, deadline)));
+                let callback = self.timer.as_ref().unchecked_ref();
+                let delay = JsValue::from_f64(delay_ms);
+                let armed = if kept {
+                    host::set_timeout_kept(callback, &delay)
+                } else {
+                    host::set_timeout(callback, delay_ms)
+                };
+                if let Some(handle) = armed {
+                    let _ = self.host(|h| h.timer = Some((handle, deadline, kept)));
                 }
             }
         }

@@ -61,6 +61,30 @@ fn cancelled_run(page: &mut Page, id: &str) -> RunId {
 }
 
 #[test]
+fn a_host_is_held_for_an_aborted_run_s_grace_period_and_not_for_a_confirmation_s_expiry() {
+    let mut page = graced_page();
+    page.register(consequential("pay"));
+    page.call("p", "pay", json!({}));
+    page.drain();
+    assert!(page.deadline.is_some(), "the confirmation expires");
+    assert!(!page.tm.awaits_grace());
+    let run = cancelled_run(&mut page, "a");
+    assert!(page.tm.awaits_grace());
+    page.settle(run, Outcome::Aborted);
+    assert!(!page.tm.awaits_grace());
+    let abandoned = cancelled_run(&mut page, "b");
+    page.advance(500);
+    assert_eq!(
+        page.result("b"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    assert!(
+        !page.tm.awaits_grace(),
+        "answered at its deadline: {abandoned:?}"
+    );
+}
+
+#[test]
 fn what_an_aborted_run_throws_is_its_abort_in_its_grace_period_and_after() {
     let mut page = graced_page();
     let run = cancelled_run(&mut page, "a");

@@ -666,6 +666,16 @@ describe('one error channel', () => {
   });
 });
 
+/** Runs `script` as a Node ES module in a process of its own: its exit code and output. */
+function runNode(script) {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, out) =>
+      resolve({ code: error ? error.code ?? error.signal : 0, stdout: out }),
+    );
+    child.stdin?.end();
+  });
+}
+
 describe('timers', () => {
   test("the core's next deadline (a confirmation's expiry) does not keep a Node process alive", async () => {
     const index = fileURLToPath(new URL('../../pkg/index.js', import.meta.url));
@@ -678,15 +688,25 @@ describe('timers', () => {
       console.log('pending');
     `;
     const started = Date.now();
-    const { code, stdout } = await new Promise((resolve) => {
-      const child = execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, out) =>
-        resolve({ code: error ? error.code ?? error.signal : 0, stdout: out }),
-      );
-      child.stdin?.end();
-    });
+    const { code, stdout } = await runNode(script);
     assert.equal(code, 0);
     assert.equal(stdout.trim(), 'pending');
     assert.ok(Date.now() - started < 15_000, 'exited on its own, long before the 600 s expiry');
+  });
+
+  test("an aborted run's grace period keeps a Node process alive until its call is answered", async () => {
+    const index = fileURLToPath(new URL('../../pkg/index.js', import.meta.url));
+    const script = `
+      const { createToolmark } = await import(${JSON.stringify(index)});
+      const tm = createToolmark({ abortGraceMs: 300 });
+      tm.register({ name: 'deaf', description: 'Ignores its signal', run: () => new Promise(() => {}) });
+      const controller = new AbortController();
+      const answer = tm.call('deaf', {}, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 20);
+      console.log(JSON.stringify(await answer));
+    `;
+    const { code, stdout } = await runNode(script);
+    assert.deepEqual({ code, stdout: stdout.trim() }, { code: 0, stdout: '{"status":"cancelled","by":"signal"}' });
   });
 });
 
