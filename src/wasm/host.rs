@@ -137,6 +137,15 @@ pub fn js_function(f: impl Fn() + 'static) -> Function {
     .unchecked_into()
 }
 
+/// `target[key]` (`undefined` for a primitive target), or what its getter
+/// threw.
+pub fn read(target: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+    if !target.is_object() && !target.is_function() {
+        return Ok(JsValue::UNDEFINED);
+    }
+    Reflect::get(target, &JsValue::from_str(key))
+}
+
 /// `target[key]`, or `undefined` (for a primitive target, or a throwing getter).
 pub fn get(target: &JsValue, key: &str) -> JsValue {
     if !target.is_object() && !target.is_function() {

@@ -52,9 +52,9 @@ pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
     Ok(Toolmark { shared })
 }
 
-fn register_in(shared: &Rc<Shared>, scope: ScopeId, def: &JsValue) -> Result<Function, Failure> {
+fn register_in(shared: &Rc<Shared>, scope: ScopeId, def: &JsValue) -> Result<Function, JsValue> {
     registry::field::definition(&given(def)).map_err(Failure::misuse)?;
-    let run = get(def, "run");
+    let run = host::read(def, "run")?;
     registry::field::run(&given(&run)).map_err(Failure::misuse)?;
     let (spec, tool) = values::tool_def(def, run.unchecked_into())?;
     let now = shared.now();
@@ -62,7 +62,7 @@ fn register_in(shared: &Rc<Shared>, scope: ScopeId, def: &JsValue) -> Result<Fun
     let key = match registered {
         Err(error) => {
             shared.flush();
-            return Err(error.into());
+            return Err(Failure::from(error).into());
         }
         // Misconfigured outside dev mode: an error event says so.
         Ok(None) => {
@@ -129,7 +129,7 @@ impl Toolmark {
     /// Registers a tool under its own name; returns `unregister()`.
     #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn register(&self, def: JsValue) -> Result<Function, JsValue> {
-        Ok(register_in(&self.shared, ScopeId::ROOT, &def)?)
+        register_in(&self.shared, ScopeId::ROOT, &def)
     }
 
     /// A scope: its tools are `<name>.<tool>`.
@@ -430,7 +430,7 @@ impl Scope {
     /// Registers `<this name>.<name>`; returns `unregister()`.
     #[wasm_bindgen(unchecked_return_type = "() => void")]
     pub fn register(&self, def: JsValue) -> Result<Function, JsValue> {
-        Ok(register_in(&self.shared, self.id, &def)?)
+        register_in(&self.shared, self.id, &def)
     }
 
     /// A nested scope: `<this name>.<name>`.

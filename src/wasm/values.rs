@@ -257,29 +257,55 @@ pub struct ToolFns {
 /// A tool definition object read once, property by property: the core's
 /// view of it (which of the app's functions exist, checked by [`field`]'s
 /// rules in that order) and the functions the boundary keeps. One read
-/// each, so a getter cannot tell the core one thing and the driver another.
+/// each, so a getter cannot tell the core one thing and the driver another;
+/// a getter that throws refuses the definition with its error, as it is
+/// (an unreadable `hints` or `inputSchema` is not an absent one).
 #[cfg(feature = "toolmark")]
-pub fn tool_def(def: &JsValue, run: Function) -> Result<(ToolDef, ToolFns), Failure> {
-    checked_def(def, run).map_err(Failure::misuse)
+pub fn tool_def(def: &JsValue, run: Function) -> Result<(ToolDef, ToolFns), JsValue> {
+    const KEYS: [&str; 11] = [
+        "name",
+        "description",
+        "hints",
+        "mode",
+        "sensitive",
+        "title",
+        "inputSchema",
+        "outputSchema",
+        "summary",
+        "changes",
+        "snapshot",
+    ];
+    let mut read = Vec::with_capacity(KEYS.len());
+    for key in KEYS {
+        read.push(host::read(def, key)?);
+    }
+    let state = host::form_state(def);
+    checked_def(read, state, run).map_err(|refused| Failure::misuse(refused).into())
 }
 
 #[cfg(feature = "toolmark")]
-fn checked_def(def: &JsValue, run: Function) -> Result<(ToolDef, ToolFns), Cow<'static, str>> {
-    let read = |key| given(&get(def, key));
-    let name = field::name(read("name"))?;
-    let description = field::description(read("description"))?;
-    let hints = field::hints(given_json(get(def, "hints")))?;
-    let mode = field::mode(read("mode"))?;
-    let sensitive = field::sensitive(given_json(get(def, "sensitive")))?;
-    let title = field::title(read("title"))?;
-    let (input_schema, input_standard) = schema_spec(get(def, "inputSchema"), "input");
-    let (output_schema, output_standard) = schema_spec(get(def, "outputSchema"), "output");
+fn checked_def(
+    read: Vec<JsValue>,
+    state: JsValue,
+    run: Function,
+) -> Result<(ToolDef, ToolFns), Cow<'static, str>> {
+    // In the order of KEYS.
+    let mut read = read.into_iter();
+    let mut next = || read.next().unwrap_or(JsValue::UNDEFINED);
+    let name = field::name(given(&next()))?;
+    let description = field::description(given(&next()))?;
+    let hints = field::hints(given_json(next()))?;
+    let mode = field::mode(given(&next()))?;
+    let sensitive = field::sensitive(given_json(next()))?;
+    let title = field::title(given(&next()))?;
+    let (input_schema, input_standard) = schema_spec(next(), "input");
+    let (output_schema, output_standard) = schema_spec(next(), "output");
     let fns = ToolFns {
         run,
-        summary: host::method(def, "summary"),
-        changes: host::method(def, "changes"),
-        snapshot: host::method(def, "snapshot"),
-        state: host::function(host::form_state(def)),
+        summary: host::function(next()),
+        changes: host::function(next()),
+        snapshot: host::function(next()),
+        state: host::function(state),
         input_standard,
         output_standard,
     };

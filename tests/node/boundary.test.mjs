@@ -155,6 +155,24 @@ describe('a tool definition', () => {
     assert.equal(asked.summary, 'Pay 3 EUR');
     assert.deepEqual(errors, []);
   });
+
+  test('whose getter throws is refused with that error and nothing is registered: an unreadable hints or schema is no absent one', () => {
+    for (const dev of [false, true]) {
+      const errors = [];
+      const tm = createToolmark({ dev, onError: (e) => errors.push(e.code) });
+      for (const key of ['run', 'name', 'hints', 'inputSchema', 'summary', 'snapshot']) {
+        const failure = new Error(`${key} unreadable`);
+        const def = { name: 'wipe', description: 'Deletes everything', hints: { destructive: true }, run: () => 'wiped' };
+        Object.defineProperty(def, key, {
+          get() {
+            throw failure;
+          },
+        });
+        assert.throws(() => tm.register(def), (thrown) => thrown === failure, `${key}, dev ${dev}`);
+      }
+      assert.deepEqual([tm.manifest('human'), tm.rev, errors], [[], 0, []], `dev ${dev}`);
+    }
+  });
 });
 
 describe('re-entrancy', () => {
