@@ -17,6 +17,9 @@
 //! - **Outgoing buffer**: while not ready (disconnected, connecting, or
 //!   `onOpen` pending) at most [`MAX_BUFFERED`] texts, oldest evicted;
 //!   flushed in order on ready, before any held inbound message is delivered.
+//!   A send the driver finds its socket closing for (the `close` event not
+//!   yet handled, where a socket drops a send silently) goes back to the
+//!   buffer with the ones queued after it ([`WebSocketPolicy::handle_unsent`]).
 //! - **Inbound held while `onOpen` is pending**: at most [`MAX_HELD`]
 //!   frames and [`MAX_HELD_BYTES`] bytes of their UTF-8 text per
 //!   connection, oldest evicted to make room; a frame longer than
@@ -390,6 +393,14 @@ impl SendRefused {
     }
 }
 
+/// Whether a socket whose `readyState` is `ready_state` is closing or
+/// closed (2 or 3), so that a send would be lost: its `close` event has not
+/// been handled yet. An unknown state (a host's socket without
+/// `readyState`) counts as open.
+pub fn socket_closing(ready_state: Option<f64>) -> bool {
+    matches!(ready_state, Some(state) if state == 2.0 || state == 3.0)
+}
+
 /// UTF-16 length of `text`, counted without allocating: one unit per
 /// character, two for a character beyond U+FFFF (4 UTF-8 bytes).
 pub fn utf16_len(text: &str) -> usize {
@@ -425,6 +436,10 @@ enum State {
     Opening(ConnId, Held),
     /// Open and `onOpen` settled, since this time.
     Ready(ConnId, u64),
+    /// Was ready since this time; its socket was found closing before its
+    /// `close` event ([`WebSocketPolicy::handle_unsent`]): sends are
+    /// buffered until a reconnect is ready.
+    Closing(ConnId, u64),
     Stopped,
 }
 
@@ -552,7 +567,10 @@ impl WebSocketPolicy {
     pub fn reads(&self, conn: ConnId, units: usize) -> bool {
         !exceeds_frame_limit_units(units)
             && self.current() == Some(conn)
-            && matches!(self.state, State::Opening(..) | State::Ready(..))
+            && matches!(
+                self.state,
+                State::Opening(..) | State::Ready(..) | State::Closing(..)
+            )
     }
 
     /// Whether a frame of `bytes` UTF-8 bytes can be held or delivered now:
@@ -569,9 +587,10 @@ impl WebSocketPolicy {
 
     fn current(&self) -> Option<ConnId> {
         match &self.state {
-            State::Connecting(conn) | State::Opening(conn, _) | State::Ready(conn, _) => {
-                Some(*conn)
-            }
+            State::Connecting(conn)
+            | State::Opening(conn, _)
+            | State::Ready(conn, _)
+            | State::Closing(conn, _) => Some(*conn),
             State::Waiting | State::Stopped => None,
         }
     }
@@ -695,7 +714,7 @@ impl WebSocketPolicy {
             return Inbound::Dropped(DropReason::TooLongToHold);
         }
         match &mut self.state {
-            State::Ready(..) => {
+            State::Ready(..) | State::Closing(..) => {
                 self.actions.push_back(Action::Deliver { text });
                 Inbound::Delivered
             }
@@ -734,7 +753,7 @@ impl WebSocketPolicy {
         if self.current() != Some(conn) {
             return;
         }
-        if let State::Ready(_, since) = self.state {
+        if let State::Ready(_, since) | State::Closing(_, since) = self.state {
             if now.saturating_sub(since) >= PROVEN_AFTER_MS {
                 self.delay = FIRST_DELAY_MS;
             }
@@ -762,6 +781,39 @@ impl WebSocketPolicy {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// A [`Action::Send`] the driver did not carry out: the socket of
+    /// `conn` was found closing ([`socket_closing`]), where a send is lost
+    /// without an error. The text and every send still queued for that
+    /// socket go back to the front of the buffer, in their order (at most
+    /// [`MAX_BUFFERED`], oldest evicted); the connection is no longer
+    /// ready, so later sends wait too, for the reconnect its `close` event
+    /// brings. Dropped once stopped.
+    pub fn handle_unsent(&mut self, conn: ConnId, text: String) {
+        if self.state == State::Stopped {
+            return;
+        }
+        if let State::Ready(ready, since) = self.state {
+            if ready == conn {
+                self.state = State::Closing(conn, since);
+            }
+        }
+        // The text and the sends queued after it, in order, then what was
+        // buffered already (through `send`: the oldest evicted past the bound).
+        let earlier = core::mem::take(&mut self.buffer);
+        self.buffer.push_back(text);
+        let to_conn =
+            |action: &Action| matches!(action, Action::Send { conn: to, .. } if *to == conn);
+        for action in self.actions.iter().filter(|a| to_conn(a)) {
+            if let Action::Send { text, .. } = action {
+                self.buffer.push_back(text.clone());
+            }
+        }
+        self.actions.retain(|action| !to_conn(action));
+        for text in earlier.iter() {
+            let _ = self.send(text.clone());
         }
     }
 
@@ -971,6 +1023,110 @@ mod tests {
         let at = p.poll_timeout().expect("a reconnect is scheduled");
         p.handle_timeout(at);
         connect_id(&drain(p))
+    }
+
+    fn sends(actions: &[Action]) -> Vec<(ConnId, &str)> {
+        actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { conn, text } => Some((*conn, text.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_socket_found_closing_gets_its_sends_back_in_the_buffer_for_the_reconnect() {
+        assert!(socket_closing(Some(2.0)) && socket_closing(Some(3.0)));
+        assert!(!socket_closing(Some(1.0)) && !socket_closing(None));
+        let (mut p, conn) = ready(config(None, &[], false), 0);
+        for text in ["a", "b", "c"] {
+            p.send(text.into()).unwrap();
+        }
+        // The driver carries out the first send, finds the socket closing.
+        assert_eq!(
+            p.poll_action(),
+            Some(Action::Send {
+                conn,
+                text: "a".into()
+            })
+        );
+        p.handle_unsent(conn, "a".into());
+        assert_eq!(drain(&mut p), [], "the sends queued after it wait too");
+        assert!(!p.is_ready());
+        p.send("d".into()).unwrap();
+        assert_eq!(p.buffered().collect::<Vec<_>>(), ["a", "b", "c", "d"]);
+        assert_eq!(drain(&mut p), []);
+        // A frame still read from it reaches the page.
+        assert_eq!(
+            p.handle_message(conn, Frame::Text("1".into())),
+            Inbound::Delivered
+        );
+        drain(&mut p);
+        statuses(&mut p);
+        p.handle_close(conn, 1012, "restart", 10);
+        assert_eq!(
+            statuses(&mut p),
+            [closed(Some(1012), "restart", false), reconnecting(1, 500)]
+        );
+        let next = fire(&mut p);
+        p.handle_open(next, 600);
+        let actions = drain(&mut p);
+        assert_eq!(
+            sends(&actions),
+            [(next, "a"), (next, "b"), (next, "c"), (next, "d")]
+        );
+    }
+
+    #[test]
+    fn a_flush_into_a_socket_closing_as_on_open_settles_waits_for_the_reconnect() {
+        let mut p = WebSocketPolicy::new(config(None, &[], true));
+        let conn = connect_id(&drain(&mut p));
+        p.send("manifest".into()).unwrap();
+        p.handle_open(conn, 1);
+        drain(&mut p);
+        p.handle_message(conn, Frame::Text("ok".into()));
+        p.handle_on_open(conn, Ok(()), 2);
+        let flushed = p.poll_action();
+        assert_eq!(
+            flushed,
+            Some(Action::Send {
+                conn,
+                text: "manifest".into()
+            })
+        );
+        p.handle_unsent(conn, "manifest".into());
+        assert_eq!(
+            drain(&mut p),
+            [Action::Deliver { text: "ok".into() }],
+            "what was held is still delivered"
+        );
+        p.handle_close(conn, 1012, "restart", 3);
+        let next = fire(&mut p);
+        p.handle_open(next, 600);
+        p.handle_on_open(next, Ok(()), 601);
+        assert_eq!(sends(&drain(&mut p)), [(next, "manifest")]);
+    }
+
+    #[test]
+    fn an_unsent_text_is_dropped_once_stopped_and_kept_within_the_buffer_bound() {
+        let (mut p, conn) = ready(config(None, &[], false), 0);
+        p.close();
+        drain(&mut p);
+        p.handle_unsent(conn, "late".into());
+        assert_eq!(p.buffered().count(), 0);
+
+        let (mut p, conn) = ready(config(None, &[], false), 0);
+        for n in 0..MAX_BUFFERED {
+            p.send(n.to_string()).unwrap();
+        }
+        let first = p.poll_action();
+        assert!(matches!(first, Some(Action::Send { .. })));
+        p.handle_unsent(conn, "0".into());
+        p.send("new".into()).unwrap();
+        let buffered: Vec<_> = p.buffered().collect();
+        assert_eq!(buffered.len(), MAX_BUFFERED);
+        assert_eq!((buffered[0], buffered[MAX_BUFFERED - 1]), ("1", "new"));
     }
 
     #[test]

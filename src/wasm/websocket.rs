@@ -18,6 +18,9 @@
 //!   the policy would drop unread (over the limit, a stale socket's) never
 //!   is ([`WebSocketPolicy::reads`]). Each delivered frame is
 //!   `JSON.parse`d once for all subscribers.
+//! - **Sends**: one whose socket is found closing (its `readyState`, before
+//!   its `close` event is handled) goes back to the policy
+//!   ([`WebSocketPolicy::handle_unsent`]), not into a socket that drops it.
 //! - **Lifetime**: while the transport runs, its socket's listeners and its
 //!   timer hold it (as a JS transport's closures would); the stop (close(),
 //!   a terminal close code, a rejecting `onOpen`) drops the timer and the
@@ -47,8 +50,8 @@ use super::status::{self, Subscribers};
 use super::values;
 use crate::timer::{self, Arm, Rearm};
 use crate::transport::websocket::{
-    close_code, Action, ConfigError, ConnId, Frame, SendRefused, WebSocketClass, WebSocketConfig,
-    WebSocketOptions, WebSocketPolicy,
+    close_code, socket_closing, Action, ConfigError, ConnId, Frame, SendRefused, WebSocketClass,
+    WebSocketConfig, WebSocketOptions, WebSocketPolicy,
 };
 
 /// Transports created and not stopped yet.
@@ -234,11 +237,16 @@ impl Driver {
             }
             Action::CallOnOpen { conn } => self.call_on_open(conn),
             Action::Send { conn, text } => {
-                if let Some(ws) = self.socket_of(conn) {
-                    if let Some(send) = host::method(&ws, "send") {
-                        if let Err(error) = send.call1(&ws, &JsValue::from_str(&text)) {
-                            host::report_uncaught(&error);
-                        }
+                let Some(ws) = self.socket_of(conn) else {
+                    return;
+                };
+                if socket_closing(get(&ws, "readyState").as_f64()) {
+                    self.policy(|p| p.handle_unsent(conn, text));
+                    return;
+                }
+                if let Some(send) = host::method(&ws, "send") {
+                    if let Err(error) = send.call1(&ws, &JsValue::from_str(&text)) {
+                        host::report_uncaught(&error);
                     }
                 }
             }

@@ -223,6 +223,40 @@ test('a rejecting onOpen stops the transport; a resolving one lets traffic throu
   assert.deepEqual(received, []);
 });
 
+test('what the transport sends into a socket found closing (its close frame in, its close event not yet) is buffered and goes out on the reconnect', async () => {
+  const server = await agentServer();
+  // The server answers onOpen's authentication, then closes the first socket at once
+  // (a restart): onOpen settles while that socket is closing, and the buffered
+  // manifest is flushed then.
+  server.onConnection = (socket) => {
+    const first = server.sockets.length === 1;
+    socket.on('message', (data) => {
+      if (data.toString() !== 'auth') return;
+      socket.send('ok');
+      if (first) socket.close(1012, 'service restart');
+    });
+  };
+  const t = transport({
+    url: server.url,
+    maxDelayMs: 100,
+    onOpen: (socket) =>
+      new Promise((resolve) => {
+        socket.addEventListener('message', (event) => event.data === 'ok' && resolve(), { once: true });
+        socket.send('auth');
+      }),
+  });
+  const statuses = statusesOf(t);
+  const { tm } = greeterPage();
+  tm.use(bridge({ transport: t }));
+  const manifests = () => server.frames.filter((f) => f.json?.type === 'manifest');
+  await waitFor(() => manifests().length === 1, { what: 'the manifest' });
+  assert.equal(manifests()[0].socket, server.sockets[1], 'sent on the second socket');
+  assert.deepEqual(
+    statuses.map((s) => s.state),
+    ['open', 'closed', 'reconnecting', 'connecting', 'open'],
+  );
+});
+
 test('binary, non-JSON and oversized frames are dropped unparsed', async () => {
   const server = await agentServer();
   const { tm, errors } = page();
