@@ -176,16 +176,15 @@ impl BridgeEntry {
 pub type Settled = Result<JsValue, JsValue>;
 
 /// What a JS function returned (or threw), settled as `await` settles it:
-/// a thenable is followed; a plain value or a throw is the answer as it is.
+/// a thenable is followed (a `then` or a promise's `constructor` that
+/// throws when read rejects); a plain value or a throw is the answer as it is.
 pub async fn settled(returned: Settled) -> Settled {
-    match returned {
-        Ok(value) if host::thenable(&value) => {
-            // `Promise.resolve` reads a promise's `constructor`; a throw rejects.
-            let promise = host::promise_resolve(&value)?;
-            js_sys::futures::JsFuture::from(promise).await
-        }
-        settled => settled,
+    let value = returned?;
+    if !host::thenable(&value)? {
+        return Ok(value);
     }
+    let promise = host::promise_resolve(&value)?;
+    js_sys::futures::JsFuture::from(promise).await
 }
 
 pub struct Shared {

@@ -154,21 +154,6 @@ pub fn get(target: &JsValue, key: &str) -> JsValue {
     Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// `target[key]` for one of the names above.
-pub fn get_by(target: &JsValue, key: &'static wasm_bindgen::JsThreadLocal<JsString>) -> JsValue {
-    if !target.is_object() && !target.is_function() {
-        return JsValue::UNDEFINED;
-    }
-    field(target, key)
-}
-
-/// `object[key]` for one of the names above, of a value known to be an
-/// object (no type test first).
-pub fn field(object: &JsValue, key: &'static wasm_bindgen::JsThreadLocal<JsString>) -> JsValue {
-    key.with(|key| Reflect::get(object, key))
-        .unwrap_or(JsValue::UNDEFINED)
-}
-
 /// `target[key] = value` on an object the boundary made.
 pub fn set(target: &Object, key: &str, value: &JsValue) {
     // Defining a property on a plain new object does not throw.
@@ -238,9 +223,15 @@ pub fn object(entries: &[(&str, &JsValue)]) -> Object {
     out
 }
 
-/// A value `await` would follow: an object or function with a `then` method.
-pub fn thenable(value: &JsValue) -> bool {
-    get_by(value, &THEN).is_function()
+/// Whether `await` would follow `value` (an object or function with a
+/// `then` method), or what reading its `then` threw, which `await` rejects
+/// with.
+pub fn thenable(value: &JsValue) -> Result<bool, JsValue> {
+    if !value.is_object() && !value.is_function() {
+        return Ok(false);
+    }
+    THEN.with(|then| Reflect::get(value, then))
+        .map(|then| then.is_function())
 }
 
 /// The registry's clock: the `now` option (`Number(now())`), else `Date.now()`.

@@ -17,7 +17,7 @@
 use crate::prelude::*;
 use alloc::rc::Rc;
 use core::cell::{Cell, RefCell};
-use js_sys::{Function, Promise};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortController;
@@ -239,19 +239,26 @@ impl Registrations {
         });
         match self.register.call2(&self.context, &tool, &options) {
             Err(error) => self.rejected(&name, &error),
-            // A later rejection: `Promise.resolve` adopts the thenable (a
-            // throwing `then` rejects too).
-            Ok(returned) if host::thenable(&returned) => {
+            Ok(returned) => {
+                // As `await` would: a later rejection of a thenable, or a
+                // `then` (or a promise's `constructor`) that throws when read.
+                let adopted = match host::thenable(&returned) {
+                    Ok(false) => return,
+                    Ok(true) => host::promise_resolve(&returned),
+                    Err(thrown) => Err(thrown),
+                };
+                let adopted: JsValue = match adopted {
+                    Ok(adopted) => adopted.into(),
+                    Err(thrown) => return self.rejected(&name, &thrown),
+                };
                 let this = self.clone();
                 let on_rejected = Closure::once_into_js(move |error: JsValue| {
                     this.rejected(&name, &error);
                 });
-                let adopted: JsValue = Promise::resolve(&returned).into();
                 if let Some(catch) = host::method(&adopted, "catch") {
                     let _ = catch.call1(&adopted, &on_rejected);
                 }
             }
-            Ok(_) => {}
         }
     }
 

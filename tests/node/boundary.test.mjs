@@ -63,6 +63,23 @@ describe('page functions that fail never break the bridge', () => {
     assert.deepEqual(new Set(logged), new Set(['listener failure', 'pending listener failure']));
   });
 
+  test('a value whose then getter throws is a rejection, as await makes it: a run failed, a snapshot that keeps its tool from running', async () => {
+    const errors = [];
+    const tm = createToolmark({ onError: (e) => errors.push(e.code) });
+    const hostile = () => ({
+      get then() {
+        throw new Error('then unreadable');
+      },
+    });
+    let runs = 0;
+    tm.register({ name: 'returns', description: 'Returns it', run: hostile });
+    tm.register({ name: 'snaps', description: 'Snapshots it', snapshot: hostile, run: () => ++runs });
+    const failed = { status: 'error', message: 'Tool failed' };
+    assert.deepEqual(await tm.call('returns', {}), failed);
+    assert.deepEqual(await tm.call('snaps', {}), failed);
+    assert.deepEqual([runs, errors], [0, ['tool_threw', 'tool_threw']]);
+  });
+
   test('a transport whose send throws or rejects: transport_failed events, the registry keeps working', async () => {
     const errors = [];
     const tm = createToolmark({ onError: (e) => errors.push(e) });

@@ -257,6 +257,21 @@ test('what the transport sends into a socket found closing (its close frame in, 
   );
 });
 
+test('an onOpen returning a value whose then getter throws stops the transport, as a rejection does', async () => {
+  const server = await agentServer();
+  const t = transport({
+    url: server.url,
+    onOpen: () => ({
+      get then() {
+        throw new Error('then unreadable');
+      },
+    }),
+  });
+  const statuses = statusesOf(t);
+  await stopped(statuses);
+  assert.deepEqual(statuses.map((s) => [s.state, s.reason]), [['closed', 'onOpen rejected']]);
+});
+
 test('binary, non-JSON and oversized frames are dropped unparsed', async () => {
   const server = await agentServer();
   const { tm, errors } = page();
