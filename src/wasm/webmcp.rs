@@ -109,6 +109,10 @@ struct Registrations {
     context: JsValue,
     register: Function,
     live: RefCell<Vec<Registration>>,
+    /// A sync is under way further up the stack (a `registerTool` that
+    /// changed the registry), and whether another must follow it.
+    syncing: Cell<bool>,
+    again: Cell<bool>,
 }
 
 #[wasm_bindgen]
@@ -130,6 +134,8 @@ impl WebMcp {
             context,
             register,
             live: RefCell::new(Vec::new()),
+            syncing: Cell::new(false),
+            again: Cell::new(false),
         });
         let follow = registrations.clone();
         let listener: JsValue = js_function(move || follow.sync()).into();
@@ -164,9 +170,27 @@ impl Registrations {
         Some(texts.iter().filter_map(|text| text.as_string()).collect())
     }
 
-    /// Brings the registrations in line with the tools visible to `inapp`
-    /// ([`webmcp::sync`]); only an entry registered anew is parsed.
+    /// Brings the registrations in line with the tools visible to `inapp`,
+    /// once more after each sync during which the registry changed (asked
+    /// for from inside it, it only marks that).
     fn sync(self: &Rc<Self>) {
+        if self.syncing.replace(true) {
+            self.again.set(true);
+            return;
+        }
+        loop {
+            self.again.set(false);
+            self.sync_once();
+            if !self.again.get() {
+                break;
+            }
+        }
+        self.syncing.set(false);
+    }
+
+    /// One pass of [`Self::sync`] ([`webmcp::sync`]); only an entry
+    /// registered anew is parsed.
+    fn sync_once(self: &Rc<Self>) {
         let Some(mut entries) = self.entries() else {
             return;
         };

@@ -273,6 +273,29 @@ describe('re-entrancy', () => {
     assert.deepEqual(heard, ['pending first', 'error first', 'status first']);
   });
 
+  test("a model context whose registerTool makes the page register a tool: webmcp registers each tool once", () => {
+    const tm = createToolmark();
+    const errors = [];
+    tm.events.on('error', (e) => errors.push(e));
+    for (const name of ['a', 'b']) tm.register({ name, description: name, run: () => name });
+    const calls = [];
+    const registered = new Map();
+    const modelContext = {
+      registerTool(tool, { signal }) {
+        calls.push(tool.name);
+        if (registered.has(tool.name)) throw Object.assign(new Error(`duplicate ${tool.name}`), { name: 'InvalidStateError' });
+        registered.set(tool.name, tool);
+        signal.addEventListener('abort', () => registered.delete(tool.name));
+        // The app reacts to the first registration by registering a tool.
+        if (tool.name === 'a') tm.register({ name: 'c', description: 'c', run: () => 'c' });
+      },
+    };
+    const detach = tm.use(webmcp({ modelContext }));
+    assert.deepEqual([calls, [...registered.keys()], errors], [['a', 'b', 'c'], ['a', 'b', 'c'], []]);
+    detach();
+    assert.equal(registered.size, 0);
+  });
+
   test('a transport that delivers synchronously from send (echoing back into onMessage)', async () => {
     const errors = [];
     const tm = createToolmark({ onError: (e) => errors.push(e) });
