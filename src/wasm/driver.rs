@@ -137,15 +137,15 @@ pub struct Host {
 impl Drop for Host {
     /// A registry freed by the collector with its next deadline armed: the
     /// timer would fire into the freed callback (which throws). Its bridges
-    /// still attached are closed as a detach closes them: a transport that
-    /// kept calling the freed `onMessage` callback would throw on the next
-    /// agent message.
+    /// still attached are closed as a detach closes them, and their routes
+    /// forgotten (the table would keep their callbacks for good).
     fn drop(&mut self) {
         if let Some((timer, _, _)) = self.timer.take() {
             host::clear_timeout(&timer);
         }
         let bridges = core::mem::take(&mut self.bridges);
         for entry in bridges.values() {
+            routes::forget(&entry.callback);
             // Nobody is left to tell of a failure.
             let _ = entry.shut();
         }
