@@ -471,8 +471,12 @@ function check({ report, answers, finalCall, helpers }) {
     assert.ok(['ok', 'error'].includes(answer.status), `${name}: ${JSON.stringify(answer)}`);
   }
   // JSON.stringify cannot write these (its own stack, cycles, BigInt, a throwing toJSON…).
-  for (const name of ['deep array 100k', 'deep object 100k', 'cyclic object', 'cyclic array', 'bigint', 'object holding a BigInt', 'symbol', 'function', 'NaN', 'object with a throwing toJSON', 'throwing proxy', 'revoked proxy']) {
+  for (const name of ['deep array 100k', 'deep object 100k', 'cyclic object', 'cyclic array', 'bigint', 'object holding a BigInt', 'symbol', 'function', 'NaN', 'object with a throwing toJSON']) {
     assert.deepEqual(answers[name], { status: 'error', message: 'Result not serializable' }, name);
+  }
+  // Reading their `then` throws, so awaiting them rejects: the run failed.
+  for (const name of ['throwing proxy', 'revoked proxy']) {
+    assert.deepEqual(answers[name], { status: 'error', message: 'Tool failed' }, name);
   }
   assert.deepEqual(answers['huge string'], { status: 'ok', data: 'x'.repeat(1 << 23) });
   assert.deepEqual(answers.undefined, { status: 'ok' });
