@@ -1,8 +1,9 @@
 //! `bridge({ transport, onChange?, caller?, maxMessageBytes? })`: the
 //! plugin `tm.use` attaches (API.md, "Bridge and transports"). Its options
 //! are read here and checked by the core ([`BridgeOptions::from_given`]);
-//! attaching subscribes a Rust closure to the
-//! transport's `onMessage`, kept with the bridge and freed when it closes.
+//! attaching subscribes a function to the transport's `onMessage`, which
+//! delivers nothing once the bridge closes (the collector frees it when the
+//! transport lets go).
 //! Every transport, ours and an app's, is used through that public
 //! interface (docs/benchmarks.md, "One transport interface"), with one
 //! shortcut: the WebSocket transport of this module knows that callback
