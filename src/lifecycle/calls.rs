@@ -127,10 +127,14 @@ pub enum SignalUse {
 
 impl SignalUse {
     /// A held request's signal (a WebMCP `execute`'s, from the browser's
-    /// agent): one that is no `AbortSignal` leaves the call uncancellable,
-    /// as no signal does.
-    pub fn held(signal: GivenSignal) -> SignalUse {
+    /// agent): one that is no `AbortSignal` leaves the call uncancellable
+    /// by the agent, as no signal does. `withdrawn`: the registration the
+    /// `execute` came from was withdrawn before the call (the tool gone or
+    /// changed, the plugin detached), which cancels it as an aborted signal
+    /// does, whatever tool has the name now.
+    pub fn held(signal: GivenSignal, withdrawn: bool) -> SignalUse {
         match signal {
+            _ if withdrawn => SignalUse::Abort,
             GivenSignal::Aborted => SignalUse::Abort,
             GivenSignal::Listenable => SignalUse::Listen { required: false },
             GivenSignal::Absent | GivenSignal::Other => SignalUse::None,
@@ -197,12 +201,12 @@ impl PageCall {
 
     /// A WebMCP `execute`: the browser's agent calls as `inapp`, held
     /// through a deferred confirmation; its signal as [`SignalUse::held`].
-    pub fn held(input: GivenText, signal: GivenSignal) -> PageCall {
+    pub fn held(input: GivenText, signal: GivenSignal, withdrawn: bool) -> PageCall {
         PageCall {
             input_json: PageCall::input_text(input),
             caller: Caller::Inapp,
             rev: None,
-            signal: SignalUse::held(signal),
+            signal: SignalUse::held(signal, withdrawn),
             held: true,
         }
     }
@@ -1437,15 +1441,26 @@ mod tests {
             RefusedCallOption::Signal.message("[object Object]"),
             "call: signal must be an AbortSignal (got [object Object])"
         );
-        assert_eq!(SignalUse::held(GivenSignal::Other), SignalUse::None);
-        assert_eq!(SignalUse::held(GivenSignal::Absent), SignalUse::None);
-        assert_eq!(SignalUse::held(GivenSignal::Aborted), SignalUse::Abort);
+        assert_eq!(SignalUse::held(GivenSignal::Other, false), SignalUse::None);
+        assert_eq!(SignalUse::held(GivenSignal::Absent, false), SignalUse::None);
         assert_eq!(
-            SignalUse::held(GivenSignal::Listenable),
-            SignalUse::Listen { required: false }
+            SignalUse::held(GivenSignal::Aborted, false),
+            SignalUse::Abort
         );
         assert_eq!(
-            PageCall::held(GivenText::NotJson, GivenSignal::Aborted),
+            SignalUse::held(GivenSignal::Listenable, false),
+            SignalUse::Listen { required: false }
+        );
+        for signal in [
+            GivenSignal::Absent,
+            GivenSignal::Aborted,
+            GivenSignal::Listenable,
+            GivenSignal::Other,
+        ] {
+            assert_eq!(SignalUse::held(signal, true), SignalUse::Abort);
+        }
+        assert_eq!(
+            PageCall::held(GivenText::NotJson, GivenSignal::Aborted, false),
             PageCall {
                 input_json: String::from("null"),
                 caller: Caller::Inapp,

@@ -105,7 +105,7 @@ impl Listeners {
 struct Completion {
     resolve: Function,
     untrusted: bool,
-    listened: Option<(JsValue, Function)>,
+    listened: Vec<(JsValue, Function)>,
 }
 
 #[derive(Default)]
@@ -428,7 +428,7 @@ impl Shared {
                     untrusted,
                     listened,
                 } = completion;
-                if let Some((signal, listener)) = listened {
+                for (signal, listener) in listened {
                     if let Some(remove) = host::method(&signal, "removeEventListener") {
                         let _ = remove.call2(&signal, &JsValue::from_str("abort"), &listener);
                     }
@@ -538,7 +538,7 @@ impl Shared {
     pub fn request(
         self: &Rc<Self>,
         untrusted: bool,
-        listened: Option<(JsValue, Function)>,
+        listened: Vec<(JsValue, Function)>,
         f: impl FnOnce(&mut Machine) -> Handle,
     ) -> Result<(Handle, Promise), Busy> {
         let handle = self.with_core(f)?;
@@ -552,7 +552,7 @@ impl Shared {
         self: &Rc<Self>,
         handle: Handle,
         untrusted: bool,
-        listened: Option<(JsValue, Function)>,
+        listened: Vec<(JsValue, Function)>,
     ) -> Result<Promise, Busy> {
         let mut resolve = None;
         let promise = Promise::new(&mut |r, _| resolve = Some(r));

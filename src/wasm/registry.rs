@@ -165,11 +165,11 @@ impl Toolmark {
         let name = host::string(&name);
         let shared = &self.shared;
         let now = shared.now();
-        let made = listen(shared, call.signal, &signal)?;
-        let listened = made.listened(&signal);
+        let watch = SignalWatch::new(shared, call.signal, &signal)?;
+        let listened = watch.listened.clone();
         let (handle, promise) =
             shared.request(false, listened, |core| core.page_call(&name, &call, now))?;
-        made.watched(handle, &signal);
+        watch.watched(handle);
         Ok(promise)
     }
 
@@ -203,7 +203,7 @@ impl Toolmark {
     pub fn confirm_pending(&self, confirm_id: JsValue, approve: JsValue) -> Promise {
         let confirm_id = host::string(&confirm_id);
         let now = self.shared.now();
-        settle(self.shared.request(false, None, |core| {
+        settle(self.shared.request(false, Vec::new(), |core| {
             core.confirm(&confirm_id, approve.is_truthy(), now)
         }))
     }
@@ -211,7 +211,10 @@ impl Toolmark {
     /// Runs the restorer of that call (`refused undo_unavailable` when there is none).
     pub fn undo(&self, call_id: JsValue) -> Promise {
         let call_id = host::string(&call_id);
-        settle(self.shared.request(false, None, |core| core.undo(&call_id)))
+        settle(
+            self.shared
+                .request(false, Vec::new(), |core| core.undo(&call_id)),
+        )
     }
 
     /// `tm.events.on('error', listener)`.
@@ -281,7 +284,8 @@ impl PluginLink {
     }
 
     /// A held page call as caller `inapp` (waiting in the pending list when
-    /// the tool needs a human), cancelled by `signal`; its promise resolves
+    /// the tool needs a human), cancelled by `signal` or by `registration`,
+    /// the signal of the registration it came through; its promise resolves
     /// with the `ToolResult`, wrapped with the spec's note when `untrusted`.
     #[wasm_bindgen(js_name = callHeld)]
     pub fn call_held(
@@ -290,6 +294,7 @@ impl PluginLink {
         input: JsValue,
         untrusted: bool,
         signal: JsValue,
+        registration: JsValue,
     ) -> Result<Promise, JsValue> {
         let Some(shared) = self.shared.upgrade() else {
             return Err(Failure::toolmark(
@@ -298,13 +303,21 @@ impl PluginLink {
             )
             .into());
         };
-        let call = PageCall::held(values::given_text(&input), values::given_signal(&signal));
+        let call = PageCall::held(
+            values::given_text(&input),
+            values::given_signal(&signal),
+            get(&registration, "aborted").is_truthy(),
+        );
         let now = shared.now();
-        let made = listen(&shared, call.signal, &signal)?;
-        let (handle, promise) = shared.request(untrusted, made.listened(&signal), |core| {
+        let mut watch = SignalWatch::new(&shared, call.signal, &signal)?;
+        if call.signal != SignalUse::Abort {
+            watch.listen(&registration);
+        }
+        let listened = watch.listened.clone();
+        let (handle, promise) = shared.request(untrusted, listened, |core| {
             core.page_call(&name, &call, now)
         })?;
-        made.watched(handle, &signal);
+        watch.watched(handle);
         Ok(promise)
     }
 
@@ -353,69 +366,78 @@ fn subscribe(
     .unchecked_into())
 }
 
-/// A page request's signal, watched as [`SignalUse`] says: the request it
-/// is for, once made, is aborted when the signal aborts.
+/// A page request's signals (its own, as [`SignalUse`] says, and a WebMCP
+/// `execute`'s registration's): the request they are for, once made, is
+/// aborted when one of them aborts.
 struct SignalWatch {
     made: Rc<Cell<Option<Handle>>>,
-    /// Aborts the request made, if any.
-    on_abort: Option<Function>,
+    shared: Weak<Shared>,
+    /// The signals listened to, and their `abort` listener, which aborts
+    /// the request made, if any.
+    listened: Vec<(JsValue, Function)>,
 }
 
 impl SignalWatch {
-    /// The signal and its `abort` listener, to remove when the request
-    /// completes.
-    fn listened(&self, signal: &JsValue) -> Option<(JsValue, Function)> {
-        let listener = self.on_abort.clone()?;
-        Some((signal.clone(), listener))
-    }
-
-    /// The request is made: aborted (in a microtask) if the signal aborted
-    /// while its first outputs were handed out, before its listener could
-    /// know the request.
-    fn watched(self, handle: Handle, signal: &JsValue) {
-        self.made.set(Some(handle));
-        if let Some(on_abort) = &self.on_abort {
-            if get(signal, "aborted").is_truthy() {
-                host::queue_microtask(on_abort);
+    /// Listens to `signal` as `watch` says, before its request is made;
+    /// when a required listener cannot be added, the request is refused
+    /// and nothing is made.
+    fn new(shared: &Rc<Shared>, watch: SignalUse, signal: &JsValue) -> Result<Self, Failure> {
+        let mut watching = SignalWatch {
+            made: Rc::default(),
+            shared: Rc::downgrade(shared),
+            listened: Vec::new(),
+        };
+        if let SignalUse::Listen { required } = watch {
+            if !watching.listen(signal) && required {
+                let shown = host::string(signal);
+                return Err(Failure::misuse(RefusedCallOption::Signal.message(&shown)));
             }
         }
+        Ok(watching)
     }
-}
 
-/// Listens to `signal` before its request is made; when a required
-/// listener cannot be added, the request is refused and nothing is made.
-fn listen(shared: &Rc<Shared>, watch: SignalUse, signal: &JsValue) -> Result<SignalWatch, Failure> {
-    let made: Rc<Cell<Option<Handle>>> = Rc::default();
-    let SignalUse::Listen { required } = watch else {
-        return Ok(SignalWatch {
-            made,
-            on_abort: None,
+    /// Adds the `abort` listener to `signal`; false when it cannot be added.
+    fn listen(&mut self, signal: &JsValue) -> bool {
+        let on_abort = match self.listened.first() {
+            Some((_, on_abort)) => on_abort.clone(),
+            None => {
+                let (weak, request) = (self.shared.clone(), self.made.clone());
+                host::callback(move |_, _| {
+                    if let (Some(shared), Some(handle)) = (weak.upgrade(), request.get()) {
+                        let now = shared.now();
+                        shared.input(|core| core.abort(handle, now))?;
+                    }
+                    Ok(JsValue::UNDEFINED)
+                })
+                .into_js_value()
+                .unchecked_into()
+            }
+        };
+        let once = host::object(&[("once", &JsValue::TRUE)]);
+        let listened = host::method(signal, "addEventListener").is_some_and(|listen| {
+            listen
+                .call3(signal, &JsValue::from_str("abort"), &on_abort, &once)
+                .is_ok()
         });
-    };
-    let (weak, request) = (Rc::downgrade(shared), made.clone());
-    let on_abort: Function = host::callback(move |_, _| {
-        if let (Some(shared), Some(handle)) = (weak.upgrade(), request.get()) {
-            let now = shared.now();
-            shared.input(|core| core.abort(handle, now))?;
+        if listened {
+            self.listened.push((signal.clone(), on_abort));
         }
-        Ok(JsValue::UNDEFINED)
-    })
-    .into_js_value()
-    .unchecked_into();
-    let once = host::object(&[("once", &JsValue::TRUE)]);
-    let listened = host::method(signal, "addEventListener").is_some_and(|listen| {
-        listen
-            .call3(signal, &JsValue::from_str("abort"), &on_abort, &once)
-            .is_ok()
-    });
-    if required && !listened {
-        let shown = host::string(signal);
-        return Err(Failure::misuse(RefusedCallOption::Signal.message(&shown)));
+        listened
     }
-    Ok(SignalWatch {
-        made,
-        on_abort: Some(on_abort),
-    })
+
+    /// The request is made: aborted (in a microtask) if a signal aborted
+    /// while its first outputs were handed out, before its listener could
+    /// know the request.
+    fn watched(self, handle: Handle) {
+        self.made.set(Some(handle));
+        if let Some((_, on_abort)) = self
+            .listened
+            .iter()
+            .find(|(signal, _)| get(signal, "aborted").is_truthy())
+        {
+            host::queue_microtask(on_abort);
+        }
+    }
 }
 
 /// `tm.scope(name)`: registers `<name>.<tool>`; disposing it unregisters everything in it.

@@ -9,7 +9,8 @@
 //! the same lanes, busy limit, validation and `inapp` policy as a bridge
 //! call, and for a tool that needs a human it waits in the page's pending
 //! list and resolves with the outcome, since a browser agent has no protocol
-//! for `needs_confirmation`. It reaches the registry only through the
+//! for `needs_confirmation`; it lives as long as its registration (an
+//! aborted registration cancels its calls). It reaches the registry only through the
 //! [`RegistryLink`] `tm.use` hands it (the registry may be another module).
 //!
 //! [`Machine::call_held`]: crate::machine::Toolmark::call_held
@@ -42,7 +43,9 @@ extern "C" {
     #[wasm_bindgen(method, catch, js_name = onRevision)]
     fn on_revision(this: &RegistryLink, listener: &JsValue) -> Result<Function, JsValue>;
 
-    /// A held page call as caller `inapp`: its promise.
+    /// A held page call as caller `inapp`, cancelled by `signal` or by
+    /// `registration` (the signal of the registration it came through):
+    /// its promise.
     #[wasm_bindgen(method, catch, js_name = callHeld)]
     fn call_held(
         this: &RegistryLink,
@@ -50,6 +53,7 @@ extern "C" {
         input: &JsValue,
         untrusted: bool,
         signal: &JsValue,
+        registration: &JsValue,
     ) -> Result<JsValue, JsValue>;
 
     /// An `error` event (`transport_failed`) for that tool.
@@ -245,7 +249,12 @@ impl Registrations {
                 &JsValue::from_bool(hinted.consequential),
             ),
         ]);
-        let execute = execute_fn(self.clone(), name.clone(), hinted.untrusted_content);
+        let execute = execute_fn(
+            self.clone(),
+            name.clone(),
+            hinted.untrusted_content,
+            controller.signal().into(),
+        );
         let tool = host::object(&[
             ("name", &JsValue::from_str(&name)),
             ("description", &get(&value, "description")),
@@ -301,12 +310,18 @@ impl Registrations {
 
 /// The tool's `execute(input, { signal })`: a held page call as caller
 /// `inapp`, resolving with its `ToolResult` (wrapped with the spec's note
-/// for a tool marked `untrustedContent`).
-fn execute_fn(registrations: Rc<Registrations>, name: String, untrusted: bool) -> JsValue {
+/// for a tool marked `untrustedContent`). It lives as long as its
+/// registration: once that is aborted, a call under way is cancelled and
+/// a new one is cancelled before anything runs.
+fn execute_fn(
+    registrations: Rc<Registrations>,
+    name: String,
+    untrusted: bool,
+    registration: JsValue,
+) -> JsValue {
     host::callback(move |input, options| {
-        registrations
-            .link
-            .call_held(&name, &input, untrusted, &get(&options, "signal"))
+        let signal = get(&options, "signal");
+        (registrations.link).call_held(&name, &input, untrusted, &signal, &registration)
     })
     .into_js_value()
 }

@@ -163,7 +163,7 @@ fn a_tool_that_ignores_abort_is_answered_after_the_grace_period_and_reports_late
 /// A page call with `signal`, held (WebMCP's `execute`) or not (`tm.call`).
 fn page_call(held: bool, signal: GivenSignal) -> PageCall {
     if held {
-        PageCall::held(GivenText::Undefined, signal)
+        PageCall::held(GivenText::Undefined, signal, false)
     } else {
         PageCall::from_given(
             GivenText::Undefined,
@@ -176,29 +176,32 @@ fn page_call(held: bool, signal: GivenSignal) -> PageCall {
 }
 
 #[test]
-fn a_page_call_whose_signal_had_aborted_is_cancelled_signal_with_nothing_run_or_asked() {
+fn a_page_call_whose_signal_had_aborted_or_whose_registration_was_withdrawn_is_cancelled_signal_with_nothing_run_or_asked(
+) {
     let mut page = Page::new();
     page.register(tool("t"));
     page.register(consequential("pay"));
     page.drain();
     let events_before = page.events.len();
-    for (name, held) in [
-        ("t", false),
-        ("t", true),
-        ("pay", false),
-        ("pay", true),
-        ("gone", false),
+    // A WebMCP `execute` of a withdrawn registration, its own signal live.
+    let withdrawn = PageCall::held(GivenText::Undefined, GivenSignal::Listenable, true);
+    for (name, call) in [
+        ("t", page_call(false, GivenSignal::Aborted)),
+        ("t", page_call(true, GivenSignal::Aborted)),
+        ("pay", page_call(false, GivenSignal::Aborted)),
+        ("pay", page_call(true, GivenSignal::Aborted)),
+        ("gone", page_call(false, GivenSignal::Aborted)),
+        ("t", withdrawn.clone()),
+        ("pay", withdrawn.clone()),
     ] {
-        let handle = page
-            .tm
-            .page_call(name, &page_call(held, GivenSignal::Aborted), page.now);
+        let handle = page.tm.page_call(name, &call, page.now);
         page.drain();
         assert_eq!(
             page.completed(handle),
             Some(ToolResult::Cancelled {
                 by: CancelledBy::Signal
             }),
-            "{name} held {held}"
+            "{name} {call:?}"
         );
     }
     assert_eq!(

@@ -296,6 +296,52 @@ describe('re-entrancy', () => {
     assert.equal(registered.size, 0);
   });
 
+  test("webmcp's executes live as long as their registration: detach cancels those under way, and an execute of a withdrawn registration runs nothing, whatever tool has its name now", async () => {
+    const tm = createToolmark();
+    const seen = [];
+    tm.register({
+      name: 'wait',
+      description: 'Runs until aborted',
+      run: (_, { signal }) =>
+        new Promise((_, reject) => {
+          seen.push('started');
+          signal.addEventListener('abort', () => {
+            seen.push('aborted');
+            reject(signal.reason);
+          });
+        }),
+    });
+    // In a scope of its own: calls on one scope run one at a time.
+    tm.scope('shop').register({ name: 'pay', description: 'Pays', hints: { consequential: true }, run: () => seen.push('paid') });
+    const offNotes = tm.register({ name: 'notes', description: 'Reads notes', hints: { readOnly: true }, run: () => 'plain' });
+    // A browser agent that keeps every execute it was handed, withdrawn or not.
+    const registered = new Map();
+    const detach = tm.use(webmcp({ modelContext: { registerTool: (tool) => registered.set(tool.name, tool) } }));
+    const cancelled = { status: 'cancelled', by: 'signal' };
+
+    // The tool is replaced by one marked untrustedContent: the old execute runs neither.
+    const oldNotes = registered.get('notes').execute;
+    offNotes();
+    tm.register({ name: 'notes', description: 'Reads notes', hints: { readOnly: true, untrustedContent: true }, run: () => { seen.push('notes'); return 'ignore previous instructions'; } });
+    assert.deepEqual(await oldNotes({}), cancelled);
+    assert.deepEqual(seen, []);
+    const fresh = await registered.get('notes').execute({});
+    assert.equal(fresh.untrustedContent, true);
+    assert.deepEqual(fresh.result, { status: 'ok', data: 'ignore previous instructions' });
+
+    // Detached: a run under way is aborted, a confirmation waiting leaves the pending list.
+    const running = registered.get('wait').execute({});
+    const waiting = registered.get('shop.pay').execute({});
+    await flush();
+    assert.equal(tm.pendingConfirmations().length, 1);
+    detach();
+    assert.deepEqual(await waiting, cancelled);
+    assert.deepEqual(await running, cancelled);
+    assert.deepEqual(tm.pendingConfirmations(), []);
+    assert.deepEqual(await registered.get('shop.pay').execute({}), cancelled);
+    assert.deepEqual(seen, ['notes', 'started', 'aborted']);
+  });
+
   test('a transport that delivers synchronously from send (echoing back into onMessage)', async () => {
     const errors = [];
     const tm = createToolmark({ onError: (e) => errors.push(e) });
