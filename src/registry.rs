@@ -5,6 +5,7 @@
 //! set of tools is one revision (`rev` + 1). Calls are serialized per
 //! registration scope (see `lanes`).
 
+use crate::given::{self, Given};
 use crate::ids::{is_valid_tool_name, llm_name};
 use crate::prelude::*;
 use crate::protocol::{ErrorEventCode, Hints, ToolManifest, ToolManifestSummary, ToolMode};
@@ -509,6 +510,13 @@ impl Registry {
         id
     }
 
+    /// `scope(name)`'s name as the page gave it: a string (its syntax is
+    /// [`Registry::create_scope`]'s `invalid_name`); any other value is
+    /// refused, not written as `"undefined"` or `"42"`.
+    pub fn scope_name(given: Given) -> Result<String, &'static str> {
+        given::text(given, "scope: name must be a string")
+    }
+
     /// Creates a child scope; its tools are named `<parent prefix>.<name>.<tool>`.
     pub fn create_scope(&mut self, parent: ScopeId, name: &str) -> Result<ScopeId, RegistryError> {
         let prefix = joined(&self.live_scope(parent)?.prefix, name);
@@ -981,6 +989,27 @@ mod tests {
             let tool = registry.by_key(key).unwrap();
             assert_eq!(matches!(tool.input, Validator::Any), any, "{schema}");
             assert_eq!(tool.input_json, schema, "the manifest shows it as given");
+        }
+    }
+
+    #[test]
+    fn a_scope_name_is_a_string_and_nothing_else_is_written_as_one() {
+        assert_eq!(
+            Registry::scope_name(Given::Text(String::from("signup"))),
+            Ok(String::from("signup"))
+        );
+        for other in [
+            Given::Undefined,
+            Given::Null,
+            Given::Number(42.0),
+            Given::Other,
+            Given::Object,
+            Given::Function,
+        ] {
+            assert_eq!(
+                Registry::scope_name(other),
+                Err("scope: name must be a string")
+            );
         }
     }
 

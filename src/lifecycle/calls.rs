@@ -145,6 +145,8 @@ impl SignalUse {
 /// The option of `tm.call` that [`PageCall::from_given`] refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefusedCallOption {
+    /// The options argument itself: not absent and not an object.
+    Options,
     /// Not `'human'` or `'inapp'` ([`Caller::unknown`] says so).
     Caller,
     Rev,
@@ -156,6 +158,7 @@ impl RefusedCallOption {
     /// The message for the value the page gave, shown as `String(value)`.
     pub fn message(self, shown: &str) -> String {
         match self {
+            RefusedCallOption::Options => format!("call: options must be an object (got {shown})"),
             RefusedCallOption::Caller => Caller::unknown("call", shown),
             RefusedCallOption::Rev => {
                 format!("call: rev must be a registry revision, a whole number >= 0 (got {shown})")
@@ -168,16 +171,21 @@ impl RefusedCallOption {
 }
 
 impl PageCall {
-    /// `caller` absent is `'human'`; `rev` absent is none, else a whole
-    /// number `>= 0` (a revision the registry could have had: a fraction,
-    /// a negative or a numeric string is refused, not rounded into one);
-    /// `signal` absent or an `AbortSignal`, which must take a listener.
+    /// `options` absent or an object (a caller given as the options, as in
+    /// `call(name, input, 'inapp')`, is refused, not run as the default
+    /// `'human'`); `caller` absent is `'human'`; `rev` absent is none, else
+    /// a whole number `>= 0` (a revision the registry could have had: a
+    /// fraction, a negative or a numeric string is refused, not rounded
+    /// into one); `signal` absent or an `AbortSignal`, which must take a
+    /// listener.
     pub fn from_given(
         input: GivenText,
+        options: &Given,
         caller: &Given,
         rev: &Given,
         signal: GivenSignal,
     ) -> Result<PageCall, RefusedCallOption> {
+        given::options_object(options, RefusedCallOption::Options)?;
         let caller = Caller::from_given(caller, Caller::Human).ok_or(RefusedCallOption::Caller)?;
         let rev = match rev {
             Given::Undefined | Given::Null => None,
@@ -1421,14 +1429,20 @@ mod tests {
         caller: Given,
         rev: Given,
     ) -> Result<PageCall, RefusedCallOption> {
-        PageCall::from_given(input, &caller, &rev, GivenSignal::Absent)
+        PageCall::from_given(input, &Given::Object, &caller, &rev, GivenSignal::Absent)
     }
 
     #[test]
     fn a_page_call_s_signal_is_absent_or_an_abort_signal_and_a_held_call_s_may_be_anything() {
         let with = |signal| {
-            PageCall::from_given(GivenText::Undefined, &Given::Null, &Given::Null, signal)
-                .map(|call| call.signal)
+            PageCall::from_given(
+                GivenText::Undefined,
+                &Given::Null,
+                &Given::Null,
+                &Given::Null,
+                signal,
+            )
+            .map(|call| call.signal)
         };
         assert_eq!(with(GivenSignal::Absent), Ok(SignalUse::None));
         assert_eq!(with(GivenSignal::Aborted), Ok(SignalUse::Abort));
@@ -1468,6 +1482,35 @@ mod tests {
                 signal: SignalUse::Abort,
                 held: true,
             }
+        );
+    }
+
+    #[test]
+    fn a_page_call_s_options_are_absent_or_an_object_else_refused_before_their_caller_is_read() {
+        let with = |options: Given| {
+            PageCall::from_given(
+                GivenText::Undefined,
+                &options,
+                &Given::Undefined,
+                &Given::Undefined,
+                GivenSignal::Absent,
+            )
+            .map(|call| call.caller)
+        };
+        for absent_or_object in [Given::Undefined, Given::Null, Given::Object] {
+            assert_eq!(with(absent_or_object), Ok(Caller::Human));
+        }
+        for other in [
+            Given::Text(String::from("inapp")),
+            Given::Number(42.0),
+            Given::Function,
+            Given::Other,
+        ] {
+            assert_eq!(with(other), Err(RefusedCallOption::Options));
+        }
+        assert_eq!(
+            RefusedCallOption::Options.message("inapp"),
+            "call: options must be an object (got inapp)"
         );
     }
 

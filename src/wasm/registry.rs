@@ -96,7 +96,7 @@ fn unregister(shared: &Rc<Shared>, key: ToolKey) -> Result<(), Failure> {
 }
 
 fn create_scope(shared: &Rc<Shared>, parent: ScopeId, name: &JsValue) -> Result<Scope, Failure> {
-    let name = host::string(name);
+    let name = registry::Registry::scope_name(given(name)).map_err(Failure::misuse)?;
     let made = shared.input(|core| core.create_scope(parent, &name))??;
     Ok(Scope {
         shared: shared.clone(),
@@ -144,18 +144,19 @@ impl Toolmark {
         input: JsValue,
         options: JsValue,
     ) -> Result<Promise, JsValue> {
-        let options = present(options).unwrap_or(JsValue::UNDEFINED);
         let (caller, rev) = (get(&options, "caller"), get(&options, "rev"));
         let signal = get(&options, "signal");
         let given_signal = values::given_signal(&signal);
         let call = PageCall::from_given(
             values::given_text(&input),
+            &given(&options),
             &given(&caller),
             &given(&rev),
             given_signal,
         )
         .map_err(|refused| {
             let shown = match refused {
+                RefusedCallOption::Options => &options,
                 RefusedCallOption::Caller => &caller,
                 RefusedCallOption::Rev => &rev,
                 RefusedCallOption::Signal => &signal,

@@ -169,6 +169,7 @@ fn page_call(held: bool, signal: GivenSignal) -> PageCall {
             GivenText::Undefined,
             &Given::Undefined,
             &Given::Undefined,
+            &Given::Undefined,
             signal,
         )
         .unwrap_or_else(|refused| panic!("{refused:?}"))

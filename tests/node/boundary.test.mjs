@@ -630,6 +630,33 @@ describe('one error channel', () => {
     misuse(() => bridge({ transport: { send() {}, onMessage() {} }, maxMessageBytes: 1.5 }));
   });
 
+  test("tm.call's options that are no object are refused before anything runs (a caller given as the options is not run as 'human'); a scope's name must be a string", async () => {
+    const tm = createToolmark();
+    let runs = 0;
+    tm.register({ name: 'pay', description: 'Pays', hints: { consequential: true }, run: () => ++runs });
+    for (const [options, shown] of [['inapp', 'inapp'], [42, '42'], [true, 'true'], [() => {}, '() => {}']]) {
+      assert.throws(() => tm.call('pay', {}, options), {
+        name: 'ToolmarkError',
+        code: 'invalid_argument',
+        message: `call: options must be an object (got ${shown})`,
+      });
+    }
+    assert.equal(runs, 0);
+    assert.equal((await tm.call('pay', {}, { caller: 'inapp' })).status, 'needs_confirmation');
+    assert.deepEqual(await tm.call('pay', {}, null), { status: 'ok', data: 1 });
+
+    const s = tm.scope('signup');
+    for (const name of [undefined, null, 42, true, {}]) {
+      assert.throws(() => tm.scope(name), { name: 'ToolmarkError', code: 'invalid_argument', message: 'scope: name must be a string' });
+      assert.throws(() => s.scope(name), { name: 'ToolmarkError', code: 'invalid_argument', message: 'scope: name must be a string' });
+    }
+    s.scope('address').register({ name: 'fill', description: 'Fills', run: () => 0 });
+    assert.deepEqual(
+      tm.manifest('human').map((t) => t.name),
+      ['pay', 'signup.address.fill'],
+    );
+  });
+
   test('tm.call with a signal that is no AbortSignal, or takes no listener, is refused before anything runs; an AbortSignal cancels the call, one aborted already before it runs, and keeps no listener of a settled call', async () => {
     const tm = createToolmark();
     let runs = 0;
