@@ -630,6 +630,31 @@ describe('one error channel', () => {
     misuse(() => bridge({ transport: { send() {}, onMessage() {} }, maxMessageBytes: 1.5 }));
   });
 
+  test('a tool unregistered after its run was ordered and before it starts (right after tm.call or its approval, or its scope disposed) is not run', async () => {
+    const tm = createToolmark();
+    const ran = [];
+    const tool = (name, hints) => ({ name, description: name, hints, run: () => ran.push(name) });
+    const offNow = tm.register(tool('now'));
+    const called = tm.call('now', {});
+    offNow();
+    assert.deepEqual(await called, { status: 'refused', code: 'unknown_tool', message: 'No such tool', rev: 2 });
+
+    const form = tm.scope('form');
+    form.register(tool('submit'));
+    const submitted = tm.call('form.submit', {});
+    form.dispose();
+    assert.deepEqual(await submitted, { status: 'refused', code: 'unknown_tool', message: 'No such tool', rev: 4 });
+
+    const offPay = tm.register(tool('pay', { consequential: true }));
+    const { confirmId } = await tm.call('pay', {}, { caller: 'inapp' });
+    const approved = tm.confirmPending(confirmId, true);
+    offPay();
+    assert.deepEqual(await approved, {
+      status: 'refused', code: 'stale', message: 'The tool is gone since confirmation was requested', rev: 6,
+    });
+    assert.deepEqual(ran, []);
+  });
+
   test("tm.call's options that are no object are refused before anything runs (a caller given as the options is not run as 'human'); a scope's name must be a string", async () => {
     const tm = createToolmark();
     let runs = 0;

@@ -71,9 +71,6 @@ impl Shared {
             check_output,
             ..
         } = order;
-        let Some(tool) = self.tool_of(run, key) else {
-            return;
-        };
         #[allow(clippy::cast_precision_loss)]
         let id = run.0 as f64;
         let caller = match caller {
@@ -92,26 +89,31 @@ impl Shared {
         if let Err(failure) = self.host(|h| h.runs.insert(run.0, context.clone())) {
             return report(failure);
         }
-        let snapshot = tool.snapshot.clone().filter(|_| snapshot);
         spawn(
             self.clone()
-                .run(tool, run, input, context, snapshot, check_output),
+                .run(key, run, input, context, snapshot, check_output),
         );
     }
 
     /// `snapshot(input)` when one is asked for, then `run(input, ctx)`,
     /// then the output check the core asked for. The `ctx` is made with the
     /// run (before its snapshot), so an abort meanwhile reaches its `signal`.
+    /// The tool's functions are looked up when it starts: one unregistered
+    /// since the flush that asked for it is not run.
     async fn run(
         self: Rc<Self>,
-        tool: Rc<ToolFns>,
+        key: ToolKey,
         run: RunId,
         input: JsValue,
         context: RunContext,
-        snapshot: Option<Function>,
+        snapshot: bool,
         check_output: bool,
     ) {
-        if let Some(take) = snapshot {
+        let Some(tool) = self.tool_of(run, key) else {
+            let _ = self.host(|h| h.runs.remove(&run.0));
+            return;
+        };
+        if let Some(take) = tool.snapshot.as_ref().filter(|_| snapshot) {
             let restorer = match settled(take.call1(&JsValue::NULL, &input)).await {
                 Ok(restorer) => restorer,
                 Err(error) => return self.run_failed(run, &error),
