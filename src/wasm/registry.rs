@@ -35,7 +35,8 @@ pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
     )
     .map_err(Failure::misuse)?;
     let options = present(options).unwrap_or_else(|| js_sys::Object::new().into());
-    let config = values::config(&options)?;
+    let on_confirm = host::method(&options, "onConfirm");
+    let config = values::config(&options, on_confirm.as_ref())?;
     // Linear time for every pattern; registration refuses the rest.
     // `\p{…}` as the page's RegExp enumerates it.
     let patterns = LinearPatterns::with_properties(Box::new(HostProperties));
@@ -44,7 +45,7 @@ pub fn create_toolmark(options: JsValue) -> Result<Toolmark, JsValue> {
     let shared = Shared::new(
         core,
         host::method(&options, "now"),
-        host::method(&options, "onConfirm"),
+        on_confirm,
         host::method(&options, "onError"),
     );
     // Events from the constructor (a bad policy outside dev mode).

@@ -326,12 +326,13 @@ fn checked_def(
     Ok((spec, fns))
 }
 
-/// The core's configuration from `createToolmark` options.
-pub fn config(options: &JsValue) -> Result<Config, Failure> {
-    counted_config(options).map_err(Failure::misuse)
+/// The core's configuration from `createToolmark` options; `on_confirm`:
+/// the `onConfirm` function read once with the others the driver keeps.
+pub fn config(options: &JsValue, on_confirm: Option<&Function>) -> Result<Config, Failure> {
+    counted_config(options, on_confirm.is_some()).map_err(Failure::misuse)
 }
 
-fn counted_config(options: &JsValue) -> Result<Config, &'static str> {
+fn counted_config(options: &JsValue, inline_confirm: bool) -> Result<Config, &'static str> {
     let json = |key: &str| {
         present(get(options, key))
             .and_then(|v| to_value(&v))
@@ -345,7 +346,7 @@ fn counted_config(options: &JsValue) -> Result<Config, &'static str> {
         abort_grace_ms: Config::abort_grace_ms_from(&read("abortGraceMs"))?,
         policy: json("policy"),
         confirm_mode: json("confirmMode"),
-        inline_confirm: get(options, "onConfirm").is_function(),
+        inline_confirm,
     })
 }
 

@@ -630,6 +630,21 @@ describe('one error channel', () => {
     misuse(() => bridge({ transport: { send() {}, onMessage() {} }, maxMessageBytes: 1.5 }));
   });
 
+  test("createToolmark reads onConfirm once: the function the core was told of is the one ctx.confirm calls", async () => {
+    let reads = 0;
+    const asked = [];
+    const onConfirm = ({ tool, message }) => asked.push(`${tool}: ${message}`) > 0;
+    const tm = createToolmark({
+      get onConfirm() {
+        reads++;
+        return reads === 1 ? onConfirm : undefined;
+      },
+    });
+    tm.register({ name: 'ask', description: 'd', run: (_, ctx) => ctx.confirm('Sure?') });
+    assert.deepEqual(await tm.call('ask', {}), { status: 'ok', data: true });
+    assert.deepEqual([reads, asked], [1, ['ask: Sure?']]);
+  });
+
   test('a tool unregistered after its run was ordered and before it starts (right after tm.call or its approval, or its scope disposed) is not run', async () => {
     const tm = createToolmark();
     const ran = [];
