@@ -36,7 +36,8 @@
 //!   Array elements are addressed by their index (`items.0.secret`).
 //! - **The stale-form rule** ([`form_state`]): the state kept at request
 //!   time is a SHA-256 digest of the full form state (every field's name
-//!   and value, in order, unambiguously encoded), keyed by a per-form
+//!   and value and every control's value, checked and selected state, in
+//!   order, unambiguously encoded), keyed by a per-form
 //!   secret the driver mints, and compared with the digest at approval;
 //!   any difference is `refused stale`. A digest, not the values
 //!   themselves, so no password waits in memory for the confirmation's 600
@@ -808,11 +809,15 @@ fn put(hasher: &mut Sha256, bytes: &[u8]) {
 }
 
 /// The form state for the stale-form rule: the hex SHA-256 of `key` and
-/// every field's name and value in order, each length-prefixed (an absent
-/// value is distinct from `null` and from `""`), so two states share a
-/// digest only if they are the same state. Equal digests at request and at
-/// approval: unchanged. `key` is the driver's per-form secret, so a digest
-/// cannot be used to test guesses of a password.
+/// every field's name and value in order, then each of its controls'
+/// `value`, `checked` and options' `selected` (a field's value reads one
+/// control of several: a second `to[]` input, a box of a checkbox group
+/// or the checkbox after a hidden input of the same name would otherwise
+/// change unseen), each length-prefixed (an absent value is distinct from
+/// `null` and from `""`), so two states share a digest only if they are
+/// the same state. Equal digests at request and at approval: unchanged.
+/// `key` is the driver's per-form secret, so a digest cannot be used to
+/// test guesses of a password.
 pub fn form_state(fields: &[Field], key: &[u8]) -> String {
     let mut hasher = Sha256::new();
     hasher.update(STATE_CONTEXT);
@@ -828,6 +833,15 @@ pub fn form_state(fields: &[Field], key: &[u8]) -> String {
                     &mut hasher,
                     serde_json::to_string(value).unwrap_or_default().as_bytes(),
                 );
+            }
+        }
+        hasher.update((field.controls.len() as u64).to_le_bytes());
+        for control in &field.controls {
+            put(&mut hasher, control.value.as_bytes());
+            hasher.update([u8::from(control.checked)]);
+            hasher.update((control.options.len() as u64).to_le_bytes());
+            for option in &control.options {
+                hasher.update([u8::from(option.selected)]);
             }
         }
     }
@@ -1689,11 +1703,65 @@ mod tests {
         let mut n = fields.clone();
         n[1].value = Some(json!(100));
         assert_ne!(form_state(&n, key), state);
-        // Controls and defaults are not state: only values.
+        // Defaults and attributes are not state: only values.
         let mut d = fields.clone();
         d[0].default = Some(json!("x"));
         d[0].controls[0].autocomplete = "email".into();
+        d[0].controls[0].default_value = "x".into();
+        d[0].controls[0].default_checked = true;
         assert_eq!(form_state(&d, key), state);
+    }
+
+    /// A field's value reads one of its controls; the state reads them all.
+    #[test]
+    fn the_form_state_changes_with_any_control_of_a_field_not_only_the_one_its_value_reads() {
+        let key = b"0123456789abcdef";
+        let box_of = |value: &str, checked: bool, at: usize| {
+            with(ctl("checkbox", at), |c| {
+                c.value = value.into();
+                c.checked = checked;
+            })
+        };
+        let texts = |second: &str| {
+            named(vec![
+                (
+                    "to[]",
+                    with(ctl("text", 0), |c| c.value = "ann@example.com".into()),
+                ),
+                ("to[]", with(ctl("text", 1), |c| c.value = second.into())),
+            ])
+        };
+        let boxes = |offers: bool| {
+            named(vec![
+                ("tags", box_of("news", false, 0)),
+                ("tags", box_of("offers", offers, 1)),
+            ])
+        };
+        let rails = |ticked: bool| {
+            named(vec![
+                ("agree", with(ctl("hidden", 0), |c| c.value = "0".into())),
+                ("agree", box_of("1", ticked, 1)),
+            ])
+        };
+        let menu = |second: bool| {
+            named(vec![(
+                "size",
+                select(false, &[("s", !second, !second), ("m", second, false)], 0),
+            )])
+        };
+        for (before, after) in [
+            (texts(""), texts("mallory@evil.example")),
+            (boxes(false), boxes(true)),
+            (rails(false), rails(true)),
+            (menu(false), menu(true)),
+        ] {
+            assert_eq!(form_state(&before, key), form_state(&before.clone(), key));
+            assert_ne!(
+                form_state(&before, key),
+                form_state(&after, key),
+                "{after:?}"
+            );
+        }
     }
 
     /// The digest's 32 bytes as 64 lowercase hex digits, high nibble first:

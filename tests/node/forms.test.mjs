@@ -274,6 +274,32 @@ test('stale: a refill forged to collide with a 64-bit fingerprint of the form is
   assert.deepEqual(page.errors, []);
 });
 
+test('stale: a change to any control of a field, not only the one its value reads (a second to[] input, a box of a checkbox group, the checkbox after a hidden input of its name), is refused on approval', async () => {
+  await openLab(`<form aria-label="mail">
+    <input name="to[]" value="ann@example.com"><input name="to[]">
+    <input type="checkbox" name="tags" value="news"><input type="checkbox" name="tags" value="offers">
+    <input type="hidden" name="agree" value="0"><input type="checkbox" name="agree" value="1">
+  </form>`);
+  const out = await page.evaluate(async () => {
+    const inputs = form.querySelectorAll('input');
+    const changes = [
+      () => (inputs[1].value = 'mallory@evil.example'),
+      () => (inputs[3].checked = true),
+      () => (inputs[5].checked = true),
+    ];
+    const finals = [];
+    for (const change of changes) {
+      const request = await agent.call('f.submit', {});
+      change();
+      finals.push((await tm.confirmPending(request.confirmId, true)).code);
+    }
+    return { finals, submits };
+  });
+  assert.deepEqual(out.finals, ['stale', 'stale', 'stale']);
+  assert.deepEqual(out.submits, [], 'no changed form is submitted');
+  assert.deepEqual(page.errors, []);
+});
+
 test('stale: the unchanged form is submitted on approval, with the values approved', async () => {
   await openLab(TRANSFER);
   const out = await page.evaluate(async () => {
