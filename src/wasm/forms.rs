@@ -76,6 +76,16 @@ fn flag(target: &JsValue, key: &str) -> bool {
     get(target, key).is_truthy()
 }
 
+/// `element.matches(':disabled')` (a control in a disabled `<fieldset>`
+/// is too, and the form does not submit it); for an object that is no
+/// `Element`, its `disabled`.
+fn disabled(element: &JsValue) -> bool {
+    match element.dyn_ref::<Element>() {
+        Some(element) => element.matches(":disabled").unwrap_or(true),
+        None => flag(element, "disabled"),
+    }
+}
+
 /// One field control of the form, and a select's options: what a
 /// [`Step`] is applied to.
 struct Ctl {
@@ -139,7 +149,7 @@ fn controls(form: &JsValue) -> (Vec<Ctl>, Vec<Field>) {
         let tag = text(&element, "tagName");
         let name = text(&element, "name");
         let input_type = text(&element, "type");
-        if !forms::is_field_control(&tag, &name, flag(&element, "disabled"), &input_type) {
+        if !forms::is_field_control(&tag, &name, disabled(&element), &input_type) {
             continue;
         }
         let mut control = Control {

@@ -300,6 +300,21 @@ test('stale: a change to any control of a field, not only the one its value read
   assert.deepEqual(page.errors, []);
 });
 
+test('a control in a disabled fieldset is no field: not in the schema, not read, not filled, as the form does not submit it', async () => {
+  await openLab(`<form aria-label="billing">
+    <input name="email">
+    <fieldset disabled><input name="vat" value="FR123"></fieldset>
+  </form>`);
+  const out = await page.evaluate(async () => {
+    const fill = (await agent.call('f.fill', { email: 'a@example.com', vat: 'FR999' })).status;
+    const read = (await agent.call('f.read', {})).data;
+    const schema = Object.keys((await agent.describe('f.fill')).data.inputSchema.properties);
+    return { fill, read, vat: form.vat.value, schema };
+  });
+  assert.deepEqual(out, { fill: 'invalid', read: {}, vat: 'FR123', schema: ['email'] });
+  assert.deepEqual(page.errors, []);
+});
+
 test('stale: the unchanged form is submitted on approval, with the values approved', async () => {
   await openLab(TRANSFER);
   const out = await page.evaluate(async () => {
