@@ -332,25 +332,35 @@ pub enum Step {
 /// What writing `wanted` to a field of `kind` does to its controls (as
 /// read just before: a listener of an earlier write may have changed
 /// them), in order: a checkbox is checked when the value is truthy; the
-/// radio whose value is `String(v)` is checked and the others unchecked,
-/// then each fires its events; a multiple select's options whose value is
-/// one of the items (or `String(v)`, not an array) are selected, the
-/// others not; any other control's value becomes `String(v)` (`""` for
-/// `undefined` or `null`). A control whose value changed fires its events
-/// after.
+/// radio whose value is `String(v)` is checked and the others unchecked;
+/// a multiple select's options whose value is one of the items (or
+/// `String(v)`, not an array) are selected, the others not; any other
+/// control's value becomes `String(v)` (`""` for `undefined` or `null`).
+/// Only what differs is written, and only a control a person's edit would
+/// have changed fires its events after, as that edit does: none for a
+/// value written again, and in a radio group only the radio checked (or,
+/// when none is, each one unchecked).
 pub fn write(kind: Kind, controls: &[Control], wanted: &Wanted) -> Vec<Step> {
     let Some(first) = controls.first() else {
         return Vec::new();
     };
     let mut steps = Vec::new();
-    match kind {
-        Kind::Checkbox => steps.push(Step::Checked(first.element, wanted.truthy)),
+    let changed = match kind {
+        Kind::Checkbox => first.checked != wanted.truthy,
         Kind::Radio => {
+            let mut events = Vec::new();
             for control in controls {
-                steps.push(Step::Checked(control.element, control.value == wanted.text));
+                let on = control.value == wanted.text;
+                if control.checked != on {
+                    steps.push(Step::Checked(control.element, on));
+                    events.push((control.element, on));
+                }
             }
-            for control in controls {
-                steps.push(Step::Events(control.element));
+            let checked = events.iter().any(|&(_, on)| on);
+            for (element, on) in events {
+                if on || !checked {
+                    steps.push(Step::Events(element));
+                }
             }
             return steps;
         }
@@ -360,17 +370,27 @@ pub fn write(kind: Kind, controls: &[Control], wanted: &Wanted) -> Vec<Step> {
                 None => core::slice::from_ref(&wanted.text),
             };
             for (at, option) in first.options.iter().enumerate() {
-                steps.push(Step::Selected(
-                    first.element,
-                    at,
-                    items.contains(&option.value),
-                ));
+                let on = items.contains(&option.value);
+                if option.selected != on {
+                    steps.push(Step::Selected(first.element, at, on));
+                }
             }
+            !steps.is_empty()
         }
-        _ if wanted.nullish => steps.push(Step::Value(first.element, String::new())),
-        _ => steps.push(Step::Value(first.element, wanted.text.clone())),
+        _ => {
+            let text = if wanted.nullish { "" } else { &wanted.text };
+            first.value != text
+        }
+    };
+    if changed {
+        match kind {
+            Kind::Checkbox => steps.push(Step::Checked(first.element, wanted.truthy)),
+            Kind::SelectMultiple => {}
+            _ if wanted.nullish => steps.push(Step::Value(first.element, String::new())),
+            _ => steps.push(Step::Value(first.element, wanted.text.clone())),
+        }
+        steps.push(Step::Events(first.element));
     }
-    steps.push(Step::Events(first.element));
     steps
 }
 
@@ -1238,36 +1258,41 @@ mod tests {
             write(Kind::Checkbox, &checkbox, &wanted("yes")),
             [Step::Checked(3, true), Step::Events(3)]
         );
+        assert_eq!(write(Kind::Checkbox, &checkbox, &wanted("")), []);
+        let ticked = [with(ctl("checkbox", 3), |c| c.checked = true)];
         assert_eq!(
-            write(Kind::Checkbox, &checkbox, &wanted("")),
+            write(Kind::Checkbox, &ticked, &wanted("")),
             [Step::Checked(3, false), Step::Events(3)]
         );
 
         let radios: Vec<Control> = ["s", "m", "l"]
             .iter()
             .enumerate()
-            .map(|(at, v)| with(ctl("radio", at), |c| c.value = (*v).into()))
+            .map(|(at, v)| {
+                with(ctl("radio", at), |c| {
+                    c.value = (*v).into();
+                    c.checked = *v == "s";
+                })
+            })
             .collect();
+        // As a click on `m`: `s` unchecked silently, `m` checked and its events.
         assert_eq!(
             write(Kind::Radio, &radios, &wanted("m")),
             [
                 Step::Checked(0, false),
                 Step::Checked(1, true),
-                Step::Checked(2, false),
-                Step::Events(0),
-                Step::Events(1),
-                Step::Events(2),
+                Step::Events(1)
             ]
         );
+        assert_eq!(write(Kind::Radio, &radios, &wanted("s")), []);
         let nothing = Wanted {
             nullish: true,
             ..wanted("undefined")
         };
-        let checked: Vec<Step> = write(Kind::Radio, &radios, &nothing)
-            .into_iter()
-            .filter(|step| matches!(step, Step::Checked(_, true)))
-            .collect();
-        assert_eq!(checked, []);
+        assert_eq!(
+            write(Kind::Radio, &radios, &nothing),
+            [Step::Checked(0, false), Step::Events(0)]
+        );
 
         let tags = [select(
             true,
@@ -1291,12 +1316,12 @@ mod tests {
         assert_eq!(
             write(Kind::SelectMultiple, &tags, &wanted("c")),
             [
-                Step::Selected(1, 0, false),
                 Step::Selected(1, 1, false),
                 Step::Selected(1, 2, true),
                 Step::Events(1),
             ]
         );
+        assert_eq!(write(Kind::SelectMultiple, &tags, &wanted("b")), []);
 
         for (kind, control) in [
             (Kind::Text, ctl("text", 2)),
@@ -1311,10 +1336,12 @@ mod tests {
                 nullish: true,
                 ..wanted("null")
             };
+            let pro = with(control, |c| c.value = "pro".into());
             assert_eq!(
-                write(kind, &[control], &cleared),
+                write(kind, core::slice::from_ref(&pro), &cleared),
                 [Step::Value(2, String::new()), Step::Events(2)]
             );
+            assert_eq!(write(kind, &[pro], &wanted("pro")), [], "written again");
         }
         assert_eq!(write(Kind::Text, &[], &wanted("x")), []);
     }

@@ -315,6 +315,34 @@ test('a control in a disabled fieldset is no field: not in the schema, not read,
   assert.deepEqual(page.errors, []);
 });
 
+test('fill fires the events a person\'s edit fires: in a radio group only on the radio checked, none for a value written again', async () => {
+  await openLab(`<form aria-label="order">
+    <input type="radio" name="size" value="s" checked><input type="radio" name="size" value="m"><input type="radio" name="size" value="l">
+    <input name="qty" value="1">
+  </form>`);
+  const out = await page.evaluate(async () => {
+    const events = [];
+    for (const kind of ['input', 'change']) {
+      form.addEventListener(kind, (e) => events.push(`${kind}:${e.target.name}=${e.target.value}`));
+    }
+    const radio = await agent.call('f.fill', { size: 'l' });
+    const radioEvents = events.splice(0);
+    const again = await agent.call('f.fill', { size: 'l', qty: '1' });
+    const same = events.splice(0);
+    const qty = await agent.call('f.fill', { qty: '2' });
+    return { statuses: [radio.status, again.status, qty.status], radioEvents, same, changed: events, size: form.size.value, qty: form.qty.value };
+  });
+  assert.deepEqual(out, {
+    statuses: ['ok', 'ok', 'ok'],
+    radioEvents: ['input:size=l', 'change:size=l'],
+    same: [],
+    changed: ['input:qty=2', 'change:qty=2'],
+    size: 'l',
+    qty: '2',
+  });
+  assert.deepEqual(page.errors, []);
+});
+
 test('stale: the unchanged form is submitted on approval, with the values approved', async () => {
   await openLab(TRANSFER);
   const out = await page.evaluate(async () => {
