@@ -566,14 +566,33 @@ pub fn invalid_fields(
     issues
 }
 
+/// Why a form without invalid fields was not submitted: out of the
+/// document, or invalid by a control without a name, its `requestSubmit()`
+/// would fire no `submit` event.
+pub const NOT_SUBMITTED: &str = "The browser did not submit the form: it is not in the document, or a control without a name fails its constraints";
+
+/// Whether `submit` calls `requestSubmit()`: no field at fault, and the
+/// form in the document (`isConnected`) and valid (`checkValidity()`, an
+/// unnamed control too), else `requestSubmit()` would fire no `submit`
+/// event and the person is shown what is wrong instead.
+pub fn submits(invalid: &[Issue], connected: bool, valid: bool) -> bool {
+    invalid.is_empty() && connected && valid
+}
+
 /// What `submit` answers: `{ submitted: true }` once the form is
-/// submitted, or, for a form failing its constraints ([`invalid_fields`]),
-/// `{ submitted: false, invalid: [{ path, message }] }`: nothing was
-/// submitted, and the agent is told which fields are at fault (a thrown
-/// error would reach it as a bare "Tool failed").
-pub fn submit_answer(invalid: &[Issue]) -> Value {
+/// submitted (`dispatched`: its `submit` event fires), or, for a form
+/// failing its constraints ([`invalid_fields`]), `{ submitted: false,
+/// invalid: [{ path, message }] }`: nothing was submitted, and the agent
+/// is told which fields are at fault (a thrown error would reach it as a
+/// bare "Tool failed"); with no field at fault and no `submit` event,
+/// `{ submitted: false, reason }` ([`NOT_SUBMITTED`]).
+pub fn submit_answer(invalid: &[Issue], dispatched: bool) -> Value {
     let mut answer = Map::new();
-    answer.insert("submitted".into(), Value::Bool(invalid.is_empty()));
+    let submitted = invalid.is_empty() && dispatched;
+    answer.insert("submitted".into(), Value::Bool(submitted));
+    if invalid.is_empty() && !dispatched {
+        answer.insert("reason".into(), NOT_SUBMITTED.into());
+    }
     if !invalid.is_empty() {
         // Built as values (as `protocol::manifest` builds entries):
         // `serde_json::to_value` of the issues, `Issue`'s derived
@@ -1481,10 +1500,19 @@ mod tests {
         assert_eq!(asked, [0, 1, 2, 3, 4]);
         assert_eq!(invalid_fields(&fields, |_| None), []);
         assert_eq!(
-            submit_answer(&issues[..1]),
+            submit_answer(&issues[..1], false),
             json!({"submitted": false, "invalid": [{"path": "user", "message": "Fill in this field."}]})
         );
-        assert_eq!(submit_answer(&[]), json!({"submitted": true}));
+        assert!(submits(&[], true, true));
+        for (connected, valid) in [(false, true), (true, false)] {
+            assert!(!submits(&[], connected, valid));
+        }
+        assert!(!submits(&issues[..1], true, true));
+        assert_eq!(submit_answer(&[], true), json!({"submitted": true}));
+        assert_eq!(
+            submit_answer(&[], false),
+            json!({"submitted": false, "reason": NOT_SUBMITTED})
+        );
     }
 
     #[test]

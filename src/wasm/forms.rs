@@ -415,14 +415,20 @@ impl Form {
                         .ok()?;
                     valid.is_falsy().then(|| text(element, "validationMessage"))
                 });
-                if invalid.is_empty() {
-                    let submit = host::method(&self.element, "requestSubmit")
+                let form = &self.element;
+                let submits = forms::submits(
+                    &invalid,
+                    get(form, "isConnected") != JsValue::FALSE,
+                    call(form, "checkValidity", &JsValue::UNDEFINED) != JsValue::FALSE,
+                );
+                if submits {
+                    let submit = host::method(form, "requestSubmit")
                         .ok_or_else(|| Failure::misuse("formTools: form.requestSubmit is gone"))?;
-                    submit.call0(&self.element)?;
+                    submit.call0(form)?;
                 } else {
-                    call(&self.element, "reportValidity", &JsValue::UNDEFINED);
+                    call(form, "reportValidity", &JsValue::UNDEFINED);
                 }
-                js(&forms::submit_answer(&invalid))
+                js(&forms::submit_answer(&invalid, submits))
             }
         })
     }

@@ -343,6 +343,34 @@ test('fill fires the events a person\'s edit fires: in a radio group only on the
   assert.deepEqual(page.errors, []);
 });
 
+test('submit answers submitted: false with the reason when the browser fires no submit event (the form out of the document, an unnamed control failing its constraints)', async () => {
+  await openLab(`<form aria-label="terms">
+    <input name="email" value="a@example.com">
+    <input type="checkbox" required>
+  </form>`);
+  const out = await page.evaluate(async () => {
+    const approve = async () => {
+      const request = await agent.call('f.submit', {});
+      return (await tm.confirmPending(request.confirmId, true)).data;
+    };
+    const unnamed = await approve();
+    const box = form.querySelector('[type=checkbox]');
+    box.checked = true;
+    const parent = form.parentNode;
+    form.remove();
+    const removed = await approve();
+    parent.append(form);
+    const back = await approve();
+    return { unnamed, removed, back, submits: submits.length };
+  });
+  const reason = 'The browser did not submit the form: it is not in the document, or a control without a name fails its constraints';
+  assert.deepEqual(out.unnamed, { submitted: false, reason });
+  assert.deepEqual(out.removed, { submitted: false, reason });
+  assert.deepEqual(out.back, { submitted: true });
+  assert.equal(out.submits, 1);
+  assert.deepEqual(page.errors, []);
+});
+
 test('stale: the unchanged form is submitted on approval, with the values approved', async () => {
   await openLab(TRANSFER);
   const out = await page.evaluate(async () => {
