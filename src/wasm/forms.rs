@@ -44,11 +44,23 @@ use super::values;
 use crate::forms::{self, form_state, Choice, Control, Field, FormPolicy, Step, Wanted};
 use crate::machine::ToolmarkError;
 
-/// `target[key] = value`; a setter that throws is ignored.
+/// `target[key] = value`, through the setter its prototype defines when
+/// it has one: a framework that wraps the property on the element (React's
+/// value tracker) then sees the change when the events fire, as after a
+/// person's edit. A setter that throws is ignored.
 fn set_prop(target: &JsValue, key: &str, value: &JsValue) {
-    if target.is_object() {
-        let _ = js_sys::Reflect::set(target, &JsValue::from_str(key), value);
+    if !target.is_object() {
+        return;
     }
+    let key = JsValue::from_str(key);
+    let setter = js_sys::Reflect::get_prototype_of(target)
+        .and_then(|prototype| js_sys::Reflect::get_own_property_descriptor(&prototype, &key))
+        .ok()
+        .and_then(|descriptor| host::function(get(&descriptor, "set")));
+    let _ = match setter {
+        Some(set) => set.call1(target, value),
+        None => js_sys::Reflect::set(target, &key, value).map(JsValue::from),
+    };
 }
 
 /// `target.name(argument)` when `target` has that method; what it returned,
@@ -199,6 +211,20 @@ fn write(ctls: &mut [Ctl], field: &mut Field, value: &JsValue) {
         let (at, key, value) = match step {
             Step::Value(at, value) => (at, "value", JsValue::from_str(&value)),
             Step::Checked(at, on) => (at, "checked", on.into()),
+            Step::Click(at, on) => {
+                if let Some(ctl) = ctls.get(at) {
+                    match host::method(&ctl.element, "click") {
+                        Some(click) => {
+                            let _ = click.call0(&ctl.element);
+                        }
+                        None => {
+                            set_prop(&ctl.element, "checked", &on.into());
+                            ctl.fire();
+                        }
+                    }
+                }
+                continue;
+            }
             Step::Selected(at, option, on) => {
                 if let Some(option) = ctls.get(at).and_then(|c| c.options.get(option)) {
                     set_prop(option, "selected", &on.into());

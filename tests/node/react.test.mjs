@@ -12,10 +12,10 @@ const out = mkdtempSync(join(tmpdir(), 'toolmark-react-'));
 
 before(async () => {
   await build({
-    entryPoints: [join(REPO_ROOT, 'tests/browser/react-app.js')],
+    entryPoints: { app: join(REPO_ROOT, 'tests/browser/react-app.js'), form: join(REPO_ROOT, 'tests/browser/react-form-app.js') },
     bundle: true,
     format: 'esm',
-    outfile: join(out, 'app.js'),
+    outdir: out,
     define: { 'process.env.NODE_ENV': '"production"' },
     logLevel: 'silent',
   });
@@ -25,7 +25,10 @@ before(async () => {
 });
 const chromium = chromiumWithServer({
   root: out,
-  pages: { '/': '<!doctype html><meta charset="utf-8"><div id="root"></div><script type="module" src="/app.js"></script>' },
+  pages: {
+    '/': '<!doctype html><meta charset="utf-8"><div id="root"></div><script type="module" src="/app.js"></script>',
+    '/form': '<!doctype html><meta charset="utf-8"><div id="root"></div><script type="module" src="/form.js"></script>',
+  },
 });
 
 after(() => rmSync(out, { recursive: true, force: true }));
@@ -50,6 +53,29 @@ test('the pending list is live, and approve / reject settle confirmations', asyn
   assert.deepEqual(await page.evaluate(() => window.confirmed), [
     { status: 'ok', data: { paid: 5 } },
     { status: 'cancelled', by: 'operator' },
+  ]);
+  assert.deepEqual(page.errors, []);
+});
+
+test("formTools' fill reaches a React form's controlled inputs: the app submits what fill wrote, and undo puts React's state back", async () => {
+  const page = await chromium.open('/form');
+  await page.waitForFunction(() => window.agent && window.agent.clientId !== undefined);
+  const out = await page.evaluate(async () => {
+    const id = crypto.randomUUID();
+    const fill = await window.agent.call('f.fill', { email: 'ann@example.com', agree: true, plan: 'pro', size: 'm' }, { id });
+    const form = document.getElementById('signup');
+    await new Promise((r) => setTimeout(r, 0));
+    form.requestSubmit();
+    const undone = await window.tm.undo(id);
+    await new Promise((r) => setTimeout(r, 0));
+    form.requestSubmit();
+    return { fill, undone, submitted: window.submitted };
+  });
+  assert.deepEqual(out.fill, { status: 'ok', data: { filled: ['email', 'agree', 'plan', 'size'] } });
+  assert.deepEqual(out.undone, { status: 'ok' });
+  assert.deepEqual(out.submitted, [
+    { email: 'ann@example.com', agree: true, plan: 'pro', size: 'm' },
+    { email: '', agree: false, plan: 'free', size: 's' },
   ]);
   assert.deepEqual(page.errors, []);
 });
