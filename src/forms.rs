@@ -725,9 +725,18 @@ pub fn field_named<'a>(fields: &'a mut [Field], key: &str) -> Option<&'a mut Fie
     fields.iter_mut().find(|field| field.name == key)
 }
 
+/// What `fill`'s snapshot keeps: the fields its input names (`keys`), in
+/// the form's order, so that its undo writes back what the fill wrote and
+/// leaves alone what a person typed elsewhere since.
+pub fn filled<'a>(fields: &'a [Field], keys: &'a [String]) -> impl Iterator<Item = &'a Field> {
+    fields
+        .iter()
+        .filter(move |field| keys.contains(&field.name))
+}
+
 /// `fill`'s undo: the value `field` had when `fill`'s snapshot was taken
-/// (`before`, by name); none for a field added since, which is written
-/// back to no value like every other field.
+/// (`before`, by name), to write back; none for a field the fill did not
+/// write, or one added since, which undo leaves as it is.
 pub fn value_before<'a, T>(before: &'a [(String, T)], field: &Field) -> Option<&'a T> {
     before
         .iter()
@@ -1041,7 +1050,7 @@ mod tests {
     }
 
     #[test]
-    fn fill_writes_the_field_a_key_names_and_undo_writes_every_field_back() {
+    fn fill_writes_the_field_a_key_names_and_undo_writes_back_only_those() {
         let mut fields = vec![
             field("email", "email", "", None),
             field("plan", "text", "", None),
@@ -1057,9 +1066,16 @@ mod tests {
             field_named(&mut fields, "Plan").is_none(),
             "names are exact"
         );
+        let keys = [
+            String::from("plan"),
+            String::from("nope"),
+            String::from("email"),
+        ];
+        let kept: Vec<&str> = filled(&fields, &keys).map(|f| f.name.as_str()).collect();
+        assert_eq!(kept, ["email", "plan"], "the fields named, in form order");
         let before = [(String::from("plan"), 1), (String::from("email"), 2)];
         let values: Vec<_> = fields.iter().map(|f| value_before(&before, f)).collect();
-        // `note` was added after the snapshot: written back to no value.
+        // `note` was not filled (or was added since): left as it is.
         assert_eq!(values, [Some(&2), Some(&1), None]);
     }
 

@@ -244,6 +244,19 @@ fn write(ctls: &mut [Ctl], field: &mut Field, value: &JsValue) {
     }
 }
 
+/// `Object.entries(input)` as names and values; none for a non-object.
+fn entries(input: &JsValue) -> Result<Vec<(String, JsValue)>, JsValue> {
+    if !input.is_object() {
+        return Ok(Vec::new());
+    }
+    let mut pairs = Vec::new();
+    for entry in host::entries(input)?.iter() {
+        let entry = Array::from(&entry);
+        pairs.push((host::string(&entry.get(0)), entry.get(1)));
+    }
+    Ok(pairs)
+}
+
 /// A core value as a JS value (its JSON text and one `JSON.parse`).
 fn js(value: &impl serde::Serialize) -> JsValue {
     values::parse_text(&serde_json::to_string(value).unwrap_or_default())
@@ -399,30 +412,29 @@ impl Form {
         Ok(match op {
             Op::Fill => {
                 let filled = Array::new();
-                if input.is_object() {
-                    for entry in host::entries(&input)?.iter() {
-                        let entry = Array::from(&entry);
-                        let name = host::string(&entry.get(0));
-                        if let Some(field) = forms::field_named(&mut fields, &name) {
-                            write(&mut ctls, field, &entry.get(1));
-                            filled.push(&name.into());
-                        }
+                for (name, value) in entries(&input)? {
+                    if let Some(field) = forms::field_named(&mut fields, &name) {
+                        write(&mut ctls, field, &value);
+                        filled.push(&name.into());
                     }
                 }
                 host::object(&[("filled", &filled)]).into()
             }
             Op::Snapshot => {
-                let mut before = Vec::with_capacity(fields.len());
-                for field in fields {
+                let keys: Vec<String> =
+                    entries(&input)?.into_iter().map(|(name, _)| name).collect();
+                let mut before = Vec::new();
+                for field in forms::filled(&fields, &keys) {
                     let value = field.value.as_ref().map_or(JsValue::UNDEFINED, js);
-                    before.push((field.name, value));
+                    before.push((field.name.clone(), value));
                 }
                 tool_fn(self, Op::Restore(before))
             }
             Op::Restore(before) => {
                 for field in &mut fields {
-                    let value = forms::value_before(before, field);
-                    write(&mut ctls, field, value.unwrap_or(&JsValue::UNDEFINED));
+                    if let Some(value) = forms::value_before(before, field) {
+                        write(&mut ctls, field, value);
+                    }
                 }
                 JsValue::UNDEFINED
             }

@@ -371,6 +371,24 @@ test('submit answers submitted: false with the reason when the browser fires no 
   assert.deepEqual(page.errors, []);
 });
 
+test('undo of a fill writes back the fields that fill wrote, and leaves what the person typed elsewhere since', async () => {
+  await openLab(`<form aria-label="profile"><input name="email" value="old@example.com"><input name="name"><textarea name="bio"></textarea></form>`);
+  const out = await page.evaluate(async () => {
+    const id = crypto.randomUUID();
+    await agent.call('f.fill', { email: 'new@example.com' }, { id });
+    form.name.value = 'Ann';
+    form.bio.value = 'Typed by the person';
+    form.insertAdjacentHTML('beforeend', '<input name="phone" value="555">');
+    const undone = await tm.undo(id);
+    return { undone, values: Object.fromEntries(new FormData(form)) };
+  });
+  assert.deepEqual(out, {
+    undone: { status: 'ok' },
+    values: { email: 'old@example.com', name: 'Ann', bio: 'Typed by the person', phone: '555' },
+  });
+  assert.deepEqual(page.errors, []);
+});
+
 test('stale: the unchanged form is submitted on approval, with the values approved', async () => {
   await openLab(TRANSFER);
   const out = await page.evaluate(async () => {
