@@ -261,19 +261,22 @@ fn read(
             let checked = controls.iter().find(|c| c.is_checked(initial))?;
             return Some(Value::String(checked.value.clone()));
         }
-        // A single select's value now is its own `value`; as loaded, the
-        // option selected by default.
-        Kind::Select | Kind::SelectMultiple if initial || kind == Kind::SelectMultiple => {
+        Kind::SelectMultiple => {
             let mut chosen = Vec::new();
             for option in &first.options {
                 if option.is_selected(initial) {
                     chosen.push(Value::String(option.value.clone()));
                 }
             }
-            if kind == Kind::SelectMultiple {
-                return Some(Value::Array(chosen));
-            }
-            return chosen.into_iter().next();
+            return Some(Value::Array(chosen));
+        }
+        // A single select's value now is its own `value`; as loaded, what
+        // the browser selected then: the last option selected by default,
+        // else the first (a placeholder `""` is no value, as now).
+        Kind::Select if initial => {
+            let options = &first.options;
+            let chosen = options.iter().rev().find(|o| o.default_selected);
+            &chosen.or(options.first())?.value
         }
         _ if initial => &first.default_value,
         _ => &first.value,
@@ -1222,14 +1225,26 @@ mod tests {
         assert_eq!(values(none[0].clone()), (None, None));
 
         // A single select's value now is its own `value`; as loaded, the
-        // option selected by default.
+        // option selected by default, else the first; a placeholder `""`
+        // is no value either way.
         let plan = with(
             select(false, &[("free", false, true), ("pro", true, false)], 0),
             |c| c.value = "pro".into(),
         );
         assert_eq!(values(one(plan)), (Some(json!("pro")), Some(json!("free"))));
-        let no_default = select(false, &[("a", true, false)], 0);
-        assert_eq!(values(one(no_default)), (None, None));
+        let no_default = with(
+            select(false, &[("a", true, false), ("b", false, false)], 0),
+            |c| c.value = "a".into(),
+        );
+        assert_eq!(
+            values(one(no_default)),
+            (Some(json!("a")), Some(json!("a")))
+        );
+        let last_default = select(false, &[("a", false, true), ("b", true, true)], 0);
+        assert_eq!(values(one(last_default)).1, Some(json!("b")));
+        let placeholder = select(false, &[("", true, true), ("m", false, false)], 0);
+        assert_eq!(values(one(placeholder)), (None, None));
+        assert_eq!(values(one(select(false, &[], 0))), (None, None));
         let tags = select(
             true,
             &[("a", true, false), ("b", false, false), ("c", true, true)],

@@ -389,6 +389,28 @@ test('undo of a fill writes back the fields that fill wrote, and leaves what the
   assert.deepEqual(page.errors, []);
 });
 
+test("a select nobody touched is no change: one with no option selected by default (the browser picks the first), one on a placeholder \"\"", async () => {
+  await openLab(`<form aria-label="order">
+    <input name="note">
+    <select name="country"><option value="fr">France</option><option value="de">Germany</option></select>
+    <select name="size"><option value="" selected>Choose…</option><option value="m">M</option></select>
+  </form>`);
+  const out = await page.evaluate(async () => {
+    await agent.call('f.fill', { note: 'hello' });
+    const request = await agent.call('f.submit', {});
+    await tm.confirmPending(request.confirmId, false);
+    await agent.call('f.fill', { country: 'de', size: 'm' });
+    return { first: request.changes, then: (await agent.call('f.submit', {})).changes };
+  });
+  assert.deepEqual(out.first, [{ path: 'note', after: 'hello' }]);
+  assert.deepEqual(out.then, [
+    { path: 'note', after: 'hello' },
+    { path: 'country', before: 'fr', after: 'de' },
+    { path: 'size', after: 'm' },
+  ]);
+  assert.deepEqual(page.errors, []);
+});
+
 test('stale: the unchanged form is submitted on approval, with the values approved', async () => {
   await openLab(TRANSFER);
   const out = await page.evaluate(async () => {
