@@ -16,8 +16,9 @@
 //!   the confirmation's changes, the form state), so a field seen as a
 //!   password once stays redacted after a show-password button; and,
 //!   where the host has `MutationObserver`, at every change of a control's
-//!   `type` or `autocomplete` in the form and every control added to or
-//!   removed from it, so one rendered later and shown as text (re-typed, or
+//!   `type` or `autocomplete` in the form (or of a control outside it
+//!   joined by its `form` attribute) and every control added to or removed
+//!   from it, so one rendered later and shown as text (re-typed, or
 //!   replaced by a text input of the same name) before any tool ran is too.
 //! - **The form state** is [`form_state`] under a 32-byte key from
 //!   `crypto.getRandomValues`, minted per `formTools()` call: a digest of
@@ -355,10 +356,13 @@ impl Form {
                 }
                 continue;
             }
-            let name = record
-                .target()
-                .map(|t| text(&t, "name"))
-                .unwrap_or_default();
+            let Some(target) = record.target() else {
+                continue;
+            };
+            if get(&target, "form") != self.element {
+                continue;
+            }
+            let name = text(&target, "name");
             let attribute = record.attribute_name().unwrap_or_default();
             let old = record.old_value().unwrap_or_default();
             self.with_policy(|policy| policy.observe_change(&name, &attribute, &old));
@@ -387,10 +391,23 @@ impl Form {
         options.set_attribute_filter(&filter);
         if observer
             .observe_with_options(self.element.unchecked_ref(), &options)
-            .is_ok()
+            .is_err()
         {
-            self.watch.set(Some((observer, callback)));
+            return;
         }
+        // A control outside the form joined to it by its `form` attribute:
+        // its `type` and `autocomplete` changes anywhere in the form's
+        // document (or shadow root), kept for this form's controls only.
+        let root = call(&self.element, "getRootNode", &JsValue::UNDEFINED);
+        // (Observing the form itself again would replace its options.)
+        if let Some(root) = root
+            .dyn_ref::<web_sys::Node>()
+            .filter(|_| root != self.element)
+        {
+            options.set_child_list(false);
+            let _ = observer.observe_with_options(root, &options);
+        }
+        self.watch.set(Some((observer, callback)));
     }
 
     fn unwatch(&self) {

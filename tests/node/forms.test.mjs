@@ -531,6 +531,25 @@ test('sensitive: a password rendered after formTools() and replaced by a text in
   }
 });
 
+test('sensitive: a password outside the form joined to it by form="", rendered after formTools() and shown as text before any tool ran, stays redacted', async () => {
+  await openLab('<form aria-label="login" id="login"><input name="user"></form><div id="later"></div>');
+  const out = await page.evaluate(async () => {
+    document.getElementById('later').innerHTML = '<input form="login" name="password" type="password"><input name="other" type="password">';
+    const pw = document.querySelector('[name=password]');
+    pw.value = 'hunter2';
+    await new Promise((r) => setTimeout(r, 0));
+    pw.type = 'text'; // the show-password button
+    document.querySelector('[name=other]').type = 'text'; // another form's: not this one's
+    await new Promise((r) => setTimeout(r, 0));
+    const read = await agent.call('f.read', {});
+    return { joined: [...form.elements].includes(pw), read: read.data, sent: JSON.stringify(sent) };
+  });
+  assert.equal(out.joined, true);
+  assert.deepEqual(out.read, { password: '[redacted]' });
+  assert.ok(!out.sent.includes('hunter2'), 'never sent');
+  assert.deepEqual(page.errors, []);
+});
+
 test('sensitive: a declared path is redacted inside a parent value (card.number in a change at card)', async () => {
   await openLab(`<form aria-label="pay">
     <select name="codes" multiple><option value="1234">a</option><option value="9876">b</option><option value="open">c</option></select>
