@@ -181,12 +181,15 @@ impl Field {
     }
 }
 
-/// How a field's value is read and written, decided by its first control.
+/// How a field's value is read and written, decided by its controls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// One checkbox: `true` / `false`. Several sharing a name are a text
-    /// field (the first one's value).
+    /// One checkbox (after hidden inputs of its name too, as Rails writes
+    /// a box that submits `0` unchecked): `true` / `false`.
     Checkbox,
+    /// Several checkboxes sharing a name: the checked boxes' values, an
+    /// array (what the form submits).
+    CheckboxGroup,
     /// The checked radio's value.
     Radio,
     /// The selected option's value.
@@ -199,19 +202,31 @@ pub enum Kind {
     Text,
 }
 
+/// `type="checkbox"`.
+fn is_checkbox(control: &Control) -> bool {
+    control.input_type.eq_ignore_ascii_case("checkbox")
+}
+
 fn kind_of(controls: &[Control]) -> Kind {
     let Some(first) = controls.first() else {
         return Kind::Text;
     };
     let is = |t: &str| first.input_type.eq_ignore_ascii_case(t);
+    let boxes = controls.iter().filter(|c| is_checkbox(c)).count();
+    let hidden = controls
+        .iter()
+        .filter(|c| c.input_type.eq_ignore_ascii_case("hidden"))
+        .count();
     if first.select {
         if first.multiple {
             Kind::SelectMultiple
         } else {
             Kind::Select
         }
-    } else if is("checkbox") && controls.len() == 1 {
+    } else if boxes == 1 && boxes + hidden == controls.len() {
         Kind::Checkbox
+    } else if boxes == controls.len() {
+        Kind::CheckboxGroup
     } else if is("radio") {
         Kind::Radio
     } else if is("number") || is("range") {
@@ -256,7 +271,17 @@ fn read(
 ) -> Option<Value> {
     let first = controls.first()?;
     let raw = match kind {
-        Kind::Checkbox => return Some(Value::Bool(first.is_checked(initial))),
+        Kind::Checkbox => {
+            let checkbox = controls.iter().find(|c| is_checkbox(c))?;
+            return Some(Value::Bool(checkbox.is_checked(initial)));
+        }
+        Kind::CheckboxGroup => {
+            let mut checked = Vec::new();
+            for control in controls.iter().filter(|c| c.is_checked(initial)) {
+                checked.push(Value::String(control.value.clone()));
+            }
+            return Some(Value::Array(checked));
+        }
         Kind::Radio => {
             let checked = controls.iter().find(|c| c.is_checked(initial))?;
             return Some(Value::String(checked.value.clone()));
@@ -354,10 +379,25 @@ pub fn write(kind: Kind, controls: &[Control], wanted: &Wanted) -> Vec<Step> {
         return Vec::new();
     };
     let mut steps = Vec::new();
+    let items = match &wanted.items {
+        Some(items) => items.as_slice(),
+        None => core::slice::from_ref(&wanted.text),
+    };
     let changed = match kind {
         Kind::Checkbox => {
-            if first.checked != wanted.truthy {
-                steps.push(Step::Click(first.element, wanted.truthy));
+            if let Some(checkbox) = controls.iter().find(|c| is_checkbox(c)) {
+                if checkbox.checked != wanted.truthy {
+                    steps.push(Step::Click(checkbox.element, wanted.truthy));
+                }
+            }
+            return steps;
+        }
+        Kind::CheckboxGroup => {
+            for control in controls {
+                let on = !wanted.nullish && items.contains(&control.value);
+                if control.checked != on {
+                    steps.push(Step::Click(control.element, on));
+                }
             }
             return steps;
         }
@@ -375,10 +415,6 @@ pub fn write(kind: Kind, controls: &[Control], wanted: &Wanted) -> Vec<Step> {
             return steps;
         }
         Kind::SelectMultiple => {
-            let items = match &wanted.items {
-                Some(items) => items.as_slice(),
-                None => core::slice::from_ref(&wanted.text),
-            };
             for (at, option) in first.options.iter().enumerate() {
                 let on = items.contains(&option.value);
                 if option.selected != on {
@@ -431,7 +467,7 @@ fn schema_of(field: &Field) -> Map<String, Value> {
             }
             return schema;
         }
-        Kind::Radio => {
+        Kind::Radio | Kind::CheckboxGroup => {
             for control in &field.controls {
                 listed.push(control.value.clone().into());
             }
@@ -444,7 +480,7 @@ fn schema_of(field: &Field) -> Map<String, Value> {
     }
     let mut listed_schema = Map::new();
     set(&mut listed_schema, "enum", Value::Array(listed));
-    if field.kind() == Kind::SelectMultiple {
+    if matches!(field.kind(), Kind::SelectMultiple | Kind::CheckboxGroup) {
         let mut array = typed("array");
         set(&mut array, "items", Value::Object(listed_schema));
         return array;
@@ -1125,7 +1161,7 @@ mod tests {
     }
 
     #[test]
-    fn the_kind_follows_the_first_control() {
+    fn the_kind_follows_the_controls() {
         let kind = |controls: Vec<Control>| {
             named(controls.into_iter().map(|c| ("f", c)).collect())
                 .remove(0)
@@ -1133,11 +1169,17 @@ mod tests {
         };
         assert_eq!(kind(vec![ctl("checkbox", 0)]), Kind::Checkbox);
         assert_eq!(kind(vec![ctl("CheckBox", 0)]), Kind::Checkbox);
-        // Several checkboxes of one name: the first one's value, as text.
+        // Several checkboxes of one name: a group; one after hidden inputs
+        // of its name (Rails): a checkbox; mixed with a text input: text.
         assert_eq!(
             kind(vec![ctl("checkbox", 0), ctl("checkbox", 1)]),
-            Kind::Text
+            Kind::CheckboxGroup
         );
+        assert_eq!(
+            kind(vec![ctl("hidden", 0), ctl("checkbox", 1)]),
+            Kind::Checkbox
+        );
+        assert_eq!(kind(vec![ctl("text", 0), ctl("checkbox", 1)]), Kind::Text);
         assert_eq!(kind(vec![ctl("radio", 0), ctl("radio", 1)]), Kind::Radio);
         assert_eq!(kind(vec![ctl("RADIO", 0), ctl("text", 1)]), Kind::Radio);
         assert_eq!(kind(vec![ctl("text", 0), ctl("radio", 1)]), Kind::Text);
@@ -1271,12 +1313,35 @@ mod tests {
         assert_eq!(number("1.5").value, Some(json!(1.5)));
         assert_eq!(number("").value, None);
         assert_eq!(number("abc").value, Some(Value::Null));
-        // Checkboxes sharing a name read as the first one's value.
-        let pair = named(vec![
-            ("opt", with(ctl("checkbox", 0), |c| c.value = "on".into())),
-            ("opt", with(ctl("checkbox", 1), |c| c.value = "off".into())),
+        // Checkboxes sharing a name read as the checked boxes' values,
+        // now and as loaded; one after a hidden input as its checkedness.
+        let tag = |value: &str, checked: bool, default_checked: bool, at: usize| {
+            with(ctl("checkbox", at), |c| {
+                c.value = value.into();
+                c.checked = checked;
+                c.default_checked = default_checked;
+            })
+        };
+        let tags = named(vec![
+            ("tags", tag("news", false, true, 0)),
+            ("tags", tag("offers", true, false, 1)),
+            ("tags", tag("events", true, true, 2)),
         ]);
-        assert_eq!(pair[0].value, Some(json!("on")));
+        assert_eq!(
+            values(tags[0].clone()),
+            (
+                Some(json!(["offers", "events"])),
+                Some(json!(["news", "events"]))
+            )
+        );
+        let rails = named(vec![
+            ("agree", with(ctl("hidden", 0), |c| c.value = "0".into())),
+            ("agree", tag("1", true, false, 1)),
+        ]);
+        assert_eq!(
+            values(rails[0].clone()),
+            (Some(json!(true)), Some(json!(false)))
+        );
     }
 
     #[test]
@@ -1319,6 +1384,43 @@ mod tests {
         assert_eq!(
             write(Kind::Checkbox, &ticked, &wanted("")),
             [Step::Click(3, false)]
+        );
+
+        let group: Vec<Control> = ["news", "offers", "events"]
+            .iter()
+            .enumerate()
+            .map(|(at, v)| {
+                with(ctl("checkbox", at), |c| {
+                    c.value = (*v).into();
+                    c.checked = *v == "news";
+                })
+            })
+            .collect();
+        let items = Wanted {
+            items: Some(vec!["offers".into(), "events".into()]),
+            ..wanted("offers,events")
+        };
+        assert_eq!(
+            write(Kind::CheckboxGroup, &group, &items),
+            [
+                Step::Click(0, false),
+                Step::Click(1, true),
+                Step::Click(2, true)
+            ]
+        );
+        assert_eq!(write(Kind::CheckboxGroup, &group, &wanted("news")), []);
+        let nothing = Wanted {
+            nullish: true,
+            ..wanted("null")
+        };
+        assert_eq!(
+            write(Kind::CheckboxGroup, &group, &nothing),
+            [Step::Click(0, false)]
+        );
+        let rails = [ctl("hidden", 4), ctl("checkbox", 5)];
+        assert_eq!(
+            write(Kind::Checkbox, &rails, &wanted("yes")),
+            [Step::Click(5, true)]
         );
 
         let radios: Vec<Control> = ["s", "m", "l"]

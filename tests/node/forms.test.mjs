@@ -411,6 +411,36 @@ test("a select nobody touched is no change: one with no option selected by defau
   assert.deepEqual(page.errors, []);
 });
 
+test('a checkbox group is an array of the checked values (read, fill, changes, schema), and a Rails checkbox after its hidden input is a boolean', async () => {
+  await openLab(`<form aria-label="prefs">
+    <input type="checkbox" name="tags" value="news"><input type="checkbox" name="tags" value="offers" checked><input type="checkbox" name="tags" value="events">
+    <input type="hidden" name="agree" value="0"><input type="checkbox" name="agree" value="1">
+  </form>`);
+  const out = await page.evaluate(async () => {
+    const schema = (await agent.describe('f.fill')).data.inputSchema.properties;
+    const before = (await agent.call('f.read', {})).data;
+    const fill = await agent.call('f.fill', { tags: ['news', 'events'], agree: true });
+    const after = (await agent.call('f.read', {})).data;
+    const request = await agent.call('f.submit', {});
+    await tm.confirmPending(request.confirmId, true);
+    return { schema, before, fill: fill.status, after, changes: request.changes, submitted: [...new FormData(form)], values: [...form.querySelectorAll('[name=tags]')].map((b) => b.value) };
+  });
+  assert.deepEqual(out.schema, {
+    tags: { type: 'array', items: { enum: ['news', 'offers', 'events'] } },
+    agree: { type: 'boolean' },
+  });
+  assert.deepEqual(out.before, { tags: ['offers'], agree: false });
+  assert.equal(out.fill, 'ok');
+  assert.deepEqual(out.after, { tags: ['news', 'events'], agree: true });
+  assert.deepEqual(out.changes, [
+    { path: 'tags', before: ['offers'], after: ['news', 'events'] },
+    { path: 'agree', before: false, after: true },
+  ]);
+  assert.deepEqual(out.submitted, [['tags', 'news'], ['tags', 'events'], ['agree', '0'], ['agree', '1']]);
+  assert.deepEqual(out.values, ['news', 'offers', 'events'], 'no box renamed');
+  assert.deepEqual(page.errors, []);
+});
+
 test('stale: the unchanged form is submitted on approval, with the values approved', async () => {
   await openLab(TRANSFER);
   const out = await page.evaluate(async () => {
