@@ -83,6 +83,8 @@ pub struct Control {
     pub default_checked: bool,
     pub multiple: bool,
     pub required: bool,
+    /// `readOnly`: submitted, but not for a person to edit.
+    pub read_only: bool,
     /// A select's options (none for other controls).
     pub options: Vec<Choice>,
     /// Its place in the driver's list of the form's controls, which a
@@ -178,6 +180,14 @@ impl Field {
     /// How its value is read and written.
     pub fn kind(&self) -> Kind {
         kind_of(&self.controls)
+    }
+
+    /// Whether `fill` may write it: not when its controls are all
+    /// `readOnly` (a value the page set for the form to submit, such as a
+    /// price or an account, that a person cannot edit either). It is read
+    /// and shown in changes all the same.
+    pub fn is_fillable(&self) -> bool {
+        !self.controls.iter().all(|c| c.read_only)
     }
 }
 
@@ -557,7 +567,7 @@ const TOOLS: [(&str, &str, [&str; 2], &[&str]); 3] = [
 /// submit's `sensitive` paths.
 pub fn tools(label: &str, fields: &[Field], sensitive: Vec<String>) -> [Value; 3] {
     let mut properties = Map::new();
-    for field in fields {
+    for field in fields.iter().filter(|f| f.is_fillable()) {
         set(
             &mut properties,
             &field.name,
@@ -1546,6 +1556,37 @@ mod tests {
         assert_eq!(
             order,
             ["newsletter", "age", "email", "note", "size", "plan", "tags"]
+        );
+        // A field whose controls are all read-only is not fill's.
+        let mut form = signup();
+        form.push(one(with(ctl("text", 9), |c| c.read_only = true)));
+        form.push(
+            named(vec![
+                ("ref", with(ctl("text", 10), |c| c.read_only = true)),
+                ("ref", ctl("text", 11)),
+            ])
+            .remove(0),
+        );
+        assert!(!form[form.len() - 2].is_fillable());
+        assert!(form[form.len() - 1].is_fillable());
+        let [fill, ..] = tools("sign-up", &form, Vec::new());
+        let names: Vec<&String> = fill["inputSchema"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "newsletter",
+                "age",
+                "email",
+                "note",
+                "size",
+                "plan",
+                "tags",
+                "ref"
+            ]
         );
     }
 

@@ -133,6 +133,7 @@ impl Ctl {
         control.default_checked = flag(element, "defaultChecked");
         control.multiple = flag(element, "multiple");
         control.required = flag(element, "required");
+        control.read_only = flag(element, "readOnly");
     }
 
     /// `input`, then `change`, both bubbling, as a user's edit fires them.
@@ -430,7 +431,8 @@ impl Form {
             Op::Fill => {
                 let filled = Array::new();
                 for (name, value) in entries(&input)? {
-                    if let Some(field) = forms::field_named(&mut fields, &name) {
+                    let field = forms::field_named(&mut fields, &name);
+                    if let Some(field) = field.filter(|f| f.is_fillable()) {
                         write(&mut ctls, field, &value);
                         filled.push(&name.into());
                     }

@@ -441,6 +441,30 @@ test('a checkbox group is an array of the checked values (read, fill, changes, s
   assert.deepEqual(page.errors, []);
 });
 
+test('a read-only field is read but not filled: not in the fill schema, and one made read-only later is left as it is', async () => {
+  await openLab(`<form aria-label="invoice">
+    <input name="account" value="ACC-1001" readonly>
+    <input name="note">
+    <input name="total" value="40">
+  </form>`);
+  const out = await page.evaluate(async () => {
+    const schema = Object.keys((await agent.describe('f.fill')).data.inputSchema.properties);
+    const refused = (await agent.call('f.fill', { account: 'ACC-6666' })).status;
+    form.total.readOnly = true;
+    const fill = await agent.call('f.fill', { note: 'thanks', total: '1' });
+    const read = (await agent.call('f.read', {})).data;
+    return { schema, refused, fill: fill.data, read, values: Object.fromEntries(new FormData(form)) };
+  });
+  assert.deepEqual(out, {
+    schema: ['note', 'total'],
+    refused: 'invalid',
+    fill: { filled: ['note'] },
+    read: { account: 'ACC-1001', note: 'thanks', total: '40' },
+    values: { account: 'ACC-1001', note: 'thanks', total: '40' },
+  });
+  assert.deepEqual(page.errors, []);
+});
+
 test('stale: the unchanged form is submitted on approval, with the values approved', async () => {
   await openLab(TRANSFER);
   const out = await page.evaluate(async () => {
