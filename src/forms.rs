@@ -449,6 +449,30 @@ pub fn write(kind: Kind, controls: &[Control], wanted: &Wanted) -> Vec<Step> {
     steps
 }
 
+/// Whether a field holds `wanted` once written (its controls read again):
+/// nothing is left to write. A value the browser sanitized (a `date` in
+/// another format is `""`, a `range` is clamped) or the page refused (a
+/// click prevented, a value put back) was not taken.
+pub fn took(kind: Kind, controls: &[Control], wanted: &Wanted) -> bool {
+    write(kind, controls, wanted).is_empty()
+}
+
+/// Why a field is not in `fill`'s `filled`.
+pub const NOT_TAKEN: &str = "The field did not take this value: the browser or the page changed it";
+
+/// What `fill` answers: `{ filled }`, the fields that hold what was
+/// written, in the input's order, and, when some did not take their value
+/// ([`took`]), `invalid: [{ path, message }]` for those.
+pub fn fill_answer(filled: Vec<String>, not_taken: Vec<String>) -> Value {
+    let mut answer = Map::new();
+    answer.insert("filled".into(), filled.into());
+    put_invalid(
+        &mut answer,
+        not_taken.into_iter().map(|path| (path, NOT_TAKEN)),
+    );
+    Value::Object(answer)
+}
+
 /// `object[key] = value`.
 fn set(object: &mut Map<String, Value>, key: &str, value: Value) {
     object.insert(key.into(), value);
@@ -648,22 +672,31 @@ pub fn submit_answer(invalid: &[Issue], dispatched: bool) -> Value {
     if invalid.is_empty() && !dispatched {
         answer.insert("reason".into(), NOT_SUBMITTED.into());
     }
-    if !invalid.is_empty() {
-        // Built as values (as `protocol::manifest` builds entries):
-        // `serde_json::to_value` of the issues, `Issue`'s derived
-        // serializer, makes forms.wasm 0.4 KB gzip larger.
-        let issues = invalid
-            .iter()
-            .map(|issue| {
-                let mut entry = Map::new();
-                entry.insert("path".into(), issue.path.clone().into());
-                entry.insert("message".into(), issue.message.clone().into());
-                Value::Object(entry)
-            })
-            .collect();
-        answer.insert("invalid".into(), Value::Array(issues));
-    }
+    put_invalid(
+        &mut answer,
+        invalid.iter().map(|i| (i.path.clone(), i.message.as_str())),
+    );
     Value::Object(answer)
+}
+
+/// `answer.invalid = [{ path, message }]`, when there are any. Built as
+/// values (as `protocol::manifest` builds entries): `serde_json::to_value`
+/// of `Issue`s, their derived serializer, makes forms.wasm 0.4 KB gzip
+/// larger.
+fn put_invalid<'a>(
+    answer: &mut Map<String, Value>,
+    issues: impl Iterator<Item = (String, &'a str)>,
+) {
+    let mut list = Vec::new();
+    for (path, message) in issues {
+        let mut entry = Map::new();
+        entry.insert("path".into(), path.into());
+        entry.insert("message".into(), message.into());
+        list.push(Value::Object(entry));
+    }
+    if !list.is_empty() {
+        answer.insert("invalid".into(), Value::Array(list));
+    }
 }
 
 /// `path` is `base` or below it (`base.x`, `base.0.y`).
@@ -1638,6 +1671,26 @@ mod tests {
         assert_eq!(label(None, &["", "", ""], scope), "shop");
         assert_eq!(label(None, &["", "", ""], Some("")), "");
         assert_eq!(label(None, &["", "", ""], None), "the");
+    }
+
+    #[test]
+    fn a_field_took_its_value_when_nothing_is_left_to_write_and_fill_says_which_did_not() {
+        let date = |value: &str| [with(ctl("date", 0), |c| c.value = value.into())];
+        // The browser sanitized "03/14/2025" to "": not taken.
+        assert!(!took(Kind::Text, &date(""), &wanted("03/14/2025")));
+        assert!(took(Kind::Text, &date("2025-03-14"), &wanted("2025-03-14")));
+        let range = [with(ctl("range", 0), |c| c.value = "10".into())];
+        assert!(!took(Kind::Number, &range, &wanted("80")));
+        // A click the page prevented: the box is still unchecked.
+        assert!(!took(Kind::Checkbox, &[ctl("checkbox", 0)], &wanted("yes")));
+        assert_eq!(
+            fill_answer(vec!["note".into()], Vec::new()),
+            json!({"filled": ["note"]})
+        );
+        assert_eq!(
+            fill_answer(vec!["note".into()], vec!["when".into()]),
+            json!({"filled": ["note"], "invalid": [{"path": "when", "message": NOT_TAKEN}]})
+        );
     }
 
     #[test]

@@ -200,16 +200,23 @@ fn wanted(value: &JsValue) -> Wanted {
     }
 }
 
-/// Writes `value` to `field`: its controls read again (a listener of an
-/// earlier write may have changed them), the core's steps applied.
-fn write(ctls: &mut [Ctl], field: &mut Field, value: &JsValue) {
-    let kind = field.kind();
+/// The field's controls read again (a listener of a write may have
+/// changed them).
+fn read_again(ctls: &mut [Ctl], field: &mut Field) {
     for control in &mut field.controls {
         if let Some(ctl) = ctls.get_mut(control.element) {
             ctl.read(control);
         }
     }
-    for step in forms::write(kind, &field.controls, &wanted(value)) {
+}
+
+/// Writes `value` to `field`: its controls read again, the core's steps
+/// applied; whether the field took the value ([`forms::took`]).
+fn write(ctls: &mut [Ctl], field: &mut Field, value: &JsValue) -> bool {
+    let kind = field.kind();
+    let wanted = wanted(value);
+    read_again(ctls, field);
+    for step in forms::write(kind, &field.controls, &wanted) {
         let (at, key, value) = match step {
             Step::Value(at, value) => (at, "value", JsValue::from_str(&value)),
             Step::Checked(at, on) => (at, "checked", on.into()),
@@ -244,6 +251,8 @@ fn write(ctls: &mut [Ctl], field: &mut Field, value: &JsValue) {
             set_prop(&ctl.element, key, &value);
         }
     }
+    read_again(ctls, field);
+    forms::took(kind, &field.controls, &wanted)
 }
 
 /// `Object.entries(input)` as names and values; none for a non-object.
@@ -429,15 +438,18 @@ impl Form {
         let (mut ctls, mut fields) = self.read();
         Ok(match op {
             Op::Fill => {
-                let filled = Array::new();
+                let (mut filled, mut not_taken) = (Vec::new(), Vec::new());
                 for (name, value) in entries(&input)? {
                     let field = forms::field_named(&mut fields, &name);
                     if let Some(field) = field.filter(|f| f.is_fillable()) {
-                        write(&mut ctls, field, &value);
-                        filled.push(&name.into());
+                        if write(&mut ctls, field, &value) {
+                            filled.push(name);
+                        } else {
+                            not_taken.push(name);
+                        }
                     }
                 }
-                host::object(&[("filled", &filled)]).into()
+                js(&forms::fill_answer(filled, not_taken))
             }
             Op::Snapshot => {
                 let keys: Vec<String> =
@@ -452,7 +464,7 @@ impl Form {
             Op::Restore(before) => {
                 for field in &mut fields {
                     if let Some(value) = forms::value_before(before, field) {
-                        write(&mut ctls, field, value);
+                        let _ = write(&mut ctls, field, value);
                     }
                 }
                 JsValue::UNDEFINED

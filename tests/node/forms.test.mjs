@@ -465,6 +465,24 @@ test('a read-only field is read but not filled: not in the fill schema, and one 
   assert.deepEqual(page.errors, []);
 });
 
+test('fill names the fields that did not take their value (a date in another format, a range clamped), and lists only those that did as filled', async () => {
+  await openLab(`<form aria-label="booking">
+    <input name="note"><input name="when" type="date"><input name="guests" type="range" min="1" max="10">
+  </form>`);
+  const out = await page.evaluate(async () => {
+    const fill = await agent.call('f.fill', { note: 'window seat', when: '03/14/2025', guests: 80 });
+    const good = await agent.call('f.fill', { when: '2025-03-14', guests: 4 });
+    return { fill: fill.data, good: good.data, values: Object.fromEntries(new FormData(form)) };
+  });
+  const message = 'The field did not take this value: the browser or the page changed it';
+  assert.deepEqual(out, {
+    fill: { filled: ['note'], invalid: [{ path: 'when', message }, { path: 'guests', message }] },
+    good: { filled: ['when', 'guests'] },
+    values: { note: 'window seat', when: '2025-03-14', guests: '4' },
+  });
+  assert.deepEqual(page.errors, []);
+});
+
 test('stale: the unchanged form is submitted on approval, with the values approved', async () => {
   await openLab(TRANSFER);
   const out = await page.evaluate(async () => {
