@@ -208,6 +208,9 @@ pub enum Kind {
     SelectMultiple,
     /// `number` and `range` inputs: a JSON number.
     Number,
+    /// Several inputs sharing a name that are no checkboxes, radios or
+    /// selects (`to[]`): each one's value, an array of strings.
+    TextList,
     /// Any other control: its value, a string.
     Text,
 }
@@ -239,6 +242,12 @@ fn kind_of(controls: &[Control]) -> Kind {
         Kind::CheckboxGroup
     } else if is("radio") {
         Kind::Radio
+    } else if controls.len() > 1
+        && !controls
+            .iter()
+            .any(|c| c.select || is_checkbox(c) || c.input_type.eq_ignore_ascii_case("radio"))
+    {
+        Kind::TextList
     } else if is("number") || is("range") {
         Kind::Number
     } else {
@@ -291,6 +300,18 @@ fn read(
                 checked.push(Value::String(control.value.clone()));
             }
             return Some(Value::Array(checked));
+        }
+        Kind::TextList => {
+            let mut values = Vec::new();
+            for control in controls {
+                let value = if initial {
+                    &control.default_value
+                } else {
+                    &control.value
+                };
+                values.push(Value::String(value.clone()));
+            }
+            return Some(Value::Array(values));
         }
         Kind::Radio => {
             let checked = controls.iter().find(|c| c.is_checked(initial))?;
@@ -411,6 +432,18 @@ pub fn write(kind: Kind, controls: &[Control], wanted: &Wanted) -> Vec<Step> {
             }
             return steps;
         }
+        // The items in order, one per input; the inputs past them emptied.
+        Kind::TextList => {
+            let items = if wanted.nullish { &[] } else { items };
+            for (at, control) in controls.iter().enumerate() {
+                let text = items.get(at).map_or("", String::as_str);
+                if control.value != text {
+                    steps.push(Step::Value(control.element, text.into()));
+                    steps.push(Step::Events(control.element));
+                }
+            }
+            return steps;
+        }
         Kind::Radio => {
             match controls.iter().find(|c| c.value == wanted.text) {
                 Some(wanted) if !wanted.checked => steps.push(Step::Click(wanted.element, true)),
@@ -494,6 +527,12 @@ fn schema_of(field: &Field) -> Map<String, Value> {
     match field.kind() {
         Kind::Checkbox => return typed("boolean"),
         Kind::Number => return typed("number"),
+        Kind::TextList => {
+            let mut array = typed("array");
+            set(&mut array, "items", Value::Object(typed("string")));
+            set(&mut array, "maxItems", field.controls.len().into());
+            return array;
+        }
         Kind::Text => {
             let mut schema = typed("string");
             if field.controls.iter().any(|c| c.required) {
@@ -1223,6 +1262,9 @@ mod tests {
             Kind::Checkbox
         );
         assert_eq!(kind(vec![ctl("text", 0), ctl("checkbox", 1)]), Kind::Text);
+        // Several inputs of one name, none a box, radio or select: a list.
+        assert_eq!(kind(vec![ctl("email", 0), ctl("email", 1)]), Kind::TextList);
+        assert_eq!(kind(vec![ctl("text", 0)]), Kind::Text);
         assert_eq!(kind(vec![ctl("radio", 0), ctl("radio", 1)]), Kind::Radio);
         assert_eq!(kind(vec![ctl("RADIO", 0), ctl("text", 1)]), Kind::Radio);
         assert_eq!(kind(vec![ctl("text", 0), ctl("radio", 1)]), Kind::Text);
@@ -1377,6 +1419,23 @@ mod tests {
                 Some(json!(["news", "events"]))
             )
         );
+        let to = named(vec![
+            (
+                "to[]",
+                with(ctl("email", 0), |c| {
+                    c.value = "ann@example.com".into();
+                    c.default_value = "ann@example.com".into();
+                }),
+            ),
+            ("to[]", ctl("email", 1)),
+        ]);
+        assert_eq!(
+            values(to[0].clone()),
+            (
+                Some(json!(["ann@example.com", ""])),
+                Some(json!(["ann@example.com", ""]))
+            )
+        );
         let rails = named(vec![
             ("agree", with(ctl("hidden", 0), |c| c.value = "0".into())),
             ("agree", tag("1", true, false, 1)),
@@ -1459,6 +1518,26 @@ mod tests {
         assert_eq!(
             write(Kind::CheckboxGroup, &group, &nothing),
             [Step::Click(0, false)]
+        );
+        let to = [
+            with(ctl("email", 6), |c| c.value = "ann@example.com".into()),
+            with(ctl("email", 7), |c| c.value = "old@example.com".into()),
+        ];
+        let one_item = Wanted {
+            items: Some(vec!["ann@example.com".into()]),
+            ..wanted("ann@example.com")
+        };
+        assert_eq!(
+            write(Kind::TextList, &to, &one_item),
+            [Step::Value(7, String::new()), Step::Events(7)]
+        );
+        let two = Wanted {
+            items: Some(vec!["bo@example.com".into(), "old@example.com".into()]),
+            ..wanted("bo@example.com,old@example.com")
+        };
+        assert_eq!(
+            write(Kind::TextList, &to, &two),
+            [Step::Value(6, "bo@example.com".into()), Step::Events(6)]
         );
         let rails = [ctl("hidden", 4), ctl("checkbox", 5)];
         assert_eq!(

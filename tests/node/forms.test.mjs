@@ -483,6 +483,25 @@ test('fill names the fields that did not take their value (a date in another for
   assert.deepEqual(page.errors, []);
 });
 
+test('inputs sharing a name (to[]) are one list: read as every value, filled item by item, shown as a change of the list', async () => {
+  await openLab(`<form aria-label="mail"><input name="to[]" type="email" value="ann@example.com"><input name="to[]" type="email"></form>`);
+  const out = await page.evaluate(async () => {
+    const schema = (await agent.describe('f.fill')).data.inputSchema.properties;
+    const before = (await agent.call('f.read', {})).data;
+    const fill = (await agent.call('f.fill', { 'to[]': ['ann@example.com', 'bo@example.com'] })).data;
+    const request = await agent.call('f.submit', {});
+    return { schema, before, fill, changes: request.changes, values: new FormData(form).getAll('to[]') };
+  });
+  assert.deepEqual(out, {
+    schema: { 'to[]': { type: 'array', items: { type: 'string' }, maxItems: 2 } },
+    before: { 'to[]': ['ann@example.com', ''] },
+    fill: { filled: ['to[]'] },
+    changes: [{ path: 'to[]', before: ['ann@example.com', ''], after: ['ann@example.com', 'bo@example.com'] }],
+    values: ['ann@example.com', 'bo@example.com'],
+  });
+  assert.deepEqual(page.errors, []);
+});
+
 test('stale: the unchanged form is submitted on approval, with the values approved', async () => {
   await openLab(TRANSFER);
   const out = await page.evaluate(async () => {
