@@ -112,7 +112,7 @@ impl Control {
 
     /// `type="password"`, or an `autocomplete` token starting with `cc-`.
     pub fn is_sensitive(&self) -> bool {
-        self.input_type.eq_ignore_ascii_case("password")
+        self.is_type("password")
             || self.autocomplete.split_whitespace().any(|token| {
                 token
                     .get(..3)
@@ -127,6 +127,20 @@ impl Control {
         } else {
             self.checked
         }
+    }
+
+    /// `value` now, or as the page loaded (`initial`: `defaultValue`).
+    fn value_at(&self, initial: bool) -> &String {
+        if initial {
+            &self.default_value
+        } else {
+            &self.value
+        }
+    }
+
+    /// Its `type` is `input_type` (as HTML compares it, ASCII case-blind).
+    fn is_type(&self, input_type: &str) -> bool {
+        self.input_type.eq_ignore_ascii_case(input_type)
     }
 }
 
@@ -215,21 +229,13 @@ pub enum Kind {
     Text,
 }
 
-/// `type="checkbox"`.
-fn is_checkbox(control: &Control) -> bool {
-    control.input_type.eq_ignore_ascii_case("checkbox")
-}
-
 fn kind_of(controls: &[Control]) -> Kind {
     let Some(first) = controls.first() else {
         return Kind::Text;
     };
-    let is = |t: &str| first.input_type.eq_ignore_ascii_case(t);
-    let boxes = controls.iter().filter(|c| is_checkbox(c)).count();
-    let hidden = controls
-        .iter()
-        .filter(|c| c.input_type.eq_ignore_ascii_case("hidden"))
-        .count();
+    let is = |t: &str| first.is_type(t);
+    let boxes = controls.iter().filter(|c| c.is_type("checkbox")).count();
+    let hidden = controls.iter().filter(|c| c.is_type("hidden")).count();
     if first.select {
         if first.multiple {
             Kind::SelectMultiple
@@ -245,7 +251,7 @@ fn kind_of(controls: &[Control]) -> Kind {
     } else if controls.len() > 1
         && !controls
             .iter()
-            .any(|c| c.select || is_checkbox(c) || c.input_type.eq_ignore_ascii_case("radio"))
+            .any(|c| c.select || c.is_type("checkbox") || c.is_type("radio"))
     {
         Kind::TextList
     } else if is("number") || is("range") {
@@ -291,7 +297,7 @@ fn read(
     let first = controls.first()?;
     let raw = match kind {
         Kind::Checkbox => {
-            let checkbox = controls.iter().find(|c| is_checkbox(c))?;
+            let checkbox = controls.iter().find(|c| c.is_type("checkbox"))?;
             return Some(Value::Bool(checkbox.is_checked(initial)));
         }
         Kind::CheckboxGroup => {
@@ -304,12 +310,7 @@ fn read(
         Kind::TextList => {
             let mut values = Vec::new();
             for control in controls {
-                let value = if initial {
-                    &control.default_value
-                } else {
-                    &control.value
-                };
-                values.push(Value::String(value.clone()));
+                values.push(Value::String(control.value_at(initial).clone()));
             }
             return Some(Value::Array(values));
         }
@@ -334,8 +335,7 @@ fn read(
             let chosen = options.iter().rev().find(|o| o.default_selected);
             &chosen.or(options.first())?.value
         }
-        _ if initial => &first.default_value,
-        _ => &first.value,
+        _ => first.value_at(initial),
     };
     if raw.is_empty() {
         None
@@ -416,7 +416,7 @@ pub fn write(kind: Kind, controls: &[Control], wanted: &Wanted) -> Vec<Step> {
     };
     let changed = match kind {
         Kind::Checkbox => {
-            if let Some(checkbox) = controls.iter().find(|c| is_checkbox(c)) {
+            if let Some(checkbox) = controls.iter().find(|c| c.is_type("checkbox")) {
                 if checkbox.checked != wanted.truthy {
                     steps.push(Step::Click(checkbox.element, wanted.truthy));
                 }
