@@ -59,7 +59,9 @@
 //! `echo.private(channel)`. Every broadcast on the event: unwrap it and
 //! hand the message to the bridge. Every send: call `headers()`, build the
 //! request, `fetch` it, map the response with [`response_outcome`]. On
-//! close: stop listening and leave [`EchoPolicy::leave_channel_name`].
+//! close: stop listening, and leave [`EchoPolicy::leave_channel_name`]
+//! when [`ChannelHolds::release`] says this transport is the last holding
+//! a channel a transport joined.
 
 use crate::prelude::*;
 use serde_json::Value;
@@ -690,6 +692,67 @@ impl EchoPolicy {
     }
 }
 
+/// The channels `echoTransport`s hold, each known by the object Echo
+/// hands out for it (`C`, compared by identity: Echo hands out one per
+/// joined channel). Echo keeps one subscription per channel, shared by
+/// everyone who listens on it, so a transport's close leaves the channel
+/// only when it is the last transport holding it, and only if a transport
+/// joined it: a channel the app had joined before is the app's to leave.
+#[derive(Debug)]
+pub struct ChannelHolds<C> {
+    holds: Vec<Hold<C>>,
+}
+
+#[derive(Debug)]
+struct Hold<C> {
+    channel: C,
+    transports: u32,
+    /// Echo had the channel joined before the first transport held it.
+    app_joined: bool,
+}
+
+impl<C: PartialEq> ChannelHolds<C> {
+    /// No channel held.
+    pub const fn new() -> Self {
+        ChannelHolds { holds: Vec::new() }
+    }
+
+    /// A transport holds `channel`; `joined`: Echo had joined it before
+    /// this transport asked for it.
+    pub fn hold(&mut self, channel: C, joined: bool) {
+        match self.holds.iter_mut().find(|h| h.channel == channel) {
+            Some(hold) => hold.transports = hold.transports.saturating_add(1),
+            None => self.holds.push(Hold {
+                channel,
+                transports: 1,
+                app_joined: joined,
+            }),
+        }
+    }
+
+    /// A transport holding `channel` closed: whether it leaves the channel
+    /// (the last holder of a channel a transport joined).
+    pub fn release(&mut self, channel: &C) -> bool {
+        let Some(at) = self.holds.iter().position(|h| h.channel == *channel) else {
+            return false;
+        };
+        let Some(hold) = self.holds.get_mut(at) else {
+            return false;
+        };
+        hold.transports = hold.transports.saturating_sub(1);
+        if hold.transports > 0 {
+            return false;
+        }
+        !self.holds.swap_remove(at).app_joined
+    }
+}
+
+impl<C: PartialEq> Default for ChannelHolds<C> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -804,6 +867,36 @@ mod tests {
             [Status::Open, closed(None, CLOSED_BY_CLOSE, true)]
         );
         assert_eq!(p.status(), &closed(None, CLOSED_BY_CLOSE, true));
+    }
+
+    #[test]
+    fn a_channel_is_left_by_its_last_transport_and_only_if_a_transport_joined_it() {
+        let mut holds = ChannelHolds::new();
+        // Two transports on one channel the app had not joined.
+        holds.hold("a", false);
+        holds.hold("a", true);
+        assert!(!holds.release(&"a"));
+        assert!(holds.release(&"a"));
+        // Released for good: a later close of nothing leaves nothing.
+        assert!(!holds.release(&"a"));
+        // A channel the app had joined is never left by a transport.
+        holds.hold("b", true);
+        assert!(!holds.release(&"b"));
+        // Held again after that, by a transport that joined it.
+        holds.hold("b", false);
+        assert!(holds.release(&"b"));
+    }
+
+    #[test]
+    fn each_channel_is_held_on_its_own() {
+        let mut holds = ChannelHolds::new();
+        holds.hold("a", false);
+        holds.hold("b", true);
+        holds.hold("c", false);
+        assert!(!holds.release(&"d"));
+        assert!(holds.release(&"c"));
+        assert!(!holds.release(&"b"));
+        assert!(holds.release(&"a"));
     }
 
     fn page() -> PageUrl {

@@ -11,7 +11,10 @@
 //!   listening, a listener holds the transport (as a JS transport's
 //!   closures would); close breaks that.
 //!   Close leaves `private-{channel}` with `echo.leaveChannel`, or the
-//!   channel with `echo.leave` where that is all there is.
+//!   channel with `echo.leave` where that is all there is, when the policy
+//!   says so ([`ChannelHolds`]): Echo shares one subscription per channel,
+//!   so the last transport holding it leaves it, and none leaves a channel
+//!   the app had joined first (found in `echo.connector.channels`).
 //! - **Out**: each `send` reads `headers()`, asks the policy for the
 //!   request and calls `fetch(url, init)` (the `fetch` option, else
 //!   `globalThis.fetch` looked up at that send, so pages, workers,
@@ -47,8 +50,15 @@ use super::values;
 use crate::given::status_code;
 use crate::protocol::ThrownErrorCode;
 use crate::transport::echo::{
-    is_wrapped, response_outcome, ConfigError, EchoConnection, EchoOptions, EchoPolicy, SendFailure,
+    is_wrapped, response_outcome, ChannelHolds, ConfigError, EchoConnection, EchoOptions,
+    EchoPolicy, SendFailure,
 };
+
+std::thread_local! {
+    /// The channels this module's transports hold, by the channel object
+    /// `echo.private(channel)` returned.
+    static HOLDS: RefCell<ChannelHolds<JsValue>> = const { RefCell::new(ChannelHolds::new()) };
+}
 
 fn type_error(error: ConfigError) -> JsValue {
     thrown(error.thrown_code(), &error.message())
@@ -256,6 +266,16 @@ impl Driver {
                 JsValue::from_str(policy.channel()),
             )
         };
+        let leaves = HOLDS
+            .try_with(|holds| {
+                holds
+                    .try_borrow_mut()
+                    .is_ok_and(|mut holds| holds.release(&self.channel))
+            })
+            .unwrap_or(false);
+        if !leaves {
+            return;
+        }
         if let Some(leave) = host::method(&self.echo, "leaveChannel") {
             let _ = leave.call1(&self.echo, &private_name);
         } else if let Some(leave) = host::method(&self.echo, "leave") {
@@ -370,7 +390,17 @@ pub fn echo_transport(options: JsValue) -> Result<EchoTransport, JsValue> {
     let policy = EchoPolicy::from_options(&given, page_href.as_deref()).map_err(type_error)?;
     // Private channels only: the server authorizes them.
     let private: &Function = private.unchecked_ref();
+    let joined = get(
+        &get(&get(&echo, "connector"), "channels"),
+        &policy.leave_channel_name(),
+    )
+    .is_object();
     let subscription = private.call1(&echo, &JsValue::from_str(policy.channel()))?;
+    let _ = HOLDS.try_with(|holds| {
+        if let Ok(mut holds) = holds.try_borrow_mut() {
+            holds.hold(subscription.clone(), joined);
+        }
+    });
     let event = JsValue::from_str(policy.event());
     let driver = Rc::new(Driver {
         policy: RefCell::new(policy),

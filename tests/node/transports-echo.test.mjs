@@ -281,3 +281,37 @@ test('unsubscribing uses stopListening; close() leaves the private channel and e
   assert.equal(echo.connector.channels[PRIVATE], undefined);
   await assert.rejects(transport.send({ n: 3 }), /closed/);
 });
+
+test('close() leaves a shared channel only as its last transport, and never one the app joined first', async () => {
+  backend.unsubscriptions.length = 0;
+  // Two transports on one channel the app never joined.
+  const echo = newEcho();
+  const first = newTransport({ echo, channel: CHANNEL });
+  const second = newTransport({ echo, channel: CHANNEL });
+  const toSecond = [];
+  second.onMessage((m) => toSecond.push(m));
+  await waitFor(() => backend.subscribed(echo.socketId(), PRIVATE), { what: 'subscription' });
+  first.close();
+  backend.broadcast(PRIVATE, 'toolmark.message', { what: 'after the first closed' });
+  await waitFor(() => toSecond.length === 1, { what: 'the second still listening' });
+  assert.deepEqual(toSecond, [{ what: 'after the first closed' }]);
+  assert.equal(backend.unsubscriptions.includes(PRIVATE), false);
+  assert.equal(second.status.state, 'open');
+  second.close();
+  await waitFor(() => backend.unsubscriptions.includes(PRIVATE), { what: 'unsubscribe' });
+  assert.equal(echo.connector.channels[PRIVATE], undefined);
+
+  // A channel the app joined before the transport stays the app's.
+  backend.unsubscriptions.length = 0;
+  const appEcho = newEcho();
+  const toApp = [];
+  appEcho.private(CHANNEL).listen('.app.event', (m) => toApp.push(m));
+  const transport = newTransport({ echo: appEcho, channel: CHANNEL });
+  await waitFor(() => backend.subscribed(appEcho.socketId(), PRIVATE), { what: 'app subscription' });
+  transport.close();
+  backend.broadcast(PRIVATE, 'app.event', { what: 'still the app' });
+  await waitFor(() => toApp.length === 1, { what: 'the app still subscribed' });
+  assert.deepEqual(toApp, [{ what: 'still the app' }]);
+  assert.equal(backend.unsubscriptions.includes(PRIVATE), false);
+  assert.notEqual(appEcho.connector.channels[PRIVATE], undefined);
+});

@@ -21,8 +21,16 @@ export interface EchoLike {
   leave?(channel: string): void;
   /** Laravel Echo 2: read once at construction. */
   connectionStatus?(): string;
-  /** Laravel Echo 2: its connection's changes, told as `closed` and `connecting`. */
-  connector?: { onConnectionChange?(callback: (status: string) => void): () => void } | undefined;
+  /**
+   * Laravel Echo 2: its connection's changes, told as `closed` and `connecting`; `channels`:
+   * the channels joined (one the app joined first is never left by `close()`).
+   */
+  connector?:
+    | {
+        onConnectionChange?(callback: (status: string) => void): () => void;
+        channels?: Record<string, unknown>;
+      }
+    | undefined;
 }
 
 /** The request the transport makes for each outgoing message. */
@@ -63,7 +71,10 @@ export interface EchoTransport extends BridgeTransport {
   /** POSTs `message` as JSON; rejects on a network failure, a non-2xx status, and once closed. */
   send(message: unknown): Promise<void>;
   onMessage(callback: (message: unknown) => void): () => void;
-  /** Stops listening, leaves the channel, ends sending. */
+  /**
+   * Stops listening, ends sending, and leaves the channel when this is the last transport
+   * holding it and the app had not joined it first.
+   */
   close(): void;
   /**
    * `connecting` (attempt n) until the private channel is subscribed, then `open`;
