@@ -108,7 +108,7 @@ const FULL = 'toolmark_bridge';
 // modules (`instanceof` holds), and the protocol constants.
 const SHARED = { ToolmarkError: 'errors.js', PROTOCOL_VERSION: 'protocol/constants.js', protocolSchemas: 'protocol/constants.js' };
 const SHIMS = Object.values(PARTS).flat();
-const BUNDLED_AWAY = [...SHIMS, 'internal.js', 'context.js', 'strict-json.js', 'unicode-property.js', 'wasm-csp.js'];
+const BUNDLED_AWAY = [...SHIMS, 'internal.js', 'api-ends.js', 'context.js', 'strict-json.js', 'unicode-property.js', 'wasm-csp.js'];
 
 function exportNames(entry) {
   const { metafile } = buildSync({

@@ -493,6 +493,36 @@ describe('detach', () => {
     assert.deepEqual([got, listeners.length], [['first 1'], 0]);
   });
 
+  test('what the package hands out ends only through its API: no free() or [Symbol.dispose] that would free the Rust object under its listeners', () => {
+    const listeners = [];
+    const source = {
+      addEventListener: (type, l) => listeners.push(l),
+      removeEventListener: (type, l) => listeners.includes(l) && listeners.splice(listeners.indexOf(l), 1),
+    };
+    const origin = 'https://agent.example';
+    const tm = createToolmark();
+    const handed = {
+      tm,
+      events: tm.events,
+      scope: tm.scope('s'),
+      bridge: bridge({ transport: createInPageChannel().transport }),
+      webmcp: webmcp({ modelContext: { registerTool() {} } }),
+      websocket: websocketTransport({ url: 'ws://127.0.0.1:9', WebSocket: class { addEventListener() {} close() {} } }),
+      echo: echoTransport({ echo: { private: () => ({ listen() {}, stopListening() {} }) }, channel: 'c', postUrl: 'http://127.0.0.1:9/in' }),
+      postMessage: postMessageTransport({ target: { postMessage() {} }, targetOrigin: origin, allowedOrigins: [origin], source }),
+    };
+    const endings = Object.entries(handed).map(([name, value]) => [name, 'free' in value, Symbol.dispose in value]);
+    assert.deepEqual(endings, Object.keys(handed).map((name) => [name, false, false]));
+    // They end as the API says, and nothing is left behind.
+    handed.postMessage.onMessage(() => {});
+    assert.equal(listeners.length, 1);
+    handed.postMessage.close();
+    assert.equal(listeners.length, 0);
+    handed.websocket.close();
+    handed.echo.close();
+    handed.scope.dispose();
+  });
+
   test('a bridge is attached once; tm.use takes only plugins', () => {
     const tm = createToolmark();
     const plugin = bridge({ transport: { send() {}, onMessage: () => () => {} } });
