@@ -9,10 +9,13 @@
 //!   with a path, query, fragment, trailing slash, userinfo, a missing
 //!   scheme or host, upper case or a default port. `allowedOrigins` must
 //!   not be empty.
-//! - **Inbound**: an event is accepted only when its source is the target
-//!   window, its `origin` is exactly (string equality) one of the allowed,
-//!   and its data is the envelope `{ "toolmark": 1, "message": … }`; the
-//!   bridge gets the `message`. Anything else is ignored silently.
+//! - **Inbound** ([`Sender`]): an event is accepted only when the browser
+//!   delivered it (not a script's `dispatchEvent`, whose `source` and
+//!   `origin` are whatever that script wrote: in an extension's content
+//!   script, the page's own scripts share the window), its source is the
+//!   target window, its `origin` is exactly (string equality) one of the
+//!   allowed, and its data is the envelope `{ "toolmark": 1, "message": … }`;
+//!   the bridge gets the `message`. Anything else is ignored silently.
 //! - **Outbound**: the envelope around the message, posted with the exact
 //!   `targetOrigin`.
 //!
@@ -25,7 +28,7 @@
 //!
 //! # What the driver does
 //! On each `message` event: [`PostMessagePolicy::accepts_sender`] with
-//! `event.source === target` and `event.origin` first, so the data of a
+//! `event.isTrusted`, `event.source === target` and `event.origin` first, so the data of a
 //! foreign sender is never read or copied; then the envelope. The envelope
 //! rule is [`EnvelopeShape::holds`], over what a driver read of the JS
 //! value, so that only `message` is copied (or [`open_envelope`] on a
@@ -41,6 +44,20 @@ use super::origin::{parse_serialized_origin, OriginError};
 use super::status::{Status, StatusLog, CLOSED_BY_CLOSE};
 use crate::given::{Given, GivenList};
 use crate::protocol::ThrownErrorCode;
+
+/// Who a `message` event says sent it, as the driver reads the event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sender<'a> {
+    /// `event.isTrusted` is not `false`: the browser delivered the event
+    /// (a window posted it). A script's `dispatchEvent` makes an untrusted
+    /// one, with any `source` and `origin` it likes. A host whose events
+    /// have no `isTrusted` (a test's fake window) counts as delivering.
+    pub delivered: bool,
+    /// `event.source === target`.
+    pub from_target: bool,
+    /// `event.origin`, compared by exact string.
+    pub origin: &'a str,
+}
 
 /// The value of the envelope's `toolmark` key.
 pub const ENVELOPE_VERSION: u64 = 1;
@@ -299,22 +316,19 @@ impl PostMessagePolicy {
         &self.allowed
     }
 
-    /// Whether an event from this sender may be read: `from_target` is
-    /// `event.source === target`; `origin` is `event.origin`, compared by
-    /// exact string. Never after [`PostMessagePolicy::close`].
-    pub fn accepts_sender(&self, from_target: bool, origin: &str) -> bool {
-        !self.is_closed() && from_target && self.allowed.iter().any(|o| o == origin)
+    /// Whether an event from this sender may be read; never after
+    /// [`PostMessagePolicy::close`].
+    pub fn accepts_sender(&self, sender: &Sender) -> bool {
+        !self.is_closed()
+            && sender.delivered
+            && sender.from_target
+            && self.allowed.iter().any(|o| o == sender.origin)
     }
 
     /// The whole inbound rule: the message to hand to the bridge, or `None`
     /// (ignore the event silently).
-    pub fn accept<'a>(
-        &self,
-        from_target: bool,
-        origin: &str,
-        data: &'a Value,
-    ) -> Option<&'a Value> {
-        if !self.accepts_sender(from_target, origin) {
+    pub fn accept<'a>(&self, sender: &Sender, data: &'a Value) -> Option<&'a Value> {
+        if !self.accepts_sender(sender) {
             return None;
         }
         open_envelope(data)
@@ -562,17 +576,41 @@ mod tests {
         assert_eq!(p.allowed_origins().len(), 2);
     }
 
+    /// A delivered event's sender.
+    fn from(from_target: bool, origin: &str) -> Sender<'_> {
+        Sender {
+            delivered: true,
+            from_target,
+            origin,
+        }
+    }
+
+    #[test]
+    fn an_event_a_script_dispatched_is_never_read_whatever_source_and_origin_it_claims() {
+        let p = policy();
+        let data = json!({"toolmark": 1, "message": {"protocol": 1, "type": "call"}});
+        let dispatched = Sender {
+            delivered: false,
+            ..from(true, PARENT)
+        };
+        assert!(!p.accepts_sender(&dispatched));
+        assert_eq!(p.accept(&dispatched, &data), None);
+        assert!(p.accepts_sender(&from(true, PARENT)));
+    }
+
     #[test]
     fn inbound_needs_the_target_an_allowed_origin_and_the_envelope() {
         let p = policy();
         let data = json!({"toolmark": 1, "message": {"protocol": 1, "type": "call"}});
         assert_eq!(
-            p.accept(true, PARENT, &data),
+            p.accept(&from(true, PARENT), &data),
             Some(&json!({"protocol": 1, "type": "call"}))
         );
-        assert!(p.accept(true, "http://localhost:3000", &data).is_some());
+        assert!(p
+            .accept(&from(true, "http://localhost:3000"), &data)
+            .is_some());
         // Another window with an allowed origin.
-        assert_eq!(p.accept(false, PARENT, &data), None);
+        assert_eq!(p.accept(&from(false, PARENT), &data), None);
         // Near misses of the origin: exact strings only.
         for origin in [
             "https://parent.example/",
@@ -584,7 +622,7 @@ mod tests {
             "null",
             "",
         ] {
-            assert_eq!(p.accept(true, origin, &data), None, "{origin}");
+            assert_eq!(p.accept(&from(true, origin), &data), None, "{origin}");
         }
     }
 
@@ -602,11 +640,14 @@ mod tests {
             json!(null),
             json!("{\"toolmark\":1,\"message\":{}}"),
         ] {
-            assert_eq!(p.accept(true, PARENT, &bad), None, "{bad}");
+            assert_eq!(p.accept(&from(true, PARENT), &bad), None, "{bad}");
         }
         // The message itself is not checked here: the bridge does that.
         assert_eq!(
-            p.accept(true, PARENT, &json!({"toolmark": 1.0, "message": null})),
+            p.accept(
+                &from(true, PARENT),
+                &json!({"toolmark": 1.0, "message": null})
+            ),
             Some(&json!(null))
         );
         assert_eq!(
@@ -661,7 +702,7 @@ mod tests {
         assert_eq!(p.outbound_value(json!({})), Err(closed));
         assert_eq!(closed.message(), "postMessageTransport: closed");
         assert_eq!(closed.thrown_code(), ThrownErrorCode::TransportClosed);
-        assert!(!p.accepts_sender(true, PARENT));
+        assert!(!p.accepts_sender(&from(true, PARENT)));
     }
     #[test]
     fn open_until_closed_and_closed_is_terminal_and_told_once() {
@@ -698,7 +739,7 @@ mod tests {
                 terminal: true
             })
         );
-        assert!(!p.accepts_sender(true, PARENT));
+        assert!(!p.accepts_sender(&from(true, PARENT)));
         let error = p.outbound("{}").unwrap_err();
         assert_eq!(
             error.message(),

@@ -38,7 +38,7 @@ use super::values;
 use crate::protocol::ThrownErrorCode;
 use crate::timer;
 use crate::transport::post_message::{
-    ConfigError, EnvelopeShape, MessageSource, PostMessageOptions, PostMessagePolicy,
+    ConfigError, EnvelopeShape, MessageSource, PostMessageOptions, PostMessagePolicy, Sender,
     ENVELOPE_VERSION,
 };
 
@@ -130,9 +130,13 @@ impl Driver {
 
     /// The message of an event the policy accepts, or `None`.
     fn accept(&self, event: &JsValue) -> Option<JsValue> {
-        let from_target = get(event, "source") == self.target;
         let origin = get(event, "origin").as_string()?;
-        if !self.policy.borrow().accepts_sender(from_target, &origin) {
+        let sender = Sender {
+            delivered: get(event, "isTrusted").as_bool() != Some(false),
+            from_target: get(event, "source") == self.target,
+            origin: &origin,
+        };
+        if !self.policy.borrow().accepts_sender(&sender) {
             return None;
         }
         // A page script can dispatch a `MessageEvent` whose data is

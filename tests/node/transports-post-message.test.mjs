@@ -132,7 +132,7 @@ test('round trip between a page on origin A and an agent iframe on origin B', as
   await page.close();
 });
 
-test('another window, a missing envelope and a wrong origin are ignored silently', async () => {
+test('another window, a missing envelope, a wrong origin and an event a script dispatched are ignored silently', async () => {
   const { page, agent, other } = await openBridgePage();
   const received = await receivedBy(agent, (r) => envelopes(r, 'manifest').length > 0, 'manifest');
   const clientId = envelopes(received, 'manifest')[0].data.message.clientId;
@@ -154,6 +154,13 @@ test('another window, a missing envelope and a wrong origin are ignored silently
   ]) {
     await agent.evaluate(([value, origin]) => window.post(value, origin), [data, a.url]);
   }
+  // A MessageEvent the page's own script made, naming the target window and origin B
+  // (what a page's scripts can do to an extension's content script): not the browser's.
+  const forged = call(clientId, 'forged');
+  await page.evaluate(([message, origin]) => {
+    const source = window.agentFrame.contentWindow;
+    dispatchEvent(new MessageEvent('message', { source, origin, data: { toolmark: 1, message } }));
+  }, [forged, b.url]);
   // A valid message last: everything before it has been dispatched by then.
   const good = call(clientId, 'good');
   await agent.evaluate(([data, origin]) => window.post(data, origin), [{ toolmark: 1, message: good }, a.url]);

@@ -26,7 +26,7 @@ export interface MessageEventSourceLike {
 }
 
 export interface PostMessageTransportOptions {
-  /** Messages go to `target.postMessage`; inbound ones are accepted only when `event.source === target`. */
+  /** Messages go to `target.postMessage`; inbound ones are accepted only when `event.source === target` (and the browser delivered them). */
   target: PostMessageTarget;
   /** The exact origin of the target, `scheme://host[:port]`; `'*'` is rejected. */
   targetOrigin: string;
