@@ -620,12 +620,17 @@ impl WebSocketPolicy {
         });
     }
 
-    /// Stops for good, told as a terminal `closed` with `code` and `why`.
+    /// Stops for good, told as a terminal `closed` with `code` and `why`:
+    /// the buffer is dropped, and so are the sends and deliveries queued
+    /// and not carried out yet (a subscriber that closes while the buffer
+    /// is being flushed sends none of it).
     fn stop(&mut self, reason: StopReason, code: Option<u16>, why: &str) {
         self.status.tell(Status::closed(code, why, true));
         self.state = State::Stopped;
         self.reconnect_at = None;
         self.buffer.clear();
+        self.actions
+            .retain(|action| !matches!(action, Action::Send { .. } | Action::Deliver { .. }));
         self.actions.push_back(Action::Stopped { reason });
     }
 
@@ -812,6 +817,9 @@ impl WebSocketPolicy {
             }
         }
         self.actions.retain(|action| !to_conn(action));
+        while self.buffer.len() > MAX_BUFFERED {
+            self.buffer.pop_front();
+        }
         for text in earlier.iter() {
             let _ = self.send(text.clone());
         }
@@ -1127,6 +1135,20 @@ mod tests {
         let buffered: Vec<_> = p.buffered().collect();
         assert_eq!(buffered.len(), MAX_BUFFERED);
         assert_eq!((buffered[0], buffered[MAX_BUFFERED - 1]), ("1", "new"));
+
+        // More queued for the socket than the buffer holds: the newest stay.
+        let (mut p, conn) = ready(config(None, &[], false), 0);
+        for n in 0..3 * MAX_BUFFERED {
+            p.send(n.to_string()).unwrap();
+        }
+        let first = p.poll_action();
+        assert!(matches!(first, Some(Action::Send { .. })));
+        p.handle_unsent(conn, "0".into());
+        let buffered: Vec<_> = p.buffered().collect();
+        assert_eq!(buffered.len(), MAX_BUFFERED);
+        assert_eq!(buffered[0], (2 * MAX_BUFFERED).to_string());
+        p.send("new".into()).unwrap();
+        assert_eq!(p.buffered().count(), MAX_BUFFERED);
     }
 
     #[test]
@@ -1489,6 +1511,20 @@ mod tests {
             p.handle_message(conn, Frame::Text("{}".into())),
             Inbound::Dropped(DropReason::Stopped)
         );
+    }
+
+    #[test]
+    fn close_drops_the_sends_and_deliveries_queued_and_not_carried_out() {
+        let mut p = WebSocketPolicy::new(config(None, &[], false));
+        let conn = connect_id(&drain(&mut p));
+        for n in 0..3 {
+            p.send(n.to_string()).unwrap();
+        }
+        // Open: the buffer becomes sends, queued; a subscriber told `open`
+        // closes before the driver carries them out.
+        p.handle_open(conn, 0);
+        p.close();
+        assert_eq!(drain(&mut p), closed_by_close(conn));
     }
 
     #[test]

@@ -129,13 +129,14 @@ const refusals = (name) =>
 
 test('onMessage and onStatus of websocketTransport and postMessageTransport refuse a callback that is no function, also once closed; once closed they keep nothing', async () => {
   const target = { postMessage() {} };
-  const source = new EventTarget();
+  // A window as the transport uses it; Node's own events are a script's (isTrusted false).
+  const listeners = new Set();
+  const source = { addEventListener: (type, l) => listeners.add(l), removeEventListener: (type, l) => listeners.delete(l) };
   const origin = 'https://agent.example';
   const post = postMessageTransport({ target, targetOrigin: origin, allowedOrigins: [origin], source });
   const deliver = () => {
-    const event = new Event('message');
-    Object.assign(event, { data: { toolmark: 1, message: { n: 1 } }, origin, source: target });
-    source.dispatchEvent(event);
+    const event = { type: 'message', data: { toolmark: 1, message: { n: 1 } }, origin, source: target };
+    for (const listener of [...listeners]) listener(event);
   };
   const got = [];
   const off = post.onMessage((message) => got.push(message));
@@ -200,4 +201,20 @@ test('the in-page channel is open until closed', () => {
   transport.close();
   assert.deepEqual(seen, [{ state: 'closed', reason: 'closed by close()', terminal: true }]);
   assert.deepEqual(transport.status, seen[0]);
+});
+
+test('close() from the open state sends nothing that was buffered: a detached bridge announces nothing', async () => {
+  const server = await agentServer();
+  const transport = websocketTransport({ url: server.url, WebSocket });
+  cleanups.push(() => transport.close());
+  for (let n = 0; n < 3; n++) transport.send({ n }); // buffered while connecting
+  transport.onStatus((status) => status.state === 'open' && transport.close());
+  await waitFor(() => server.closes.length === 1, { what: 'the close' });
+  assert.deepEqual([server.frames.map((f) => f.text), server.closes[0].code], [[], 1000]);
+
+  // A bridge detached when its transport opens: its manifest was queued, not sent.
+  const page = watchedPage(server.url);
+  page.tm.events.on('status', (status) => status.state === 'open' && page.detach());
+  await waitFor(() => server.closes.length === 2, { what: 'the second close' });
+  assert.deepEqual([server.frames.map((f) => f.text), server.closes[1].code], [[], 1000]);
 });
