@@ -932,6 +932,18 @@ mod tests {
             (p.origin(), p.path.as_str()),
             ("https://a7", "/.pp@evil.example/x")
         );
+        // A host with `_` (a Docker Compose service) is the page's own
+        // spelling; its relative and same-origin absolute postUrls resolve.
+        let p = PageUrl::parse("http://laravel_app:8000/chat").unwrap();
+        assert_eq!(p.origin(), "http://laravel_app:8000");
+        assert_eq!(
+            resolve_post_url("/toolmark/bridge", &p).as_deref(),
+            Ok("http://laravel_app:8000/toolmark/bridge")
+        );
+        assert_eq!(
+            resolve_post_url("http://Laravel_App:8000/in", &p).as_deref(),
+            Ok("http://laravel_app:8000/in")
+        );
         for opaque in [
             "about:blank",
             "file:///tmp/x.html",

@@ -11,8 +11,10 @@
 //! the exact form a browser serializes, and refuse anything else: a string
 //! they accept is its own serialization, so an exact string comparison with
 //! `event.origin` / `location.origin` is the origin comparison. They may
-//! refuse an odd but valid spelling (an IDN in Unicode, `_` in a host, an
-//! IPv4 in hex); they never accept a string that names another origin.
+//! refuse an odd but valid spelling (an IDN in Unicode, an IPv4 in hex, a
+//! host with `!` or `~`); they never accept a string that names another
+//! origin. A host with `_` (a Docker Compose service name) is accepted:
+//! browsers keep it as written, and it has no other spelling.
 //! They do not decode a host's `xn--` labels: one the standard refuses as
 //! an invalid international name (`xn--` alone, say) names no origin at
 //! all, so no browser-given origin or `location.href` equals it.
@@ -192,7 +194,7 @@ pub fn parse_serialized_origin(value: &str) -> Result<&str, OriginError> {
 }
 
 /// A host in serialized form: a bracketed IPv6 address in its shortest
-/// form, or dot-separated labels of `a-z0-9-`; for special schemes a host
+/// form, or dot-separated labels of `a-z0-9-_`; for special schemes a host
 /// whose last label is a number must be a dotted-decimal IPv4 address (the
 /// URL parser reads `1.2.3`, `0x7f.1` or `2130706433` as IPv4 and
 /// reserializes them).
@@ -209,7 +211,7 @@ pub fn check_host(host: &str, special: bool) -> Result<(), OriginError> {
             if b.is_ascii_uppercase() {
                 return Err(OriginError::NotCanonical);
             }
-            if !(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+            if !(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_') {
                 return Err(OriginError::Host);
             }
         }
@@ -372,6 +374,8 @@ mod tests {
             "foo://1.2.3",
             "http://xn--bcher-kva.example",
             "http://a:0",
+            "http://agent_svc:8080",
+            "https://app_1.example",
         ] {
             assert_eq!(parse_serialized_origin(ok), Ok(ok), "{ok}");
         }
@@ -401,7 +405,8 @@ mod tests {
             ("https://app.example:65536", Port),
             ("https://app..example", Host),
             ("https://app.example.", Host),
-            ("https://app_1.example", Host),
+            ("https://app!1.example", Host),
+            ("https://app~1.example", Host),
             ("https://bücher.example", Host),
             ("https://%61pp.example", Host),
             ("https://[::1", Host),

@@ -51,8 +51,8 @@ after(async () => {
  * The transport's target is the 'agent' iframe. window.inbound records what the
  * transport hands to the bridge; window.runs every tool run.
  */
-async function openBridgePage() {
-  const page = await browser.newPage();
+async function openBridgePage({ on = browser, agentOrigin = b.url } = {}) {
+  const page = await on.newPage();
   await page.goto(`${a.url}/blank.html`);
   await page.evaluate(async (agentOrigin) => {
     const load = (name) =>
@@ -95,7 +95,7 @@ async function openBridgePage() {
     };
     tm.use(bridge({ transport: recording }));
     addEventListener('message', () => window.events++);
-  }, b.url);
+  }, agentOrigin);
   return { page, agent: page.frame({ name: 'agent' }), other: page.frame({ name: 'other' }) };
 }
 
@@ -130,6 +130,24 @@ test('round trip between a page on origin A and an agent iframe on origin B', as
   assert.deepEqual(await page.evaluate(() => window.errors), []);
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+test('an agent on a host with an underscore (a Docker Compose service) is reached by its one spelling', async () => {
+  const port = new URL(b.url).port;
+  const named = await launchChromium({ args: ['--host-resolver-rules=MAP agent_svc 127.0.0.1'] });
+  try {
+    const agentOrigin = `http://agent_svc:${port}`;
+    const { page, agent } = await openBridgePage({ on: named, agentOrigin });
+    const received = await receivedBy(agent, (r) => envelopes(r, 'manifest').length > 0, 'manifest');
+    const message = call(envelopes(received, 'manifest')[0].data.message.clientId, 'svc');
+    await agent.evaluate(([data, origin]) => window.post(data, origin), [{ toolmark: 1, message }, a.url]);
+    await receivedBy(agent, (r) => envelopes(r, 'result').length > 0, 'result');
+    assert.equal(await agent.evaluate(() => location.origin), agentOrigin);
+    assert.deepEqual(await page.evaluate(() => window.runs), ['svc']);
+    assert.deepEqual(await page.evaluate(() => window.errors), []);
+  } finally {
+    await named.close();
+  }
 });
 
 test('another window, a missing envelope, a wrong origin and an event a script dispatched are ignored silently', async () => {

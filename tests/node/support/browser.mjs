@@ -89,7 +89,7 @@ export function launchWithExtensions(profile, extensions) {
 }
 
 /** Launches headless Chromium with a fresh profile; `close()` removes it. */
-export async function launchChromium() {
+export async function launchChromium({ args = [] } = {}) {
   const profile = mkdtempSync(join(tmpdir(), 'toolmark-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -97,6 +97,7 @@ export async function launchChromium() {
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+      ...args,
     ],
   });
   return {
