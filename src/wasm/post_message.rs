@@ -35,6 +35,7 @@ use super::error::thrown;
 use super::host::{self, get};
 use super::status::{self, Subscribers};
 use super::values;
+use crate::given::Given;
 use crate::protocol::ThrownErrorCode;
 use crate::timer;
 use crate::transport::post_message::{
@@ -46,12 +47,14 @@ fn type_error(error: &ConfigError) -> JsValue {
     thrown(error.thrown_code(), &error.message())
 }
 
-/// An option value as the policy reads it: a string as it is, anything else
-/// as its `JSON.stringify` (which is never a serialized origin).
+/// An option value as the policy reads it: a string or a `URL` as its text
+/// (a `URL`'s always has a path, so the refusal names it), anything else as
+/// its `JSON.stringify` (which is never a serialized origin).
 fn origin_text(value: &JsValue) -> String {
-    value
-        .as_string()
-        .unwrap_or_else(|| values::copy_text(value).unwrap_or_else(|| String::from("undefined")))
+    match values::given_url(value) {
+        Given::Text(text) => text,
+        _ => values::copy_text(value).unwrap_or_else(|| String::from("undefined")),
+    }
 }
 
 struct Driver {

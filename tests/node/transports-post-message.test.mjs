@@ -265,6 +265,7 @@ test('construction rejects wildcard, null and non-origin values', async () => {
       slash: attempt('/', [origin]),
       trailing: attempt(`${origin}/`, [origin]),
       path: attempt(`${origin}/page.html`, [origin]),
+      url: attempt(new URL(origin), [origin]),
       allowedStar: attempt(origin, ['*']),
       allowedNull: attempt(origin, ['null']),
       allowedTrailing: attempt(origin, [`${origin}/`]),
@@ -284,6 +285,8 @@ test('construction rejects wildcard, null and non-origin values', async () => {
     assert.match(out[key], /^ToolmarkError: /, key);
   }
   assert.equal(out.ok, 'accepted');
+  // A URL is read as its text, whose path the refusal names.
+  assert.equal(out.url, `${out.trailing}`);
   // The option rules are the core's, on the options' JS types.
   assert.equal(out.allowedNotArray, 'ToolmarkError: postMessageTransport: allowedOrigins must be a non-empty array of origins');
   assert.equal(out.noTarget, 'ToolmarkError: postMessageTransport: target must have postMessage (a window)');
