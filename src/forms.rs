@@ -186,9 +186,18 @@ pub struct Field {
 }
 
 impl Field {
-    /// Whether one of its controls is sensitive now.
+    /// Whether one of its controls is sensitive now, or it is hidden.
     pub fn is_sensitive_now(&self) -> bool {
-        self.controls.iter().any(Control::is_sensitive)
+        self.controls.iter().any(Control::is_sensitive) || self.is_hidden()
+    }
+
+    /// Whether its controls are all `type="hidden"`: a value the page
+    /// keeps for the form to submit, often a secret (Laravel's `_token`,
+    /// Rails' `authenticity_token`) or a signed id, that no person sees.
+    /// It is redacted as a sensitive field and not filled. (A hidden input
+    /// beside a checkbox of its name, as Rails writes one, is that box's.)
+    pub fn is_hidden(&self) -> bool {
+        !self.controls.is_empty() && self.controls.iter().all(|c| c.is_type("hidden"))
     }
 
     /// How its value is read and written.
@@ -201,7 +210,7 @@ impl Field {
     /// price or an account, that a person cannot edit either). It is read
     /// and shown in changes all the same.
     pub fn is_fillable(&self) -> bool {
-        !self.controls.iter().all(|c| c.read_only)
+        !self.controls.iter().all(|c| c.read_only) && !self.is_hidden()
     }
 }
 
@@ -1669,6 +1678,17 @@ mod tests {
             order,
             ["newsletter", "age", "email", "note", "size", "plan", "tags"]
         );
+        // Nor is a hidden one, but a hidden input of a checkbox's name is
+        // the box's.
+        let mut token = one(ctl("hidden", 12));
+        token.name = "_token".into();
+        assert!(token.is_hidden() && !token.is_fillable());
+        let rails = named(vec![
+            ("terms", ctl("hidden", 13)),
+            ("terms", ctl("checkbox", 14)),
+        ]);
+        assert!(!rails[0].is_hidden() && rails[0].is_fillable());
+        assert_eq!(rails[0].kind(), Kind::Checkbox);
         // A field whose controls are all read-only is not fill's.
         let mut form = signup();
         form.push(one(with(ctl("text", 9), |c| c.read_only = true)));
@@ -1856,6 +1876,24 @@ mod tests {
         fields[0].controls[0].input_type = "password".into();
         assert_eq!(policy.read(&fields).get("pin"), Some(&json!(REDACTED)));
         assert_eq!(policy.sensitive_paths(&fields), ["pin"]);
+    }
+
+    #[test]
+    fn a_hidden_field_is_read_and_changed_redacted() {
+        let mut policy = FormPolicy::new(Vec::new());
+        let mut fields = [
+            field("_token", "hidden", "", Some(json!("csrf-secret"))),
+            field("email", "email", "", Some(json!("a@b.example"))),
+        ];
+        let read = policy.read(&fields);
+        assert_eq!(read.get("_token"), Some(&json!(REDACTED)));
+        assert_eq!(read.get("email"), Some(&json!("a@b.example")));
+        assert_eq!(policy.sensitive_paths(&fields), ["_token"]);
+        fields[0].value = Some(json!("rotated"));
+        let changes = policy.changes(&fields);
+        assert!(changes.iter().all(|c| c.path != "_token"
+            || (c.before.as_ref().is_none_or(|v| v == &json!(REDACTED))
+                && c.after.as_ref().is_none_or(|v| v == &json!(REDACTED)))));
     }
 
     #[test]

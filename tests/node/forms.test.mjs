@@ -465,6 +465,31 @@ test('a read-only field is read but not filled: not in the fill schema, and one 
   assert.deepEqual(page.errors, []);
 });
 
+test('a hidden input (Laravel\'s _token) is no agent\'s to read or fill: redacted in read, not in the fill schema, and still submitted', async () => {
+  await openLab(`<form aria-label="profile">
+    <input type="hidden" name="_token" value="csrf-secret">
+    <input name="email">
+    <input type="hidden" name="agree" value="0"><input type="checkbox" name="agree" value="1">
+  </form>`);
+  const out = await page.evaluate(async () => {
+    const schema = Object.keys((await agent.describe('f.fill')).data.inputSchema.properties);
+    const refused = (await agent.call('f.fill', { _token: 'forged' })).status;
+    const fill = await agent.call('f.fill', { email: 'a@b.example', agree: true });
+    const read = (await agent.call('f.read', {})).data;
+    form._token.value = 'rotated by the page';
+    const asked = await agent.call('f.submit', {});
+    return { schema, refused, fill: fill.data, read, asked, values: Object.fromEntries(new FormData(form)) };
+  });
+  assert.deepEqual(out.schema, ['email', 'agree']);
+  assert.equal(out.refused, 'invalid');
+  assert.deepEqual(out.fill, { filled: ['email', 'agree'] });
+  assert.deepEqual(out.read, { _token: '[redacted]', email: 'a@b.example', agree: true });
+  assert.equal(out.asked.status, 'needs_confirmation');
+  assert.equal(JSON.stringify(out.asked).includes('rotated') || JSON.stringify(out.asked).includes('csrf-secret'), false);
+  assert.deepEqual(out.values, { _token: 'rotated by the page', email: 'a@b.example', agree: '1' });
+  assert.deepEqual(page.errors, []);
+});
+
 test('fill names the fields that did not take their value (a date in another format, a range clamped), and lists only those that did as filled', async () => {
   await openLab(`<form aria-label="booking">
     <input name="note"><input name="when" type="date"><input name="guests" type="range" min="1" max="10">
