@@ -442,7 +442,7 @@ export declare function llmName(name: string): string;
 
 /** The value at a dotted path (`items.0.name`), or undefined. Throws ToolmarkError('invalid_path') for unsafe paths. */
 export declare function getPath(value: unknown, path: string): unknown;
-/** Sets the value at a dotted path, creating objects (arrays for numeric segments); returns `target`. */
+/** Sets the value at a dotted path, creating objects (arrays for array index segments: `0`, not `007`); returns `target`. */
 export declare function setPath<T extends object>(target: T, path: string, value: unknown): T;
 /** `{ "a.b": 1, "c.0": 2 }` from `{ a: { b: 1 }, c: [2] }`: leaves only, keys prefixed with `prefix`. */
 export declare function flatten(value: unknown, prefix?: string): Record<string, unknown>;

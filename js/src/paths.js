@@ -42,9 +42,12 @@ function put(target, key, value) {
   }
 }
 
+/** An array index as JS writes one (`0`, `12`; not `007` or past 2³² − 2): a key an array keeps in JSON. */
+const isIndex = (segment) => /^(?:0|[1-9]\d{0,9})$/.test(segment) && Number(segment) < 4294967295;
+
 /**
- * Sets the value at `path`, creating plain objects (or arrays for numeric
- * segments) on the way; returns `target`.
+ * Sets the value at `path`, creating plain objects (or arrays for array
+ * index segments) on the way; returns `target`.
  */
 export function setPath(target, path, value) {
   const parts = wasm.pathSegments(path);
@@ -54,7 +57,7 @@ export function setPath(target, path, value) {
   for (let i = 0; i < parts.length - 1; i++) {
     const part = parts[i];
     if (!hasOwn(current, part) || !isObject(current[part])) {
-      put(current, part, /^\d+$/.test(parts[i + 1]) ? [] : {});
+      put(current, part, isIndex(parts[i + 1]) ? [] : {});
     }
     current = current[part];
   }
@@ -100,8 +103,11 @@ const leafBytes = (node) => (typeof node === 'string' ? utf8Length(node) : 8);
 export function flatten(value, prefix) {
   const { maxSegments, maxValues, maxPathBytes, maxOutputBytes, refused } = pathRules();
   let root = '';
+  // The prefix's segments count toward each path's: a path flatten writes
+  // is one getPath and setPath take.
+  let rootDepth = 0;
   if (typeof prefix === 'string' && prefix !== '') {
-    wasm.pathSegments(prefix); // checked as a path
+    rootDepth = wasm.pathSegments(prefix).length; // checked as a path
     root = prefix;
   } else if (prefix) {
     wasm.pathSegments(prefix); // throws: not a string
@@ -148,7 +154,7 @@ export function flatten(value, prefix) {
     frames.push({ node, keys, keyBytes, next: 0, path, bytes, depth });
   };
 
-  visit(value, root, rootBytes, 0);
+  visit(value, root, rootBytes, rootDepth);
   while (frames.length > 0) {
     const frame = frames[frames.length - 1];
     if (frame.next === frame.keys.length) {

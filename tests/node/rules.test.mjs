@@ -1705,4 +1705,18 @@ describe('ToolmarkError invalid_path (path helpers)', () => {
     assert.deepEqual(setPath({}, 'items.0.name', 'tea'), { items: [{ name: 'tea' }] });
     assert.deepEqual(flatten({ a: { b: 1 }, c: [2] }), { 'a.b': 1, 'c.0': 2 });
   });
+
+  test('what flatten writes, setPath rebuilds and getPath reads: a digit key that is no array index makes an object, a prefix counts toward the segments', () => {
+    const value = { zip: { '007': 'bond' }, ids: { 12345678901: 'big' }, items: [{ name: 'tea' }] };
+    const flat = flatten(value);
+    const rebuilt = Object.entries(flat).reduce((target, [path, leaf]) => setPath(target, path, leaf), {});
+    assert.deepEqual(JSON.parse(JSON.stringify(rebuilt)), value);
+    assert.equal(Array.isArray(rebuilt.items), true);
+    // 999 levels under a two-segment prefix is 1001 segments: over the limit.
+    let deep = 1;
+    for (let i = 0; i < 999; i++) deep = { k: deep };
+    assert.throws(() => flatten(deep, 'p.q'), (e) => e instanceof ToolmarkError && e.code === 'invalid_path');
+    const [path] = Object.keys(flatten(deep, 'p'));
+    assert.equal(getPath(setPath({}, path, 1), path), 1);
+  });
 });
