@@ -117,6 +117,9 @@ struct Registrations {
     /// changed the registry), and whether another must follow it.
     syncing: Cell<bool>,
     again: Cell<bool>,
+    /// Detached: nothing is registered any more, also by a sync under way
+    /// when `registerTool` detached.
+    detached: Cell<bool>,
 }
 
 #[wasm_bindgen]
@@ -140,12 +143,14 @@ impl WebMcp {
             live: RefCell::new(Vec::new()),
             syncing: Cell::new(false),
             again: Cell::new(false),
+            detached: Cell::new(false),
         });
         let follow = registrations.clone();
         let listener: JsValue = js_function(move || follow.sync()).into();
         let unsubscribe = registrations.link.on_revision(&listener)?;
         registrations.sync();
         Ok(host::callback(move |_, _| {
+            registrations.detached.set(true);
             unsubscribe.call0(&JsValue::UNDEFINED)?;
             let gone = core::mem::take(&mut *registrations.live.borrow_mut());
             for registration in gone {
@@ -217,6 +222,9 @@ impl Registrations {
             registration.controller.abort();
         }
         for i in plan.new {
+            if self.detached.get() {
+                return;
+            }
             if let Some(text) = entries.get_mut(i) {
                 self.register_tool(core::mem::take(text));
             }

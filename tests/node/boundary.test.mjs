@@ -296,6 +296,28 @@ describe('re-entrancy', () => {
     assert.equal(registered.size, 0);
   });
 
+  test('webmcp detached by registerTool during a sync registers nothing after it: every registration it made is aborted', () => {
+    const live = new Map();
+    let detach;
+    const tm = createToolmark();
+    const modelContext = {
+      registerTool(tool, { signal }) {
+        live.set(tool.name, signal);
+        signal.addEventListener('abort', () => live.delete(tool.name));
+        if (tool.name === 'a') {
+          tm.register({ name: 'b', description: 'B', run: () => 0 });
+          tm.register({ name: 'c', description: 'C', run: () => 0 });
+        }
+        if (tool.name === 'b') detach();
+      },
+    };
+    detach = tm.use(webmcp({ modelContext }));
+    tm.register({ name: 'a', description: 'A', run: () => 0 });
+    assert.deepEqual([...live.keys()], []);
+    tm.register({ name: 'd', description: 'D', run: () => 0 });
+    assert.deepEqual([...live.keys()], []);
+  });
+
   test("webmcp's executes live as long as their registration: detach cancels those under way, and an execute of a withdrawn registration runs nothing, whatever tool has its name now", async () => {
     const tm = createToolmark();
     const seen = [];
