@@ -60,6 +60,19 @@ pub fn argument(length: Option<usize>, type_of: impl FnOnce() -> String) -> Resu
     Ok(())
 }
 
+/// The segments of a path as the module read the page's string:
+/// `well_formed` is false when the string held a lone surrogate, read as
+/// U+FFFD, so that no segment could name the page's key exactly (`setPath`
+/// would write another key). Refused; else [`segments`].
+pub fn read_segments(path: &str, well_formed: bool) -> Result<Vec<&str>, String> {
+    if !well_formed {
+        return Err(String::from(
+            "path has a lone surrogate (half of a UTF-16 pair), which no path names exactly",
+        ));
+    }
+    segments(path)
+}
+
 /// The segments of a valid, safe path (none for `""`): at most
 /// [`MAX_PATH_SEGMENTS`], none empty or [`FORBIDDEN`].
 pub fn segments(path: &str) -> Result<Vec<&str>, String> {
@@ -118,6 +131,13 @@ mod tests {
         ] {
             assert_eq!(segments(path), Err(String::from(why)), "{path}");
         }
+    }
+
+    #[test]
+    fn a_path_read_with_a_lone_surrogate_is_refused() {
+        assert_eq!(read_segments("a.b", true), Ok(vec!["a", "b"]));
+        assert!(read_segments("a.\u{FFFD}", false).is_err());
+        assert_eq!(read_segments("a.\u{FFFD}", true), Ok(vec!["a", "\u{FFFD}"]));
     }
 
     #[test]

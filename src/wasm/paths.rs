@@ -26,8 +26,15 @@ pub fn path_segments(path: JsValue) -> Result<Array, JsValue> {
         .dyn_ref::<JsString>()
         .map(|text| text.length() as usize);
     paths::argument(length, || host::string(&path.js_typeof())).map_err(invalid)?;
-    let path = path.as_string().unwrap_or_default();
-    Ok(paths::segments(&path)
+    let text = path.as_string().unwrap_or_default();
+    // A lone surrogate is read as U+FFFD: the text then differs from the
+    // page's string (compared only when it holds a U+FFFD).
+    let replaced = text
+        .as_bytes()
+        .windows(3)
+        .any(|w| w == "\u{FFFD}".as_bytes());
+    let well_formed = !replaced || JsValue::from_str(&text) == path;
+    Ok(paths::read_segments(&text, well_formed)
         .map_err(invalid)?
         .into_iter()
         .map(JsValue::from_str)

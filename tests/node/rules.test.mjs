@@ -1719,4 +1719,13 @@ describe('ToolmarkError invalid_path (path helpers)', () => {
     const [path] = Object.keys(flatten(deep, 'p'));
     assert.equal(getPath(setPath({}, path, 1), path), 1);
   });
+
+  test('a path holding a lone surrogate is invalid_path, not a path to another key; a real U+FFFD is a key like any', () => {
+    const isInvalidPath = (e) => e instanceof ToolmarkError && e.code === 'invalid_path';
+    const lone = 'a.b\uD800';
+    assert.throws(() => setPath({}, lone, 1), isInvalidPath);
+    assert.throws(() => getPath({ a: { 'b\uD800': 1 } }, lone), isInvalidPath);
+    assert.deepEqual(setPath({}, 'a.b\uFFFD', 1), { a: { 'b\uFFFD': 1 } });
+    assert.equal(getPath({ a: { 'b\uFFFD': 1 } }, 'a.b\uFFFD'), 1);
+  });
 });
