@@ -22,6 +22,7 @@ function pathRules() {
   return rules;
 }
 
+const LONE_SURROGATE = /\p{Cs}/u;
 const isObject = (value) => value !== null && typeof value === 'object';
 const invalid = (message) => new ToolmarkError('invalid_path', message);
 
@@ -142,7 +143,9 @@ export function flatten(value, prefix) {
     const keyBytes = new Array(keys.length);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
-      if (key === '' || key.includes('.') || refused.has(key)) {
+      // A lone surrogate (`\p{Cs}` matches only those in a `u` pattern): no
+      // path names such a key exactly (pathSegments refuses it).
+      if (key === '' || key.includes('.') || refused.has(key) || LONE_SURROGATE.test(key)) {
         throw invalid(`key "${key}" cannot be part of a dotted path`);
       }
       keyBytes[i] = utf8Length(key);

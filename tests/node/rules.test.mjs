@@ -1727,5 +1727,8 @@ describe('ToolmarkError invalid_path (path helpers)', () => {
     assert.throws(() => getPath({ a: { 'b\uD800': 1 } }, lone), isInvalidPath);
     assert.deepEqual(setPath({}, 'a.b\uFFFD', 1), { a: { 'b\uFFFD': 1 } });
     assert.equal(getPath({ a: { 'b\uFFFD': 1 } }, 'a.b\uFFFD'), 1);
+    // flatten writes no path getPath would refuse; a pair is a key like any.
+    assert.throws(() => flatten({ a: { 'b\uD800': 1 } }), isInvalidPath);
+    assert.deepEqual(flatten({ a: { 'b\uD83D\uDE00': 1 } }), { 'a.b\uD83D\uDE00': 1 });
   });
 });
