@@ -259,13 +259,6 @@ impl Driver {
             let _ = self.channel_call("stopListening", &listener.listener);
         }
         drop(listeners);
-        let (private_name, name) = {
-            let policy = self.policy.borrow();
-            (
-                JsValue::from_str(&policy.leave_channel_name()),
-                JsValue::from_str(policy.channel()),
-            )
-        };
         let leaves = HOLDS
             .try_with(|holds| {
                 holds
@@ -276,6 +269,13 @@ impl Driver {
         if !leaves {
             return;
         }
+        let (private_name, name) = {
+            let policy = self.policy.borrow();
+            (
+                JsValue::from_str(&policy.leave_channel_name()),
+                JsValue::from_str(policy.channel()),
+            )
+        };
         if let Some(leave) = host::method(&self.echo, "leaveChannel") {
             let _ = leave.call1(&self.echo, &private_name);
         } else if let Some(leave) = host::method(&self.echo, "leave") {
