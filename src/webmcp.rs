@@ -128,6 +128,15 @@ impl Annotations {
     }
 }
 
+/// The `inputSchema` a tool is registered with when its schema is a
+/// boolean (`Some`): `registerTool` takes an object (the polyfill throws
+/// "inputSchema must be an object"), so `true` is `{}` and `false`
+/// `{"not":{}}`, the objects that accept the same. `None`: an object
+/// schema goes as it is.
+pub fn object_schema(boolean: Option<bool>) -> Option<&'static str> {
+    boolean.map(|accepts| if accepts { "{}" } else { r#"{"not":{}}"# })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,5 +270,12 @@ mod tests {
                 consequential: false,
             }
         );
+    }
+
+    #[test]
+    fn a_boolean_schema_is_registered_as_the_object_that_accepts_the_same() {
+        assert_eq!(object_schema(Some(true)), Some("{}"));
+        assert_eq!(object_schema(Some(false)), Some(r#"{"not":{}}"#));
+        assert_eq!(object_schema(None), None);
     }
 }

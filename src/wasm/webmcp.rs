@@ -263,10 +263,15 @@ impl Registrations {
             hinted.untrusted_content,
             controller.signal().into(),
         );
+        let input_schema = get(&value, "inputSchema");
+        let input_schema = match webmcp::object_schema(input_schema.as_bool()) {
+            Some(object) => values::parse_text(object),
+            None => input_schema,
+        };
         let tool = host::object(&[
             ("name", &JsValue::from_str(&name)),
             ("description", &get(&value, "description")),
-            ("inputSchema", &get(&value, "inputSchema")),
+            ("inputSchema", &input_schema),
             ("annotations", &annotations),
             ("execute", &execute),
         ]);

@@ -143,6 +143,22 @@ test('the tools visible to inapp appear with their schema and hints, and follow 
   }
 });
 
+test('a tool whose input schema is a boolean is registered with the object schema that accepts the same', async () => {
+  const page = await openPage();
+  try {
+    await page.evaluate(() => {
+      window.tm.register({ name: 'anything', description: 'Takes any input', inputSchema: true, run: () => 1 });
+      window.tm.register({ name: 'nothing', description: 'Takes no input', inputSchema: false, run: () => 1 });
+    });
+    await until(page, async () => (await document.modelContext.getTools()).length === 6);
+    assert.deepEqual((await agent.tool(page, 'anything')).inputSchema, {});
+    assert.deepEqual((await agent.tool(page, 'nothing')).inputSchema, { not: {} });
+    assert.deepEqual(await page.evaluate(() => window.errors), []);
+  } finally {
+    await page.close();
+  }
+});
+
 test('a call is validated and answered with its ToolResult', async () => {
   const page = await openPage();
   try {
