@@ -148,7 +148,11 @@ export type ToolOutput<S> = S extends StandardSchemaV1<infer Input, any> ? Input
 /** Who calls a tool: the user in the page, or the agent (through the bridge). */
 export type Caller = 'human' | 'inapp';
 
-/** Hints of a tool definition. */
+/**
+ * Hints of a tool definition: the four the protocol names, so a misspelt one
+ * is a type error. Other boolean hints are passed on in the manifest as
+ * they are (the protocol keeps unknown hints for forward compatibility).
+ */
 export interface ToolDefinitionHints {
   /** The tool only reads. */
   readOnly?: boolean | undefined;
@@ -390,8 +394,12 @@ export interface Toolmark extends ToolRegistrar {
   /** Registry revision, an integer ≥ 0, +1 on every change. */
   readonly rev: number;
   scope(name: string): ToolScope;
-  /** Calls a tool by its full name; never rejects: every outcome is a ToolResult. */
-  call(name: string, input: unknown, options?: CallOptions): Promise<ToolResult>;
+  /**
+   * Calls a tool by its full name; never rejects: every outcome is a
+   * ToolResult. An absent (`undefined`) input is `{}`, as the protocol
+   * sends no input.
+   */
+  call(name: string, input?: unknown, options?: CallOptions): Promise<ToolResult>;
   /** Summary entries visible to that caller (default `'inapp'`). */
   manifest(caller?: Caller): ToolManifestSummary[];
   pendingConfirmations(): PendingConfirmation[];

@@ -749,6 +749,13 @@ describe('one error channel', () => {
     );
   });
 
+  test('tm.call without an input runs the tool with {}, as its declaration says', async () => {
+    const tm = createToolmark();
+    tm.register({ name: 'echo', description: 'Echoes', run: (input) => ({ input }) });
+    assert.deepEqual(await tm.call('echo'), { status: 'ok', data: { input: {} } });
+    assert.deepEqual(await tm.call('echo', undefined, { caller: 'inapp' }), { status: 'ok', data: { input: {} } });
+  });
+
   test('tm.call with a signal that is no AbortSignal, or takes no listener, is refused before anything runs; an AbortSignal cancels the call, one aborted already before it runs, and keeps no listener of a settled call', async () => {
     const tm = createToolmark();
     let runs = 0;

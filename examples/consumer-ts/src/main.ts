@@ -200,6 +200,8 @@ switch (result.status) {
 await tm.call('greet', {}, { caller: 'human' });
 // The caller defaults to 'human' (as the runtime has it).
 const byDefault: ToolResult = await tm.call('greet', {});
+// An absent input is {} (the protocol's "no input").
+await tm.call('greet');
 console.log(byDefault);
 
 const summaries: ToolManifestSummary[] = tm.manifest('inapp');
@@ -307,7 +309,7 @@ tm.use(bridge({ transport: viaEcho }));
 
 const viaSocket = websocketTransport({
   url: new URL('wss://example.test/toolmark'),
-  protocols: ['toolmark.v1'],
+  protocols: ['toolmark.v1'] as const,
   maxDelayMs: 30_000,
   terminalCloseCodes: [4401, 4403],
   onOpen: async (socket) => {

@@ -28,7 +28,7 @@ export type DefaultWebSocket = GlobalInstance<'WebSocket', WebSocketLike>;
 export interface WebSocketTransportOptions<W extends WebSocketLike = DefaultWebSocket> {
   /** `wss://…` in production; the server MUST authenticate the socket. */
   url: string | GlobalInstance<'URL', never>;
-  protocols?: string | string[] | undefined;
+  protocols?: string | readonly string[] | undefined;
   /**
    * Cap of the reconnect backoff (500 ms doubling; the cap bounds the first delay too);
    * default 30000. The delay starts over only after a connection stayed up 10 s.
