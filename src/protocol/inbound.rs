@@ -568,6 +568,14 @@ pub fn validate(value: &Value, direction: Direction) -> Result<(), Vec<Issue>> {
 /// `'toAgent'`.
 pub const BAD_DIRECTION: &str = "validateMessage: direction must be 'toPage' or 'toAgent'";
 
+/// The longest JSON text `validateMessage` reads, in UTF-8 bytes: the
+/// value it builds takes several times the text's size in the module's
+/// memory, which cannot grow past 4 GiB (running out traps the module).
+pub const MAX_VALIDATED_BYTES: usize = 16 << 20;
+
+/// The deepest nesting `validateMessage` reads: serde_json's limit.
+pub const MAX_VALIDATED_DEPTH: usize = 127;
+
 /// A value `validateMessage` is handed, as `JSON.stringify` writes it: the
 /// value is judged as it would travel.
 #[derive(Debug, Clone, Copy)]
@@ -578,6 +586,63 @@ pub enum Written<'a> {
     Threw(&'a str),
     /// `JSON.stringify` wrote nothing (`undefined`, a function, a symbol).
     Nothing,
+    /// A text longer than [`MAX_VALIDATED_BYTES`] (seen from its length in
+    /// UTF-16 units, each at least a byte), not copied into the module.
+    TooLong,
+}
+
+/// Whether `validateMessage` reads a JSON text of `units` UTF-16 units;
+/// if not, it is [`Written::TooLong`].
+pub fn validation_reads(units: usize) -> bool {
+    units <= MAX_VALIDATED_BYTES
+}
+
+/// The `\uXXXX` escape at `at`, when it is one of a surrogate.
+fn surrogate_escape(bytes: &[u8], at: usize) -> Option<u16> {
+    if bytes.get(at..at + 2)? != b"\\u" {
+        return None;
+    }
+    let mut unit = 0u16;
+    for &digit in bytes.get(at + 2..at + 6)? {
+        unit = unit << 4 | u16::try_from(char::from(digit).to_digit(16)?).ok()?;
+    }
+    (0xD800..=0xDFFF).contains(&unit).then_some(unit)
+}
+
+/// `text` with each lone surrogate escape (`"\ud83c"`, as `JSON.stringify`
+/// writes half a pair, which serde_json refuses) written `\ufffd`; `None`
+/// when it has none. The published schemas constrain strings only by ASCII
+/// patterns, `const`s and `minLength`, which tell neither apart from the
+/// other, so the verdict stays theirs.
+fn lone_surrogates_replaced(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    let (mut at, mut copied) = (0, 0);
+    while let Some(&byte) = bytes.get(at) {
+        if byte != b'\\' {
+            at += 1;
+            continue;
+        }
+        match surrogate_escape(bytes, at) {
+            Some(0xD800..=0xDBFF)
+                if matches!(surrogate_escape(bytes, at + 6), Some(0xDC00..=0xDFFF)) =>
+            {
+                at += 12;
+            }
+            Some(_) => {
+                let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                out.push_str(text.get(copied..at)?);
+                out.push_str("\\ufffd");
+                at += 6;
+                copied = at;
+            }
+            // Any other escape: the escaped character skipped with it.
+            None => at += 2,
+        }
+    }
+    let mut out = out?;
+    out.push_str(text.get(copied..)?);
+    Some(out)
 }
 
 /// `validateMessage` on a value as JSON writes it: its text when it
@@ -593,9 +658,24 @@ pub fn validate_written(written: Written<'_>, direction: Direction) -> Result<&s
         Written::Text(text) => text,
         Written::Threw(reason) => return Err(not_json(format!("must be JSON: {reason}"))),
         Written::Nothing => return Err(not_json("must be object".into())),
+        Written::TooLong => return Err(not_json(too_long())),
     };
-    let value = parse_value(text).map_err(|rejection| rejection.issues())?;
+    if text.len() > MAX_VALIDATED_BYTES {
+        return Err(not_json(too_long()));
+    }
+    if nesting_exceeds(text.as_bytes(), MAX_VALIDATED_DEPTH) {
+        return Err(not_json(format!(
+            "nested deeper than {MAX_VALIDATED_DEPTH}: not validated"
+        )));
+    }
+    let replaced = lone_surrogates_replaced(text);
+    let value =
+        parse_value(replaced.as_deref().unwrap_or(text)).map_err(|rejection| rejection.issues())?;
     validate(&value, direction).map(|()| text)
+}
+
+fn too_long() -> String {
+    format!("longer than {MAX_VALIDATED_BYTES} bytes of JSON: not validated")
 }
 
 #[cfg(test)]
@@ -850,6 +930,80 @@ mod tests {
         assert_eq!(
             validate_written(Written::Text("not json"), Direction::ToPage),
             Err(parse_value("not json").unwrap_err().issues())
+        );
+    }
+
+    #[test]
+    fn validate_message_reads_lone_surrogates_as_the_schemas_do() {
+        let cancel = |client_id: &str, id: &str| {
+            format!(r#"{{"protocol":1,"type":"cancel","clientId":"{client_id}","id":"{id}"}}"#)
+        };
+        for (client_id, id) in [
+            (r"p\ud800", r"\udc00x"),
+            (r"\udbff", r"x\ud800\ud800"),
+            (r"p\ud83d\ude00", "x"),
+            (r"\\ud800", r"\\\udc00"),
+        ] {
+            let text = cancel(client_id, id);
+            assert_eq!(
+                validate_written(Written::Text(&text), Direction::ToPage),
+                Ok(text.as_str()),
+                "{text}"
+            );
+        }
+        // Still judged: an empty id is refused with its issue, not as malformed.
+        let empty_id = cancel(r"\ud800", "");
+        let issues = validate_written(Written::Text(&empty_id), Direction::ToPage).unwrap_err();
+        assert!(issues.iter().any(|issue| issue.path == "id"), "{issues:?}");
+        assert_eq!(lone_surrogates_replaced(r#""\ud83d\ude00 \n""#), None);
+        assert_eq!(
+            lone_surrogates_replaced(r#""a\udc00\ud83d\ude00\ud83d""#).as_deref(),
+            Some(r#""a\ufffd\ud83d\ude00\ufffd""#)
+        );
+    }
+
+    #[test]
+    fn validate_message_refuses_what_it_cannot_read_saying_why() {
+        let issue = |message: String| {
+            Err(vec![Issue {
+                path: String::new(),
+                message,
+            }])
+        };
+        let too_long = format!("longer than {MAX_VALIDATED_BYTES} bytes of JSON: not validated");
+        assert_eq!(
+            validate_written(Written::TooLong, Direction::ToAgent),
+            issue(too_long.clone())
+        );
+        assert!(validation_reads(MAX_VALIDATED_BYTES));
+        assert!(!validation_reads(MAX_VALIDATED_BYTES + 1));
+        let long = format!(r#"{{"padding":"{}"}}"#, "x".repeat(MAX_VALIDATED_BYTES));
+        assert_eq!(
+            validate_written(Written::Text(&long), Direction::ToAgent),
+            issue(too_long)
+        );
+        let nested = |depth: usize| {
+            format!(
+                r#"{{"protocol":1,"type":"call","clientId":"c","id":"1","tool":"t","input":{}1{}}}"#,
+                "[".repeat(depth - 1),
+                "]".repeat(depth - 1)
+            )
+        };
+        assert_eq!(
+            validate_written(
+                Written::Text(&nested(MAX_VALIDATED_DEPTH)),
+                Direction::ToPage
+            ),
+            Ok(nested(MAX_VALIDATED_DEPTH).as_str())
+        );
+        assert_eq!(
+            validate_written(
+                Written::Text(&nested(MAX_VALIDATED_DEPTH + 1)),
+                Direction::ToPage
+            ),
+            issue(format!(
+                "nested deeper than {MAX_VALIDATED_DEPTH}: not validated"
+            ))
         );
     }
 }

@@ -19,8 +19,9 @@ pub use codes::{
 };
 pub use inbound::{
     check_agent_to_page, check_page_to_agent, parse_agent_to_page, parse_for_page, parse_json,
-    parse_page_to_agent, parse_value, peek_client_id, validate, validate_written, Rejection,
-    Written, BAD_DIRECTION, DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH,
+    parse_page_to_agent, parse_value, peek_client_id, validate, validate_written, validation_reads,
+    Rejection, Written, BAD_DIRECTION, DEFAULT_MAX_MESSAGE_BYTES, MAX_DEPTH, MAX_VALIDATED_BYTES,
+    MAX_VALIDATED_DEPTH,
 };
 pub use json_text::JsonText;
 pub use manifest::{Hints, ToolManifest, ToolManifestSummary, ToolMode};

@@ -4,7 +4,9 @@
 //! app that validates messages loads it, the README's app does not.
 
 use crate::prelude::*;
+use js_sys::JsString;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::error::Failure;
 use super::host;
@@ -39,13 +41,28 @@ pub fn validate_message(value: JsValue, direction: JsValue) -> Result<JsValue, J
         .as_string()
         .and_then(|direction| Direction::parse(&direction))
         .ok_or_else(|| Failure::misuse(BAD_DIRECTION))?;
-    let written = js_sys::JSON::stringify(&value)
-        .map(|text| JsValue::from(text).as_string())
-        .map_err(|error| host::string(&host::get(&error, "message")));
-    let written = match &written {
-        Ok(Some(text)) => Written::Text(text),
-        Ok(None) => Written::Nothing,
-        Err(reason) => Written::Threw(reason),
+    let stringified = js_sys::JSON::stringify(&value).map(JsValue::from);
+    let reason = stringified.as_ref().err().map(thrown_reason);
+    let text = stringified
+        .as_ref()
+        .ok()
+        .and_then(|text| text.dyn_ref::<JsString>());
+    let copied;
+    let written = match (&reason, text) {
+        (Some(reason), _) => Written::Threw(reason),
+        (None, None) => Written::Nothing,
+        // Measured before it is copied into the module.
+        (None, Some(text))
+            if !protocol::validation_reads(
+                usize::try_from(text.length()).unwrap_or(usize::MAX),
+            ) =>
+        {
+            Written::TooLong
+        }
+        (None, Some(text)) => {
+            copied = String::from(text);
+            Written::Text(&copied)
+        }
     };
     let answer = match protocol::validate_written(written, direction) {
         Ok(text) => host::object(&[
@@ -55,4 +72,14 @@ pub fn validate_message(value: JsValue, direction: JsValue) -> Result<JsValue, J
         Err(issues) => host::object(&[("ok", &JsValue::FALSE), ("errors", &values::js(&issues))]),
     };
     Ok(answer.into())
+}
+
+/// What `JSON.stringify` threw, as a reason: an `Error`'s message, else
+/// the thrown value itself (a getter may throw anything).
+fn thrown_reason(error: &JsValue) -> String {
+    if error.is_instance_of::<js_sys::Error>() {
+        host::string(&host::get(error, "message"))
+    } else {
+        host::string(error)
+    }
 }
