@@ -175,3 +175,29 @@ test('a valid verdict returns the message (its JSON copy)', () => {
   }
   assert.ok(checked >= 500);
 });
+
+/** `value` with every string (keys kept) ending in half a surrogate pair, `half`. */
+function withHalfPairs(value, half) {
+  if (typeof value === 'string') return value + half;
+  if (Array.isArray(value)) return value.map((item) => withHalfPairs(item, half));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withHalfPairs(item, half)]));
+}
+
+test('validateMessage agrees with ajv on strings holding half a surrogate pair, both directions', () => {
+  const disagreements = [];
+  let checked = 0;
+  for (const { entry, value } of runs.slice(0, 1000)) {
+    for (const half of ['\ud83c', '\udf89']) {
+      const halved = withHalfPairs(value, half);
+      for (const direction of DIRECTIONS) {
+        const ajvOk = schemaFor[direction](halved);
+        const ours = validateMessage(halved, direction);
+        checked++;
+        if (ours.ok !== ajvOk) disagreements.push(`[${direction}] ${entry.note}: ajv ${ajvOk}, ours ${JSON.stringify(ours.errors)}`);
+      }
+    }
+  }
+  assert.ok(checked >= 4000, `${checked} checked`);
+  assert.deepEqual(disagreements.slice(0, 10), []);
+});
