@@ -46,6 +46,8 @@ impl Default for BridgeOptions {
 pub enum TransportCall {
     Send,
     Close,
+    /// Reading `transport.status` (a getter may throw).
+    Status,
     OnStatus,
     OnMessage,
     /// What `onStatus` returned, called when the bridge closes.
@@ -61,6 +63,7 @@ impl TransportCall {
         let call = match self {
             TransportCall::Send => "transport.send",
             TransportCall::Close => "transport.close",
+            TransportCall::Status => "bridge: reading transport.status",
             TransportCall::OnStatus => "bridge: transport.onStatus",
             TransportCall::OnMessage => "bridge: transport.onMessage",
             TransportCall::OnStatusUnsubscribe => "bridge: unsubscribing from transport.onStatus",
@@ -396,6 +399,10 @@ mod tests {
         for (call, text) in [
             (TransportCall::Send, "transport.send failed: Error: e"),
             (TransportCall::Close, "transport.close failed: Error: e"),
+            (
+                TransportCall::Status,
+                "bridge: reading transport.status failed: Error: e",
+            ),
             (
                 TransportCall::OnStatus,
                 "bridge: transport.onStatus failed: Error: e",

@@ -696,8 +696,8 @@ impl Toolmark {
             self.env.out.error(
                 ErrorEventCode::TransportFailed,
                 String::from(
-                    "bridge: transport.onStatus gave a state that is not connecting, open, \
-                     reconnecting or closed",
+                    "bridge: the transport's status (transport.status or onStatus) is not \
+                     connecting, open, reconnecting or closed",
                 ),
                 None,
             );

@@ -134,9 +134,13 @@ fn watch_status(shared: &Rc<Shared>, bridge: BridgeId, transport: &JsValue) {
         return;
     };
     let weak = Rc::downgrade(shared);
-    let now = get(transport, "status");
-    if !now.is_undefined() {
-        status_input(&weak, bridge, &now);
+    match host::read(transport, "status") {
+        Ok(now) if now.is_undefined() => {}
+        Ok(now) => status_input(&weak, bridge, &now),
+        Err(error) => {
+            let message = TransportCall::Status.failed(&host::detail(&error));
+            shared.failed(ErrorEventCode::TransportFailed, message, None);
+        }
     }
     // Freed by the collector with the function, once the transport lets go.
     let callback = listener(weak, bridge, false).into_js_value();

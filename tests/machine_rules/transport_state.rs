@@ -87,7 +87,7 @@ fn a_state_the_transport_could_not_describe_is_a_transport_failed_event_while_at
         status_events(&page),
         [(
             "error transport_failed".into(),
-            json!("bridge: transport.onStatus gave a state that is not connecting, open, reconnecting or closed")
+            json!("bridge: the transport's status (transport.status or onStatus) is not connecting, open, reconnecting or closed")
         )]
     );
     page.events.clear();

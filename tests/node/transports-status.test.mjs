@@ -185,11 +185,34 @@ test("an app's own transport: its states are told, an unknown one is an error ev
   assert.deepEqual(bridged, [{ state: 'connecting', attempt: 1 }, { state: 'closed', code: 1011, reason: 'server error', terminal: false }]);
   assert.deepEqual(errors, [
     { code: 'transport_failed', message: 'transport: connection attempt 1 failed (code 1011: server error); retrying' },
-    { code: 'transport_failed', message: 'bridge: transport.onStatus gave a state that is not connecting, open, reconnecting or closed' },
+    { code: 'transport_failed', message: "bridge: the transport's status (transport.status or onStatus) is not connecting, open, reconnecting or closed" },
   ]);
   detach();
   assert.equal(tell, undefined, 'detaching unsubscribes');
   assert.throws(() => tm.events.on('statuses', () => {}), /unknown event 'statuses' \(known: 'error', 'status'\)/);
+});
+
+test("an app's transport whose status getter throws: an error event naming the read, and its onStatus states still told", () => {
+  const { tm, errors } = greeterPage();
+  const bridged = [];
+  tm.events.on('status', (s) => bridged.push(s));
+  let tell;
+  const transport = {
+    get status() {
+      throw new Error('not ready');
+    },
+    send() {},
+    onMessage: () => () => {},
+    onStatus(callback) {
+      tell = callback;
+      return () => (tell = undefined);
+    },
+  };
+  const detach = tm.use(bridge({ transport }));
+  tell({ state: 'open' });
+  assert.deepEqual(errors, [{ code: 'transport_failed', message: 'bridge: reading transport.status failed: Error: not ready' }]);
+  assert.deepEqual(bridged, [{ state: 'open' }]);
+  detach();
 });
 
 test('the in-page channel is open until closed', () => {
