@@ -20,29 +20,49 @@ export function blockedByCsp(error) {
   return BLOCKED.test(String(error && error.message)) || refusedInContentScript(error);
 }
 
+// Guarded: a host may have no WebAssembly at all (node --jitless, iOS
+// Lockdown Mode, Edge's enhanced security), the error being its absence.
 function refusedInContentScript(error) {
-  return error instanceof WebAssembly.CompileError && NO_REASON.test(error.message);
+  return typeof WebAssembly === 'object' && error instanceof WebAssembly.CompileError && NO_REASON.test(error.message);
 }
 
 /** `error`, or for a CSP refusal an error saying what to allow (the refusal as its cause). */
 export function withCspHint(error) {
+  const hint = cspHint(error);
+  return hint ? unavailable(hint, error) : error;
+}
+
+/**
+ * The error of a loader that could not have its module, from `error`, what
+ * it caught: a ToolmarkError as it is; else `module_unavailable`, the error
+ * its cause, with the CSP hint for a CSP refusal, otherwise "`what` failed
+ * (the error): `todo`", or, on a host without WebAssembly, what to allow.
+ */
+export function loadFailed(error, what, todo) {
+  const none = typeof WebAssembly !== 'object';
+  return error instanceof ToolmarkError
+    ? error
+    : unavailable(cspHint(error) || `${what} failed (${none ? 'this host has no WebAssembly' : error}): ${none ? 'allow WebAssembly' : todo}`, error);
+}
+
+/** For a CSP refusal, the message saying what to allow. */
+function cspHint(error) {
   if (refusedInContentScript(error)) {
-    return unavailable(
+    return (
       '@toolmark/bridge-wasm: WebAssembly was refused without a reason, as Chromium refuses it in an ' +
-        "extension's content script on a page whose Content Security Policy lacks 'wasm-unsafe-eval' " +
-        '(the page\'s policy applies there, and the extension cannot change it). Run the bridge in an ' +
-        'extension page, an offscreen document or the background service worker instead ' +
-        '(docs/extensions.md in the repository).',
-      error,
+      "extension's content script on a page whose Content Security Policy lacks 'wasm-unsafe-eval' " +
+      '(the page\'s policy applies there, and the extension cannot change it). Run the bridge in an ' +
+      'extension page, an offscreen document or the background service worker instead ' +
+      '(docs/extensions.md in the repository).'
     );
   }
-  if (!blockedByCsp(error)) return error;
-  return unavailable(
-    "@toolmark/bridge-wasm: this page's Content Security Policy blocks WebAssembly. Allow it with " +
+  if (blockedByCsp(error)) {
+    return (
+      "@toolmark/bridge-wasm: this page's Content Security Policy blocks WebAssembly. Allow it with " +
       "'wasm-unsafe-eval' in script-src (in an MV3 extension: \"content_security_policy\": " +
-      "{ \"extension_pages\": \"script-src 'self' 'wasm-unsafe-eval'; object-src 'self';\" }).",
-    error,
-  );
+      "{ \"extension_pages\": \"script-src 'self' 'wasm-unsafe-eval'; object-src 'self';\" })."
+    );
+  }
 }
 
 /** The package's module could not be fetched, compiled or instantiated: `module_unavailable`. */

@@ -5,7 +5,8 @@
 // "call to {0}() blocked by CSP", {0} the API called).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blockedByCsp, withCspHint } from '../../js/src/wasm-csp.js';
+import { blockedByCsp, loadFailed, withCspHint } from '../../js/src/wasm-csp.js';
+import { ToolmarkError } from '../../js/src/errors.js';
 
 const CHROMIUM = [
   `WebAssembly.Module(): Compiling or instantiating WebAssembly module violates the following Content Security policy directive because 'unsafe-eval' is not an allowed source of script in the following Content Security Policy directive: "script-src 'self' 'unsafe-inline'".`,
@@ -51,4 +52,20 @@ test('other compile errors pass through unchanged', () => {
   ]) {
     assert.equal(withCspHint(error), error);
   }
+});
+
+test('a loader\'s failure is module_unavailable saying what failed and what to do, the error as cause; a CSP refusal keeps its hint, a ToolmarkError passes through', () => {
+  const compile = new WebAssembly.CompileError('WebAssembly.Module(): expected magic word 00 61 73 6d, found 00 00 00 00 @+0');
+  const failed = loadFailed(compile, 'loading its module /x.wasm', 'serve it');
+  assert.ok(failed instanceof ToolmarkError);
+  assert.equal(failed.code, 'module_unavailable');
+  assert.equal(failed.message, `loading its module /x.wasm failed (${compile}): serve it`);
+  assert.equal(failed.cause, compile);
+  const refusal = new WebAssembly.CompileError('call to WebAssembly.Module() blocked by CSP');
+  const hinted = loadFailed(refusal, 'loading its module /x.wasm', 'serve it');
+  assert.equal(hinted.code, 'module_unavailable');
+  assert.match(hinted.message, /'wasm-unsafe-eval' in script-src/);
+  assert.equal(hinted.cause, refusal);
+  const own = new ToolmarkError('invalid_argument', 'not this module');
+  assert.equal(loadFailed(own, 'loading its module /x.wasm', 'serve it'), own);
 });
