@@ -275,7 +275,7 @@ async function bundleSlimEntry(entries, owner) {
   const values = names.filter((name) => typeof core[name] !== 'function');
   const shared = [...new Set(Object.values(SHARED))].map((file) =>
     `export { ${Object.keys(SHARED).filter((name) => SHARED[name] === file).join(', ')} } from './${file}';`).join('\n');
-  const source = `import { withCspHint, unavailable } from './wasm-csp.js';
+  const source = `import { loadFailed, unavailable } from './wasm-csp.js';
 import { ToolmarkError } from './errors.js';
 ${shared}
 
@@ -306,11 +306,14 @@ async function load(source) {
 }
 
 async function compile(source) {
+  // What it was given, for the error: a URL, a Response's URL, the bytes.
+  let given = 'its argument';
   try {
     source = await source;
     if (source instanceof WebAssembly.Module) return source;
-    if (typeof source === 'string' || source instanceof URL) source = await fetch(source);
+    if (typeof source === 'string' || source instanceof URL) source = await fetch(given = source);
     if (typeof Response === 'function' && source instanceof Response) {
+      given = source.url || 'the Response given';
       if (!source.ok) throw unavailable('@toolmark/bridge-wasm/slim: fetching the module failed: HTTP ' + source.status + ' at ' + source.url + ': serve the file exported as "@toolmark/bridge-wasm/toolmark_bridge.wasm" there');
       // Streaming compiles while the bytes arrive; it needs the module's MIME type.
       if (typeof WebAssembly.compileStreaming === 'function' && (source.headers.get('content-type') || '').startsWith('application/wasm')) {
@@ -318,9 +321,10 @@ async function compile(source) {
       }
       return await WebAssembly.compile(await source.arrayBuffer());
     }
+    given = 'the bytes given';
     return await WebAssembly.compile(source);
   } catch (error) {
-    throw withCspHint(error);
+    throw loadFailed(error, '@toolmark/bridge-wasm/slim: initialize() loading ' + given, 'serve or pass the file exported as "@toolmark/bridge-wasm/toolmark_bridge.wasm"');
   }
 }
 `;
@@ -631,7 +635,7 @@ writeFileSync(
 // initialize() compiled, when initialize calls instantiate(), not on import:
 // an ES module whose evaluation threw stays failed for good, so nothing here
 // runs at evaluation that can fail.
-import { withCspHint } from '../wasm-csp.js';
+import { loadFailed } from '../wasm-csp.js';
 import { ToolmarkError } from '../errors.js';
 import { initSync, forget, ${exported.join(', ')} } from './${crateName}.js';
 
@@ -660,7 +664,7 @@ export function instantiate(module) {
     initSync({ module });
   } catch (error) {
     forget();
-    throw withCspHint(error);
+    throw loadFailed(error, '@toolmark/bridge-wasm/slim: instantiating the module given to initialize()', 'pass the module exported as "@toolmark/bridge-wasm/toolmark_bridge.wasm"');
   }
 }
 

@@ -4,8 +4,9 @@
 // `initialize` resolves, every function export throws, saying so; after, the
 // exports are the package's own (one ToolmarkError class) and work. A bad
 // source of any kind (not a module, the wrong module, one that fails once
-// instantiated, a failed fetch) is refused and leaves the entry as if
-// `initialize` had never been called.
+// instantiated, a failed fetch) is refused (the wrong module with
+// invalid_argument, the others with module_unavailable naming what was given)
+// and leaves the entry as if `initialize` had never been called.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -71,16 +72,38 @@ for (const [kind, expression] of Object.entries(SOURCES)) {
   });
 }
 
-test('a failed initialize rejects with the cause and may be tried again (Node)', () => {
+test('a failed initialize rejects with module_unavailable naming what it was given, the host\'s error as cause, and may be tried again (Node)', () => {
   const script = `
+    import { createServer } from 'node:net';
     import { readFileSync } from 'node:fs';
     const slim = await import(${JSON.stringify(new URL('slim.js', pkgUrl).href)});
-    let failure;
-    await slim.initialize(new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9])).catch((error) => { failure = error.name; });
+    const described = (error) => ({ toolmarkError: error instanceof slim.ToolmarkError, code: error.code, message: error.message, cause: error.cause?.name });
+    const attempt = (source) => slim.initialize(source).then(() => 'resolved', described);
+    // A loopback port nothing listens on: the fetch is refused.
+    const server = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const closed = 'http://127.0.0.1:' + server.address().port + '/toolmark_bridge.wasm';
+    await new Promise((resolve) => server.close(resolve));
+    const failures = {
+      bytes: await attempt(new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9])),
+      url: await attempt(closed),
+      promise: await attempt(Promise.reject(new TypeError('Failed to fetch'))),
+    };
     await slim.initialize(readFileSync(new URL(${JSON.stringify(wasmUrl.href)})));
-    console.log(JSON.stringify({ failure, id: slim.newId() }));`;
+    console.log(JSON.stringify({ failures, closed, id: slim.newId() }));`;
   const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
-  assert.equal(out.failure, 'CompileError');
+  const { bytes, url, promise } = out.failures;
+  for (const failure of [bytes, url, promise]) {
+    assert.equal(failure.toolmarkError, true);
+    assert.equal(failure.code, 'module_unavailable');
+    assert.match(failure.message, /: serve or pass the file exported as "@toolmark\/bridge-wasm\/toolmark_bridge\.wasm"$/);
+  }
+  assert.match(bytes.message, /^@toolmark\/bridge-wasm\/slim: initialize\(\) loading the bytes given failed \(CompileError: WebAssembly\.compile\(\)/);
+  assert.equal(bytes.cause, 'CompileError');
+  assert.ok(url.message.startsWith(`@toolmark/bridge-wasm/slim: initialize() loading ${out.closed} failed (TypeError: fetch failed)`), url.message);
+  assert.equal(url.cause, 'TypeError');
+  assert.match(promise.message, /initialize\(\) loading its argument failed \(TypeError: Failed to fetch\)/);
+  assert.equal(promise.cause, 'TypeError');
   assert.match(out.id, UUID_V4);
 });
 
@@ -137,22 +160,22 @@ const realExports = WebAssembly.Module.exports(real);
 const realMemory = realExports.find((entry) => entry.kind === 'memory').name;
 /** Every kind of module initialize must refuse, as bytes, and the refusal each gets. */
 const WRONG_MODULES = {
-  'a valid, empty module': [new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]), /is not the toolmark_bridge\.wasm of this version of the package \(it lacks (\d+) of the \1 exports the package calls, /],
-  'a module of another shape (one export f)': [moduleOf({ imports: [], exports: [{ name: 'f', kind: 'function' }] }), /is not the toolmark_bridge\.wasm of this version of the package \(it lacks (\d+) of the \1 exports/],
+  'a valid, empty module': [new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]), /^invalid_argument: .*is not the toolmark_bridge\.wasm of this version of the package \(it lacks (\d+) of the \1 exports the package calls, /],
+  'a module of another shape (one export f)': [moduleOf({ imports: [], exports: [{ name: 'f', kind: 'function' }] }), /^invalid_argument: .*is not the toolmark_bridge\.wasm of this version of the package \(it lacks (\d+) of the \1 exports/],
   'this version\'s exports with a memory that is a function': [
     moduleOf({ imports: realImports, exports: realExports.map((entry) => (entry.name === realMemory ? { name: realMemory, kind: 'function' } : entry)) }),
-    new RegExp(`is not the toolmark_bridge\\.wasm of this version of the package \\(it lacks 1 of the \\d+ exports the package calls, ${realMemory}\\)`),
+    new RegExp(`^invalid_argument: .*is not the toolmark_bridge\\.wasm of this version of the package \\(it lacks 1 of the \\d+ exports the package calls, ${realMemory}\\)`),
   ],
   'this version\'s exports with another version\'s imports': [
     moduleOf({ imports: [...realImports, { module: './toolmark_bridge_bg.js', name: '__wbg_gone_0123456789abcdef', kind: 'function' }], exports: realExports }),
-    /is not the toolmark_bridge\.wasm of this version of the package \(its exports and imports differ\)/,
+    /^invalid_argument: .*is not the toolmark_bridge\.wasm of this version of the package \(its exports and imports differ\)/,
   ],
   'this version\'s exports and imports, with a start that traps': [
     moduleOf({ imports: realImports, exports: realExports, trap: true }), // every function traps, the start among them
-    /unreachable/,
+    /^module_unavailable: @toolmark\/bridge-wasm\/slim: instantiating the module given to initialize\(\) failed \(RuntimeError: unreachable/,
   ],
-  'garbage bytes': [new Uint8Array([1, 2, 3]), /^WebAssembly\.compile\(\)/],
-  'empty input': [new Uint8Array(0), /^WebAssembly\.compile\(\)/],
+  'garbage bytes': [new Uint8Array([1, 2, 3]), /^module_unavailable: @toolmark\/bridge-wasm\/slim: initialize\(\) loading the bytes given failed \(CompileError: WebAssembly\.compile\(\)/],
+  'empty input': [new Uint8Array(0), /^module_unavailable: @toolmark\/bridge-wasm\/slim: initialize\(\) loading the bytes given failed \(CompileError: WebAssembly\.compile\(\)/],
 };
 
 test('the trapping module is this version\'s in every name and kind (what makes it pass the checks)', () => {
@@ -168,7 +191,7 @@ test('bad sources of every kind are refused, each leaving the entry as if never 
     import { readFileSync } from 'node:fs';
     const slim = await import(${JSON.stringify(new URL('slim.js', pkgUrl).href)});
     const real = () => readFileSync(new URL(${JSON.stringify(wasmUrl.href)}));
-    const attempt = (source) => slim.initialize(source).then(() => 'resolved', (error) => error.message);
+    const attempt = (source) => slim.initialize(source).then(() => 'resolved', (error) => error.code + ': ' + error.message);
     const unready = () => { try { slim.newId(); return 'ready'; } catch (error) { return error.message; } };
     const refusals = {};
     for (const [kind, base64] of ${JSON.stringify(Object.entries(WRONG_MODULES).map(([kind, [bytes]]) => [kind, Buffer.from(bytes).toString('base64')]))}) {
@@ -240,7 +263,7 @@ test('bad sources of every kind are refused, each leaving the entry as if never 
   const page = await chromium.open('/blank.html');
   const out = await page.evaluate(async (wrong) => {
     const slim = await import('/pkg/slim.js');
-    const attempt = (source) => slim.initialize(source).then(() => 'resolved', (error) => error.message);
+    const attempt = (source) => slim.initialize(source).then(() => 'resolved', (error) => `${error.code}: ${error.message}`);
     const unready = () => { try { slim.newId(); return 'ready'; } catch (error) { return error.message; } };
     const refusals = {};
     for (const [kind, bytes] of wrong) refusals[kind] = [await attempt(new Uint8Array(bytes)), unready()];
@@ -261,9 +284,9 @@ test('bad sources of every kind are refused, each leaving the entry as if never 
   const expected = {
     ...Object.fromEntries(Object.entries(WRONG_MODULES).map(([kind, [, refusal]]) => [kind, refusal])),
     'an empty module served as wasm': WRONG_MODULES['a valid, empty module'][1],
-    'a trapping module served as wasm, as a fetch promise': /unreachable/,
-    'HTML served as wasm': /^WebAssembly\.compileStreaming\(\)/,
-    'a 404': /fetching the module failed: HTTP 404/,
+    'a trapping module served as wasm, as a fetch promise': WRONG_MODULES['this version\'s exports and imports, with a start that traps'][1],
+    'HTML served as wasm': /^module_unavailable: @toolmark\/bridge-wasm\/slim: initialize\(\) loading http:\/\/[^ ]+\/html-as-wasm failed \(CompileError: WebAssembly\.compileStreaming\(\)/,
+    'a 404': /^module_unavailable: @toolmark\/bridge-wasm\/slim: fetching the module failed: HTTP 404/,
   };
   assert.deepEqual(Object.keys(out.refusals), Object.keys(expected));
   for (const [kind, refusal] of Object.entries(expected)) {
