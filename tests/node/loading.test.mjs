@@ -2,12 +2,17 @@
 // entry points"): in Chromium each part is fetched from beside the JS that
 // imports it, compiled while it streams when served as application/wasm,
 // and only the parts of what the page imports are fetched; a part that
-// cannot be fetched rejects the import with an error naming its URL. In
-// Node the `node` condition reads the parts synchronously, so require()
-// works.
+// cannot be fetched or compiled (in Node: read or compiled), or a host
+// without WebAssembly, rejects the import with a module_unavailable naming
+// its URL or path, the host's error as cause. In Node the `node` condition
+// reads the parts synchronously, so require() works.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromiumWithServer } from './support/browser.mjs';
 
 const chromium = chromiumWithServer();
@@ -125,6 +130,74 @@ test('Chromium: a part that cannot be fetched rejects the import, naming its URL
   const message = await page.evaluate(() => import('/pkg/bridge/websocket.js').then(() => 'loaded', (error) => error.message));
   assert.match(message, /fetching its module http:\/\/[^ ]+\/pkg\/wasm\/toolmark\.wasm failed \(HTTP 404\)/);
   assert.match(message, /@toolmark\/bridge-wasm\/inline/);
+});
+
+test('Chromium: a part whose fetch fails at the network rejects the import with module_unavailable, naming its URL, the fetch\'s error as cause', async () => {
+  const { page } = await recordingPage();
+  await page.route('**/pkg/wasm/toolmark.wasm', (route) => route.abort('connectionrefused'));
+  const out = await page.evaluate(async () => {
+    const { ToolmarkError } = await import('/pkg/errors.js');
+    return import('/pkg/bridge/websocket.js').then(() => 'loaded', (error) => ({
+      toolmarkError: error instanceof ToolmarkError, code: error.code, message: error.message, cause: error.cause?.name,
+    }));
+  });
+  assert.equal(out.toolmarkError, true);
+  assert.equal(out.code, 'module_unavailable');
+  assert.match(out.message, /loading its module http:\/\/[^ ]+\/pkg\/wasm\/toolmark\.wasm failed \(TypeError: Failed to fetch\)/);
+  assert.match(out.message, /serve wasm\/toolmark\.wasm of the package at that URL/);
+  assert.equal(out.cause, 'TypeError');
+});
+
+/** `error` as a child process or a test reports it: its class, code, message and cause's class. */
+const described = (error) => ({ name: error.name, code: error.code, message: error.message, cause: error.cause?.code ?? error.cause?.name });
+
+test('Node: a part whose .wasm is missing, or not a module, rejects the import with module_unavailable naming its path, the host\'s error as cause', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolmark-loading-'));
+  try {
+    cpSync(fileURLToPath(pkgDir), dir, { recursive: true });
+    rmSync(join(dir, 'wasm', 'protocol.wasm'));
+    writeFileSync(join(dir, 'wasm', 'paths.wasm'), 'not a module');
+    const { ToolmarkError } = await import(pathToFileURL(join(dir, 'errors.js')).href);
+    const attempt = (file) => import(pathToFileURL(join(dir, file)).href).then(() => 'loaded', (error) => ({ ...described(error), toolmarkError: error instanceof ToolmarkError }));
+    const missing = await attempt('protocol/index.node.js');
+    assert.equal(missing.toolmarkError, true);
+    assert.equal(missing.code, 'module_unavailable');
+    assert.ok(missing.message.includes(`loading its module ${join(dir, 'wasm', 'protocol.wasm')} failed (Error: ENOENT`), missing.message);
+    assert.match(missing.message, /install the package again/);
+    assert.equal(missing.cause, 'ENOENT');
+    const damaged = await attempt('wasm/paths.node.js');
+    assert.equal(damaged.toolmarkError, true);
+    assert.equal(damaged.code, 'module_unavailable');
+    assert.ok(damaged.message.includes(`loading its module ${join(dir, 'wasm', 'paths.wasm')} failed (CompileError: `), damaged.message);
+    assert.equal(damaged.cause, 'CompileError');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a host without WebAssembly (node --jitless): every entry rejects with module_unavailable saying the host has none', () => {
+  const script = `
+    const pkg = ${JSON.stringify(pkgDir.href)};
+    const { ToolmarkError } = await import(new URL('errors.js', pkg));
+    const out = {};
+    for (const entry of ['index.node.js', 'wasm/protocol.js', 'inline.js']) {
+      out[entry] = await import(new URL(entry, pkg)).then(() => 'loaded', (error) => error);
+    }
+    const slim = await import(new URL('slim.js', pkg));
+    out['slim.js initialize'] = await slim.initialize(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])).then(() => 'resolved', (error) => error);
+    const described = ${described.toString()};
+    console.log(JSON.stringify(Object.fromEntries(Object.entries(out).map(([entry, error]) =>
+      [entry, error instanceof Error ? { ...described(error), toolmarkError: error instanceof ToolmarkError } : error]))));`;
+  const out = JSON.parse(execFileSync(process.execPath, ['--jitless', '--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  assert.deepEqual(Object.keys(out), ['index.node.js', 'wasm/protocol.js', 'inline.js', 'slim.js initialize']);
+  for (const [entry, error] of Object.entries(out)) {
+    assert.equal(error.toolmarkError, true, `${entry}: ${JSON.stringify(error)}`);
+    assert.equal(error.code, 'module_unavailable', entry);
+    assert.match(error.message, /failed \(this host has no WebAssembly\): allow WebAssembly/, entry);
+    assert.equal(error.cause, 'ReferenceError', entry);
+  }
+  assert.match(out['index.node.js'].message, /loading its module \/[^ ]+\/wasm\/\w+\.wasm failed/);
+  assert.match(out['wasm/protocol.js'].message, /loading its module file:\/\/[^ ]+\/wasm\/protocol\.wasm failed/);
 });
 
 test('Node: the node condition reads the parts synchronously, so require() works', () => {
