@@ -26,12 +26,6 @@ function refusedInContentScript(error) {
   return typeof WebAssembly === 'object' && error instanceof WebAssembly.CompileError && NO_REASON.test(error.message);
 }
 
-/** `error`, or for a CSP refusal an error saying what to allow (the refusal as its cause). */
-export function withCspHint(error) {
-  const hint = cspHint(error);
-  return hint ? unavailable(hint, error) : error;
-}
-
 /**
  * The error of a loader that could not have its module, from `error`, what
  * it caught: a ToolmarkError as it is; else `module_unavailable`, the error
@@ -42,7 +36,7 @@ export function loadFailed(error, what, todo) {
   const none = typeof WebAssembly !== 'object';
   return error instanceof ToolmarkError
     ? error
-    : unavailable(cspHint(error) || `${what} failed (${none ? 'this host has no WebAssembly' : error}): ${none ? 'allow WebAssembly' : todo}`, error);
+    : unavailable(cspHint(error) || `${what} failed (${none ? 'this host has no WebAssembly' : String(error)}): ${none ? 'allow WebAssembly' : todo}`, error);
 }
 
 /** For a CSP refusal, the message saying what to allow. */

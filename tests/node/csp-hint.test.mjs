@@ -5,7 +5,7 @@
 // "call to {0}() blocked by CSP", {0} the API called).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blockedByCsp, loadFailed, withCspHint } from '../../js/src/wasm-csp.js';
+import { blockedByCsp, loadFailed } from '../../js/src/wasm-csp.js';
 import { ToolmarkError } from '../../js/src/errors.js';
 
 const CHROMIUM = [
@@ -20,7 +20,7 @@ for (const [engine, messages] of [['Chromium', CHROMIUM], ['Firefox', FIREFOX]])
     for (const message of messages) {
       const refusal = new WebAssembly.CompileError(message);
       assert.equal(blockedByCsp(refusal), true, message);
-      const hinted = withCspHint(refusal);
+      const hinted = loadFailed(refusal, 'loading its module /x.wasm', 'serve it');
       assert.match(hinted.message, /'wasm-unsafe-eval' in script-src/);
       assert.match(hinted.message, /Content Security Policy blocks WebAssembly/);
       assert.equal(hinted.cause, refusal);
@@ -33,7 +33,7 @@ test("Chromium's refusal without a reason (a content script on a page without 'w
     // As Chromium throws it there (tests/node/extension-content-script.test.mjs sees it).
     const refusal = new WebAssembly.CompileError(`WebAssembly.${api}(): `);
     assert.equal(blockedByCsp(refusal), true);
-    const hinted = withCspHint(refusal);
+    const hinted = loadFailed(refusal, 'loading its module /x.wasm', 'serve it');
     assert.match(hinted.message, /content script on a page whose Content Security Policy lacks 'wasm-unsafe-eval'/);
     assert.match(hinted.message, /extension page, an offscreen document or the background service worker/);
     assert.equal(hinted.cause, refusal);
@@ -42,7 +42,7 @@ test("Chromium's refusal without a reason (a content script on a page without 'w
   assert.equal(blockedByCsp(new TypeError('WebAssembly.Module(): ')), false);
 });
 
-test('other compile errors pass through unchanged', () => {
+test('other errors are not taken for a CSP refusal', () => {
   for (const error of [
     new WebAssembly.CompileError('WebAssembly.Module(): expected magic word 00 61 73 6d, found 00 00 00 00 @+0'),
     new TypeError('call to WebAssembly.Module() failed'),
@@ -50,7 +50,10 @@ test('other compile errors pass through unchanged', () => {
     undefined,
     'blocked',
   ]) {
-    assert.equal(withCspHint(error), error);
+    assert.equal(blockedByCsp(error), false);
+    const failed = loadFailed(error, 'loading its module /x.wasm', 'serve it');
+    assert.equal(failed.message, `loading its module /x.wasm failed (${error}): serve it`);
+    assert.equal(failed.cause, error);
   }
 });
 
