@@ -17,7 +17,7 @@ import { echoTransport } from '../../pkg/bridge/echo.js';
 import { postMessageTransport } from '../../pkg/bridge/post-message.js';
 import { validateMessage } from '../../pkg/protocol/index.js';
 import { webmcp } from '../../pkg/webmcp/index.js';
-import { UUID_V4, flush, until } from './support/page-agent.mjs';
+import { UUID_V4, flush, until, untilAborted } from './support/page-agent.mjs';
 
 /** A page with an in-page agent, and every error event it emitted. */
 async function attached(options = {}) {
@@ -620,6 +620,55 @@ describe('the in-page channel\'s page end', () => {
     release(1);
     // The same id again after its timeout: a new request, answered.
     assert.deepEqual(await agent.call('b.echo', { n: 3 }, { id: 'again', timeoutMs: 5000 }), { status: 'ok', data: { n: 3 } });
+  });
+
+  test('a timeoutMs that is no finite number >= 0 is refused at once with invalid_argument, and nothing is sent', async () => {
+    const tm = createToolmark();
+    tm.register({ name: 'hang', description: 'd', hints: { readOnly: true }, run: (_, ctx) => untilAborted(ctx.signal) });
+    const { transport, agent } = createInPageChannel();
+    const reached = [];
+    transport.onMessage((message) => reached.push(message.type));
+    tm.use(bridge({ transport }));
+    await until(() => agent.tools.length === 1, 'manifest');
+    for (const [timeoutMs, shown] of [[NaN, 'NaN'], [-5, '-5'], [Infinity, 'Infinity'], ['abc', '"abc"'], [null, 'null']]) {
+      await assert.rejects(agent.call('hang', {}, { timeoutMs }), {
+        name: 'ToolmarkError',
+        code: 'invalid_argument',
+        message: `createInPageChannel: agent.call: options.timeoutMs must be a finite number >= 0 (got ${shown})`,
+      });
+      await assert.rejects(agent.describe('hang', { timeoutMs }), {
+        name: 'ToolmarkError',
+        code: 'invalid_argument',
+        message: `createInPageChannel: agent.describe: options.timeoutMs must be a finite number >= 0 (got ${shown})`,
+      });
+    }
+    await flush();
+    assert.deepEqual(reached, []);
+  });
+
+  test("a timeoutMs past setTimeout's longest delay (2^31-1 ms) waits as long as asked, then rejects timeout and sends cancel", async (t) => {
+    const tm = createToolmark();
+    tm.register({ name: 'hang', description: 'd', hints: { readOnly: true }, run: (_, ctx) => untilAborted(ctx.signal) });
+    const { transport, agent } = createInPageChannel();
+    const reached = [];
+    transport.onMessage((message) => reached.push(message.type));
+    tm.use(bridge({ transport }));
+    await until(() => agent.tools.length === 1, 'manifest');
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const timeoutMs = 3_000_000_000;
+    let outcome;
+    agent.call('hang', {}, { timeoutMs }).then((result) => { outcome = result; }, (error) => { outcome = error; });
+    await flush();
+    t.mock.timers.tick(2 ** 31 - 1);
+    await flush();
+    t.mock.timers.tick(timeoutMs - 2 ** 31);
+    await flush();
+    assert.deepEqual([outcome, reached], [undefined, ['call']], 'still waiting 1 ms before its timeout');
+    t.mock.timers.tick(1);
+    await flush();
+    assert.equal(outcome?.code, 'timeout');
+    assert.match(outcome.message, /no result for call .* within 3000000000 ms/);
+    assert.deepEqual(reached, ['call', 'cancel']);
   });
 });
 

@@ -16,7 +16,11 @@ export type DescribeResult =
 export interface InPageCallOptions {
   /** The manifest revision the agent saw (default: none sent). */
   rev?: number | undefined;
-  /** Rejects with a `TimeoutError` and sends `cancel` when no result arrives in time. */
+  /**
+   * Rejects with a `ToolmarkError` `timeout` and sends `cancel` when no
+   * result arrives within this many ms (a finite number >= 0, any size;
+   * another value rejects with `invalid_argument`).
+   */
   timeoutMs?: number | undefined;
   /** The call's id (default: a fresh `newId()`), e.g. to `cancel` it later. */
   id?: string | undefined;

@@ -21,8 +21,10 @@
 // - The agent end watches what the page sends before its own listeners do:
 //   the latest manifest's (or changed's) clientId and rev, the manifest's
 //   tools, the result of each request it made, and `confirmed` messages. A
-//   request with timeoutMs rejects with a TimeoutError and sends `cancel`
-//   when no result comes in time (rule 3: a timeout is the agent side's).
+//   request with timeoutMs rejects with a ToolmarkError `timeout` and sends
+//   `cancel` when no result comes in time (rule 3: a timeout is the agent
+//   side's), however long the timeout: setTimeout fires at once past
+//   2^31-1 ms, so a longer one waits in steps.
 // - Before the first manifest the page's clientId is unknown and the page
 //   drops a message without it: a request made then waits, in order, and
 //   goes out with the first manifest's (or changed's) clientId. At most
@@ -64,6 +66,24 @@ function tryJson(value) {
 }
 
 const INPUT = 'agent.call: the input is not JSON-copyable';
+
+/** How a refused value reads in its error: a string as JSON (so '' shows), else as String writes it. */
+function shown(value) {
+  return typeof value === 'string' ? JSON.stringify(value) : detail(value);
+}
+
+function refused(what, value) {
+  return new ToolmarkError('invalid_argument', `createInPageChannel: ${what} (got ${shown(value)})`);
+}
+
+/** setTimeout's longest delay: a longer one would fire at once. */
+const MAX_DELAY_MS = 0x7fffffff;
+
+/** Calls `run` after `ms`, in steps setTimeout takes; `entry.timer` is the step pending, for clearTimeout. */
+function runAfter(entry, ms, run) {
+  const step = Math.min(ms, MAX_DELAY_MS);
+  entry.timer = setTimeout(() => (ms > step ? runAfter(entry, ms - step, run) : run()), step);
+}
 
 /**
  * A plain copy of a call message (what JSON makes of it), or the TypeError
@@ -176,9 +196,13 @@ export function createInPageChannel() {
   /**
    * Sends request `copy` (a plain copy of the message), or keeps it until
    * the first manifest, and resolves with its result; with `timeoutMs`,
-   * rejects with a TimeoutError and sends `cancel` when none comes in time.
+   * rejects with a ToolmarkError `timeout` and sends `cancel` when none
+   * comes in time.
    */
   function request(kind, id, copy, timeoutMs) {
+    if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
+      return Promise.reject(refused(`agent.${kind}: options.timeoutMs must be a finite number >= 0`, timeoutMs));
+    }
     if (latest.clientId !== undefined) {
       toPageLater(copy);
     } else if (beforeManifest.length >= MAX_WAITING_FOR_MANIFEST) {
@@ -192,12 +216,12 @@ export function createInPageChannel() {
     return new Promise((resolve, reject) => {
       const entry = { resolve, timer: undefined };
       if (timeoutMs !== undefined) {
-        entry.timer = setTimeout(() => {
+        runAfter(entry, timeoutMs, () => {
           if (waiting.get(id) === entry) waiting.delete(id);
           // Never sent: nothing to cancel.
           if (!unqueue(id)) toPageLater(agentMessage('cancel', id));
           reject(new ToolmarkError('timeout', `createInPageChannel: no result for ${kind} ${String(id)} within ${String(timeoutMs)} ms`));
-        }, timeoutMs);
+        });
       }
       waiting.set(id, entry);
     });
