@@ -271,6 +271,57 @@ describe('in-page channel agent helpers', () => {
     assert.match(ids[2], UUID_V4);
     h.check();
   });
+
+  test('what the page would drop is refused at once with invalid_argument and not sent: an id or tool name that is no non-empty string, a rev that is no whole number >= 0', async () => {
+    const h = page();
+    h.tm.register(echo('e'));
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const revRule = 'options.rev must be a registry revision, a whole number >= 0';
+    const requests = [
+      [() => h.agent.call('e', {}, { id: 42 }), 'agent.call: options.id must be a non-empty string (got 42)'],
+      [() => h.agent.call('e', {}, { id: '' }), 'agent.call: options.id must be a non-empty string (got "")'],
+      [() => h.agent.call('e', {}, { id: null }), 'agent.call: options.id must be a non-empty string (got null)'],
+      [() => h.agent.call(42, {}), 'agent.call: the tool name must be a non-empty string (got 42)'],
+      [() => h.agent.call('', {}), 'agent.call: the tool name must be a non-empty string (got "")'],
+      [() => h.agent.describe(42), 'agent.describe: the tool name must be a non-empty string (got 42)'],
+      [() => h.agent.describe(''), 'agent.describe: the tool name must be a non-empty string (got "")'],
+      [() => h.agent.call('e', {}, { rev: 1.5 }), `agent.call: ${revRule} (got 1.5)`],
+      [() => h.agent.call('e', {}, { rev: -1 }), `agent.call: ${revRule} (got -1)`],
+      [() => h.agent.call('e', {}, { rev: '3' }), `agent.call: ${revRule} (got "3")`],
+      [() => h.agent.call('e', {}, { rev: Infinity }), `agent.call: ${revRule} (got Infinity)`],
+      [() => h.agent.call('e', {}, { rev: null }), `agent.call: ${revRule} (got null)`],
+    ];
+    const outcomes = requests.map(() => 'pending');
+    requests.forEach(([request], i) => request().then(
+      (value) => { outcomes[i] = { resolved: value }; },
+      (error) => { outcomes[i] = `${error.name} ${error.code}: ${error.message}`; },
+    ));
+    await flush();
+    assert.deepEqual(outcomes, requests.map(([, message]) => `ToolmarkError invalid_argument: createInPageChannel: ${message}`));
+    assert.deepEqual([h.inbound, h.errors], [[], []], 'nothing sent, nothing dropped');
+    // The bounds themselves are taken.
+    assert.deepEqual(await h.agent.call('e', { n: 1 }, { id: 'x', rev: 0 }), { status: 'ok', data: { echoed: { n: 1 } } });
+    h.check();
+  });
+
+  test('a request with the id of one still waiting for its result is refused at once with invalid_argument; the first is answered', async () => {
+    const h = page();
+    const gate = deferred();
+    h.tm.register({ name: 'slow', description: 'd', run: () => gate.promise });
+    await until(() => h.lastManifest()?.tools.length === 1, 'tool');
+    const first = h.agent.call('slow', { n: 1 }, { id: 'dup' });
+    let second = 'pending';
+    h.agent.call('slow', { n: 2 }, { id: 'dup' }).then(
+      (value) => { second = { resolved: value }; },
+      (error) => { second = `${error.name} ${error.code}: ${error.message}`; },
+    );
+    await flush();
+    assert.equal(second, 'ToolmarkError invalid_argument: createInPageChannel: agent.call: options.id "dup" is in use by a request waiting for its result');
+    gate.resolve('done');
+    assert.deepEqual(await first, { status: 'ok', data: 'done' });
+    assert.deepEqual(h.inbound.map((m) => [m.type, m.id, m.input]), [['call', 'dup', { n: 1 }]]);
+    h.check();
+  });
 });
 
 // ---------------------------------------------------------------------------

@@ -14,7 +14,7 @@ export type DescribeResult =
   | Exclude<ToolResult, { status: 'ok' }>;
 
 export interface InPageCallOptions {
-  /** The manifest revision the agent saw (default: none sent). */
+  /** The manifest revision the agent saw, a whole number >= 0 (default: none sent). */
   rev?: number | undefined;
   /**
    * Rejects with a `ToolmarkError` `timeout` and sends `cancel` when no
@@ -22,7 +22,10 @@ export interface InPageCallOptions {
    * another value rejects with `invalid_argument`).
    */
   timeoutMs?: number | undefined;
-  /** The call's id (default: a fresh `newId()`), e.g. to `cancel` it later. */
+  /**
+   * The call's id, a non-empty string no request still waiting for its
+   * result has (default: a fresh `newId()`), e.g. to `cancel` it later.
+   */
   id?: string | undefined;
 }
 
@@ -40,7 +43,10 @@ export interface InPageAgent {
   /**
    * Sends a `call` (with `options.id`, or a fresh id) and resolves with its
    * result. An absent input is sent as `{}`; any other value, `null`
-   * included, as it is.
+   * included, as it is. What the page would drop unanswered (an input JSON
+   * cannot copy, a tool name or id that is no non-empty string, a rev that
+   * is no whole number >= 0) and an id in use reject at once with a
+   * `ToolmarkError` `invalid_argument`, and nothing is sent.
    */
   call(tool: string, input?: unknown, options?: InPageCallOptions): Promise<ToolResult>;
   /** Sends a `describe` with a fresh id and resolves with its result. */

@@ -12,12 +12,15 @@
 //   cost time (a tenth of the in-page round trip: docs/benchmarks.md). What
 //   the agent sends with `send` is delivered as it is, unvalidated. A throwing listener stops that
 //   delivery and its error is thrown from the microtask.
-// - The agent end's requests (call, describe) are written as JSON when they
-//   are made: one that cannot be (a cycle, a BigInt, a throwing getter or
-//   proxy, an input that is a function or a symbol) rejects at once with a
-//   TypeError and is neither sent nor kept waiting, where the page would drop
-//   it and never answer. The page end gets the plain copy of that text, so
-//   what the bridges read is what was checked.
+// - The agent end's requests (call, describe) are checked and written as
+//   JSON when they are made: one the page would drop and never answer (an
+//   input JSON cannot copy: a cycle, a BigInt, a throwing getter or proxy,
+//   a function or a symbol; a tool name or id that is no non-empty string;
+//   a rev that is no whole number >= 0), and a call whose id a request
+//   still waiting for its result has, reject at once with a ToolmarkError
+//   `invalid_argument` and are neither sent nor kept waiting. The page end
+//   gets the plain copy of that text, so what the bridges read is what was
+//   checked.
 // - The agent end watches what the page sends before its own listeners do:
 //   the latest manifest's (or changed's) clientId and rev, the manifest's
 //   tools, the result of each request it made, and `confirmed` messages. A
@@ -67,9 +70,10 @@ function tryJson(value) {
 
 const INPUT = 'agent.call: the input is not JSON-copyable';
 
-/** How a refused value reads in its error: a string as JSON (so '' shows), else as String writes it. */
+/** How a refused value reads in its error: a string as JSON (so '' shows), a BigInt with its n, else as String writes it. */
 function shown(value) {
-  return typeof value === 'string' ? JSON.stringify(value) : detail(value);
+  if (typeof value === 'string') return JSON.stringify(value);
+  return typeof value === 'bigint' ? `${value}n` : detail(value);
 }
 
 function refused(what, value) {
@@ -86,38 +90,31 @@ function runAfter(entry, ms, run) {
 }
 
 /**
- * A plain copy of a call message (what JSON makes of it), or the TypeError
- * that says what in it JSON cannot copy. JSON leaves an input that is a
+ * Call message `message` (its other fields checked: strings and a whole
+ * number) with its input as JSON copies it, or the ToolmarkError that says
+ * what in the input JSON cannot copy. JSON leaves an input that is a
  * function or a symbol (or whose toJSON returns one) out without an error,
- * and the page drops a call without one: refused here too. When the tool
- * name, the id and the clientId are strings and rev is absent or a finite
- * number, only the input goes through JSON (the rest copies as it is).
+ * and the page drops a call without one: refused here too.
  */
 function callCopy(message, input) {
   if (typeof input === 'function') throw notCopyable(INPUT, 'a function');
   if (typeof input === 'symbol') throw notCopyable(INPUT, 'a symbol');
-  const { clientId, id, tool, rev } = message;
-  if (typeof tool === 'string' && typeof id === 'string' && (clientId === undefined || typeof clientId === 'string')
-    && (rev === undefined || Number.isFinite(rev))) {
-    const own = tryJson(input);
-    if (own.text === undefined) throw notCopyable(INPUT, own.why);
-    return { ...message, input: JSON.parse(own.text) };
-  }
-  let toJSON;
-  try {
-    toJSON = input !== null && typeof input === 'object' ? input.toJSON : undefined;
-  } catch {
-    toJSON = undefined;
-  }
-  if (typeof toJSON === 'function') {
-    const own = tryJson(input);
-    if (own.text === undefined) throw notCopyable(INPUT, own.why);
-  }
-  const whole = tryJson(message);
-  if (whole.text !== undefined) return JSON.parse(whole.text);
   const own = tryJson(input);
   if (own.text === undefined) throw notCopyable(INPUT, own.why);
-  throw notCopyable('agent.call: the tool name, options.id or options.rev is not JSON-copyable', whole.why);
+  return { ...message, input: JSON.parse(own.text) };
+}
+
+/**
+ * The refusal of a request's tool name, id or rev the page would drop
+ * (agent-to-page.json: non-empty strings, a whole number >= 0), or undefined.
+ */
+function misshapen(kind, tool, id, rev) {
+  if (typeof tool !== 'string' || tool === '') return refused(`agent.${kind}: the tool name must be a non-empty string`, tool);
+  if (typeof id !== 'string' || id === '') return refused(`agent.${kind}: options.id must be a non-empty string`, id);
+  if (rev !== undefined && !(Number.isInteger(rev) && rev >= 0)) {
+    return refused(`agent.${kind}: options.rev must be a registry revision, a whole number >= 0`, rev);
+  }
+  return undefined;
 }
 
 /** Calls every listener in `listeners` (a copy taken by the caller) with `value`. */
@@ -277,6 +274,15 @@ export function createInPageChannel() {
     /** A `call` (with options.id, or a fresh id), resolved with its result. Only an absent input is sent as {}. */
     call(tool, input, options) {
       const { id = wasm.newId(), rev, timeoutMs } = options ?? {};
+      const bad = misshapen('call', tool, id, rev);
+      if (bad !== undefined) return Promise.reject(bad);
+      // A second waiting entry under one id would leave the first unanswered.
+      if (waiting.has(id)) {
+        return Promise.reject(new ToolmarkError(
+          'invalid_argument',
+          `createInPageChannel: agent.call: options.id ${shown(id)} is in use by a request waiting for its result`,
+        ));
+      }
       const message = { protocol: 1, type: 'call', clientId: latest.clientId, id, tool, input: input === undefined ? {} : input };
       if (rev !== undefined) message.rev = rev;
       let copy;
@@ -290,12 +296,9 @@ export function createInPageChannel() {
     /** A `describe` with a fresh id, resolved with its result. */
     describe(tool, options) {
       const id = wasm.newId();
-      const message = { ...agentMessage('describe', id), tool };
-      const { text, why } = tryJson(message);
-      if (text === undefined) {
-        return Promise.reject(notCopyable('agent.describe: the tool name is not JSON-copyable', why));
-      }
-      return request('describe', id, JSON.parse(text), options?.timeoutMs);
+      const bad = misshapen('describe', tool, id);
+      if (bad !== undefined) return Promise.reject(bad);
+      return request('describe', id, { ...agentMessage('describe', id), tool }, options?.timeoutMs);
     },
     /**
      * Sends a `cancel` for that call id (never answered). A call still
