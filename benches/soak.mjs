@@ -192,7 +192,7 @@ const T = {
   answered: 0, outcomes: {}, interrupted: 0, interruptedAnswered: 0, lost: 0,
   confirmations: 0, confirmedBy: {}, decisions: { approve: 0, reject: 0, ignore: 0, late: 0, twice: 0 },
   confirmationsLost: 0, reloads: { same: 0, fresh: 0 }, drops: 0, pageMessages: 0, errorEvents: {},
-  apiCalls: 0, apiTimeouts: 0, pagesCollected: 0,
+  apiCalls: 0, apiTimeouts: 0, apiClosed: 0, pagesCollected: 0,
 };
 const violations = [];
 function violation(what, detail = {}) {
@@ -720,7 +720,9 @@ function act(channel) {
           if (JSON.stringify(result) !== JSON.stringify(record.result)) violation('agent.call resolved with another result than the page sent', { id, result, sent: record.result });
         },
         (error) => {
-          if (error.name === 'TimeoutError') T.apiTimeouts++;
+          if (error.code === 'timeout') T.apiTimeouts++;
+          // A reload detaches the bridge, which closes the channel under the calls still waiting.
+          else if (error.code === 'transport_closed' && record.interrupted) T.apiClosed++;
           else violation('agent.call rejected', { id, error: String(error) });
         },
       );
@@ -1028,7 +1030,7 @@ console.log(`addressed ${T.addressed} (${Object.entries(T.byKind).map(([k, v]) =
 console.log(`answered ${T.answered}: ${Object.entries(T.outcomes).sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k} ${v}`).join(', ')}`);
 console.log(`interrupted by a reload or drop ${T.interrupted} (answered anyway ${T.interruptedAnswered}, unanswered ${T.lost})`);
 console.log(`not addressed: duplicates ${T.duplicates}, cancels ${T.cancels}, hostile ${T.hostile} (${Object.entries(T.hostileByKind).map(([k, v]) => `${k} ${v}`).join(', ')})`);
-console.log(`agent.call ${T.apiCalls} (timed out ${T.apiTimeouts})`);
+console.log(`agent.call ${T.apiCalls} (timed out ${T.apiTimeouts}, closed by a reload ${T.apiClosed})`);
 console.log(`confirmations ${T.confirmations}: decisions ${Object.entries(T.decisions).map(([k, v]) => `${k} ${v}`).join(', ')}; confirmed ${Object.entries(T.confirmedBy).map(([k, v]) => `${k} ${v}`).join(', ')}; lost with their page ${T.confirmationsLost}`);
 console.log(`reloads ${T.reloads.same} re-attached + ${T.reloads.fresh} fresh pages (${pageCount} pages, ${T.pagesCollected} of them collected; ${epochCount} bridges), socket drops ${T.drops}, page messages ${T.pageMessages}`);
 console.log(`page error events: ${Object.entries(T.errorEvents).map(([k, v]) => `${k} ${v}`).join(', ')}`);

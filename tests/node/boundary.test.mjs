@@ -587,9 +587,9 @@ describe('the in-page channel\'s page end', () => {
     assert.deepEqual(await agent.call('echo', { n: 2 }), { status: 'ok', data: { n: 2 } }, 'the bridge still answers');
     assert.deepEqual(seen, ['call'], 'an unsubscribed listener gets nothing');
 
-    // A detached bridge gets nothing: no answer within the timeout.
+    // Detaching closes the page end: a request then is refused.
     detach();
-    await assert.rejects(agent.call('echo', { n: 3 }, { timeoutMs: 50 }), { name: 'ToolmarkError', code: 'timeout' });
+    await assert.rejects(agent.call('echo', { n: 3 }), { name: 'ToolmarkError', code: 'transport_closed' });
 
     // A closed page end hands nothing to a bridge attached before the close.
     const second = createToolmark();
@@ -599,7 +599,55 @@ describe('the in-page channel\'s page end', () => {
     await until(() => channel.agent.tools.length === 1, 'manifest of the second page');
     assert.deepEqual(await channel.agent.call('echo', { n: 4 }), { status: 'ok', data: { n: 4 } });
     channel.transport.close();
-    await assert.rejects(channel.agent.call('echo', { n: 5 }, { timeoutMs: 50 }), { name: 'ToolmarkError', code: 'timeout' });
+    await assert.rejects(channel.agent.call('echo', { n: 5 }), { name: 'ToolmarkError', code: 'transport_closed' });
+  });
+
+  test('once the page end closes, requests waiting for a result (sent or waiting for the manifest) and new ones reject with transport_closed; a result sent before the close still arrives', async () => {
+    const CLOSED = 'ToolmarkError transport_closed: createInPageChannel: the page end is closed (create a new channel to attach again)';
+    const outcomes = {};
+    const watch = (name, promise) => {
+      outcomes[name] = 'pending';
+      promise.then((value) => { outcomes[name] = value; }, (error) => { outcomes[name] = `${error.name} ${error.code}: ${error.message}`; });
+    };
+
+    // A bridge detached with a call running and a describe not yet delivered.
+    const tm = createToolmark();
+    tm.register({ name: 'hang', description: 'd', hints: { readOnly: true }, run: (_, ctx) => untilAborted(ctx.signal) });
+    const { transport, agent } = createInPageChannel();
+    const detach = tm.use(bridge({ transport }));
+    await until(() => agent.tools.length === 1, 'manifest');
+    watch('call', agent.call('hang', {}, { timeoutMs: 60_000 }));
+    await flush();
+    watch('describe', agent.describe('hang'));
+    detach();
+    watch('call after', agent.call('hang', {}));
+    watch('describe after', agent.describe('hang'));
+    await flush();
+    assert.deepEqual(outcomes, { call: CLOSED, describe: CLOSED, 'call after': CLOSED, 'describe after': CLOSED });
+
+    // Requests waiting for a first manifest that never came.
+    const unattached = createInPageChannel();
+    const reached = [];
+    unattached.transport.onMessage((message) => reached.push(message));
+    watch('waiting call', unattached.agent.call('hang', {}));
+    watch('waiting describe', unattached.agent.describe('hang'));
+    unattached.transport.close();
+    await flush();
+    assert.deepEqual([outcomes['waiting call'], outcomes['waiting describe'], reached], [CLOSED, CLOSED, []]);
+
+    // The page answers, then closes in the same task: the answer is delivered first.
+    const answered = createInPageChannel();
+    const calls = [];
+    answered.transport.onMessage((message) => calls.push(message));
+    answered.transport.send({ protocol: 1, type: 'manifest', clientId: 'c', rev: 0, tools: [] });
+    await until(() => answered.agent.clientId === 'c', 'manifest');
+    watch('answered', answered.agent.call('t', {}));
+    watch('unanswered', answered.agent.call('t', {}));
+    await until(() => calls.length === 2, 'the calls');
+    answered.transport.send({ protocol: 1, type: 'result', clientId: 'c', id: calls[0].id, result: { status: 'ok', data: 1 } });
+    answered.transport.close();
+    await flush();
+    assert.deepEqual([outcomes.answered, outcomes.unanswered], [{ status: 'ok', data: 1 }, CLOSED]);
   });
 
   test('requests with and without timeoutMs side by side: each resolves once, a timeout only fires for its own', async () => {

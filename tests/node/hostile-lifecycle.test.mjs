@@ -233,10 +233,11 @@ async function exactlyOnceAcrossDetach(m, kit) {
   await kit.until(() => first.agent.clientId, 'first manifest');
   const answeredOnFirst = [];
   first.agent.onMessage((message) => message.type === 'result' && answeredOnFirst.push(message));
-  void first.agent.call('slow.work', { n: 1 }, { id: 'call-1' });
+  const onFirst = kit.outcome(first.agent.call('slow.work', { n: 1 }, { id: 'call-1' }));
   await kit.until(() => starts.length === 1, 'the first run');
   detach();
   out.abortedByDetach = starts[0].signal.aborted;
+  out.onFirst = await onFirst;
 
   // Same page, a new channel: the same clientId.
   const second = m.createInPageChannel();
@@ -266,6 +267,7 @@ async function exactlyOnceAcrossDetach(m, kit) {
 
 function checkExactlyOnceAcrossDetach(out) {
   assert.equal(out.abortedByDetach, true, 'the detach aborts its running call');
+  rejectedMatching(out.onFirst, /^ToolmarkError: createInPageChannel: the page end is closed/, 'the first channel closed under its call');
   assert.equal(out.sameClientId, true);
   assert.equal(out.startsWhileFirstRuns, 1, 'a second run started while the first still runs');
   rejectedNamed(out.replay, 'ToolmarkError', 'the duplicate id is ignored (rule 2)');

@@ -46,10 +46,16 @@ export interface InPageAgent {
    * included, as it is. What the page would drop unanswered (an input JSON
    * cannot copy, a tool name or id that is no non-empty string, a rev that
    * is no whole number >= 0) and an id in use reject at once with a
-   * `ToolmarkError` `invalid_argument`, and nothing is sent.
+   * `ToolmarkError` `invalid_argument`, and nothing is sent. Once the page
+   * end is closed (its `close()`, or its bridge detached) a call still
+   * waiting, and one made then, rejects with `transport_closed`.
    */
   call(tool: string, input?: unknown, options?: InPageCallOptions): Promise<ToolResult>;
-  /** Sends a `describe` with a fresh id and resolves with its result. */
+  /**
+   * Sends a `describe` with a fresh id and resolves with its result. Like
+   * `call`, rejects with a `ToolmarkError` `transport_closed` once the page
+   * end is closed.
+   */
   describe(tool: string, options?: { timeoutMs?: number | undefined }): Promise<DescribeResult>;
   /** Sends a `cancel` for that call id (never answered). */
   cancel(id: string): void;
@@ -60,6 +66,7 @@ export interface InPageAgent {
 export interface InPageChannel {
   /** The page end: `tm.use(bridge({ transport }))`. */
   transport: BridgeTransport & {
+    /** Ends the page end: `send` throws, the agent's waiting requests reject with `transport_closed`. */
     close(): void;
     /** `open` until `close()`, then `closed` with `terminal: true`. */
     readonly status: TransportStatus;

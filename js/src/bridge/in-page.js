@@ -34,11 +34,17 @@
 //   MAX_WAITING_FOR_MANIFEST wait; one more rejects at once. A waiting
 //   request that times out sends nothing; one cancelled resolves
 //   `cancelled signal`, the page's answer to a call cancelled before it ran.
+// - Once the page end is closed (close(), or its bridge detached) nothing
+//   answers: the requests still waiting reject with `transport_closed`,
+//   after what the page sent before the close is delivered, and so do new
+//   ones.
 import { ToolmarkError } from '../errors.js';
 import { wasm } from '../internal.js';
 
 /** Requests kept until the first manifest tells the page's clientId. */
 const MAX_WAITING_FOR_MANIFEST = 100;
+
+const closedError = () => new ToolmarkError('transport_closed', 'createInPageChannel: the page end is closed (create a new channel to attach again)');
 
 /** `Name: message` for an Error, else String(value) (as the core's reports say it). */
 function detail(why) {
@@ -151,7 +157,7 @@ export function createInPageChannel() {
   const toPage = new Set(); // transport.onMessage callbacks: what the agent sends
   const toAgent = new Set(); // agent.onMessage callbacks: what the page sends
   const confirmed = new Set();
-  const waiting = new Map(); // request id → { resolve, timer }
+  const waiting = new Map(); // request id → { resolve, reject, timer }
   let beforeManifest = []; // [id, message] of requests made before the first manifest
   let latest = { clientId: undefined, rev: undefined, tools: [] };
   let closed = false;
@@ -200,6 +206,7 @@ export function createInPageChannel() {
     if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
       return Promise.reject(refused(`agent.${kind}: options.timeoutMs must be a finite number >= 0`, timeoutMs));
     }
+    if (closed) return Promise.reject(closedError());
     if (latest.clientId !== undefined) {
       toPageLater(copy);
     } else if (beforeManifest.length >= MAX_WAITING_FOR_MANIFEST) {
@@ -211,7 +218,7 @@ export function createInPageChannel() {
       beforeManifest.push([id, copy]);
     }
     return new Promise((resolve, reject) => {
-      const entry = { resolve, timer: undefined };
+      const entry = { resolve, reject, timer: undefined };
       if (timeoutMs !== undefined) {
         runAfter(entry, timeoutMs, () => {
           if (waiting.get(id) === entry) waiting.delete(id);
@@ -235,7 +242,7 @@ export function createInPageChannel() {
     onStatus: (callback) => subscribe(statusListeners, callback),
     /** Delivers `message` to the agent end. Throws once closed. */
     send(message) {
-      if (closed) throw new ToolmarkError('transport_closed', 'createInPageChannel: the page end is closed (create a new channel to attach again)');
+      if (closed) throw closedError();
       later(() => {
         const now = [...toAgent];
         watch(message);
@@ -244,11 +251,21 @@ export function createInPageChannel() {
     },
     /** Calls `callback(message)` with each agent → page value; returns its unsubscribe. */
     onMessage: (callback) => subscribe(toPage, callback),
-    /** Stops the page end: `send` throws, its subscribers are dropped. */
+    /** Stops the page end: `send` throws, its subscribers are dropped, the agent's waiting requests reject. */
     close() {
       if (closed) return;
       closed = true;
       toPage.clear();
+      // Queued after the deliveries of what the page sent before the close.
+      later(() => {
+        beforeManifest = [];
+        const ended = [...waiting.values()];
+        waiting.clear();
+        for (const entry of ended) {
+          clearTimeout(entry.timer);
+          entry.reject(closedError());
+        }
+      });
       const status = transport.status;
       const listeners = [...statusListeners];
       statusListeners.clear();
