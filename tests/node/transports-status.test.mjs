@@ -5,6 +5,7 @@
 // asserted: the schedule itself is tested with injected time (src/transport/websocket.rs).
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { perTestCleanups, waitFor } from './support/ws-agent.mjs';
 import { greeterPage, nonFunctionRefusals } from './support/transport-page.mjs';
@@ -224,6 +225,33 @@ test('the in-page channel is open until closed', () => {
   transport.close();
   assert.deepEqual(seen, [{ state: 'closed', reason: 'closed by close()', terminal: true }]);
   assert.deepEqual(transport.status, seen[0]);
+});
+
+test("the in-page channel's close() tells every onStatus subscriber: a throwing one is reported as uncaught, and the bridge detaching sees no failure", async () => {
+  // In a process of its own: the throw must reach the host as uncaught.
+  const entry = (path) => JSON.stringify(new URL(`../../pkg/${path}`, import.meta.url).href);
+  const script = `
+    const { createToolmark } = await import(${entry('index.js')});
+    const { bridge } = await import(${entry('bridge/index.js')});
+    const { createInPageChannel } = await import(${entry('bridge/in-page.js')});
+    const uncaught = [];
+    process.on('uncaughtException', (error) => uncaught.push(error.message));
+    const errors = [];
+    const tm = createToolmark({ onError: (e) => errors.push(e.code + ': ' + e.message) });
+    const { transport } = createInPageChannel();
+    const told = [];
+    transport.onStatus(() => { throw new Error('subscriber bug'); });
+    transport.onStatus((status) => told.push(status.state));
+    const detach = tm.use(bridge({ transport }));
+    detach();
+    await new Promise((resolve) => setImmediate(resolve));
+    console.log(JSON.stringify({ told, errors, uncaught, state: transport.status.state }));
+  `;
+  const out = await new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, stdout, stderr) =>
+      (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout))));
+  });
+  assert.deepEqual(out, { told: ['closed'], errors: [], uncaught: ['subscriber bug'], state: 'closed' });
 });
 
 test('close() from the open state sends nothing that was buffered: a detached bridge announces nothing', async () => {

@@ -70,6 +70,7 @@ export interface InPageChannel {
     close(): void;
     /** `open` until `close()`, then `closed` with `terminal: true`. */
     readonly status: TransportStatus;
+    /** Calls `callback` with the `closed` state at `close()`; a throw is reported as uncaught and stops no other. */
     onStatus(callback: (status: TransportStatus) => void): () => void;
   };
   agent: InPageAgent;

@@ -11,7 +11,9 @@
 //   its own (parsed from the core's text), so a second copy here would only
 //   cost time (a tenth of the in-page round trip: docs/benchmarks.md). What
 //   the agent sends with `send` is delivered as it is, unvalidated. A throwing listener stops that
-//   delivery and its error is thrown from the microtask.
+//   delivery and its error is thrown from the microtask. A throwing
+//   `onStatus` subscriber stops no other: its error is thrown from a
+//   microtask of its own, as the transports report theirs.
 // - The agent end's requests (call, describe) are checked and written as
 //   JSON when they are made: one the page would drop and never answer (an
 //   input JSON cannot copy: a cycle, a BigInt, a throwing getter or proxy,
@@ -128,6 +130,24 @@ function callEach(listeners, value) {
   for (const listener of listeners) listener(value);
 }
 
+/** Throws `error` from a queueMicrotask of its own, where the host reports it as uncaught. */
+function rethrow(error) {
+  queueMicrotask(() => {
+    throw error;
+  });
+}
+
+/** callEach, where a listener's throw stops no other and is reported as uncaught, as the transports do. */
+function tellEach(listeners, value) {
+  for (const listener of listeners) {
+    try {
+      listener(value);
+    } catch (error) {
+      rethrow(error);
+    }
+  }
+}
+
 const resolved = Promise.resolve();
 
 /**
@@ -141,9 +161,7 @@ function later(run) {
     try {
       run();
     } catch (error) {
-      queueMicrotask(() => {
-        throw error;
-      });
+      rethrow(error);
     }
   });
 }
@@ -269,7 +287,8 @@ export function createInPageChannel() {
       const status = transport.status;
       const listeners = [...statusListeners];
       statusListeners.clear();
-      callEach(listeners, status);
+      // A subscriber's throw is its own: it fails neither close() nor the others.
+      tellEach(listeners, status);
     },
   };
 
