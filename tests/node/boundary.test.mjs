@@ -145,6 +145,34 @@ test('a registry listener that throws is reported as uncaught (console.error in 
   assert.deepEqual(logged, ['error listener bug', 'pending listener bug']);
 });
 
+test("a throwing agent.onConfirmed subscriber is reported as uncaught and stops neither the other subscribers nor agent.onMessage's listeners", async () => {
+  // In a process of its own: the throw must reach the host as uncaught.
+  const entry = (path) => JSON.stringify(new URL(`../../pkg/${path}`, import.meta.url).href);
+  const script = `
+    const { createToolmark } = await import(${entry('index.js')});
+    const { bridge } = await import(${entry('bridge/index.js')});
+    const { createInPageChannel } = await import(${entry('bridge/in-page.js')});
+    const uncaught = [];
+    process.on('uncaughtException', (error) => uncaught.push(error.message));
+    const tm = createToolmark();
+    tm.register({ name: 'del', description: 'd', hints: { destructive: true }, run: () => 'deleted' });
+    const { transport, agent } = createInPageChannel();
+    tm.use(bridge({ transport }));
+    const heard = [];
+    agent.onConfirmed(() => { throw new Error('subscriber bug'); });
+    agent.onConfirmed((message) => heard.push(['onConfirmed', message.result]));
+    agent.onMessage((message) => message.type === 'confirmed' && heard.push(['onMessage', message.result]));
+    const asked = await agent.call('del', {});
+    await tm.confirmPending(asked.confirmId, true);
+    for (let i = 0; i < 50 && (heard.length < 2 || i === 0); i++) await new Promise((resolve) => setImmediate(resolve));
+    console.log(JSON.stringify({ heard, uncaught }));
+  `;
+  const { code, stdout } = await runNode(script);
+  assert.equal(code, 0);
+  const done = { status: 'ok', data: 'deleted' };
+  assert.deepEqual(JSON.parse(stdout), { heard: [['onConfirmed', done], ['onMessage', done]], uncaught: ['subscriber bug'] });
+});
+
 describe('a tool definition', () => {
   test('is read once at registration: what the core is told exists is what the bridge calls', async () => {
     const { tm, agent, errors } = await attached();

@@ -59,7 +59,10 @@ export interface InPageAgent {
   describe(tool: string, options?: { timeoutMs?: number | undefined }): Promise<DescribeResult>;
   /** Sends a `cancel` for that call id (never answered). */
   cancel(id: string): void;
-  /** Every `confirmed` message; returns unsubscribe. */
+  /**
+   * Every `confirmed` message, before `onMessage`'s listeners; returns
+   * unsubscribe. A throw is reported as uncaught and stops no other.
+   */
   onConfirmed(callback: (message: ConfirmedMessage) => void): () => void;
 }
 

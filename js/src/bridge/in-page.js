@@ -12,8 +12,9 @@
 //   cost time (a tenth of the in-page round trip: docs/benchmarks.md). What
 //   the agent sends with `send` is delivered as it is, unvalidated. A throwing listener stops that
 //   delivery and its error is thrown from the microtask. A throwing
-//   `onStatus` subscriber stops no other: its error is thrown from a
-//   microtask of its own, as the transports report theirs.
+//   `onStatus` or `onConfirmed` subscriber stops no other (nor, for
+//   `onConfirmed`, the delivery): its error is thrown from a microtask of
+//   its own, as the transports report theirs.
 // - The agent end's requests (call, describe) are checked and written as
 //   JSON when they are made: one the page would drop and never answer (an
 //   input JSON cannot copy: a cycle, a BigInt, a throwing getter or proxy,
@@ -203,7 +204,8 @@ export function createInPageChannel() {
         toPageLater(request);
       }
     } else if (message.type === 'confirmed') {
-      callEach([...confirmed], message);
+      // A subscriber's throw must not keep the message from the onMessage listeners.
+      tellEach([...confirmed], message);
     }
   }
 
