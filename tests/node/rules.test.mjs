@@ -272,6 +272,35 @@ describe('in-page channel agent helpers', () => {
     h.check();
   });
 
+  test("what agent.call resolves with, agent.tools and onConfirmed's message are the agent end's own: a listener changing the message it got changes none of them", async () => {
+    const h = page();
+    const heardConfirmed = [];
+    h.agent.onMessage((m) => m.type === 'confirmed' && heardConfirmed.push(structuredClone(m.result)));
+    h.agent.onMessage((m) => {
+      if (m.type === 'manifest') m.tools.length = 0;
+      if (m.type === 'result' && m.result.data) m.result.data.token = '[redacted]';
+      if (m.type === 'confirmed') m.result.data = 'changed by a listener';
+    });
+    const confirmed = [];
+    h.agent.onConfirmed((m) => confirmed.push(m));
+    h.agent.onConfirmed((m) => { m.result.status = 'changed by a subscriber'; });
+    h.tm.register({ name: 'secret', description: 'd', hints: { readOnly: true }, run: () => ({ token: 'abc' }) });
+    h.tm.register({ name: 'del', description: 'd', hints: { destructive: true }, run: () => 'deleted' });
+    await until(() => h.agent.rev === h.tm.rev, 'the last manifest');
+    const tools = h.agent.tools.map((tool) => tool.name);
+    const result = await h.agent.call('secret', {});
+    const asked = await h.agent.call('del', {});
+    await h.tm.confirmPending(asked.confirmId, true);
+    await until(() => heardConfirmed.length === 1, 'confirmed');
+    // The onConfirmed subscribers share one copy; the listeners get the message as the page sent it.
+    assert.deepEqual({ tools, result, heardConfirmed, confirmed: confirmed[0].result }, {
+      tools: ['del', 'secret'],
+      result: { status: 'ok', data: { token: 'abc' } },
+      heardConfirmed: [{ status: 'ok', data: 'deleted' }],
+      confirmed: { status: 'changed by a subscriber', data: 'deleted' },
+    });
+  });
+
   test('what the page would drop is refused at once with invalid_argument and not sent: an id or tool name that is no non-empty string, a rev that is no whole number >= 0', async () => {
     const h = page();
     h.tm.register(echo('e'));

@@ -33,7 +33,11 @@ export interface InPageCallOptions {
 export interface InPageAgent {
   /** Delivers the value to the page as is, unvalidated. */
   send(message: unknown): void;
-  /** Every page → agent message (plain JSON); returns unsubscribe. */
+  /**
+   * Every page → agent message (plain JSON, one object the listeners
+   * share); returns unsubscribe. What `call` resolves with, `tools` and
+   * `onConfirmed`'s message are copies of their own.
+   */
   onMessage(callback: (message: PageToAgentMessage) => void): () => void;
   /** From the latest manifest (or `changed`); undefined before the first one. */
   readonly clientId: string | undefined;

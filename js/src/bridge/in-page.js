@@ -9,7 +9,10 @@
 //   those subscribed when it runs. What the page end is given to send is
 //   delivered as it is: the bridge hands each message as a fresh object of
 //   its own (parsed from the core's text), so a second copy here would only
-//   cost time (a tenth of the in-page round trip: docs/benchmarks.md). What
+//   cost time (a tenth of the in-page round trip: docs/benchmarks.md). Only
+//   when agent.onMessage has listeners, which may change what they get, do
+//   the parts the agent end keeps (a call's result, the manifest's tools,
+//   the message onConfirmed's subscribers share) get a JSON copy each. What
 //   the agent sends with `send` is delivered as it is, unvalidated. A throwing listener stops that
 //   delivery and its error is thrown from the microtask. A throwing
 //   `onStatus` or `onConfirmed` subscriber stops no other (nor, for
@@ -67,6 +70,14 @@ function jsonText(value) {
   const text = JSON.stringify(value);
   if (typeof text !== 'string') throw undefined; // eslint-disable-line no-throw-literal
   return text;
+}
+
+const asItIs = (value) => value;
+
+/** A JSON copy of `value` (JSON.parse(JSON.stringify(value))); undefined stays undefined. */
+function jsonCopy(value) {
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : JSON.parse(text);
 }
 
 function tryJson(value) {
@@ -184,18 +195,23 @@ export function createInPageChannel() {
   const toPageLater = (message) => later(() => callEach([...toPage], message));
   const agentMessage = (type, id) => ({ protocol: 1, type, clientId: latest.clientId, id });
 
-  /** The agent end's view of a page → agent message, before its listeners. */
-  function watch(message) {
+  /**
+   * The agent end's view of a page → agent message, before its listeners;
+   * `shared` when there are listeners, whose changes to the message must
+   * not reach what is kept from it.
+   */
+  function watch(message, shared) {
     if (message === null || typeof message !== 'object') return;
+    const own = shared ? jsonCopy : asItIs;
     if (message.type === 'result') {
       const entry = waiting.get(message.id);
       if (entry === undefined) return;
       waiting.delete(message.id);
       clearTimeout(entry.timer);
-      entry.resolve(message.result);
+      entry.resolve(own(message.result));
     } else if (message.type === 'manifest' || message.type === 'changed') {
       const { clientId, rev } = message;
-      latest = { clientId, rev, tools: message.type === 'manifest' ? message.tools : latest.tools };
+      latest = { clientId, rev, tools: message.type === 'manifest' ? own(message.tools) : latest.tools };
       if (clientId === undefined) return;
       const ready = beforeManifest;
       beforeManifest = [];
@@ -205,7 +221,7 @@ export function createInPageChannel() {
       }
     } else if (message.type === 'confirmed') {
       // A subscriber's throw must not keep the message from the onMessage listeners.
-      tellEach([...confirmed], message);
+      if (confirmed.size > 0) tellEach([...confirmed], own(message));
     }
   }
 
@@ -265,7 +281,7 @@ export function createInPageChannel() {
       if (closed) throw closedError();
       later(() => {
         const now = [...toAgent];
-        watch(message);
+        watch(message, now.length > 0);
         callEach(now, message);
       });
     },
