@@ -12,12 +12,12 @@
 //   cost time (a tenth of the in-page round trip: docs/benchmarks.md). Only
 //   when agent.onMessage has listeners, which may change what they get, do
 //   the parts the agent end keeps (a call's result, the manifest's tools,
-//   the message onConfirmed's subscribers share) get a JSON copy each. What
-//   the agent sends with `send` is delivered as it is, unvalidated. A throwing listener stops that
-//   delivery and its error is thrown from the microtask. A throwing
-//   `onStatus` or `onConfirmed` subscriber stops no other (nor, for
-//   `onConfirmed`, the delivery): its error is thrown from a microtask of
-//   its own, as the transports report theirs.
+//   the message onConfirmed's subscribers share) get a JSON copy each.
+//   What the agent sends with `send` is delivered as it is, unvalidated. A
+//   throwing listener stops that delivery and its error is thrown from the
+//   microtask. A throwing `onStatus` or `onConfirmed` subscriber stops no
+//   other (nor, for `onConfirmed`, the delivery): its error is thrown from
+//   a microtask of its own, as the transports report theirs.
 // - The agent end's requests (call, describe) are checked and written as
 //   JSON when they are made: one the page would drop and never answer (an
 //   input JSON cannot copy: a cycle, a BigInt, a throwing getter or proxy,
@@ -33,7 +33,8 @@
 //   request with timeoutMs rejects with a ToolmarkError `timeout` and sends
 //   `cancel` when no result comes in time (rule 3: a timeout is the agent
 //   side's), however long the timeout: setTimeout fires at once past
-//   2^31-1 ms, so a longer one waits in steps.
+//   2^31-1 ms, so a longer one waits in steps. A timeoutMs that is no
+//   finite number >= 0 is refused at once with `invalid_argument`.
 // - Before the first manifest the page's clientId is unknown and the page
 //   drops a message without it: a request made then waits, in order, and
 //   goes out with the first manifest's (or changed's) clientId. At most
