@@ -32,7 +32,7 @@ use js_sys::{Function, JsString, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::error::{report, Busy, Failure};
-use super::host::{self, Callback};
+use super::host;
 use super::values::{self, ToolFns};
 use crate::bridges::TransportCall;
 use crate::machine::{Action, BridgeId, Event, Handle, Output, Toolmark as Machine, Transmit};
@@ -194,25 +194,31 @@ pub struct Shared {
     on_confirm: Option<Function>,
     /// A flush is handing out outputs (further up the stack).
     flushing: Cell<bool>,
-    /// Callbacks made once per registry and handed to JS many times.
-    timer: Callback,
-    confirm: Callback,
-    files_resolve: Callback,
-    send_failed: Callback,
+    /// Functions made once per registry and handed to JS many times, each
+    /// freed by the collector with its last holder: a run's `ctx` or a
+    /// send's promise may outlive the registry, and then gets what a
+    /// registry that is gone answers.
+    timer: Function,
+    confirm: Function,
+    files_resolve: Function,
+    send_failed: Function,
     /// The strict `JSON.stringify` of tool results and validated inputs.
     pub strict: values::Strict,
 }
 
-/// A callback of `shared`'s that does nothing once the registry is gone.
+/// A function of `shared`'s that answers `gone` once the registry is gone.
 fn bound(
     weak: &Weak<Shared>,
+    gone: fn() -> JsValue,
     f: impl Fn(&Rc<Shared>, JsValue, JsValue) -> Result<JsValue, JsValue> + 'static,
-) -> Callback {
+) -> Function {
     let weak = weak.clone();
     host::callback(move |a, b| match weak.upgrade() {
         Some(shared) => f(&shared, a, b),
-        None => Ok(JsValue::UNDEFINED),
+        None => Ok(gone()),
     })
+    .into_js_value()
+    .unchecked_into()
 }
 
 impl Shared {
@@ -232,26 +238,39 @@ impl Shared {
             clock,
             on_confirm,
             flushing: Cell::new(false),
-            timer: bound(weak, |shared, _, _| {
-                shared.host(|h| h.timer = None)?;
-                let now = shared.now();
-                shared.input(|core| core.handle_timeout(now))?;
-                Ok(JsValue::UNDEFINED)
-            }),
-            confirm: bound(weak, |shared, run, message| {
-                Ok(shared.ctx_confirm(&run, &message))
-            }),
+            timer: bound(
+                weak,
+                || JsValue::UNDEFINED,
+                |shared, _, _| {
+                    shared.host(|h| h.timer = None)?;
+                    let now = shared.now();
+                    shared.input(|core| core.handle_timeout(now))?;
+                    Ok(JsValue::UNDEFINED)
+                },
+            ),
+            // As for a run that has ended: `false`.
+            confirm: bound(
+                weak,
+                || Promise::resolve(&JsValue::FALSE).into(),
+                |shared, run, message| Ok(shared.ctx_confirm(&run, &message)),
+            ),
             files_resolve: host::callback(|_, _| {
                 Err(Failure::toolmark(
                     ThrownErrorCode::FilesNotConfigured,
                     "ctx.files.resolve: file support lands in M2",
                 )
                 .into())
-            }),
-            send_failed: bound(weak, |shared, error, _| {
-                shared.send_failed(&error);
-                Ok(JsValue::UNDEFINED)
-            }),
+            })
+            .into_js_value()
+            .unchecked_into(),
+            send_failed: bound(
+                weak,
+                || JsValue::UNDEFINED,
+                |shared, error, _| {
+                    shared.send_failed(&error);
+                    Ok(JsValue::UNDEFINED)
+                },
+            ),
             strict: values::Strict::new(),
         })
     }
@@ -334,7 +353,7 @@ impl Shared {
                 let Some(Arm { deadline, delay_ms }) = arm else {
                     return;
                 };
-                let callback = self.timer.as_ref().unchecked_ref();
+                let callback = &self.timer;
                 let delay = JsValue::from_f64(delay_ms);
                 let armed = if kept {
                     host::set_timeout_kept(callback, &delay)
@@ -374,7 +393,7 @@ impl Shared {
             Err(error) => self.send_failed(&error),
             Ok(sent) => {
                 if let Some(then) = host::method(&sent, "then") {
-                    let _ = then.call2(&sent, &JsValue::UNDEFINED, self.send_failed.as_ref());
+                    let _ = then.call2(&sent, &JsValue::UNDEFINED, &self.send_failed);
                 }
             }
         }

@@ -80,6 +80,40 @@ test('a registry collected while its bridge is attached lets go of the transport
   assert.deepEqual(out.split('\n'), ['collected 1', 'answers 0']);
 });
 
+test('a run’s ctx kept past its registry answers as a registry that is gone: confirm false, files.resolve files_not_configured; a late send failure is quiet', () => {
+  const { status, out, err } = child(`
+    let rejectSend;
+    async function page() {
+      const tm = createToolmark({ onConfirm: () => true });
+      watched.register(tm, 0);
+      let kept;
+      tm.register({ name: 'keep', description: 'd', run: (input, ctx) => { kept = ctx; return 1; } });
+      await tm.call('keep', {});
+      // A transport whose send settles after the page let go of the registry.
+      const transport = {
+        send: () => new Promise((resolve, reject) => (rejectSend = reject)),
+        onMessage: () => () => {},
+      };
+      tm.use(bridge({ transport }));
+      return kept;
+    }
+    process.on('unhandledRejection', (error) => console.log('unhandled', String(error)));
+    const ctx = await page();
+    console.log('collected', await collect());
+    console.log('confirm', await ctx.confirm('Again?'));
+    try {
+      ctx.files.resolve('x');
+    } catch (error) {
+      console.log('files', error.name, error.code);
+    }
+    rejectSend(new Error('network down'));
+    await pause(20);
+  `);
+  assert.equal(err.includes('closure invoked'), false, err);
+  assert.equal(status, 0, err);
+  assert.deepEqual(out.split('\n'), ['collected 1', 'confirm false', 'files ToolmarkError files_not_configured']);
+});
+
 test('an unsubscribed listener that refers to its registry does not keep it alive', () => {
   const { status, out, err } = child(`
     // The natural way: the page keeps the unsubscribe functions, and its
