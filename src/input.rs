@@ -8,7 +8,7 @@
 use crate::prelude::*;
 
 use crate::bridges::{BridgeId, BridgeOptions};
-use crate::lifecycle::calls::{Outcome, PageCall, Prepared, Validated};
+use crate::lifecycle::calls::{Outcome, PageCall, Prepared, Unprepared, Validated};
 use crate::machine::{Toolmark, ToolmarkError};
 use crate::outputs::{Handle, RunId};
 use crate::policy::Caller;
@@ -75,7 +75,7 @@ pub enum Input {
     /// [`Toolmark::handle_validated`].
     Validated(RunId, Validated),
     /// [`Toolmark::handle_prepared`].
-    Prepared(RunId, Result<Prepared, String>),
+    Prepared(RunId, Result<Prepared, Unprepared>),
     /// [`Toolmark::handle_state`].
     State(RunId, Result<Option<String>, String>),
     /// [`Toolmark::handle_restored`].

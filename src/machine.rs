@@ -55,7 +55,7 @@ pub use crate::bridges::{BridgeId, BridgeOptions, OnChange};
 use crate::ids::{new_id, RandomError, RandomSource};
 use crate::lifecycle::calls::PageRequest;
 pub use crate::lifecycle::calls::{
-    GivenSignal, Outcome, PageCall, Prepared, RefusedCallOption, SignalUse, Validated,
+    GivenSignal, Outcome, PageCall, Prepared, RefusedCallOption, SignalUse, Unprepared, Validated,
 };
 pub use crate::lifecycle::confirmations::{PendingView, DEFAULT_CONFIRM_EXPIRY_MS};
 use crate::lifecycle::{CallLife, Env, Settings};
@@ -85,6 +85,23 @@ pub const REDACTED: &str = "[redacted]";
 /// `tm.use`'s refusal of what is not a plugin, or a plugin used twice.
 pub const NOT_A_PLUGIN: &str =
     "use: not a Toolmark plugin (expected bridge(...) or webmcp(...), each attached once)";
+
+/// A person's answer to a confirmation (`confirmPending`'s `approve`, what
+/// `onConfirm` resolves with) as JS gave it: `Some` for a boolean. Only
+/// `true` approves, so a value that merely reads as true (`'false'`,
+/// `'no'`, `1`) never runs a consequential tool.
+pub fn approves(answer: Option<bool>) -> bool {
+    answer == Some(true)
+}
+
+/// `confirmPending`'s refusal of an `approve` that is no boolean (the
+/// confirmation stays pending).
+pub const APPROVE_NOT_BOOLEAN: &str = "confirmPending: approve must be true or false";
+
+/// `confirmPending`'s `approve`: the boolean, or its refusal.
+pub fn approve_given(answer: Option<bool>) -> Result<bool, &'static str> {
+    answer.ok_or(APPROVE_NOT_BOOLEAN)
+}
 
 /// Options of `createToolmark`.
 #[derive(Debug, Clone, PartialEq)]
@@ -839,7 +856,12 @@ impl Toolmark {
     }
 
     /// A tool's `summary` / `changes` / form state for a confirmation.
-    pub fn handle_prepared(&mut self, run: RunId, prepared: Result<Prepared, String>, now: u64) {
+    pub fn handle_prepared(
+        &mut self,
+        run: RunId,
+        prepared: Result<Prepared, Unprepared>,
+        now: u64,
+    ) {
         self.life.handle_prepared(&mut self.env, run, prepared, now)
     }
 
@@ -857,6 +879,16 @@ impl Toolmark {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_boolean_answers_a_confirmation_and_only_true_approves() {
+        assert!(approves(Some(true)));
+        assert!(!approves(Some(false)));
+        assert!(!approves(None));
+        assert_eq!(approve_given(Some(true)), Ok(true));
+        assert_eq!(approve_given(Some(false)), Ok(false));
+        assert_eq!(approve_given(None), Err(APPROVE_NOT_BOOLEAN));
+    }
 
     #[test]
     fn counts_default_when_absent_or_not_finite() {

@@ -33,7 +33,7 @@ use support::harness::*;
 use support::spec_model::{Drained, Input, Reply, ReplyParts, SpecModel};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, PrepareOrder,
-    Prepared, RunId, RunOrder, Validated, DEFAULT_ABORT_GRACE_MS,
+    Prepared, RunId, RunOrder, Unprepared, Validated, DEFAULT_ABORT_GRACE_MS,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{
@@ -524,7 +524,7 @@ fn op() -> impl Strategy<Value = Op> {
         18 => (any::<u8>().prop_map(Pick), outcome_sel()).prop_map(|(run, outcome)| Op::Settle { run, outcome }),
         2 => any::<u8>().prop_map(Pick).prop_map(Op::SettleAgain),
         4 => (any::<u8>().prop_map(Pick), 0..6u8).prop_map(|(pick, kind)| Op::Validate { pick, kind }),
-        5 => (any::<u8>().prop_map(Pick), 0..4u8).prop_map(|(pick, kind)| Op::Prepare { pick, kind }),
+        5 => (any::<u8>().prop_map(Pick), 0..5u8).prop_map(|(pick, kind)| Op::Prepare { pick, kind }),
         3 => (any::<u8>().prop_map(Pick), 0..4u8).prop_map(|(pick, kind)| Op::ReadState { pick, kind }),
         2 => (any::<u8>().prop_map(Pick), any::<bool>()).prop_map(|(pick, ok)| Op::Restore { pick, ok }),
         1 => any::<u8>().prop_map(Pick).prop_map(Op::CtxConfirm),
@@ -1985,7 +1985,8 @@ impl Model {
                 ..Prepared::default()
             }),
             2 => Ok(Prepared::default()),
-            _ => Err("summary threw".into()),
+            3 => Err(Unprepared::Threw("summary threw".into())),
+            _ => Err(Unprepared::NotSerializable("NaN at key 'after'".into())),
         };
         self.step(Ctx::default(), Input::Prepared(run, prepared), |_, _| {})?;
         Ok(())

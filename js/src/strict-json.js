@@ -13,12 +13,20 @@
 const ROOM_FROM = 65536;
 const ROOM = ' '.repeat(256);
 
-export const strictStringify = (value, refuse, room) => {
-  const text = JSON.stringify(value, (key, item) => {
-    const type = typeof item;
-    return (type === 'number' ? Number.isFinite(item) : type !== 'function' && type !== 'symbol' && type !== 'bigint')
-      ? item
-      : refuse(key, item);
+// The value is written as the member `key` of its message is (a `toJSON`
+// gets that key, as JSON.stringify of the whole message would give it),
+// then cut out of its holder's text: `{"key":` … `}`. A Number object is
+// written as its number, as JSON unboxes it.
+export const strictStringify = (value, refuse, room, key) => {
+  const whole = JSON.stringify({ [key]: value }, (name, item) => {
+    const plain = item instanceof Number ? Number(item) : item;
+    const type = typeof plain;
+    return (type === 'number' ? Number.isFinite(plain) : type !== 'function' && type !== 'symbol' && type !== 'bigint')
+      ? plain
+      : refuse(name, plain);
   });
-  return room && text !== undefined && text.length >= ROOM_FROM ? text + ROOM : text;
+  // `{}`: the value writes nothing (undefined, or a toJSON giving that).
+  if (whole.length === 2) return undefined;
+  const text = whole.slice(key.length + 4, -1);
+  return room && text.length >= ROOM_FROM ? text + ROOM : text;
 };

@@ -43,6 +43,29 @@ pub enum Outcome {
     Aborted,
 }
 
+/// A result JSON cannot carry: `error "Result not serializable"`, and the
+/// `transport_failed` event saying why.
+fn not_serializable(env: &mut Env, tool_name: String, detail: &str) -> ToolResult {
+    env.out.error(
+        ErrorEventCode::TransportFailed,
+        format!("result of '{tool_name}' is not serializable: {detail}"),
+        Some(tool_name),
+    );
+    ToolResult::error(error_message::NOT_SERIALIZABLE)
+}
+
+/// Why what a confirmation shows (`summary`, `changes`, the form state)
+/// could not be had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unprepared {
+    /// A function threw, or gave what its rule refuses: the `tool_threw`
+    /// event's detail.
+    Threw(String),
+    /// One gave what JSON cannot carry (NaN, a BigInt, a cycle…): answered
+    /// as a result that is not serializable.
+    NotSerializable(String),
+}
+
 /// What JS's validation of a Standard Schema input said.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Validated {
@@ -1156,14 +1179,7 @@ impl CallLife {
                     .error(ErrorEventCode::ToolThrew, detail, Some(tool_name.clone()));
                 ToolResult::error(error_message::TOOL_FAILED)
             }
-            Outcome::NotSerializable(detail) => {
-                env.out.error(
-                    ErrorEventCode::TransportFailed,
-                    format!("result of '{tool_name}' is not serializable: {detail}"),
-                    Some(tool_name.clone()),
-                );
-                ToolResult::error(error_message::NOT_SERIALIZABLE)
-            }
+            Outcome::NotSerializable(detail) => not_serializable(env, tool_name.clone(), &detail),
             Outcome::Aborted => ToolResult::Cancelled {
                 by: CancelledBy::Signal,
             },
@@ -1286,7 +1302,7 @@ impl CallLife {
         &mut self,
         env: &mut Env,
         run: RunId,
-        prepared: Result<Prepared, String>,
+        prepared: Result<Prepared, Unprepared>,
         now: u64,
     ) {
         let Some((key, tool_name)) = self.take_step(run, Stage::Preparing(run)) else {
@@ -1294,7 +1310,12 @@ impl CallLife {
         };
         match prepared {
             Ok(prepared) => self.request_confirmation(env, key, prepared, now),
-            Err(detail) => self.tool_failed(env, key, tool_name, detail, now),
+            Err(Unprepared::Threw(detail)) => self.tool_failed(env, key, tool_name, detail, now),
+            // What it gives is part of its `needs_confirmation` result.
+            Err(Unprepared::NotSerializable(detail)) => {
+                let result = not_serializable(env, tool_name, &detail);
+                self.finish(env, key, result, now)
+            }
         }
     }
 

@@ -202,12 +202,17 @@ impl Toolmark {
 
     /// Approves or rejects a deferred confirmation; resolves with the final result.
     #[wasm_bindgen(js_name = confirmPending)]
-    pub fn confirm_pending(&self, confirm_id: JsValue, approve: JsValue) -> Promise {
+    pub fn confirm_pending(
+        &self,
+        confirm_id: JsValue,
+        approve: JsValue,
+    ) -> Result<Promise, JsValue> {
+        let approve = crate::machine::approve_given(approve.as_bool()).map_err(Failure::misuse)?;
         let confirm_id = host::string(&confirm_id);
         let now = self.shared.now();
-        settle(self.shared.request(false, Vec::new(), |core| {
-            core.confirm(&confirm_id, approve.is_truthy(), now)
-        }))
+        Ok(settle(self.shared.request(false, Vec::new(), |core| {
+            core.confirm(&confirm_id, approve, now)
+        })))
     }
 
     /// Runs the restorer of that call (`refused undo_unavailable` when there is none).

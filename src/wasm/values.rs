@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 use super::error::Failure;
 use super::host::{self, get, present, Callback};
 use crate::given::{Given, GivenJson, GivenList, GivenText, NotJson};
-use crate::machine::{Config, GivenSignal, Prepared};
+use crate::machine::{Config, GivenSignal, Prepared, Unprepared};
 use crate::protocol::{parse_value, to_json, Issue, ToolResult, UNTRUSTED_CONTENT_NOTE};
 use crate::registry::field::{self, JsonSchemaOf};
 use crate::registry::{SchemaSpec, ToolDef};
@@ -121,7 +121,12 @@ extern "C" {
     /// With `room`, a large text comes with trailing spaces: room for the
     /// message written around it (the core cuts them off, keeping the room).
     #[wasm_bindgen(catch, js_name = strictStringify)]
-    fn strict_stringify(value: &JsValue, refuse: &JsValue, room: bool) -> Result<JsValue, JsValue>;
+    fn strict_stringify(
+        value: &JsValue,
+        refuse: &JsValue,
+        room: bool,
+        key: &str,
+    ) -> Result<JsValue, JsValue>;
 }
 
 /// A value that must be JSON-safe (a tool's result, a validated input).
@@ -172,14 +177,15 @@ impl Strict {
         Strict { replacer, refusal }
     }
 
-    /// `value` as JSON text, strictly; with `room` (a tool result), a large
-    /// one with trailing spaces the core writes its message into.
-    pub fn text(&self, value: &JsValue, room: bool) -> Safe {
+    /// `value` as JSON text, strictly, written as the member `key` of its
+    /// message (what a `toJSON` is given); with `room` (a tool result), a
+    /// large one with trailing spaces the core writes its message into.
+    pub fn text(&self, value: &JsValue, key: &str, room: bool) -> Safe {
         if value.is_undefined() {
             return Safe::Absent;
         }
         self.refusal.set(None);
-        match strict_stringify(value, self.replacer.as_ref(), room) {
+        match strict_stringify(value, self.replacer.as_ref(), room, key) {
             Ok(text) => match text.as_string() {
                 Some(text) => Safe::Text(text),
                 None => Safe::Absent,
@@ -350,15 +356,24 @@ fn counted_config(options: &JsValue, inline_confirm: bool) -> Result<Config, &'s
     })
 }
 
-/// What `summary` / `changes` / the form state gave, for the core's rules
-/// ([`Prepared::from_text`]).
-pub fn prepared(summary: JsValue, changes: JsValue, state: JsValue) -> Result<Prepared, String> {
+/// What `summary` / `changes` / the form state gave, written as strictly
+/// as a result, for the core's rules ([`Prepared::from_text`]).
+pub fn prepared(
+    strict: &Strict,
+    summary: JsValue,
+    changes: JsValue,
+    state: JsValue,
+) -> Result<Prepared, Unprepared> {
     let all = host::object(&[
         ("summary", &summary),
         ("changes", &changes),
         ("state", &state),
     ]);
-    Prepared::from_text(copy_text(&all).as_deref())
+    match strict.text(&all.into(), "", false) {
+        Safe::Unsafe(reason) => Err(Unprepared::NotSerializable(reason)),
+        Safe::Text(text) => Prepared::from_text(Some(&text)).map_err(Unprepared::Threw),
+        Safe::Absent => Prepared::from_text(None).map_err(Unprepared::Threw),
+    }
 }
 
 /// A Standard Schema issue path as the protocol writes it ([`push_path_segment`]).

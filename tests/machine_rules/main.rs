@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use toolmark_bridge::given::{Given, GivenText};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Event, GivenSignal, OnChange, Outcome, Output,
-    PageCall, PrepareOrder, Prepared, RunId, RunOrder, Validated,
+    PageCall, PrepareOrder, Prepared, RunId, RunOrder, Unprepared, Validated,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{CancelledBy, ErrorEventCode, FieldChange, Issue, ToolResult};

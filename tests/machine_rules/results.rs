@@ -241,8 +241,11 @@ fn a_validator_or_summary_that_throws_answers_tool_failed_and_reports_tool_threw
     page.drain();
     page.call("s", "pay", json!({}));
     let run = take_prepare(&mut page).run;
-    page.tm
-        .handle_prepared(run, Err("boom in summary".into()), page.now);
+    page.tm.handle_prepared(
+        run,
+        Err(Unprepared::Threw("boom in summary".into())),
+        page.now,
+    );
     page.drain();
     for id in ["v", "s"] {
         assert_eq!(

@@ -455,3 +455,42 @@ fn a_page_side_calls_confirmation_sends_no_confirmed_when_approved_or_rejected()
     assert_eq!(confirmeds(&page), 0, "none when rejected");
     assert!(page.tm.pending_confirmations().is_empty());
 }
+
+/// A summary or changes JSON cannot carry (NaN, a BigInt) is answered as a
+/// result would be: `Result not serializable`, with `transport_failed`;
+/// one that threw is `Tool failed`, with `tool_threw`. Nothing is pending.
+#[test]
+fn a_summary_json_cannot_carry_is_answered_as_a_result_that_is_not_serializable() {
+    for (unprepared, message, code) in [
+        (
+            Unprepared::NotSerializable("NaN at key 'after'".into()),
+            "Result not serializable",
+            ErrorEventCode::TransportFailed,
+        ),
+        (
+            Unprepared::Threw("Error: no summary".into()),
+            "Tool failed",
+            ErrorEventCode::ToolThrew,
+        ),
+    ] {
+        let mut page = Page::new();
+        let mut def = consequential("pay");
+        def.has_summary = true;
+        page.register(def);
+        page.call("c", "pay", json!({}));
+        let order = take_prepare(&mut page);
+        page.tm
+            .handle_prepared(order.run, Err(unprepared), page.now);
+        page.drain();
+        assert_eq!(
+            page.result("c"),
+            json!({"status": "error", "message": message})
+        );
+        assert_eq!(
+            page.errors().iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+            [code]
+        );
+        assert!(page.tm.pending_confirmations().is_empty());
+        assert!(page.take_runs().is_empty());
+    }
+}

@@ -874,6 +874,48 @@ describe('one error channel', () => {
     );
   });
 
+  test('a confirmation is answered only by a boolean: confirmPending refuses another value and keeps it pending; onConfirm approves only with true', async () => {
+    let answer;
+    let paid = 0;
+    const tm = createToolmark({ onConfirm: () => answer });
+    tm.register({ name: 'pay', description: 'Pays', hints: { consequential: true }, run: () => ++paid });
+    const asked = await tm.call('pay', {}, { caller: 'inapp' });
+    assert.equal(asked.status, 'needs_confirmation');
+    for (const approve of ['false', 'no', 1, 0, null, undefined, {}]) {
+      assert.throws(() => tm.confirmPending(asked.confirmId, approve), {
+        name: 'ToolmarkError',
+        code: 'invalid_argument',
+        message: 'confirmPending: approve must be true or false',
+      });
+    }
+    assert.equal(paid, 0);
+    assert.deepEqual(tm.pendingConfirmations().map((p) => p.confirmId), [asked.confirmId]);
+    assert.deepEqual(await tm.confirmPending(asked.confirmId, true), { status: 'ok', data: 1 });
+    tm.register({ name: 'wipe', description: 'Wipes', run: async (input, ctx) => ctx.confirm('Wipe?') });
+    for (const [given, approved] of [['yes', false], [1, false], [Promise.resolve('true'), false], [true, true], [Promise.resolve(true), true]]) {
+      answer = given;
+      assert.deepEqual(await tm.call('wipe', {}), { status: 'ok', data: approved }, String(given));
+    }
+  });
+
+  test('a summary or changes JSON cannot carry is answered as such a result: Result not serializable, with transport_failed', async () => {
+    const errors = [];
+    const tm = createToolmark({ onError: (e) => errors.push(e.code) });
+    for (const [name, changes] of [
+      ['nan', () => [{ path: 'amount', before: 100, after: NaN }]],
+      ['infinite', () => [{ path: 'limit', after: Infinity }]],
+      ['fn', () => [{ path: 'cb', after: () => 1 }]],
+      ['bigint', () => [{ path: 'n', after: 10n }]],
+      ['boxed', () => [{ path: 'ratio', after: new Number(NaN) }]],
+    ]) {
+      tm.register({ name, description: 'Pays', hints: { consequential: true }, changes, run: () => 1 });
+      errors.length = 0;
+      assert.deepEqual(await tm.call(name, {}, { caller: 'inapp' }), { status: 'error', message: 'Result not serializable' }, name);
+      assert.deepEqual(errors, ['transport_failed'], name);
+    }
+    assert.deepEqual(tm.pendingConfirmations(), []);
+  });
+
   test('tm.call without an input runs the tool with {}, as its declaration says', async () => {
     const tm = createToolmark();
     tm.register({ name: 'echo', description: 'Echoes', run: (input) => ({ input }) });

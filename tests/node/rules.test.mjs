@@ -1139,9 +1139,24 @@ describe('tool results', () => {
       assert.equal(h.errorsOf('transport_failed').length, before + 1, `${name}: one transport_failed event`);
     }
     const said = h.errorsOf('transport_failed').map((event) => event.message).join('\n');
-    for (const why of ['bigint at "n"', 'function at "callback"', 'NaN at "n"', 'Infinity at "1"', '-Infinity at ""']) {
+    // A bare value is named by its member of the result, `data`.
+    for (const why of ['bigint at "n"', 'function at "callback"', 'NaN at "n"', 'Infinity at "1"', '-Infinity at "data"']) {
       assert.ok(said.includes(why), `the event says ${why}: ${said}`);
     }
+    h.check();
+  });
+
+  test('a result is written as JSON.stringify writes it in its message: toJSON is given its key, data; a Number object is its number', async () => {
+    const h = page();
+    h.tm.register({ name: 'keyed', description: 'd', run: () => ({ toJSON: (key) => `key=${key}` }) });
+    h.tm.register({ name: 'nested', description: 'd', run: () => ({ at: { toJSON: (key) => `key=${key}` } }) });
+    h.tm.register({ name: 'boxed', description: 'd', run: () => ({ ratio: new Number(0.5), bad: new Number(NaN) }) });
+    await until(() => h.lastManifest()?.tools.length === 3, 'tools');
+    assert.deepEqual(await h.callAndWait('keyed', {}), { status: 'ok', data: 'key=data' });
+    assert.deepEqual(await h.callAndWait('nested', {}), { status: 'ok', data: { at: 'key=at' } });
+    assert.deepEqual(await h.callAndWait('boxed', {}), { status: 'error', message: 'Result not serializable' });
+    await flush();
+    assert.match(h.errorsOf('transport_failed').at(-1).message, /NaN at "bad"/);
     h.check();
   });
 

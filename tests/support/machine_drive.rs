@@ -28,7 +28,7 @@
 use serde_json::{json, Map, Value};
 use toolmark_bridge::machine::{
     Action, BridgeId, BridgeOptions, Config, Handle, OnChange, Outcome, PageCall, PrepareOrder,
-    Prepared, RunId, RunOrder, SignalUse, Toolmark, Validated,
+    Prepared, RunId, RunOrder, SignalUse, Toolmark, Unprepared, Validated,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{
@@ -905,7 +905,7 @@ impl Driver {
                 state,
             } => {
                 let prepared = match cur.below(6) {
-                    0 => Err(cur.text(16)),
+                    0 => Err(Unprepared::Threw(cur.text(16))),
                     1 => return self.tool_gone(run),
                     _ => {
                         // Mostly what was asked for; sometimes more or less.

@@ -16,7 +16,9 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::{settled, spawn, RunContext, Shared};
-use crate::machine::{Outcome, PrepareOrder, RunId, RunOrder, Toolmark as Machine, Validated};
+use crate::machine::{
+    Outcome, PrepareOrder, RunId, RunOrder, Toolmark as Machine, Unprepared, Validated,
+};
 use crate::policy::Caller;
 use crate::registry::ToolKey;
 use crate::wasm::error::report;
@@ -78,13 +80,7 @@ impl Shared {
             Caller::Human => &host::HUMAN,
         };
         let context = caller.with(|caller| {
-            RunContext::new(
-                id,
-                caller,
-                &call_id,
-                self.confirm.as_ref(),
-                self.files_resolve.as_ref(),
-            )
+            RunContext::new(id, caller, &call_id, &self.confirm, &self.files_resolve)
         });
         if let Err(failure) = self.host(|h| h.runs.insert(run.0, context.clone())) {
             return report(failure);
@@ -147,7 +143,7 @@ impl Shared {
             };
             self.answer(|core| core.handle_output_checked(run, checked));
         }
-        let outcome = match self.strict.text(&value, true) {
+        let outcome = match self.strict.text(&value, "data", true) {
             Safe::Absent => Outcome::Ok(None),
             Safe::Text(text) => Outcome::Ok(Some(text)),
             Safe::Unsafe(reason) => Outcome::NotSerializable(reason),
@@ -185,7 +181,8 @@ impl Shared {
             spawn(async move {
                 let _ = match settled(answer).await {
                     Ok(approved) => {
-                        resolve.call1(&JsValue::NULL, &JsValue::from_bool(approved.is_truthy()))
+                        let approved = crate::machine::approves(approved.as_bool());
+                        resolve.call1(&JsValue::NULL, &JsValue::from_bool(approved))
                     }
                     Err(error) => reject.call1(&JsValue::NULL, &error),
                 };
@@ -211,7 +208,7 @@ impl Shared {
                     // One that is not JSON-safe must not fall back to the raw input.
                     None => {
                         let value = get(&result, "value");
-                        match shared.strict.text(&value, false) {
+                        match shared.strict.text(&value, "input", false) {
                             Safe::Absent => Validated::Valid(None),
                             Safe::Text(text) => {
                                 // Kept for the run (the core has its JSON copy); the
@@ -253,8 +250,8 @@ impl Shared {
         let prepared = call(summary, tool.summary.as_ref())
             .and_then(|s| Ok((s, call(changes, tool.changes.as_ref())?)))
             .and_then(|(s, c)| Ok((s, c, call(state, tool.state.as_ref())?)))
-            .map_err(|error| host::detail(&error))
-            .and_then(|(s, c, f)| values::prepared(s, c, f));
+            .map_err(|error| Unprepared::Threw(host::detail(&error)))
+            .and_then(|(s, c, f)| values::prepared(&self.strict, s, c, f));
         let now = self.now();
         self.answer(|core| core.handle_prepared(run, prepared, now));
     }
