@@ -1007,3 +1007,52 @@ mod tests {
         );
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A JS string as `JSON.stringify` writes it: a lone surrogate as its
+    /// lowercase escape, a pair as its character, `"`, `\` and control
+    /// characters escaped.
+    fn stringified(units: &[u16]) -> String {
+        let mut out = String::from("\"");
+        for unit in char::decode_utf16(units.iter().copied()) {
+            match unit {
+                Ok('"') => out.push_str("\\\""),
+                Ok('\\') => out.push_str("\\\\"),
+                Ok(c) if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+                Ok(c) => out.push(c),
+                Err(lone) => out.push_str(&format!("\\u{:04x}", lone.unpaired_surrogate())),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    proptest! {
+        /// The string validated is the page's with each half of a pair
+        /// read as U+FFFD, as `String::from_utf16_lossy` reads it: the
+        /// pairs, escapes and every other character stay.
+        #[test]
+        fn a_written_string_is_read_with_its_lone_surrogates_as_replacement_characters(
+            units in proptest::collection::vec(
+                prop_oneof![
+                    4 => 0x20u16..0x7f,
+                    1 => 0u16..0x20,
+                    2 => 0xd800u16..0xe000,
+                    1 => any::<u16>(),
+                ],
+                0..40,
+            )
+        ) {
+            let text = stringified(&units);
+            let replaced = lone_surrogates_replaced(&text);
+            let read = replaced.as_deref().unwrap_or(&text);
+            prop_assert_eq!(read.len(), text.len());
+            let value: Value = serde_json::from_str(read).expect("read as JSON");
+            prop_assert_eq!(value, Value::String(String::from_utf16_lossy(&units)));
+        }
+    }
+}
