@@ -17,7 +17,16 @@ const NO_REASON = /^WebAssembly\.\w+\(\):\s*$/;
 
 /** Whether `error` (thrown by compiling or instantiating a module) is a CSP refusal. */
 export function blockedByCsp(error) {
-  return BLOCKED.test(String(error && error.message)) || refusedInContentScript(error);
+  return BLOCKED.test(shown(() => error.message)) || refusedInContentScript(error);
+}
+
+/** String(read()), or '[object]' when reading or converting throws (a null-prototype object, a throwing getter). */
+function shown(read) {
+  try {
+    return String(read());
+  } catch {
+    return '[object]';
+  }
 }
 
 // Guarded: a host may have no WebAssembly at all (node --jitless, iOS
@@ -36,7 +45,7 @@ export function loadFailed(error, what, todo) {
   const none = typeof WebAssembly !== 'object';
   return error instanceof ToolmarkError
     ? error
-    : unavailable(cspHint(error) || `${what} failed (${none ? 'this host has no WebAssembly' : String(error)}): ${none ? 'allow WebAssembly' : todo}`, error);
+    : unavailable(cspHint(error) || `${what} failed (${none ? 'this host has no WebAssembly' : shown(() => error)}): ${none ? 'allow WebAssembly' : todo}`, error);
 }
 
 /** For a CSP refusal, the message saying what to allow. */

@@ -69,6 +69,11 @@ test('a loader\'s failure is module_unavailable saying what failed and what to d
   assert.equal(hinted.code, 'module_unavailable');
   assert.match(hinted.message, /'wasm-unsafe-eval' in script-src/);
   assert.equal(hinted.cause, refusal);
+  // A thrown value String() cannot write is named as an object, not thrown again.
+  const bare = Object.create(null);
+  const named = loadFailed(bare, 'loading its module /x.wasm', 'serve it');
+  assert.equal(named.message, 'loading its module /x.wasm failed ([object]): serve it');
+  assert.equal(named.cause, bare);
   const own = new ToolmarkError('invalid_argument', 'not this module');
   assert.equal(loadFailed(own, 'loading its module /x.wasm', 'serve it'), own);
 });
