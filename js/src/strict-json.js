@@ -13,13 +13,22 @@
 const ROOM_FROM = 65536;
 const ROOM = ' '.repeat(256);
 
+/** The number a Number object holds, as JSON unboxes it; an object that only inherits from Number.prototype is no Number object: itself. */
+function numberData(item) {
+  try {
+    return Number.prototype.valueOf.call(item);
+  } catch {
+    return item;
+  }
+}
+
 // The value is written as the member `key` of its message is (a `toJSON`
 // gets that key, as JSON.stringify of the whole message would give it),
 // then cut out of its holder's text: `{"key":` … `}`. A Number object is
 // written as its number, as JSON unboxes it.
 export const strictStringify = (value, refuse, room, key) => {
   const whole = JSON.stringify({ [key]: value }, (name, item) => {
-    const plain = item instanceof Number ? Number(item) : item;
+    const plain = item instanceof Number ? numberData(item) : item;
     const type = typeof plain;
     return (type === 'number' ? Number.isFinite(plain) : type !== 'function' && type !== 'symbol' && type !== 'bigint')
       ? plain

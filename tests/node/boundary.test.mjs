@@ -173,6 +173,21 @@ test("a throwing agent.onConfirmed subscriber is reported as uncaught and stops 
   assert.deepEqual(JSON.parse(stdout), { heard: [['onConfirmed', done], ['onMessage', done]], uncaught: ['subscriber bug'] });
 });
 
+test('in-page: a result JSON cannot copy, sent by the app\'s own page end, still settles its call when agent.onMessage has listeners', async () => {
+  const { transport, agent } = createInPageChannel();
+  const calls = [];
+  transport.onMessage((message) => calls.push(message));
+  const heard = [];
+  agent.onMessage((message) => heard.push(message.type));
+  transport.send({ protocol: 1, type: 'manifest', clientId: 'c', rev: 0, tools: [] });
+  const answer = agent.call('t', {});
+  for (let i = 0; i < 20 && calls.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(calls.length, 1);
+  transport.send({ protocol: 1, type: 'result', clientId: 'c', id: calls[0].id, result: { status: 'ok', data: 10n } });
+  assert.deepEqual(await answer, { status: 'ok', data: 10n });
+  assert.deepEqual(heard, ['manifest', 'result']);
+});
+
 describe('a tool definition', () => {
   test('is read once at registration: what the core is told exists is what the bridge calls', async () => {
     const { tm, agent, errors } = await attached();

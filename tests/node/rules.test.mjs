@@ -319,6 +319,12 @@ describe('in-page channel agent helpers', () => {
       [() => h.agent.call('e', {}, { rev: '3' }), `agent.call: ${revRule} (got "3")`],
       [() => h.agent.call('e', {}, { rev: Infinity }), `agent.call: ${revRule} (got Infinity)`],
       [() => h.agent.call('e', {}, { rev: null }), `agent.call: ${revRule} (got null)`],
+      // Half a surrogate pair, which the page drops as malformed JSON.
+      [() => h.agent.call('e\ud800', {}), 'agent.call: the tool name holds half a surrogate pair, which the page drops as malformed (got "e\\ud800")'],
+      [() => h.agent.describe('\udc00e'), 'agent.describe: the tool name holds half a surrogate pair, which the page drops as malformed (got "\\udc00e")'],
+      [() => h.agent.call('e', {}, { id: 'x\ud83c' }), 'agent.call: options.id holds half a surrogate pair, which the page drops as malformed (got "x\\ud83c")'],
+      [() => h.agent.call('e', { text: 'half \ud83c' }), 'agent.call: the input is not JSON-copyable (a string holds half a surrogate pair, which the page drops as malformed)'],
+      [() => h.agent.call('e', { ['\udc00']: 1 }), 'agent.call: the input is not JSON-copyable (a string holds half a surrogate pair, which the page drops as malformed)'],
     ];
     const outcomes = requests.map(() => 'pending');
     requests.forEach(([request], i) => request().then(
@@ -328,8 +334,9 @@ describe('in-page channel agent helpers', () => {
     await flush();
     assert.deepEqual(outcomes, requests.map(([, message]) => `ToolmarkError invalid_argument: createInPageChannel: ${message}`));
     assert.deepEqual([h.inbound, h.errors], [[], []], 'nothing sent, nothing dropped');
-    // The bounds themselves are taken.
+    // The bounds themselves are taken: whole pairs, and a backslash before "ud800" as text.
     assert.deepEqual(await h.agent.call('e', { n: 1 }, { id: 'x', rev: 0 }), { status: 'ok', data: { echoed: { n: 1 } } });
+    assert.deepEqual(await h.agent.call('e', { t: '\ud83c\udf89 \\ud800' }, { id: 'y\ud83c\udf89' }), { status: 'ok', data: { echoed: { t: '\ud83c\udf89 \\ud800' } } });
     h.check();
   });
 
@@ -1151,7 +1158,10 @@ describe('tool results', () => {
     h.tm.register({ name: 'keyed', description: 'd', run: () => ({ toJSON: (key) => `key=${key}` }) });
     h.tm.register({ name: 'nested', description: 'd', run: () => ({ at: { toJSON: (key) => `key=${key}` } }) });
     h.tm.register({ name: 'boxed', description: 'd', run: () => ({ ratio: new Number(0.5), bad: new Number(NaN) }) });
-    await until(() => h.lastManifest()?.tools.length === 3, 'tools');
+    h.tm.register({ name: 'inherits', description: 'd', run: () => ({ x: Object.assign(Object.create(Number.prototype), { a: 1 }) }) });
+    await until(() => h.lastManifest()?.tools.length === 4, 'tools');
+    // An object that only inherits from Number.prototype is no Number object: written as an object.
+    assert.deepEqual(await h.callAndWait('inherits', {}), { status: 'ok', data: { x: { a: 1 } } });
     assert.deepEqual(await h.callAndWait('keyed', {}), { status: 'ok', data: 'key=data' });
     assert.deepEqual(await h.callAndWait('nested', {}), { status: 'ok', data: { at: 'key=at' } });
     assert.deepEqual(await h.callAndWait('boxed', {}), { status: 'error', message: 'Result not serializable' });

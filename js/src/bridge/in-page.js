@@ -75,10 +75,19 @@ function jsonText(value) {
 
 const asItIs = (value) => value;
 
-/** A JSON copy of `value` (JSON.parse(JSON.stringify(value))); undefined stays undefined. */
+/**
+ * A JSON copy of `value` (JSON.parse(JSON.stringify(value))); undefined
+ * stays undefined. A value JSON cannot copy (a BigInt or a cycle, which only
+ * a `transport.send` of the app's own can carry) is kept as it is, as it is
+ * without listeners: its request must still settle.
+ */
 function jsonCopy(value) {
-  const text = JSON.stringify(value);
-  return text === undefined ? undefined : JSON.parse(text);
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return value;
+  }
 }
 
 function tryJson(value) {
@@ -122,8 +131,16 @@ function callCopy(message, input) {
   if (typeof input === 'symbol') throw notCopyable(INPUT, 'a symbol');
   const own = tryJson(input);
   if (own.text === undefined) throw notCopyable(INPUT, own.why);
+  if (LONE_ESCAPE.test(own.text)) throw notCopyable(INPUT, 'a string holds half a surrogate pair, which the page drops as malformed');
   return { ...message, input: JSON.parse(own.text) };
 }
+
+// Half a surrogate pair in JSON.stringify's text: the escape it writes for
+// one (a pair is written as its character) after an even run of
+// backslashes (after an odd run, the backslash is a character of the text).
+const LONE_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/;
+// A lone surrogate in a string (in a `u` pattern \p{Cs} matches no pair).
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * The refusal of a request's tool name, id or rev the page would drop
@@ -132,6 +149,9 @@ function callCopy(message, input) {
 function misshapen(kind, tool, id, rev) {
   if (typeof tool !== 'string' || tool === '') return refused(`agent.${kind}: the tool name must be a non-empty string`, tool);
   if (typeof id !== 'string' || id === '') return refused(`agent.${kind}: options.id must be a non-empty string`, id);
+  for (const [what, text] of [['the tool name', tool], ['options.id', id]]) {
+    if (LONE_SURROGATE.test(text)) return refused(`agent.${kind}: ${what} holds half a surrogate pair, which the page drops as malformed`, text);
+  }
   if (rev !== undefined && !(Number.isInteger(rev) && rev >= 0)) {
     return refused(`agent.${kind}: options.rev must be a registry revision, a whole number >= 0`, rev);
   }
