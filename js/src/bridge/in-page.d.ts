@@ -48,8 +48,9 @@ export interface InPageAgent {
    * Sends a `call` (with `options.id`, or a fresh id) and resolves with its
    * result. An absent input is sent as `{}`; any other value, `null`
    * included, as it is. What the page would drop unanswered (an input JSON
-   * cannot copy, a tool name or id that is no non-empty string, a rev that
-   * is no whole number >= 0) and an id in use reject at once with a
+   * cannot copy, a tool name or id that is no non-empty string, half a
+   * surrogate pair in the tool name, id or input, a rev that is no whole
+   * number >= 0) and an id in use reject at once with a
    * `ToolmarkError` `invalid_argument`, and nothing is sent. Once the page
    * end is closed (its `close()`, or its bridge detached) a call still
    * waiting, and one made then, rejects with `transport_closed`.

@@ -22,7 +22,9 @@
 //   JSON when they are made: one the page would drop and never answer (an
 //   input JSON cannot copy: a cycle, a BigInt, a throwing getter or proxy,
 //   a function or a symbol; a tool name or id that is no non-empty string;
-//   a rev that is no whole number >= 0), and a call whose id a request
+//   half a surrogate pair in the tool name, id or input, which the page
+//   reads as malformed JSON; a rev that is no whole number >= 0), and a
+//   call whose id a request
 //   still waiting for its result has, reject at once with a ToolmarkError
 //   `invalid_argument` and are neither sent nor kept waiting. The page end
 //   gets the plain copy of that text, so what the bridges read is what was
