@@ -14,6 +14,7 @@ import { bridge } from '../../pkg/bridge/index.js';
 import { createInPageChannel } from '../../pkg/bridge/in-page.js';
 import { websocketTransport } from '../../pkg/bridge/websocket.js';
 import { echoTransport } from '../../pkg/bridge/echo.js';
+import { inOwnProcess } from './support/own-process.mjs';
 import { postMessageTransport } from '../../pkg/bridge/post-message.js';
 import { validateMessage } from '../../pkg/protocol/index.js';
 import { webmcp } from '../../pkg/webmcp/index.js';
@@ -146,14 +147,7 @@ test('a registry listener that throws is reported as uncaught (console.error in 
 });
 
 test("a throwing agent.onConfirmed subscriber is reported as uncaught and stops neither the other subscribers nor agent.onMessage's listeners", async () => {
-  // In a process of its own: the throw must reach the host as uncaught.
-  const entry = (path) => JSON.stringify(new URL(`../../pkg/${path}`, import.meta.url).href);
-  const script = `
-    const { createToolmark } = await import(${entry('index.js')});
-    const { bridge } = await import(${entry('bridge/index.js')});
-    const { createInPageChannel } = await import(${entry('bridge/in-page.js')});
-    const uncaught = [];
-    process.on('uncaughtException', (error) => uncaught.push(error.message));
+  const out = await inOwnProcess(`
     const tm = createToolmark();
     tm.register({ name: 'del', description: 'd', hints: { destructive: true }, run: () => 'deleted' });
     const { transport, agent } = createInPageChannel();
@@ -166,11 +160,9 @@ test("a throwing agent.onConfirmed subscriber is reported as uncaught and stops 
     await tm.confirmPending(asked.confirmId, true);
     for (let i = 0; i < 50 && (heard.length < 2 || i === 0); i++) await new Promise((resolve) => setImmediate(resolve));
     console.log(JSON.stringify({ heard, uncaught }));
-  `;
-  const { code, stdout } = await runNode(script);
-  assert.equal(code, 0);
+  `);
   const done = { status: 'ok', data: 'deleted' };
-  assert.deepEqual(JSON.parse(stdout), { heard: [['onConfirmed', done], ['onMessage', done]], uncaught: ['subscriber bug'] });
+  assert.deepEqual(out, { heard: [['onConfirmed', done], ['onMessage', done]], uncaught: ['subscriber bug'] });
 });
 
 test('in-page: a result JSON cannot copy, sent by the app\'s own page end, still settles its call when agent.onMessage has listeners', async () => {
@@ -713,7 +705,8 @@ describe('the in-page channel\'s page end', () => {
     assert.deepEqual(await agent.call('b.echo', { n: 3 }, { id: 'again', timeoutMs: 5000 }), { status: 'ok', data: { n: 3 } });
   });
 
-  test('a timeoutMs that is no finite number >= 0 is refused at once with invalid_argument, and nothing is sent', async () => {
+  /** An in-page agent of a page whose tool `hang` runs until aborted; `reached`: the types of what the page was sent. */
+  async function hangingChannel() {
     const tm = createToolmark();
     tm.register({ name: 'hang', description: 'd', hints: { readOnly: true }, run: (_, ctx) => untilAborted(ctx.signal) });
     const { transport, agent } = createInPageChannel();
@@ -721,6 +714,11 @@ describe('the in-page channel\'s page end', () => {
     transport.onMessage((message) => reached.push(message.type));
     tm.use(bridge({ transport }));
     await until(() => agent.tools.length === 1, 'manifest');
+    return { agent, reached };
+  }
+
+  test('a timeoutMs that is no finite number >= 0 is refused at once with invalid_argument, and nothing is sent', async () => {
+    const { agent, reached } = await hangingChannel();
     for (const [timeoutMs, shown] of [[NaN, 'NaN'], [-5, '-5'], [Infinity, 'Infinity'], ['abc', '"abc"'], [null, 'null']]) {
       await assert.rejects(agent.call('hang', {}, { timeoutMs }), {
         name: 'ToolmarkError',
@@ -738,13 +736,7 @@ describe('the in-page channel\'s page end', () => {
   });
 
   test("a timeoutMs past setTimeout's longest delay (2^31-1 ms) waits as long as asked, then rejects timeout and sends cancel", async (t) => {
-    const tm = createToolmark();
-    tm.register({ name: 'hang', description: 'd', hints: { readOnly: true }, run: (_, ctx) => untilAborted(ctx.signal) });
-    const { transport, agent } = createInPageChannel();
-    const reached = [];
-    transport.onMessage((message) => reached.push(message.type));
-    tm.use(bridge({ transport }));
-    await until(() => agent.tools.length === 1, 'manifest');
+    const { agent, reached } = await hangingChannel();
     t.mock.timers.enable({ apis: ['setTimeout'] });
     const timeoutMs = 3_000_000_000;
     let outcome;

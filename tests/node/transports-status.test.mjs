@@ -5,10 +5,10 @@
 // asserted: the schedule itself is tested with injected time (src/transport/websocket.rs).
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { perTestCleanups, waitFor } from './support/ws-agent.mjs';
 import { greeterPage, nonFunctionRefusals } from './support/transport-page.mjs';
+import { inOwnProcess } from './support/own-process.mjs';
 
 const { bridge } = await import(new URL('../../pkg/bridge/index.js', import.meta.url));
 const { websocketTransport } = await import(new URL('../../pkg/bridge/websocket.js', import.meta.url));
@@ -166,21 +166,30 @@ test('onMessage and onStatus of websocketTransport and postMessageTransport refu
   assert.deepEqual(late, []);
 });
 
+/** An app's own transport with `status` (a property or getter of `own`); `tell` is its onStatus subscriber while subscribed. */
+function appTransport(own) {
+  const app = { tell: undefined };
+  app.transport = Object.defineProperties(
+    {
+      send() {},
+      onMessage: () => () => {},
+      onStatus(callback) {
+        app.tell = callback;
+        return () => (app.tell = undefined);
+      },
+    },
+    Object.getOwnPropertyDescriptors(own),
+  );
+  return app;
+}
+
 test("an app's own transport: its states are told, an unknown one is an error event", async () => {
   const { tm, errors } = greeterPage();
   const bridged = [];
   tm.events.on('status', (s) => bridged.push(s));
-  let tell;
-  const transport = {
-    status: { state: 'connecting', attempt: 1 },
-    send() {},
-    onMessage: () => () => {},
-    onStatus(callback) {
-      tell = callback;
-      return () => (tell = undefined);
-    },
-  };
-  const detach = tm.use(bridge({ transport }));
+  const app = appTransport({ status: { state: 'connecting', attempt: 1 } });
+  const detach = tm.use(bridge({ transport: app.transport }));
+  const tell = (status) => app.tell(status);
   tell({ state: 'closed', code: 1011, reason: 'server error', terminal: false });
   tell({ state: 'sleeping' });
   assert.deepEqual(bridged, [{ state: 'connecting', attempt: 1 }, { state: 'closed', code: 1011, reason: 'server error', terminal: false }]);
@@ -189,7 +198,7 @@ test("an app's own transport: its states are told, an unknown one is an error ev
     { code: 'transport_failed', message: "bridge: the transport's status (transport.status or onStatus) is not connecting, open, reconnecting or closed" },
   ]);
   detach();
-  assert.equal(tell, undefined, 'detaching unsubscribes');
+  assert.equal(app.tell, undefined, 'detaching unsubscribes');
   assert.throws(() => tm.events.on('statuses', () => {}), /unknown event 'statuses' \(known: 'error', 'status'\)/);
 });
 
@@ -197,20 +206,13 @@ test("an app's transport whose status getter throws: an error event naming the r
   const { tm, errors } = greeterPage();
   const bridged = [];
   tm.events.on('status', (s) => bridged.push(s));
-  let tell;
-  const transport = {
+  const app = appTransport({
     get status() {
       throw new Error('not ready');
     },
-    send() {},
-    onMessage: () => () => {},
-    onStatus(callback) {
-      tell = callback;
-      return () => (tell = undefined);
-    },
-  };
-  const detach = tm.use(bridge({ transport }));
-  tell({ state: 'open' });
+  });
+  const detach = tm.use(bridge({ transport: app.transport }));
+  app.tell({ state: 'open' });
   assert.deepEqual(errors, [{ code: 'transport_failed', message: 'bridge: reading transport.status failed: Error: not ready' }]);
   assert.deepEqual(bridged, [{ state: 'open' }]);
   detach();
@@ -228,14 +230,7 @@ test('the in-page channel is open until closed', () => {
 });
 
 test("the in-page channel's close() tells every onStatus subscriber: a throwing one is reported as uncaught, and the bridge detaching sees no failure", async () => {
-  // In a process of its own: the throw must reach the host as uncaught.
-  const entry = (path) => JSON.stringify(new URL(`../../pkg/${path}`, import.meta.url).href);
-  const script = `
-    const { createToolmark } = await import(${entry('index.js')});
-    const { bridge } = await import(${entry('bridge/index.js')});
-    const { createInPageChannel } = await import(${entry('bridge/in-page.js')});
-    const uncaught = [];
-    process.on('uncaughtException', (error) => uncaught.push(error.message));
+  const out = await inOwnProcess(`
     const errors = [];
     const tm = createToolmark({ onError: (e) => errors.push(e.code + ': ' + e.message) });
     const { transport } = createInPageChannel();
@@ -246,11 +241,7 @@ test("the in-page channel's close() tells every onStatus subscriber: a throwing 
     detach();
     await new Promise((resolve) => setImmediate(resolve));
     console.log(JSON.stringify({ told, errors, uncaught, state: transport.status.state }));
-  `;
-  const out = await new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, stdout, stderr) =>
-      (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout))));
-  });
+  `);
   assert.deepEqual(out, { told: ['closed'], errors: [], uncaught: ['subscriber bug'], state: 'closed' });
 });
 
