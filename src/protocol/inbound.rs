@@ -982,6 +982,18 @@ mod tests {
             validate_written(Written::Text(&long), Direction::ToAgent),
             issue(too_long)
         );
+        // A text of exactly the limit is read.
+        let call = |input: &str| {
+            format!(
+                r#"{{"protocol":1,"type":"call","clientId":"c","id":"1","tool":"t","input":"{input}"}}"#
+            )
+        };
+        let at_limit = call(&"x".repeat(MAX_VALIDATED_BYTES - call("").len()));
+        assert_eq!(at_limit.len(), MAX_VALIDATED_BYTES);
+        assert_eq!(
+            validate_written(Written::Text(&at_limit), Direction::ToPage),
+            Ok(at_limit.as_str())
+        );
         let nested = |depth: usize| {
             format!(
                 r#"{{"protocol":1,"type":"call","clientId":"c","id":"1","tool":"t","input":{}1{}}}"#,
