@@ -259,3 +259,30 @@ fn a_validator_or_summary_that_throws_answers_tool_failed_and_reports_tool_threw
     );
     assert!(page.take_runs().is_empty(), "nothing ran");
 }
+
+/// A summary or changes JSON cannot carry (NaN, a BigInt) is part of a
+/// `needs_confirmation` result that cannot be sent: `Result not
+/// serializable`, with `transport_failed`, as a run's result. Nothing is
+/// pending, nothing runs.
+#[test]
+fn a_summary_json_cannot_carry_answers_result_not_serializable() {
+    let mut page = Page::new();
+    let mut pay = consequential("pay");
+    pay.has_summary = true;
+    page.register(pay);
+    page.call("s", "pay", json!({}));
+    let run = take_prepare(&mut page).run;
+    page.tm.handle_prepared(
+        run,
+        Err(Unprepared::NotSerializable("NaN at \"after\"".into())),
+        page.now,
+    );
+    page.drain();
+    assert_eq!(
+        page.result("s"),
+        json!({"status": "error", "message": "Result not serializable"})
+    );
+    assert_eq!(page.error_codes(), [ErrorEventCode::TransportFailed]);
+    assert!(page.tm.pending_confirmations().is_empty());
+    assert!(page.take_runs().is_empty(), "nothing ran");
+}
