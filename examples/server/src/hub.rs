@@ -281,7 +281,16 @@ impl Hub {
     fn accept_result(&self, from: &Binding, id: &str, result: Value) {
         let call = match self.store.settle_call(id, from, Instant::now()) {
             Ok(call) => call,
-            Err(rejection) => return self.reject(rejection),
+            Err(rejection) => {
+                if rejection == Rejection::LateResult {
+                    // Settling found the deadline passed and timed the call
+                    // out, so the waiting call's own expiry finds it settled
+                    // and waits for an answer: dropping its sender gives it
+                    // the timeout instead.
+                    lock(&self.waiters).remove(id);
+                }
+                return self.reject(rejection);
+            }
         };
         if let (CallKind::Call { tool, .. }, "needs_confirmation") = (&call.kind, status(&result)) {
             let confirm_id = result

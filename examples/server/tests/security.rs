@@ -207,6 +207,37 @@ async fn a_missed_deadline_is_a_timeout_then_a_cancel_and_late_results_are_rejec
     );
 }
 
+/// A result that reaches the server after the deadline but before the
+/// waiting call has seen its timer fire: the result is late, and the agent
+/// must still get its timeout (never wait for an answer that will not come).
+#[tokio::test]
+async fn a_result_just_past_the_deadline_still_ends_the_call_with_a_timeout() {
+    let config = Config {
+        call_deadline: Duration::from_millis(100),
+        ..Config::default()
+    };
+    let server = TestServer::start(config).await;
+    let ada = server.login("ada");
+    let mut page = server.bound_page(&ada, "ada-page", 1).await;
+    let hub = server.hub().clone();
+    let call = hub.page_call(&ada.key, "signup.fill", json!({}));
+    tokio::pin!(call);
+    // One poll sends the call; the call is not polled again until the end,
+    // so its deadline timer cannot win the race with the result below.
+    assert!(futures_util::FutureExt::now_or_never(&mut call).is_none());
+    let sent = page.recv().await;
+    assert_eq!(field(&sent, "type"), "call");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    page.result(field(&sent, "id"), json!({ "status": "ok" }))
+        .await;
+    assert_eq!(server.rejections(1).await, vec![Rejection::LateResult]);
+    let outcome = tokio::time::timeout(Duration::from_secs(3), call).await;
+    assert_eq!(
+        outcome.expect("an outcome after the deadline"),
+        timeout_outcome()
+    );
+}
+
 #[tokio::test]
 async fn confirmed_needs_a_confirm_id_seen_for_that_binding_and_is_single_use() {
     let server = TestServer::start(quick()).await;
