@@ -103,6 +103,11 @@ pub struct Hub {
     agent: Arc<dyn Agent>,
     config: Config,
     pages: Mutex<HashMap<String, PageConn>>,
+    /// The conversation's sockets that have not spoken yet. A page whose
+    /// socket reconnected says nothing until its next manifest or result
+    /// (a reconnect does not re-send the manifest), so its clientId's
+    /// frames go to these too; a page ignores another clientId's frames.
+    unclaimed: Mutex<HashMap<ConvKey, Vec<PageConn>>>,
     waiters: Mutex<HashMap<String, oneshot::Sender<Value>>>,
     conversations: Mutex<HashMap<ConvKey, Arc<Conversation>>>,
     rejections: Mutex<Vec<Rejection>>,
@@ -123,6 +128,7 @@ impl Hub {
             agent,
             config,
             pages: Mutex::default(),
+            unclaimed: Mutex::default(),
             waiters: Mutex::default(),
             conversations: Mutex::default(),
             rejections: Mutex::default(),
@@ -156,6 +162,13 @@ impl Hub {
     pub fn page_opened(&self, key: ConvKey) -> (PageSocket, mpsc::UnboundedReceiver<String>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let conn = self.next_conn.fetch_add(1, Ordering::Relaxed);
+        lock(&self.unclaimed)
+            .entry(key.clone())
+            .or_default()
+            .push(PageConn {
+                conn,
+                tx: tx.clone(),
+            });
         let socket = PageSocket {
             conn,
             key,
@@ -197,6 +210,7 @@ impl Hub {
                     return self.reject(rejection);
                 }
                 socket.client_id = Some(client_id.to_owned());
+                self.forget_unclaimed(&socket.key, socket.conn);
                 lock(&self.pages).insert(
                     client_id.to_owned(),
                     PageConn {
@@ -243,6 +257,7 @@ impl Hub {
     /// The page socket closed. A page that is no longer the conversation's
     /// (a reload replaced it) is gone.
     pub fn page_closed(self: &Arc<Self>, socket: PageSocket) {
+        self.forget_unclaimed(&socket.key, socket.conn);
         let Some(client_id) = socket.client_id else {
             return;
         };
@@ -266,10 +281,30 @@ impl Hub {
         lock(&self.pages).contains_key(client_id)
     }
 
-    fn send_to(&self, client_id: &str, frame: String) -> bool {
-        lock(&self.pages)
-            .get(client_id)
-            .is_some_and(|page| page.tx.send(frame).is_ok())
+    fn forget_unclaimed(&self, key: &ConvKey, conn: u64) {
+        let mut unclaimed = lock(&self.unclaimed);
+        if let Some(sockets) = unclaimed.get_mut(key) {
+            sockets.retain(|socket| socket.conn != conn);
+            if sockets.is_empty() {
+                unclaimed.remove(key);
+            }
+        }
+    }
+
+    /// Sends a frame to the page `to`: on the socket that speaks for its
+    /// clientId, or else on every socket of its conversation that has not
+    /// spoken yet (where a reconnected page waits).
+    fn send_to(&self, to: &Binding, frame: String) -> bool {
+        if let Some(page) = lock(&self.pages).get(&to.client_id) {
+            return page.tx.send(frame).is_ok();
+        }
+        let unclaimed = lock(&self.unclaimed);
+        let sockets = unclaimed.get(&to.key).map_or(&[][..], Vec::as_slice);
+        let mut sent = false;
+        for socket in sockets {
+            sent |= socket.tx.send(frame.clone()).is_ok();
+        }
+        sent
     }
 
     fn page_gone(self: &Arc<Self>, key: &ConvKey, client_id: &str) {
@@ -352,7 +387,7 @@ impl Hub {
             lock(&self.waiters).remove(&id);
             return Outcome::Server(input_error("Could not bind the call."));
         }
-        if !self.send_to(&to.client_id, frame) {
+        if !self.send_to(to, frame) {
             self.store.expire_call(&id);
             lock(&self.waiters).remove(&id);
             return Outcome::Server(unavailable_outcome());
@@ -364,7 +399,7 @@ impl Hub {
                 if self.store.expire_call(&id) {
                     lock(&self.waiters).remove(&id);
                     // Rule 3: the page stops work on a call the agent gave up.
-                    self.send_to(&to.client_id, cancel_message(&to.client_id, &id));
+                    self.send_to(to, cancel_message(&to.client_id, &id));
                     Outcome::Server(timeout_outcome())
                 } else {
                     // The result was accepted just before the deadline.

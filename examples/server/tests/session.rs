@@ -218,3 +218,33 @@ async fn a_still_open_old_tab_can_confirm_its_own() {
     });
     assert_eq!(submit_use, Some(tool_use_id));
 }
+
+/// A page whose socket dropped (a network blip, a proxy's idle timeout)
+/// reconnects with the same clientId and sends nothing: a reconnect does
+/// not re-send the manifest. The agent's calls still reach it.
+#[tokio::test]
+async fn a_page_that_reconnected_gets_the_agents_calls_before_it_speaks_again() {
+    let server = TestServer::start(quick()).await;
+    let ada = server.login("ada");
+    let dropped = server.bound_page(&ada, "p1", 1).await;
+    dropped.close().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut back = server.page(&ada, "p1").await;
+
+    let hub = server.hub().clone();
+    let key = ada.key.clone();
+    let task = tokio::spawn(async move { hub.page_describe(&key, "signup.fill").await });
+    let describe = back.recv().await;
+    assert_eq!(field(&describe, "type"), "describe");
+    assert_eq!(field(&describe, "clientId"), "p1");
+    back.result(
+        field(&describe, "id"),
+        json!({ "status": "ok", "data": {} }),
+    )
+    .await;
+    assert_eq!(
+        task.await.expect("describe"),
+        json!({ "status": "ok", "data": {} })
+    );
+    assert!(server.hub().rejections().is_empty());
+}
