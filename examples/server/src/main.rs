@@ -13,7 +13,7 @@ use toolmark_demo_server::auth::Accounts;
 use toolmark_demo_server::echo::{Echo, EchoConfig};
 use toolmark_demo_server::hub::{Config, Hub};
 use toolmark_demo_server::model::{ModelAgent, Provider};
-use toolmark_demo_server::server::{router, AppState};
+use toolmark_demo_server::server::{local_hosts_only, router, AppState};
 use toolmark_demo_server::store::MemoryStore;
 
 const USAGE: &str = "usage: toolmark-demo-server [--port N] [--host ADDR] [--static DIR]";
@@ -138,7 +138,13 @@ async fn main() -> ExitCode {
         println!("Listening on {addr}: every interface of this machine");
     }
     println!("Toolmark demo server: {}", url_of(addr));
-    match axum::serve(listener, router(state, static_dir)).await {
+    let app = router(state, static_dir);
+    let app = if addr.ip().is_loopback() {
+        local_hosts_only(app, addr.port())
+    } else {
+        app
+    };
+    match axum::serve(listener, app).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("server stopped: {error}");

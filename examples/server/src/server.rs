@@ -56,6 +56,40 @@ pub fn router(state: Arc<AppState>, static_dir: Option<PathBuf>) -> Router {
     }
 }
 
+/// Answers only requests whose `Host` names this machine on `port`
+/// (127.0.0.1, localhost, [::1]): for a server on loopback. A site whose
+/// name an attacker points at 127.0.0.1 (DNS rebinding) is same-origin with
+/// what it loads from there, Origin and Host both its own name, so the
+/// Origin check cannot tell it from the demo page; the name in Host can.
+pub fn local_hosts_only(router: Router, port: u16) -> Router {
+    let allowed: Arc<[String]> = ["127.0.0.1", "localhost", "[::1]"]
+        .iter()
+        .map(|name| format!("{name}:{port}"))
+        .collect();
+    router.layer(axum::middleware::from_fn(
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            let allowed = Arc::clone(&allowed);
+            async move {
+                let host = request
+                    .headers()
+                    .get(header::HOST)
+                    .and_then(|host| host.to_str().ok());
+                let known = host
+                    .is_some_and(|host| allowed.iter().any(|name| name.eq_ignore_ascii_case(host)));
+                if known {
+                    next.run(request).await
+                } else {
+                    (
+                        StatusCode::FORBIDDEN,
+                        "this server answers only for 127.0.0.1, localhost and [::1]",
+                    )
+                        .into_response()
+                }
+            }
+        },
+    ))
+}
+
 /// Serves `router` on `listener` in a task; returns its address.
 pub async fn spawn(listener: TcpListener, router: Router) -> std::io::Result<SocketAddr> {
     let addr = listener.local_addr()?;

@@ -57,3 +57,55 @@ fn prints_its_url_and_serves_the_static_directory() {
     assert!(page.ends_with("<h1>the demo page</h1>"), "{page}");
     assert!(session.starts_with("HTTP/1.1 204"), "{session}");
 }
+
+/// On loopback (the default) the server answers only requests named for
+/// this machine: a page of another site whose name an attacker points at
+/// 127.0.0.1 (DNS rebinding) is same-origin with whatever it loads from
+/// there, so the Origin check alone would let it sign in, drive the agent
+/// and spend the configured model.
+#[test]
+fn on_loopback_a_request_for_another_host_name_is_refused() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolmark-demo-server"))
+        .args(["--port", "0"])
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("PUSHER_APP_ID")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("server starts");
+    let mut line = String::new();
+    if let Some(stdout) = child.stdout.take() {
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("first line");
+    }
+    let addr = line
+        .trim()
+        .trim_start_matches("Toolmark demo server: http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let port = addr.rsplit(':').next().unwrap_or("").to_owned();
+    let login = |host: &str| {
+        let mut stream = TcpStream::connect(&addr).expect("connect");
+        let body = r#"{"user":"ada"}"#;
+        write!(
+            stream,
+            "POST /api/login HTTP/1.1\r\nHost: {host}\r\nOrigin: http://{host}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("request");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).expect("response");
+        response
+    };
+    let rebound = login(&format!("attacker.example:{port}"));
+    let by_address = login(&addr);
+    let by_name = login(&format!("localhost:{port}"));
+    let _ = child.kill();
+    let _ = child.wait();
+
+    assert!(rebound.starts_with("HTTP/1.1 403"), "{rebound}");
+    assert!(by_address.starts_with("HTTP/1.1 200"), "{by_address}");
+    assert!(by_name.starts_with("HTTP/1.1 200"), "{by_name}");
+}
