@@ -277,7 +277,8 @@ impl Hub {
         }
     }
 
-    fn is_live(&self, client_id: &str) -> bool {
+    /// Whether a socket speaks for `client_id`.
+    pub fn is_live(&self, client_id: &str) -> bool {
         lock(&self.pages).contains_key(client_id)
     }
 

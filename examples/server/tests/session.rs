@@ -228,7 +228,13 @@ async fn a_page_that_reconnected_gets_the_agents_calls_before_it_speaks_again() 
     let ada = server.login("ada");
     let dropped = server.bound_page(&ada, "p1", 1).await;
     dropped.close().await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    for _ in 0..500 {
+        if !server.hub().is_live("p1") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(!server.hub().is_live("p1"), "the dropped socket was let go");
     let mut back = server.page(&ada, "p1").await;
 
     let hub = server.hub().clone();
