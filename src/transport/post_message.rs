@@ -16,6 +16,14 @@
 //!   target window, its `origin` is exactly (string equality) one of the
 //!   allowed, and its data is the envelope `{ "toolmark": 1, "message": … }`;
 //!   the bridge gets the `message`. Anything else is ignored silently.
+//! - **Its own posts** ([`echoes_own_post`]): a transport whose target is
+//!   the very window it listens on (an extension's content script and its
+//!   page share one window; `window.parent` of a top-level page) hears
+//!   every envelope it posts. Such a transport ignores page → agent
+//!   messages (`manifest`, `changed`, `result`, `confirmed`): they are its
+//!   own posts, or another page-side bridge's on that window, never the
+//!   agent's. A transport with another target reads them as before (the
+//!   bridge reports them as travelling the wrong way).
 //! - **Outbound**: the envelope around the message, posted with the exact
 //!   `targetOrigin`.
 //!
@@ -182,6 +190,20 @@ pub fn open_envelope(data: &Value) -> Option<&Value> {
         .and_then(Value::as_f64);
     let message = object.get(EnvelopeShape::MESSAGE_KEY)?;
     EnvelopeShape::holds(true, version, true).then_some(message)
+}
+
+/// Whether an accepted envelope's message is one the transport itself (or
+/// another page-side bridge) posted, and so not for the bridge: on a
+/// transport `to_own_window` (its target is the window it listens on), a
+/// message whose `type` is a page → agent one. See the module docs.
+pub fn echoes_own_post(to_own_window: bool, message_type_name: Option<&str>) -> bool {
+    // The page → agent types of `protocol::message`'s table, by name: the
+    // table with its property lists would cost this module about 900 bytes.
+    to_own_window
+        && matches!(
+            message_type_name,
+            Some("manifest" | "changed" | "result" | "confirmed")
+        )
 }
 
 /// An envelope to post.
@@ -667,6 +689,41 @@ mod tests {
             (true, Some(1.0), false),
         ] {
             assert!(!EnvelopeShape::holds(plain, version, message));
+        }
+    }
+
+    #[test]
+    fn a_transport_posting_to_its_own_window_ignores_page_to_agent_messages() {
+        for page_to_agent in ["manifest", "changed", "result", "confirmed"] {
+            assert!(
+                echoes_own_post(true, Some(page_to_agent)),
+                "{page_to_agent}"
+            );
+            // Another target: the bridge hears of them, as before.
+            assert!(!echoes_own_post(false, Some(page_to_agent)));
+        }
+        for agent_to_page in ["call", "describe", "cancel"] {
+            assert!(!echoes_own_post(true, Some(agent_to_page)));
+        }
+        // The protocol's own list of page → agent types.
+        for name in [
+            "manifest",
+            "changed",
+            "result",
+            "confirmed",
+            "call",
+            "describe",
+            "cancel",
+        ] {
+            let to_agent =
+                crate::protocol::message::message_type(name).is_some_and(|(direction, _)| {
+                    direction == crate::protocol::codes::Direction::ToAgent
+                });
+            assert_eq!(echoes_own_post(true, Some(name)), to_agent, "{name}");
+        }
+        // Anything else is the bridge's to judge.
+        for other in [None, Some("Manifest"), Some(""), Some("other")] {
+            assert!(!echoes_own_post(true, other), "{other:?}");
         }
     }
 

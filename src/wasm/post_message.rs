@@ -6,7 +6,10 @@
 //! - **Inbound**: per `onMessage` callback one listener on `source`; an
 //!   event is read only when `event.source === target` and its `origin` is
 //!   allowed, then its `data` must be the envelope (checked on the JS value,
-//!   [`EnvelopeShape`]) and the callback gets `data.message` as it came.
+//!   [`EnvelopeShape`]) and the callback gets `data.message` as it came;
+//!   but when `target` is `source` (the window the transport listens on),
+//!   a page → agent message is its own post heard back, and ignored
+//!   ([`echoes_own_post`]).
 //! - **Outbound**: `target.postMessage({ toolmark: 1, message }, targetOrigin)`.
 //! - **Listeners**: its unsubscribe and `close()` remove each with
 //!   `removeEventListener`; one a source still calls after that (one that
@@ -39,8 +42,8 @@ use crate::given::Given;
 use crate::protocol::ThrownErrorCode;
 use crate::timer;
 use crate::transport::post_message::{
-    ConfigError, EnvelopeShape, MessageSource, PostMessageOptions, PostMessagePolicy, Sender,
-    ENVELOPE_VERSION,
+    echoes_own_post, ConfigError, EnvelopeShape, MessageSource, PostMessageOptions,
+    PostMessagePolicy, Sender, ENVELOPE_VERSION,
 };
 
 fn type_error(error: &ConfigError) -> JsValue {
@@ -61,6 +64,8 @@ struct Driver {
     policy: RefCell<PostMessagePolicy>,
     target: JsValue,
     source: JsValue,
+    /// `target === source`: the transport hears its own posts.
+    to_own_window: bool,
     listeners: RefCell<Vec<(u32, Function)>>,
     next_listener: Cell<u32>,
     statuses: Rc<Subscribers>,
@@ -155,7 +160,10 @@ impl Driver {
         if !EnvelopeShape::holds(plain, version, own(EnvelopeShape::MESSAGE_KEY)) {
             return None;
         }
-        Some(get(&data, EnvelopeShape::MESSAGE_KEY))
+        let message = get(&data, EnvelopeShape::MESSAGE_KEY);
+        let own = self.to_own_window
+            && echoes_own_post(true, get(&message, "type").as_string().as_deref());
+        (!own).then_some(message)
     }
 }
 
@@ -187,11 +195,13 @@ pub fn post_message_transport(options: JsValue) -> Result<PostMessageTransport, 
         MessageSource::Given => source,
         MessageSource::Global => global,
     };
+    let to_own_window = target == source;
     Ok(PostMessageTransport {
         driver: Rc::new(Driver {
             policy: RefCell::new(policy),
             target,
             source,
+            to_own_window,
             listeners: RefCell::new(Vec::new()),
             next_listener: Cell::new(0),
             statuses: Rc::default(),

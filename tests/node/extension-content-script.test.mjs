@@ -77,3 +77,74 @@ test('an MV3 content script: a call on a page without a CSP; the refusal explain
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// The content script's bridge and an agent in the page, over postMessage on
+// the window they share: the transport hears its own posts there too.
+const SHARED_WINDOW_SCRIPT = `
+(async () => {
+  const root = document.documentElement;
+  try {
+    const { createToolmark, bridge, postMessageTransport } = await import(${JSON.stringify(join(pkg, 'inline.js'))});
+    const errors = [];
+    const tm = createToolmark();
+    tm.events.on('error', (error) => {
+      errors.push(error);
+      root.dataset.errors = JSON.stringify(errors);
+    });
+    tm.register({ name: 'ping', description: 'Answers pong', run: () => ({ pong: true }) });
+    tm.use(bridge({ transport: postMessageTransport({ target: window, targetOrigin: location.origin, allowedOrigins: [location.origin] }) }));
+    root.dataset.errors = '[]';
+  } catch (error) {
+    root.dataset.errors = JSON.stringify([{ message: String(error.message) }]);
+  }
+})();
+`;
+
+// The agent: calls ping on the first manifest, then describes it, so that the
+// bridge has heard its manifest and first result come back before the last answer.
+const PAGE_AGENT = `<!doctype html><title>a site</title><script>
+window.answers = [];
+addEventListener('message', (event) => {
+  const message = event.data?.toolmark === 1 ? event.data.message : undefined;
+  const post = (m) => postMessage({ toolmark: 1, message: { protocol: 1, clientId: message.clientId, ...m } }, location.origin);
+  if (message?.type === 'manifest' && answers.length === 0) post({ type: 'call', id: 'c1', tool: 'ping', input: {} });
+  if (message?.type === 'result') {
+    answers.push(message.result);
+    if (message.id === 'c1') post({ type: 'describe', id: 'd1', tool: 'ping' });
+  }
+});
+</script>`;
+
+test('an MV3 content script and its page over postMessage on their one window: a call and a describe, and no error for the bridge\'s own posts it hears', { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolmark-content-script-'));
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(PAGE_AGENT);
+  });
+  let context;
+  try {
+    const extension = join(dir, 'extension');
+    await build({
+      stdin: { contents: SHARED_WINDOW_SCRIPT, resolveDir: pkg, loader: 'js' },
+      bundle: true, format: 'iife', outfile: join(extension, 'content.js'), logLevel: 'error',
+    });
+    writeFileSync(join(extension, 'manifest.json'), JSON.stringify({
+      manifest_version: 3,
+      name: 'Toolmark bridge-wasm content script test',
+      version: '0.0.1',
+      content_scripts: [{ matches: ['http://127.0.0.1/*'], js: ['content.js'], run_at: 'document_idle' }],
+    }));
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    context = await launchWithExtensions(join(dir, 'profile'), [extension]);
+    const page = await context.newPage();
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.waitForFunction(() => window.answers.length === 2, null, { timeout: 30_000 });
+    assert.deepEqual(await page.evaluate(() => window.answers.map((answer) => answer.status)), ['ok', 'ok']);
+    assert.deepEqual(await page.evaluate(() => window.answers[0]), { status: 'ok', data: { pong: true } });
+    assert.deepEqual(JSON.parse(await page.evaluate(() => document.documentElement.dataset.errors)), []);
+  } finally {
+    await context?.close();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
