@@ -60,12 +60,29 @@ function cspHint(error) {
     );
   }
   if (blockedByCsp(error)) {
+    const allow = "@toolmark/bridge-wasm: this page's Content Security Policy blocks WebAssembly. Allow it with 'wasm-unsafe-eval' in script-src";
+    // A web page's policy is the page's: an extension's script there (a
+    // content script in the MAIN world) cannot change it, and its manifest's
+    // extension_pages policy does not apply.
+    if (onWebPage()) {
+      return (
+        allow +
+        ". An extension's script on this page runs under the page's policy, which the extension cannot " +
+        'change: run the bridge in an extension page, an offscreen document or the background service ' +
+        'worker instead (docs/extensions.md in the repository).'
+      );
+    }
     return (
-      "@toolmark/bridge-wasm: this page's Content Security Policy blocks WebAssembly. Allow it with " +
-      "'wasm-unsafe-eval' in script-src (in an MV3 extension: \"content_security_policy\": " +
+      allow +
+      " (in an MV3 extension: \"content_security_policy\": " +
       "{ \"extension_pages\": \"script-src 'self' 'wasm-unsafe-eval'; object-src 'self';\" })."
     );
   }
+}
+
+/** Whether this host is a web page (http or https), not an extension's page or worker. */
+function onWebPage() {
+  return /^https?:$/.test(shown(() => globalThis.location.protocol));
 }
 
 /** The package's module could not be fetched, compiled or instantiated: `module_unavailable`. */

@@ -42,6 +42,27 @@ test("Chromium's refusal without a reason (a content script on a page without 'w
   assert.equal(blockedByCsp(new TypeError('WebAssembly.Module(): ')), false);
 });
 
+test("on a web page the hint says that an extension cannot change the page's policy; in an extension, what to add to its manifest", () => {
+  const refusal = new WebAssembly.CompileError(CHROMIUM[0]);
+  const had = Object.getOwnPropertyDescriptor(globalThis, 'location');
+  try {
+    for (const protocol of ['https:', 'http:']) {
+      globalThis.location = { protocol };
+      const hinted = loadFailed(refusal, 'loading its module /x.wasm', 'serve it');
+      assert.match(hinted.message, /Content Security Policy blocks WebAssembly\. Allow it with 'wasm-unsafe-eval' in script-src\./);
+      assert.match(hinted.message, /the extension cannot change: run the bridge in an extension page, an offscreen document or the background service worker/);
+      assert.doesNotMatch(hinted.message, /extension_pages/);
+    }
+    for (const protocol of ['chrome-extension:', 'moz-extension:']) {
+      globalThis.location = { protocol };
+      assert.match(loadFailed(refusal, 'loading its module /x.wasm', 'serve it').message, /"extension_pages": "script-src 'self' 'wasm-unsafe-eval'; object-src 'self';"/);
+    }
+  } finally {
+    if (had) Object.defineProperty(globalThis, 'location', had);
+    else delete globalThis.location;
+  }
+});
+
 test('other errors are not taken for a CSP refusal', () => {
   for (const error of [
     new WebAssembly.CompileError('WebAssembly.Module(): expected magic word 00 61 73 6d, found 00 00 00 00 @+0'),

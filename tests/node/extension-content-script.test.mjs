@@ -3,7 +3,8 @@
 // runs the bridge on two pages of a local site: one without a Content
 // Security Policy, where a call goes through, and one whose policy lacks
 // 'wasm-unsafe-eval', where Chromium refuses WebAssembly without a reason
-// and the package says what happened and where to run the bridge instead.
+// and the package says what happened and where to run the bridge instead
+// (and, in the page's MAIN world, where Chromium gives its reason, the same).
 // (The extension's own page and background worker: tests/node/packaging.test.mjs.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,7 +34,7 @@ const CONTENT_SCRIPT = `
 })();
 `;
 
-test('an MV3 content script: a call on a page without a CSP; the refusal explained on a page without wasm-unsafe-eval', { timeout: 120_000 }, async () => {
+test('an MV3 content script: a call on a page without a CSP; the refusal explained on a page without wasm-unsafe-eval, in either world', { timeout: 120_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'toolmark-content-script-'));
   const server = createServer((req, res) => {
     const strict = req.url.startsWith('/strict');
@@ -51,7 +52,10 @@ test('an MV3 content script: a call on a page without a CSP; the refusal explain
       manifest_version: 3,
       name: 'Toolmark bridge-wasm content script test',
       version: '0.0.1',
-      content_scripts: [{ matches: ['http://127.0.0.1/*'], js: ['content.js'], run_at: 'document_idle' }],
+      content_scripts: [
+        { matches: ['http://127.0.0.1/*'], exclude_matches: ['http://127.0.0.1/*/main'], js: ['content.js'], run_at: 'document_idle' },
+        { matches: ['http://127.0.0.1/*/main'], js: ['content.js'], run_at: 'document_idle', world: 'MAIN' },
+      ],
     }));
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     const site = `http://127.0.0.1:${server.address().port}`;
@@ -71,6 +75,17 @@ test('an MV3 content script: a call on a page without a CSP; the refusal explain
     assert.match(error.message, /refused without a reason, as Chromium refuses it in an extension's content script/);
     assert.match(error.message, /extension page, an offscreen document or the background service worker/);
     assert.match(error.cause, /^CompileError: WebAssembly\.\w+\(\):\s*$/);
+
+    // The same script in the page's MAIN world: Chromium gives its reason there,
+    // and the hint says what the extension can do (not its manifest's policy).
+    const main = await context.newPage();
+    await main.goto(`${site}/strict/main`);
+    await main.waitForFunction(() => document.documentElement.dataset.error, null, { timeout: 30_000 });
+    const inMain = JSON.parse(await main.evaluate(() => document.documentElement.dataset.error));
+    assert.match(inMain.message, /Content Security Policy blocks WebAssembly\. Allow it with 'wasm-unsafe-eval' in script-src\./);
+    assert.match(inMain.message, /the extension cannot change: run the bridge in an extension page, an offscreen document or the background service worker/);
+    assert.doesNotMatch(inMain.message, /extension_pages/);
+    assert.match(inMain.cause, /^CompileError: .*Content Security Policy/);
   } finally {
     await context?.close();
     server.close();
