@@ -50,32 +50,29 @@ export function loadFailed(error, what, todo) {
 
 /** For a CSP refusal, the message saying what to allow. */
 function cspHint(error) {
+  const elsewhere =
+    'run the bridge in an extension page, an offscreen document or the background service worker ' +
+    'instead (docs/extensions.md in the repository).';
   if (refusedInContentScript(error)) {
     return (
       '@toolmark/bridge-wasm: WebAssembly was refused without a reason, as Chromium refuses it in an ' +
-      "extension's content script on a page whose Content Security Policy lacks 'wasm-unsafe-eval' " +
-      '(the page\'s policy applies there, and the extension cannot change it). Run the bridge in an ' +
-      'extension page, an offscreen document or the background service worker instead ' +
-      '(docs/extensions.md in the repository).'
+      "extension's content script on a page whose Content Security Policy lacks 'wasm-unsafe-eval': " +
+      "the page's policy applies there, which the extension cannot change: " +
+      elsewhere
     );
   }
   if (blockedByCsp(error)) {
-    const allow = "@toolmark/bridge-wasm: this page's Content Security Policy blocks WebAssembly. Allow it with 'wasm-unsafe-eval' in script-src";
-    // A web page's policy is the page's: an extension's script there (a
-    // content script in the MAIN world) cannot change it, and its manifest's
+    // A web page's policy is the page's own: an extension's script there (a
+    // content script in the MAIN world) cannot change it, and the manifest's
     // extension_pages policy does not apply.
-    if (onWebPage()) {
-      return (
-        allow +
-        ". An extension's script on this page runs under the page's policy, which the extension cannot " +
-        'change: run the bridge in an extension page, an offscreen document or the background service ' +
-        'worker instead (docs/extensions.md in the repository).'
-      );
-    }
     return (
-      allow +
-      " (in an MV3 extension: \"content_security_policy\": " +
-      "{ \"extension_pages\": \"script-src 'self' 'wasm-unsafe-eval'; object-src 'self';\" })."
+      "@toolmark/bridge-wasm: this page's Content Security Policy blocks WebAssembly. Allow it with " +
+      "'wasm-unsafe-eval' in script-src" +
+      (onWebPage()
+        ? ". If this is an extension's script, the page's policy applies, which the extension cannot change: " +
+          elsewhere
+        : ' (in an MV3 extension: "content_security_policy": ' +
+          "{ \"extension_pages\": \"script-src 'self' 'wasm-unsafe-eval'; object-src 'self';\" }).")
     );
   }
 }
