@@ -44,8 +44,12 @@
 //!   reports, as [`EchoConnection`] names them and as the channel's
 //!   `subscribed` and `error` callbacks tell: `connecting` until the
 //!   private channel is subscribed, then `open`; a connection Echo reports
-//!   lost, failed or disconnected is `closed` (not terminal: Echo connects
-//!   again by itself), its next try `connecting` with the attempt number; a
+//!   lost or failed is `closed` (not terminal: Echo connects again by
+//!   itself), its next try `connecting` with the attempt number; one Echo
+//!   reports disconnected is `closed`, terminal (Pusher is disconnected only
+//!   by the app's `disconnect()` or a server that refused the connection, a
+//!   4000–4099 code, and does not connect again by itself; when the app
+//!   connects it again, that try is told as `connecting`); a
 //!   refused subscription (the server's channel authorization) is `closed`
 //!   with the HTTP status as its code, terminal (Echo does not ask again by
 //!   itself; it does when its connection comes back, and a subscription
@@ -432,6 +436,8 @@ fn is_header_value(value: &str) -> bool {
 
 /// The `closed` reason when the channel's subscription is refused.
 pub const SUBSCRIPTION_REFUSED: &str = "subscription refused";
+/// The `closed` reason when Echo reports its connection disconnected.
+pub const DISCONNECTED: &str = "disconnected";
 
 /// Echo's connection as `echo.connectionStatus()` and
 /// `echo.connector.onConnectionChange` name it (Laravel Echo 2).
@@ -679,8 +685,16 @@ impl EchoPolicy {
             (EchoConnection::Failed, Status::Open | Status::Connecting { .. }) => {
                 self.tell(lost("connection failed"));
             }
-            (EchoConnection::Disconnected, Status::Open | Status::Connecting { .. }) => {
-                self.tell(lost("disconnected"));
+            // Pusher stays disconnected until the app connects it again.
+            (
+                EchoConnection::Disconnected,
+                Status::Open
+                | Status::Connecting { .. }
+                | Status::Closed {
+                    terminal: false, ..
+                },
+            ) => {
+                self.tell(Status::closed(None, DISCONNECTED, true));
             }
             // Connected: the channel's subscription tells `open`.
             _ => {}
@@ -833,6 +847,51 @@ mod tests {
                 Status::Connecting { attempt: 2 },
                 closed(None, "connection failed", false),
             ]
+        );
+    }
+
+    /// Pusher is disconnected by the app's `disconnect()` or by a server
+    /// that refused the connection (pusher:error 4000–4099, e.g. an unknown
+    /// app key), and does not connect again by itself: terminal, whatever
+    /// came before; a connection the app starts again is a new attempt.
+    #[test]
+    fn a_disconnected_connection_is_closed_for_good_until_the_app_connects_again() {
+        let mut p = policy();
+        p.handle_connection(EchoConnection::Disconnected);
+        assert_eq!(told(&mut p), [closed(None, DISCONNECTED, true)]);
+        p.handle_connection(EchoConnection::Disconnected);
+        assert_eq!(told(&mut p), []);
+        p.handle_connection(EchoConnection::Connecting);
+        p.handle_subscribed();
+        assert_eq!(
+            told(&mut p),
+            [Status::Connecting { attempt: 2 }, Status::Open]
+        );
+        // Open, and while Echo tries again after a lost connection.
+        p.handle_connection(EchoConnection::Disconnected);
+        assert_eq!(told(&mut p), [closed(None, DISCONNECTED, true)]);
+        p.handle_connection(EchoConnection::Connecting);
+        p.handle_connection(EchoConnection::Failed);
+        p.handle_connection(EchoConnection::Disconnected);
+        assert_eq!(
+            told(&mut p),
+            [
+                Status::Connecting { attempt: 1 },
+                closed(None, "connection failed", false),
+                closed(None, DISCONNECTED, true),
+            ]
+        );
+        let mut watch = super::super::status::StatusWatch::default();
+        let mut p = policy();
+        watch.observe(p.status());
+        p.handle_connection(EchoConnection::Disconnected);
+        let failed: Vec<String> = told(&mut p)
+            .iter()
+            .filter_map(|s| watch.observe(s))
+            .collect();
+        assert_eq!(
+            failed,
+            ["transport: connection attempt 1 failed (disconnected); not retrying"]
         );
     }
 

@@ -185,6 +185,26 @@ describe('in Node (pusher-js Node build)', () => {
     assert.ok(app.told.every((s) => s.state !== 'closed' || s.terminal === false), JSON.stringify(app.told));
   });
 
+  test('soketi refuses the connection (an unknown app key, pusher:error 4001): Pusher gives up, so the state is closed for good, and the failed attempt is not retrying', async () => {
+    const echo = new Echo({
+      ...pusherEchoOptions({ key: 'no-such-key', wsHost: soketi.host, wsPort: soketi.port }),
+      Pusher,
+      authEndpoint: `${backend.url}/broadcasting/auth`,
+    });
+    cleanups.push(() => echo.disconnect());
+    const refused = new Promise((resolve) => echo.connector.pusher.connection.bind('error', resolve));
+    const app = page(echo, 'toolmark.7.42');
+    assert.equal((await refused).error.data.code, 4001);
+    await waitFor(() => app.transport.status.state === 'closed', { what: 'closed' });
+    assert.equal(echo.connector.pusher.connection.state, 'disconnected');
+    assert.deepEqual(app.told, [{ state: 'closed', reason: 'disconnected', terminal: true }]);
+    assert.deepEqual(app.errors.map((e) => e.message), ['transport: connection attempt 1 failed (disconnected); not retrying']);
+    // The app connects it again: a new attempt (refused again, for good again).
+    echo.connector.pusher.connect();
+    await waitFor(() => app.told.length === 3, { what: 'the second attempt' });
+    assert.deepEqual(app.told.slice(1), [{ state: 'connecting', attempt: 2 }, { state: 'closed', reason: 'disconnected', terminal: true }]);
+  });
+
   test("another user's conversation: the auth route refuses it, soketi never subscribes, nothing arrives", async () => {
     const start = backend.posts.length;
     const authStart = backend.authRequests.length;
