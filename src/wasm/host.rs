@@ -45,6 +45,10 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = globalThis, js_name = queueMicrotask)]
     fn queue_microtask_of(callback: &Function) -> Result<JsValue, JsValue>;
 
+    /// `performance.now()` (an error when the host has none).
+    #[wasm_bindgen(catch, js_namespace = ["globalThis", "performance"], js_name = now)]
+    fn performance_now() -> Result<f64, JsValue>;
+
     /// `globalThis` itself (every host the package supports has it, so
     /// `js_sys::global()`'s fallbacks to `self`, `window` and `global` are
     /// not needed).
@@ -241,6 +245,14 @@ pub fn now_ms(clock: Option<&Function>) -> u64 {
         .map(|value| value.as_f64().unwrap_or_else(|| number(&value)))
         .unwrap_or_else(js_sys::Date::now);
     whole_ms(ms)
+}
+
+/// A monotonic clock in ms: `performance.now()`, else `Date.now()`. For
+/// deadlines a host timer serves: `setTimeout` waits on a monotonic clock,
+/// so a deadline on the wall clock moves with every step of it (set back
+/// an hour, a reconnect due in 500 ms would wait an hour).
+pub fn monotonic_ms() -> u64 {
+    whole_ms(performance_now().unwrap_or_else(|_| js_sys::Date::now()))
 }
 
 /// `Number(value)` (NaN when it throws).

@@ -181,8 +181,10 @@ struct Driver {
     messages: Rc<Subscribers>,
 }
 
+/// The policy's clock (the reconnect timer's deadline, how long a
+/// connection stayed ready).
 fn now() -> u64 {
-    host::now_ms(None)
+    host::monotonic_ms()
 }
 
 impl Driver {

@@ -172,6 +172,24 @@ test('reconnects with exponential backoff from 500 ms, capped by maxDelayMs, not
   assert.deepEqual(delaysOf(statuses).slice(chosen), [1200]);
 });
 
+test('the wall clock set back an hour while waiting to reconnect delays nothing: the reconnect comes when the delay told has passed', async (ctx) => {
+  const server = await agentServer();
+  const t = transport({ url: server.url, maxDelayMs: 200 });
+  const statuses = statusesOf(t);
+  await waitFor(() => server.sockets.length === 1, { what: 'first connection' });
+  server.latest().terminate();
+  await waitFor(() => t.status.state === 'reconnecting', { what: 'reconnecting' });
+  // An NTP step or a user setting the clock: Date.now jumps back, timers do not.
+  const wallClock = Date.now;
+  ctx.after(() => {
+    Date.now = wallClock;
+  });
+  Date.now = () => wallClock() - 3_600_000;
+  await waitFor(() => server.sockets.length === 2, { what: 'the reconnect' });
+  await waitFor(() => t.status.state === 'open', { what: 'open again' });
+  assert.deepEqual(delaysOf(statuses), [200]);
+});
+
 test('a close code in terminalCloseCodes stops reconnecting; other codes do not', async () => {
   const server = await agentServer();
   const { tm, errors } = page();
