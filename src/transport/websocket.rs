@@ -17,6 +17,13 @@
 //! - **Outgoing buffer**: while not ready (disconnected, connecting, or
 //!   `onOpen` pending) at most [`MAX_BUFFERED`] texts, oldest evicted;
 //!   flushed in order on ready, before any held inbound message is delivered.
+//!   A page's registry state ([`registry_state`]) buffered is superseded by
+//!   its next: a `manifest` drops the page's earlier `manifest`s and
+//!   `changed`s, a `changed` its earlier `changed`s (never a `manifest`,
+//!   the only tool list a `changed` page sends). The server keeps only the
+//!   latest, so nothing it needs goes; otherwise an app registering tools
+//!   while offline (one `manifest` per revision) would evict the results
+//!   of the calls answered meanwhile.
 //!   A send the driver finds its socket closing for (the `close` event not
 //!   yet handled, where a socket drops a send silently) goes back to the
 //!   buffer with the ones queued after it ([`WebSocketPolicy::handle_unsent`]).
@@ -426,6 +433,34 @@ pub fn frame_units_over_limit(text: &str) -> Option<usize> {
     exceeds_frame_limit_units(units).then_some(units)
 }
 
+/// What a text states of a page's registry, read from its start as the
+/// bridge writes it (`{"type":"manifest","protocol":1,"clientId":"…"`):
+/// a `manifest` or a `changed`, and the page's `clientId`. `None` for any
+/// other text (an app's own message is never superseded).
+pub fn registry_state(text: &str) -> Option<(RegistryState, &str)> {
+    let (kind, rest) = if let Some(rest) = text.strip_prefix("{\"type\":\"manifest\",") {
+        (RegistryState::Manifest, rest)
+    } else {
+        (
+            RegistryState::Changed,
+            text.strip_prefix("{\"type\":\"changed\",")?,
+        )
+    };
+    let rest = rest.strip_prefix("\"protocol\":1,\"clientId\":\"")?;
+    let id = rest.get(..rest.find('"')?)?;
+    // An id with an escape is not read (the page's ids have none).
+    (!id.contains('\\')).then_some((kind, id))
+}
+
+/// The kind of a registry state ([`registry_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegistryState {
+    /// The tool list: supersedes the page's earlier states of both kinds.
+    Manifest,
+    /// A revision without the list: supersedes earlier `changed`s only.
+    Changed,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum State {
     /// Waiting for the reconnect timer.
@@ -771,7 +806,8 @@ impl WebSocketPolicy {
     }
 
     /// Sends `text` now if ready, else buffers it (at most [`MAX_BUFFERED`],
-    /// oldest evicted). An error once stopped.
+    /// oldest evicted; a page's registry state supersedes its earlier ones,
+    /// see the module docs). An error once stopped.
     pub fn send(&mut self, text: String) -> Result<(), SendRefused> {
         match self.state {
             State::Stopped => Err(SendRefused::Stopped),
@@ -780,6 +816,14 @@ impl WebSocketPolicy {
                 Ok(())
             }
             _ => {
+                if let Some((kind, page)) = registry_state(&text) {
+                    self.buffer.retain(|old| match registry_state(old) {
+                        Some((old_kind, old_page)) if old_page == page => {
+                            kind == RegistryState::Changed && old_kind == RegistryState::Manifest
+                        }
+                        _ => true,
+                    });
+                }
                 self.buffer.push_back(text);
                 if self.buffer.len() > MAX_BUFFERED {
                     self.buffer.pop_front();
@@ -1591,6 +1635,105 @@ mod tests {
         let expected: Vec<String> = (50..150).map(|i| format!("m{i}")).collect();
         assert_eq!(sent, expected);
         assert_eq!(p.buffered().count(), 0);
+    }
+
+    /// The texts `send` buffered, in order.
+    fn buffered(p: &WebSocketPolicy) -> Vec<&str> {
+        p.buffered().collect()
+    }
+
+    #[test]
+    fn the_bridges_manifest_and_changed_texts_are_read_as_registry_states() {
+        use crate::protocol::{Changed, Manifest, PageToAgent, ProtocolV1};
+        let id = "6578e036-ab02-4312-8377-ffc41173e041";
+        let manifest = serde_json::to_string(&PageToAgent::Manifest(Manifest {
+            protocol: ProtocolV1,
+            client_id: id.into(),
+            rev: 3,
+            tools: Vec::new(),
+        }))
+        .unwrap();
+        let changed = serde_json::to_string(&PageToAgent::Changed(Changed {
+            protocol: ProtocolV1,
+            client_id: id.into(),
+            rev: 4,
+        }))
+        .unwrap();
+        assert_eq!(
+            registry_state(&manifest),
+            Some((RegistryState::Manifest, id))
+        );
+        assert_eq!(registry_state(&changed), Some((RegistryState::Changed, id)));
+        for other in [
+            r#"{"type":"result","protocol":1,"clientId":"c","id":"1","result":{"status":"ok"}}"#,
+            r#"{"protocol":1,"type":"manifest","clientId":"c","rev":1,"tools":[]}"#,
+            r#"{"type":"manifest","protocol":1,"clientId":"c\"x","rev":1}"#,
+            r#"{"type":"manifest","protocol":1,"clientId":"c"#,
+            "",
+        ] {
+            assert_eq!(registry_state(other), None, "{other}");
+        }
+    }
+
+    /// A page registering tools while offline sends a manifest per
+    /// revision: only its latest is kept, so the results answered before
+    /// stay buffered however many revisions follow.
+    #[test]
+    fn a_buffered_registry_state_is_superseded_by_the_pages_next_one() {
+        let manifest = |page: &str, rev: u32| {
+            format!(
+                r#"{{"type":"manifest","protocol":1,"clientId":"{page}","rev":{rev},"tools":[]}}"#
+            )
+        };
+        let changed = |page: &str, rev: u32| {
+            format!(r#"{{"type":"changed","protocol":1,"clientId":"{page}","rev":{rev}}}"#)
+        };
+        let result =
+            r#"{"type":"result","protocol":1,"clientId":"a","id":"1","result":{"status":"ok"}}"#;
+        let mut p = WebSocketPolicy::new(WebSocketConfig::default());
+        let conn = connect_id(&drain(&mut p));
+        p.send(manifest("a", 0)).unwrap();
+        p.send(result.into()).unwrap();
+        p.send(manifest("b", 0)).unwrap();
+        for rev in 1..=150 {
+            p.send(manifest("a", rev)).unwrap();
+        }
+        assert_eq!(
+            buffered(&p),
+            [
+                result,
+                manifest("b", 0).as_str(),
+                manifest("a", 150).as_str()
+            ]
+        );
+        // `changed` (onChange: 'changed'): the attach manifest is kept, the
+        // latest `changed` after it; a manifest supersedes both.
+        p.send(changed("b", 1)).unwrap();
+        p.send(changed("b", 2)).unwrap();
+        assert_eq!(
+            buffered(&p),
+            [
+                result,
+                manifest("b", 0).as_str(),
+                manifest("a", 150).as_str(),
+                changed("b", 2).as_str()
+            ]
+        );
+        p.send(manifest("b", 3)).unwrap();
+        assert_eq!(
+            buffered(&p),
+            [
+                result,
+                manifest("a", 150).as_str(),
+                manifest("b", 3).as_str()
+            ]
+        );
+        // Ready: sent as they come, nothing superseded.
+        p.handle_open(conn, 0);
+        drain(&mut p);
+        p.send(manifest("a", 151)).unwrap();
+        p.send(manifest("a", 152)).unwrap();
+        assert_eq!(drain(&mut p).len(), 2);
     }
 
     #[test]

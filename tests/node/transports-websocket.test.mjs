@@ -275,6 +275,42 @@ test('what the transport sends into a socket found closing (its close frame in, 
   );
 });
 
+test('a result answered while disconnected survives the 150 manifests of tools registered and unregistered before the reconnect: only the latest manifest is buffered', async () => {
+  const server = await agentServer();
+  const { tm, errors } = page();
+  let release;
+  const released = new Promise((resolve) => {
+    release = resolve;
+  });
+  let started;
+  const running = new Promise((resolve) => {
+    started = resolve;
+  });
+  tm.register({ name: 'slow', description: 'Answers when released', run: async () => (started(), await released, 'done') });
+  const t = transport({ url: server.url, maxDelayMs: 100 });
+  tm.use(bridge({ transport: t }));
+  const manifest = await waitFor(() => server.messages('manifest').at(-1)?.tools.length === 2 && server.messages('manifest').at(-1), { what: 'manifest' });
+  const id = newId();
+  server.latest().send(JSON.stringify({ protocol: 1, type: 'call', clientId: manifest.clientId, id, tool: 'slow', input: {} }));
+  await running;
+  server.accept = false; // the server goes down with the call in flight
+  server.latest().terminate();
+  await waitFor(() => t.status.state === 'reconnecting', { what: 'reconnecting' });
+  release(); // answered while disconnected
+  await waitFor(() => t.status.state === 'reconnecting' && t.status.attempt >= 2, { what: 'a failed reconnect after the answer' });
+  // The page moves on meanwhile: 75 tools come and go, a manifest per revision.
+  for (let i = 0; i < 75; i++) tm.register({ name: `page.tool${i}`, description: 'A tool', run: () => i })();
+  const before = server.frames.length;
+  server.accept = true;
+  await waitFor(() => server.messages('result').length === 1 && server.frames.length > before + 1, { what: 'the result and the manifest' });
+  const after = server.frames.slice(before).map((f) => f.json);
+  assert.deepEqual(after.map((m) => [m.type, m.rev]), [['result', undefined], ['manifest', tm.rev]]);
+  assert.deepEqual(after[0], { protocol: 1, type: 'result', clientId: manifest.clientId, id, result: { status: 'ok', data: 'done' } });
+  assert.deepEqual(after[1].tools.map((tool) => tool.name), ['greet', 'slow']);
+  // Only the reconnects refused while the server was down.
+  assert.ok(errors.length > 0 && errors.every((e) => /^transport: connection attempt \d+ failed \(code 1006\); retrying$/.test(e.message)), JSON.stringify(errors));
+});
+
 test('an onOpen returning a value whose then getter throws stops the transport, as a rejection does', async () => {
   const server = await agentServer();
   const t = transport({
