@@ -159,7 +159,8 @@ pub struct StatusWatch {
 impl StatusWatch {
     /// Takes the next reported state; returns the text of a
     /// `transport_failed` error event when it ends an attempt that never
-    /// opened (a `closed` right after `connecting`).
+    /// opened (a `closed` right after `connecting`), unless the transport's
+    /// own `close()` ended it: nothing failed, the app stopped it.
     pub fn observe(&mut self, status: &Status) -> Option<String> {
         let failed = match (self.connecting, status) {
             (
@@ -169,7 +170,9 @@ impl StatusWatch {
                     reason,
                     terminal,
                 },
-            ) => Some(failed_attempt_text(attempt, *code, reason, *terminal)),
+            ) if !(*terminal && reason == CLOSED_BY_CLOSE) => {
+                Some(failed_attempt_text(attempt, *code, reason, *terminal))
+            }
             _ => None,
         };
         self.connecting = match status {
@@ -228,6 +231,28 @@ mod tests {
                 .observe(&closed(None, "onOpen rejected", true))
                 .as_deref(),
             Some("transport: connection attempt 2 failed (onOpen rejected); not retrying")
+        );
+    }
+
+    /// The app's `close()` while an attempt is under way (a reconnect's
+    /// `connecting`) ends it: told as `closed`, and no failure.
+    #[test]
+    fn an_attempt_ended_by_close_is_no_failure() {
+        let mut watch = StatusWatch::default();
+        assert_eq!(watch.observe(&Status::Connecting { attempt: 3 }), None);
+        assert_eq!(
+            watch.observe(&closed(Some(1000), CLOSED_BY_CLOSE, true)),
+            None
+        );
+        assert_eq!(watch.observe(&Status::Connecting { attempt: 1 }), None);
+        assert_eq!(watch.observe(&closed(None, CLOSED_BY_CLOSE, true)), None);
+        // The same reason from a socket that will be retried is a failure.
+        assert_eq!(watch.observe(&Status::Connecting { attempt: 1 }), None);
+        assert_eq!(
+            watch
+                .observe(&closed(Some(1000), CLOSED_BY_CLOSE, false))
+                .as_deref(),
+            Some("transport: connection attempt 1 failed (code 1000: closed by close()); retrying")
         );
     }
 

@@ -32,6 +32,24 @@ function watchedPage(url, options = {}) {
 
 const closed1006 = { state: 'closed', code: 1006, reason: '', terminal: false };
 
+test("the app's close() while an attempt is under way ends it without a transport_failed error: at once, and in a reconnect's connecting", async () => {
+  const server = await agentServer();
+  server.accept = false;
+  const first = watchedPage(server.url);
+  first.transport.close();
+  assert.deepEqual(first.bridged, [{ state: 'connecting', attempt: 1 }, { state: 'closed', code: 1000, reason: 'closed by close()', terminal: true }]);
+  assert.deepEqual(first.errors, []);
+
+  const page = watchedPage(server.url);
+  page.transport.onStatus((status) => {
+    if (status.state === 'connecting' && status.attempt === 2) page.transport.close();
+  });
+  await waitFor(() => page.transport.status.state === 'closed' && page.transport.status.terminal, { what: 'closed by close()' });
+  assert.deepEqual(page.bridged.slice(-2), [{ state: 'connecting', attempt: 2 }, { state: 'closed', code: 1000, reason: 'closed by close()', terminal: true }]);
+  // Only the attempt the server refused failed.
+  assert.deepEqual(page.errors, [{ code: 'transport_failed', message: 'transport: connection attempt 1 failed (code 1006); retrying' }]);
+});
+
 test('a server that refuses: each attempt is told, closed and retried, and is a transport_failed error', async () => {
   const server = await agentServer();
   server.accept = false;
