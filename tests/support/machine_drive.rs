@@ -27,8 +27,8 @@
 
 use serde_json::{json, Map, Value};
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Config, Handle, OnChange, Outcome, PageCall, PrepareOrder,
-    Prepared, RunId, RunOrder, SignalUse, Toolmark, Unprepared, Validated,
+    approve_given, Action, BridgeId, BridgeOptions, Config, Handle, OnChange, Outcome, PageCall,
+    PrepareOrder, Prepared, RunId, RunOrder, SignalUse, Toolmark, Unprepared, Validated,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{
@@ -37,6 +37,7 @@ use toolmark_bridge::protocol::{
 use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef, ToolKey};
 use toolmark_bridge::schema::pattern::LinearPatterns;
 use toolmark_bridge::schema::PatternMatcher;
+use toolmark_bridge::transport::status::{Status, StatusParts};
 
 #[path = "seeded_random.rs"]
 mod seeded_random;
@@ -189,6 +190,15 @@ const KEYS: [&str; 6] = ["email", "name", "n", "password", "a", "x1"];
 const STRINGS: [&str; 6] = ["", "a@b.c", "abc", "a", "xyz", "password"];
 const CHANGE_PATHS: [&str; 6] = ["email", "password", "password.x", "passwordx", "a.b", ""];
 const STATES: [&str; 3] = ["s1", "s2", ""];
+/// `state`s a transport may report: the four, and two that are none.
+const STATUS_STATES: [&str; 6] = [
+    "connecting",
+    "open",
+    "reconnecting",
+    "closed",
+    "Open",
+    "closed ",
+];
 
 fn schema_pool(i: usize) -> Option<Value> {
     let schema = match i {
@@ -548,7 +558,13 @@ impl Driver {
     // ----- the program -------------------------------------------------------
 
     fn step(&mut self, cur: &mut Cursor<'_>) {
-        match cur.byte() % 32 {
+        let op = cur.byte();
+        // Half of the bytes that answer everything (31 + 128, + 160, …)
+        // report a transport state, so earlier programs keep the rest.
+        if op % 32 == 31 && op >= 128 {
+            return self.transport_status(cur);
+        }
+        match op % 32 {
             0 | 1 => self.register(cur),
             2 => {
                 let key = self.pick_key(cur);
@@ -647,7 +663,14 @@ impl Driver {
                         .or_else(|| cur.pick(&self.spec.confirm_ids))
                         .unwrap_or_default(),
                 };
-                let approve = cur.byte() % 4 != 0;
+                // `confirmPending`'s `approve` as JS gave it: a boolean
+                // (`% 4 == 0` rejects, as before), or another value, which
+                // the boundary refuses and which never reaches the core.
+                let answer = cur.byte();
+                let given = (answer % 8 != 7).then_some(answer % 4 != 0);
+                let Ok(approve) = approve_given(given) else {
+                    return;
+                };
                 self.apply(Input::Confirm {
                     confirm_id,
                     approve,
@@ -904,7 +927,10 @@ impl Driver {
                 changes,
                 state,
             } => {
-                let prepared = match cur.below(6) {
+                let pick = cur.byte();
+                let prepared = match pick % 6 {
+                    // Half of the throws are a summary or changes JSON cannot carry.
+                    0 if pick % 12 == 6 => Err(Unprepared::NotSerializable(cur.text(16))),
                     0 => Err(Unprepared::Threw(cur.text(16))),
                     1 => return self.tool_gone(run),
                     _ => {
@@ -937,6 +963,46 @@ impl Driver {
             }
         };
         self.apply(input);
+    }
+
+    /// A state the bridge's transport reported, read as the boundary reads
+    /// `transport.status` and what `onStatus` hands over (`status::from_js`):
+    /// each part a value of its type or none, and a state no parts describe
+    /// is unreadable.
+    fn transport_status(&mut self, cur: &mut Cursor<'_>) {
+        let bridge = self.pick_bridge(cur);
+        let number = |cur: &mut Cursor<'_>| match cur.below(10) {
+            0 => None,
+            1 => Some(0.0),
+            2 => Some(1.0),
+            3 => Some(2.5),
+            4 => Some(-1.0),
+            5 => Some(f64::NAN),
+            6 => Some(f64::INFINITY),
+            7 => Some(1e300),
+            8 => Some(f64::from(u32::MAX) + 1.0),
+            _ => Some(f64::from_bits(cur.u64())),
+        };
+        let state = match cur.below(8) {
+            0 => None,
+            1 => Some(cur.text(12)),
+            i => STATUS_STATES.get(i - 2).map(|s| (*s).to_owned()),
+        };
+        let parts = StatusParts {
+            state,
+            attempt: number(cur),
+            delay_ms: number(cur),
+            code: number(cur),
+            reason: cur.bool().then(|| cur.text(24)),
+            terminal: match cur.below(3) {
+                0 => None,
+                n => Some(n == 1),
+            },
+        };
+        self.apply(match Status::from_parts(parts) {
+            Some(status) => Input::TransportStatus(bridge, status),
+            None => Input::UnreadableStatus(bridge),
+        });
     }
 
     /// `run`'s snapshot settled, with a `restorer` or not: its run starts

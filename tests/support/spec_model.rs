@@ -771,9 +771,15 @@ impl SpecModel {
             Event::RevChanged { rev } => {
                 ensure!(*rev <= tm.rev(), "RevChanged {rev} ahead");
             }
-            // Transport states come from the page's transports, which
-            // this model does not drive (tests/machine_rules/ has them).
-            Event::Error { .. } | Event::PendingChanged | Event::Status { .. } => {}
+            // A transport's state is told for an attached bridge only
+            // (the sequences themselves: tests/machine_rules/).
+            Event::Status { bridge, .. } => {
+                ensure!(
+                    self.bridges.contains_key(bridge),
+                    "a transport state for {bridge:?}, which is not attached"
+                );
+            }
+            Event::Error { .. } | Event::PendingChanged => {}
         }
         Ok(())
     }
