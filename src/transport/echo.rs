@@ -49,7 +49,9 @@
 //!   reports disconnected is `closed`, terminal (Pusher is disconnected only
 //!   by the app's `disconnect()` or a server that refused the connection, a
 //!   4000–4099 code, and does not connect again by itself; when the app
-//!   connects it again, that try is told as `connecting`); a
+//!   connects it again, that try is told as `connecting`; a Pusher not
+//!   started yet, `initialized`, which Echo also names disconnected, is
+//!   left `connecting`: the driver does not report it); a
 //!   refused subscription (the server's channel authorization) is `closed`
 //!   with the HTTP status as its code, terminal (Echo does not ask again by
 //!   itself; it does when its connection comes back, and a subscription

@@ -205,6 +205,27 @@ describe('in Node (pusher-js Node build)', () => {
     assert.deepEqual(app.told.slice(1), [{ state: 'connecting', attempt: 2 }, { state: 'closed', reason: 'disconnected', terminal: true }]);
   });
 
+  test('a Pusher not started yet (initialized: pusher-js waits for the document body), which Echo names disconnected, is connecting, then open when it connects by itself', async () => {
+    // pusher-js's Pusher class (the default export extends it) holds isReady.
+    const Base = Object.getPrototypeOf(Pusher);
+    Base.isReady = false;
+    let echo;
+    try {
+      echo = newEcho('token-7');
+    } finally {
+      Base.isReady = true;
+    }
+    assert.equal(echo.connector.pusher.connection.state, 'initialized');
+    assert.equal(echo.connectionStatus(), 'disconnected');
+    const app = page(echo, 'toolmark.7.42');
+    assert.deepEqual(app.transport.status, { state: 'connecting', attempt: 1 });
+    // What Pusher.ready() does for it once the document has a body.
+    echo.connector.pusher.connect();
+    await waitFor(() => app.transport.status.state === 'open', { what: 'open' });
+    assert.deepEqual(app.told, [{ state: 'open' }]);
+    assert.deepEqual(app.errors, []);
+  });
+
   test("another user's conversation: the auth route refuses it, soketi never subscribes, nothing arrives", async () => {
     const start = backend.posts.length;
     const authStart = backend.authRequests.length;
