@@ -140,7 +140,7 @@ async fn main() -> ExitCode {
     println!("Toolmark demo server: {}", url_of(addr));
     let app = router(state, static_dir);
     let app = if addr.ip().is_loopback() {
-        local_hosts_only(app, addr.port())
+        local_hosts_only(app, addr)
     } else {
         app
     };

@@ -56,15 +56,18 @@ pub fn router(state: Arc<AppState>, static_dir: Option<PathBuf>) -> Router {
     }
 }
 
-/// Answers only requests whose `Host` names this machine on `port`
-/// (127.0.0.1, localhost, [::1]): for a server on loopback. A site whose
+/// Answers only requests whose `Host` names this machine on `addr`'s port
+/// (127.0.0.1, localhost, [::1], or `addr` itself, e.g. 127.0.0.2): for a
+/// server on loopback. A site whose
 /// name an attacker points at 127.0.0.1 (DNS rebinding) is same-origin with
 /// what it loads from there, Origin and Host both its own name, so the
 /// Origin check cannot tell it from the demo page; the name in Host can.
-pub fn local_hosts_only(router: Router, port: u16) -> Router {
+pub fn local_hosts_only(router: Router, addr: SocketAddr) -> Router {
+    let port = addr.port();
     let allowed: Arc<[String]> = ["127.0.0.1", "localhost", "[::1]"]
         .iter()
         .map(|name| format!("{name}:{port}"))
+        .chain([addr.to_string()])
         .collect();
     router.layer(axum::middleware::from_fn(
         move |request: axum::extract::Request, next: axum::middleware::Next| {
@@ -81,7 +84,7 @@ pub fn local_hosts_only(router: Router, port: u16) -> Router {
                 } else {
                     (
                         StatusCode::FORBIDDEN,
-                        "this server answers only for 127.0.0.1, localhost and [::1]",
+                        "this server answers only for 127.0.0.1, localhost, [::1] and the address it listens on",
                     )
                         .into_response()
                 }

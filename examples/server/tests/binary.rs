@@ -109,3 +109,48 @@ fn on_loopback_a_request_for_another_host_name_is_refused() {
     assert!(by_address.starts_with("HTTP/1.1 200"), "{by_address}");
     assert!(by_name.starts_with("HTTP/1.1 200"), "{by_name}");
 }
+
+/// On another loopback address (`--host 127.0.0.2`) the URL the server
+/// prints is answered: its Host names the address the server listens on.
+#[test]
+fn on_another_loopback_address_the_printed_url_is_answered() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolmark-demo-server"))
+        .args(["--host", "127.0.0.2", "--port", "0"])
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("PUSHER_APP_ID")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("server starts");
+    let mut line = String::new();
+    if let Some(stdout) = child.stdout.take() {
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("first line");
+    }
+    let addr = line
+        .trim()
+        .trim_start_matches("Toolmark demo server: http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let port = addr.rsplit(':').next().unwrap_or("").to_owned();
+    let session = |host: &str| {
+        let mut stream = TcpStream::connect(&addr).expect("connect");
+        write!(
+            stream,
+            "GET /api/session HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        )
+        .expect("request");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).expect("response");
+        response
+    };
+    let printed = session(&addr);
+    let rebound = session(&format!("attacker.example:{port}"));
+    let _ = child.kill();
+    let _ = child.wait();
+
+    assert!(addr.starts_with("127.0.0.2:"), "{line}");
+    assert!(printed.starts_with("HTTP/1.1 204"), "{printed}");
+    assert!(rebound.starts_with("HTTP/1.1 403"), "{rebound}");
+}
