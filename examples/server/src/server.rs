@@ -63,12 +63,7 @@ pub fn router(state: Arc<AppState>, static_dir: Option<PathBuf>) -> Router {
 /// what it loads from there, Origin and Host both its own name, so the
 /// Origin check cannot tell it from the demo page; the name in Host can.
 pub fn local_hosts_only(router: Router, addr: SocketAddr) -> Router {
-    let port = addr.port();
-    let allowed: Arc<[String]> = ["127.0.0.1", "localhost", "[::1]"]
-        .iter()
-        .map(|name| format!("{name}:{port}"))
-        .chain([addr.to_string()])
-        .collect();
+    let allowed: Arc<[String]> = local_hosts(addr).into();
     router.layer(axum::middleware::from_fn(
         move |request: axum::extract::Request, next: axum::middleware::Next| {
             let allowed = Arc::clone(&allowed);
@@ -91,6 +86,28 @@ pub fn local_hosts_only(router: Router, addr: SocketAddr) -> Router {
             }
         },
     ))
+}
+
+/// The `Host` values that name this machine on `addr`'s port: with the
+/// port, and without it on port 80 (a browser leaves a scheme's default
+/// port out).
+fn local_hosts(addr: SocketAddr) -> Vec<String> {
+    let port = addr.port();
+    let own = match addr.ip() {
+        std::net::IpAddr::V4(ip) => ip.to_string(),
+        std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    let mut names = vec!["127.0.0.1".to_owned(), "localhost".into(), "[::1]".into()];
+    if !names.contains(&own) {
+        names.push(own);
+    }
+    let with_port = names.iter().map(|name| format!("{name}:{port}"));
+    let hosts: Vec<String> = with_port.collect();
+    if port == 80 {
+        [hosts, names].concat()
+    } else {
+        hosts
+    }
 }
 
 /// Serves `router` on `listener` in a task; returns its address.
@@ -353,4 +370,38 @@ async fn bridge_post(
     let outbound = echo.publisher(&key);
     state.hub.page_post(key, &body, outbound);
     StatusCode::NO_CONTENT.into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_hosts;
+
+    #[test]
+    fn local_hosts_name_the_machine_with_its_port_and_without_the_default_one() {
+        let on = |addr: &str| local_hosts(addr.parse().expect("an address"));
+        assert_eq!(
+            on("127.0.0.1:8080"),
+            ["127.0.0.1:8080", "localhost:8080", "[::1]:8080"]
+        );
+        assert_eq!(
+            on("127.0.0.2:8080"),
+            [
+                "127.0.0.1:8080",
+                "localhost:8080",
+                "[::1]:8080",
+                "127.0.0.2:8080"
+            ]
+        );
+        assert_eq!(
+            on("[::1]:80"),
+            [
+                "127.0.0.1:80",
+                "localhost:80",
+                "[::1]:80",
+                "127.0.0.1",
+                "localhost",
+                "[::1]"
+            ]
+        );
+    }
 }
