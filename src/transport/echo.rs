@@ -51,7 +51,7 @@
 //!   4000–4099 code, and does not connect again by itself; when the app
 //!   connects it again, that try is told as `connecting`; a Pusher not
 //!   started yet, `initialized`, which Echo also names disconnected, is
-//!   left `connecting`: the driver does not report it); a
+//!   left `connecting`, [`EchoConnection::first`]); a
 //!   refused subscription (the server's channel authorization) is `closed`
 //!   with the HTTP status as its code, terminal (Echo does not ask again by
 //!   itself; it does when its connection comes back, and a subscription
@@ -464,6 +464,17 @@ impl EchoConnection {
             _ => return None,
         })
     }
+
+    /// Echo's first reading (`connectionStatus()`), given the state of its
+    /// Pusher connection: none for a Pusher not started yet (`initialized`),
+    /// which Echo 2 names `disconnected` as it does one stopped for good,
+    /// though pusher-js connects by itself once the document has a body.
+    pub fn first(name: Option<&str>, pusher_state: Option<&str>) -> Option<EchoConnection> {
+        match pusher_state {
+            Some("initialized") => None,
+            _ => EchoConnection::parse(name?),
+        }
+    }
 }
 
 /// The policy of one `echoTransport`. See the module docs.
@@ -786,6 +797,33 @@ mod tests {
 
     fn closed(code: Option<u16>, reason: &str, terminal: bool) -> Status {
         Status::closed(code, reason, terminal)
+    }
+
+    #[test]
+    fn echos_first_reading_of_a_pusher_not_started_is_no_state() {
+        use EchoConnection::*;
+        assert_eq!(
+            EchoConnection::first(Some("disconnected"), Some("initialized")),
+            None
+        );
+        assert_eq!(
+            EchoConnection::first(Some("connecting"), Some("initialized")),
+            None
+        );
+        assert_eq!(
+            EchoConnection::first(Some("disconnected"), Some("disconnected")),
+            Some(Disconnected)
+        );
+        assert_eq!(
+            EchoConnection::first(Some("disconnected"), None),
+            Some(Disconnected)
+        );
+        assert_eq!(
+            EchoConnection::first(Some("connected"), Some("connected")),
+            Some(Connected)
+        );
+        assert_eq!(EchoConnection::first(None, Some("connected")), None);
+        assert_eq!(EchoConnection::first(Some("other"), None), None);
     }
 
     #[test]

@@ -68,14 +68,6 @@ fn send_error(failure: &SendFailure) -> js_sys::Object {
     thrown(failure.thrown_code(), &failure.message()).unchecked_into()
 }
 
-/// Whether Echo's connection is a Pusher not started yet (`initialized`:
-/// pusher-js waits for the document's body, then connects by itself),
-/// which Echo 2 names `disconnected` as it does one stopped for good.
-fn pusher_not_started(echo: &JsValue) -> bool {
-    let connection = get(&get(&get(echo, "connector"), "pusher"), "connection");
-    get(&connection, "state").as_string().as_deref() == Some("initialized")
-}
-
 /// One `onMessage` subscriber: its callback and the listener Echo holds.
 struct Listener {
     id: u32,
@@ -145,11 +137,15 @@ impl Driver {
             }
         }
         if let Some(f) = host::method(&self.echo, "connectionStatus") {
-            let status = f.call0(&self.echo).ok();
-            if let Some(name) = status.filter(|_| !pusher_not_started(&self.echo)) {
-                let _ = on_connection
-                    .unchecked_ref::<Function>()
-                    .call1(&JsValue::NULL, &name);
+            if let Ok(name) = f.call0(&self.echo) {
+                let pusher = get(&get(&get(&self.echo, "connector"), "pusher"), "connection");
+                let first = EchoConnection::first(
+                    name.as_string().as_deref(),
+                    get(&pusher, "state").as_string().as_deref(),
+                );
+                if let Some(connection) = first {
+                    self.policy.borrow_mut().handle_connection(connection);
+                }
             }
         }
         let connector = get(&self.echo, "connector");
