@@ -132,11 +132,16 @@ test('onStatus: unsubscribing stops the calls, a throwing subscriber stops no ot
   transport.onStatus(() => {
     throw new Error('listener bug');
   });
+  // Subscribed after the throwing one: it still hears every state.
+  const later = [];
+  transport.onStatus((s) => later.push(s.state));
   await waitFor(() => seen.length >= 1, { what: 'a state' });
   off();
   const count = seen.length;
   await waitFor(() => server.attempts.length >= 3, { what: 'more attempts' });
   assert.equal(seen.length, count);
+  assert.deepEqual(later.slice(0, count), seen, 'the subscriber after the throwing one heard the same states');
+  assert.ok(later.length > count, `the subscriber after the throwing one heard the later states: ${JSON.stringify(later)}`);
   assert.ok(logged.length >= 1 && logged.every((m) => m === 'listener bug'), JSON.stringify(logged));
 });
 
