@@ -34,32 +34,49 @@ const CONTENT_SCRIPT = `
 })();
 `;
 
-test('an MV3 content script: a call on a page without a CSP; the refusal explained on a page without wasm-unsafe-eval, in either world', { timeout: 120_000 }, async () => {
+/**
+ * Runs `body(context, site)` with a real unpacked extension whose content
+ * script is `script` (bundled as a classic script), `contentScripts` its
+ * manifest's entries (`js: ['content.js']` added), on a local site answering
+ * each request with `respond(req, res)`.
+ */
+async function withExtension({ script, contentScripts, respond }, body) {
   const dir = mkdtempSync(join(tmpdir(), 'toolmark-content-script-'));
-  const server = createServer((req, res) => {
-    const strict = req.url.startsWith('/strict');
-    res.writeHead(200, { 'content-type': 'text/html', ...(strict ? { 'content-security-policy': "script-src 'self'" } : {}) });
-    res.end('<!doctype html><title>a site</title><p>A page of a site.</p>');
-  });
+  const server = createServer(respond);
   let context;
   try {
     const extension = join(dir, 'extension');
     await build({
-      stdin: { contents: CONTENT_SCRIPT, resolveDir: pkg, loader: 'js' },
+      stdin: { contents: script, resolveDir: pkg, loader: 'js' },
       bundle: true, format: 'iife', outfile: join(extension, 'content.js'), logLevel: 'error',
     });
     writeFileSync(join(extension, 'manifest.json'), JSON.stringify({
       manifest_version: 3,
       name: 'Toolmark bridge-wasm content script test',
       version: '0.0.1',
-      content_scripts: [
-        { matches: ['http://127.0.0.1/*'], exclude_matches: ['http://127.0.0.1/*/main'], js: ['content.js'], run_at: 'document_idle' },
-        { matches: ['http://127.0.0.1/*/main'], js: ['content.js'], run_at: 'document_idle', world: 'MAIN' },
-      ],
+      content_scripts: contentScripts.map((entry) => ({ ...entry, js: ['content.js'], run_at: 'document_idle' })),
     }));
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const site = `http://127.0.0.1:${server.address().port}`;
     context = await launchWithExtensions(join(dir, 'profile'), [extension]);
+    await body(context, `http://127.0.0.1:${server.address().port}`);
+  } finally {
+    await context?.close();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('an MV3 content script: a call on a page without a CSP; the refusal explained on a page without wasm-unsafe-eval, in either world', { timeout: 120_000 }, async () => {
+  const respond = (req, res) => {
+    const strict = req.url.startsWith('/strict');
+    res.writeHead(200, { 'content-type': 'text/html', ...(strict ? { 'content-security-policy': "script-src 'self'" } : {}) });
+    res.end('<!doctype html><title>a site</title><p>A page of a site.</p>');
+  };
+  const contentScripts = [
+    { matches: ['http://127.0.0.1/*'], exclude_matches: ['http://127.0.0.1/*/main'] },
+    { matches: ['http://127.0.0.1/*/main'], world: 'MAIN' },
+  ];
+  await withExtension({ script: CONTENT_SCRIPT, contentScripts, respond }, async (context, site) => {
     const outcome = async (path) => {
       const page = await context.newPage();
       await page.goto(`${site}${path}`);
@@ -86,11 +103,7 @@ test('an MV3 content script: a call on a page without a CSP; the refusal explain
     assert.match(inMain.message, /the extension cannot change: run the bridge in an extension page, an offscreen document or the background service worker/);
     assert.doesNotMatch(inMain.message, /extension_pages/);
     assert.match(inMain.cause, /^CompileError: .*Content Security Policy/);
-  } finally {
-    await context?.close();
-    server.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 // The content script's bridge and an agent in the page, over postMessage on
@@ -131,35 +144,17 @@ addEventListener('message', (event) => {
 </script>`;
 
 test('an MV3 content script and its page over postMessage on their one window: a call and a describe, and no error for the bridge\'s own posts it hears', { timeout: 120_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'toolmark-content-script-'));
-  const server = createServer((req, res) => {
+  const respond = (req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(PAGE_AGENT);
-  });
-  let context;
-  try {
-    const extension = join(dir, 'extension');
-    await build({
-      stdin: { contents: SHARED_WINDOW_SCRIPT, resolveDir: pkg, loader: 'js' },
-      bundle: true, format: 'iife', outfile: join(extension, 'content.js'), logLevel: 'error',
-    });
-    writeFileSync(join(extension, 'manifest.json'), JSON.stringify({
-      manifest_version: 3,
-      name: 'Toolmark bridge-wasm content script test',
-      version: '0.0.1',
-      content_scripts: [{ matches: ['http://127.0.0.1/*'], js: ['content.js'], run_at: 'document_idle' }],
-    }));
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    context = await launchWithExtensions(join(dir, 'profile'), [extension]);
+  };
+  const contentScripts = [{ matches: ['http://127.0.0.1/*'] }];
+  await withExtension({ script: SHARED_WINDOW_SCRIPT, contentScripts, respond }, async (context, site) => {
     const page = await context.newPage();
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.goto(`${site}/`);
     await page.waitForFunction(() => window.answers.length === 2, null, { timeout: 30_000 });
     assert.deepEqual(await page.evaluate(() => window.answers.map((answer) => answer.status)), ['ok', 'ok']);
     assert.deepEqual(await page.evaluate(() => window.answers[0]), { status: 'ok', data: { pong: true } });
     assert.deepEqual(JSON.parse(await page.evaluate(() => document.documentElement.dataset.errors)), []);
-  } finally {
-    await context?.close();
-    server.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
