@@ -82,6 +82,9 @@ pub enum Input {
     Restored(RunId, Result<(), String>),
     /// [`Toolmark::ctx_confirm`].
     CtxConfirm(RunId),
+    /// [`Toolmark::ctx_confirmed`]: the person's answer, `Some` for a
+    /// boolean.
+    CtxConfirmed { run: RunId, answer: Option<bool> },
     /// [`Toolmark::handle_failure`].
     Failure {
         code: ErrorEventCode,
@@ -106,7 +109,8 @@ pub enum Reply {
     Disposed(Result<Vec<ToolKey>, ToolmarkError>),
     Bridge(BridgeId),
     Handle(Handle),
-    /// [`Toolmark::ctx_confirm`]'s answer.
+    /// [`Toolmark::ctx_confirm`]'s answer (the run may ask), and
+    /// [`Toolmark::ctx_confirmed`]'s (the answer approves).
     Inline(bool),
     /// [`Toolmark::handle_snapshot_taken`]'s answer: the run goes on.
     GoesOn(bool),
@@ -200,6 +204,7 @@ impl Toolmark {
                 Reply::None
             }
             Input::CtxConfirm(run) => Reply::Inline(self.ctx_confirm(run).is_some()),
+            Input::CtxConfirmed { run, answer } => Reply::Inline(self.ctx_confirmed(run, answer)),
             Input::Failure {
                 code,
                 message,

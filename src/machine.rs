@@ -813,6 +813,13 @@ impl Toolmark {
         self.life.ctx_confirm(&mut self.env, run)
     }
 
+    /// The person's answer to that `ctx.confirm`, as JS gave it (`Some`
+    /// for a boolean): whether it approves ([`approves`], while the run
+    /// still runs).
+    pub fn ctx_confirmed(&self, run: RunId, answer: Option<bool>) -> bool {
+        self.life.ctx_confirmed(run, answer)
+    }
+
     /// A run's `snapshot` settled, `restorer` whether it returned a
     /// function: `true` when JS keeps that restorer under the run (if any)
     /// and calls `run`; `false` when the call was cancelled meanwhile:

@@ -427,7 +427,11 @@ enum Op {
         pick: Pick,
         ok: bool,
     },
-    CtxConfirm(Pick),
+    /// A run's `ctx.confirm`, then the person's answer to it.
+    CtxConfirm {
+        pick: Pick,
+        answer: Option<bool>,
+    },
     PageCall {
         tool: usize,
         human: bool,
@@ -527,7 +531,8 @@ fn op() -> impl Strategy<Value = Op> {
         5 => (any::<u8>().prop_map(Pick), 0..5u8).prop_map(|(pick, kind)| Op::Prepare { pick, kind }),
         3 => (any::<u8>().prop_map(Pick), 0..4u8).prop_map(|(pick, kind)| Op::ReadState { pick, kind }),
         2 => (any::<u8>().prop_map(Pick), any::<bool>()).prop_map(|(pick, ok)| Op::Restore { pick, ok }),
-        1 => any::<u8>().prop_map(Pick).prop_map(Op::CtxConfirm),
+        1 => (any::<u8>().prop_map(Pick), prop::option::of(any::<bool>()))
+            .prop_map(|(pick, answer)| Op::CtxConfirm { pick, answer }),
         8 => (0..CALL_TOOLS, any::<bool>(), 0..INPUTS.len(), rev_sel())
             .prop_map(|(tool, human, input, rev)| Op::PageCall { tool, human, input, rev }),
         1 => (0..TOOLS.len(), 1..40usize).prop_map(|(tool, n)| Op::PageBurst { tool, n }),
@@ -2254,26 +2259,33 @@ impl Model {
         Ok(())
     }
 
-    fn ctx_confirm(&mut self, pick: Pick) -> R {
-        let live: Vec<(RunId, Caller)> = self
+    fn ctx_confirm(&mut self, pick: Pick, answer: Option<bool>) -> R {
+        let runs: Vec<(RunId, Caller, bool)> = self
             .runs
             .iter()
-            .filter(|(_, r)| r.abort.is_none())
-            .map(|(id, r)| (*id, r.caller))
+            .map(|(id, r)| (*id, r.caller, r.abort.is_none()))
             .collect();
-        if live.is_empty() {
+        if runs.is_empty() {
             return Ok(());
         }
-        let (run, caller) = live[pick.index(live.len())];
+        let (run, caller, running) = runs[pick.index(runs.len())];
         let (inline, step) = self.step(Ctx::default(), Input::CtxConfirm(run), |_, _| {})?;
-        let expected = caller == Caller::Human && self.inline_confirm;
+        // An aborted run (in its grace period or abandoned) asks nobody.
+        let expected = running && caller == Caller::Human && self.inline_confirm;
         prop_assert_eq!(inline, Reply::Inline(expected));
         prop_assert_eq!(step.transmits + step.actions, 0);
-        let unavailable = if expected { 0 } else { 1 };
+        let unavailable = usize::from(running && !expected);
         prop_assert_eq!(
             step.errors,
             vec![ErrorEventCode::CtxConfirmUnavailable; unavailable]
         );
+        let (approved, step) = self.step(
+            Ctx::default(),
+            Input::CtxConfirmed { run, answer },
+            |_, _| {},
+        )?;
+        prop_assert_eq!(approved, Reply::Inline(running && answer == Some(true)));
+        prop_assert!(step.silent(), "an answer to ctx.confirm had effects");
         Ok(())
     }
 
@@ -2731,7 +2743,7 @@ impl Model {
                 let runs: Vec<RunId> = self.restores.keys().copied().collect();
                 self.restore_answer(runs[pick.index(runs.len())], ok)
             }
-            Op::CtxConfirm(pick) => self.ctx_confirm(pick),
+            Op::CtxConfirm { pick, answer } => self.ctx_confirm(pick, answer),
             Op::PageCall {
                 tool,
                 human,

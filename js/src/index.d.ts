@@ -174,7 +174,9 @@ export interface ToolContext {
   /**
    * Inline confirmation through the `onConfirm` option: only for caller
    * `human` with an `onConfirm` handler; otherwise resolves `false` and emits
-   * `ctx_confirm_unavailable`.
+   * `ctx_confirm_unavailable`. Once the call is cancelled (`signal`
+   * aborted) it asks nobody and resolves `false`, as does an approval given
+   * after the cancel.
    */
   confirm(message?: string): Promise<boolean>;
   readonly files: {

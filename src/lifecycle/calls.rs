@@ -1046,10 +1046,15 @@ impl CallLife {
         }));
     }
 
-    /// The tool whose run's `ctx.confirm` may ask a human, or `None` (with
-    /// a `ctx_confirm_unavailable` event for a run that is live).
+    /// The tool whose run's `ctx.confirm` may ask a human, or `None`: for a
+    /// run that is over or was aborted (nobody is asked to approve what
+    /// was cancelled), and with a `ctx_confirm_unavailable` event for a
+    /// running one whose caller has no inline confirmation path.
     pub(crate) fn ctx_confirm(&mut self, env: &mut Env, run: RunId) -> Option<String> {
         let (_, call) = self.calls.waiting_for(run)?;
+        if !matches!(call.stage, Stage::Running { .. }) {
+            return None;
+        }
         if call.admitted.caller == Caller::Human && env.settings.inline_confirm {
             return Some(call.admitted.tool_name.clone());
         }
@@ -1063,6 +1068,17 @@ impl CallLife {
             Some(tool),
         );
         None
+    }
+
+    /// Whether a person's `answer` to a run's `ctx.confirm` approves: only
+    /// `true`, and only while the run still runs (an answer that comes
+    /// after its call was cancelled approves nothing).
+    pub(crate) fn ctx_confirmed(&self, run: RunId, answer: Option<bool>) -> bool {
+        crate::machine::approves(answer)
+            && self
+                .calls
+                .waiting_for(run)
+                .is_some_and(|(_, call)| matches!(call.stage, Stage::Running { .. }))
     }
 
     // ----- answers from JS ----------------------------------------------

@@ -85,6 +85,35 @@ fn a_host_is_held_for_an_aborted_run_s_grace_period_and_not_for_a_confirmation_s
 }
 
 #[test]
+fn an_aborted_run_asks_no_human_and_an_answer_after_its_abort_approves_nothing() {
+    let mut page = Page::with_config(Config {
+        inline_confirm: true,
+        abort_grace_ms: 500,
+        ..Config::default()
+    });
+    page.register(tool("t"));
+    let first = page.tm.call("t", "{}", Caller::Human, None, page.now);
+    page.drain();
+    let run = only_run(&mut page);
+    assert_eq!(page.tm.ctx_confirm(run).as_deref(), Some("t"), "running");
+    page.tm.abort(first, page.now);
+    page.drain();
+    assert!(page.actions.contains(&Action::Abort { run }));
+    assert_eq!(page.tm.ctx_confirm(run), None, "in its grace period");
+    assert!(!page.tm.ctx_confirmed(run, Some(true)));
+    page.drain();
+    assert_eq!(page.error_codes(), [], "no ctx_confirm_unavailable");
+
+    page.tm.call("t", "{}", Caller::Human, None, page.now);
+    page.drain();
+    assert!(page.take_runs().is_empty(), "queued behind the aborted run");
+    page.advance(500);
+    let second = only_run(&mut page);
+    assert_eq!(page.tm.ctx_confirm(run), None, "abandoned");
+    assert_eq!(page.tm.ctx_confirm(second).as_deref(), Some("t"));
+}
+
+#[test]
 fn what_an_aborted_run_throws_is_its_abort_in_its_grace_period_and_after() {
     let mut page = graced_page();
     let run = cancelled_run(&mut page, "a");

@@ -384,6 +384,26 @@ fn ctx_confirm_is_only_for_callers_with_an_inline_path() {
 }
 
 #[test]
+fn only_a_boolean_true_answer_to_ctx_confirm_approves() {
+    let mut page = Page::with_config(Config {
+        inline_confirm: true,
+        ..Config::default()
+    });
+    page.register(tool("t"));
+    page.tm.call("t", "{}", Caller::Human, None, page.now);
+    page.drain();
+    let run = only_run(&mut page);
+    assert!(page.tm.ctx_confirmed(run, Some(true)));
+    assert!(!page.tm.ctx_confirmed(run, Some(false)));
+    assert!(!page.tm.ctx_confirmed(run, None), "'yes', 1: no boolean");
+    page.ok(run, json!(null));
+    assert!(
+        !page.tm.ctx_confirmed(run, Some(true)),
+        "the run is over: its answer approves nothing"
+    );
+}
+
+#[test]
 fn the_tool_budget_warns_in_dev_mode_once_per_revision() {
     let mut page = Page::with_config(Config {
         dev: true,

@@ -905,6 +905,37 @@ describe('one error channel', () => {
     }
   });
 
+  test('ctx.confirm of an aborted run asks nobody, and an approval that comes after the abort resolves false', async () => {
+    const asked = [];
+    let approve;
+    const tm = createToolmark({
+      abortGraceMs: 60_000,
+      onConfirm: ({ message }) => {
+        asked.push(message);
+        return new Promise((resolve) => { approve = resolve; });
+      },
+    });
+    const answers = [];
+    tm.register({
+      name: 'wipe',
+      description: 'Wipes',
+      run: async (input, ctx) => {
+        answers.push(await ctx.confirm('Wipe?'));
+        answers.push(ctx.signal.aborted, await ctx.confirm('Wipe after all?'));
+        return 'wiped';
+      },
+    });
+    const controller = new AbortController();
+    const result = tm.call('wipe', {}, { caller: 'human', signal: controller.signal });
+    await until(() => approve, 'onConfirm asked');
+    controller.abort();
+    approve(true);
+    assert.deepEqual(await result, { status: 'ok', data: 'wiped' }, 'settled in its grace period');
+    await until(() => answers.length === 3, 'the answers');
+    assert.deepEqual(answers, [false, true, false]);
+    assert.deepEqual(asked, ['Wipe?'], 'asked once, while the run ran');
+  });
+
   test('a summary or changes JSON cannot carry is answered as such a result: Result not serializable, with transport_failed', async () => {
     const errors = [];
     const tm = createToolmark({ onError: (e) => errors.push(e.code) });

@@ -695,6 +695,11 @@ impl Driver {
             26 => {
                 let run = self.pick_run(cur);
                 self.apply(Input::CtxConfirm(run));
+                let answer = match cur.below(3) {
+                    0 => None,
+                    n => Some(n == 1),
+                };
+                self.apply(Input::CtxConfirmed { run, answer });
             }
             27 | 28 => {
                 let next = self.deadline;

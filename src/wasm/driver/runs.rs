@@ -157,8 +157,9 @@ impl Shared {
         self.finish_run(run, Outcome::Threw(host::detail(error)));
     }
 
-    /// `ctx.confirm(message)`: the page's `onConfirm` for a human caller,
-    /// its answer as a boolean; otherwise `false` (the core says why,
+    /// `ctx.confirm(message)`: the page's `onConfirm` for a running run of
+    /// a human caller, its answer as the core reads it (`false` once the
+    /// run was aborted); otherwise `false` (the core says why,
     /// `ctx_confirm_unavailable`).
     pub(super) fn ctx_confirm(self: &Rc<Self>, run: &JsValue, message: &JsValue) -> JsValue {
         let run = RunId(host::whole_ms(run.as_f64().unwrap_or(-1.0)));
@@ -178,10 +179,18 @@ impl Shared {
         let mut settle = None;
         let promise = Promise::new(&mut |resolve, reject| settle = Some((resolve, reject)));
         if let Some((resolve, reject)) = settle {
+            let shared = Rc::downgrade(self);
             spawn(async move {
                 let _ = match settled(answer).await {
-                    Ok(approved) => {
-                        let approved = crate::machine::approves(approved.as_bool());
+                    Ok(answer) => {
+                        let approved = shared.upgrade().is_some_and(|shared| {
+                            shared
+                                .with_core(|core| core.ctx_confirmed(run, answer.as_bool()))
+                                .unwrap_or_else(|busy| {
+                                    report(busy);
+                                    false
+                                })
+                        });
                         resolve.call1(&JsValue::NULL, &JsValue::from_bool(approved))
                     }
                     Err(error) => reject.call1(&JsValue::NULL, &error),
