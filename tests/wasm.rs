@@ -363,14 +363,19 @@ fn optional_ecma_regex_cases_in_the_browser() {
 fn the_core_runs_in_wasm_with_crypto_ids_and_linear_patterns() {
     use toolmark_bridge::machine::{BridgeOptions, Config, Output, Toolmark};
     use toolmark_bridge::registry::{SchemaSpec, ScopeId, ToolDef};
-    let mut tm = Toolmark::new(
-        Config::default(),
-        Box::new(wasm::CryptoRandom),
-        Box::new(toolmark_bridge::schema::pattern::LinearPatterns::new()),
-    )
-    .unwrap_or_else(|_| panic!("core"));
+    let core = || {
+        Toolmark::new(
+            Config::default(),
+            Box::new(wasm::CryptoRandom),
+            Box::new(toolmark_bridge::schema::pattern::LinearPatterns::new()),
+        )
+        .unwrap_or_else(|_| panic!("core"))
+    };
+    let mut tm = core();
     let client_id = tm.client_id().to_owned();
-    assert_eq!(client_id.len(), 36);
+    assert!(is_uuid_v4(&client_id), "{client_id}");
+    // Random: another core has another client id.
+    assert_ne!(core().client_id(), client_id);
     let mut def = ToolDef::new("signup.fill", "Fill");
     def.input_schema = Some(SchemaSpec::Json(
         serde_json::from_str::<Value>(r#"{"type":"object","properties":{"email":{"type":"string","pattern":"^[^@]+@[^@]+$"}}}"#)
