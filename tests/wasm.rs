@@ -176,8 +176,12 @@ fn numbers_read_as_json_parse_reads_them() {
     for chunk in texts.chunks(5000) {
         let text = format!("[{}]", chunk.join(","));
         let ours = json_value::parse(&text).expect("an array of numbers");
+        let ours = ours.as_array().expect("array");
         let theirs = js_sys::Array::from(&js_sys::JSON::parse(&text).expect("JSON.parse"));
-        for (i, number) in ours.as_array().expect("array").iter().enumerate() {
+        // Every number of the text read, so that each is compared below.
+        assert_eq!(ours.len(), chunk.len());
+        assert_eq!(theirs.length() as usize, chunk.len());
+        for (i, number) in ours.iter().enumerate() {
             let want = theirs.get(i as u32).as_f64().expect("a number");
             assert_eq!(
                 number.as_f64().map(f64::to_bits),
