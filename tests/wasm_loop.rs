@@ -69,13 +69,26 @@ export async function expiry_by_timer(tm) {
   let heard = 0;
   tm.subscribePending(() => { heard++; });
   tm.register({ name: 'send', description: 'd', hints: { consequential: true }, run: () => 'sent' });
-  const first = await tm.call('send', {}, { caller: 'inapp' });
+  // The delays the page's timer is armed with while the call is made:
+  // the host's setTimeout watched, and still called.
+  const delays = [];
+  const hostSetTimeout = globalThis.setTimeout;
+  globalThis.setTimeout = (callback, delay, ...rest) => {
+    delays.push(delay);
+    return hostSetTimeout(callback, delay, ...rest);
+  };
+  let first;
+  try {
+    first = await tm.call('send', {}, { caller: 'inapp' });
+  } finally {
+    globalThis.setTimeout = hostSetTimeout;
+  }
   const pending = tm.pendingConfirmations().length;
   const heardBefore = heard;
   // confirmExpiryMs is 30: the page's timer expires it, nobody calls in.
   await until(() => tm.pendingConfirmations().length === 0, 'the expiry');
   const late = await tm.confirmPending(first.confirmId, true);
-  return { status: first.status, pending, heardBefore, heard, late };
+  return { status: first.status, pending, heardBefore, heard, late, delays };
 }
 
 export function promise_tools(tm) {
@@ -218,6 +231,16 @@ async fn the_page_timer_fires_at_the_cores_deadline() {
         after.as_f64(),
         Some(2.0),
         "and heard it expire, with no call made"
+    );
+    // Armed for the deadline, 30 ms after the call (confirmExpiryMs), and
+    // not later: what setTimeout was given, not how long it took.
+    let delays: Vec<f64> = js_sys::Array::from(&get(&out, "delays"))
+        .iter()
+        .map(|ms| ms.as_f64().unwrap_or(f64::NAN))
+        .collect();
+    assert!(
+        !delays.is_empty() && delays.iter().all(|ms| (0.0..=30.0).contains(ms)),
+        "armed with {delays:?} ms"
     );
     assert_eq!(
         json(&get(&out, "late")),
