@@ -596,6 +596,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.allowed_origins().len(), 2);
+        // Firefox's and Safari's: a UUID, lower case as WebKit writes
+        // `event.origin`; Safari's `runtime.getURL` spelling never matches.
+        for origin in [
+            "moz-extension://1b8e3a50-0c2d-4f4e-9a7b-2f6c1d0e9a11",
+            "safari-web-extension://2ab33852-d69b-4ed6-99ad-a4839dfec7ed",
+        ] {
+            assert!(
+                PostMessagePolicy::new(origin, &[origin]).is_ok(),
+                "{origin}"
+            );
+        }
+        let upper = "safari-web-extension://2AB33852-D69B-4ED6-99AD-A4839DFEC7ED";
+        assert!(PostMessagePolicy::new(PARENT, &[upper])
+            .is_err_and(|e| e.message().contains("not in serialized form")));
     }
 
     /// A delivered event's sender.
