@@ -595,20 +595,37 @@ fn phrase(parts: &[&str]) -> String {
     text
 }
 
+/// What follows the label to name the form: " form", unless the label
+/// says it already ("Sign-up form", "form"), so no text reads "form form".
+fn form_noun(label: &str) -> &'static str {
+    let names_it = label
+        .len()
+        .checked_sub(4)
+        .and_then(|at| label.as_bytes().split_at_checked(at))
+        .is_some_and(|(head, end)| {
+            end.eq_ignore_ascii_case(b"form") && (head.is_empty() || head.ends_with(b" "))
+        });
+    if names_it {
+        ""
+    } else {
+        " form"
+    }
+}
+
 /// The submit tool's summary for the confirmation.
 pub fn summary(label: &str) -> String {
-    phrase(&["Submit the ", label, " form"])
+    phrase(&["Submit the ", label, form_noun(label)])
 }
 
 /// Each tool: its name, its title's verb, its description around the
-/// label, its hints.
+/// form's name (the label and [`form_noun`]), its hints.
 const TOOLS: [(&str, &str, [&str; 2], &[&str]); 3] = [
     (
         "fill",
         "Fill ",
         [
             "Fill fields of the ",
-            " form. Input: an object of field name to value; fields left out keep their value.",
+            ". Input: an object of field name to value; fields left out keep their value.",
         ],
         &[],
     ),
@@ -617,7 +634,7 @@ const TOOLS: [(&str, &str, [&str; 2], &[&str]); 3] = [
         "Read ",
         [
             "Read the current values of the ",
-            " form (sensitive fields are redacted).",
+            " (sensitive fields are redacted).",
         ],
         &["readOnly", "untrustedContent"],
     ),
@@ -626,7 +643,7 @@ const TOOLS: [(&str, &str, [&str; 2], &[&str]); 3] = [
         "Submit ",
         [
             "Submit the ",
-            " form as it is filled now. A human confirms first.",
+            " as it is filled now. A human confirms first.",
         ],
         &["consequential"],
     ),
@@ -659,9 +676,10 @@ pub fn tools(label: &str, fields: &[Field], sensitive: Vec<String>) -> [Value; 3
         set(&mut input, "additionalProperties", false.into());
         let mut definition = Map::new();
         set(&mut definition, "name", name.into());
-        let title = phrase(&[verb, label, " form"]);
+        let noun = form_noun(label);
+        let title = phrase(&[verb, label, noun]);
         set(&mut definition, "title", title.into());
-        let description = phrase(&[before, label, after]);
+        let description = phrase(&[before, label, noun, after]);
         set(&mut definition, "description", description.into());
         set(&mut definition, "hints", Value::Object(flags));
         set(&mut definition, "inputSchema", Value::Object(input));
@@ -1756,6 +1774,29 @@ mod tests {
             })
         );
         assert_eq!(summary("sign-up"), "Submit the sign-up form");
+    }
+
+    #[test]
+    fn a_label_that_names_the_form_is_not_followed_by_form_again() {
+        let [fill, read, submit] = tools("Sign-up Form", &signup(), Vec::new());
+        assert_eq!(fill["title"], "Fill Sign-up Form");
+        assert_eq!(
+            read["description"],
+            "Read the current values of the Sign-up Form (sensitive fields are redacted)."
+        );
+        assert_eq!(
+            submit["description"],
+            "Submit the Sign-up Form as it is filled now. A human confirms first."
+        );
+        assert_eq!(summary("form"), "Submit the form");
+        for (label, named) in [
+            ("platform", "Submit the platform form"),
+            ("signupForm", "Submit the signupForm form"),
+            ("orm", "Submit the orm form"),
+            ("", "Submit the  form"),
+        ] {
+            assert_eq!(summary(label), named);
+        }
     }
 
     #[test]
