@@ -301,12 +301,17 @@ describe('in-page channel agent helpers', () => {
     });
   });
 
-  test('what the page would drop is refused at once with invalid_argument and not sent: an id or tool name that is no non-empty string, a rev that is no whole number >= 0', async () => {
+  test('what the page would drop is refused at once with invalid_argument and not sent: options that are no object, an id or tool name that is no non-empty string, a rev that is no whole number >= 0', async () => {
     const h = page();
     h.tm.register(echo('e'));
     await until(() => h.lastManifest()?.tools.length === 1, 'tool');
     const revRule = 'options.rev must be a registry revision, a whole number >= 0';
     const requests = [
+      // A timeout given where the options go, say: not taken as none.
+      [() => h.agent.call('e', {}, 5000), 'agent.call: options must be an object (got 5000)'],
+      [() => h.agent.call('e', {}, 'x'), 'agent.call: options must be an object (got "x")'],
+      [() => h.agent.call('e', {}, () => {}), 'agent.call: options must be an object (got () => {})'],
+      [() => h.agent.describe('e', 5000), 'agent.describe: options must be an object (got 5000)'],
       [() => h.agent.call('e', {}, { id: 42 }), 'agent.call: options.id must be a non-empty string (got 42)'],
       [() => h.agent.call('e', {}, { id: '' }), 'agent.call: options.id must be a non-empty string (got "")'],
       [() => h.agent.call('e', {}, { id: null }), 'agent.call: options.id must be a non-empty string (got null)'],
@@ -336,6 +341,7 @@ describe('in-page channel agent helpers', () => {
     assert.deepEqual([h.inbound, h.errors], [[], []], 'nothing sent, nothing dropped');
     // The bounds themselves are taken: whole pairs, and a backslash before "ud800" as text.
     assert.deepEqual(await h.agent.call('e', { n: 1 }, { id: 'x', rev: 0 }), { status: 'ok', data: { echoed: { n: 1 } } });
+    assert.deepEqual(await h.agent.call('e', { n: 2 }, null), { status: 'ok', data: { echoed: { n: 2 } } }, 'null: no options');
     assert.deepEqual(await h.agent.call('e', { t: '\ud83c\udf89 \\ud800' }, { id: 'y\ud83c\udf89' }), { status: 'ok', data: { echoed: { t: '\ud83c\udf89 \\ud800' } } });
     h.check();
   });

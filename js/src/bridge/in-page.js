@@ -160,6 +160,16 @@ function misshapen(kind, tool, id, rev) {
   return undefined;
 }
 
+/**
+ * The refusal of options that are no object, as tm.call refuses them
+ * (undefined and null stand for none; a function is no options object),
+ * or undefined.
+ */
+function notOptions(kind, options) {
+  if (options === undefined || options === null || typeof options === 'object') return undefined;
+  return refused(`agent.${kind}: options must be an object`, options);
+}
+
 /** Calls every listener in `listeners` (a copy taken by the caller) with `value`. */
 function callEach(listeners, value) {
   for (const listener of listeners) listener(value);
@@ -350,6 +360,8 @@ export function createInPageChannel() {
     },
     /** A `call` (with options.id, or a fresh id), resolved with its result. Only an absent input is sent as {}. */
     call(tool, input, options) {
+      const notObject = notOptions('call', options);
+      if (notObject !== undefined) return Promise.reject(notObject);
       const { id = wasm.newId(), rev, timeoutMs } = options ?? {};
       const bad = misshapen('call', tool, id, rev);
       if (bad !== undefined) return Promise.reject(bad);
@@ -372,6 +384,8 @@ export function createInPageChannel() {
     },
     /** A `describe` with a fresh id, resolved with its result. */
     describe(tool, options) {
+      const notObject = notOptions('describe', options);
+      if (notObject !== undefined) return Promise.reject(notObject);
       const id = wasm.newId();
       const bad = misshapen('describe', tool, id);
       if (bad !== undefined) return Promise.reject(bad);
