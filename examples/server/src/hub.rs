@@ -475,6 +475,14 @@ impl Hub {
         let outcome = self
             .request(&to, kind, call_input.unwrap_or(&empty), &used.id)
             .await;
+        // Marked in the manifest the model saw or in the page's latest,
+        // which may have come while the call ran: wrapped either way.
+        let untrusted = untrusted
+            || self
+                .store
+                .manifest(client_id)
+                .and_then(|latest| latest.tool(tool).map(|entry| entry.untrusted_content))
+                .unwrap_or(false);
         match outcome {
             Outcome::Page(result) if untrusted && used.name == PAGE_CALL => {
                 (wrap_untrusted(&result), result)
