@@ -2260,17 +2260,34 @@ impl Model {
     }
 
     fn ctx_confirm(&mut self, pick: Pick, answer: Option<bool>) -> R {
-        let runs: Vec<(RunId, Caller, bool)> = self
+        // Tool runs (running, aborted or abandoned), and runs with no `ctx`
+        // to confirm with now: tool runs that are over, and the runs of
+        // validations, preparations and form state reads JS still owes.
+        // (Tool runs are picked from first, two times in three.)
+        let mut runs: Vec<(RunId, Caller, bool)> = self
             .runs
             .iter()
             .map(|(id, r)| (*id, r.caller, r.abort.is_none()))
             .collect();
+        if runs.is_empty() || pick.0 % 3 == 2 {
+            let over = self
+                .settled
+                .iter()
+                .chain(&self.validates)
+                .chain(&self.prepares)
+                .chain(&self.read_states);
+            runs = over.map(|run| (*run, Caller::Human, false)).collect();
+            if !runs.is_empty() {
+                self.count("ctx.confirm of a run with no ctx now");
+            }
+        }
         if runs.is_empty() {
             return Ok(());
         }
         let (run, caller, running) = runs[pick.index(runs.len())];
         let (inline, step) = self.step(Ctx::default(), Input::CtxConfirm(run), |_, _| {})?;
-        // An aborted run (in its grace period or abandoned) asks nobody.
+        // An aborted run (in its grace period or abandoned), one that is
+        // over and one that is no tool run ask nobody, and say nothing.
         let expected = running && caller == Caller::Human && self.inline_confirm;
         prop_assert_eq!(inline, Reply::Inline(expected));
         prop_assert_eq!(step.transmits + step.actions, 0);
@@ -2938,6 +2955,7 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "validated value forgotten",
         "100 pending confirmations",
         "flood of 1000 describes",
+        "ctx.confirm of a run with no ctx now",
     ] {
         assert!(stats.contains_key(key), "never covered: {key}");
     }
