@@ -740,7 +740,22 @@ struct Step {
     restores: Vec<(RunId, RunId)>,
     /// Runs whose restorers JS was told to drop.
     drops: Vec<RunId>,
+    /// Runs JS was told to abort.
+    aborts: Vec<RunId>,
     closes: Vec<BridgeId>,
+}
+
+impl RunInfo {
+    /// Abandoned after its grace period.
+    fn timed_out(&self) -> bool {
+        matches!(
+            self.abort,
+            Some(Abort::Grace {
+                timed_out: true,
+                ..
+            })
+        )
+    }
 }
 
 impl Step {
@@ -1373,6 +1388,7 @@ impl Model {
                     deadline: now + GRACE,
                     timed_out: false,
                 });
+                step.aborts.push(run);
             }
             Action::Restore { run, restorer } => {
                 // Each restorer is run or dropped once, and only one JS holds.
@@ -2594,10 +2610,11 @@ impl Model {
                 }
             }
             CancelSel::Running(i) => {
+                // Running, or aborted already and in its grace period.
                 let ids: Vec<String> = self
                     .runs
                     .values()
-                    .filter(|r| r.abort.is_none())
+                    .filter(|r| !r.timed_out())
                     .map(|r| r.call_id.clone())
                     .filter(|id| {
                         self.bridges
@@ -2616,6 +2633,19 @@ impl Model {
             .bridges
             .get(&bridge)
             .is_some_and(|b| b.in_flight.contains_key(&id));
+        // The bridge's call under that id whose tool runs (or ran and was
+        // aborted), if any: (its run, whether it was aborted already).
+        let run = self
+            .runs
+            .iter()
+            .find(|(_, r)| {
+                r.caller == Caller::Inapp
+                    && r.call_id == id
+                    && r.orphan_of.is_none()
+                    && !r.timed_out()
+            })
+            .map(|(run, r)| (*run, r.abort.is_some()));
+        let attached = self.is_attached(bridge);
         let text = json!({"protocol": 1, "type": "cancel", "clientId": self.client_id, "id": id})
             .to_string();
         let step = self.inbound(bridge, &text)?;
@@ -2625,6 +2655,46 @@ impl Model {
                 "cancel of {} (not in flight) had effects",
                 id
             );
+            return Ok(());
+        }
+        if !attached {
+            return Ok(());
+        }
+        let answer = step
+            .results
+            .iter()
+            .find(|(b, i, _)| *b == bridge && *i == id)
+            .map(|(_, _, result)| result);
+        match run {
+            // Running: aborted, its own result still to follow.
+            Some((run, false)) => {
+                prop_assert_eq!(&step.aborts, &vec![run], "cancel of running {}", id);
+                prop_assert!(answer.is_none(), "cancel of running {} answered it", id);
+                prop_assert_eq!(step.transmits, 0);
+                self.count("cancel of a running call");
+            }
+            // In its grace period: nothing more (one abort, the deadline kept).
+            Some((run, true)) => {
+                prop_assert!(
+                    step.silent(),
+                    "a second cancel of {} ({:?}, in its grace period) had effects: {:?}",
+                    id,
+                    run,
+                    step
+                );
+                self.count("cancel of a call in its grace period");
+            }
+            // No tool runs for it yet: answered at once, nothing aborted.
+            None => {
+                prop_assert_eq!(
+                    answer,
+                    Some(&json!({"status": "cancelled", "by": "signal"})),
+                    "cancel of {}, which has not run",
+                    id
+                );
+                prop_assert!(step.aborts.is_empty(), "{:?}", step);
+                self.count("cancel of a call that has not run");
+            }
         }
         Ok(())
     }
@@ -2956,6 +3026,9 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "100 pending confirmations",
         "flood of 1000 describes",
         "ctx.confirm of a run with no ctx now",
+        "cancel of a running call",
+        "cancel of a call in its grace period",
+        "cancel of a call that has not run",
     ] {
         assert!(stats.contains_key(key), "never covered: {key}");
     }
