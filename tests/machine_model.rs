@@ -2257,7 +2257,7 @@ impl Model {
         let mut handles: Vec<Handle> = self
             .handles
             .iter()
-            .filter(|(_, h)| !matches!(h.kind, HandleKind::Undo) && (!open || !h.completed))
+            .filter(|(_, h)| !open || !h.completed)
             .map(|(h, _)| *h)
             .collect();
         if handles.is_empty() {
@@ -2267,10 +2267,51 @@ impl Model {
             return Ok(());
         }
         let handle = handles[pick.index(handles.len())];
-        let done = self.handles.get(&handle).is_some_and(|h| h.completed);
+        let Some((done, kind)) = self.handles.get(&handle).map(|h| (h.completed, h.kind)) else {
+            return Ok(());
+        };
+        // A page run (a page call's, or an approved one) in its grace period.
+        let graced = self.runs.values().any(|r| {
+            r.abort.is_some()
+                && !r.timed_out()
+                && (r.caller == Caller::Human || r.call_id.len() == 36)
+        });
         let (_, step) = self.step(Ctx::default(), Input::Abort(handle), |_, _| {})?;
         if done {
             prop_assert!(step.silent(), "abort of a completed call had effects");
+            return Ok(());
+        }
+        if kind == HandleKind::Undo {
+            // `tm.undo` takes no signal: its restorer runs on.
+            prop_assert!(step.silent(), "abort of an undo had effects: {:?}", step);
+            self.count("abort of an undo");
+            return Ok(());
+        }
+        // An open call (a page call's, an approved one): answered
+        // `cancelled signal` at once when no tool runs for it yet; its run
+        // aborted when it runs (the result follows); nothing more when its
+        // run is in its grace period.
+        let answer = step.completed.iter().find(|(h, _)| *h == handle);
+        if let Some((_, result)) = answer {
+            prop_assert_eq!(result, &json!({"status": "cancelled", "by": "signal"}));
+            prop_assert!(step.aborts.is_empty(), "{:?}", step);
+            self.count("abort of a page call that has not run");
+        } else if let [run] = step.aborts[..] {
+            let page_run = self
+                .runs
+                .get(&run)
+                .is_some_and(|r| r.caller == Caller::Human || r.call_id.len() == 36);
+            prop_assert!(page_run, "abort of {:?} aborted {:?}", handle, run);
+            self.count("abort of a running page call");
+        } else {
+            prop_assert!(
+                step.silent() && graced,
+                "abort of open {:?} ({:?}) neither answered it nor aborted one run: {:?}",
+                handle,
+                kind,
+                step
+            );
+            self.count("abort of a page call in its grace period");
         }
         Ok(())
     }
@@ -3029,6 +3070,8 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "cancel of a running call",
         "cancel of a call in its grace period",
         "cancel of a call that has not run",
+        "abort of a page call that has not run",
+        "abort of a running page call",
     ] {
         assert!(stats.contains_key(key), "never covered: {key}");
     }
