@@ -2424,10 +2424,25 @@ impl Model {
 
     fn detach(&mut self, pick: Pick) -> R {
         let attached = self.attached();
-        if attached.is_empty() {
+        // Mostly an attached bridge; sometimes any ever attached.
+        let bridge = if attached.is_empty() || pick.0 % 4 == 3 {
+            let all: Vec<BridgeId> = self.bridges.keys().copied().collect();
+            all[pick.index(all.len())]
+        } else {
+            attached[pick.index(attached.len())]
+        };
+        if !self.is_attached(bridge) {
+            // Detached already: nothing to abort, drop or close again.
+            let (_, step) = self.step(Ctx::default(), Input::Detach(bridge), |_, _| {})?;
+            prop_assert!(
+                step.silent(),
+                "detaching detached {:?} again had effects: {:?}",
+                bridge,
+                step
+            );
+            self.count("detach of a detached bridge");
             return Ok(());
         }
-        let bridge = attached[pick.index(attached.len())];
         let ctx = Ctx {
             detaching: Some(bridge),
             ..Ctx::default()
@@ -3072,6 +3087,7 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "cancel of a call that has not run",
         "abort of a page call that has not run",
         "abort of a running page call",
+        "detach of a detached bridge",
     ] {
         assert!(stats.contains_key(key), "never covered: {key}");
     }

@@ -218,6 +218,9 @@ pub struct SpecModel {
     // bridges
     pub bridges: BTreeMap<BridgeId, BridgeOwed>,
     pub detached: Vec<BridgeId>,
+    /// The bridge the input being drained detached: its transport is
+    /// closed once, in that input's outputs.
+    closing: Option<BridgeId>,
     /// The last 1000 results the page sent, on any bridge (rule 2 is per page),
     /// and the ids of detached bridges' calls that settled since.
     pub recent: AnsweredModel,
@@ -264,6 +267,7 @@ impl SpecModel {
             scopes,
             bridges: BTreeMap::new(),
             detached: Vec::new(),
+            closing: None,
             recent: AnsweredModel::default(),
             orphans: Vec::new(),
             runs_seen: BTreeSet::new(),
@@ -369,6 +373,7 @@ impl SpecModel {
             (Then::Detach(bridge), _) => {
                 if let Some(model) = self.bridges.remove(&bridge) {
                     self.detached.push(bridge);
+                    self.closing = Some(bridge);
                     // (The core says which are still running: a run's
                     // stage is not the spec's to model.)
                     self.orphans
@@ -559,6 +564,11 @@ impl SpecModel {
                     break;
                 }
             }
+        }
+        if let Some(bridge) = self.closing.take() {
+            return Err(format!(
+                "{bridge:?} was detached and its transport not closed"
+            ));
         }
         ensure!(
             tm.max_pending_per_scope() <= MAX_PENDING_PER_SCOPE,
@@ -927,6 +937,11 @@ impl SpecModel {
                 ensure!(
                     !self.bridges.contains_key(bridge),
                     "close of attached bridge {bridge:?}"
+                );
+                ensure!(
+                    self.closing.take() == Some(*bridge),
+                    "close of {bridge:?}, which this input did not detach (detaching one \
+                     that is detached already changes nothing)"
                 );
             }
         }
