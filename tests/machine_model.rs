@@ -792,6 +792,10 @@ struct Ctx {
 
 type R<T = ()> = Result<T, TestCaseError>;
 
+/// A run abandoned after its grace period: the run, whether JS holds its
+/// restorer, and the attached bridge and id of its call.
+type Abandoned = (RunId, bool, Option<(BridgeId, String)>);
+
 struct Model {
     page: Page,
     /// The spec's rules, shared with the fuzz driver: checks every output.
@@ -2380,10 +2384,12 @@ impl Model {
             Clock::JustBeforeDeadline => deadline.map_or(now + 1, |d| d.saturating_sub(1)).max(now),
         };
         self.page.now = target;
+        // Runs abandoned now.
+        let mut abandoned: Vec<Abandoned> = Vec::new();
         let (_, step) = self.step(Ctx::default(), Input::Timeout, |model, _| {
             let mut newly = 0;
             let mut orphans = Vec::new();
-            for info in model.runs.values_mut() {
+            for (run, info) in model.runs.iter_mut() {
                 if let Some(Abort::Grace {
                     deadline,
                     timed_out,
@@ -2395,6 +2401,16 @@ impl Model {
                         if let Some(bridge) = info.orphan_of {
                             orphans.push((bridge, info.call_id.clone()));
                         }
+                        // A bridge call's run (page runs' call ids are UUIDs).
+                        let bridge = model
+                            .bridges
+                            .iter()
+                            .find(|(_, b)| b.attached && b.in_flight.contains_key(&info.call_id))
+                            .map(|(id, _)| *id)
+                            .filter(|_| info.caller == Caller::Inapp && info.call_id.len() != 36)
+                            .filter(|_| info.orphan_of.is_none());
+                        let held = model.restorers.contains(run);
+                        abandoned.push((*run, held, bridge.map(|b| (b, info.call_id.clone()))));
                     }
                 }
             }
@@ -2419,6 +2435,30 @@ impl Model {
             .iter()
             .all(|p| p.expires_at > target));
         prop_assert_eq!(step.transmits, step.results.len() + step.confirmeds.len());
+        // An abandoned run's call is answered `cancelled signal` now, and
+        // the restorer of its snapshot (no undo for it) dropped now.
+        for (run, held, bridge) in abandoned {
+            if held {
+                prop_assert!(
+                    step.drops.contains(&run),
+                    "abandoned {:?} kept its restorer: {:?}",
+                    run,
+                    step
+                );
+                self.count("restorer of an abandoned run dropped");
+            }
+            if let Some((bridge, id)) = bridge {
+                prop_assert!(
+                    step.results.iter().any(|(b, i, r)| *b == bridge
+                        && *i == id
+                        && *r == json!({"status": "cancelled", "by": "signal"})),
+                    "abandoned call {} on {:?} not answered cancelled signal: {:?}",
+                    id,
+                    bridge,
+                    step
+                );
+            }
+        }
         Ok(())
     }
 
@@ -3088,6 +3128,7 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "abort of a page call that has not run",
         "abort of a running page call",
         "detach of a detached bridge",
+        "restorer of an abandoned run dropped",
     ] {
         assert!(stats.contains_key(key), "never covered: {key}");
     }
