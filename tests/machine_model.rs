@@ -1152,9 +1152,6 @@ impl Model {
             } else {
                 prop_assert!(result.get("rev").is_none(), "{}", result);
             }
-            if code == "busy" {
-                prop_assert!(self.page.tm.max_pending_per_scope() >= 32, "busy below 32");
-            }
         }
         let Some(tool) = tool else {
             prop_assert!(
@@ -1164,6 +1161,16 @@ impl Model {
             );
             return Ok(());
         };
+        if status == "refused" && code == "busy" {
+            // Rule 5: its own scope has 32 pending (not some other scope).
+            let pending = self.page.tm.scope_pending(TOOLS[tool].full);
+            prop_assert!(
+                pending.is_some_and(|n| n >= 32),
+                "{} refused busy with {:?} pending on its scope",
+                TOOLS[tool].full,
+                pending
+            );
+        }
         match self.policy.decide(tool, caller) {
             D::Allow => prop_assert!(
                 status != "needs_confirmation",
