@@ -411,6 +411,11 @@ enum Op {
         outcome: OutcomeSel,
     },
     SettleAgain(Pick),
+    /// A run's `snapshot` settled, with or without a restorer.
+    Snapshot {
+        pick: Pick,
+        restorer: bool,
+    },
     Validate {
         pick: Pick,
         kind: u8,
@@ -527,6 +532,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (to_sel(), any::<bool>()).prop_map(|(to, exact)| Op::Oversized { to, exact }),
         18 => (any::<u8>().prop_map(Pick), outcome_sel()).prop_map(|(run, outcome)| Op::Settle { run, outcome }),
         2 => any::<u8>().prop_map(Pick).prop_map(Op::SettleAgain),
+        4 => (any::<u8>().prop_map(Pick), any::<bool>())
+            .prop_map(|(pick, restorer)| Op::Snapshot { pick, restorer }),
         4 => (any::<u8>().prop_map(Pick), 0..6u8).prop_map(|(pick, kind)| Op::Validate { pick, kind }),
         5 => (any::<u8>().prop_map(Pick), 0..5u8).prop_map(|(pick, kind)| Op::Prepare { pick, kind }),
         3 => (any::<u8>().prop_map(Pick), 0..4u8).prop_map(|(pick, kind)| Op::ReadState { pick, kind }),
@@ -688,6 +695,8 @@ struct RunInfo {
     tool: usize,
     caller: Caller,
     snapshot: bool,
+    /// Its `snapshot` has not settled yet (`SnapshotTaken` still to come).
+    snapshot_pending: bool,
     abort: Option<Abort>,
     /// The detached bridge whose call this run is: its answer goes nowhere.
     orphan_of: Option<BridgeId>,
@@ -1354,6 +1363,7 @@ impl Model {
                         tool: index,
                         caller,
                         snapshot,
+                        snapshot_pending: snapshot,
                         abort: None,
                         orphan_of: None,
                     },
@@ -1855,11 +1865,20 @@ impl Model {
     }
 
     fn settle(&mut self, run: RunId, outcome: Outcome) -> R {
+        let input = Input::Outcome(run, outcome.clone());
+        self.settle_by(run, &outcome, input).map(|_| ())
+    }
+
+    /// `input` ends `run` as `outcome` would: its call's answer (or its
+    /// late_result), and its restorer kept or dropped, if JS holds one.
+    fn settle_by(&mut self, run: RunId, outcome: &Outcome, input: Input) -> R<Reply> {
         let Some(info) = self.runs.remove(&run) else {
-            return Ok(());
+            return Ok(Reply::None);
         };
+        // JS holds a restorer for it (a snapshot that gave none leaves none).
+        let held = self.restorers.contains(&run);
         self.settled.push(run);
-        let expected = match &outcome {
+        let expected = match outcome {
             Outcome::Ok(None) => json!({"status": "ok"}),
             Outcome::Ok(Some(text)) => match serde_json::from_str::<serde_json::Value>(text) {
                 Ok(data) => json!({"status": "ok", "data": data}),
@@ -1893,7 +1912,7 @@ impl Model {
                 .get_mut(&bridge)
                 .is_some_and(|b| b.in_flight.remove(&info.call_id).is_some());
         }
-        let (_, step) = self.step(Ctx::default(), Input::Outcome(run, outcome), |_, _| {})?;
+        let (reply, step) = self.step(Ctx::default(), input, |_, _| {})?;
         let late = step.late_results();
         let answered = step.answers() > 0;
         let expect_answer = |step: &Step| -> R {
@@ -1946,8 +1965,9 @@ impl Model {
         } else {
             expect_answer(&step)?;
         }
-        // The snapshot flag is the run's own, even if its tool was unregistered meanwhile.
-        if info.snapshot && (answered || orphan_settled) {
+        // The restorer is the run's own, even if its tool was unregistered
+        // meanwhile (none when its snapshot gave none: no drop either).
+        if held && (answered || orphan_settled) {
             if ok {
                 self.kept.push(info.call_id.clone());
                 self.kept_run.insert(info.call_id.clone(), run);
@@ -1958,6 +1978,99 @@ impl Model {
                 );
             }
         }
+        Ok(reply)
+    }
+
+    /// A run's `snapshot` settled. While its call runs, the run goes on
+    /// (a snapshot that gave no restorer leaves none to keep or drop);
+    /// once cancelled, it goes no further: over as aborted (answered
+    /// `cancelled signal` in its grace period, `late_result` once
+    /// abandoned). Any other run (no snapshot, or over) is left as it is.
+    fn snapshot(&mut self, pick: Pick, restorer: bool) -> R {
+        // Mostly an abandoned run's if there is one, else a cancelled
+        // run's, else any run's.
+        let abandoned = |r: &RunInfo| r.timed_out();
+        let aborted = |r: &RunInfo| r.abort.is_some();
+        let any = |_: &RunInfo| true;
+        let tiers: [&dyn Fn(&RunInfo) -> bool; 3] = [&abandoned, &aborted, &any];
+        let pending: Vec<RunId> = tiers
+            .iter()
+            .skip(usize::from(pick.0 % 4 == 3) * 2)
+            .map(|tier| {
+                self.runs
+                    .iter()
+                    .filter(|(_, r)| r.snapshot_pending && tier(r))
+                    .map(|(run, _)| *run)
+                    .collect::<Vec<RunId>>()
+            })
+            .find(|runs| !runs.is_empty())
+            .unwrap_or_default();
+        if pending.is_empty() || pick.0 % 5 == 4 {
+            // No snapshot to settle: a run without one (not abandoned), a
+            // run over, a validation's or preparation's run.
+            let other: Vec<RunId> = self
+                .runs
+                .iter()
+                .filter(|(_, r)| !r.snapshot && !r.timed_out())
+                .map(|(run, _)| *run)
+                .chain(self.settled.iter().copied())
+                .chain(self.validates.iter().copied())
+                .chain(self.prepares.iter().copied())
+                .chain(self.read_states.iter().copied())
+                .collect();
+            if other.is_empty() {
+                return Ok(());
+            }
+            let run = other[pick.index(other.len())];
+            let (reply, step) = self.step(
+                Ctx::default(),
+                Input::SnapshotTaken { run, restorer },
+                |_, _| {},
+            )?;
+            prop_assert_eq!(reply, Reply::GoesOn(false), "snapshot of {:?}", run);
+            prop_assert!(
+                step.silent(),
+                "a snapshot of {:?}, which asked for none, had effects: {:?}",
+                run,
+                step
+            );
+            self.count("snapshot of a run that asked for none");
+            return Ok(());
+        }
+        self.snapshot_taken(pending[pick.index(pending.len())], restorer)
+    }
+
+    /// The `snapshot` of `run`, which asked for one, settled.
+    fn snapshot_taken(&mut self, run: RunId, restorer: bool) -> R {
+        let Some(info) = self.runs.get_mut(&run) else {
+            return Ok(());
+        };
+        info.snapshot_pending = false;
+        let running = info.abort.is_none();
+        let timed_out = info.timed_out();
+        if !restorer {
+            // JS keeps none: the core must neither restore nor drop one.
+            self.restorers.remove(&run);
+        }
+        let input = Input::SnapshotTaken { run, restorer };
+        if running {
+            let (reply, step) = self.step(Ctx::default(), input, |_, _| {})?;
+            prop_assert_eq!(reply, Reply::GoesOn(true), "snapshot of running {:?}", run);
+            prop_assert!(step.silent(), "a snapshot had effects: {:?}", step);
+            self.count(if restorer {
+                "snapshot with a restorer"
+            } else {
+                "snapshot without a restorer"
+            });
+            return Ok(());
+        }
+        let reply = self.settle_by(run, &Outcome::Aborted, input)?;
+        prop_assert_eq!(reply, Reply::GoesOn(false), "snapshot of aborted {:?}", run);
+        self.count(if timed_out {
+            "snapshot of an abandoned run"
+        } else {
+            "snapshot of a run in its grace period"
+        });
         Ok(())
     }
 
@@ -2914,6 +3027,7 @@ impl Model {
                 self.settle(run, outcome)
             }
             Op::SettleAgain(pick) => self.settle_again(pick),
+            Op::Snapshot { pick, restorer } => self.snapshot(pick, restorer),
             Op::Validate { pick, kind } => match pick.take(&mut self.validates) {
                 Some(run) => self.validate_answer(run, kind),
                 None => Ok(()),
@@ -2991,6 +3105,11 @@ impl Model {
             }
             let runs: Vec<RunId> = self.runs.keys().copied().collect();
             for run in runs {
+                // Half the snapshots still to settle settle now.
+                let snapshot = self.runs.get(&run).is_some_and(|r| r.snapshot_pending);
+                if snapshot && run.0 % 2 == 0 {
+                    self.snapshot_taken(run, run.0 % 4 == 0)?;
+                }
                 self.settle(run, Outcome::Ok(None))?;
             }
             if self.page.deadline.is_some() {
@@ -3136,6 +3255,10 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "abort of a running page call",
         "detach of a detached bridge",
         "restorer of an abandoned run dropped",
+        "snapshot with a restorer",
+        "snapshot without a restorer",
+        "snapshot of a run in its grace period",
+        "snapshot of a run that asked for none",
     ] {
         assert!(stats.contains_key(key), "never covered: {key}");
     }
@@ -3333,4 +3456,52 @@ fn a_busy_approval_step_may_carry_due_expiries() {
         stats.contains_key("approval refused busy on a full scope"),
         "the case no longer reaches a busy approval: {stats:?}"
     );
+}
+
+/// The model's rare corner, reached on purpose: a snapshot that settles
+/// after its run was cancelled and abandoned (its call answered `cancelled
+/// signal` at the end of the grace period) is over as aborted: one
+/// `late_result`, `GoesOn(false)`, no second drop of its restorer.
+#[test]
+fn a_snapshot_settling_after_its_run_was_abandoned_reports_late_result() {
+    let to = To::Attached(Pick(0));
+    let case = Case {
+        dev: false,
+        policy: PolicyKind::Default,
+        inline_confirm: false,
+        limit: 2,
+        changed: false,
+        initial: 1 << 5,
+        flood_at: None,
+        storm_at: None,
+        end_with_timeout: false,
+        ops: vec![
+            Op::Call {
+                to,
+                id: IdSel::Pool(0),
+                tool: 5,
+                input: 0,
+                rev: RevSel::None,
+            },
+            Op::Cancel {
+                to,
+                id: CancelSel::Running(Pick(0)),
+            },
+            Op::Clock(Clock::Grace),
+            Op::Snapshot {
+                pick: Pick(0),
+                restorer: true,
+            },
+        ],
+    };
+    let mut stats = BTreeMap::new();
+    if let Err(error) = run_case(&case, &mut stats) {
+        panic!("{error}");
+    }
+    for key in [
+        "snapshot of an abandoned run",
+        "restorer of an abandoned run dropped",
+    ] {
+        assert!(stats.contains_key(key), "never reached: {key}: {stats:?}");
+    }
 }
