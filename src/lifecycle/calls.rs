@@ -410,9 +410,10 @@ pub(crate) struct Calls {
     next_run: u64,
     /// Bytes of the input texts the calls in `list` hold.
     input_bytes: usize,
-    /// Runs abandoned after their grace period, with their tool's name,
-    /// oldest first (at most [`ABANDONED_MEMORY`]).
-    abandoned: Queue<(RunId, String)>,
+    /// Runs abandoned after their grace period, with their tool's name
+    /// and whether they took a snapshot first, oldest first (at most
+    /// [`ABANDONED_MEMORY`]).
+    abandoned: Queue<(RunId, String, bool)>,
 }
 
 impl Calls {
@@ -653,17 +654,25 @@ impl Calls {
     }
 
     /// Remembers an abandoned run, forgetting the oldest beyond the memory.
-    pub(crate) fn abandon(&mut self, run: RunId, tool: String) {
+    pub(crate) fn abandon(&mut self, run: RunId, tool: String, snapshot: bool) {
         if self.abandoned.len() >= ABANDONED_MEMORY {
             self.abandoned.pop_front();
         }
-        self.abandoned.push_back((run, tool));
+        self.abandoned.push_back((run, tool, snapshot));
+    }
+
+    /// An abandoned run that took a snapshot first: the one whose
+    /// snapshot may still settle.
+    pub(crate) fn abandoned_in_snapshot(&self, run: RunId) -> bool {
+        self.abandoned
+            .iter()
+            .any(|(r, _, snapshot)| *r == run && *snapshot)
     }
 
     /// Takes an abandoned run's tool name out (it reports `late_result` once).
     pub(crate) fn take_abandoned(&mut self, run: RunId) -> Option<String> {
-        let index = self.abandoned.iter().position(|(r, _)| *r == run)?;
-        self.abandoned.remove(index).map(|(_, tool)| tool)
+        let index = self.abandoned.iter().position(|(r, _, _)| *r == run)?;
+        self.abandoned.remove(index).map(|(_, tool, _)| tool)
     }
 }
 
@@ -1100,7 +1109,9 @@ impl CallLife {
         now: u64,
     ) -> bool {
         let Some((key, call)) = self.calls.waiting_for(run) else {
-            self.handle_outcome(env, run, Outcome::Aborted, now);
+            if self.calls.abandoned_in_snapshot(run) {
+                self.handle_outcome(env, run, Outcome::Aborted, now);
+            }
             return false;
         };
         let (Stage::Running { snapshot: true, .. } | Stage::Aborting { snapshot: true, .. }) =
@@ -1370,9 +1381,15 @@ impl CallLife {
             let Some(mut call) = self.remove_call(env, key) else {
                 break;
             };
-            if let Stage::Aborting { run, restorer, .. } = call.stage {
+            if let Stage::Aborting {
+                run,
+                restorer,
+                snapshot,
+                ..
+            } = call.stage
+            {
                 self.calls
-                    .abandon(run, core::mem::take(&mut call.admitted.tool_name));
+                    .abandon(run, core::mem::take(&mut call.admitted.tool_name), snapshot);
                 if restorer {
                     env.out.action(Action::DropRestorer { run });
                 }
@@ -1785,7 +1802,7 @@ mod tests {
     fn abandoned_runs_report_once_and_the_memory_is_bounded() {
         let mut calls = Calls::default();
         for run in 0..=ABANDONED_MEMORY as u64 {
-            calls.abandon(RunId(run), format!("t{run}"));
+            calls.abandon(RunId(run), format!("t{run}"), false);
         }
         assert_eq!(calls.take_abandoned(RunId(0)), None, "forgotten");
         assert_eq!(calls.take_abandoned(RunId(1)).as_deref(), Some("t1"));

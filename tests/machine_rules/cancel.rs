@@ -189,6 +189,39 @@ fn a_tool_that_ignores_abort_is_answered_after_the_grace_period_and_reports_late
     assert_eq!(page.error_codes(), [ErrorEventCode::LateResult]);
 }
 
+/// `handle_snapshot_taken` leaves a run that asked for no snapshot as it
+/// is, abandoned or not: no `late_result` (the tool has not settled), and
+/// the run's one late report is kept for its outcome. Sequence: `call a`
+/// of `t` (no snapshot) → `cancel a` → the grace period ends → a
+/// `SnapshotTaken` for its run → the run settles.
+#[test]
+fn a_snapshot_report_for_an_abandoned_run_without_a_snapshot_changes_nothing() {
+    let mut page = graced_page();
+    let run = cancelled_run(&mut page, "a");
+    page.advance(500);
+    assert_eq!(
+        page.result("a"),
+        json!({"status": "cancelled", "by": "signal"})
+    );
+    page.events.clear();
+    page.actions.clear();
+    assert!(!page.snapshot_taken(run));
+    assert!(
+        page.events.is_empty() && page.actions.is_empty(),
+        "a snapshot report for a run that asked for none had effects: {:?}",
+        page.events
+    );
+    page.ok(run, json!("too late"));
+    assert_eq!(
+        page.errors(),
+        [(
+            ErrorEventCode::LateResult,
+            "tool 't' returned after its call was abandoned".to_owned()
+        )],
+        "the run's own late settling is reported"
+    );
+}
+
 /// A page call with `signal`, held (WebMCP's `execute`) or not (`tm.call`).
 fn page_call(held: bool, signal: GivenSignal) -> PageCall {
     if held {
