@@ -74,6 +74,8 @@ struct ToolSpec {
     state: bool,
     snapshot: bool,
     schema: Schema,
+    /// A Standard Schema output (checked by JS in dev mode).
+    output: bool,
 }
 
 const fn spec(slot: usize, name: &'static str, full: &'static str) -> ToolSpec {
@@ -90,11 +92,15 @@ const fn spec(slot: usize, name: &'static str, full: &'static str) -> ToolSpec {
         state: false,
         snapshot: false,
         schema: Schema::Any,
+        output: false,
     }
 }
 
 const TOOLS: [ToolSpec; 10] = [
-    spec(0, "t0", "t0"),
+    ToolSpec {
+        output: true,
+        ..spec(0, "t0", "t0")
+    },
     ToolSpec {
         consequential: true,
         ..spec(0, "pay", "pay")
@@ -181,6 +187,11 @@ fn tool_def(index: usize) -> ToolDef {
             json!({"type": "object", "required": ["a"]}),
         )),
     };
+    if t.output {
+        def.output_schema = Some(SchemaSpec::External {
+            json: Some(json!({"type": "object"})),
+        });
+    }
     def
 }
 
@@ -416,6 +427,14 @@ enum Op {
         pick: Pick,
         restorer: bool,
     },
+    /// JS has no functions for the tool of a run it was asked for.
+    ToolGone(Pick),
+    /// JS's check of a run's value against the tool's Standard Schema
+    /// output (dev mode).
+    OutputChecked {
+        pick: Pick,
+        kind: u8,
+    },
     Validate {
         pick: Pick,
         kind: u8,
@@ -534,6 +553,8 @@ fn op() -> impl Strategy<Value = Op> {
         2 => any::<u8>().prop_map(Pick).prop_map(Op::SettleAgain),
         4 => (any::<u8>().prop_map(Pick), any::<bool>())
             .prop_map(|(pick, restorer)| Op::Snapshot { pick, restorer }),
+        3 => any::<u8>().prop_map(Pick).prop_map(Op::ToolGone),
+        2 => (any::<u8>().prop_map(Pick), 0..3u8).prop_map(|(pick, kind)| Op::OutputChecked { pick, kind }),
         4 => (any::<u8>().prop_map(Pick), 0..6u8).prop_map(|(pick, kind)| Op::Validate { pick, kind }),
         5 => (any::<u8>().prop_map(Pick), 0..5u8).prop_map(|(pick, kind)| Op::Prepare { pick, kind }),
         3 => (any::<u8>().prop_map(Pick), 0..4u8).prop_map(|(pick, kind)| Op::ReadState { pick, kind }),
@@ -693,6 +714,13 @@ enum Abort {
 struct RunInfo {
     call_id: String,
     tool: usize,
+    /// The registration it runs.
+    key: ToolKey,
+    /// JS started it (its snapshot settled, its value was checked, it
+    /// used its ctx): it had the tool's functions.
+    js_started: bool,
+    /// JS checks its value against the tool's Standard Schema output.
+    check_output: bool,
     caller: Caller,
     snapshot: bool,
     /// Its `snapshot` has not settled yet (`SnapshotTaken` still to come).
@@ -742,6 +770,8 @@ struct Step {
     confirmeds: Vec<(BridgeId, String, Value)>,
     completed: Vec<(Handle, Value)>,
     errors: Vec<ErrorEventCode>,
+    /// Each error event: (code, message, tool).
+    error_events: Vec<(ErrorEventCode, String, Option<String>)>,
     rev_events: Vec<u64>,
     announcements: Vec<(BridgeId, Value)>,
     runs: Vec<(RunId, ToolKey, String)>,
@@ -823,6 +853,8 @@ struct Model {
     validates: Vec<RunId>,
     prepares: Vec<RunId>,
     read_states: Vec<RunId>,
+    /// The tool each validation, preparation and state read was asked for.
+    work_tool: BTreeMap<RunId, ToolKey>,
     restores: BTreeMap<RunId, Handle>,
     handles: BTreeMap<Handle, HandleInfo>,
     confs: BTreeMap<String, ConfInfo>,
@@ -912,6 +944,7 @@ impl Model {
             validates: Vec::new(),
             prepares: Vec::new(),
             read_states: Vec::new(),
+            work_tool: BTreeMap::new(),
             restores: BTreeMap::new(),
             handles: BTreeMap::new(),
             confs: BTreeMap::new(),
@@ -1262,7 +1295,14 @@ impl Model {
 
     fn absorb_event(&mut self, event: Event, step: &mut Step) -> R {
         match event {
-            Event::Error { code, .. } => step.errors.push(code),
+            Event::Error {
+                code,
+                message,
+                tool,
+            } => {
+                step.errors.push(code);
+                step.error_events.push((code, message, tool));
+            }
             Event::Completed { handle, result } => {
                 // The result as the page writes it.
                 let text = serde_json::to_string(&result).unwrap_or_default();
@@ -1311,7 +1351,7 @@ impl Model {
                 call_id,
                 snapshot,
                 // Checked by the shared spec model (its tools' output schemas).
-                check_output: _,
+                check_output,
                 validated,
             }) => {
                 prop_assert!(
@@ -1361,6 +1401,9 @@ impl Model {
                     RunInfo {
                         call_id,
                         tool: index,
+                        key: tool,
+                        js_started: false,
+                        check_output,
                         caller,
                         snapshot,
                         snapshot_pending: snapshot,
@@ -1369,8 +1412,17 @@ impl Model {
                     },
                 );
             }
-            Action::Validate { run, .. } => self.validates.push(run),
-            Action::Prepare(PrepareOrder { run, validated, .. }) => {
+            Action::Validate { run, tool, .. } => {
+                self.work_tool.insert(run, tool);
+                self.validates.push(run)
+            }
+            Action::Prepare(PrepareOrder {
+                run,
+                tool,
+                validated,
+                ..
+            }) => {
+                self.work_tool.insert(run, tool);
                 if let Some(value) = validated {
                     prop_assert!(
                         self.validated_values.contains(&value),
@@ -1389,7 +1441,10 @@ impl Model {
                 );
                 self.count("validated value forgotten");
             }
-            Action::ReadState { run, .. } => self.read_states.push(run),
+            Action::ReadState { run, tool, .. } => {
+                self.work_tool.insert(run, tool);
+                self.read_states.push(run)
+            }
             Action::Abort { run } => {
                 let now = self.now();
                 let Some(info) = self.runs.get_mut(&run) else {
@@ -1866,12 +1921,19 @@ impl Model {
 
     fn settle(&mut self, run: RunId, outcome: Outcome) -> R {
         let input = Input::Outcome(run, outcome.clone());
-        self.settle_by(run, &outcome, input).map(|_| ())
+        self.settle_by(run, &outcome, input, None).map(|_| ())
     }
 
     /// `input` ends `run` as `outcome` would: its call's answer (or its
     /// late_result), and its restorer kept or dropped, if JS holds one.
-    fn settle_by(&mut self, run: RunId, outcome: &Outcome, input: Input) -> R<Reply> {
+    /// `answers`: what its call may be answered instead (one of them).
+    fn settle_by(
+        &mut self,
+        run: RunId,
+        outcome: &Outcome,
+        input: Input,
+        answers: Option<Vec<Value>>,
+    ) -> R<Reply> {
         let Some(info) = self.runs.remove(&run) else {
             return Ok(Reply::None);
         };
@@ -1895,7 +1957,8 @@ impl Model {
             }
             Outcome::Aborted => json!({"status": "cancelled", "by": "signal"}),
         };
-        let ok = expected["status"] == "ok";
+        let ok = answers.is_none() && expected["status"] == "ok";
+        let expected = answers.unwrap_or_else(|| vec![expected]);
         // A detached bridge's call leaves flight as it settles (in its
         // grace period; after it, it left when abandoned).
         let mut orphan_was_in_flight = false;
@@ -1917,8 +1980,8 @@ impl Model {
         let answered = step.answers() > 0;
         let expect_answer = |step: &Step| -> R {
             prop_assert!(
-                step.all_answer_values().any(|v| *v == expected),
-                "run {:?} ({}) settled: expected {} among the answers, got {:?}",
+                step.all_answer_values().any(|v| expected.contains(v)),
+                "run {:?} ({}) settled: expected one of {:?} among the answers, got {:?}",
                 run,
                 TOOLS[info.tool].full,
                 expected,
@@ -2046,6 +2109,7 @@ impl Model {
             return Ok(());
         };
         info.snapshot_pending = false;
+        info.js_started = true;
         let running = info.abort.is_none();
         let timed_out = info.timed_out();
         if !restorer {
@@ -2064,12 +2128,235 @@ impl Model {
             });
             return Ok(());
         }
-        let reply = self.settle_by(run, &Outcome::Aborted, input)?;
+        let reply = self.settle_by(run, &Outcome::Aborted, input, None)?;
         prop_assert_eq!(reply, Reply::GoesOn(false), "snapshot of aborted {:?}", run);
         self.count(if timed_out {
             "snapshot of an abandoned run"
         } else {
             "snapshot of a run in its grace period"
+        });
+        Ok(())
+    }
+
+    /// A result for a tool that is gone: `refused stale` when the call's
+    /// rev is older than the registry's, else `refused unknown_tool`; an
+    /// approved call's, `refused stale` since its confirmation.
+    fn gone_answers(&self, rev: Option<u64>, approved: bool) -> Vec<Value> {
+        let current = self.page.tm.rev();
+        let stale = |message: &str| json!({"status": "refused", "code": "stale", "message": message, "rev": current});
+        let since = stale("The tool is gone since confirmation was requested");
+        let missing = if rev.is_some_and(|r| r < current) {
+            stale("The tool is gone: use the latest manifest")
+        } else {
+            json!({"status": "refused", "code": "unknown_tool", "message": "No such tool", "rev": current})
+        };
+        if approved {
+            vec![since]
+        } else {
+            vec![missing]
+        }
+    }
+
+    /// JS found no functions for the tool of a run it was asked for (the
+    /// tool was unregistered since): nothing of it runs. A call whose run
+    /// or step JS owes is answered as one whose tool is gone; one cancelled
+    /// meanwhile, `cancelled signal` (no restorer: no snapshot was taken);
+    /// an abandoned or finished one is left as it is.
+    /// (The tool of the picked run is unregistered first if it is still
+    /// registered: a listener of an earlier output did it before JS
+    /// started the run.)
+    fn tool_gone(&mut self, pick: Pick) -> R {
+        // Runs JS has not started (one time in three, a cancelled one's if
+        // there is one), and the validations, preparations and form state
+        // reads it owes.
+        let cancelled = pick.0 % 3 == 0
+            && self
+                .runs
+                .values()
+                .any(|r| !r.js_started && r.abort.is_some());
+        let mut owed: Vec<RunId> = self
+            .runs
+            .iter()
+            .filter(|(_, r)| !r.js_started && (!cancelled || r.abort.is_some()))
+            .map(|(run, _)| *run)
+            .collect();
+        if !cancelled {
+            owed.extend(
+                self.validates
+                    .iter()
+                    .chain(&self.prepares)
+                    .chain(&self.read_states),
+            );
+        }
+        if owed.is_empty() || pick.0 % 5 == 4 {
+            if self.settled.is_empty() {
+                return Ok(());
+            }
+            let run = self.settled[pick.index(self.settled.len())];
+            let (_, step) = self.step(Ctx::default(), Input::ToolGone(run), |_, _| {})?;
+            prop_assert!(step.silent(), "tool gone for {:?}, which is over", run);
+            self.count("tool gone for a run that is over");
+            return Ok(());
+        }
+        let run = owed[pick.index(owed.len())];
+        let key = match self.runs.get(&run) {
+            Some(info) => Some(info.key),
+            None => self.work_tool.get(&run).copied(),
+        };
+        if let Some(key) = key.filter(|k| self.tools.values().any(|t| t == k)) {
+            self.step(Ctx::default(), Input::Unregister(key), |_, _| {})?;
+            if !self.gone_keys.contains(&key) {
+                self.gone_keys.push(key);
+            }
+        }
+        let Some(info) = self.runs.get(&run) else {
+            // A validation, preparation or form state read.
+            let approved = self.read_states.contains(&run);
+            for list in [
+                &mut self.validates,
+                &mut self.prepares,
+                &mut self.read_states,
+            ] {
+                list.retain(|r| *r != run);
+            }
+            let answers = self.gone_answers(None, approved);
+            let answers = if approved {
+                answers
+            } else {
+                // The call's rev is not known here: either answer.
+                let mut both = self.gone_answers(None, false);
+                both.extend(self.gone_answers(Some(0), false));
+                both
+            };
+            let (_, step) = self.step(Ctx::default(), Input::ToolGone(run), |_, _| {})?;
+            // (Its call may have been cancelled since: then nothing.)
+            let answered = step.all_answer_values().any(|v| answers.contains(v));
+            prop_assert!(
+                answered || step.silent(),
+                "tool gone for {:?} (a step JS owed): expected one of {:?}, got {:?}",
+                run,
+                answers,
+                step
+            );
+            if answered {
+                self.count("tool gone before a validation, preparation or state read");
+            }
+            return Ok(());
+        };
+        if info.timed_out() {
+            self.runs.remove(&run);
+            let (_, step) = self.step(Ctx::default(), Input::ToolGone(run), |_, _| {})?;
+            prop_assert!(
+                step.silent(),
+                "tool gone for abandoned {:?} had effects",
+                run
+            );
+            self.count("tool gone for an abandoned run");
+            return Ok(());
+        }
+        // JS took no snapshot: it holds no restorer for the run.
+        self.restorers.remove(&run);
+        if info.abort.is_some() {
+            self.settle_by(run, &Outcome::Aborted, Input::ToolGone(run), None)?;
+            self.count("tool gone for a run in its grace period");
+            return Ok(());
+        }
+        // A bridge call's run: its rev is known, so its answer is exact.
+        let bridge_rev = self
+            .bridges
+            .values()
+            .filter(|b| b.attached && info.orphan_of.is_none())
+            .filter(|_| info.caller == Caller::Inapp && info.call_id.len() != 36)
+            .find_map(|b| match b.in_flight.get(&info.call_id) {
+                Some(ReqKind::Call { rev, .. }) => Some(*rev),
+                _ => None,
+            });
+        let answers = match bridge_rev {
+            Some(rev) => self.gone_answers(rev, false),
+            None => {
+                let mut any = self.gone_answers(None, false);
+                any.extend(self.gone_answers(Some(0), false));
+                any.extend(self.gone_answers(None, true));
+                any
+            }
+        };
+        self.settle_by(run, &Outcome::Aborted, Input::ToolGone(run), Some(answers))?;
+        self.count("tool gone for a run");
+        Ok(())
+    }
+
+    /// JS checked a run's value against the tool's Standard Schema output
+    /// (dev mode): a failure is one `output_invalid` event naming the tool
+    /// and the first issue (or what the validator threw), and nothing else;
+    /// a pass, or a run abandoned or over, nothing.
+    fn output_checked(&mut self, pick: Pick, kind: u8) -> R {
+        let checked: Vec<RunId> = self
+            .runs
+            .iter()
+            .filter(|(_, r)| r.check_output)
+            .map(|(run, _)| *run)
+            .collect();
+        let (run, live) = if checked.is_empty() || pick.0 % 5 == 4 {
+            if self.settled.is_empty() {
+                return Ok(());
+            }
+            (self.settled[pick.index(self.settled.len())], None)
+        } else {
+            return self.check_output_of(checked[pick.index(checked.len())], kind);
+        };
+        self.output_check(run, live, kind)
+    }
+
+    /// JS checked the value `run` returned, which it was asked to check.
+    fn check_output_of(&mut self, run: RunId, kind: u8) -> R {
+        let Some(info) = self.runs.get_mut(&run) else {
+            return Ok(());
+        };
+        info.js_started = true;
+        let live = (!info.timed_out()).then(|| TOOLS[info.tool].full);
+        self.output_check(run, live, kind)
+    }
+
+    /// `live`: the tool's name if the run's call still waits for it.
+    fn output_check(&mut self, run: RunId, live: Option<&'static str>, kind: u8) -> R {
+        let result = match kind {
+            0 => Ok(Vec::new()),
+            1 => Ok(vec![
+                Issue {
+                    path: "x.0".into(),
+                    message: "Expected number".into(),
+                },
+                Issue {
+                    path: "y".into(),
+                    message: "Required".into(),
+                },
+            ]),
+            _ => Err("TypeError: schema blew up".into()),
+        };
+        let problem = match &result {
+            Ok(issues) if issues.is_empty() => None,
+            Ok(_) => Some(" at 'x.0': Expected number"),
+            Err(_) => Some(": its validator threw (TypeError: schema blew up)"),
+        };
+        let (_, step) = self.step(Ctx::default(), Input::OutputChecked(run, result), |_, _| {})?;
+        let expected: Vec<(ErrorEventCode, String, Option<String>)> = live
+            .zip(problem)
+            .map(|(name, problem)| {
+                (
+                    ErrorEventCode::OutputInvalid,
+                    format!("output of '{name}' fails its output schema{problem}"),
+                    Some(name.to_owned()),
+                )
+            })
+            .into_iter()
+            .collect();
+        prop_assert_eq!(&step.error_events, &expected, "output check of {:?}", run);
+        prop_assert_eq!(step.transmits + step.actions, 0);
+        prop_assert_eq!(step.events, expected.len());
+        self.count(match (live, problem) {
+            (None, _) => "output check of a run abandoned or over",
+            (Some(_), None) => "output check passed",
+            (Some(_), Some(_)) => "output check failed",
         });
         Ok(())
     }
@@ -2466,6 +2753,9 @@ impl Model {
             return Ok(());
         }
         let (run, caller, running) = runs[pick.index(runs.len())];
+        if let Some(info) = self.runs.get_mut(&run) {
+            info.js_started = true;
+        }
         let (inline, step) = self.step(Ctx::default(), Input::CtxConfirm(run), |_, _| {})?;
         // An aborted run (in its grace period or abandoned), one that is
         // over and one that is no tool run ask nobody, and say nothing.
@@ -3024,10 +3314,17 @@ impl Model {
                     OutcomeSel::NotSerializable => Outcome::NotSerializable("cyclic".into()),
                     OutcomeSel::Aborted => Outcome::Aborted,
                 };
+                // A value JS checks against the output schema first.
+                let check = self.runs.get(&run).is_some_and(|r| r.check_output);
+                if check && matches!(outcome, Outcome::Ok(_)) {
+                    self.check_output_of(run, (run.0 % 3) as u8)?;
+                }
                 self.settle(run, outcome)
             }
             Op::SettleAgain(pick) => self.settle_again(pick),
             Op::Snapshot { pick, restorer } => self.snapshot(pick, restorer),
+            Op::ToolGone(pick) => self.tool_gone(pick),
+            Op::OutputChecked { pick, kind } => self.output_checked(pick, kind),
             Op::Validate { pick, kind } => match pick.take(&mut self.validates) {
                 Some(run) => self.validate_answer(run, kind),
                 None => Ok(()),
@@ -3259,6 +3556,13 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "snapshot without a restorer",
         "snapshot of a run in its grace period",
         "snapshot of a run that asked for none",
+        "tool gone for a run",
+        "tool gone for a run in its grace period",
+        "tool gone before a validation, preparation or state read",
+        "tool gone for a run that is over",
+        "output check passed",
+        "output check failed",
+        "output check of a run abandoned or over",
     ] {
         assert!(stats.contains_key(key), "never covered: {key}");
     }
