@@ -31,9 +31,11 @@ use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{json, Value};
 use support::harness::*;
 use support::spec_model::{Drained, Input, Reply, ReplyParts, SpecModel};
+use toolmark_bridge::given::GivenText;
 use toolmark_bridge::machine::{
-    Action, BridgeId, BridgeOptions, Config, Event, Handle, OnChange, Outcome, PrepareOrder,
-    Prepared, RunId, RunOrder, Unprepared, Validated, DEFAULT_ABORT_GRACE_MS,
+    Action, BridgeId, BridgeOptions, Config, Event, GivenSignal, Handle, OnChange, Outcome,
+    PageCall, PrepareOrder, Prepared, RunId, RunOrder, SignalUse, Unprepared, Validated,
+    DEFAULT_ABORT_GRACE_MS,
 };
 use toolmark_bridge::policy::Caller;
 use toolmark_bridge::protocol::{
@@ -461,6 +463,11 @@ enum Op {
         human: bool,
         input: usize,
         rev: RevSel,
+        /// The `signal` given (0 none, 1 aborted, 2 listenable, 3 no
+        /// `AbortSignal`; for a held call, 4: its registration withdrawn).
+        signal: u8,
+        /// Held through a confirmation (WebMCP's `execute`, caller inapp).
+        held: bool,
     },
     PageBurst {
         tool: usize,
@@ -561,8 +568,19 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (any::<u8>().prop_map(Pick), any::<bool>()).prop_map(|(pick, ok)| Op::Restore { pick, ok }),
         1 => (any::<u8>().prop_map(Pick), prop::option::of(any::<bool>()))
             .prop_map(|(pick, answer)| Op::CtxConfirm { pick, answer }),
-        8 => (0..CALL_TOOLS, any::<bool>(), 0..INPUTS.len(), rev_sel())
-            .prop_map(|(tool, human, input, rev)| Op::PageCall { tool, human, input, rev }),
+        8 => (
+            (0..CALL_TOOLS, any::<bool>(), 0..INPUTS.len(), rev_sel()),
+            prop_oneof![6 => Just(0u8), 1 => Just(1u8), 2 => Just(2u8), 1 => 3..5u8],
+            prop::bool::weighted(0.3),
+        )
+            .prop_map(|((tool, human, input, rev), signal, held)| Op::PageCall {
+                tool,
+                human,
+                input,
+                rev,
+                signal,
+                held,
+            }),
         1 => (0..TOOLS.len(), 1..40usize).prop_map(|(tool, n)| Op::PageBurst { tool, n }),
         3 => (any::<u8>().prop_map(Pick), prop::bool::weighted(0.8))
             .prop_map(|(pick, open)| Op::Abort { pick, open }),
@@ -737,7 +755,11 @@ enum HandleKind {
         caller: Caller,
         rev: Option<u64>,
         bad_input: bool,
+        /// Held through a confirmation: completes with its outcome.
+        held: bool,
     },
+    /// A page call whose signal had aborted before it was made.
+    AbortedCall,
     Confirm,
     Undo,
 }
@@ -758,6 +780,8 @@ struct ConfInfo {
     /// The bridges its `confirmed` went out on.
     confirmed_on: BTreeSet<BridgeId>,
     departed: bool,
+    /// A held call's: it completes that call's request, not a bridge's.
+    held: bool,
 }
 
 /// What one input produced.
@@ -769,6 +793,8 @@ struct Step {
     results: Vec<(BridgeId, String, Value)>,
     confirmeds: Vec<(BridgeId, String, Value)>,
     completed: Vec<(Handle, Value)>,
+    /// The results held calls completed with.
+    held_completed: Vec<Value>,
     errors: Vec<ErrorEventCode>,
     /// Each error event: (code, message, tool).
     error_events: Vec<(ErrorEventCode, String, Option<String>)>,
@@ -1020,11 +1046,24 @@ impl Model {
         self.check_state(&ctx, &step, rev_before)?;
         // A decided confirmation: the page's result and the requesting
         // bridge's `confirmed` carry the same final result.
+        let mut held_decided = 0;
         for (handle, result) in &step.completed {
             let Some(confirm_id) = self.confirm_handles.get(handle) else {
                 continue;
             };
             let requester = self.confs.get(confirm_id).and_then(|c| c.requester);
+            // A held call's confirmation completes that call with the same
+            // final result.
+            if self.confs.get(confirm_id).is_some_and(|c| c.held) {
+                prop_assert!(
+                    step.held_completed.contains(result),
+                    "the held call of {} did not complete with its final result {}: {:?}",
+                    confirm_id,
+                    result,
+                    step
+                );
+                held_decided += 1;
+            }
             // On the requesting bridge, or (gone) on every bridge attached now.
             for bridge in self.confirmed_targets(requester) {
                 prop_assert!(
@@ -1038,6 +1077,9 @@ impl Model {
                     step.confirmeds
                 );
             }
+        }
+        for _ in 0..held_decided {
+            self.count("held call completed by its confirmation's decision");
         }
         for (_, _, result) in &step.results {
             self.count(&format!("result {}", label(result)));
@@ -1287,6 +1329,7 @@ impl Model {
                 confirmed: false,
                 confirmed_on: BTreeSet::new(),
                 departed: false,
+                held: false,
             },
         );
         self.conf_order.push(confirm_id);
@@ -1318,6 +1361,7 @@ impl Model {
                     caller,
                     rev,
                     bad_input,
+                    held,
                 } = info.kind
                 {
                     if bad_input {
@@ -1326,7 +1370,18 @@ impl Model {
                             &json!({"status": "invalid", "issues": [{"path": "", "message": "input must be JSON"}]})
                         );
                     }
-                    self.check_call_result(tool, caller, rev, &value)?;
+                    // A held call's outcome may be the run a human approved.
+                    let caller = if held { Caller::Human } else { caller };
+                    // (Or that run's refusal: `stale` since the confirmation.)
+                    let since = value["message"]
+                        .as_str()
+                        .is_some_and(|m| m.ends_with("since confirmation was requested"));
+                    if !(held && since) {
+                        self.check_call_result(tool, caller, rev, &value)?;
+                    }
+                    if held {
+                        step.held_completed.push(value.clone());
+                    }
                     if value["status"] == "needs_confirmation" {
                         self.announce(&value, None)?;
                     }
@@ -1521,12 +1576,60 @@ impl Model {
         }
         // Invariant 2 (at most 32 pending per scope, approved runs included)
         // and the bounds of invariant 4: checked by the shared model.
+        // A pending confirmation no result handed out is a held call's: it
+        // holds that call's request open, and no call.
+        let pending = tm.pending_confirmations();
+        for view in &pending {
+            if self.confs.contains_key(&view.confirm_id) {
+                continue;
+            }
+            let held_open = self
+                .handles
+                .values()
+                .any(|h| !h.completed && matches!(h.kind, HandleKind::Call { held: true, .. }));
+            prop_assert!(
+                held_open,
+                "pending confirmation {} was never handed out",
+                view.confirm_id
+            );
+            let tool_key = tool_index(&view.tool).and_then(|slot| self.tools.get(&slot).copied());
+            self.confs.insert(
+                view.confirm_id.clone(),
+                ConfInfo {
+                    requester: None,
+                    tool_key,
+                    confirmed: false,
+                    confirmed_on: BTreeSet::new(),
+                    departed: false,
+                    held: true,
+                },
+            );
+            self.conf_order.push(view.confirm_id.clone());
+            *self
+                .stats
+                .entry("held call waiting for a confirmation".into())
+                .or_default() += 1;
+        }
+        // Held calls waiting for their confirmation, or for its approved
+        // run (the confirmation's request holds that call).
+        let waiting_held = self
+            .confs
+            .iter()
+            .filter(|(id, c)| {
+                c.held
+                    && (pending.iter().any(|p| p.confirm_id == **id)
+                        || self.confirm_handles.iter().any(|(h, cid)| {
+                            cid == *id && self.handles.get(h).is_some_and(|i| !i.completed)
+                        }))
+            })
+            .count();
         // Invariant 4: bounded, and exactly what is outstanding.
         let open_calls = self
             .handles
             .values()
             .filter(|h| !h.completed && !matches!(h.kind, HandleKind::Undo))
-            .count();
+            .count()
+            - waiting_held;
         let mut bridge_calls = 0;
         // answered_ids() is the spec's answered-id memory: the shared model.
         for (id, b) in &self.bridges {
@@ -1563,7 +1666,6 @@ impl Model {
             open_calls
         );
         // Confirmations.
-        let pending = tm.pending_confirmations();
         prop_assert_eq!(tm.pending_confirmation_count(), pending.len());
         let now = self.page.now;
         let ids: Vec<String> = pending.iter().map(|p| p.confirm_id.clone()).collect();
@@ -1593,12 +1695,17 @@ impl Model {
             .filter(|id| !ids.contains(id))
             .cloned()
             .collect();
+        // Held calls' confirmations that ended unapproved.
+        let mut held_ended = 0;
         for id in departed {
             let targets = self.confirmed_targets(self.confs.get(&id).and_then(|c| c.requester));
             let Some(conf) = self.confs.get_mut(&id) else {
                 continue;
             };
             conf.departed = true;
+            if conf.held && ctx.approving.as_deref() != Some(id.as_str()) {
+                held_ended += 1;
+            }
             // Rejected, expired or evicted: its confirmed goes out now, on
             // the requesting bridge or (gone) on every bridge attached now.
             // (Approved: when the approved run finishes.)
@@ -1616,6 +1723,25 @@ impl Model {
         for (_, confirm_id, _) in &step.confirmeds {
             prop_assert!(!ids.contains(confirm_id), "confirmed while still pending");
         }
+        // Each completes its held call now: rejected (`cancelled
+        // operator`), expired or evicted (`refused confirmation_expired`),
+        // or aborted (`cancelled signal`).
+        let ends = [
+            json!({"status": "cancelled", "by": "operator"}),
+            json!({"status": "cancelled", "by": "signal"}),
+        ];
+        let ended_now = step
+            .held_completed
+            .iter()
+            .filter(|r| ends.contains(r) || r["code"] == "confirmation_expired")
+            .count();
+        prop_assert!(
+            ended_now >= held_ended,
+            "{} held calls' confirmations ended, {} held calls completed: {:?}",
+            held_ended,
+            ended_now,
+            step
+        );
         if ids.len() == 100 {
             *self
                 .stats
@@ -2454,33 +2580,102 @@ impl Model {
     }
 
     fn page_call(&mut self, tool: usize, caller: Caller, input: usize, rev: Option<u64>) -> R {
+        self.page_call_with(tool, caller, input, rev, 0, false)
+    }
+
+    /// `tm.call` with a `signal`, or WebMCP's `execute` (`held`: caller
+    /// inapp, no rev, an input JSON cannot write given as `null`).
+    fn page_call_with(
+        &mut self,
+        tool: usize,
+        caller: Caller,
+        input: usize,
+        rev: Option<u64>,
+        signal: u8,
+        held: bool,
+    ) -> R {
         let name = tool_name(tool);
         let known = (tool < TOOLS.len()).then_some(tool);
-        let (reply, step) = self.step(
-            Ctx::default(),
-            Input::Call {
+        let given = match signal {
+            1 => GivenSignal::Aborted,
+            2 => GivenSignal::Listenable,
+            3 if held => GivenSignal::Other,
+            _ => GivenSignal::Absent,
+        };
+        let text = || match INPUTS[input] {
+            "{" => GivenText::NotJson,
+            json => GivenText::Json(json.to_owned()),
+        };
+        let (call, caller, rev, bad_input) = if held {
+            let call = PageCall::held(text(), given, signal == 4);
+            (Some(call), Caller::Inapp, None, false)
+        } else if given == GivenSignal::Absent {
+            (None, caller, rev, input >= JSON_INPUTS)
+        } else {
+            let signal = match given {
+                GivenSignal::Aborted => SignalUse::Abort,
+                _ => SignalUse::Listen { required: true },
+            };
+            let call = PageCall {
+                input_json: INPUTS[input].to_owned(),
+                caller,
+                rev,
+                signal,
+                held: false,
+            };
+            (Some(call), caller, rev, input >= JSON_INPUTS)
+        };
+        let aborted = call.as_ref().is_some_and(|c| c.signal == SignalUse::Abort);
+        let input_value = match call {
+            Some(call) => Input::PageCall {
+                name: name.to_owned(),
+                call,
+            },
+            None => Input::Call {
                 name: name.to_owned(),
                 input: INPUTS[input].to_owned(),
                 caller,
                 rev,
             },
-            |model, reply| {
-                let handle = reply.handle();
-                model.handles.insert(
-                    handle,
-                    HandleInfo {
-                        kind: HandleKind::Call {
-                            tool: known,
-                            caller,
-                            rev,
-                            bad_input: input >= JSON_INPUTS,
-                        },
-                        completed: false,
-                    },
-                );
-            },
-        )?;
+        };
+        let in_flight = self.page.tm.calls_in_flight();
+        let (reply, step) = self.step(Ctx::default(), input_value, |model, reply| {
+            let handle = reply.handle();
+            let kind = if aborted {
+                HandleKind::AbortedCall
+            } else {
+                HandleKind::Call {
+                    tool: known,
+                    caller,
+                    rev,
+                    bad_input,
+                    held,
+                }
+            };
+            model.handles.insert(
+                handle,
+                HandleInfo {
+                    kind,
+                    completed: false,
+                },
+            );
+        })?;
         let handle = reply.handle();
+        if aborted {
+            // Its signal had aborted: `cancelled signal` at once, nothing
+            // looked up, validated or run.
+            prop_assert_eq!(
+                &step.completed,
+                &vec![(handle, json!({"status": "cancelled", "by": "signal"}))]
+            );
+            prop_assert_eq!((step.transmits, step.events, step.actions), (0, 1, 0));
+            prop_assert_eq!(self.page.tm.calls_in_flight(), in_flight);
+            self.count("page call with an aborted signal");
+            return Ok(());
+        }
+        if held {
+            self.count("held call");
+        }
         // Nothing but the `confirmed` of a confirmation it evicted.
         prop_assert_eq!(
             step.transmits,
@@ -2488,7 +2683,7 @@ impl Model {
             "a page call sent a result"
         );
         let missing = !known.is_some_and(|t| self.tools.contains_key(&t));
-        if input >= JSON_INPUTS || missing {
+        if bad_input || missing {
             prop_assert!(
                 self.handles.get(&handle).is_some_and(|h| h.completed),
                 "a page call with bad input or of a missing tool was not completed at once"
@@ -3350,10 +3545,12 @@ impl Model {
                 human,
                 input,
                 rev,
+                signal,
+                held,
             } => {
                 let rev = self.rev(rev);
                 let caller = if human { Caller::Human } else { Caller::Inapp };
-                self.page_call(tool, caller, input, rev)
+                self.page_call_with(tool, caller, input, rev, signal, held)
             }
             Op::PageBurst { tool, n } => {
                 for _ in 0..n {
@@ -3563,6 +3760,10 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "output check passed",
         "output check failed",
         "output check of a run abandoned or over",
+        "page call with an aborted signal",
+        "held call",
+        "held call waiting for a confirmation",
+        "held call completed by its confirmation's decision",
     ] {
         assert!(stats.contains_key(key), "never covered: {key}");
     }
