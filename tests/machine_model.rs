@@ -42,6 +42,7 @@ use toolmark_bridge::protocol::{
     validate, Direction, ErrorEventCode, FieldChange, Issue, DEFAULT_MAX_MESSAGE_BYTES,
 };
 use toolmark_bridge::registry::{SchemaSpec, ScopeId, ScopeMade, ToolDef, ToolKey};
+use toolmark_bridge::transport::status::Status;
 
 // ----- the fixed pools ------------------------------------------------------
 
@@ -483,6 +484,11 @@ enum Op {
     },
     Undo(UndoSel),
     Clock(Clock),
+    /// A state a bridge's transport reported (6: one that describes none).
+    Status {
+        to: To,
+        kind: u8,
+    },
     Detach(Pick),
     Attach {
         changed: bool,
@@ -605,6 +611,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (1..SLOTS.len()).prop_map(Op::Recreate),
         1 => (1..SLOTS.len()).prop_map(Op::Dispose),
         1 => any::<u8>().prop_map(Pick).prop_map(Op::Detach),
+        2 => (to_sel(), prop_oneof![3 => Just(0u8), 1 => 1..3u8, 3 => 3..6u8, 1 => Just(6u8)])
+            .prop_map(|(to, kind)| Op::Status { to, kind }),
         1 => (any::<bool>(), 0..3usize).prop_map(|(changed, limit)| Op::Attach { changed, limit }),
     ]
 }
@@ -708,6 +716,8 @@ struct BridgeModel {
     /// they settle or their grace period ends, answered on no bridge).
     in_flight: BTreeMap<String, ReqKind>,
     last_rev: Option<u64>,
+    /// The connection attempt its transport last said it is making.
+    connecting: Option<u32>,
 }
 
 impl BridgeModel {
@@ -718,6 +728,7 @@ impl BridgeModel {
             changed_mode,
             in_flight: BTreeMap::new(),
             last_rev: None,
+            connecting: None,
         }
     }
 }
@@ -799,6 +810,7 @@ struct Step {
     /// Each error event: (code, message, tool).
     error_events: Vec<(ErrorEventCode, String, Option<String>)>,
     rev_events: Vec<u64>,
+    statuses: Vec<(BridgeId, Status)>,
     announcements: Vec<(BridgeId, Value)>,
     runs: Vec<(RunId, ToolKey, String)>,
     /// (restore run, run whose restorer it runs).
@@ -1389,8 +1401,8 @@ impl Model {
                 step.completed.push((handle, value));
             }
             Event::RevChanged { rev } => step.rev_events.push(rev),
-            // Transport states: not driven here (tests/machine_rules/).
-            Event::PendingChanged | Event::Status { .. } => {}
+            Event::Status { bridge, status } => step.statuses.push((bridge, status)),
+            Event::PendingChanged => {}
         }
         Ok(())
     }
@@ -3067,6 +3079,100 @@ impl Model {
         Ok(())
     }
 
+    /// A transport's state: for an attached bridge, a `status` event, and a
+    /// `transport_failed` event when it closes an attempt that never
+    /// opened (not by `close()`); one that describes no state, only the
+    /// `transport_failed` event. Nothing for a detached bridge, and never
+    /// anything for a call.
+    fn status(&mut self, to: To, kind: u8) -> R {
+        let bridge = self.target(to);
+        let attempt = u32::from(kind % 2) + 1;
+        let status = match kind {
+            0 => Some(Status::Connecting { attempt }),
+            1 => Some(Status::Open),
+            2 => Some(Status::Reconnecting {
+                attempt,
+                delay_ms: Some(1000),
+            }),
+            3 => Some(Status::closed(Some(1006), "gone", false)),
+            4 => Some(Status::closed(None, "closed by close()", true)),
+            5 => Some(Status::closed(None, "", true)),
+            _ => None,
+        };
+        let attached = self.is_attached(bridge);
+        let connecting = self.bridges.get(&bridge).and_then(|b| b.connecting);
+        let input = match &status {
+            Some(status) => Input::TransportStatus(bridge, status.clone()),
+            None => Input::UnreadableStatus(bridge),
+        };
+        let (_, step) = self.step(Ctx::default(), input, |_, _| {})?;
+        prop_assert_eq!(
+            step.transmits + step.actions,
+            0,
+            "a transport state had effects"
+        );
+        if !attached {
+            prop_assert!(
+                step.silent(),
+                "a detached bridge's transport state was told"
+            );
+            self.count("transport state of a detached bridge");
+            return Ok(());
+        }
+        let failed = match (&status, connecting) {
+            (None, _) => Some(String::from(
+                "bridge: the transport's status (transport.status or onStatus) is not \
+                 connecting, open, reconnecting or closed",
+            )),
+            (
+                Some(Status::Closed {
+                    code,
+                    reason,
+                    terminal,
+                }),
+                Some(attempt),
+            ) if !(*terminal && reason == "closed by close()") => {
+                let mut why = code.map(|c| format!(" (code {c}")).unwrap_or_default();
+                if !reason.is_empty() {
+                    why.push_str(if why.is_empty() { " (" } else { ": " });
+                    why.push_str(reason);
+                }
+                if !why.is_empty() {
+                    why.push(')');
+                }
+                let next = if *terminal {
+                    "not retrying"
+                } else {
+                    "retrying"
+                };
+                Some(format!(
+                    "transport: connection attempt {attempt} failed{why}; {next}"
+                ))
+            }
+            _ => None,
+        };
+        let told: Vec<(BridgeId, Status)> = status.iter().map(|s| (bridge, s.clone())).collect();
+        prop_assert_eq!(&step.statuses, &told);
+        let expected: Vec<(ErrorEventCode, String, Option<String>)> = failed
+            .iter()
+            .map(|m| (ErrorEventCode::TransportFailed, m.clone(), None))
+            .collect();
+        prop_assert_eq!(&step.error_events, &expected);
+        prop_assert_eq!(step.events, told.len() + expected.len());
+        if let (Some(status), Some(b)) = (&status, self.bridges.get_mut(&bridge)) {
+            b.connecting = match status {
+                Status::Connecting { attempt } => Some(*attempt),
+                _ => None,
+            };
+        }
+        self.count(match (&status, failed.is_some()) {
+            (None, _) => "unreadable transport state",
+            (Some(_), true) => "transport attempt failed",
+            (Some(_), false) => "transport state told",
+        });
+        Ok(())
+    }
+
     fn detach(&mut self, pick: Pick) -> R {
         let attached = self.attached();
         // Mostly an attached bridge; sometimes any ever attached.
@@ -3562,6 +3668,7 @@ impl Model {
             Op::Confirm { pick, approve } => self.confirm(pick, approve),
             Op::Undo(pick) => self.undo(pick),
             Op::Clock(jump) => self.clock(jump),
+            Op::Status { to, kind } => self.status(to, kind),
             Op::Detach(pick) => self.detach(pick),
             Op::Attach { changed, limit } => self.attach(changed, limit),
         }
@@ -3764,6 +3871,10 @@ fn the_core_keeps_the_protocol_rules_under_random_operations() {
         "held call",
         "held call waiting for a confirmation",
         "held call completed by its confirmation's decision",
+        "transport state of a detached bridge",
+        "unreadable transport state",
+        "transport attempt failed",
+        "transport state told",
     ] {
         assert!(stats.contains_key(key), "never covered: {key}");
     }
