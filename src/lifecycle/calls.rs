@@ -591,6 +591,14 @@ impl Calls {
         Some((call.key, call))
     }
 
+    /// The call whose tool runs as `run`, neither aborted nor over: the
+    /// one a `ctx` of that run still acts for.
+    pub(crate) fn running(&self, run: RunId) -> Option<&Call> {
+        self.waiting_for(run)
+            .map(|(_, call)| call)
+            .filter(|call| matches!(call.stage, Stage::Running { .. }))
+    }
+
     /// The first call, in key order, that `matches`.
     fn first(&self, matches: impl Fn(&Call) -> bool) -> Option<CallKey> {
         self.list.iter().find(|c| matches(c)).map(|c| c.key)
@@ -1060,10 +1068,7 @@ impl CallLife {
     /// was cancelled), and with a `ctx_confirm_unavailable` event for a
     /// running one whose caller has no inline confirmation path.
     pub(crate) fn ctx_confirm(&mut self, env: &mut Env, run: RunId) -> Option<String> {
-        let (_, call) = self.calls.waiting_for(run)?;
-        if !matches!(call.stage, Stage::Running { .. }) {
-            return None;
-        }
+        let call = self.calls.running(run)?;
         if call.admitted.caller == Caller::Human && env.settings.inline_confirm {
             return Some(call.admitted.tool_name.clone());
         }
@@ -1083,11 +1088,7 @@ impl CallLife {
     /// `true`, and only while the run still runs (an answer that comes
     /// after its call was cancelled approves nothing).
     pub(crate) fn ctx_confirmed(&self, run: RunId, answer: Option<bool>) -> bool {
-        crate::machine::approves(answer)
-            && self
-                .calls
-                .waiting_for(run)
-                .is_some_and(|(_, call)| matches!(call.stage, Stage::Running { .. }))
+        crate::machine::approves(answer) && self.calls.running(run).is_some()
     }
 
     // ----- answers from JS ----------------------------------------------
