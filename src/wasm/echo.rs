@@ -136,9 +136,10 @@ impl Driver {
                 let _ = f.call1(&self.channel, callback);
             }
         }
+        let connector = get(&self.echo, "connector");
         if let Some(f) = host::method(&self.echo, "connectionStatus") {
             if let Ok(name) = f.call0(&self.echo) {
-                let pusher = get(&get(&get(&self.echo, "connector"), "pusher"), "connection");
+                let pusher = get(&get(&connector, "pusher"), "connection");
                 let first = EchoConnection::first(
                     name.as_string().as_deref(),
                     get(&pusher, "state").as_string().as_deref(),
@@ -148,7 +149,6 @@ impl Driver {
                 }
             }
         }
-        let connector = get(&self.echo, "connector");
         if let Some(f) = host::method(&connector, "onConnectionChange") {
             if let Ok(off) = f.call1(&connector, &on_connection) {
                 *self.off_connection.borrow_mut() = host::function(off);
